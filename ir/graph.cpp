@@ -1,0 +1,228 @@
+// Graph storage and the editing API.
+#include "ir/graph.h"
+
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_set>
+
+namespace epsmith {
+
+namespace {
+[[noreturn]] void internalError(const char* what) {
+  std::fprintf(stderr, "epsmith internal error: %s\n", what);
+  std::abort();
+}
+}  // namespace
+
+std::string_view opKindName(OpKind op) {
+  switch (op) {
+    case OpKind::Placeholder: return "placeholder";
+    case OpKind::CallFunction: return "call_function";
+    case OpKind::GetAttr: return "get_attr";
+    case OpKind::Output: return "output";
+    case OpKind::CallModule: return "call_module";
+    case OpKind::CallMethod: return "call_method";
+  }
+  return "?";
+}
+
+std::string_view attributeKindName(Attribute::Kind k) {
+  switch (k) {
+    case Attribute::Kind::Subgraph: return "graph";
+    case Attribute::Kind::Parameter: return "parameter";
+    case Attribute::Kind::Tensor: return "tensor";
+    case Attribute::Kind::TreeSpec: return "treespec";
+    case Attribute::Kind::Module: return "module";
+    case Attribute::Kind::Opaque: return "opaque";
+  }
+  return "?";
+}
+
+Attribute Attribute::makeSubgraph(std::unique_ptr<Graph> g) {
+  Attribute a;
+  a.kind = Kind::Subgraph;
+  a.subgraph = std::move(g);
+  return a;
+}
+
+Attribute Attribute::clone() const {
+  Attribute a;
+  a.kind = kind;
+  if (subgraph) a.subgraph = subgraph->clone();
+  a.tensor = tensor;
+  a.text = text;
+  a.field_types = field_types;
+  a.has_original_module = has_original_module;
+  return a;
+}
+
+Node* Node::next() const {
+  auto it = std::next(self_);
+  return it == graph_->nodes_.end() ? nullptr : &*it;
+}
+
+Node* Node::prev() const {
+  return self_ == graph_->nodes_.begin() ? nullptr : &*std::prev(self_);
+}
+
+Node* Graph::find(std::string_view name) {
+  for (auto& n : nodes_) {
+    if (n.name() == name) return &n;
+  }
+  return nullptr;
+}
+
+const Node* Graph::find(std::string_view name) const {
+  return const_cast<Graph*>(this)->find(name);
+}
+
+std::vector<Node*> Graph::placeholders() {
+  std::vector<Node*> out;
+  for (auto& n : nodes_) {
+    if (n.isPlaceholder()) out.push_back(&n);
+  }
+  return out;
+}
+
+std::vector<const Node*> Graph::placeholders() const {
+  std::vector<const Node*> out;
+  for (const auto& n : nodes_) {
+    if (n.isPlaceholder()) out.push_back(&n);
+  }
+  return out;
+}
+
+Node* Graph::outputNode() {
+  if (nodes_.empty() || !nodes_.back().isOutput()) return nullptr;
+  return &nodes_.back();
+}
+
+const Node* Graph::outputNode() const { return const_cast<Graph*>(this)->outputNode(); }
+
+const Attribute* Graph::attribute(std::string_view path) const {
+  auto it = attributes_.find(std::string(path));
+  return it == attributes_.end() ? nullptr : &it->second;
+}
+
+Node* Graph::insertAt(std::list<Node>::iterator pos, OpKind op, std::string name) {
+  ++name_counts_[name];
+  auto it = nodes_.emplace(pos, Node(this, op, std::move(name)));
+  it->self_ = it;
+  return &*it;
+}
+
+Node* Graph::append(OpKind op, std::string_view name) {
+  return insertAt(nodes_.end(), op, uniqueName(name));
+}
+
+Node* Graph::appendRaw(OpKind op, std::string name) {
+  return insertAt(nodes_.end(), op, std::move(name));
+}
+
+Node* Graph::insertBefore(Node* before, OpKind op, std::string_view name) {
+  if (before->graph_ != this) internalError("insertBefore: node of another graph");
+  return insertAt(before->self_, op, uniqueName(name));
+}
+
+Node* Graph::insertAfter(Node* after, OpKind op, std::string_view name) {
+  if (after->graph_ != this) internalError("insertAfter: node of another graph");
+  return insertAt(std::next(after->self_), op, uniqueName(name));
+}
+
+void Graph::erase(Node* n) {
+  if (n->graph_ != this) internalError("erase: node of another graph");
+  if (!users(n).empty()) internalError("erase: node still has uses");
+  auto it = name_counts_.find(n->name_);
+  if (it != name_counts_.end() && --it->second == 0) name_counts_.erase(it);
+  nodes_.erase(n->self_);
+}
+
+size_t Graph::replaceAllUsesWith(Node* from, Node* to) {
+  size_t count = 0;
+  for (auto& n : nodes_) {
+    n.forEachInputRef([&](Node*& ref) {
+      if (ref == from) {
+        ref = to;
+        ++count;
+      }
+    });
+  }
+  return count;
+}
+
+std::vector<Node*> Graph::users(const Node* target) const {
+  std::vector<Node*> out;
+  for (const auto& n : nodes_) {
+    bool uses = false;
+    n.forEachInput([&](const Node* in) { uses = uses || in == target; });
+    if (uses) out.push_back(const_cast<Node*>(&n));
+  }
+  return out;
+}
+
+std::string Graph::uniqueName(std::string_view base) const {
+  std::string candidate(base.empty() ? "node" : base);
+  if (!name_counts_.count(candidate)) return candidate;
+  for (int i = 1;; ++i) {
+    std::string next = candidate + "_" + std::to_string(i);
+    if (!name_counts_.count(next)) return next;
+  }
+}
+
+const std::string& Graph::rename(Node* n, std::string_view wanted) {
+  if (n->name_ == wanted) return n->name_;
+  auto it = name_counts_.find(n->name_);
+  if (it != name_counts_.end() && --it->second == 0) name_counts_.erase(it);
+  n->name_ = uniqueName(wanted);
+  ++name_counts_[n->name_];
+  return n->name_;
+}
+
+const Node* Graph::firstOutOfOrderUse() const {
+  std::unordered_set<const Node*> defined;
+  defined.reserve(nodes_.size());
+  for (const auto& n : nodes_) {
+    bool bad = false;
+    n.forEachInput([&](const Node* in) { bad = bad || !defined.count(in); });
+    if (bad) return &n;
+    defined.insert(&n);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Graph> Graph::clone() const {
+  auto g = std::make_unique<Graph>();
+  std::unordered_map<const Node*, Node*> remap;
+  remap.reserve(nodes_.size());
+  for (const auto& n : nodes_) {
+    Node* copy = g->appendRaw(n.op_, n.name_);
+    copy->target = n.target;
+    copy->attr = n.attr;
+    copy->args = n.args;
+    copy->kwargs = n.kwargs;
+    copy->meta = n.meta;
+    remap[&n] = copy;
+  }
+  for (auto& n : g->nodes_) {
+    n.forEachInputRef([&](Node*& ref) {
+      auto it = remap.find(ref);
+      // A reference to a node outside this graph is kept as is (a broken graph stays broken).
+      if (it != remap.end()) ref = it->second;
+    });
+  }
+  for (const auto& [name, attr] : attributes_) g->attributes_.emplace(name, attr.clone());
+  return g;
+}
+
+NameIndex::NameIndex(const Graph& g) {
+  map_.reserve(g.size());
+  for (const auto& n : g.nodes()) map_.emplace(n.name(), const_cast<Node*>(&n));
+}
+
+Node* NameIndex::find(std::string_view name) const {
+  auto it = map_.find(name);
+  return it == map_.end() ? nullptr : it->second;
+}
+
+}  // namespace epsmith

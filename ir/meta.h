@@ -1,0 +1,120 @@
+// Node metadata: `meta.val` (tensor metadata, symbolic values, scalars, lists of these) and
+// the string-valued entries torch.export keeps (stack_trace, nn_module_stack, torch_fn, custom).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/enums.h"
+
+namespace epsmith {
+
+// A symbolic expression as torch.export records it: "s0 + 1", with an optional concrete hint.
+struct SymExpr {
+  std::string expr;
+  std::optional<std::variant<int64_t, bool, double>> hint;
+  friend bool operator==(const SymExpr& a, const SymExpr& b) {
+    return a.expr == b.expr && a.hint == b.hint;
+  }
+};
+
+// A size, stride or offset: a concrete integer or a symbolic expression.
+struct SymIntValue {
+  std::variant<int64_t, SymExpr> value;
+
+  SymIntValue(int64_t v = 0) : value(v) {}  // NOLINT: an int is a SymInt
+  SymIntValue(SymExpr e) : value(std::move(e)) {}  // NOLINT
+  bool isConcrete() const { return std::holds_alternative<int64_t>(value); }
+  int64_t concrete() const { return std::get<int64_t>(value); }
+  friend bool operator==(const SymIntValue& a, const SymIntValue& b) {
+    return a.value == b.value;
+  }
+};
+
+struct TensorMeta {
+  ScalarType dtype = ScalarType::Float;
+  std::vector<SymIntValue> sizes;
+  std::vector<SymIntValue> strides;
+  SymIntValue storage_offset = 0;
+  Device device;
+  bool requires_grad = false;
+  Layout layout = Layout::Strided;
+
+  // Contiguous row-major strides for concrete `sizes` (symbolic sizes give symbolic-free 1s).
+  static std::vector<SymIntValue> contiguousStrides(const std::vector<SymIntValue>& sizes);
+  static TensorMeta contiguous(ScalarType dtype, std::vector<int64_t> sizes);
+  bool hasContiguousStrides() const;
+  friend bool operator==(const TensorMeta& a, const TensorMeta& b);
+  friend bool operator!=(const TensorMeta& a, const TensorMeta& b) { return !(a == b); }
+};
+
+// `meta["val"]` of a node. Mirrors what verifier.py's _check_val accepts, plus Opaque for a
+// value of any other Python type (which the verifier must reject) and Missing for no entry.
+class Val {
+ public:
+  struct Missing {};
+  struct None {};
+  struct SymInt { SymExpr expr; };
+  struct SymFloat { SymExpr expr; };
+  struct SymBool { SymExpr expr; };
+  struct CustomObj { std::string class_fqn; };
+  struct Opaque { std::string type_name; };
+  using List = std::vector<Val>;
+  using Variant = std::variant<Missing, None, TensorMeta, List, int64_t, double, bool,
+                               std::string, ScalarType, Device, Layout, MemoryFormat, SymInt,
+                               SymFloat, SymBool, CustomObj, Opaque>;
+
+  Val() = default;
+  template <typename T, typename = std::enable_if_t<std::is_constructible_v<Variant, T&&> &&
+                                                    !std::is_same_v<std::decay_t<T>, Val>>>
+  Val(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: implicit from any alternative
+
+  const Variant& variant() const { return v_; }
+  Variant& variant() { return v_; }
+  bool isMissing() const { return std::holds_alternative<Missing>(v_); }
+  bool isTensor() const { return std::holds_alternative<TensorMeta>(v_); }
+  bool isList() const { return std::holds_alternative<List>(v_); }
+  const TensorMeta* tensor() const { return std::get_if<TensorMeta>(&v_); }
+  TensorMeta* tensor() { return std::get_if<TensorMeta>(&v_); }
+  const List* list() const { return std::get_if<List>(&v_); }
+  template <typename T>
+  const T* get() const { return std::get_if<T>(&v_); }
+
+  friend bool operator==(const Val& a, const Val& b);
+  friend bool operator!=(const Val& a, const Val& b) { return !(a == b); }
+
+ private:
+  Variant v_;
+};
+
+struct ModuleStackEntry {
+  std::string key;   // "L__self___linear"
+  std::string path;  // "linear"
+  std::string type;  // "torch.nn.modules.linear.Linear"
+  friend bool operator==(const ModuleStackEntry& a, const ModuleStackEntry& b) {
+    return a.key == b.key && a.path == b.path && a.type == b.type;
+  }
+};
+
+struct NodeMeta {
+  Val val;
+  std::optional<std::string> stack_trace;
+  std::optional<std::vector<ModuleStackEntry>> nn_module_stack;
+  // (name, qualified name) as torch.export records torch_fn.
+  std::optional<std::pair<std::string, std::string>> torch_fn;
+  // Any other string-valued entries, kept verbatim.
+  std::map<std::string, std::string> custom;
+
+  friend bool operator==(const NodeMeta& a, const NodeMeta& b) {
+    return a.val == b.val && a.stack_trace == b.stack_trace &&
+           a.nn_module_stack == b.nn_module_stack && a.torch_fn == b.torch_fn &&
+           a.custom == b.custom;
+  }
+};
+
+}  // namespace epsmith

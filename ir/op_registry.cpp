@@ -1,0 +1,182 @@
+// Resolves ATen overloads through the c10 dispatcher and digests their schemas once.
+// Note [Schema digest]: the rest of epsmith reads op facts (argument kinds, defaults,
+// kwarg-only-ness, alias annotations, is_mutable) from OpInfo, which is built here from the
+// c10::FunctionSchema and nowhere else, so no component types its own op tables.
+#include "ir/op_registry.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+namespace epsmith {
+namespace {
+
+ParamType classify(const c10::TypePtr& real, bool* optional) {
+  c10::TypePtr t = real;
+  *optional = false;
+  if (auto opt = t->cast<c10::OptionalType>()) {
+    *optional = true;
+    t = opt->getElementType();
+  }
+  switch (t->kind()) {
+    case c10::TypeKind::TensorType: return ParamType::Tensor;
+    case c10::TypeKind::IntType: return ParamType::Int;
+    case c10::TypeKind::SymIntType: return ParamType::SymInt;
+    case c10::TypeKind::FloatType: return ParamType::Float;
+    case c10::TypeKind::BoolType: return ParamType::Bool;
+    case c10::TypeKind::StringType: return ParamType::String;
+    case c10::TypeKind::NumberType: return ParamType::Scalar;
+    case c10::TypeKind::ScalarTypeType: return ParamType::ScalarType;
+    case c10::TypeKind::LayoutType: return ParamType::Layout;
+    case c10::TypeKind::DeviceObjType: return ParamType::Device;
+    case c10::TypeKind::MemoryFormatType: return ParamType::MemoryFormat;
+    case c10::TypeKind::GeneratorType: return ParamType::Generator;
+    case c10::TypeKind::StorageType: return ParamType::Storage;
+    case c10::TypeKind::StreamObjType: return ParamType::Stream;
+    case c10::TypeKind::QSchemeType: return ParamType::QScheme;
+    case c10::TypeKind::ListType: {
+      auto elem = t->castRaw<c10::ListType>()->getElementType();
+      if (auto inner = elem->cast<c10::OptionalType>()) {
+        if (inner->getElementType()->kind() == c10::TypeKind::TensorType) {
+          return ParamType::OptionalTensorList;
+        }
+        return ParamType::Other;
+      }
+      switch (elem->kind()) {
+        case c10::TypeKind::TensorType: return ParamType::TensorList;
+        case c10::TypeKind::IntType: return ParamType::IntList;
+        case c10::TypeKind::SymIntType: return ParamType::SymIntList;
+        case c10::TypeKind::FloatType: return ParamType::FloatList;
+        case c10::TypeKind::BoolType: return ParamType::BoolList;
+        case c10::TypeKind::StringType: return ParamType::StringList;
+        case c10::TypeKind::NumberType: return ParamType::ScalarList;
+        default: return ParamType::Other;
+      }
+    }
+    default:
+      break;
+  }
+  if (t->str() == "Dimname") return ParamType::Dimname;
+  if (t->str() == "Dimname[]") return ParamType::DimnameList;
+  if (t->str().find("Quantizer") != std::string::npos) return ParamType::Quantizer;
+  return ParamType::Other;
+}
+
+ParamInfo digest(const c10::Argument& a) {
+  ParamInfo p;
+  p.name = a.name();
+  p.type = classify(a.real_type(), &p.optional);
+  p.kwarg_only = a.kwarg_only();
+  p.has_default = a.default_value().has_value();
+  if (const auto* alias = a.alias_info()) {
+    p.is_alias = true;
+    p.is_write = alias->isWrite();
+  }
+  if (a.N()) p.fixed_list_size = *a.N();
+  return p;
+}
+
+class Registry {
+ public:
+  const OpInfo* find(const std::string& name, const std::string& overload) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto key = name + "." + overload;
+    auto it = by_name_.find(key);
+    if (it != by_name_.end()) return it->second;
+    auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+    const OpInfo* result = handle ? build(*handle) : nullptr;
+    by_name_.emplace(std::move(key), result);
+    return result;
+  }
+
+  const std::vector<const OpInfo*>& all() {
+    std::call_once(all_once_, [this] {
+      for (const auto& op_name : c10::Dispatcher::singleton().getAllOpNames()) {
+        if (const OpInfo* info = find(op_name.name, op_name.overload_name)) all_.push_back(info);
+      }
+    });
+    return all_;
+  }
+
+ private:
+  const OpInfo* build(const c10::OperatorHandle& h) {
+    handles_.push_back(h);
+    const auto& schema = h.schema();
+    OpInfo& info = infos_.emplace_back();
+    info.qualified_name = schema.name();
+    info.overload = schema.overload_name();
+    for (const auto& a : schema.arguments()) info.arguments.push_back(digest(a));
+    for (const auto& r : schema.returns()) info.returns.push_back(digest(r));
+    info.is_mutable = schema.is_mutable();
+    info.is_vararg = schema.is_vararg();
+    info.schema = &schema;
+    info.handle = &handles_.back();
+    return &info;
+  }
+
+  std::mutex mu_;
+  std::once_flag all_once_;
+  std::deque<c10::OperatorHandle> handles_;  // deque: stable addresses
+  std::deque<OpInfo> infos_;
+  std::unordered_map<std::string, const OpInfo*> by_name_;
+  std::vector<const OpInfo*> all_;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: ops outlive static destructors
+  return *r;
+}
+
+}  // namespace
+
+std::string OpInfo::name() const {
+  return overload.empty() ? qualified_name : qualified_name + "." + overload;
+}
+
+std::string OpInfo::exportName() const {
+  auto sep = qualified_name.find("::");
+  std::string ns = qualified_name.substr(0, sep);
+  std::string base = qualified_name.substr(sep + 2);
+  return "torch.ops." + ns + "." + base + "." + (overload.empty() ? "default" : overload);
+}
+
+int OpInfo::argumentIndex(std::string_view arg_name) const {
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].name == arg_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int OpInfo::positionalCount() const {
+  int n = 0;
+  for (const auto& a : arguments) n += a.kwarg_only ? 0 : 1;
+  return n;
+}
+
+const OpInfo* findOp(std::string_view qualified_name, std::string_view overload) {
+  if (overload == "default") overload = "";
+  return registry().find(std::string(qualified_name), std::string(overload));
+}
+
+const OpInfo* findOpByName(std::string_view name) {
+  auto sep = name.find("::");
+  if (sep == std::string_view::npos) return nullptr;
+  auto dot = name.find('.', sep + 2);
+  if (dot == std::string_view::npos) return findOp(name, "");
+  return findOp(name.substr(0, dot), name.substr(dot + 1));
+}
+
+const std::vector<const OpInfo*>& allOps() { return registry().all(); }
+
+std::string_view paramTypeName(ParamType t) {
+  static constexpr std::string_view kNames[] = {
+      "Tensor", "Tensor[]", "Tensor?[]", "int", "SymInt", "int[]", "SymInt[]", "float",
+      "float[]", "bool", "bool[]", "str", "str[]", "Scalar", "Scalar[]", "ScalarType",
+      "Layout", "Device", "MemoryFormat", "Generator", "Dimname", "Dimname[]", "Storage",
+      "Stream", "Quantizer", "QScheme", "other"};
+  return kNames[static_cast<int>(t)];
+}
+
+}  // namespace epsmith

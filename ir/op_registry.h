@@ -1,0 +1,67 @@
+// ATen operator overloads resolved once through the c10 dispatcher, with a LibTorch-free
+// digest of their schemas (argument kinds, defaults, alias info) that the whole IR can read.
+// Only op_registry.cpp includes dispatcher headers; other code sees c10 types as opaque.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace c10 {
+class FunctionSchema;
+class OperatorHandle;
+}  // namespace c10
+
+namespace epsmith {
+
+// What a schema argument or return accepts, read from its c10 type.
+enum class ParamType : uint8_t {
+  Tensor, TensorList, OptionalTensorList,  // Tensor, Tensor[], Tensor?[]
+  Int, SymInt, IntList, SymIntList, Float, FloatList, Bool, BoolList, String, StringList,
+  Scalar, ScalarList, ScalarType, Layout, Device, MemoryFormat,
+  Generator, Dimname, DimnameList, Storage, Stream, Quantizer, QScheme, Other,
+};
+
+struct ParamInfo {
+  std::string name;
+  ParamType type = ParamType::Other;
+  bool optional = false;     // T?
+  bool kwarg_only = false;
+  bool has_default = false;
+  bool is_write = false;     // alias annotation with "!"
+  bool is_alias = false;     // any alias annotation
+  int64_t fixed_list_size = -1;  // int[2]: 2
+};
+
+struct OpInfo {
+  std::string qualified_name;  // "aten::add"
+  std::string overload;        // "Tensor", "" for the default overload
+  std::vector<ParamInfo> arguments;
+  std::vector<ParamInfo> returns;
+  bool is_mutable = false;  // c10 FunctionSchema::is_mutable()
+  bool is_vararg = false;
+  const c10::FunctionSchema* schema = nullptr;
+  const c10::OperatorHandle* handle = nullptr;
+
+  // "aten::add.Tensor" (the dispatcher's spelling, as the text form writes it).
+  std::string name() const;
+  // "torch.ops.aten.add.Tensor" (torch.export's target string).
+  std::string exportName() const;
+  // Index of the argument called `name`, or -1.
+  int argumentIndex(std::string_view name) const;
+  // Count of positional (not keyword-only) arguments.
+  int positionalCount() const;
+};
+
+// Finds "aten::add" overload "Tensor" ("" or "default" for the default overload). The result
+// lives as long as the process; nullptr when the dispatcher has no such operator.
+const OpInfo* findOp(std::string_view qualified_name, std::string_view overload);
+// Parses "aten::add.Tensor" / "aten::relu" and looks it up.
+const OpInfo* findOpByName(std::string_view name);
+// Every registered operator overload, in dispatcher order (resolved lazily, cached).
+const std::vector<const OpInfo*>& allOps();
+
+std::string_view paramTypeName(ParamType t);
+
+}  // namespace epsmith

@@ -1,0 +1,77 @@
+// What a call_function node calls: an ATen overload, one of the verifier's builtin Python
+// operators, an allowed torch function, a higher-order op, or any other Python callable
+// (representable so that the verifier can reject it).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace epsmith {
+
+struct OpInfo;
+
+// The Python builtins verifier.py allows (allowed_builtin_ops), in its order.
+enum class BuiltinOp : uint8_t {
+  GetItem, Add, Mul, Sub, TrueDiv, Ge, Le, Gt, Lt, Eq, Ne, FloorDiv, Mod, And, Or, Not, Pow,
+  Neg, Abs, LShift, RShift, Ceil, Floor, Trunc, Round,
+};
+constexpr int kNumBuiltinOps = static_cast<int>(BuiltinOp::Round) + 1;
+
+// The torch functions verifier.py allows (_allowed_torch_functions), in its order.
+enum class TorchFunction : uint8_t {
+  SetGradEnabled, SymInt, SymFloat, SymIte, SymMax, SymMin, SymNot, SymSqrt, SymSum,
+  CSetGradEnabled, EnterAutocast, ExitAutocast, CastSymboolToSymintGuardless,
+};
+constexpr int kNumTorchFunctions = static_cast<int>(TorchFunction::CastSymboolToSymintGuardless) + 1;
+
+class Target {
+ public:
+  enum class Kind : uint8_t { None, Aten, Builtin, TorchFunction, HigherOrder, Other };
+
+  Target() = default;
+  static Target aten(const OpInfo* op);
+  static Target builtin(BuiltinOp op);
+  static Target torchFunction(TorchFunction fn);
+  static Target higherOrder(std::string name);  // "cond"
+  static Target other(std::string python_path);  // "operator.matmul"
+
+  // Parses any spelling the IR accepts: "aten::add.Tensor", "torch.ops.aten.add.Tensor",
+  // "operator.add", "_operator.add", "math.ceil", "round", "builtins.round", "torch.sym_int",
+  // "torch.ops.higher_order.cond", "higher_order.cond", or any other dotted Python path.
+  // Returns nullopt with `error` set for an unknown ATen op or overload, or a malformed name.
+  static std::optional<Target> parse(std::string_view text, std::string* error);
+
+  Kind kind() const { return kind_; }
+  const OpInfo* op() const { return op_; }
+  BuiltinOp builtinOp() const { return builtin_; }
+  TorchFunction torchFunctionId() const { return torch_fn_; }
+  const std::string& name() const { return name_; }  // HigherOrder / Other
+
+  // The text form's spelling ("aten::add.Tensor", "operator.add", "higher_order.cond").
+  std::string textName() const;
+  // torch.export's target string ("torch.ops.aten.add.Tensor", "_operator.add").
+  std::string exportName() const;
+  // Positional parameter names of a builtin or torch function, as inspect.signature gives.
+  static const std::vector<std::string_view>& builtinParamNames(BuiltinOp op);
+
+  friend bool operator==(const Target& a, const Target& b) {
+    return a.kind_ == b.kind_ && a.op_ == b.op_ && a.builtin_ == b.builtin_ &&
+           a.torch_fn_ == b.torch_fn_ && a.name_ == b.name_;
+  }
+  friend bool operator!=(const Target& a, const Target& b) { return !(a == b); }
+
+ private:
+  Kind kind_ = Kind::None;
+  const OpInfo* op_ = nullptr;
+  BuiltinOp builtin_ = BuiltinOp::GetItem;
+  TorchFunction torch_fn_ = TorchFunction::SetGradEnabled;
+  std::string name_;
+};
+
+std::string_view builtinTextName(BuiltinOp op);    // "operator.add", "math.ceil", "round"
+std::string_view builtinExportName(BuiltinOp op);  // "_operator.add", "math.ceil", "builtins.round"
+std::string_view torchFunctionName(TorchFunction fn);  // "torch.sym_int"
+
+}  // namespace epsmith
