@@ -64,6 +64,8 @@ class ExportedProgram {
 
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }
+  // Takes ownership of `g` as the program's graph (loaders build the graph first).
+  void replaceGraph(std::unique_ptr<Graph> g) { graph_ = std::move(g); }
 
   GraphSignature signature;
   std::map<std::string, StateEntry> state_dict;

@@ -1,0 +1,290 @@
+// Shared helpers of the JSON reader and writer; see ir/json_detail.h.
+#include "ir/json_detail.h"
+
+#include <array>
+#include <cctype>
+#include <cmath>
+
+namespace epsmith::json_detail {
+namespace {
+
+// "line:column" (1-based, columns in bytes) of byte `pos` of `text`.
+std::pair<size_t, size_t> lineColumn(std::string_view text, size_t pos) {
+  pos = std::min(pos, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, pos - line_start + 1};
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: ".
+std::string parseDetail(const std::string& what) {
+  auto column = what.find("column ");
+  if (column != std::string::npos) {
+    auto colon = what.find(": ", column);
+    if (colon != std::string::npos) return what.substr(colon + 2);
+  }
+  auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+[[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
+                         const std::string& detail) {
+  auto [line, column] = lineColumn(text, pos);
+  if (where.empty()) {
+    fail(std::to_string(line) + ":" + std::to_string(column), "malformed JSON: " + detail);
+  }
+  fail(where, "malformed JSON at line " + std::to_string(line) + ", column " +
+                  std::to_string(column) + ": " + detail);
+}
+
+// Rejects nesting deeper than kMaxDepth before nlohmann builds (and later destroys) it.
+void checkDepth(std::string_view text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) {
+        failAt(text, i, where, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+constexpr std::string_view kBase64 =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+// torch's metadata_split: commas split only outside () and [].
+std::vector<std::string> splitOutsideBrackets(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  int nesting = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '[' || c == '(') {
+      ++nesting;
+    } else if (c == ']' || c == ')') {
+      --nesting;
+    } else if (c == ',' && nesting == 0) {
+      out.emplace_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.emplace_back(text.substr(start));
+  return out;
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    auto pos = text.find(sep, start);
+    out.push_back(text.substr(start, pos - start));
+    if (pos == std::string_view::npos) return out;
+    start = pos + 1;
+  }
+}
+
+}  // namespace
+
+void fail(std::string where, std::string message) {
+  throw Failure{LoadError{std::move(where), std::move(message)}};
+}
+
+std::string quoted(std::string_view s) {
+  return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string keyPath(const std::string& path, std::string_view key) {
+  if (isIdentifier(key)) return path + "." + std::string(key);
+  return path + "[" + quoted(key) + "]";
+}
+
+std::string indexPath(const std::string& path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+Json parseJson(std::string_view text, const std::string& where) {
+  checkDepth(text, where);
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    failAt(text, e.byte > 0 ? e.byte - 1 : 0, where, parseDetail(e.what()));
+  } catch (const Json::exception& e) {
+    // A number out of range names its token; find it to give a position.
+    std::string detail = parseDetail(e.what());
+    auto quote = detail.find('\'');
+    auto end = quote == std::string::npos ? quote : detail.find('\'', quote + 1);
+    size_t pos = 0;
+    if (end != std::string::npos) {
+      pos = text.find(detail.substr(quote + 1, end - quote - 1));
+      if (pos == std::string_view::npos) pos = 0;
+    }
+    failAt(text, pos, where, detail);
+  }
+}
+
+std::string base64Encode(const std::vector<uint8_t>& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t v = (uint32_t{bytes[i]} << 16) | (uint32_t{bytes[i + 1]} << 8) | bytes[i + 2];
+    out += kBase64[v >> 18];
+    out += kBase64[(v >> 12) & 63];
+    out += kBase64[(v >> 6) & 63];
+    out += kBase64[v & 63];
+  }
+  size_t rest = bytes.size() - i;
+  if (rest == 1) {
+    uint32_t v = uint32_t{bytes[i]} << 16;
+    out += kBase64[v >> 18];
+    out += kBase64[(v >> 12) & 63];
+    out += "==";
+  } else if (rest == 2) {
+    uint32_t v = (uint32_t{bytes[i]} << 16) | (uint32_t{bytes[i + 1]} << 8);
+    out += kBase64[v >> 18];
+    out += kBase64[(v >> 12) & 63];
+    out += kBase64[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error) {
+  if (text.size() % 4 != 0) {
+    *error = "base64 text has length " + std::to_string(text.size()) +
+             ", not a multiple of 4";
+    return std::nullopt;
+  }
+  size_t padding = 0;
+  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
+  std::vector<uint8_t> out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    uint32_t v = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      size_t pos = i + k;
+      char c = text[pos];
+      int digit = base64Value(c);
+      if (digit < 0 && !(c == '=' && pos >= text.size() - padding)) {
+        *error = "invalid base64 character " + quoted(std::string(1, c)) + " at offset " +
+                 std::to_string(pos);
+        return std::nullopt;
+      }
+      v = (v << 6) | static_cast<uint32_t>(digit < 0 ? 0 : digit);
+    }
+    out.push_back(static_cast<uint8_t>(v >> 16));
+    out.push_back(static_cast<uint8_t>(v >> 8));
+    out.push_back(static_cast<uint8_t>(v));
+  }
+  out.resize(out.size() - padding);
+  return out;
+}
+
+OJson floatJson(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+bool isReservedMetaKey(std::string_view key) {
+  return key == kStackTrace || key == kModuleStack || key == kTorchFn ||
+         key.substr(0, kExtPrefix.size()) == kExtPrefix;
+}
+
+std::string encodeModuleStack(const std::vector<ModuleStackEntry>& stack) {
+  std::string out;
+  for (size_t i = 0; i < stack.size(); ++i) {
+    if (i) out += ';';
+    out += stack[i].key + "," + stack[i].path + "," + stack[i].type;
+  }
+  return out;
+}
+
+std::optional<std::vector<ModuleStackEntry>> decodeModuleStack(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::vector<ModuleStackEntry> out;
+  for (auto item : split(text, ';')) {
+    auto parts = splitOutsideBrackets(item);
+    if (parts.size() != 3) return std::nullopt;
+    out.push_back({parts[0], parts[1], parts[2]});
+  }
+  return out;
+}
+
+std::string encodeTorchFn(const std::pair<std::string, std::string>& fn) {
+  return fn.first + ";" + fn.second;
+}
+
+std::optional<std::pair<std::string, std::string>> decodeTorchFn(std::string_view text) {
+  auto parts = split(text, ';');
+  if (parts.size() != 2) return std::nullopt;
+  return std::make_pair(std::string(parts[0]), std::string(parts[1]));
+}
+
+std::string childGraphPath(const std::string& parent, std::string_view attr_name) {
+  std::string token;
+  for (char c : attr_name) {
+    if (c == '~') {
+      token += "~0";
+    } else if (c == '/') {
+      token += "~1";
+    } else {
+      token += c;
+    }
+  }
+  return parent.empty() ? token : parent + "/" + token;
+}
+
+namespace {
+constexpr std::array<std::string_view, 7> kSpecArgKinds{
+    "tensor", "sym_int", "sym_float", "sym_bool", "custom_obj", "token", "constant"};
+}  // namespace
+
+std::string_view specArgKindName(SpecArg::Kind kind) {
+  return kSpecArgKinds[static_cast<int>(kind)];
+}
+
+std::optional<SpecArg::Kind> specArgKindFromName(std::string_view name) {
+  for (size_t i = 0; i < kSpecArgKinds.size(); ++i) {
+    if (kSpecArgKinds[i] == name) return static_cast<SpecArg::Kind>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace epsmith::json_detail

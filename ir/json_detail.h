@@ -1,0 +1,83 @@
+// Pieces the JSON reader and writer share: failure signalling, JSON paths, base64, the
+// float spellings, metadata keys and torch's string encodings of node metadata.
+// Internal to ir/json_*.cpp; see ir/json_format.h for the API.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/diagnostic.h"
+#include "ir/meta.h"
+#include "ir/signature.h"
+
+namespace epsmith::json_detail {
+
+// Writing keeps field order (schema.py's); reading uses the std::map flavour, whose object
+// parse is O(n log n) where ordered_json's is O(n^2) (a hang on hostile input).
+using OJson = nlohmann::ordered_json;
+using Json = nlohmann::json;
+
+constexpr int64_t kFormatVersion = 1;
+constexpr int kMaxDepth = 512;
+
+// Thrown inside the reader and writer and caught at the API boundary, never beyond it.
+struct Failure {
+  LoadError error;
+};
+[[noreturn]] void fail(std::string where, std::string message);
+
+// `$.a.b` / `$.a["x.y"]` / `$.a[3]`.
+std::string keyPath(const std::string& path, std::string_view key);
+std::string indexPath(const std::string& path, size_t index);
+// A JSON string literal of `s` (for messages and paths).
+std::string quoted(std::string_view s);
+
+// Parses JSON text after checking that it nests at most kMaxDepth deep. Errors are located
+// at `line:column` when `where` is empty, else at `where` with the column in the message.
+Json parseJson(std::string_view text, const std::string& where);
+
+std::string base64Encode(const std::vector<uint8_t>& bytes);
+// nullopt with `error` set on a malformed string.
+std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);
+
+// A float as torch writes it, plus the NaN extension: a number, "Infinity", "-Infinity" or
+// "NaN".
+OJson floatJson(double v);
+
+// Node metadata keys.
+inline constexpr std::string_view kStackTrace = "stack_trace";
+inline constexpr std::string_view kModuleStack = "nn_module_stack";
+inline constexpr std::string_view kTorchFn = "torch_fn";
+inline constexpr std::string_view kExtPrefix = "epsmith.";
+inline constexpr std::string_view kExtOp = "epsmith.op";
+inline constexpr std::string_view kExtTarget = "epsmith.target";
+inline constexpr std::string_view kExtVal = "epsmith.val";
+inline constexpr std::string_view kExtUnused = "epsmith.unused_outputs";
+inline constexpr std::string_view kExtModuleStack = "epsmith.nn_module_stack";
+inline constexpr std::string_view kExtTorchFn = "epsmith.torch_fn";
+inline constexpr std::string_view kExtCustom = "epsmith.custom.";
+// Custom entries under these keys are written as "epsmith.custom.<key>".
+bool isReservedMetaKey(std::string_view key);
+
+// torch's string forms: "key,path,type;key,path,type" and "name;qualname". The decoders
+// return nullopt for text that does not split into those parts.
+std::string encodeModuleStack(const std::vector<ModuleStackEntry>& stack);
+std::optional<std::vector<ModuleStackEntry>> decodeModuleStack(std::string_view text);
+std::string encodeTorchFn(const std::pair<std::string, std::string>& fn);
+std::optional<std::pair<std::string, std::string>> decodeTorchFn(std::string_view text);
+
+// Graph paths name subgraphs in the epsmith section: "" for the top graph, then attribute
+// names joined by "/" (each escaped as a JSON pointer token: "~" → "~0", "/" → "~1").
+std::string childGraphPath(const std::string& parent, std::string_view attr_name);
+
+// Names of SpecArg kinds in the generic signature extension ("tensor", "sym_int", ...).
+std::string_view specArgKindName(SpecArg::Kind kind);
+std::optional<SpecArg::Kind> specArgKindFromName(std::string_view name);
+
+}  // namespace epsmith::json_detail

@@ -1,0 +1,28 @@
+// The JSON program file: torch.export's serialized ExportedProgram (schema.py 8.17) plus an
+// "epsmith" section with the state, constants, example inputs and whatever torch's schema
+// cannot carry. docs/json-format.md describes the file; this header is the whole API.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ir/diagnostic.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+// Parses a program file. Every problem (malformed JSON, a wrong field type, an unknown
+// operator, a call its schema cannot bind, an undefined name, a bad tensor payload) is a
+// LoadError whose `where` is a JSON path (`$.exported_program.graph_module.graph.nodes[3]`)
+// or, for malformed JSON, `line:column`.
+Expected<ExportedProgram> readProgramJson(std::string_view text);
+
+// Writes `p` deterministically: for every program, write(read(write(p))) == write(p) and
+// read(write(p)) is structurally equal to `p`. Fails (a LoadError naming the node, such as
+// `%add` or `true_graph_0/%add`) only for programs no file can hold: a graph without exactly
+// one output node at its end, duplicate node names, a reference to nothing or to a node of
+// another graph, an ATen call its schema cannot bind, or a tensor that does not fit its
+// storage.
+Expected<std::string> writeProgramJson(const ExportedProgram& p);
+
+}  // namespace epsmith

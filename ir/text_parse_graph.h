@@ -1,0 +1,61 @@
+// Internal to the text-form parser: values, arguments, tensors, node lines and graph blocks.
+// text_parse.cpp adds the program-level sections on top.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/signature.h"
+#include "ir/text_cursor.h"
+
+namespace epsmith::text {
+
+class GraphParser {
+ public:
+  explicit GraphParser(Cursor& c) : c_(c) {}
+
+  // After the keyword `graph`: `{ nodes and attrs }`, references resolved.
+  std::unique_ptr<Graph> graphBlock(int depth = 0);
+  Val val(int depth = 0);
+  TensorMeta tensorMeta();
+  // `$N DTYPE[SIZES]<...>`, or metadata only when `allow_no_storage` and no `$N`.
+  TensorValue tensorValue(bool allow_no_storage = false);
+  ConstantValue constant();
+  SpecArg specArg();
+  // Storage `$N` as referenced (created on first mention, defined by the storages section).
+  std::shared_ptr<Storage> storageRef(int64_t id, Loc at);
+  void defineStorage(int64_t id, Storage s, Loc at);
+  // Ends the parse: every referenced storage is defined, every tensor fits its storage.
+  void finishStorages();
+  // Tensors whose bounds are checked at the end (their storages may be defined later).
+  void deferCheck(const TensorValue* t, Loc at) { checks_.push_back({t, at}); }
+
+ private:
+  struct Pending { std::string name; Loc loc; };
+  Node* refTo(std::string name, Loc at);
+  Argument argument();
+  Argument list(std::string_view tag, Loc at);
+  template <typename T>
+  arg::SymScalar<T> symScalar(std::string_view what);
+  void nodeLine(Graph& g, std::map<std::string, Loc>& defined);
+  void outputLine(Graph& g, std::map<std::string, Loc>& defined);
+  void attrLine(Graph& g, int depth);
+  void callArgs(Node& n);
+  void nodeMeta(NodeMeta& meta);
+  void resolve(Graph& g);
+  SymIntValue symIntValue();
+  SymExpr symExpr();
+
+  Cursor& c_;
+  Graph scratch_;  // stand-in nodes for references, resolved at the end of each graph block
+  std::map<int64_t, std::pair<std::shared_ptr<Storage>, Loc>> storages_;
+  std::map<int64_t, bool> storage_defined_;
+  std::vector<std::pair<const TensorValue*, Loc>> checks_;
+  struct DtypeCheck { std::shared_ptr<Storage> storage; ScalarType dtype; Loc loc; };
+  std::vector<DtypeCheck> dtype_checks_;
+};
+
+}  // namespace epsmith::text
