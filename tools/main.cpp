@@ -1,1 +1,23 @@
-int main() { return 0; }
+// The epsmith command line: registers every subcommand of tools/commands.def and runs one.
+#include <iostream>
+
+#include "tools/command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "epsmith: fuzzing and differential testing for PyTorch's export IR.\n"
+      "Programs are files in torch.export JSON (.json) or the epsmith text form (.ept)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "epsmith 0.1.0");
+  int exit_code = epsmith::cli::kExitOk;
+#define EPSMITH_COMMAND(name, function) epsmith::cli::function(app, exit_code);
+#include "tools/commands.def"
+#undef EPSMITH_COMMAND
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? epsmith::cli::kExitOk : epsmith::cli::kExitBadInput;
+  }
+  return exit_code;
+}

@@ -1,0 +1,33 @@
+// Program files on disk: the format chosen by extension (.json: torch.export JSON with the
+// epsmith section; .ept: the text form), located errors prefixed with the file name, and
+// atomic writes (temporary file + rename) so an interrupted write never leaves half a file.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+enum class FileFormat { Json, Text };
+
+// .json → Json; .ept and .txt → Text; anything else → nullopt.
+std::optional<FileFormat> formatFromPath(const std::string& path);
+
+// Reads and parses `path`. A file with an unknown extension is read as JSON when its first
+// significant character is '{', else as text. Errors name the file: `path:3:16` or
+// `path: $.exported_program...`.
+Expected<ExportedProgram> loadProgram(const std::string& path);
+Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,
+                                       const std::string& name);
+
+Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format);
+
+// Writes `contents` to `path` atomically. Returns the error, or nullopt.
+std::optional<LoadError> writeFileAtomically(const std::string& path, const std::string& contents);
+// Renders in the format of `path`'s extension and writes atomically.
+std::optional<LoadError> saveProgram(const std::string& path, const ExportedProgram& p);
+
+}  // namespace epsmith

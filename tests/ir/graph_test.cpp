@@ -1,0 +1,175 @@
+// The graph editing API: insertion, unique names, replacing uses, erasing, order checks and
+// deep copies, on programs written in the text form.
+#include <gtest/gtest.h>
+
+#include "ir/op_registry.h"
+#include "ir/text_format.h"
+
+namespace epsmith {
+namespace {
+
+ExportedProgram parse(const std::string& text) {
+  auto p = parseProgramText(text);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
+  return p.ok() ? std::move(p.value()) : ExportedProgram();
+}
+
+std::string graphText(const Graph& g) {
+  std::string out;
+  for (const auto& n : g.nodes()) out += formatNode(n) + "\n";
+  return out;
+}
+
+constexpr const char* kChain = R"EPT(graph {
+  %x: f32[2] = placeholder
+  %relu: f32[2] = aten::relu(%x)
+  %neg: f32[2] = aten::neg(%relu)
+  return (%neg)
+})EPT";
+
+TEST(GraphEditing, InsertBeforeAndRewireGivesTheDocumentedResult) {
+  auto p = parse(kChain);
+  Graph& g = p.graph();
+  Node* relu = g.find("relu");
+  Node* neg = g.find("neg");
+  // Insert %relu_1 = aten::relu(%relu) before %neg and make %neg read it.
+  Node* again = g.insertBefore(neg, OpKind::CallFunction, "relu");
+  EXPECT_EQ(again->name(), "relu_1");
+  again->target = Target::aten(findOpByName("aten::relu"));
+  again->args = {arg::Tensor{relu}};
+  again->meta.val = relu->meta.val;
+  neg->args[0] = arg::Tensor{again};
+  EXPECT_EQ(graphText(g),
+            "%x: f32[2] = placeholder\n"
+            "%relu: f32[2] = aten::relu(%x)\n"
+            "%relu_1: f32[2] = aten::relu(%relu)\n"
+            "%neg: f32[2] = aten::neg(%relu_1)\n"
+            "return (%neg)\n");
+  EXPECT_EQ(g.firstOutOfOrderUse(), nullptr);
+}
+
+TEST(GraphEditing, ReplaceAllUsesThenEraseRemovesANode) {
+  auto p = parse(kChain);
+  Graph& g = p.graph();
+  Node* x = g.find("x");
+  Node* relu = g.find("relu");
+  EXPECT_EQ(g.users(relu), std::vector<Node*>{g.find("neg")});
+  EXPECT_EQ(g.replaceAllUsesWith(relu, x), 1u);
+  EXPECT_TRUE(g.users(relu).empty());
+  g.erase(relu);
+  EXPECT_EQ(g.find("relu"), nullptr);
+  EXPECT_EQ(graphText(g), "%x: f32[2] = placeholder\n%neg: f32[2] = aten::neg(%x)\nreturn (%neg)\n");
+  // The freed name can be taken again.
+  EXPECT_EQ(g.uniqueName("relu"), "relu");
+}
+
+TEST(GraphEditing, RenameKeepsNamesUnique) {
+  auto p = parse(kChain);
+  Graph& g = p.graph();
+  EXPECT_EQ(g.rename(g.find("neg"), "relu"), "relu_1");
+  EXPECT_EQ(g.rename(g.find("relu_1"), "relu_1"), "relu_1");
+  EXPECT_EQ(g.rename(g.find("relu"), "y"), "y");
+  EXPECT_NE(g.find("y"), nullptr);
+  EXPECT_EQ(g.uniqueName("relu"), "relu");
+}
+
+TEST(GraphEditing, AppendAfterTheOutputIsAnOrderProblemTheGraphCanHold) {
+  auto p = parse(kChain);
+  Graph& g = p.graph();
+  Node* late = g.append(OpKind::CallFunction, "late");
+  late->target = Target::aten(findOpByName("aten::neg"));
+  late->args = {arg::Tensor{g.find("x")}};
+  EXPECT_EQ(g.outputNode(), nullptr);  // the output is no longer last
+  g.find("neg")->args[0] = arg::Tensor{late};
+  EXPECT_EQ(g.firstOutOfOrderUse(), g.find("neg"));
+}
+
+TEST(GraphEditing, InsertAfterPlacesTheNodeRightAfter) {
+  auto p = parse(kChain);
+  Graph& g = p.graph();
+  Node* n = g.insertAfter(g.find("x"), OpKind::Placeholder, "y");
+  EXPECT_EQ(g.find("x")->next(), n);
+  EXPECT_EQ(n->next(), g.find("relu"));
+  EXPECT_EQ(n->prev(), g.find("x"));
+  EXPECT_EQ(g.placeholders().size(), 2u);
+}
+
+TEST(GraphEditing, CloneIsDeepAndRemapsReferences) {
+  auto p = parse(R"EPT(graph {
+  %pred: b8[] = placeholder
+  %x: f32[2] = placeholder
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[2],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
+  %getitem: f32[2] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[2] = placeholder
+    %neg: f32[2] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[2] = placeholder
+    %relu: f32[2] = aten::relu(%a)
+    return (%relu)
+  }
+})EPT");
+  ExportedProgram copy = p.clone();
+  EXPECT_EQ(printProgramText(copy), printProgramText(p));
+  const Node* cond = copy.graph().find("cond");
+  EXPECT_EQ(cond->args[1].get<arg::Graph>()->node, copy.graph().find("t"));
+  EXPECT_NE(cond->args[1].get<arg::Graph>()->node, p.graph().find("t"));
+  // Editing the copy leaves the original alone.
+  copy.graph().attributes().erase("true_graph_0");
+  EXPECT_NE(p.graph().attribute("true_graph_0"), nullptr);
+  EXPECT_EQ(p.graph().attribute("true_graph_0")->subgraph->size(), 3u);
+}
+
+TEST(OpRegistry, SchemasComeFromTheDispatcher) {
+  const OpInfo* add_ = findOpByName("aten::add_.Tensor");
+  ASSERT_NE(add_, nullptr);
+  EXPECT_TRUE(add_->is_mutable);
+  EXPECT_TRUE(add_->arguments[0].is_write);
+  EXPECT_TRUE(add_->arguments[2].kwarg_only);
+  EXPECT_TRUE(add_->arguments[2].has_default);
+  EXPECT_EQ(add_->arguments[2].type, ParamType::Scalar);
+  EXPECT_EQ(add_->exportName(), "torch.ops.aten.add_.Tensor");
+  const OpInfo* view = findOpByName("aten::view");
+  ASSERT_NE(view, nullptr);
+  EXPECT_FALSE(view->is_mutable);
+  EXPECT_TRUE(view->returns[0].is_alias);
+  EXPECT_EQ(view->arguments[1].type, ParamType::SymIntList);
+  EXPECT_EQ(findOpByName("aten::relu")->overload, "");
+  EXPECT_EQ(findOp("aten::relu", "default"), findOpByName("aten::relu"));
+  EXPECT_EQ(findOpByName("aten::no_such_op"), nullptr);
+  // LibTorch 1.13 registers about 3200 schemas.
+  EXPECT_GT(allOps().size(), 2500u);
+}
+
+TEST(Targets, EverySpellingResolves) {
+  std::string error;
+  EXPECT_EQ(Target::parse("torch.ops.aten.add.Tensor", &error)->op(), findOpByName("aten::add.Tensor"));
+  EXPECT_EQ(Target::parse("torch.ops.aten.relu.default", &error)->op(), findOpByName("aten::relu"));
+  EXPECT_EQ(Target::parse("_operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(Target::parse("operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(Target::parse("builtins.round", &error)->builtinOp(), BuiltinOp::Round);
+  EXPECT_EQ(Target::parse("math.trunc", &error)->textName(), "math.trunc");
+  EXPECT_EQ(Target::parse("torch.sym_max", &error)->kind(), Target::Kind::TorchFunction);
+  EXPECT_EQ(Target::parse("torch.ops.higher_order.cond", &error)->textName(), "higher_order.cond");
+  EXPECT_EQ(Target::parse("operator.matmul", &error)->kind(), Target::Kind::Other);
+  EXPECT_FALSE(Target::parse("torch.ops.aten.nope.default", &error));
+  EXPECT_EQ(error, "unknown operator aten::nope");
+  EXPECT_FALSE(Target::parse("aten::add..x", &error));
+  EXPECT_FALSE(Target::parse("not a name", &error));
+  for (int i = 0; i < kNumBuiltinOps; ++i) {
+    auto op = static_cast<BuiltinOp>(i);
+    EXPECT_EQ(Target::parse(std::string(builtinExportName(op)), &error)->builtinOp(), op);
+  }
+  for (int i = 0; i < kNumTorchFunctions; ++i) {
+    auto fn = static_cast<TorchFunction>(i);
+    EXPECT_EQ(Target::parse(std::string(torchFunctionName(fn)), &error)->torchFunctionId(), fn);
+  }
+}
+
+}  // namespace
+}  // namespace epsmith

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End-to-end tests of the epsmith command line: exit codes, outputs, located errors.
+# Usage: cli_test.sh EPSMITH_BINARY SOURCE_DIR
+set -uo pipefail
+epsmith=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+check() {  # check NAME EXPECTED_EXIT PATTERN_IN_OUTPUT -- command...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out code
+  out=$("$@" 2>&1)
+  code=$?
+  if [ "$code" -ne "$want" ]; then
+    echo "FAIL $name: exit $code, wanted $want"; echo "$out" | head -20; failures=$((failures + 1)); return
+  fi
+  if [ -n "$pattern" ] && ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: output lacks '$pattern'"; echo "$out" | head -20; failures=$((failures + 1)); return
+  fi
+  passes=$((passes + 1))
+}
+
+example=$src/examples/linear_counter.ept
+check help 0 "print" -- "$epsmith" --help
+check help_lists_convert 0 "convert" -- "$epsmith" --help
+check no_subcommand 2 "" -- "$epsmith"
+check bad_flag 2 "" -- "$epsmith" print --frobnicate "$example"
+check print_example 0 "%mm: f32[2, 3] = aten::mm(%x, %p_weight)" -- "$epsmith" print "$example"
+check print_missing_file 2 "$work/nope.ept: cannot open" -- "$epsmith" print "$work/nope.ept"
+check print_directory 2 "is a directory" -- "$epsmith" print "$work"
+
+# text -> JSON -> text loses nothing; JSON -> JSON is byte-exact.
+check to_json 0 "" -- "$epsmith" convert "$example" "$work/a.json"
+check json_is_torch_export 0 '"target": "torch.ops.aten.mm.default"' -- cat "$work/a.json"
+check back_to_text 0 "" -- "$epsmith" convert "$work/a.json" "$work/b.ept"
+check json_again 0 "" -- "$epsmith" convert "$work/b.ept" "$work/c.json"
+"$epsmith" print "$example" >"$work/a.txt" 2>&1
+if cmp -s "$work/a.txt" "$work/b.ept"; then passes=$((passes + 1)); else
+  echo "FAIL text->json->text differs"; diff "$work/a.txt" "$work/b.ept" | head; failures=$((failures + 1)); fi
+if cmp -s "$work/a.json" "$work/c.json"; then passes=$((passes + 1)); else
+  echo "FAIL json->text->json differs"; diff "$work/a.json" "$work/c.json" | head; failures=$((failures + 1)); fi
+
+# Bad input: located errors and exit 2, and nothing written.
+printf 'graph {\n  %%x: f32[2] = placeholder\n  %%y: f32[2] = aten::nope(%%x)\n  return (%%y)\n}\n' >"$work/bad.ept"
+check bad_op_text 2 "$work/bad.ept:3:16: unknown operator aten::nope" -- "$epsmith" print "$work/bad.ept"
+check bad_op_convert 2 "unknown operator aten::nope" -- "$epsmith" convert "$work/bad.ept" "$work/out.json"
+if [ -e "$work/out.json" ]; then echo "FAIL convert wrote a file for bad input"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+printf '{"exported_program": ' >"$work/trunc.json"
+check truncated_json 2 "$work/trunc.json:" -- "$epsmith" print "$work/trunc.json"
+check unknown_out_ext 2 "unknown extension" -- "$epsmith" convert "$example" "$work/out.xyz"
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,36 @@
+// `epsmith convert IN OUT`: converts between JSON and text, by the files' extensions.
+#include <iostream>
+
+#include "ir/program_io.h"
+#include "tools/command.h"
+
+namespace epsmith::cli {
+
+void addConvertCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("convert", "Convert a program between JSON (.json) and text (.ept)");
+  auto in = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  cmd->add_option("IN", *in, "input program file")->required();
+  cmd->add_option("OUT", *out, "output file; its extension picks the format")->required();
+  cmd->callback([in, out, &exit_code] {
+    if (!formatFromPath(*out)) {
+      std::cerr << "epsmith convert: " << *out << ": unknown extension (use .json or .ept)\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    auto program = loadProgram(*in);
+    if (!program.ok()) {
+      std::cerr << "epsmith convert: " << program.error().str() << "\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    if (auto error = saveProgram(*out, program.value())) {
+      std::cerr << "epsmith convert: " << error->str() << "\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace epsmith::cli

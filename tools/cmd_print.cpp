@@ -1,0 +1,26 @@
+// `epsmith print FILE`: the program in text form on stdout.
+#include <iostream>
+
+#include "ir/program_io.h"
+#include "ir/text_format.h"
+#include "tools/command.h"
+
+namespace epsmith::cli {
+
+void addPrintCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("print", "Print a program (JSON or text) in the text form");
+  auto file = std::make_shared<std::string>();
+  cmd->add_option("FILE", *file, "program file (.json or .ept)")->required();
+  cmd->callback([file, &exit_code] {
+    auto program = loadProgram(*file);
+    if (!program.ok()) {
+      std::cerr << "epsmith print: " << program.error().str() << "\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    std::cout << printProgramText(program.value());
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace epsmith::cli
