@@ -1,6 +1,7 @@
 // Graph storage and the editing API.
 #include "ir/graph.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,11 @@ namespace {
   std::abort();
 }
 }  // namespace
+
+uint64_t nextVisitStamp() {
+  static std::atomic<uint64_t> stamp{0};
+  return ++stamp;
+}
 
 std::string_view opKindName(OpKind op) {
   switch (op) {
@@ -118,6 +124,11 @@ Node* Graph::append(OpKind op, std::string_view name) {
 
 Node* Graph::appendRaw(OpKind op, std::string name) {
   return insertAt(nodes_.end(), op, std::move(name));
+}
+
+Node* Graph::insertRawBefore(Node* before, OpKind op, std::string name) {
+  if (before->graph_ != this) internalError("insertRawBefore: node of another graph");
+  return insertAt(before->self_, op, std::move(name));
 }
 
 Node* Graph::insertBefore(Node* before, OpKind op, std::string_view name) {

@@ -48,6 +48,10 @@ class Node {
   // Keyword arguments in the order written.
   std::vector<std::pair<std::string, Argument>> kwargs;
   NodeMeta meta;
+  // Scratch for passes that walk a graph once (e.g. the verifier's "defined yet?" test):
+  // a pass takes a fresh stamp from nextVisitStamp() and marks nodes with it. Never read
+  // a stamp you did not take.
+  mutable uint64_t visit_stamp = 0;
 
   bool isPlaceholder() const { return op_ == OpKind::Placeholder; }
   bool isOutput() const { return op_ == OpKind::Output; }
@@ -74,6 +78,9 @@ class Node {
   std::string name_;
   std::list<Node>::iterator self_;
 };
+
+// A process-wide increasing stamp for Node::visit_stamp (thread-safe).
+uint64_t nextVisitStamp();
 
 // What a get_attr target names.
 struct Attribute {
@@ -138,6 +145,7 @@ class Graph {
   // Adds a node with exactly this name, unique or not (loaders check first; corruption
   // tests need duplicates).
   Node* appendRaw(OpKind op, std::string name);
+  Node* insertRawBefore(Node* before, OpKind op, std::string name);
   // First node (in order) that uses a node not defined before it, or nullptr.
   const Node* firstOutOfOrderUse() const;
   // Deep copy: nodes, arguments remapped, attributes and subgraphs copied.

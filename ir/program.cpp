@@ -31,8 +31,8 @@ std::string ExportedProgram::dialectName() const {
   return verifiers.empty() ? std::string("ATEN") : verifiers.front();
 }
 
-void ExportedProgram::setDialect(Dialect d) { verifiers = {std::string(epsmith::dialectName(d))}; }
+void ExportedProgram::setDialect(IrDialect d) { verifiers = {std::string(epsmith::dialectName(d))}; }
 
-std::string_view dialectName(Dialect d) { return d == Dialect::Aten ? "ATEN" : "TRAINING"; }
+std::string_view dialectName(IrDialect d) { return d == IrDialect::Aten ? "ATEN" : "TRAINING"; }
 
 }  // namespace epsmith

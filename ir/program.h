@@ -51,7 +51,8 @@ struct SchemaVersion {
   int64_t minor = 17;
 };
 
-enum class Dialect : uint8_t { Aten, Training };
+// The two built-in dialects (the verifier registers them, and any later ones, by name).
+enum class IrDialect : uint8_t { Aten, Training };
 
 class ExportedProgram {
  public:
@@ -86,12 +87,12 @@ class ExportedProgram {
 
   // The dialect name the program is verified in: verifiers[0], or "ATEN" when none.
   std::string dialectName() const;
-  void setDialect(Dialect d);
+  void setDialect(IrDialect d);
 
  private:
   std::unique_ptr<Graph> graph_;
 };
 
-std::string_view dialectName(Dialect d);
+std::string_view dialectName(IrDialect d);
 
 }  // namespace epsmith

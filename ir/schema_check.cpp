@@ -13,7 +13,10 @@ bool argumentFits(ArgKind kind, const ParamInfo& param) {
   };
   switch (param.type) {
     case ParamType::Tensor:
-      return any({K::Tensor}) || (param.optional && kind == K::OptionalTensor);
+      // A Python number passed for a Tensor becomes a wrapped-number tensor, as in
+      // torch.ops.aten.add.Tensor(x, 1.0); exported graphs contain such calls.
+      return any({K::Tensor, K::Int, K::Float, K::Bool}) ||
+             (param.optional && kind == K::OptionalTensor);
     case ParamType::TensorList: return any({K::TensorList});
     case ParamType::OptionalTensorList: return any({K::OptionalTensorList, K::TensorList});
     case ParamType::Int:

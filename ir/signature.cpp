@@ -22,11 +22,22 @@ std::vector<std::string> inputTargets(const GraphSignature& s, Pred pred) {
   return out;
 }
 
+// Inserts like a Python dict: a repeated key keeps its first position and takes the new value.
+void dictSet(OrderedMap& m, const std::string& key, const std::string& value) {
+  for (auto& [k, v] : m) {
+    if (k == key) {
+      v = value;
+      return;
+    }
+  }
+  m.emplace_back(key, value);
+}
+
 OrderedMap inputsTo(const GraphSignature& s, InputKind kind) {
   OrderedMap out;
   for (const auto& spec : s.input_specs) {
     if (spec.kind == kind && spec.arg.hasNodeName() && spec.target) {
-      out.emplace_back(spec.arg.name, *spec.target);
+      dictSet(out, spec.arg.name, *spec.target);
     }
   }
   return out;
@@ -35,7 +46,7 @@ OrderedMap inputsTo(const GraphSignature& s, InputKind kind) {
 OrderedMap outputsTo(const GraphSignature& s, OutputKind kind) {
   OrderedMap out;
   for (const auto& spec : s.output_specs) {
-    if (spec.kind == kind && spec.target) out.emplace_back(spec.arg.name, *spec.target);
+    if (spec.kind == kind && spec.target) dictSet(out, spec.arg.name, *spec.target);
   }
   return out;
 }

@@ -61,7 +61,8 @@ struct OutputSpec {
   }
 };
 
-// An ordered name → name map, as the Python dicts of graph_signature.py (insertion order).
+// An ordered name → name map with Python dict semantics (insertion order; a repeated key
+// keeps its first position and its last value), as graph_signature.py builds them.
 using OrderedMap = std::vector<std::pair<std::string, std::string>>;
 const std::string* lookup(const OrderedMap& m, std::string_view key);
 

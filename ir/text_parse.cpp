@@ -183,8 +183,13 @@ void ProgramParser::moduleCallGraphSection() {
     e.fqn = c_.string("module fqn");
     std::set<std::string> seen;
     while (isIdentChar(c_.peek())) {
+      auto before = c_.mark();
       Loc at = c_.loc();
       std::string key = c_.ident("entry field");
+      if (c_.peek() != '=') {  // the next `entry` line
+        c_.reset(before);
+        break;
+      }
       if (!seen.insert(key).second) Cursor::failAt(at, "field '" + key + "' given twice");
       c_.expect('=', "after " + key);
       if (!e.signature) e.signature.emplace();

@@ -1,0 +1,141 @@
+// Entry points, dialect registry and message helpers of the verifier.
+#include "verifier/verifier.h"
+
+#include <map>
+#include <mutex>
+
+#include "ir/scalar_format.h"
+#include "verifier/walk.h"
+
+namespace epsmith {
+
+std::string Diagnostic::str() const {
+  return where + ": error[" + std::string(checkIdName(check)) + "]: " + message;
+}
+
+std::optional<std::string> Dialect::checkValidOp(const OpInfo&) const { return std::nullopt; }
+void Dialect::checkAdditional(const Graph&, std::vector<std::string>&) const {}
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<Dialect>, std::less<>> dialects;
+  Registry() {
+    dialects["ATEN"] = std::make_unique<Dialect>("ATEN");
+    dialects["TRAINING"] = std::make_unique<Dialect>("TRAINING");
+  }
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // dialects live for the whole process
+  return *r;
+}
+
+}  // namespace
+
+const Dialect& registerDialect(std::unique_ptr<Dialect> dialect) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto& slot = r.dialects[dialect->name()];
+  slot = std::move(dialect);
+  return *slot;
+}
+
+const Dialect* findDialect(std::string_view name) {
+  if (name.empty()) name = "ATEN";
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.dialects.find(name);
+  return it == r.dialects.end() ? nullptr : it->second.get();
+}
+
+std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
+                               VerifyOptions options) {
+  std::vector<Diagnostic> out;
+  verifier_detail::Sink sink(out, options.first_only);
+  try {
+    // Verifier.check: the graph modules, then the module call graph, then the signature.
+    verifier_detail::checkGraphs(p, dialect, sink);
+    verifier_detail::checkModuleCallGraph(p, sink);
+    verifier_detail::checkSignature(p, sink);
+  } catch (const verifier_detail::StopWalk&) {
+  }
+  return out;
+}
+
+std::vector<Diagnostic> verify(const ExportedProgram& p, VerifyOptions options) {
+  const std::string name = p.dialectName();
+  const Dialect* dialect = findDialect(name);
+  if (!dialect) {
+    return {{CheckId::UnknownDialect, "verifiers",
+             "no verifier is registered for dialect '" + name + "'"}};
+  }
+  return verify(p, *dialect, options);
+}
+
+namespace verifier_detail {
+
+std::string pyStr(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string pyRepr(const OrderedMap& m) {
+  std::string out = "{";
+  for (size_t i = 0; i < m.size(); ++i) {
+    out += (i ? ", " : "") + pyStr(m[i].first) + ": " + pyStr(m[i].second);
+  }
+  return out + "}";
+}
+
+std::string pyRepr(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + pyStr(v[i]);
+  return out + "]";
+}
+
+std::string pyRepr(const ConstantValue& v) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, std::monostate>) return "None";
+        else if constexpr (std::is_same_v<X, int64_t>) return std::to_string(x);
+        else if constexpr (std::is_same_v<X, double>) return formatFloat(x);
+        else if constexpr (std::is_same_v<X, bool>) return x ? "True" : "False";
+        else return pyStr(x);
+      },
+      v);
+}
+
+std::string pyRepr(const std::vector<UserInputEntry>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    out += i ? ", " : "";
+    if (auto* name = std::get_if<std::string>(&v[i])) out += pyStr(*name);
+    else out += pyRepr(std::get<ConstantValue>(v[i]));
+  }
+  return out + "]";
+}
+
+std::string pyRepr(const SpecArg& a) {
+  switch (a.kind) {
+    case SpecArg::Kind::Tensor: return "TensorArgument(name=" + pyStr(a.name) + ")";
+    case SpecArg::Kind::SymInt: return "SymIntArgument(name=" + pyStr(a.name) + ")";
+    case SpecArg::Kind::SymFloat: return "SymFloatArgument(name=" + pyStr(a.name) + ")";
+    case SpecArg::Kind::SymBool: return "SymBoolArgument(name=" + pyStr(a.name) + ")";
+    case SpecArg::Kind::CustomObj:
+      return "CustomObjArgument(name=" + pyStr(a.name) + ", class_fqn=" + pyStr(a.class_fqn) + ")";
+    case SpecArg::Kind::Token: return "TokenArgument(name=" + pyStr(a.name) + ")";
+    case SpecArg::Kind::Constant:
+      return "ConstantArgument(name=" + pyStr(a.name) + ", value=" + pyRepr(a.value) + ")";
+  }
+  return "?";
+}
+
+}  // namespace verifier_detail
+}  // namespace epsmith

@@ -1,0 +1,41 @@
+// Internal to the verifier: the diagnostic sink shared by the graph and signature checks,
+// and Python-style renderings used in messages.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/signature.h"
+#include "verifier/verifier.h"
+
+namespace epsmith::verifier_detail {
+
+// Thrown to end the walk after the first diagnostic when only the first is wanted.
+struct StopWalk {};
+
+class Sink {
+ public:
+  Sink(std::vector<Diagnostic>& out, bool first_only) : out_(out), first_only_(first_only) {}
+  void report(CheckId id, std::string where, std::string message) {
+    out_.push_back({id, std::move(where), std::move(message)});
+    if (first_only_) throw StopWalk{};
+  }
+
+ private:
+  std::vector<Diagnostic>& out_;
+  bool first_only_;
+};
+
+// Python reprs: 'x', {'a': 'b'}, ['a', 'b'], TensorArgument(name='x').
+std::string pyStr(const std::string& s);
+std::string pyRepr(const OrderedMap& m);
+std::string pyRepr(const std::vector<std::string>& v);
+std::string pyRepr(const ConstantValue& v);
+std::string pyRepr(const std::vector<UserInputEntry>& v);
+std::string pyRepr(const SpecArg& a);
+
+void checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
+void checkModuleCallGraph(const ExportedProgram& p, Sink& sink);
+void checkSignature(const ExportedProgram& p, Sink& sink);
+
+}  // namespace epsmith::verifier_detail
