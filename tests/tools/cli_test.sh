@@ -53,5 +53,13 @@ printf '{"exported_program": ' >"$work/trunc.json"
 check truncated_json 2 "$work/trunc.json:" -- "$epsmith" print "$work/trunc.json"
 check unknown_out_ext 2 "unknown extension" -- "$epsmith" convert "$example" "$work/out.xyz"
 
+# verify: exit 0 valid, 1 violations (one line each), 2 unreadable or unknown dialect.
+check verify_ok 0 "linear_counter.ept: ok (TRAINING)" -- "$epsmith" verify "$example"
+check verify_aten 1 "%add_: error[non-functional-op]: operator 'aten.add_.Scalar' is not functional" -- "$epsmith" verify --dialect ATEN "$example"
+out=$("$epsmith" verify --dialect ATEN --first "$example")
+if [ "$(wc -l <<<"$out")" -eq 1 ]; then passes=$((passes + 1)); else echo "FAIL --first printed: $out"; failures=$((failures + 1)); fi
+check verify_bad_dialect 2 "unknown dialect 'NOPE'" -- "$epsmith" verify --dialect NOPE "$example"
+check verify_unreadable 2 "unknown operator aten::nope" -- "$epsmith" verify "$work/bad.ept"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
