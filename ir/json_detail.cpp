@@ -125,13 +125,13 @@ void fail(std::string where, std::string message) {
   throw Failure{LoadError{std::move(where), std::move(message)}};
 }
 
-std::string quoted(std::string_view s) {
+std::string jsonQuoted(std::string_view s) {
   return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string keyPath(const std::string& path, std::string_view key) {
   if (isIdentifier(key)) return path + "." + std::string(key);
-  return path + "[" + quoted(key) + "]";
+  return path + "[" + jsonQuoted(key) + "]";
 }
 
 std::string indexPath(const std::string& path, size_t index) {
@@ -202,7 +202,7 @@ std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::str
       char c = text[pos];
       int digit = base64Value(c);
       if (digit < 0 && !(c == '=' && pos >= text.size() - padding)) {
-        *error = "invalid base64 character " + quoted(std::string(1, c)) + " at offset " +
+        *error = "invalid base64 character " + jsonQuoted(std::string(1, c)) + " at offset " +
                  std::to_string(pos);
         return std::nullopt;
       }
@@ -269,6 +269,29 @@ std::string childGraphPath(const std::string& parent, std::string_view attr_name
     }
   }
   return parent.empty() ? token : parent + "/" + token;
+}
+
+std::optional<std::string> checkTensorBounds(const TensorValue& t) {
+  if (t.storage && t.sizes.size() == t.strides.size()) {
+    int64_t extent = t.storage_offset, numel = 1, term = 0;
+    bool overflow = false;
+    for (size_t i = 0; i < t.sizes.size(); ++i) {
+      if (t.sizes[i] < 0 || t.strides[i] < 0) return t.checkBounds();  // names the value
+      overflow = overflow ||
+                 __builtin_mul_overflow(t.sizes[i] ? t.sizes[i] - 1 : 0, t.strides[i], &term) ||
+                 __builtin_add_overflow(extent, term, &extent) ||
+                 __builtin_mul_overflow(numel, t.sizes[i], &numel);
+    }
+    if (overflow || extent == INT64_MAX) return "tensor sizes and strides overflow int64";
+  }
+  return t.checkBounds();
+}
+
+std::string defaultInputName(const GraphSignature* sig, size_t index) {
+  if (sig && index < sig->input_specs.size() && !sig->input_specs[index].arg.name.empty()) {
+    return sig->input_specs[index].arg.name;
+  }
+  return "arg" + std::to_string(index);
 }
 
 namespace {

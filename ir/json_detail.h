@@ -15,6 +15,7 @@
 #include "ir/diagnostic.h"
 #include "ir/meta.h"
 #include "ir/signature.h"
+#include "ir/tensor_data.h"
 
 namespace epsmith::json_detail {
 
@@ -36,7 +37,7 @@ struct Failure {
 std::string keyPath(const std::string& path, std::string_view key);
 std::string indexPath(const std::string& path, size_t index);
 // A JSON string literal of `s` (for messages and paths).
-std::string quoted(std::string_view s);
+std::string jsonQuoted(std::string_view s);
 
 // Parses JSON text after checking that it nests at most kMaxDepth deep. Errors are located
 // at `line:column` when `where` is empty, else at `where` with the column in the message.
@@ -75,6 +76,13 @@ std::optional<std::pair<std::string, std::string>> decodeTorchFn(std::string_vie
 // Graph paths name subgraphs in the epsmith section: "" for the top graph, then attribute
 // names joined by "/" (each escaped as a JSON pointer token: "~" → "~0", "/" → "~1").
 std::string childGraphPath(const std::string& parent, std::string_view attr_name);
+
+// The name of a graph input written as a literal (`as_int`, ...), which the file does not
+// name: the signature's argument name for it, else "arg<index>" (as torch's loader does).
+std::string defaultInputName(const GraphSignature* sig, size_t index);
+
+// TensorValue::checkBounds, first ruling out sizes and strides whose extent overflows int64.
+std::optional<std::string> checkTensorBounds(const TensorValue& t);
 
 // Names of SpecArg kinds in the generic signature extension ("tensor", "sym_int", ...).
 std::string_view specArgKindName(SpecArg::Kind kind);

@@ -1,0 +1,86 @@
+// JSON → IR values for ir/json_read.cpp: a cursor that knows its JSON path, and decoders of
+// tensor metas, node values, signatures and node metadata. Every failure is located.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/json_detail.h"
+#include "ir/meta.h"
+#include "ir/signature.h"
+
+namespace epsmith::json_detail {
+
+// A JSON value and its path (`$.exported_program.graph_module.graph.nodes[3]`). Accessors
+// check the JSON type and fail at this path.
+class At {
+ public:
+  At(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
+  const Json& json() const { return *j_; }
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail(const std::string& message) const;
+  bool isNull() const { return j_->is_null(); }
+
+  // Objects.
+  void expectObject() const;
+  At field(std::string_view key) const;  // required
+  std::optional<At> optional(std::string_view key) const;  // absent or null: nullopt
+  void allowOnly(std::initializer_list<std::string_view> keys) const;
+  // A union: an object with exactly one key, one of `tags`; returns the tag and its value.
+  std::pair<std::string, At> unionOf(std::string_view what,
+                                     const std::vector<std::string_view>& tags) const;
+  template <typename F>
+  void forEachEntry(F&& f) const {
+    expectObject();
+    for (const auto& [key, value] : j_->items()) f(key, At(value, keyPath(path_, key)));
+  }
+
+  // Arrays.
+  size_t size() const;  // fails unless an array
+  At operator[](size_t i) const { return At((*j_)[i], indexPath(path_, i)); }
+
+  // Scalars. number() also takes "Infinity", "-Infinity" and "NaN".
+  int64_t integer() const;
+  double number() const;
+  bool boolean() const;
+  const std::string& string() const;
+  std::vector<std::string> strings() const;
+  std::vector<int64_t> integers() const;
+
+ private:
+  const Json* j_;
+  std::string path_;
+};
+
+// TensorArgument / TokenArgument: {"name": str}.
+std::string readTensorArgument(const At& a);
+ScalarType readDtype(const At& a);
+Layout readLayout(const At& a);
+MemoryFormat readMemoryFormat(const At& a);
+Device readDevice(const At& a);
+SymExpr readSymExpr(const At& a);
+SymIntValue readSymInt(const At& a);
+TensorMeta readTensorMeta(const At& a);
+// The "epsmith.val" union.
+Val readVal(const At& a);
+ConstantValue readConstantValue(const At& a);
+SpecArg readSpecArg(const At& a);
+GraphSignature readSignature(const At& a);
+
+// Node metadata: torch's entries and custom ones in `meta` (val left Missing), the epsmith
+// extensions beside it.
+struct MetaRead {
+  NodeMeta meta;
+  std::optional<OpKind> op;
+  std::optional<std::string> target_kind;  // "other" / "higher_order"
+  std::optional<Val> val;
+  std::optional<std::vector<int64_t>> unused_outputs;
+};
+MetaRead readMetadata(const At& a);
+
+}  // namespace epsmith::json_detail
