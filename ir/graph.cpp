@@ -111,8 +111,19 @@ const Attribute* Graph::attribute(std::string_view path) const {
   return it == attributes_.end() ? nullptr : &it->second;
 }
 
+void Graph::addName(const std::string& name) {
+  if (++name_counts_[name] == 2) ++duplicated_names_;
+}
+
+void Graph::dropName(const std::string& name) {
+  auto it = name_counts_.find(name);
+  if (it == name_counts_.end()) return;
+  if (it->second == 2) --duplicated_names_;
+  if (--it->second == 0) name_counts_.erase(it);
+}
+
 Node* Graph::insertAt(std::list<Node>::iterator pos, OpKind op, std::string name) {
-  ++name_counts_[name];
+  addName(name);
   auto it = nodes_.emplace(pos, Node(this, op, std::move(name)));
   it->self_ = it;
   return &*it;
@@ -144,8 +155,7 @@ Node* Graph::insertAfter(Node* after, OpKind op, std::string_view name) {
 void Graph::erase(Node* n) {
   if (n->graph_ != this) internalError("erase: node of another graph");
   if (!users(n).empty()) internalError("erase: node still has uses");
-  auto it = name_counts_.find(n->name_);
-  if (it != name_counts_.end() && --it->second == 0) name_counts_.erase(it);
+  dropName(n->name_);
   nodes_.erase(n->self_);
 }
 
@@ -183,10 +193,9 @@ std::string Graph::uniqueName(std::string_view base) const {
 
 const std::string& Graph::rename(Node* n, std::string_view wanted) {
   if (n->name_ == wanted) return n->name_;
-  auto it = name_counts_.find(n->name_);
-  if (it != name_counts_.end() && --it->second == 0) name_counts_.erase(it);
+  dropName(n->name_);
   n->name_ = uniqueName(wanted);
-  ++name_counts_[n->name_];
+  addName(n->name_);
   return n->name_;
 }
 

@@ -33,25 +33,29 @@ enum class OpKind : uint8_t { Placeholder, CallFunction, GetAttr, Output, CallMo
 std::string_view opKindName(OpKind op);  // "placeholder", "call_function", ...
 
 class Node {
- public:
-  const std::string& name() const { return name_; }
-  OpKind op() const { return op_; }
-  Graph* owningGraph() const { return graph_; }
+  // Hot fields first: passes that walk every node (the verifier, the interpreter) read these.
+  Graph* graph_;
+  OpKind op_;
 
+ public:
+  // Scratch for passes that walk a graph once (e.g. the verifier's "defined yet?" test):
+  // a pass takes a fresh stamp from nextVisitStamp() and marks nodes with it. Never read
+  // a stamp you did not take.
+  mutable uint64_t visit_stamp = 0;
   // call_function: what is called.
   Target target;
-  // get_attr / call_module / call_method: the attribute path or method name.
-  std::string attr;
   // call_function / call_module / call_method positional arguments; for output, the returned
   // values in order.
   std::vector<Argument> args;
   // Keyword arguments in the order written.
   std::vector<std::pair<std::string, Argument>> kwargs;
   NodeMeta meta;
-  // Scratch for passes that walk a graph once (e.g. the verifier's "defined yet?" test):
-  // a pass takes a fresh stamp from nextVisitStamp() and marks nodes with it. Never read
-  // a stamp you did not take.
-  mutable uint64_t visit_stamp = 0;
+  // get_attr / call_module / call_method: the attribute path or method name.
+  std::string attr;
+
+  const std::string& name() const { return name_; }
+  OpKind op() const { return op_; }
+  Graph* owningGraph() const { return graph_; }
 
   bool isPlaceholder() const { return op_ == OpKind::Placeholder; }
   bool isOutput() const { return op_ == OpKind::Output; }
@@ -73,8 +77,6 @@ class Node {
  private:
   friend class Graph;
   Node(Graph* g, OpKind op, std::string name) : graph_(g), op_(op), name_(std::move(name)) {}
-  Graph* graph_;
-  OpKind op_;
   std::string name_;
   std::list<Node>::iterator self_;
 };
@@ -146,6 +148,8 @@ class Graph {
   // tests need duplicates).
   Node* appendRaw(OpKind op, std::string name);
   Node* insertRawBefore(Node* before, OpKind op, std::string name);
+  // Whether two nodes share a name (kept up to date by every edit, O(1)).
+  bool hasDuplicateNames() const { return duplicated_names_ > 0; }
   // First node (in order) that uses a node not defined before it, or nullptr.
   const Node* firstOutOfOrderUse() const;
   // Deep copy: nodes, arguments remapped, attributes and subgraphs copied.
@@ -156,6 +160,9 @@ class Graph {
   std::list<Node> nodes_;
   std::map<std::string, Attribute> attributes_;
   std::unordered_map<std::string, int> name_counts_;  // names in use, for uniqueName
+  size_t duplicated_names_ = 0;                      // names with a count above 1
+  void addName(const std::string& name);
+  void dropName(const std::string& name);
 };
 
 // name → node over one graph, for loaders and passes that resolve many names.

@@ -50,13 +50,37 @@ bool validVal(const Val& v) {
   return true;
 }
 
+// Collects diagnostics of one kind of check so that they can be emitted in Python's order.
+struct Buffer {
+  std::vector<Diagnostic> items;
+  void report(CheckId id, std::string where, std::string message) {
+    items.push_back({id, std::move(where), std::move(message)});
+  }
+};
+
+// Note [One pass per graph]: Python lints a whole graph before it checks any node, so lint
+// diagnostics precede node diagnostics. We walk the nodes once, buffering the two kinds
+// apart, and emit lint first; only a graph with duplicate names (known in O(1) from the
+// Graph) takes a second, exact lint pass, since Python interleaves name and argument errors.
 class GraphChecker {
  public:
-  GraphChecker(const Dialect& dialect, Sink& sink) : dialect_(dialect), sink_(sink) {}
+  GraphChecker(const Dialect& dialect, Sink& sink)
+      : dialect_(dialect), allow_mutable_ops_(dialect.name() == "TRAINING"), sink_(sink) {}
 
   void check(const Graph& g, const std::string& path, bool top_level) {
-    lint(g, path, top_level);
-    for (const auto& n : g.nodes()) checkNode(g, n, path, top_level);
+    Buffer lint, nodes;
+    attr_nodes_seen_ = false;
+    walk(g, path, top_level, lint, nodes);
+    if (g.hasDuplicateNames()) {
+      lint.items.clear();
+      exactLint(g, path, lint);
+    }
+    targetLint(g, path, lint);
+    if (!top_level && !g.outputNode()) {
+      lint.report(CheckId::OutputNotLast, graphWhere(path), "the last node of a subgraph must be its output node");
+    }
+    for (auto& d : lint.items) sink_.report(d.check, std::move(d.where), std::move(d.message));
+    for (auto& d : nodes.items) sink_.report(d.check, std::move(d.where), std::move(d.message));
     std::vector<std::string> problems;
     dialect_.checkAdditional(g, problems);
     for (auto& problem : problems) sink_.report(CheckId::DialectGraph, graphWhere(path), std::move(problem));
@@ -73,33 +97,61 @@ class GraphChecker {
   }
   static std::string graphWhere(const std::string& path) { return path.empty() ? "graph" : path; }
 
-  void lint(const Graph& g, const std::string& path, bool top_level) {
+  void checkArgs(const Graph& g, const Node& n, uint64_t stamp, const std::string& path, Buffer& out) {
+    n.forEachInput([&](const Node* arg) {
+      if (arg->owningGraph() != &g) {
+        out.report(CheckId::ArgNotInGraph, where(path, n),
+                   "Argument '" + arg->name() + "' of Node '" + n.name() +
+                       "' does not belong to this Graph, but was used as an argument!");
+      } else if (arg->visit_stamp != stamp) {
+        out.report(CheckId::UseBeforeDef, where(path, n),
+                   "Argument '" + arg->name() + "' of Node '" + n.name() +
+                       "' was used before it has been defined! Please check that Nodes in "
+                       "the graph are topologically ordered");
+      }
+    });
+    n.visit_stamp = stamp;
+  }
+
+  void walk(const Graph& g, const std::string& path, bool top_level, Buffer& lint, Buffer& nodes) {
     const uint64_t stamp = nextVisitStamp();
-    names_.clear();
-    names_.reserve(g.size());
     size_t outputs = 0;
     for (const auto& n : g.nodes()) {
-      n.forEachInput([&](const Node* arg) {
-        if (arg->owningGraph() != &g) {
-          sink_.report(CheckId::ArgNotInGraph, where(path, n),
-                       "Argument '" + arg->name() + "' of Node '" + n.name() +
-                           "' does not belong to this Graph, but was used as an argument!");
-        } else if (arg->visit_stamp != stamp) {
-          sink_.report(CheckId::UseBeforeDef, where(path, n),
-                       "Argument '" + arg->name() + "' of Node '" + n.name() +
-                           "' was used before it has been defined! Please check that Nodes in "
-                           "the graph are topologically ordered");
-        }
-      });
-      n.visit_stamp = stamp;
-      if (!names_.insert(n.name()).second) {
-        sink_.report(CheckId::DuplicateNodeName, where(path, n), "Node redefined name " + n.name() + "!");
+      checkArgs(g, n, stamp, path, lint);
+      if (n.isOutput() && ++outputs == 2) {
+        lint.report(CheckId::MultipleOutputs, where(path, n),
+                    "graph has more than one output node (a second one is %" + n.name() + ")");
+      }
+      checkNode(g, n, path, top_level, nodes);
+      if (top_level && n.isPlaceholder()) placeholders_.push_back(&n);
+    }
+  }
+
+ public:
+  std::vector<const Node*> placeholders_;  // of the top graph, in order
+
+ private:
+
+  // torch.fx's loop exactly: per node, its arguments, then its name.
+  void exactLint(const Graph& g, const std::string& path, Buffer& lint) {
+    const uint64_t stamp = nextVisitStamp();
+    std::unordered_set<std::string_view> names;
+    size_t outputs = 0;
+    for (const auto& n : g.nodes()) {
+      checkArgs(g, n, stamp, path, lint);
+      if (!names.insert(n.name()).second) {
+        lint.report(CheckId::DuplicateNodeName, where(path, n), "Node redefined name " + n.name() + "!");
       }
       if (n.isOutput() && ++outputs == 2) {
-        sink_.report(CheckId::MultipleOutputs, where(path, n),
-                     "graph has more than one output node (a second one is %" + n.name() + ")");
+        lint.report(CheckId::MultipleOutputs, where(path, n),
+                    "graph has more than one output node (a second one is %" + n.name() + ")");
       }
     }
+  }
+
+  // torch.fx's second loop: get_attr and call_module targets must exist.
+  void targetLint(const Graph& g, const std::string& path, Buffer& lint) {
+    if (!attr_nodes_seen_) return;
     for (const auto& n : g.nodes()) {
       if (n.op() != OpKind::GetAttr && n.op() != OpKind::CallModule) continue;
       const Attribute* attr = g.attribute(n.attr);
@@ -107,45 +159,41 @@ class GraphChecker {
         auto dot = n.attr.rfind('.');
         std::string atom = dot == std::string::npos ? n.attr : n.attr.substr(dot + 1);
         std::string qualname = dot == std::string::npos ? "" : n.attr.substr(0, dot);
-        sink_.report(CheckId::NonexistentAttribute, where(path, n),
-                     "Node " + n.name() + " target " + n.attr + " references nonexistent attribute " +
-                         atom + " of " + qualname);
+        lint.report(CheckId::NonexistentAttribute, where(path, n),
+                    "Node " + n.name() + " target " + n.attr + " references nonexistent attribute " +
+                        atom + " of " + qualname);
       } else if (n.op() == OpKind::CallModule && attr->kind != Attribute::Kind::Subgraph &&
                  attr->kind != Attribute::Kind::Module) {
-        sink_.report(CheckId::CallModuleTargetNotModule, where(path, n),
-                     "Node " + n.name() + " target " + n.attr + " does not reference an nn.Module");
+        lint.report(CheckId::CallModuleTargetNotModule, where(path, n),
+                    "Node " + n.name() + " target " + n.attr + " does not reference an nn.Module");
       }
-    }
-    if (!top_level && !g.outputNode()) {
-      sink_.report(CheckId::OutputNotLast, graphWhere(path),
-                   "the last node of a subgraph must be its output node");
     }
   }
 
-  void checkVal(const Node& n, const std::string& path) {
+  void checkVal(const Node& n, const std::string& path, Buffer& out) {
     const Val& v = n.meta.val;
     if (v.isMissing()) {
       bool no_returns = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten &&
                         n.target.op()->returns.empty();
-      if (!no_returns) sink_.report(CheckId::MissingVal, where(path, n), "Node.meta " + n.name() + " is missing val field.");
+      if (!no_returns) out.report(CheckId::MissingVal, where(path, n), "Node.meta " + n.name() + " is missing val field.");
       return;
     }
     if (!validVal(v)) {
-      sink_.report(CheckId::InvalidVal, where(path, n),
+      out.report(CheckId::InvalidVal, where(path, n),
                    "Node.meta " + n.name() + " has invalid val field " + formatVal(v));
     }
   }
 
-  void checkValidOp(const Node& n, const std::string& path) {
+  void checkValidOp(const Node& n, const std::string& path, Buffer& out) {
     switch (n.target.kind()) {
       case Target::Kind::Aten: {
         const OpInfo& op = *n.target.op();
-        if (dialect_.name() != "TRAINING" && op.is_mutable) {
-          sink_.report(CheckId::NonFunctionalOp, where(path, n),
+        if (!allow_mutable_ops_ && op.is_mutable) {
+          out.report(CheckId::NonFunctionalOp, where(path, n),
                        "operator '" + pythonOpName(op) + "' is not functional");
         }
         if (auto problem = dialect_.checkValidOp(op)) {
-          sink_.report(CheckId::DialectOp, where(path, n), *problem);
+          out.report(CheckId::DialectOp, where(path, n), *problem);
         }
         return;
       }
@@ -155,7 +203,7 @@ class GraphChecker {
         return;
       case Target::Kind::Other:
       case Target::Kind::None:
-        sink_.report(CheckId::DisallowedOp, where(path, n),
+        out.report(CheckId::DisallowedOp, where(path, n),
                      "Operator '" + n.target.textName() +
                          "' is not an allowed operator type: (<class 'torch._ops.OpOverload'>, "
                          "<class 'torch._ops.HigherOrderOperator'>); allowed besides: the builtins "
@@ -165,7 +213,7 @@ class GraphChecker {
     }
   }
 
-  void checkGetAttr(const Graph& g, const Node& n, const std::string& path, bool top_level) {
+  void checkGetAttr(const Graph& g, const Node& n, const std::string& path, bool top_level, Buffer& out) {
     const Attribute* attr = g.attribute(n.attr);
     if (!attr) return;  // lint reported it
     if (attr->kind == Attribute::Kind::Module) {
@@ -178,7 +226,7 @@ class GraphChecker {
             type_of("compile_specs") == "list" && attr->has_original_module) {
           return;
         }
-        sink_.report(CheckId::InvalidLoweredModule, where(path, n),
+        out.report(CheckId::InvalidLoweredModule, where(path, n),
                      "Invalid get_attr type " + pythonClass(*attr) +
                          ". \nLoweredBackendModule fields: backend_id(str) : <class '" +
                          type_of("backend_id") + "'>, processed_bytes(bytes) : <class '" +
@@ -193,30 +241,32 @@ class GraphChecker {
                    (!top_level && (attr->kind == Attribute::Kind::Parameter ||
                                    attr->kind == Attribute::Kind::Tensor));
     if (!allowed) {
-      sink_.report(CheckId::InvalidGetAttrType, where(path, n),
+      out.report(CheckId::InvalidGetAttrType, where(path, n),
                    "Invalid get_attr type " + pythonClass(*attr) + " on target " + n.attr +
                        ". \nValid get_attr types: " +
                        (top_level ? kTopLevelGetAttrTypes : kSubgraphGetAttrTypes));
     }
   }
 
-  void checkNode(const Graph& g, const Node& n, const std::string& path, bool top_level) {
+  void checkNode(const Graph& g, const Node& n, const std::string& path, bool top_level, Buffer& out) {
     switch (n.op()) {
       case OpKind::CallModule:
-        sink_.report(CheckId::CallModule, where(path, n), "call_module is not valid: got a class '" + n.attr + "' ");
+        attr_nodes_seen_ = true;
+        out.report(CheckId::CallModule, where(path, n), "call_module is not valid: got a class '" + n.attr + "' ");
         return;
       case OpKind::CallMethod:
-        sink_.report(CheckId::CallMethod, where(path, n), "call_method is not valid: got a method '" + n.attr + "' ");
+        out.report(CheckId::CallMethod, where(path, n), "call_method is not valid: got a method '" + n.attr + "' ");
         return;
       case OpKind::CallFunction:
-        checkVal(n, path);
-        checkValidOp(n, path);
+        checkVal(n, path, out);
+        checkValidOp(n, path, out);
         return;
       case OpKind::GetAttr:
-        checkGetAttr(g, n, path, top_level);
+        attr_nodes_seen_ = true;
+        checkGetAttr(g, n, path, top_level, out);
         return;
       case OpKind::Placeholder:
-        checkVal(n, path);
+        checkVal(n, path, out);
         return;
       case OpKind::Output:
         return;
@@ -224,14 +274,17 @@ class GraphChecker {
   }
 
   const Dialect& dialect_;
+  const bool allow_mutable_ops_;  // verifier.py: only TRAINING may hold mutable ops
   Sink& sink_;
-  std::unordered_set<std::string_view> names_;
+  bool attr_nodes_seen_ = false;  // any get_attr / call_module met in the current walk
 };
 
 }  // namespace
 
-void checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink) {
-  GraphChecker(dialect, sink).check(p.graph(), "", /*top_level=*/true);
+std::vector<const Node*> checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink) {
+  GraphChecker checker(dialect, sink);
+  checker.check(p.graph(), "", /*top_level=*/true);
+  return std::move(checker.placeholders_);
 }
 
 }  // namespace epsmith::verifier_detail

@@ -257,6 +257,13 @@ void checkOutputs(const ExportedProgram& p, Sink& sink) {
 }  // namespace
 
 void checkModuleCallGraph(const ExportedProgram& p, Sink& sink) {
+  bool any_names = false;
+  for (const auto& entry : p.module_call_graph) {
+    if (!entry.signature) continue;
+    for (const auto& a : entry.signature->inputs) any_names = any_names || !a.name.empty();
+    for (const auto& a : entry.signature->outputs) any_names = any_names || !a.name.empty();
+  }
+  if (!any_names) return;
   std::unordered_set<std::string_view> nodes;
   nodes.reserve(p.graph().size());
   for (const auto& n : p.graph().nodes()) nodes.insert(n.name());
@@ -277,9 +284,8 @@ void checkModuleCallGraph(const ExportedProgram& p, Sink& sink) {
   }
 }
 
-void checkSignature(const ExportedProgram& p, Sink& sink) {
+void checkSignature(const ExportedProgram& p, const std::vector<const Node*>& placeholders, Sink& sink) {
   const GraphSignature& gs = p.signature;
-  const auto placeholders = p.graph().placeholders();
   if (placeholders.size() != gs.input_specs.size()) {
     sink.report(CheckId::InputCount, "input_specs",
                 "Number of graph inputs (" + std::to_string(placeholders.size()) +

@@ -56,9 +56,9 @@ std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
   verifier_detail::Sink sink(out, options.first_only);
   try {
     // Verifier.check: the graph modules, then the module call graph, then the signature.
-    verifier_detail::checkGraphs(p, dialect, sink);
+    auto placeholders = verifier_detail::checkGraphs(p, dialect, sink);
     verifier_detail::checkModuleCallGraph(p, sink);
-    verifier_detail::checkSignature(p, sink);
+    verifier_detail::checkSignature(p, placeholders, sink);
   } catch (const verifier_detail::StopWalk&) {
   }
   return out;

@@ -34,8 +34,9 @@ std::string pyRepr(const ConstantValue& v);
 std::string pyRepr(const std::vector<UserInputEntry>& v);
 std::string pyRepr(const SpecArg& a);
 
-void checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
+// Returns the top graph's placeholders, in order, for the signature check.
+std::vector<const Node*> checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
 void checkModuleCallGraph(const ExportedProgram& p, Sink& sink);
-void checkSignature(const ExportedProgram& p, Sink& sink);
+void checkSignature(const ExportedProgram& p, const std::vector<const Node*>& placeholders, Sink& sink);
 
 }  // namespace epsmith::verifier_detail
