@@ -61,5 +61,14 @@ if [ "$(wc -l <<<"$out")" -eq 1 ]; then passes=$((passes + 1)); else echo "FAIL 
 check verify_bad_dialect 2 "unknown dialect 'NOPE'" -- "$epsmith" verify --dialect NOPE "$example"
 check verify_unreadable 2 "unknown operator aten::nope" -- "$epsmith" verify "$work/bad.ept"
 
+# Every bad-input class: exit 2 and the located message recorded beside the file.
+for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
+  name=${f#"$src"/}
+  want=$(cat "$f.expect")
+  want=${want#tests/data/bad/}
+  check "bad:$name" 2 "$want" -- "$epsmith" print "$f"
+  check "bad-verify:$name" 2 "$want" -- "$epsmith" verify "$f"
+done
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
