@@ -442,5 +442,100 @@ TEST(JsonFormat, SignatureAndProgramFieldsRoundTrip) {
             Json::parse(R"({"Point": {"field_names": ["x", "y"]}})"));
 }
 
+// Programs the verifier must reject still round-trip: the file keeps what torch's schema
+// cannot say in "epsmith.*" extensions.
+TEST(JsonFormat, InvalidProgramsRoundTrip) {
+  ExportedProgram p;
+  Graph& g = p.graph();
+  Node* x = placeholder(g, "x", f32({4}));
+  Node* neg = call(g, "neg", "aten::neg", {}, f32({4}));          // uses relu before it exists
+  Node* relu = call(g, "relu", "aten::relu", {arg::Tensor{x}}, Val::Missing{});
+  neg->args = {arg::Tensor{relu}};
+  Node* late = placeholder(g, "late", f32({4}));                  // placeholder after a node
+  Node* module = g.append(OpKind::CallModule, "sub_module");
+  module->attr = "sub";
+  module->args = {arg::Tensor{late}};
+  module->meta.val = f32({4});
+  Node* method = g.append(OpKind::CallMethod, "view");
+  method->attr = "view";
+  method->args = {arg::Tensor{module}, arg::Int{2}};
+  method->kwargs = {{"dim", arg::Int{0}}};
+  Node* split = call(g, "split", "aten::split.Tensor", {arg::Tensor{x}, arg::Int{2}},
+                     Val::List{f32({2}), f32({2})});
+  Node* a = call(g, "getitem", "operator.getitem", {arg::Tensor{split}, arg::Int{0}}, f32({2}));
+  Node* again = call(g, "getitem_1", "operator.getitem", {arg::Tensor{split}, arg::Int{0}}, f32({2}));
+  Node* odd = call(g, "getitem_2", "operator.getitem", {arg::Tensor{split}, arg::Int{1}}, f32({2}));
+  odd->meta.stack_trace = "differs from the producer";
+  Node* other = g.append(OpKind::CallFunction, "matmul");
+  other->target = Target::other("_operator.add");  // spelled like a builtin, but is not one
+  other->args = {arg::Tensor{a}, arg::Tensor{again}};
+  other->meta.val = f32({2});
+  Node* hop = g.append(OpKind::CallFunction, "hop");
+  hop->target = Target::higherOrder("");
+  hop->meta.val = Val::List{Val::List{f32({1})}};  // nested: not foldable
+  g.attributes().emplace("w", Attribute{});
+  g.attributes()["w"].kind = Attribute::Kind::Parameter;
+  g.attributes()["w"].tensor = TensorValue::zeros(ScalarType::Float, {2});
+  g.attributes().emplace("orphan", Attribute::makeSubgraph(identityGraph()));
+  Node* w = g.append(OpKind::GetAttr, "w");
+  w->attr = "w";
+  Node* tree = g.append(OpKind::GetAttr, "spec");
+  tree->attr = "spec";
+  g.attributes()["spec"].kind = Attribute::Kind::TreeSpec;
+  g.attributes()["spec"].text = "[1, {}]";
+  g.attributes()["lowered"].kind = Attribute::Kind::Module;
+  g.attributes()["lowered"].text = "LoweredBackendModule";
+  g.attributes()["lowered"].field_types = {{"backend_id", "str"}};
+  g.attributes()["lowered"].has_original_module = true;
+  g.attributes()["orphan"].subgraph->attributes()["inner"].kind = Attribute::Kind::Opaque;
+  Node* out = output(g, {arg::Tensor{neg}, arg::Tensor{method}, arg::Tensor{odd},
+                         arg::Tensor{other}, arg::Tensor{hop}, arg::Tensor{w}, arg::Tensor{x},
+                         arg::Int{3}});
+  g.rename(out, "result");
+  std::string text;
+  ASSERT_TRUE(roundTrips(p, &text));
+  Json j = parsed(text);
+  const Json& graph = graphOf(j);
+  EXPECT_EQ(nodeNamed(graph, "relu")->at("outputs"), Json::array());
+  EXPECT_EQ(nodeNamed(graph, "late")->at("metadata"), Json::parse(R"({"epsmith.op": "placeholder"})"));
+  EXPECT_EQ(nodeNamed(graph, "view")->at("target"), "view");
+  EXPECT_EQ(nodeNamed(graph, "split")->at("outputs"),
+            Json::parse(R"([{"as_tensors": [{"name": "getitem"}, {"name": "split_unused_1"}]}])"));
+  EXPECT_NE(nodeNamed(graph, "getitem_1"), nullptr) << "a second getitem stays explicit";
+  EXPECT_NE(nodeNamed(graph, "getitem_2"), nullptr) << "a getitem with its own metadata stays";
+  EXPECT_EQ(nodeNamed(graph, "matmul")->at("metadata"), Json::parse(R"({"epsmith.target": "other"})"));
+  EXPECT_EQ(j["epsmith"]["attributes"]["orphan"]["inner"]["kind"], "opaque");
+  EXPECT_EQ(j["epsmith"]["graphs"][""]["output"], Json::parse(R"({"name": "result", "metadata": {}})"));
+}
+
+TEST(JsonFormat, LiteralInputsTakeTheirNamesFromTheSignature) {
+  ExportedProgram p = addProgram();
+  Graph& g = p.graph();
+  Node* first = &g.nodes().front();
+  g.insertBefore(first, OpKind::Placeholder, "scale")->meta.val = 2.0;
+  g.insertBefore(first, OpKind::Placeholder, "n")->meta.val = int64_t{3};
+  p.signature.input_specs.insert(p.signature.input_specs.begin(),
+                                 InputSpec{InputKind::UserInput,
+                                           SpecArg{SpecArg::Kind::Constant, "scale", "", 2.0}, {}, {}});
+  std::string text;
+  ASSERT_TRUE(roundTrips(p, &text));
+  Json j = parsed(text);
+  EXPECT_EQ(graphOf(j)["inputs"][0], Json::parse(R"({"as_float": 2.0})"));
+  EXPECT_EQ(graphOf(j)["inputs"][1], Json::parse(R"({"as_int": 3})"));
+  EXPECT_EQ(j["epsmith"]["graphs"][""]["inputs"],
+            Json::parse(R"([null, {"name": "n", "metadata": {}}, null, null])"));
+}
+
+TEST(JsonFormat, SubgraphReturnedByTheOutputNodeFoldsIntoIt) {
+  ExportedProgram p;
+  Graph& g = p.graph();
+  g.attributes().emplace("body", Attribute::makeSubgraph(identityGraph()));
+  g.append(OpKind::GetAttr, "body")->attr = "body";
+  output(g, {arg::Graph{g.find("body")}});
+  std::string text;
+  ASSERT_TRUE(roundTrips(p, &text));
+  EXPECT_EQ(graphOf(parsed(text))["nodes"], Json::array());
+}
+
 }  // namespace
 }  // namespace epsmith::testing
