@@ -122,7 +122,7 @@ void Graph::dropName(const std::string& name) {
   if (--it->second == 0) name_counts_.erase(it);
 }
 
-Node* Graph::insertAt(std::list<Node>::iterator pos, OpKind op, std::string name) {
+Node* Graph::insertAt(NodeList::iterator pos, OpKind op, std::string name) {
   addName(name);
   auto it = nodes_.emplace(pos, Node(this, op, std::move(name)));
   it->self_ = it;

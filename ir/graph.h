@@ -2,7 +2,7 @@
 // and the editing API later passes use.
 //
 // Ownership: a Graph owns its Nodes (in a std::list, so a Node's address never changes while
-// it lives) and its Attributes; an Attribute that is a subgraph owns that Graph. Every other
+// it lives; allocated in chunks, see ir/chunk_allocator.h) and its Attributes; an Attribute that is a subgraph owns that Graph. Every other
 // Node* (in arguments, in passes, in indexes) is non-owning and is invalidated by erase().
 // Nodes are moved between graphs only by copying (Graph::clone).
 #pragma once
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ir/argument.h"
+#include "ir/chunk_allocator.h"
 #include "ir/meta.h"
 #include "ir/target.h"
 #include "ir/tensor_data.h"
@@ -26,6 +27,8 @@
 namespace epsmith {
 
 class Graph;
+class Node;
+using NodeList = std::list<Node, ChunkAllocator<Node>>;
 
 // torch.fx node ops. CallModule and CallMethod are representable so the verifier can reject
 // them; epsmith never creates them.
@@ -78,7 +81,7 @@ class Node {
   friend class Graph;
   Node(Graph* g, OpKind op, std::string name) : graph_(g), op_(op), name_(std::move(name)) {}
   std::string name_;
-  std::list<Node>::iterator self_;
+  NodeList::iterator self_;
 };
 
 // A process-wide increasing stamp for Node::visit_stamp (thread-safe).
@@ -109,8 +112,8 @@ class Graph {
   Graph& operator=(const Graph&) = delete;
 
   // --- Reading -------------------------------------------------------------------------
-  std::list<Node>& nodes() { return nodes_; }
-  const std::list<Node>& nodes() const { return nodes_; }
+  NodeList& nodes() { return nodes_; }
+  const NodeList& nodes() const { return nodes_; }
   size_t size() const { return nodes_.size(); }
   bool empty() const { return nodes_.empty(); }
   // Linear scan; use NameIndex for many lookups.
@@ -156,8 +159,8 @@ class Graph {
   std::unique_ptr<Graph> clone() const;
 
  private:
-  Node* insertAt(std::list<Node>::iterator pos, OpKind op, std::string name);
-  std::list<Node> nodes_;
+  Node* insertAt(NodeList::iterator pos, OpKind op, std::string name);
+  NodeList nodes_{ChunkAllocator<Node>()};
   std::map<std::string, Attribute> attributes_;
   std::unordered_map<std::string, int> name_counts_;  // names in use, for uniqueName
   size_t duplicated_names_ = 0;                      // names with a count above 1
