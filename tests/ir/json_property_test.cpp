@@ -3,7 +3,10 @@
 // (each read returns a program or a located error).
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/ir/json_test_util.h"
 
@@ -358,6 +361,41 @@ TEST(JsonProperties, CorruptedFilesNeverCrashTheReader) {
   }
   EXPECT_GT(rejected, 0u);
   EXPECT_GT(accepted, 0u);
+}
+
+// Replaces one value of a written file (or drops one key) with a value of another shape.
+TEST(JsonProperties, CorruptedValuesNeverCrashTheReader) {
+  using Json = nlohmann::json;
+  std::mt19937 rng(11);
+  const std::vector<Json> replacements = {
+      nullptr, 0, -1, 7, 1e300, "x", "NaN", "torch.ops.aten.add.Tensor", Json::array(),
+      Json::object(), true, Json::parse(R"({"as_int": 1})"), Json::parse(R"({"name": "x"})"),
+      Json::parse(R"([{"as_tensor": {"name": "x"}}])")};
+  size_t rejected = 0;
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    Json base = Json::parse(*writeProgramJson(RandomProgram(2000 + seed).build()));
+    for (int round = 0; round < 60; ++round) {
+      Json j = base;
+      // Walk down a random path, then replace the value there or drop a key of it.
+      Json* at = &j;
+      while ((at->is_object() || at->is_array()) && !at->empty() && rng() % 4 != 0) {
+        auto it = at->begin();
+        std::advance(it, rng() % at->size());
+        at = &*it;
+      }
+      if (at->is_object() && !at->empty() && rng() % 2) {
+        at->erase(at->begin());
+      } else {
+        *at = replacements[rng() % replacements.size()];
+      }
+      auto r = readProgramJson(j.dump());
+      if (!r) {
+        ++rejected;
+        EXPECT_FALSE(r.error().where.empty()) << r.error().message;
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0u);
 }
 
 }  // namespace
