@@ -1,0 +1,42 @@
+// The comparator: two RunResults, output by output and input by input, with tolerances that
+// follow torch.testing.assert_close per dtype, and a verdict with a stable kind and a readable
+// report (which output or input, max abs/rel error, first differing index, excerpts).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ir/enums.h"
+#include "oracle/run_result.h"
+
+namespace epsmith {
+
+enum class VerdictKind : uint8_t {
+  Match, ValueMismatch, ShapeMismatch, DtypeMismatch, ExceptionInOne, DifferentExceptions,
+};
+std::string_view verdictKindName(VerdictKind k);  // "value-mismatch"
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+// torch.testing.assert_close's defaults: exact for integers and bool.
+Tolerance defaultTolerance(ScalarType dtype);
+
+struct CompareOptions {
+  std::optional<Tolerance> tolerance;  // overrides the per-dtype default
+  bool equal_nan = true;               // NaN equals NaN
+};
+
+struct Verdict {
+  VerdictKind kind = VerdictKind::Match;
+  std::string where;   // "output 1", "input buffer:calls", "" for exceptions
+  std::string report;  // several lines, for people
+  bool match() const { return kind == VerdictKind::Match; }
+};
+
+Verdict compareResults(const RunResult& expected, const RunResult& actual,
+                       const CompareOptions& options = {});
+
+}  // namespace epsmith
