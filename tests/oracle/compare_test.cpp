@@ -95,7 +95,7 @@ TEST(CompareValues, IdenticalResultsMatch) {
 
 // float32 at 100: allowed error 1e-5 + 1.3e-6 * 100 = 1.4e-4; one ulp is 7.6e-6.
 TEST(CompareValues, Float32Boundary) {
-  EXPECT_EQ(compareAs(at::kFloat, 100, 100 + 1.3e-4), VerdictKind::Match);    // 1.297e-4 after rounding
+  EXPECT_EQ(compareAs(at::kFloat, 100, 100 + 1.3e-4), VerdictKind::Match);  // 1.297e-4 in f32
   EXPECT_EQ(compareAs(at::kFloat, 100, 100 - 1.3e-4), VerdictKind::Match);
   EXPECT_EQ(compareAs(at::kFloat, 100, 100 + 1.5e-4), VerdictKind::ValueMismatch);  // 1.526e-4
   // Near zero only atol counts.
@@ -354,7 +354,8 @@ TEST(CompareExceptions, SameExceptionMatchesDifferentDoesNot) {
 }
 
 TEST(CompareReport, ValueMismatchReport) {
-  Verdict v = compareTensors(f32({1, 2, 3, 4}).reshape({2, 2}), f32({1, 2.25, 3, 4.5}).reshape({2, 2}));
+  Verdict v = compareTensors(f32({1, 2, 3, 4}).reshape({2, 2}),
+                             f32({1, 2.25, 3, 4.5}).reshape({2, 2}));
   ASSERT_EQ(v.kind, VerdictKind::ValueMismatch);
   EXPECT_EQ(v.where, "output 0");
   EXPECT_CONTAINS(v.report, ("value mismatch at output 0 (f32[2, 2], rtol 1.3e-06, atol 1e-05)"));
