@@ -416,7 +416,9 @@ double floatOf(const At& a) { return a.number(); }
 bool boolOf(const At& a) { return a.boolean(); }
 
 Argument GraphReader::argument(const At& a) const {
-  auto [tag, v] = a.unionOf("Argument", argumentTags());
+  const auto tagged = a.unionOf("Argument", argumentTags());
+  const std::string& tag = tagged.first;
+  const At& v = tagged.second;  // not a structured binding: lambdas below capture it
   int kind = 0;
   while (kind < kNumArgKinds && serializedTag(static_cast<ArgKind>(kind)) != tag) ++kind;
   if (kind == kNumArgKinds) a.fail("argument tag " + jsonQuoted(tag) + " is not supported by epsmith");
