@@ -1,0 +1,109 @@
+// IR ⇄ ATen value conversions; see aten_bridge.h.
+#include "oracle/aten_bridge.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace epsmith {
+
+c10::ScalarType toAten(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return c10::kByte;
+    case ScalarType::Char: return c10::kChar;
+    case ScalarType::Short: return c10::kShort;
+    case ScalarType::Int: return c10::kInt;
+    case ScalarType::Long: return c10::kLong;
+    case ScalarType::Half: return c10::kHalf;
+    case ScalarType::Float: return c10::kFloat;
+    case ScalarType::Double: return c10::kDouble;
+    case ScalarType::ComplexHalf: return c10::kComplexHalf;
+    case ScalarType::ComplexFloat: return c10::kComplexFloat;
+    case ScalarType::ComplexDouble: return c10::kComplexDouble;
+    case ScalarType::Bool: return c10::kBool;
+    case ScalarType::BFloat16: return c10::kBFloat16;
+    default:
+      throw std::invalid_argument("dtype " + std::string(torchName(t)) +
+                                  " does not exist in this LibTorch build");
+  }
+}
+
+ScalarType fromAten(c10::ScalarType t) {
+  switch (t) {
+    case c10::kByte: return ScalarType::Byte;
+    case c10::kChar: return ScalarType::Char;
+    case c10::kShort: return ScalarType::Short;
+    case c10::kInt: return ScalarType::Int;
+    case c10::kLong: return ScalarType::Long;
+    case c10::kHalf: return ScalarType::Half;
+    case c10::kFloat: return ScalarType::Float;
+    case c10::kDouble: return ScalarType::Double;
+    case c10::kComplexHalf: return ScalarType::ComplexHalf;
+    case c10::kComplexFloat: return ScalarType::ComplexFloat;
+    case c10::kComplexDouble: return ScalarType::ComplexDouble;
+    case c10::kBool: return ScalarType::Bool;
+    case c10::kBFloat16: return ScalarType::BFloat16;
+    default: return ScalarType::Unknown;
+  }
+}
+
+c10::Layout toAten(Layout l) {
+  switch (l) {
+    case Layout::Strided: return c10::kStrided;
+    case Layout::SparseCoo: return c10::kSparse;
+    case Layout::SparseCsr: return c10::kSparseCsr;
+    case Layout::SparseCsc: return c10::kSparseCsc;
+    case Layout::SparseBsr: return c10::kSparseBsr;
+    case Layout::SparseBsc: return c10::kSparseBsc;
+    case Layout::Mkldnn: return c10::kMkldnn;
+    default: throw std::invalid_argument("unknown layout");
+  }
+}
+
+c10::MemoryFormat toAten(MemoryFormat m) {
+  switch (m) {
+    case MemoryFormat::Contiguous: return c10::MemoryFormat::Contiguous;
+    case MemoryFormat::ChannelsLast: return c10::MemoryFormat::ChannelsLast;
+    case MemoryFormat::ChannelsLast3d: return c10::MemoryFormat::ChannelsLast3d;
+    case MemoryFormat::Preserve: return c10::MemoryFormat::Preserve;
+    default: throw std::invalid_argument("unknown memory format");
+  }
+}
+
+c10::Device toAten(const Device& d) { return c10::Device(d.str()); }
+
+at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
+  if (!v.storage) throw std::invalid_argument("tensor without storage");
+  if (auto problem = v.checkBounds()) throw std::invalid_argument(*problem);
+  auto it = bases_.find(v.storage.get());
+  if (it == bases_.end()) {
+    at::Tensor base = at::empty({v.storage->numel()}, at::TensorOptions().dtype(toAten(v.dtype())));
+    if (!v.storage->bytes.empty()) std::memcpy(base.data_ptr(), v.storage->bytes.data(), v.storage->bytes.size());
+    it = bases_.emplace(v.storage.get(), base).first;
+  }
+  // detach(): a leaf sharing the storage, so requires_grad marks it as a parameter would be.
+  at::Tensor t = it->second.as_strided(v.sizes, v.strides, v.storage_offset).detach();
+  if (v.requires_grad) t.requires_grad_(true);
+  return t;
+}
+
+TensorValue toTensorValue(const at::Tensor& input) {
+  at::Tensor t = input.detach().cpu();
+  TensorValue v;
+  v.storage = std::make_shared<Storage>();
+  v.storage->dtype = fromAten(t.scalar_type());
+  const auto itemsize = static_cast<int64_t>(t.element_size());
+  const int64_t numel = static_cast<int64_t>(t.storage().nbytes()) / itemsize;
+  v.storage->bytes.resize(static_cast<size_t>(numel * itemsize));
+  if (numel > 0) {
+    std::memcpy(v.storage->bytes.data(), static_cast<const char*>(t.storage().data()), v.storage->bytes.size());
+  }
+  v.sizes = t.sizes().vec();
+  v.strides = t.strides().vec();
+  v.storage_offset = t.storage_offset();
+  v.requires_grad = input.requires_grad();
+  return v;
+}
+
+}  // namespace epsmith

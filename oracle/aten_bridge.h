@@ -1,0 +1,35 @@
+// Conversions between the IR's LibTorch-free values (TensorValue, ScalarType, Layout,
+// MemoryFormat, Device) and ATen's. Tensors that share an IR Storage come out sharing one
+// ATen storage, so aliasing in a program file is aliasing at run time.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <unordered_map>
+
+#include "ir/tensor_data.h"
+
+namespace epsmith {
+
+c10::ScalarType toAten(ScalarType t);  // throws std::invalid_argument for dtypes 1.13 lacks
+ScalarType fromAten(c10::ScalarType t);
+c10::Layout toAten(Layout l);
+c10::MemoryFormat toAten(MemoryFormat m);
+c10::Device toAten(const Device& d);
+
+// Materialises IR tensors; one instance per run keeps aliasing between them.
+class TensorMaterializer {
+ public:
+  // A fresh CPU tensor with the value's bytes, sizes, strides and offset; requires_grad set
+  // on it as a leaf. Values sharing a Storage share the ATen storage.
+  at::Tensor materialize(const TensorValue& v);
+
+ private:
+  std::unordered_map<const Storage*, at::Tensor> bases_;
+};
+
+// The inverse, for generators and minimizers: a CPU tensor's storage and view.
+TensorValue toTensorValue(const at::Tensor& t);
+
+}  // namespace epsmith

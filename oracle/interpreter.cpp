@@ -1,0 +1,418 @@
+// Planning and execution of graphs over the boxed dispatcher; see interpreter.h.
+// Note [Argument plans]: every schema argument of every ATen node is planned once — a
+// constant IValue (literals and schema defaults, converted to what the boxed kernel expects),
+// a slot of an earlier node's value, or a list assembled from slots — so a run only copies
+// IValues onto the stack and calls the kernel.
+#include "oracle/interpreter.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ir/op_registry.h"
+#include "oracle/aten_bridge.h"
+#include "oracle/builtins.h"
+
+namespace epsmith {
+namespace {
+
+std::mutex& hopMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<std::string, HigherOrderFn>& hopRegistry();
+
+std::string firstLine(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace
+
+void registerHigherOrderOp(const std::string& name, HigherOrderFn fn) {
+  std::lock_guard<std::mutex> lock(hopMutex());
+  hopRegistry()[name] = std::move(fn);
+}
+
+struct Interpreter::Plan {
+  struct ArgPlan {
+    enum class Kind : uint8_t { Constant, Slot, SlotList, OptionalSlotList, SymIntList, WrapSlot } kind = Kind::Constant;
+    c10::IValue constant;
+    int slot = -1;
+    std::vector<int> slots;         // lists: -1 is None (optional) or a literal (SymIntList)
+    std::vector<int64_t> literals;  // SymIntList literals
+  };
+  enum class StepKind : uint8_t { Placeholder, Aten, Builtin, TorchFunction, HigherOrder, Constant, Output, Skip };
+  struct Step {
+    const Node* node = nullptr;
+    StepKind kind = StepKind::Skip;
+    int slot = -1;
+    const c10::OperatorHandle* op = nullptr;
+    size_t num_returns = 0;
+    bool tuple_return = false;
+    std::vector<ArgPlan> args;
+    std::vector<std::unique_ptr<Interpreter>> subgraphs;
+    HigherOrderFn hop;
+  };
+  std::vector<Step> steps;
+  size_t num_slots = 0;
+  size_t num_placeholders = 0;
+};
+
+namespace {
+
+using Plan = Interpreter::Plan;
+using ArgPlan = Plan::ArgPlan;
+
+c10::IValue scalarIValue(const Argument& a) {
+  if (const auto* i = a.get<arg::Int>()) return i->value;
+  if (const auto* f = a.get<arg::Float>()) return f->value;
+  if (const auto* b = a.get<arg::Bool>()) return b->value;
+  if (const auto* c = a.get<arg::Complex>()) return c10::complex<double>(c->real, c->imag);
+  return c10::IValue();
+}
+
+// The constant IValue for a literal argument, shaped for the parameter it binds.
+c10::IValue literal(const Argument& a, const ParamInfo* param) {
+  switch (a.kind()) {
+    case ArgKind::None: return c10::IValue();
+    case ArgKind::Int: {
+      int64_t v = a.get<arg::Int>()->value;
+      if (param && param->type == ParamType::Float) return static_cast<double>(v);
+      if (param && param->type == ParamType::Tensor) return at::scalar_to_tensor(at::Scalar(v));
+      if (param && (param->type == ParamType::IntList || param->type == ParamType::SymIntList)) {
+        return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(param->fixed_list_size, 1)), v);
+      }
+      return v;
+    }
+    case ArgKind::Float:
+    case ArgKind::Bool:
+    case ArgKind::Complex: {
+      c10::IValue v = scalarIValue(a);
+      if (param && param->type == ParamType::Tensor) {
+        at::Tensor t = at::scalar_to_tensor(v.toScalar());
+        t.unsafeGetTensorImpl()->set_wrapped_number(true);
+        return t;
+      }
+      return v;
+    }
+    case ArgKind::IntList: return a.get<arg::IntList>()->values;
+    case ArgKind::FloatList: return a.get<arg::FloatList>()->values;
+    case ArgKind::BoolList: {
+      c10::List<bool> l;
+      for (bool b : a.get<arg::BoolList>()->values) l.push_back(b);
+      return l;
+    }
+    case ArgKind::String: return a.get<arg::String>()->value;
+    case ArgKind::StringList: return a.get<arg::StringList>()->values;
+    case ArgKind::ScalarType: return static_cast<int64_t>(toAten(a.get<arg::Dtype>()->value));
+    case ArgKind::MemoryFormat: return static_cast<int64_t>(toAten(a.get<arg::MemFormat>()->value));
+    case ArgKind::Layout: return static_cast<int64_t>(toAten(a.get<arg::TensorLayout>()->value));
+    case ArgKind::Device: return toAten(a.get<arg::DeviceArg>()->value);
+    case ArgKind::SymInt: return a.get<arg::SymInt>()->value.literal;
+    case ArgKind::SymFloat: return a.get<arg::SymFloat>()->value.literal;
+    case ArgKind::SymBool: return a.get<arg::SymBool>()->value.literal;
+    case ArgKind::Operator: return a.get<arg::Operator>()->name;
+    default: throw std::invalid_argument("argument kind " + std::string(serializedTag(a.kind())) + " cannot be a constant");
+  }
+}
+
+class Planner {
+ public:
+  explicit Planner(const Graph& g) : g_(g) {
+    int i = 0;
+    for (const auto& n : g.nodes()) slot_of_[&n] = i++;
+  }
+
+  int slot(const Node* n) const {
+    auto it = slot_of_.find(n);
+    if (it == slot_of_.end()) throw std::invalid_argument("reference to a node outside the graph");
+    return it->second;
+  }
+
+  ArgPlan plan(const Argument& a, const ParamInfo* param) const {
+    ArgPlan p;
+    switch (a.kind()) {
+      case ArgKind::Tensor:
+      case ArgKind::OptionalTensor: {
+        const Node* n = nullptr;
+        a.forEachNode([&](const Node* x) { n = x; });
+        if (!n) return p;  // optional(None): constant None
+        p.kind = ArgPlan::Kind::Slot;
+        p.slot = slot(n);
+        return p;
+      }
+      case ArgKind::TensorList:
+        p.kind = ArgPlan::Kind::SlotList;
+        for (const Node* n : a.get<arg::TensorList>()->nodes) p.slots.push_back(slot(n));
+        return p;
+      case ArgKind::OptionalTensorList:
+        p.kind = ArgPlan::Kind::OptionalSlotList;
+        for (const Node* n : a.get<arg::OptionalTensorList>()->nodes) p.slots.push_back(n ? slot(n) : -1);
+        return p;
+      case ArgKind::SymInt:
+      case ArgKind::SymFloat:
+      case ArgKind::SymBool: {
+        const Node* n = nullptr;
+        a.forEachNode([&](const Node* x) { n = x; });
+        if (!n) {
+          p.constant = literal(a, param);
+          return p;
+        }
+        p.kind = ArgPlan::Kind::Slot;
+        p.slot = slot(n);
+        return p;
+      }
+      case ArgKind::SymIntList: {
+        const auto& values = a.get<arg::SymIntList>()->values;
+        bool any_node = false;
+        for (const auto& v : values) any_node = any_node || !v.isLiteral();
+        if (!any_node) {
+          std::vector<int64_t> ints;
+          for (const auto& v : values) ints.push_back(v.literal);
+          p.constant = ints;
+          return p;
+        }
+        p.kind = ArgPlan::Kind::SymIntList;
+        for (const auto& v : values) {
+          p.slots.push_back(v.isLiteral() ? -1 : slot(v.node));
+          p.literals.push_back(v.literal);
+        }
+        return p;
+      }
+      case ArgKind::Graph:
+      case ArgKind::CustomObj:
+        return p;  // handled by the higher-order op; None on the stack
+      default:
+        p.constant = literal(a, param);
+        return p;
+    }
+  }
+
+ private:
+  const Graph& g_;
+  std::unordered_map<const Node*, int> slot_of_;
+};
+
+c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env) {
+  switch (p.kind) {
+    case ArgPlan::Kind::Constant: return p.constant;
+    case ArgPlan::Kind::Slot: return env[static_cast<size_t>(p.slot)];
+    case ArgPlan::Kind::WrapSlot: return env[static_cast<size_t>(p.slot)];
+    case ArgPlan::Kind::SlotList: {
+      c10::List<at::Tensor> l;
+      l.reserve(p.slots.size());
+      for (int s : p.slots) l.push_back(env[static_cast<size_t>(s)].toTensor());
+      return l;
+    }
+    case ArgPlan::Kind::OptionalSlotList: {
+      c10::List<c10::optional<at::Tensor>> l;
+      for (int s : p.slots) {
+        if (s < 0) l.push_back(c10::nullopt);
+        else l.push_back(env[static_cast<size_t>(s)].toTensor());
+      }
+      return l;
+    }
+    case ArgPlan::Kind::SymIntList: {
+      std::vector<int64_t> ints;
+      for (size_t i = 0; i < p.slots.size(); ++i) {
+        ints.push_back(p.slots[i] < 0 ? p.literals[i] : env[static_cast<size_t>(p.slots[i])].toInt());
+      }
+      return ints;
+    }
+  }
+  return c10::IValue();
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
+  Planner planner(g);
+  plan_->num_slots = g.size();
+  int index = 0;
+  for (const auto& n : g.nodes()) {
+    Plan::Step step;
+    step.node = &n;
+    step.slot = index++;
+    switch (n.op()) {
+      case OpKind::Placeholder:
+        step.kind = Plan::StepKind::Placeholder;
+        ++plan_->num_placeholders;
+        break;
+      case OpKind::Output:
+        step.kind = Plan::StepKind::Output;
+        for (const auto& a : n.args) step.args.push_back(planner.plan(a, nullptr));
+        break;
+      case OpKind::GetAttr: {
+        step.kind = Plan::StepKind::Constant;
+        const Attribute* attr = g.attribute(n.attr);
+        if (attr && attr->tensor && (attr->kind == Attribute::Kind::Parameter || attr->kind == Attribute::Kind::Tensor)) {
+          TensorMaterializer m;
+          ArgPlan c;
+          c.constant = m.materialize(*attr->tensor);
+          step.args.push_back(std::move(c));
+        }
+        break;
+      }
+      case OpKind::CallModule:
+      case OpKind::CallMethod:
+        throw std::invalid_argument("%" + n.name() + ": " + std::string(opKindName(n.op())) + " cannot be executed");
+      case OpKind::CallFunction: {
+        const Target& t = n.target;
+        if (t.kind() == Target::Kind::Aten) {
+          const OpInfo& op = *t.op();
+          step.kind = Plan::StepKind::Aten;
+          step.op = op.handle;
+          step.num_returns = op.returns.size();
+          step.tuple_return = op.returns.size() > 1;
+          std::vector<const Argument*> bound(op.arguments.size(), nullptr);
+          for (size_t i = 0; i < n.args.size() && i < bound.size(); ++i) bound[i] = &n.args[i];
+          for (const auto& [key, value] : n.kwargs) {
+            int i = op.argumentIndex(key);
+            if (i < 0) throw std::invalid_argument("%" + n.name() + ": unknown keyword argument '" + key + "'");
+            bound[static_cast<size_t>(i)] = &value;
+          }
+          const auto& schema_args = op.schema->arguments();
+          for (size_t i = 0; i < bound.size(); ++i) {
+            if (bound[i]) {
+              step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
+            } else {
+              ArgPlan d;
+              if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
+              else if (!op.arguments[i].optional) throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
+              step.args.push_back(std::move(d));
+            }
+          }
+        } else if (t.kind() == Target::Kind::Builtin || t.kind() == Target::Kind::TorchFunction) {
+          step.kind = t.kind() == Target::Kind::Builtin ? Plan::StepKind::Builtin : Plan::StepKind::TorchFunction;
+          for (const auto& a : n.args) step.args.push_back(planner.plan(a, nullptr));
+        } else if (t.kind() == Target::Kind::HigherOrder) {
+          step.kind = Plan::StepKind::HigherOrder;
+          {
+            std::lock_guard<std::mutex> lock(hopMutex());
+            auto it = hopRegistry().find(t.name());
+            if (it == hopRegistry().end()) {
+              throw std::invalid_argument("%" + n.name() + ": no semantics registered for higher_order." + t.name());
+            }
+            step.hop = it->second;
+          }
+          for (const auto& a : n.args) {
+            step.args.push_back(planner.plan(a, nullptr));
+            if (const auto* ga = a.get<arg::Graph>()) {
+              const Attribute* attr = ga->node ? g.attribute(ga->node->attr) : nullptr;
+              if (!attr || !attr->subgraph) throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
+              step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph));
+            }
+          }
+        } else {
+          throw std::invalid_argument("%" + n.name() + ": " + t.textName() + " cannot be executed");
+        }
+        break;
+      }
+    }
+    plan_->steps.push_back(std::move(step));
+  }
+}
+
+Interpreter::~Interpreter() = default;
+
+Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) const {
+  Outcome out;
+  if (inputs.size() != plan_->num_placeholders) {
+    out.error = RunError{"", "", "the graph has " + std::to_string(plan_->num_placeholders) +
+                                     " placeholders but " + std::to_string(inputs.size()) + " inputs were given"};
+    return out;
+  }
+  const bool grad_enabled_at_start = at::GradMode::is_enabled();
+  std::vector<c10::IValue> env(plan_->num_slots);
+  std::vector<c10::IValue> stack;
+  size_t next_input = 0;
+  for (const auto& step : plan_->steps) {
+    try {
+      switch (step.kind) {
+        case Plan::StepKind::Placeholder:
+          env[static_cast<size_t>(step.slot)] = inputs[next_input++];
+          break;
+        case Plan::StepKind::Constant:
+          if (!step.args.empty()) env[static_cast<size_t>(step.slot)] = step.args[0].constant;
+          break;
+        case Plan::StepKind::Output:
+          for (const auto& a : step.args) out.outputs.push_back(gather(a, env));
+          break;
+        case Plan::StepKind::Aten: {
+          stack.clear();
+          for (const auto& a : step.args) stack.push_back(gather(a, env));
+          step.op->callBoxed(&stack);
+          if (step.tuple_return) {
+            env[static_cast<size_t>(step.slot)] = c10::ivalue::Tuple::create(std::move(stack));
+          } else if (step.num_returns == 1) {
+            env[static_cast<size_t>(step.slot)] = std::move(stack.back());
+          }
+          break;
+        }
+        case Plan::StepKind::Builtin:
+        case Plan::StepKind::TorchFunction: {
+          std::vector<c10::IValue> args;
+          for (const auto& a : step.args) args.push_back(gather(a, env));
+          env[static_cast<size_t>(step.slot)] = step.kind == Plan::StepKind::Builtin
+                                                    ? callBuiltin(step.node->target.builtinOp(), args)
+                                                    : callTorchFunction(step.node->target.torchFunctionId(), args);
+          break;
+        }
+        case Plan::StepKind::HigherOrder: {
+          std::vector<c10::IValue> args;
+          for (const auto& a : step.args) args.push_back(gather(a, env));
+          HigherOrderCall call{*step.node, args, {}};
+          for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
+          env[static_cast<size_t>(step.slot)] = step.hop(call);
+          break;
+        }
+        case Plan::StepKind::Skip:
+          break;
+      }
+    } catch (const c10::Error& e) {
+      out.error = RunError{step.node->name(), step.node->target.textName(), firstLine(e.what_without_backtrace())};
+    } catch (const std::exception& e) {
+      out.error = RunError{step.node->name(), step.node->target.textName(), firstLine(e.what())};
+    }
+    if (out.error) break;
+  }
+  at::GradMode::set_enabled(grad_enabled_at_start);
+  return out;
+}
+
+namespace {
+
+c10::IValue runCond(HigherOrderCall& call) {
+  // cond(pred, true_graph, false_graph, operands)
+  if (call.args.size() != 4 || call.subgraphs.size() != 2) {
+    throw std::invalid_argument("cond takes (pred, true_graph, false_graph, operands)");
+  }
+  const c10::IValue& pred = call.args[0];
+  bool take_true = pred.isTensor() ? pred.toTensor().item<bool>() : pred.toBool();
+  std::vector<c10::IValue> operands;
+  if (call.args[3].isTensorList()) {
+    for (const at::Tensor& t : call.args[3].toTensorList()) operands.emplace_back(t);
+  } else if (call.args[3].isList()) {
+    for (const auto& v : call.args[3].toListRef()) operands.push_back(v);
+  }
+  auto outcome = call.subgraphs[take_true ? 0 : 1]->run(operands);
+  if (outcome.error) {
+    throw std::runtime_error("in the " + std::string(take_true ? "true" : "false") + " branch, %" +
+                             outcome.error->node + ": " + outcome.error->message);
+  }
+  return c10::ivalue::Tuple::create(std::move(outcome.outputs));
+}
+
+std::map<std::string, HigherOrderFn>& hopRegistry() {
+  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond}};
+  return *registry;
+}
+
+}  // namespace
+}  // namespace epsmith

@@ -1,0 +1,58 @@
+// The eager interpreter: runs a Graph node by node through the boxed c10 dispatcher with real
+// tensors and real aliasing. In-place and out= ops mutate the very tensors they are given,
+// views alias their base, and inputs are the caller's tensors. Targets and argument plans
+// are resolved once at construction; run() only moves IValues.
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "oracle/run_result.h"
+
+namespace epsmith {
+
+class Interpreter;
+
+// Semantics of a higher-order op (e.g. cond). `args` are the evaluated positional arguments
+// (subgraph arguments arrive as None); `subgraphs` are the graphs named by its arg::Graph
+// arguments, in order, with an interpreter each. Return the node's value.
+struct HigherOrderCall {
+  const Node& node;
+  std::vector<c10::IValue>& args;
+  std::vector<const Interpreter*> subgraphs;
+};
+using HigherOrderFn = std::function<c10::IValue(HigherOrderCall& call)>;
+// Registers (or replaces) the semantics of higher_order.<name>; `cond` is built in.
+void registerHigherOrderOp(const std::string& name, HigherOrderFn fn);
+
+class Interpreter {
+ public:
+  // Resolves every node of `g` (and, recursively, of the subgraphs it calls). Throws
+  // std::invalid_argument for a graph it cannot plan (a target with no semantics).
+  explicit Interpreter(const Graph& g);
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
+
+  struct Outcome {
+    std::vector<c10::IValue> outputs;  // the output node's values
+    std::optional<RunError> error;
+  };
+  // One value per placeholder, in order. An op that throws ends the run with `error` set.
+  // Grad mode is the caller's (set it with at::AutoGradMode / c10::InferenceMode);
+  // torch._C._set_grad_enabled nodes change it for the rest of the run and it is restored.
+  Outcome run(const std::vector<c10::IValue>& inputs) const;
+
+  struct Plan;  // defined in interpreter.cpp
+
+ private:
+  std::unique_ptr<Plan> plan_;
+};
+
+}  // namespace epsmith

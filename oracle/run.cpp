@@ -1,0 +1,229 @@
+// The oracle's run modes; see run.h.
+// Note [Functionalize for the whole run]: in libtorch-functionalize mode the Functionalize
+// dispatch key stays included for the entire graph, as Python's
+// torch._enable_functionalization does, so tensors created without tensor inputs (empty,
+// zeros, arange) come out functional too; wrapping only the inputs would mix wrapped and
+// plain tensors and trip LibTorch's internal asserts, which are harness artifacts.
+#include "oracle/run.h"
+
+#include <ATen/ATen.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+
+#include "oracle/aten_bridge.h"
+#include "oracle/interpreter.h"
+
+namespace epsmith {
+namespace {
+
+struct LiftedInput {
+  std::string name;  // "parameter:weight", "buffer:calls", "user_input:x"; empty: not reported
+  c10::IValue value;
+};
+
+c10::IValue inputIValue(const InputValue& v, TensorMaterializer& m) {
+  switch (v.kind) {
+    case InputValue::Kind::Tensor: return m.materialize(v.tensor);
+    case InputValue::Kind::Int: return v.i;
+    case InputValue::Kind::Float: return v.f;
+    case InputValue::Kind::Bool: return v.b;
+    case InputValue::Kind::None: return c10::IValue();
+  }
+  return c10::IValue();
+}
+
+// _graph_module_flat_inputs: lifted state in input-spec order, user inputs in their place.
+std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
+                                    TensorMaterializer& m) {
+  std::vector<LiftedInput> flat;
+  size_t next_user = 0;
+  for (const auto& spec : p.signature.input_specs) {
+    const std::string target = spec.target.value_or("");
+    switch (spec.kind) {
+      case InputKind::UserInput: {
+        if (next_user >= user_inputs.size()) {
+          throw std::invalid_argument("the program takes more user inputs than the " +
+                                      std::to_string(user_inputs.size()) + " given");
+        }
+        const InputValue& v = user_inputs[next_user++];
+        bool tensor = v.kind == InputValue::Kind::Tensor;
+        flat.push_back({tensor ? "user_input:" + spec.arg.name : "", inputIValue(v, m)});
+        break;
+      }
+      case InputKind::Parameter:
+      case InputKind::Buffer: {
+        const char* kind = spec.kind == InputKind::Parameter ? "parameter:" : "buffer:";
+        if (spec.persistent == false) {
+          auto it = p.constants.find(target);
+          if (it == p.constants.end() || !it->second.tensor) {
+            throw std::invalid_argument("non-persistent buffer '" + target + "' is not in the constants");
+          }
+          flat.push_back({kind + target, m.materialize(*it->second.tensor)});
+        } else {
+          auto it = p.state_dict.find(target);
+          if (it == p.state_dict.end()) throw std::invalid_argument("'" + target + "' is not in the state dict");
+          flat.push_back({kind + target, m.materialize(it->second.tensor)});
+        }
+        break;
+      }
+      case InputKind::ConstantTensor: {
+        auto it = p.constants.find(target);
+        if (it == p.constants.end() || !it->second.tensor) {
+          throw std::invalid_argument("tensor constant '" + target + "' is not in the constants");
+        }
+        flat.push_back({"", m.materialize(*it->second.tensor)});
+        break;
+      }
+      case InputKind::CustomObj:
+        throw std::invalid_argument("custom objects cannot be executed by the eager oracle");
+      case InputKind::Token:
+        flat.push_back({"", at::empty({0})});
+        break;
+    }
+  }
+  if (next_user != user_inputs.size()) {
+    throw std::invalid_argument("the program takes " + std::to_string(next_user) + " user inputs but " +
+                                std::to_string(user_inputs.size()) + " were given");
+  }
+  return flat;
+}
+
+c10::IValue toDevice(const c10::IValue& v, const c10::Device& device) {
+  return v.isTensor() ? c10::IValue(v.toTensor().to(device)) : v;
+}
+
+c10::IValue toCpu(const c10::IValue& v) {
+  return v.isTensor() ? c10::IValue(v.toTensor().detach().cpu()) : v;
+}
+
+// Unwraps a functional tensor after syncing it (identity for anything else).
+c10::IValue unwrapFunctional(const c10::IValue& v) {
+  if (!v.isTensor() || !at::functionalization::impl::isFunctionalTensor(v.toTensor())) return v;
+  at::Tensor t = v.toTensor();
+  at::functionalization::impl::sync(t);
+  return at::functionalization::impl::from_functional_tensor(t);
+}
+
+RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
+  RunResult result;
+  Interpreter interpreter(p.graph());
+  std::vector<c10::IValue> inputs;
+  inputs.reserve(flat.size());
+  for (const auto& in : flat) inputs.push_back(in.value);
+
+  Interpreter::Outcome outcome;
+  if (options.mode == RunMode::LibTorchFunctionalize) {
+    for (auto& v : inputs) {
+      if (v.isTensor()) v = at::functionalization::impl::to_functional_tensor(v.toTensor());
+    }
+    {
+      c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
+      at::functionalization::impl::FunctionalizationReapplyViewsGuard reapply_views(true);
+      outcome = interpreter.run(inputs);
+    }
+    for (auto& v : outcome.outputs) v = unwrapFunctional(v);
+    // The final value of each input is what its wrapper holds after syncing.
+    for (size_t i = 0; i < flat.size(); ++i) flat[i].value = unwrapFunctional(inputs[i]);
+  } else {
+    outcome = interpreter.run(inputs);
+  }
+  if (outcome.error) {
+    result.error = outcome.error;
+    return result;
+  }
+
+  const auto& specs = p.signature.output_specs;
+  if (outcome.outputs.size() != specs.size()) {
+    result.error = RunError{"output", "", "the graph returned " + std::to_string(outcome.outputs.size()) +
+                                              " values but the signature has " + std::to_string(specs.size()) + " outputs"};
+    return result;
+  }
+  auto findInput = [&](const std::string& name) -> LiftedInput* {
+    for (auto& in : flat) {
+      if (in.name == name) return &in;
+    }
+    return nullptr;
+  };
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const OutputSpec& spec = specs[i];
+    const c10::IValue& value = outcome.outputs[i];
+    if (spec.kind == OutputKind::UserOutput || spec.kind == OutputKind::LossOutput) {
+      result.outputs.push_back(toCpu(value));
+      continue;
+    }
+    if (options.mode == RunMode::Eager || !spec.target) continue;
+    // _postprocess_graph_module_outputs: buffers and parameters take the new value, user
+    // inputs receive it with copy_.
+    if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation) {
+      const char* kind = spec.kind == OutputKind::BufferMutation ? "buffer:" : "parameter:";
+      if (LiftedInput* in = findInput(kind + *spec.target)) in->value = value;
+    } else if (spec.kind == OutputKind::UserInputMutation) {
+      if (LiftedInput* in = findInput("user_input:" + *spec.target)) {
+        try {
+          in->value.toTensor().copy_(value.toTensor());
+        } catch (const c10::Error& e) {
+          result.error = RunError{spec.arg.name, "copy_", e.what_without_backtrace()};
+          return result;
+        }
+      }
+    }
+  }
+  for (const auto& in : flat) {
+    if (!in.name.empty() && in.value.isTensor()) result.final_inputs.emplace_back(in.name, toCpu(in.value).toTensor());
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string_view runModeName(RunMode m) {
+  switch (m) {
+    case RunMode::Eager: return "eager";
+    case RunMode::Exported: return "exported";
+    case RunMode::LibTorchFunctionalize: return "libtorch-functionalize";
+  }
+  return "?";
+}
+
+std::optional<RunMode> runModeFromName(std::string_view name) {
+  for (auto m : {RunMode::Eager, RunMode::Exported, RunMode::LibTorchFunctionalize}) {
+    if (runModeName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+bool cudaAvailable() { return at::hasCUDA(); }
+
+RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
+                     const RunOptions& options) {
+  RunResult result;
+  try {
+    c10::Device device = toAten(options.device);
+    if (device.is_cuda() && !cudaAvailable()) {
+      result.error = RunError{"", "", "CUDA not available in this LibTorch build"};
+      return result;
+    }
+    std::optional<at::AutoGradMode> grad;
+    std::optional<c10::InferenceMode> inference;
+    if (options.grad == GradMode::Inference) inference.emplace();
+    else grad.emplace(options.grad == GradMode::Enabled);
+
+    TensorMaterializer materializer;
+    std::vector<LiftedInput> flat = liftInputs(p, user_inputs, materializer);
+    if (!device.is_cpu()) {
+      for (auto& in : flat) in.value = toDevice(in.value, device);
+    }
+    return runLifted(p, flat, options);
+  } catch (const c10::Error& e) {
+    result.error = RunError{"", "", e.what_without_backtrace()};
+  } catch (const std::exception& e) {
+    result.error = RunError{"", "", e.what()};
+  }
+  return result;
+}
+
+RunResult runProgram(const ExportedProgram& p, const RunOptions& options) {
+  return runProgram(p, p.example_inputs, options);
+}
+
+}  // namespace epsmith

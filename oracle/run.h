@@ -1,0 +1,43 @@
+// Run modes of the oracle over a whole program: eager on the lifted inputs, the exported
+// calling convention (exported_program.py's _graph_module_flat_inputs and
+// _postprocess_graph_module_outputs), LibTorch's own functionalization, on CPU or CUDA.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "ir/program.h"
+#include "oracle/run_result.h"
+
+namespace epsmith {
+
+enum class RunMode : uint8_t {
+  Eager,                  // run the graph on the lifted inputs; in-place writes are the effect
+  Exported,               // as Eager, then write mutation outputs back (the calling convention)
+  LibTorchFunctionalize,  // as Exported, with every input wrapped by LibTorch's functional tensor
+};
+std::string_view runModeName(RunMode m);  // "eager", "exported", "libtorch-functionalize"
+std::optional<RunMode> runModeFromName(std::string_view name);
+
+enum class GradMode : uint8_t { Enabled, NoGrad, Inference };
+
+struct RunOptions {
+  RunMode mode = RunMode::Exported;
+  Device device;  // cpu; "cuda" needs a CUDA build of LibTorch
+  GradMode grad = GradMode::Enabled;
+};
+
+// Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in
+// input-spec order before `user_inputs` (one per USER_INPUT spec), runs the program and
+// returns user outputs and the final value of every parameter, buffer and user input.
+// Never throws for a program that loads: problems become RunResult::error.
+RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
+                     const RunOptions& options = {});
+// With the program's example inputs.
+RunResult runProgram(const ExportedProgram& p, const RunOptions& options = {});
+
+// Whether this LibTorch build can run on CUDA right now.
+bool cudaAvailable();
+
+}  // namespace epsmith

@@ -1,0 +1,392 @@
+// The eager oracle against direct ATen calls: every expected value here is computed in the
+// test with ATen, independently of the interpreter.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <ATen/FunctionalTensorWrapper.h>
+
+#include "ir/text_format.h"
+#include "oracle/aten_bridge.h"
+#include "oracle/run.h"
+
+namespace epsmith {
+namespace {
+
+ExportedProgram parse(const std::string& text) {
+  auto p = parseProgramText(text);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
+  return p.ok() ? std::move(p.value()) : ExportedProgram();
+}
+
+InputValue tensorInput(const at::Tensor& t) {
+  InputValue v;
+  v.kind = InputValue::Kind::Tensor;
+  v.tensor = toTensorValue(t);
+  return v;
+}
+
+at::Tensor finalInput(const RunResult& r, const std::string& name) {
+  for (const auto& [n, t] : r.final_inputs) {
+    if (n == name) return t;
+  }
+  ADD_FAILURE() << "no final value for " << name;
+  return at::Tensor();
+}
+
+#define EXPECT_TENSOR_EQ(a, b) EXPECT_TRUE(at::equal((a), (b))) << (a) << "\nvs\n" << (b)
+
+const at::Tensor kX = at::arange(6, at::kFloat).reshape({2, 3}).add(1);
+const at::Tensor kY = at::full({2, 3}, 0.5);
+
+TEST(Oracle, InPlaceOnAUserInputMutatesTheCallersTensor) {
+  auto p = parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, 3] = placeholder
+  %y: f32[2, 3] = placeholder
+  %add_: f32[2, 3] = aten::add_.Tensor(%x, %y, alpha=2)
+  %mul: f32[2, 3] = aten::mul.Tensor(%add_, %y)
+  return (%mul)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %mul
+}
+)EPT");
+  auto r = runProgram(p, {tensorInput(kX), tensorInput(kY)}, {RunMode::Eager});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  at::Tensor x_after = at::add(kX, kY, 2);
+  EXPECT_TENSOR_EQ(finalInput(r, "user_input:x"), x_after);
+  EXPECT_TENSOR_EQ(finalInput(r, "user_input:y"), kY);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::mul(x_after, kY));
+}
+
+TEST(Oracle, WritesThroughViewsReachTheBase) {
+  auto p = parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, 3] = placeholder
+  %row: f32[3] = aten::select.int(%x, 0, 1)
+  %mul_: f32[3] = aten::mul_.Scalar(%row, 10)
+  %t: f32[3, 2]<stride=[1, 3]> = aten::t(%x)
+  %diag: f32[2]<stride=[4]> = aten::diagonal(%t)
+  %zero_: f32[2]<stride=[4]> = aten::zero_(%diag)
+  %clone: f32[2, 3] = aten::clone(%x)
+  return (%clone)
+}
+signature {
+  input user_input %x
+  output user_output %clone
+}
+)EPT");
+  auto r = runProgram(p, {tensorInput(kX)}, {RunMode::Eager});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  at::Tensor expected = kX.clone();
+  expected.select(0, 1).mul_(10);
+  expected.t().diagonal().zero_();
+  EXPECT_TENSOR_EQ(finalInput(r, "user_input:x"), expected);
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), expected);
+}
+
+TEST(Oracle, OutOverloadsWriteIntoTheirOutArgument) {
+  auto p = parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, 3] = placeholder
+  %y: f32[2, 3] = placeholder
+  %z: f32[2, 3] = placeholder
+  %add: f32[2, 3] = aten::add.out(%x, %y, out=%z)
+  return (%add)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  input user_input %z
+  output user_output %add
+}
+)EPT");
+  auto r = runProgram(p, {tensorInput(kX), tensorInput(kY), tensorInput(at::zeros({2, 3}))}, {RunMode::Eager});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_TENSOR_EQ(finalInput(r, "user_input:z"), at::add(kX, kY));
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::add(kX, kY));
+}
+
+TEST(Oracle, MultiOutputOpsAndGetItem) {
+  auto p = parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %max: (f32[2], i64[2]) = aten::max.dim(%x, 1)
+  %values: f32[2] = operator.getitem(%max, 0)
+  %indices: i64[2] = operator.getitem(%max, 1)
+  %split: (f32[2, 2], f32[2, 1]) = aten::split.Tensor(%x, 2, 1)
+  %last: f32[2, 1] = operator.getitem(%split, -1)
+  return (%values, %indices, %last)
+}
+signature {
+  input user_input %x
+  output user_output %values
+  output user_output %indices
+  output user_output %last
+}
+)EPT");
+  at::Tensor x = at::randn({2, 3});
+  auto r = runProgram(p, {tensorInput(x)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  auto [values, indices] = at::max(x, 1);
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), values);
+  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), indices);
+  EXPECT_TENSOR_EQ(r.outputs[2].toTensor(), at::split(x, 2, 1).back());
+}
+
+// The functional form of buffer and user-input mutation: the calling convention writes the
+// mutation outputs back.
+const char* kCallingConvention = R"EPT(graph {
+  %b_count: f32[3] = placeholder
+  %x: f32[3] = placeholder
+  %add: f32[3] = aten::add.Tensor(%b_count, 1)
+  %mul: f32[3] = aten::mul.Tensor(%x, 2)
+  %sum: f32[3] = aten::add.Tensor(%add, %mul)
+  return (%add, %mul, %sum)
+}
+signature {
+  input buffer %b_count -> "count" persistent=True
+  input user_input %x
+  output buffer_mutation %add -> "count"
+  output user_input_mutation %mul -> "x"
+  output user_output %sum
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+state {
+  buffer "count" = $0 f32[3]
+}
+)EPT";
+
+TEST(Oracle, ExportedCallingConventionWritesMutationsBack) {
+  auto p = parse(kCallingConvention);
+  at::Tensor x = at::tensor({5.0f, 6.0f, 7.0f});
+  at::Tensor count = at::tensor({1.0f, 2.0f, 3.0f});
+  auto r = runProgram(p, {tensorInput(x)}, {RunMode::Exported});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  ASSERT_EQ(r.outputs.size(), 1u);  // only user outputs come back
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::add(count, 1).add(at::mul(x, 2)));
+  EXPECT_TENSOR_EQ(finalInput(r, "buffer:count"), at::add(count, 1));
+  EXPECT_TENSOR_EQ(finalInput(r, "user_input:x"), at::mul(x, 2));
+  // Eager mode skips the write-back: the functional graph mutates nothing.
+  auto eager = runProgram(p, {tensorInput(x)}, {RunMode::Eager});
+  ASSERT_TRUE(eager.ok());
+  EXPECT_TENSOR_EQ(finalInput(eager, "buffer:count"), count);
+  EXPECT_TENSOR_EQ(finalInput(eager, "user_input:x"), x);
+}
+
+const char* kParameterMutation = R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %x: f32[3] = placeholder
+  %off = torch._C._set_grad_enabled(False)
+  %div_: f32[3]<requires_grad=True> = aten::div_.Scalar(%p_w, 2)
+  %on = torch._C._set_grad_enabled(True)
+  %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
+  return (%mul)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %x
+  output user_output %mul
+}
+storages {
+  $0: f32[3] = [2.0, 4.0, 6.0]
+}
+state {
+  parameter "w" = $0 f32[3]<requires_grad=True>
+}
+)EPT";
+
+TEST(Oracle, ParameterMutationUnderNoGradRegion) {
+  auto p = parse(kParameterMutation);
+  p.graph().find("off")->meta.val = Val::None{};
+  p.graph().find("on")->meta.val = Val::None{};
+  at::Tensor x = at::tensor({1.0f, 2.0f, 3.0f});
+  auto r = runProgram(p, {tensorInput(x)}, {RunMode::Eager});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  at::Tensor w = at::tensor({1.0f, 2.0f, 3.0f});
+  EXPECT_TENSOR_EQ(finalInput(r, "parameter:w"), w);
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::mul(x, w));
+  EXPECT_TRUE(at::GradMode::is_enabled());  // the run restored the caller's grad mode
+}
+
+TEST(Oracle, ParameterMutationUnderGradIsAnErrorOfTheOp) {
+  auto p = parse(kParameterMutation);
+  // Remove the no_grad region: div_ now runs on a leaf that requires grad.
+  p.graph().find("off")->args[0] = arg::Bool{true};
+  auto r = runProgram(p, {tensorInput(at::ones({3}))}, {RunMode::Eager});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error->node, "div_");
+  EXPECT_EQ(r.error->op, "aten::div_.Scalar");
+  EXPECT_NE(r.error->message.find("leaf Variable that requires grad"), std::string::npos) << r.error->message;
+  // The whole run may also be asked to happen without grad (here the region's end keeps it off).
+  p.graph().find("on")->args[0] = arg::Bool{false};
+  p.graph().find("off")->args[0] = arg::Bool{false};
+  auto no_grad = runProgram(p, {tensorInput(at::ones({3}))}, {RunMode::Eager, Device{}, GradMode::NoGrad});
+  EXPECT_TRUE(no_grad.ok());
+}
+
+TEST(Oracle, AnOpThatThrowsIsAResult) {
+  auto p = parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %mm: f32[2, 2] = aten::mm(%x, %x)
+  return (%mm)
+}
+signature {
+  input user_input %x
+  output user_output %mm
+}
+)EPT");
+  auto r = runProgram(p, {tensorInput(kX)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error->node, "mm");
+  EXPECT_EQ(r.error->op, "aten::mm");
+  EXPECT_NE(r.error->message.find("cannot be multiplied"), std::string::npos) << r.error->message;
+  // Wrong number of user inputs is an error too, not a crash.
+  EXPECT_FALSE(runProgram(p, std::vector<InputValue>{}).ok());
+}
+
+TEST(Oracle, LibTorchFunctionalizationAgreesWithEagerOnMutations) {
+  auto p = parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, 3] = placeholder
+  %zeros: f32[2, 3] = aten::zeros([2, 3], dtype=torch.float32)
+  %row: f32[3] = aten::select.int(%x, 0, 0)
+  %add_: f32[3] = aten::add_.Scalar(%row, 1)
+  %copy_: f32[2, 3] = aten::copy_(%zeros, %x)
+  %mul_: f32[2, 3] = aten::mul_.Scalar(%zeros, 3)
+  return (%zeros)
+}
+signature {
+  input user_input %x
+  output user_output %zeros
+}
+)EPT");
+  auto eager = runProgram(p, {tensorInput(kX)}, {RunMode::Eager});
+  auto functional = runProgram(p, {tensorInput(kX)}, {RunMode::LibTorchFunctionalize});
+  ASSERT_TRUE(eager.ok()) << eager.error->str();
+  ASSERT_TRUE(functional.ok()) << functional.error->str();
+  at::Tensor x = kX.clone();
+  x.select(0, 0).add_(1);
+  EXPECT_TENSOR_EQ(finalInput(eager, "user_input:x"), x);
+  EXPECT_TENSOR_EQ(finalInput(functional, "user_input:x"), x);
+  EXPECT_TENSOR_EQ(eager.outputs[0].toTensor(), x.mul(3));
+  EXPECT_TENSOR_EQ(functional.outputs[0].toTensor(), x.mul(3));
+  EXPECT_FALSE(at::functionalization::impl::isFunctionalTensor(functional.outputs[0].toTensor()));
+}
+
+TEST(Oracle, CondRunsTheBranchThePredicateSelects) {
+  auto p = parse(R"EPT(graph {
+  %pred: b8[] = placeholder
+  %x: f32[3] = placeholder
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %neg: f32[3] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %exp: f32[3] = aten::exp(%a)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %pred
+  input user_input %x
+  output user_output %getitem
+}
+)EPT");
+  at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
+  auto yes = runProgram(p, {tensorInput(at::ones({}, at::kBool)), tensorInput(x)});
+  auto no = runProgram(p, {tensorInput(at::zeros({}, at::kBool)), tensorInput(x)});
+  ASSERT_TRUE(yes.ok() && no.ok());
+  EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
+  EXPECT_TENSOR_EQ(no.outputs[0].toTensor(), at::neg(x));
+}
+
+TEST(Oracle, BuiltinsComputeSymbolicSizes) {
+  auto p = parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %n: 3 = aten::size.int(%x, 1)
+  %twice: 6 = operator.mul(sym_int(%n), 2)
+  %half: 1 = operator.floordiv(sym_int(%n), -2)
+  %view: f32[6] = aten::view(%x, sym_ints[%twice])
+  return (%view, sym_int(%half))
+}
+signature {
+  input user_input %x
+  output user_output %view
+  output user_output sym_int(%half)
+}
+)EPT");
+  auto r = runProgram(p, {tensorInput(kX)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), kX.view({6}));
+  EXPECT_EQ(r.outputs[1].toInt(), -2);  // Python floors: 3 // -2 == -2
+}
+
+TEST(Oracle, CudaRequestsFailCleanlyWithoutCuda) {
+  auto p = parse(kCallingConvention);
+  RunOptions options;
+  options.device = Device{"cuda", 0};
+  auto r = runProgram(p, {tensorInput(at::ones({3}))}, options);
+  if (cudaAvailable()) {
+    ASSERT_TRUE(r.ok()) << r.error->str();
+    auto cpu = runProgram(p, {tensorInput(at::ones({3}))});
+    EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), cpu.outputs[0].toTensor());
+    GTEST_SKIP() << "CUDA is available: ran the CUDA path instead";
+  }
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error->message, "CUDA not available in this LibTorch build");
+}
+
+TEST(Oracle, AliasingStateSharesStorage) {
+  auto p = parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %b_a: f32[4] = placeholder
+  %b_b: f32[2] = placeholder
+  %fill_: f32[2] = aten::fill_.Scalar(%b_b, 9)
+  %clone: f32[4] = aten::clone(%b_a)
+  return (%clone)
+}
+signature {
+  input buffer %b_a -> "a" persistent=True
+  input buffer %b_b -> "b" persistent=True
+  output user_output %clone
+}
+storages {
+  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]
+}
+state {
+  buffer "a" = $0 f32[4]
+  buffer "b" = $0 f32[2]<offset=2>
+}
+)EPT");
+  auto r = runProgram(p, std::vector<InputValue>{}, {RunMode::Eager});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::tensor({1.0f, 2.0f, 9.0f, 9.0f}));
+}
+
+}  // namespace
+}  // namespace epsmith
