@@ -1,21 +1,28 @@
 // Bounds arithmetic for tensor payloads.
 #include "ir/tensor_data.h"
 
+#include <cstdint>
+
 namespace epsmith {
 
+// Both saturate at INT64_MAX instead of overflowing, so hostile sizes read as "too large".
 int64_t TensorValue::numel() const {
-  int64_t n = 1;
-  for (auto s : sizes) n *= s;
-  return n;
+  __int128 n = 1;
+  for (auto s : sizes) {
+    n *= s;
+    if (n > INT64_MAX || n < 0) return n < 0 ? 0 : INT64_MAX;
+  }
+  return static_cast<int64_t>(n);
 }
 
 int64_t TensorValue::requiredStorageElements() const {
-  int64_t extent = storage_offset;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  __int128 extent = storage_offset;
+  for (size_t i = 0; i < sizes.size() && i < strides.size(); ++i) {
     if (sizes[i] == 0) return 0;
-    extent += (sizes[i] - 1) * strides[i];
+    extent += static_cast<__int128>(sizes[i] - 1) * strides[i];
+    if (extent > INT64_MAX - 1) return INT64_MAX;
   }
-  return extent + 1;
+  return static_cast<int64_t>(extent + 1);
 }
 
 std::optional<std::string> TensorValue::checkBounds() const {
