@@ -61,6 +61,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "graph {\n  return ()\n}\nstorages {\n  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]\n}\n"
                 "state {\n  buffer \"b\" = $0 f32[2, 3]\n}\n",
                 "8:16", "view needs 6 storage elements but the storage has 4"},
+        BadText{"overflowing_stride",
+                "graph {\n  return ()\n}\nstorages {\n  $0: f32[1] = [1.0]\n}\n"
+                "state {\n  buffer \"b\" = $0 f32[3]<stride=[9223372036854775807]>\n}\n",
+                "8:16", "view needs 9223372036854775807 storage elements but the storage has 1"},
         BadText{"undefined_storage", "graph {\n  return ()\n}\nstate {\n  buffer \"b\" = $7 f32[2]\n}\n",
                 "5:16", "storage $7 is not defined"},
         BadText{"storage_dtype_mismatch",
