@@ -61,6 +61,19 @@ if [ "$(wc -l <<<"$out")" -eq 1 ]; then passes=$((passes + 1)); else echo "FAIL 
 check verify_bad_dialect 2 "unknown dialect 'NOPE'" -- "$epsmith" verify --dialect NOPE "$example"
 check verify_unreadable 2 "unknown operator aten::nope" -- "$epsmith" verify "$work/bad.ept"
 
+# run: outputs and mutated inputs; the three modes agree on the example; CUDA is refused
+# cleanly on a CPU build.
+check run_exported 0 "mutated buffer:calls: i64[] = [1]" -- "$epsmith" run "$example"
+check run_eager 0 "mutated user_input:x: f32[2, 3] = [0.25, -0.625, 1.5, 0.0, 1.0, -0.0]" -- "$epsmith" run --mode eager "$example"
+check run_functionalize 0 "output 0: f32[2, 3] = [1.125, 5.0, 2.6875, 0.0, 2.0, 0.5]" -- "$epsmith" run --mode libtorch-functionalize "$example"
+check run_bad_mode 2 "" -- "$epsmith" run --mode fast "$example"
+check run_unreadable 2 "unknown operator aten::nope" -- "$epsmith" run "$work/bad.ept"
+if "$epsmith" run --device cuda "$example" >/dev/null 2>&1; then passes=$((passes + 1)); else
+  check run_cuda_refused 2 "CUDA not available in this LibTorch build" -- "$epsmith" run --device cuda "$example"
+fi
+printf 'graph {\n  %%x: f32[2, 3] = placeholder\n  %%mm: f32[2, 2] = aten::mm(%%x, %%x)\n  return (%%mm)\n}\nsignature {\n  input user_input %%x\n  output user_output %%mm\n}\nstorages {\n  $0: f32[6] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]\n}\nexample_inputs {\n  $0 f32[2, 3]\n}\n' >"$work/throws.ept"
+check run_raises 1 "raised: node %mm: aten::mm:" -- "$epsmith" run "$work/throws.ept"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}
