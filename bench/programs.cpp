@@ -57,7 +57,7 @@ ExportedProgram chainProgram(int64_t nodes) {
         break;
       default:
         n->target = Target::aten(view);
-        n->args = {arg::Tensor{a}, arg::IntList{{16}}};
+        n->args = {arg::Tensor{a}, arg::IntList{{4, 4}}};
         break;
     }
     n->meta.val = meta;
