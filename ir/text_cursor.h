@@ -48,6 +48,18 @@ class Cursor {
   int64_t integer(std::string_view what);
   // A node reference %name or %"name" (returns the name).
   std::string nodeName();
+  // `{"key": VALUE, ...}`: calls value(key) for each entry, which reads VALUE.
+  template <typename F>
+  void stringKeyedMap(std::string_view what, F&& value) {
+    expect('{', "opening " + std::string(what));
+    if (tryConsume('}')) return;
+    do {
+      std::string key = string(std::string(what) + " key");
+      expect(':', "after a " + std::string(what) + " key");
+      value(key);
+    } while (tryConsume(','));
+    expect('}', "closing " + std::string(what));
+  }
   // Raw characters up to (not including) the first of `stops` at nesting depth 0 of ().
   std::string rawUntil(std::string_view stops);
 

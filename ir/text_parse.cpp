@@ -62,13 +62,11 @@ std::vector<SpecArg> ProgramParser::specArgList() {
 }
 
 void ProgramParser::programSection() {
-  bool verifiers_given = false;
   block([&] {
     Loc at = c_.loc();
     std::string key = c_.ident("program field");
     if (key == "verifiers") {
       p_.verifiers = stringList();
-      verifiers_given = true;
     } else if (key == "schema_version") {
       Loc v_at = c_.loc();
       std::string tok = c_.numberToken();
@@ -85,42 +83,18 @@ void ProgramParser::programSection() {
       p_.torch_version = c_.string("torch version");
     } else if (key == "opset") {
       p_.opset_version.clear();
-      c_.expect('{', "opening opset");
-      if (!c_.tryConsume('}')) {
-        do {
-          std::string ns = c_.string("opset namespace");
-          c_.expect(':', "after the namespace");
-          p_.opset_version[ns] = c_.integer("opset version");
-        } while (c_.tryConsume(','));
-        c_.expect('}', "closing opset");
-      }
+      c_.stringKeyedMap("opset", [&](const std::string& ns) { p_.opset_version[ns] = c_.integer("opset version"); });
     } else if (key == "metadata") {
-      c_.expect('{', "opening metadata");
-      if (!c_.tryConsume('}')) {
-        do {
-          std::string k = c_.string("metadata key");
-          c_.expect(':', "after the key");
-          p_.metadata[k] = c_.string("metadata value");
-        } while (c_.tryConsume(','));
-        c_.expect('}', "closing metadata");
-      }
+      c_.stringKeyedMap("metadata", [&](const std::string& k) { p_.metadata[k] = c_.string("metadata value"); });
     } else if (key == "guards_code") {
       p_.guards_code = stringList();
     } else if (key == "namedtuple_fields") {
-      c_.expect('{', "opening namedtuple_fields");
-      if (!c_.tryConsume('}')) {
-        do {
-          std::string k = c_.string("namedtuple type");
-          c_.expect(':', "after the type");
-          p_.treespec_namedtuple_fields[k] = stringList();
-        } while (c_.tryConsume(','));
-        c_.expect('}', "closing namedtuple_fields");
-      }
+      c_.stringKeyedMap("namedtuple_fields",
+                        [&](const std::string& k) { p_.treespec_namedtuple_fields[k] = stringList(); });
     } else {
       Cursor::failAt(at, "unknown program field '" + key + "'");
     }
   });
-  (void)verifiers_given;
 }
 
 void ProgramParser::signatureSection() {

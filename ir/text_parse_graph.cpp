@@ -446,15 +446,7 @@ void GraphParser::nodeMeta(NodeMeta& meta) {
       c_.expect(')', "closing torch_fn");
       meta.torch_fn = std::make_pair(a, b);
     } else if (key == "custom") {
-      c_.expect('{', "opening custom");
-      if (!c_.tryConsume('}')) {
-        do {
-          std::string k = c_.string("custom key");
-          c_.expect(':', "after a custom key");
-          meta.custom[k] = c_.string("custom value");
-        } while (c_.tryConsume(','));
-        c_.expect('}', "closing custom");
-      }
+      c_.stringKeyedMap("custom", [&](const std::string& k) { meta.custom[k] = c_.string("custom value"); });
     } else {
       Cursor::failAt(at, "unknown metadata key '" + key + "'");
     }

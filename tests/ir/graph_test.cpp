@@ -4,15 +4,12 @@
 
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "tests/support/program_text.h"
 
 namespace epsmith {
 namespace {
 
-ExportedProgram parse(const std::string& text) {
-  auto p = parseProgramText(text);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
-  return p.ok() ? std::move(p.value()) : ExportedProgram();
-}
+using test::parse;
 
 std::string graphText(const Graph& g) {
   std::string out;

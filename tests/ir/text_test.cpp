@@ -9,20 +9,16 @@
 
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "tests/support/program_text.h"
 
 namespace epsmith {
 namespace {
 
-ExportedProgram parseOk(const std::string& text) {
-  auto p = parseProgramText(text);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
-  if (!p.ok()) return ExportedProgram();
-  return std::move(p.value());
-}
+using test::parse;
 
 // print(parse(text)) == text for text in printed form.
 void expectExactRoundTrip(const std::string& text) {
-  auto p = parseOk(text);
+  auto p = parse(text);
   EXPECT_EQ(printProgramText(p), text);
 }
 
@@ -48,7 +44,7 @@ TEST(TextForm, BundledExampleRoundTripsExactly) {
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("#", 0) != 0) without_comments += line + "\n";
   }
-  auto p = parseOk(source);
+  auto p = parse(source);
   EXPECT_EQ(printProgramText(p), without_comments);
   EXPECT_EQ(p.dialectName(), "TRAINING");
   EXPECT_EQ(p.graph().size(), 8u);
@@ -97,7 +93,7 @@ graph {
 
 TEST(TextForm, EveryArgumentKindRoundTripsAndParsesToItsKind) {
   expectExactRoundTrip(kEveryArgumentKind);
-  auto p = parseOk(kEveryArgumentKind);
+  auto p = parse(kEveryArgumentKind);
   const Node& call = node(p, "call");
   EXPECT_EQ(call.target.kind(), Target::Kind::Other);
   std::vector<ArgKind> kinds;
@@ -168,7 +164,7 @@ graph {
 }
 )EPT";
   expectExactRoundTrip(text);
-  auto p = parseOk(text);
+  auto p = parse(text);
   EXPECT_EQ(p.dialectName(), "ATEN");  // no verifiers means ATEN
   const TensorMeta* t = node(p, "t").meta.val.tensor();
   ASSERT_NE(t, nullptr);
@@ -233,7 +229,7 @@ range_constraints {
 }
 )EPT";
   expectExactRoundTrip(text);
-  auto p = parseOk(text);
+  auto p = parse(text);
   const auto& sig = p.signature;
   EXPECT_EQ(sig.input_specs.size(), 11u);
   EXPECT_EQ(sig.output_specs.size(), 8u);
@@ -284,7 +280,7 @@ TEST(TextForm, EveryDtypeStorageRoundTripsBitForBit) {
     tv.strides = {1};
     p.state_dict["t"] = {false, tv};
     auto printed = printProgramText(p);
-    auto back = parseOk(printed);
+    auto back = parse(printed);
     ASSERT_EQ(back.state_dict.count("t"), 1u) << shortName(*t);
     EXPECT_EQ(back.state_dict["t"].tensor.storage->bytes, s.bytes) << shortName(*t) << "\n" << printed;
     EXPECT_EQ(printProgramText(back), printed);
@@ -315,7 +311,7 @@ TEST(TextForm, FloatSpecialsAndNanPayloadsSurvive) {
   p.state_dict["b"] = {false, b};
   auto printed = printProgramText(p);
   EXPECT_NE(printed.find("[nan, nan:0x7fc00001, nan:0xffc00000, -0.0, inf, 1e-45, 0.1]"), std::string::npos) << printed;
-  auto back = parseOk(printed);
+  auto back = parse(printed);
   EXPECT_EQ(back.state_dict["a"].tensor.storage->bytes, s.bytes);
   EXPECT_EQ(back.state_dict["b"].tensor.storage->bytes, h.bytes);
 }
@@ -355,7 +351,7 @@ example_inputs {
 }
 )EPT";
   expectExactRoundTrip(text);
-  auto p = parseOk(text);
+  auto p = parse(text);
   EXPECT_EQ(p.state_dict["base"].tensor.storage, p.state_dict["col"].tensor.storage);
   EXPECT_EQ(p.constants["c"].tensor->storage, p.example_inputs[0].tensor.storage);
   EXPECT_FALSE(p.constants["obj"].isTensor());
@@ -389,7 +385,7 @@ storages {
 }
 )EPT";
   expectExactRoundTrip(text);
-  auto p = parseOk(text);
+  auto p = parse(text);
   EXPECT_EQ(node(p, "m").op(), OpKind::CallModule);
   EXPECT_EQ(node(p, "r").op(), OpKind::CallMethod);
   EXPECT_EQ(p.graph().attribute("lowered")->field_types.at("backend_id"), "str");
@@ -397,7 +393,7 @@ storages {
 }
 
 TEST(TextForm, UntaggedListsTakeTheKindOfTheirFirstElement) {
-  auto p = parseOk(R"EPT(graph {
+  auto p = parse(R"EPT(graph {
   %x: f32[2, 3] = placeholder
   %v: f32[3, 2] = aten::view(%x, [3, 2])
   %e: f32[3, 2] = aten::view(%x, sym_ints[3, 2])
@@ -412,7 +408,7 @@ TEST(TextForm, UntaggedListsTakeTheKindOfTheirFirstElement) {
 }
 
 TEST(TextForm, ForwardReferencesLoadSoThatTheVerifierCanReportThem) {
-  auto p = parseOk(R"EPT(graph {
+  auto p = parse(R"EPT(graph {
   %y: f32[2] = aten::neg(%x)
   %x: f32[2] = placeholder
   return (%y)

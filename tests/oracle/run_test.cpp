@@ -6,17 +6,14 @@
 #include <ATen/FunctionalTensorWrapper.h>
 
 #include "ir/text_format.h"
+#include "tests/support/program_text.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/run.h"
 
 namespace epsmith {
 namespace {
 
-ExportedProgram parse(const std::string& text) {
-  auto p = parseProgramText(text);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
-  return p.ok() ? std::move(p.value()) : ExportedProgram();
-}
+using test::parse;
 
 InputValue tensorInput(const at::Tensor& t) {
   InputValue v;

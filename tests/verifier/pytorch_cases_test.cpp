@@ -4,16 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "ir/text_format.h"
+#include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
 namespace {
 
-ExportedProgram parse(const std::string& text) {
-  auto p = parseProgramText(text);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str());
-  return p.ok() ? std::move(p.value()) : ExportedProgram();
-}
+using test::parse;
 
 std::string firstError(const ExportedProgram& p) {
   auto ds = verify(p);

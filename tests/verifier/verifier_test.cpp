@@ -6,6 +6,7 @@
 
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
+#include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -18,11 +19,7 @@ std::string program(const std::string& graph, const std::string& signature,
          signature + "}\n" + rest;
 }
 
-ExportedProgram parse(const std::string& text) {
-  auto p = parseProgramText(text);
-  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().str()) << "\n" << text;
-  return p.ok() ? std::move(p.value()) : ExportedProgram();
-}
+using test::parse;
 
 std::string dump(const std::vector<Diagnostic>& ds) {
   std::string out;
