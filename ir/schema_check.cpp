@@ -15,7 +15,7 @@ bool argumentFits(ArgKind kind, const ParamInfo& param) {
     case ParamType::Tensor:
       // A Python number passed for a Tensor becomes a wrapped-number tensor, as in
       // torch.ops.aten.add.Tensor(x, 1.0); exported graphs contain such calls.
-      return any({K::Tensor, K::Int, K::Float, K::Bool}) ||
+      return any({K::Tensor, K::Int, K::Float, K::Bool, K::SymInt, K::SymFloat, K::SymBool}) ||
              (param.optional && kind == K::OptionalTensor);
     case ParamType::TensorList: return any({K::TensorList});
     case ParamType::OptionalTensorList: return any({K::OptionalTensorList, K::TensorList});

@@ -6,7 +6,9 @@
 #include "oracle/interpreter.h"
 
 #include <ATen/ATen.h>
+#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include <map>
 #include <mutex>
@@ -77,6 +79,14 @@ c10::IValue scalarIValue(const Argument& a) {
   return c10::IValue();
 }
 
+// A Python number passed for a Tensor parameter, as Python's argument parser makes it: a
+// 0-dim tensor marked as a wrapped number, so type promotion treats it as a scalar.
+at::Tensor wrappedNumber(const at::Scalar& s) {
+  at::Tensor t = at::scalar_to_tensor(s);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
 // The constant IValue for a literal argument, shaped for the parameter it binds.
 c10::IValue literal(const Argument& a, const ParamInfo* param) {
   switch (a.kind()) {
@@ -84,7 +94,7 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
     case ArgKind::Int: {
       int64_t v = a.get<arg::Int>()->value;
       if (param && param->type == ParamType::Float) return static_cast<double>(v);
-      if (param && param->type == ParamType::Tensor) return at::scalar_to_tensor(at::Scalar(v));
+      if (param && param->type == ParamType::Tensor) return wrappedNumber(at::Scalar(v));
       if (param && (param->type == ParamType::IntList || param->type == ParamType::SymIntList)) {
         return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(param->fixed_list_size, 1)), v);
       }
@@ -94,11 +104,7 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
     case ArgKind::Bool:
     case ArgKind::Complex: {
       c10::IValue v = scalarIValue(a);
-      if (param && param->type == ParamType::Tensor) {
-        at::Tensor t = at::scalar_to_tensor(v.toScalar());
-        t.unsafeGetTensorImpl()->set_wrapped_number(true);
-        return t;
-      }
+      if (param && param->type == ParamType::Tensor) return wrappedNumber(v.toScalar());
       return v;
     }
     case ArgKind::IntList: return a.get<arg::IntList>()->values;
@@ -143,7 +149,8 @@ class Planner {
         const Node* n = nullptr;
         a.forEachNode([&](const Node* x) { n = x; });
         if (!n) return p;  // optional(None): constant None
-        p.kind = ArgPlan::Kind::Slot;
+        // A node holding a number (e.g. from aten::size.int) passed for a Tensor is wrapped.
+        p.kind = param && param->type == ParamType::Tensor ? ArgPlan::Kind::WrapSlot : ArgPlan::Kind::Slot;
         p.slot = slot(n);
         return p;
       }
@@ -164,7 +171,7 @@ class Planner {
           p.constant = literal(a, param);
           return p;
         }
-        p.kind = ArgPlan::Kind::Slot;
+        p.kind = param && param->type == ParamType::Tensor ? ArgPlan::Kind::WrapSlot : ArgPlan::Kind::Slot;
         p.slot = slot(n);
         return p;
       }
@@ -203,7 +210,11 @@ c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env) {
   switch (p.kind) {
     case ArgPlan::Kind::Constant: return p.constant;
     case ArgPlan::Kind::Slot: return env[static_cast<size_t>(p.slot)];
-    case ArgPlan::Kind::WrapSlot: return env[static_cast<size_t>(p.slot)];
+    case ArgPlan::Kind::WrapSlot: {
+      const c10::IValue& v = env[static_cast<size_t>(p.slot)];
+      if (v.isTensor() || v.isNone()) return v;
+      return wrappedNumber(v.toScalar());
+    }
     case ArgPlan::Kind::SlotList: {
       c10::List<at::Tensor> l;
       l.reserve(p.slots.size());
@@ -271,10 +282,14 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
           step.num_returns = op.returns.size();
           step.tuple_return = op.returns.size() > 1;
           std::vector<const Argument*> bound(op.arguments.size(), nullptr);
-          for (size_t i = 0; i < n.args.size() && i < bound.size(); ++i) bound[i] = &n.args[i];
+          if (n.args.size() > static_cast<size_t>(op.positionalCount())) {
+            throw std::invalid_argument("%" + n.name() + ": too many positional arguments for " + op.name());
+          }
+          for (size_t i = 0; i < n.args.size(); ++i) bound[i] = &n.args[i];
           for (const auto& [key, value] : n.kwargs) {
             int i = op.argumentIndex(key);
             if (i < 0) throw std::invalid_argument("%" + n.name() + ": unknown keyword argument '" + key + "'");
+            if (bound[static_cast<size_t>(i)]) throw std::invalid_argument("%" + n.name() + ": argument '" + key + "' given twice");
             bound[static_cast<size_t>(i)] = &value;
           }
           const auto& schema_args = op.schema->arguments();
@@ -284,10 +299,12 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
             } else {
               ArgPlan d;
               if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
-              else if (!op.arguments[i].optional) throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
+              else throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
               step.args.push_back(std::move(d));
             }
           }
+        } else if (!n.kwargs.empty()) {
+          throw std::invalid_argument("%" + n.name() + ": keyword arguments to " + t.textName() + " are not supported");
         } else if (t.kind() == Target::Kind::Builtin || t.kind() == Target::Kind::TorchFunction) {
           step.kind = t.kind() == Target::Kind::Builtin ? Plan::StepKind::Builtin : Plan::StepKind::TorchFunction;
           for (const auto& a : n.args) step.args.push_back(planner.plan(a, nullptr));
@@ -339,7 +356,16 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) co
           env[static_cast<size_t>(step.slot)] = inputs[next_input++];
           break;
         case Plan::StepKind::Constant:
-          if (!step.args.empty()) env[static_cast<size_t>(step.slot)] = step.args[0].constant;
+          // A fresh copy per run, so a run that mutates an attribute leaves the next run
+          // alone; under functionalization it is wrapped like every other tensor
+          // (Note [Functionalize for the whole run] in run.cpp).
+          if (!step.args.empty()) {
+            at::Tensor t = step.args[0].constant.toTensor().clone();
+            if (c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::Functionalize)) {
+              t = at::functionalization::impl::to_functional_tensor(t);
+            }
+            env[static_cast<size_t>(step.slot)] = t;
+          }
           break;
         case Plan::StepKind::Output:
           for (const auto& a : step.args) out.outputs.push_back(gather(a, env));

@@ -32,7 +32,7 @@ c10::IValue inputIValue(const InputValue& v, TensorMaterializer& m) {
   return c10::IValue();
 }
 
-// _graph_module_flat_inputs: lifted state in input-spec order, user inputs in their place.
+// _graph_module_flat_inputs: lifted state in input-spec order, then the user inputs.
 std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
                                     TensorMaterializer& m) {
   std::vector<LiftedInput> flat;
@@ -40,16 +40,9 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
   for (const auto& spec : p.signature.input_specs) {
     const std::string target = spec.target.value_or("");
     switch (spec.kind) {
-      case InputKind::UserInput: {
-        if (next_user >= user_inputs.size()) {
-          throw std::invalid_argument("the program takes more user inputs than the " +
-                                      std::to_string(user_inputs.size()) + " given");
-        }
-        const InputValue& v = user_inputs[next_user++];
-        bool tensor = v.kind == InputValue::Kind::Tensor;
-        flat.push_back({tensor ? "user_input:" + spec.arg.name : "", inputIValue(v, m)});
+      case InputKind::UserInput:
+        ++next_user;  // appended after every lifted input, below
         break;
-      }
       case InputKind::Parameter:
       case InputKind::Buffer: {
         const char* kind = spec.kind == InputKind::Parameter ? "parameter:" : "buffer:";
@@ -85,6 +78,16 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
     throw std::invalid_argument("the program takes " + std::to_string(next_user) + " user inputs but " +
                                 std::to_string(user_inputs.size()) + " were given");
   }
+  // "first params, then buffers, then args as user supplied them": user inputs follow every
+  // lifted input whatever their place among the specs (they are first-class placeholders
+  // only in programs that list them last, as torch.export makes them).
+  size_t user = 0;
+  for (const auto& spec : p.signature.input_specs) {
+    if (spec.kind != InputKind::UserInput) continue;
+    const InputValue& v = user_inputs[user++];
+    bool tensor = v.kind == InputValue::Kind::Tensor;
+    flat.push_back({tensor ? "user_input:" + spec.arg.name : "", inputIValue(v, m)});
+  }
   return flat;
 }
 
@@ -114,7 +117,12 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   Interpreter::Outcome outcome;
   if (options.mode == RunMode::LibTorchFunctionalize) {
     for (auto& v : inputs) {
-      if (v.isTensor()) v = at::functionalization::impl::to_functional_tensor(v.toTensor());
+      if (!v.isTensor()) continue;
+      at::Tensor original = v.toTensor();
+      at::Tensor wrapped = at::functionalization::impl::to_functional_tensor(original);
+      // Python mirrors autograd metadata onto the wrapper (torch._mirror_autograd_meta_to).
+      if (original.requires_grad()) wrapped.requires_grad_(true);
+      v = wrapped;
     }
     {
       c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
@@ -156,15 +164,23 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
     // inputs receive it with copy_.
     if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation) {
       const char* kind = spec.kind == OutputKind::BufferMutation ? "buffer:" : "parameter:";
-      if (LiftedInput* in = findInput(kind + *spec.target)) in->value = value;
+      LiftedInput* in = findInput(kind + *spec.target);
+      if (!in) {
+        result.error = RunError{spec.arg.name, "", "mutation output names no lifted input '" + *spec.target + "'"};
+        return result;
+      }
+      in->value = value;
     } else if (spec.kind == OutputKind::UserInputMutation) {
-      if (LiftedInput* in = findInput("user_input:" + *spec.target)) {
-        try {
-          in->value.toTensor().copy_(value.toTensor());
-        } catch (const c10::Error& e) {
-          result.error = RunError{spec.arg.name, "copy_", e.what_without_backtrace()};
-          return result;
-        }
+      LiftedInput* in = findInput("user_input:" + *spec.target);
+      if (!in) {
+        result.error = RunError{spec.arg.name, "", "user input mutation names no tensor user input '" + *spec.target + "'"};
+        return result;
+      }
+      try {
+        in->value.toTensor().copy_(value.toTensor());
+      } catch (const c10::Error& e) {
+        result.error = RunError{spec.arg.name, "copy_", e.what_without_backtrace()};
+        return result;
       }
     }
   }

@@ -2,9 +2,13 @@
 // additional check, for the top graph and then every subgraph (pre-order, by name).
 //
 // Note [Lint beyond torch.fx]: torch.fx's Graph.lint does not count output nodes. epsmith
-// reports `multiple-outputs` (a second output node makes the rest of the graph dead code in
-// the generated forward) and, in subgraphs, `output-not-last`; in the top graph a last node
-// that is not the output is reported where Python meets it, in the signature check.
+// also reports `multiple-outputs` (a second output node makes the rest of the graph dead
+// code in the generated forward) and, in subgraphs, `output-not-last`. Python accepts such
+// graphs, so these come after every diagnostic Python would give (the first diagnostic is
+// still Python's error), and they are the only verdicts where epsmith is stricter. In the top
+// graph a last node that is not the output is Python's own assertion, reported where Python
+// meets it, in the signature check.
+#include <algorithm>
 #include <unordered_set>
 
 #include "ir/op_registry.h"
@@ -77,19 +81,42 @@ class GraphChecker {
     }
     targetLint(g, path, lint);
     if (!top_level && !g.outputNode()) {
-      lint.report(CheckId::OutputNotLast, graphWhere(path), "the last node of a subgraph must be its output node");
+      extras_.report(CheckId::OutputNotLast, graphWhere(path), "the last node of a subgraph must be its output node");
     }
     for (auto& d : lint.items) sink_.report(d.check, std::move(d.where), std::move(d.message));
     for (auto& d : nodes.items) sink_.report(d.check, std::move(d.where), std::move(d.message));
-    std::vector<std::string> problems;
-    dialect_.checkAdditional(g, problems);
-    for (auto& problem : problems) sink_.report(CheckId::DialectGraph, graphWhere(path), std::move(problem));
-    for (const auto& [name, attr] : g.attributes()) {
-      if (attr.kind == Attribute::Kind::Subgraph && attr.subgraph) {
-        check(*attr.subgraph, path.empty() ? name : path + "/" + name, /*top_level=*/false);
-      }
+    // gm.modules() yields submodules in registration order: the order of their first get_attr.
+    for (const std::string& name : subgraphOrder(g)) {
+      const Attribute& attr = g.attributes().at(name);
+      check(*attr.subgraph, path.empty() ? name : path + "/" + name, /*top_level=*/false);
+    }
+    if (top_level) {
+      std::vector<std::string> problems;
+      dialect_.checkAdditional(g, problems);
+      for (auto& problem : problems) sink_.report(CheckId::DialectGraph, "graph", std::move(problem));
     }
   }
+
+  static std::vector<std::string> subgraphOrder(const Graph& g) {
+    std::vector<std::string> order;
+    auto add = [&](const std::string& name) {
+      const Attribute* a = g.attribute(name);
+      if (a && a->kind == Attribute::Kind::Subgraph && a->subgraph &&
+          std::find(order.begin(), order.end(), name) == order.end()) {
+        order.push_back(name);
+      }
+    };
+    for (const auto& n : g.nodes()) {
+      if (n.op() == OpKind::GetAttr || n.op() == OpKind::CallModule) add(n.attr);
+    }
+    for (const auto& [name, attr] : g.attributes()) add(name);
+    return order;
+  }
+
+ public:
+  Buffer extras_;  // epsmith-only checks, reported after all of Python's
+
+ private:
 
  private:
   static std::string where(const std::string& path, const Node& n) {
@@ -119,8 +146,8 @@ class GraphChecker {
     for (const auto& n : g.nodes()) {
       checkArgs(g, n, stamp, path, lint);
       if (n.isOutput() && ++outputs == 2) {
-        lint.report(CheckId::MultipleOutputs, where(path, n),
-                    "graph has more than one output node (a second one is %" + n.name() + ")");
+        extras_.report(CheckId::MultipleOutputs, where(path, n),
+                       "graph has more than one output node (a second one is %" + n.name() + ")");
       }
       checkNode(g, n, path, top_level, nodes);
       if (top_level && n.isPlaceholder()) placeholders_.push_back(&n);
@@ -136,15 +163,10 @@ class GraphChecker {
   void exactLint(const Graph& g, const std::string& path, Buffer& lint) {
     const uint64_t stamp = nextVisitStamp();
     std::unordered_set<std::string_view> names;
-    size_t outputs = 0;
     for (const auto& n : g.nodes()) {
       checkArgs(g, n, stamp, path, lint);
       if (!names.insert(n.name()).second) {
         lint.report(CheckId::DuplicateNodeName, where(path, n), "Node redefined name " + n.name() + "!");
-      }
-      if (n.isOutput() && ++outputs == 2) {
-        lint.report(CheckId::MultipleOutputs, where(path, n),
-                    "graph has more than one output node (a second one is %" + n.name() + ")");
       }
     }
   }
@@ -156,9 +178,14 @@ class GraphChecker {
       if (n.op() != OpKind::GetAttr && n.op() != OpKind::CallModule) continue;
       const Attribute* attr = g.attribute(n.attr);
       if (!attr) {
-        auto dot = n.attr.rfind('.');
-        std::string atom = dot == std::string::npos ? n.attr : n.attr.substr(dot + 1);
-        std::string qualname = dot == std::string::npos ? "" : n.attr.substr(0, dot);
+        // torch.fx walks the path atom by atom: name the first atom whose prefix is missing.
+        std::string qualname, atom = n.attr;
+        for (size_t dot = n.attr.find('.'); dot != std::string::npos; dot = n.attr.find('.', dot + 1)) {
+          if (!g.attribute(n.attr.substr(0, dot))) break;
+          qualname = n.attr.substr(0, dot);
+        }
+        atom = n.attr.substr(qualname.empty() ? 0 : qualname.size() + 1);
+        atom = atom.substr(0, atom.find('.'));
         lint.report(CheckId::NonexistentAttribute, where(path, n),
                     "Node " + n.name() + " target " + n.attr + " references nonexistent attribute " +
                         atom + " of " + qualname);
@@ -192,15 +219,12 @@ class GraphChecker {
           out.report(CheckId::NonFunctionalOp, where(path, n),
                        "operator '" + pythonOpName(op) + "' is not functional");
         }
-        if (auto problem = dialect_.checkValidOp(op)) {
-          out.report(CheckId::DialectOp, where(path, n), *problem);
-        }
-        return;
+        break;
       }
       case Target::Kind::Builtin:
       case Target::Kind::TorchFunction:
       case Target::Kind::HigherOrder:
-        return;
+        break;
       case Target::Kind::Other:
       case Target::Kind::None:
         out.report(CheckId::DisallowedOp, where(path, n),
@@ -211,6 +235,7 @@ class GraphChecker {
                          "torch.sym_* / grad-mode / autocast functions");
         return;
     }
+    if (auto problem = dialect_.checkValidOp(n.target)) out.report(CheckId::DialectOp, where(path, n), *problem);
   }
 
   void checkGetAttr(const Graph& g, const Node& n, const std::string& path, bool top_level, Buffer& out) {
@@ -281,10 +306,10 @@ class GraphChecker {
 
 }  // namespace
 
-std::vector<const Node*> checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink) {
+GraphFacts checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink) {
   GraphChecker checker(dialect, sink);
   checker.check(p.graph(), "", /*top_level=*/true);
-  return std::move(checker.placeholders_);
+  return {std::move(checker.placeholders_), std::move(checker.extras_.items)};
 }
 
 }  // namespace epsmith::verifier_detail

@@ -13,7 +13,7 @@ std::string Diagnostic::str() const {
   return where + ": error[" + std::string(checkIdName(check)) + "]: " + message;
 }
 
-std::optional<std::string> Dialect::checkValidOp(const OpInfo&) const { return std::nullopt; }
+std::optional<std::string> Dialect::checkValidOp(const Target&) const { return std::nullopt; }
 void Dialect::checkAdditional(const Graph&, std::vector<std::string>&) const {}
 
 namespace {
@@ -56,9 +56,12 @@ std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
   verifier_detail::Sink sink(out, options.first_only);
   try {
     // Verifier.check: the graph modules, then the module call graph, then the signature.
-    auto placeholders = verifier_detail::checkGraphs(p, dialect, sink);
+    auto graphs = verifier_detail::checkGraphs(p, dialect, sink);
     verifier_detail::checkModuleCallGraph(p, sink);
-    verifier_detail::checkSignature(p, placeholders, sink);
+    verifier_detail::checkSignature(p, graphs.placeholders, sink);
+    // Structural checks of epsmith's own come after everything Python checks, so that the
+    // first diagnostic stays the error Python raises (Note [Lint beyond torch.fx]).
+    for (auto& d : graphs.epsmith_only) sink.report(d.check, std::move(d.where), std::move(d.message));
   } catch (const verifier_detail::StopWalk&) {
   }
   return out;

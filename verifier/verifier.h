@@ -39,9 +39,12 @@ class Dialect {
   explicit Dialect(std::string name) : name_(std::move(name)) {}
   virtual ~Dialect() = default;
   const std::string& name() const { return name_; }
-  // verifier.py: check_valid_op. A message refuses the operator (check id dialect-op).
-  virtual std::optional<std::string> checkValidOp(const struct OpInfo& op) const;
-  // verifier.py: check_additional, once per graph after its nodes (check id dialect-graph).
+  // verifier.py: check_valid_op, for the target of every call_function node (ATen
+  // overloads, builtins, torch functions, higher-order ops). A message refuses it (check id
+  // dialect-op).
+  virtual std::optional<std::string> checkValidOp(const Target& target) const;
+  // verifier.py: check_additional, once, on the top graph after every graph's nodes were
+  // checked (check id dialect-graph).
   virtual void checkAdditional(const Graph& g, std::vector<std::string>& problems) const;
 
  private:

@@ -34,8 +34,11 @@ std::string pyRepr(const ConstantValue& v);
 std::string pyRepr(const std::vector<UserInputEntry>& v);
 std::string pyRepr(const SpecArg& a);
 
-// Returns the top graph's placeholders, in order, for the signature check.
-std::vector<const Node*> checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
+struct GraphFacts {
+  std::vector<const Node*> placeholders;  // of the top graph, in order, for the signature check
+  std::vector<Diagnostic> epsmith_only;   // checks Python does not make, reported last
+};
+GraphFacts checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
 void checkModuleCallGraph(const ExportedProgram& p, Sink& sink);
 void checkSignature(const ExportedProgram& p, const std::vector<const Node*>& placeholders, Sink& sink);
 

@@ -385,5 +385,119 @@ state {
   EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::tensor({1.0f, 2.0f, 9.0f, 9.0f}));
 }
 
+TEST(Oracle, PythonNumbersForTensorParametersAreWrappedNumbers) {
+  // int32 + 1 stays int32 in Python: the literal is a wrapped number, not an int64 tensor;
+  // a size computed in the graph and passed for a Tensor is wrapped the same way.
+  ExportedProgram fixed = parse(R"EPT(graph {
+  %x: i32[] = placeholder
+  %v: f32[3] = placeholder
+  %s: 3 = aten::size.int(%v, 0)
+  %add: i32[] = aten::add.Tensor(%x, 1)
+  %mul: f32[3] = aten::mul.Tensor(%v, sym_int(%s))
+  return (%add, %mul)
+}
+signature {
+  input user_input %x
+  input user_input %v
+  output user_output %add
+  output user_output %mul
+}
+)EPT");
+  at::Tensor x = at::full({}, 5, at::kInt);
+  at::Tensor v = at::tensor({1.0f, 2.0f, 3.0f});
+  auto r = runProgram(fixed, {tensorInput(x), tensorInput(v)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_EQ(r.outputs[0].toTensor().scalar_type(), at::kInt);
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::add(x, 1));
+  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::mul(v, 3));
+}
+
+TEST(Oracle, CallingConventionPutsLiftedInputsBeforeUserInputs) {
+  // exported_program.py: additional_inputs + flat_args, whatever the spec order.
+  auto p = parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %p_w: f32[2] = placeholder
+  %sub: f32[2] = aten::sub.Tensor(%x, %p_w)
+  return (%sub)
+}
+signature {
+  input user_input %x
+  input parameter %p_w -> "w"
+  output user_output %sub
+}
+storages {
+  $0: f32[2] = [10.0, 20.0]
+}
+state {
+  parameter "w" = $0 f32[2]
+}
+)EPT");
+  at::Tensor x = at::tensor({1.0f, 2.0f});
+  auto r = runProgram(p, {tensorInput(x)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  // Placeholder %x receives the parameter, %p_w the user input.
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::sub(at::tensor({10.0f, 20.0f}), x));
+}
+
+TEST(Oracle, FunctionalWrappersKeepRequiresGrad) {
+  auto p = parse(kParameterMutation);
+  p.graph().find("off")->args[0] = arg::Bool{true};
+  for (auto mode : {RunMode::Eager, RunMode::LibTorchFunctionalize}) {
+    auto r = runProgram(p, {tensorInput(at::ones({3}))}, {mode});
+    ASSERT_FALSE(r.ok()) << runModeName(mode);
+    EXPECT_NE(r.error->message.find("leaf Variable that requires grad"), std::string::npos) << r.error->message;
+  }
+}
+
+TEST(Oracle, AttributesAreFreshPerRunAndFunctionalUnderFunctionalization) {
+  auto p = parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[2],) = higher_order.cond(True, graph(%t), graph(%f), [%x])
+  %getitem: f32[2] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[2] = placeholder
+    %neg: f32[2] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[2] = placeholder
+    %c = get_attr("c")
+    %add_: f32[2] = aten::add_.Tensor(%c, %a)
+    return (%add_)
+    attr "c" = tensor $0 f32[2]
+  }
+}
+signature {
+  input user_input %x
+  output user_output %getitem
+}
+storages {
+  $0: f32[2] = [100.0, 200.0]
+}
+)EPT");
+  at::Tensor x = at::tensor({1.0f, 2.0f});
+  at::Tensor expected = at::tensor({101.0f, 202.0f});
+  for (auto mode : {RunMode::Eager, RunMode::Eager, RunMode::LibTorchFunctionalize}) {
+    auto r = runProgram(p, {tensorInput(x)}, {mode});
+    ASSERT_TRUE(r.ok()) << runModeName(mode) << ": " << r.error->str();
+    EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), expected);  // the same on every run
+  }
+}
+
+TEST(Oracle, IntegerOverflowInBuiltinsIsAnErrorNotACrash) {
+  for (const char* expr : {"operator.floordiv(-9223372036854775808, -1)", "operator.pow(3, 100000000000000)",
+                           "operator.mul(9223372036854775807, 2)", "operator.lshift(1, 64)",
+                           "math.ceil(inf)", "operator.neg(-9223372036854775808)"}) {
+    auto p = parse(std::string("graph {\n  %x: f32[2] = placeholder\n  %v: 0 = ") + expr +
+                   "\n  return (%x)\n}\nsignature {\n  input user_input %x\n  output user_output %x\n}\n");
+    auto r = runProgram(p, {tensorInput(at::ones({2}))});
+    ASSERT_FALSE(r.ok()) << expr;
+    EXPECT_EQ(r.error->node, "v") << expr;
+  }
+}
+
 }  // namespace
 }  // namespace epsmith

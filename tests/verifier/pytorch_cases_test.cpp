@@ -245,5 +245,37 @@ signature {
   EXPECT_EQ(ds[1].check, CheckId::MissingVal);
 }
 
+TEST(FirstViolationParity, SubgraphsInTheOrderTheirGetAttrsRegisteredThem) {
+  // gm.modules() yields true_graph_0 first (its get_attr comes first), whatever the names sort to.
+  std::string text = kCond;
+  text.replace(text.find("aten::add.Tensor(%x_1, %y_1)"), 16, "aten::add_.Tensor");
+  text.replace(text.find("aten::sub.Tensor(%x_1, %y_1)"), 16, "aten::sub_.Tensor");
+  auto p = parse(text);
+  auto ds = verify(p);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].where, "true_graph_0/%ADD_OP");
+  EXPECT_EQ(ds[1].where, "false_graph_0/%sub");
+}
+
+TEST(FirstViolationParity, EpsmithOnlyChecksComeAfterPythons) {
+  // Python accepts a second output node (its last node is an output); the mutable op is its
+  // error. epsmith's multiple-outputs comes after it.
+  auto p = parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  return[%output_0] (%x)
+  %y: f32[2] = aten::relu_(%x)
+  return (%y)
+}
+signature {
+  input user_input %x
+  output user_output %y
+}
+)EPT");
+  auto ds = verify(p);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].str(), "%y: error[non-functional-op]: operator 'aten.relu_.default' is not functional");
+  EXPECT_EQ(ds[1].check, CheckId::MultipleOutputs);
+}
+
 }  // namespace
 }  // namespace epsmith

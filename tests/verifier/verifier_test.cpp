@@ -95,6 +95,11 @@ std::vector<Case> cases() {
   add("nonexistent_attribute",
       program("  %x: f32[2] = placeholder\n  %g = get_attr(\"sub.nope\")\n  return (%x)\n",
               "  input user_input %x\n  output user_output %x\n"),
+      CheckId::NonexistentAttribute, "%g", "Node g target sub.nope references nonexistent attribute sub of ");
+  add("nonexistent_attribute_in_existing_prefix",
+      program("  %x: f32[2] = placeholder\n  %g = get_attr(\"sub.nope\")\n  return (%x)\n"
+              "  attr \"sub\" = treespec(\"[]\")\n",
+              "  input user_input %x\n  output user_output %x\n"),
       CheckId::NonexistentAttribute, "%g", "Node g target sub.nope references nonexistent attribute nope of sub");
   add("call_module_target_not_module",
       program("  %x: f32[2] = placeholder\n  %m: f32[2] = call_module(\"w\")(%x)\n  return (%m)\n"
@@ -313,8 +318,10 @@ TEST(VerifierRejects, UnknownInputKindBuiltThroughTheApi) {
 class NoAddDialect : public Dialect {
  public:
   NoAddDialect() : Dialect("NO_ADD") {}
-  std::optional<std::string> checkValidOp(const OpInfo& op) const override {
-    if (op.qualified_name == "aten::add") return "aten::add is not part of NO_ADD";
+  std::optional<std::string> checkValidOp(const Target& target) const override {
+    if (target.kind() == Target::Kind::Aten && target.op()->qualified_name == "aten::add") {
+      return "aten::add is not part of NO_ADD";
+    }
     return std::nullopt;
   }
   void checkAdditional(const Graph& g, std::vector<std::string>& problems) const override {
