@@ -23,9 +23,11 @@ std::optional<RunMode> runModeFromName(std::string_view name);
 enum class GradMode : uint8_t { Enabled, NoGrad, Inference };
 
 struct RunOptions {
-  RunMode mode = RunMode::Exported;
+  RunOptions(RunMode m = RunMode::Exported, Device d = {}, GradMode g = GradMode::Enabled)  // NOLINT
+      : mode(m), device(std::move(d)), grad(g) {}
+  RunMode mode;
   Device device;  // cpu; "cuda" needs a CUDA build of LibTorch
-  GradMode grad = GradMode::Enabled;
+  GradMode grad;
 };
 
 // Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in
