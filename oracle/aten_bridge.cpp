@@ -80,6 +80,7 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
   if (it == bases_.end()) {
     at::Tensor base = at::empty({v.storage->numel()}, at::TensorOptions().dtype(toAten(v.dtype())));
     if (!v.storage->bytes.empty()) std::memcpy(base.data_ptr(), v.storage->bytes.data(), v.storage->bytes.size());
+    if (!device_.is_cpu()) base = base.to(device_);
     it = bases_.emplace(v.storage.get(), base).first;
   }
   // detach(): a leaf sharing the storage, so requires_grad marks it as a parameter would be.

@@ -21,11 +21,15 @@ c10::Device toAten(const Device& d);
 // Materialises IR tensors; one instance per run keeps aliasing between them.
 class TensorMaterializer {
  public:
-  // A fresh CPU tensor with the value's bytes, sizes, strides and offset; requires_grad set
+  // Tensors are created on `device` (each storage is copied there once, so aliasing holds).
+  explicit TensorMaterializer(c10::Device device = c10::Device(c10::kCPU)) : device_(device) {}
+  c10::Device device() const { return device_; }
+  // A fresh tensor with the value's bytes, sizes, strides and offset; requires_grad set
   // on it as a leaf. Values sharing a Storage share the ATen storage.
   at::Tensor materialize(const TensorValue& v);
 
  private:
+  c10::Device device_;
   std::unordered_map<const Storage*, at::Tensor> bases_;
 };
 

@@ -70,7 +70,7 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
       case InputKind::CustomObj:
         throw std::invalid_argument("custom objects cannot be executed by the eager oracle");
       case InputKind::Token:
-        flat.push_back({"", at::empty({0})});
+        flat.push_back({"", at::empty({0}, at::TensorOptions().device(m.device()))});
         break;
     }
   }
@@ -89,10 +89,6 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
     flat.push_back({tensor ? "user_input:" + spec.arg.name : "", inputIValue(v, m)});
   }
   return flat;
-}
-
-c10::IValue toDevice(const c10::IValue& v, const c10::Device& device) {
-  return v.isTensor() ? c10::IValue(v.toTensor().to(device)) : v;
 }
 
 c10::IValue toCpu(const c10::IValue& v) {
@@ -224,11 +220,9 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
     if (options.grad == GradMode::Inference) inference.emplace();
     else grad.emplace(options.grad == GradMode::Enabled);
 
-    TensorMaterializer materializer;
+    // Materialised on the device directly, so inputs that alias on CPU alias there too.
+    TensorMaterializer materializer(device);
     std::vector<LiftedInput> flat = liftInputs(p, user_inputs, materializer);
-    if (!device.is_cpu()) {
-      for (auto& in : flat) in.value = toDevice(in.value, device);
-    }
     return runLifted(p, flat, options);
   } catch (const c10::Error& e) {
     result.error = RunError{"", "", e.what_without_backtrace()};
