@@ -61,6 +61,13 @@ bool pyEquals(const ConstantValue& a, const ConstantValue& b) {
     if (auto* b = std::get_if<bool>(&v)) return *out = *b ? 1.0 : 0.0, true;
     return false;
   };
+  auto integer = [](const ConstantValue& v, int64_t* out) {
+    if (auto* i = std::get_if<int64_t>(&v)) return *out = *i, true;
+    if (auto* b = std::get_if<bool>(&v)) return *out = *b ? 1 : 0, true;
+    return false;
+  };
+  int64_t i = 0, j = 0;
+  if (integer(a, &i) && integer(b, &j)) return i == j;  // exact beyond 2^53
   double x = 0, y = 0;
   if (number(a, &x) && number(b, &y)) return x == y;
   return a == b;

@@ -68,13 +68,24 @@ std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
 }
 
 std::vector<Diagnostic> verify(const ExportedProgram& p, VerifyOptions options) {
-  const std::string name = p.dialectName();
-  const Dialect* dialect = findDialect(name);
-  if (!dialect) {
-    return {{CheckId::UnknownDialect, "verifiers",
-             "no verifier is registered for dialect '" + name + "'"}};
+  // ExportedProgram._validate runs every verifier the program names, in order.
+  std::vector<std::string> names = p.verifiers;
+  if (names.empty()) names.push_back("ATEN");
+  std::vector<Diagnostic> out;
+  for (const auto& name : names) {
+    const Dialect* dialect = findDialect(name);
+    if (!dialect) {
+      out.push_back({CheckId::UnknownDialect, "verifiers", "no verifier is registered for dialect '" + name + "'"});
+    } else {
+      auto more = verify(p, *dialect, options);
+      out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    if (options.first_only && !out.empty()) {
+      out.resize(1);
+      break;
+    }
   }
-  return verify(p, *dialect, options);
+  return out;
 }
 
 namespace verifier_detail {

@@ -60,8 +60,9 @@ struct VerifyOptions {
   bool first_only = false;  // stop at the first violation (what Python reports)
 };
 
-// Verifies in `dialect` (by default the program's own, see ExportedProgram::dialectName).
-// Never throws for a well-formed IR object.
+// Verifies in `dialect`, or (second form) in every dialect the program's `verifiers` names
+// (ATEN when none), one after the other. Never throws for a well-formed IR object. Calls may
+// run concurrently on different programs, not on one program (nodes carry a visit stamp).
 std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
                                VerifyOptions options = {});
 std::vector<Diagnostic> verify(const ExportedProgram& p, VerifyOptions options = {});

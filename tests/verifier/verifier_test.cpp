@@ -375,6 +375,16 @@ TEST(VerifierAccepts, MutableOpsInTheTrainingDialect) {
   EXPECT_EQ(verify(p, *findDialect("ATEN")).size(), 1u);
 }
 
+TEST(VerifierDialects, EveryVerifierTheProgramNamesRuns) {
+  auto p = parse(program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
+                         "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
+                         kAddSignature, "", "TRAINING"));
+  p.verifiers = {"TRAINING", "ATEN"};
+  EXPECT_EQ(dump(verify(p)), "%add: error[non-functional-op]: operator 'aten.add_.Tensor' is not functional\n");
+  p.verifiers = {"TRAINING", "NOPE"};
+  EXPECT_EQ(dump(verify(p)), "verifiers: error[unknown-dialect]: no verifier is registered for dialect 'NOPE'\n");
+}
+
 TEST(VerifierAccepts, BuiltinsSymFunctionsAndConstantOutputs) {
   auto p = parse(program(
       "  %x: f32[2] = placeholder\n  %s: sym_int(\"s0\", hint=2) = placeholder\n"
