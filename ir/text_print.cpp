@@ -15,10 +15,9 @@ bool isPlainName(std::string_view s) {
   return true;
 }
 
-std::string ref(const Node* n) {
-  if (!n) return "None";
-  return isPlainName(n->name()) ? "%" + n->name() : "%" + quote(n->name());
-}
+std::string refName(const std::string& name) { return isPlainName(name) ? "%" + name : "%" + quote(name); }
+
+std::string ref(const Node* n) { return n ? refName(n->name()) : std::string("None"); }
 
 template <typename T, typename F>
 std::string joined(const std::vector<T>& items, F&& format) {
@@ -198,12 +197,12 @@ void Printer::graph(const Graph& g, int indent) {
 
 std::string formatSpecArg(const SpecArg& a) {
   switch (a.kind) {
-    case SpecArg::Kind::Tensor: return isPlainName(a.name) ? "%" + a.name : "%" + quote(a.name);
-    case SpecArg::Kind::SymInt: return "sym_int(%" + a.name + ")";
-    case SpecArg::Kind::SymFloat: return "sym_float(%" + a.name + ")";
-    case SpecArg::Kind::SymBool: return "sym_bool(%" + a.name + ")";
-    case SpecArg::Kind::CustomObj: return "custom_obj(%" + a.name + ", " + quote(a.class_fqn) + ")";
-    case SpecArg::Kind::Token: return "token(%" + a.name + ")";
+    case SpecArg::Kind::Tensor: return refName(a.name);
+    case SpecArg::Kind::SymInt: return "sym_int(" + refName(a.name) + ")";
+    case SpecArg::Kind::SymFloat: return "sym_float(" + refName(a.name) + ")";
+    case SpecArg::Kind::SymBool: return "sym_bool(" + refName(a.name) + ")";
+    case SpecArg::Kind::CustomObj: return "custom_obj(" + refName(a.name) + ", " + quote(a.class_fqn) + ")";
+    case SpecArg::Kind::Token: return "token(" + refName(a.name) + ")";
     case SpecArg::Kind::Constant: return formatConstant(a.value);
   }
   return "?";

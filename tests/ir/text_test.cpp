@@ -407,6 +407,29 @@ TEST(TextForm, UntaggedListsTakeTheKindOfTheirFirstElement) {
   EXPECT_EQ(p.dialectName(), "ATEN");
 }
 
+TEST(TextForm, NamesThatAreNotIdentifiersAreQuotedEverywhere) {
+  expectExactRoundTrip(R"EPT(program {
+  verifiers ["ATEN"]
+  schema_version 8.17
+  torch_version "1.13.1"
+  opset {"aten": 10}
+}
+
+graph {
+  %"x.0": f32[2] = placeholder
+  %"s 1": sym_int("s1") = placeholder
+  %"neg-1": f32[2] = aten::neg(%"x.0")
+  return (%"neg-1")
+}
+
+signature {
+  input user_input %"x.0"
+  input user_input sym_int(%"s 1")
+  output user_output %"neg-1"
+}
+)EPT");
+}
+
 TEST(TextForm, ForwardReferencesLoadSoThatTheVerifierCanReportThem) {
   auto p = parse(R"EPT(graph {
   %y: f32[2] = aten::neg(%x)
