@@ -6,6 +6,17 @@ cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default --target epsmith
-./build/tools/epsmith print examples/linear_counter.ept
-./build/tools/epsmith convert examples/linear_counter.ept build/linear_counter.json
-echo "epsmith: wrote build/linear_counter.json (torch.export JSON of examples/linear_counter.ept)"
+epsmith=./build/tools/epsmith
+example=examples/linear_counter.ept
+echo "== epsmith print $example"
+$epsmith print "$example"
+echo "== epsmith verify $example   (its own dialect, TRAINING)"
+$epsmith verify "$example"
+echo "== epsmith verify --dialect ATEN $example   (mutating ops are not functional)"
+$epsmith verify --dialect ATEN "$example" || true
+for mode in eager exported libtorch-functionalize; do
+  echo "== epsmith run --mode $mode $example"
+  $epsmith run --mode "$mode" "$example"
+done
+$epsmith convert "$example" build/linear_counter.json
+echo "== wrote build/linear_counter.json (torch.export JSON of $example)"
