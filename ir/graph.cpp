@@ -185,9 +185,16 @@ std::vector<Node*> Graph::users(const Node* target) const {
 std::string Graph::uniqueName(std::string_view base) const {
   std::string candidate(base.empty() ? "node" : base);
   if (!name_counts_.count(candidate)) return candidate;
-  for (int i = 1;; ++i) {
+  // Resume after the last suffix handed out for this base, so n nodes sharing a base cost
+  // O(n) in all, not O(n^2). A suffix freed by erase() below the hint is not reused: names
+  // stay unique and deterministic for a given sequence of edits, just not the smallest.
+  int& hint = next_suffix_[candidate];
+  for (int i = std::max(hint, 1);; ++i) {
     std::string next = candidate + "_" + std::to_string(i);
-    if (!name_counts_.count(next)) return next;
+    if (!name_counts_.count(next)) {
+      hint = i + 1;
+      return next;
+    }
   }
 }
 

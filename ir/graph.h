@@ -145,7 +145,7 @@ class Graph {
   std::vector<Node*> users(const Node* n) const;
   // Renames `n` to `wanted` or, when taken, to `wanted_1`, `wanted_2`, ...; returns the name.
   const std::string& rename(Node* n, std::string_view wanted);
-  // The first name free in this graph among `base`, `base_1`, `base_2`, ...
+  // `base` when free, else `base_N` for the next N after the last one handed out for `base`.
   std::string uniqueName(std::string_view base) const;
   // Adds a node with exactly this name, unique or not (loaders check first; corruption
   // tests need duplicates).
@@ -163,6 +163,7 @@ class Graph {
   NodeList nodes_{ChunkAllocator<Node>()};
   std::map<std::string, Attribute> attributes_;
   std::unordered_map<std::string, int> name_counts_;  // names in use, for uniqueName
+  mutable std::unordered_map<std::string, int> next_suffix_;  // per base: where uniqueName resumes
   size_t duplicated_names_ = 0;                      // names with a count above 1
   void addName(const std::string& name);
   void dropName(const std::string& name);
