@@ -25,6 +25,7 @@ class ProgramParser {
   void constantsSection();
   void exampleInputsSection();
   std::vector<std::string> stringList();
+  std::optional<std::string> optionalTarget();  // `-> "target"` or nothing
   std::vector<SpecArg> specArgList();
   template <typename F>
   void block(F&& item) {
@@ -49,6 +50,14 @@ std::vector<std::string> ProgramParser::stringList() {
   while (c_.tryConsume(','));
   c_.expect(']', "closing the list");
   return out;
+}
+
+std::optional<std::string> ProgramParser::optionalTarget() {
+  if (c_.peek() != '-') return std::nullopt;
+  c_.expect('-', "");
+  if (c_.rawPeek() != '>') c_.fail("expected '->'");
+  c_.expect('>', "");
+  return c_.string("target");
 }
 
 std::vector<SpecArg> ProgramParser::specArgList() {
@@ -118,12 +127,7 @@ void ProgramParser::signatureSection() {
       if (!k) Cursor::failAt(kind_at, "unknown input kind '" + kind + "'");
       s.kind = *k;
       s.arg = g_.specArg();
-      if (c_.peek() == '-') {
-        c_.expect('-', "");
-        if (c_.rawPeek() != '>') c_.fail("expected '->'");
-        c_.expect('>', "");
-        s.target = c_.string("target");
-      }
+      s.target = optionalTarget();
       if (c_.tryKeyword("persistent")) {
         c_.expect('=', "after persistent");
         if (c_.tryKeyword("True")) s.persistent = true;
@@ -137,12 +141,7 @@ void ProgramParser::signatureSection() {
       if (!k) Cursor::failAt(kind_at, "unknown output kind '" + kind + "'");
       s.kind = *k;
       s.arg = g_.specArg();
-      if (c_.peek() == '-') {
-        c_.expect('-', "");
-        if (c_.rawPeek() != '>') c_.fail("expected '->'");
-        c_.expect('>', "");
-        s.target = c_.string("target");
-      }
+      s.target = optionalTarget();
       p_.signature.output_specs.push_back(std::move(s));
     } else {
       Cursor::failAt(at, "expected 'input' or 'output', found '" + dir + "'");

@@ -284,32 +284,22 @@ Argument GraphParser::list(std::string_view tag, Loc at) {
                                   " in a list of " + std::string(serializedTag(kind)));
     }
   }
+  // Collects one field of each (same-kind) item into a list argument.
+  auto collect = [&](auto list, auto field) -> Argument {
+    for (auto& a : items) field(list, a);
+    return list;
+  };
   switch (kind) {
-    case ArgKind::Int: {
-      arg::IntList l;
-      for (auto& a : items) l.values.push_back(a.get<arg::Int>()->value);
-      return l;
-    }
-    case ArgKind::Float: {
-      arg::FloatList l;
-      for (auto& a : items) l.values.push_back(a.get<arg::Float>()->value);
-      return l;
-    }
-    case ArgKind::Bool: {
-      arg::BoolList l;
-      for (auto& a : items) l.values.push_back(a.get<arg::Bool>()->value);
-      return l;
-    }
-    case ArgKind::String: {
-      arg::StringList l;
-      for (auto& a : items) l.values.push_back(a.get<arg::String>()->value);
-      return l;
-    }
-    case ArgKind::Tensor: {
-      arg::TensorList l;
-      for (auto& a : items) l.nodes.push_back(a.get<arg::Tensor>()->node);
-      return l;
-    }
+    case ArgKind::Int:
+      return collect(arg::IntList{}, [](auto& l, Argument& a) { l.values.push_back(a.get<arg::Int>()->value); });
+    case ArgKind::Float:
+      return collect(arg::FloatList{}, [](auto& l, Argument& a) { l.values.push_back(a.get<arg::Float>()->value); });
+    case ArgKind::Bool:
+      return collect(arg::BoolList{}, [](auto& l, Argument& a) { l.values.push_back(a.get<arg::Bool>()->value); });
+    case ArgKind::String:
+      return collect(arg::StringList{}, [](auto& l, Argument& a) { l.values.push_back(a.get<arg::String>()->value); });
+    case ArgKind::Tensor:
+      return collect(arg::TensorList{}, [](auto& l, Argument& a) { l.nodes.push_back(a.get<arg::Tensor>()->node); });
     default:
       Cursor::failAt(at, "lists of " + std::string(serializedTag(kind)) + " are not supported");
   }
