@@ -167,17 +167,14 @@ Val GraphParser::val(int depth) {
     }
     return items;
   }
-  if (ch == '"') return c_.string("value");
-  if (startsNumber(ch)) {
-    std::string tok = c_.numberToken();
-    if (looksFloat(tok)) return toDouble(tok, at);
-    return toInt(tok, at);
+  if (auto k = tryConstant()) {
+    return std::visit(
+        [](auto& x) -> Val {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) return Val::None{};
+          else return std::move(x);
+        },
+        *k);
   }
-  bool b = false;
-  if (boolWord(c_, &b)) return b;
-  if (c_.tryKeyword("None")) return Val::None{};
-  if (c_.tryKeyword("inf")) return std::numeric_limits<double>::infinity();
-  if (c_.tryKeyword("nan")) return std::numeric_limits<double>::quiet_NaN();
   auto mark = c_.mark();
   std::string w = c_.word("a value");
   if (c_.rawPeek() == '[') {  // DTYPE[...]: a tensor (tensorMeta names a bad dtype)
@@ -310,17 +307,18 @@ Argument GraphParser::argument() {
   Loc at = c_.loc();
   if (ch == '%') return arg::Tensor{refTo(c_.nodeName(), at)};
   if (ch == '[') return list("", at);
-  if (ch == '"') return arg::String{c_.string("argument")};
-  if (startsNumber(ch)) {
-    std::string tok = c_.numberToken();
-    if (looksFloat(tok)) return arg::Float{toDouble(tok, at)};
-    return arg::Int{toInt(tok, at)};
+  if (auto k = tryConstant()) {
+    return std::visit(
+        [](auto& x) -> Argument {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::monostate>) return arg::None{};
+          else if constexpr (std::is_same_v<X, int64_t>) return arg::Int{x};
+          else if constexpr (std::is_same_v<X, double>) return arg::Float{x};
+          else if constexpr (std::is_same_v<X, bool>) return arg::Bool{x};
+          else return arg::String{std::move(x)};
+        },
+        *k);
   }
-  bool b = false;
-  if (boolWord(c_, &b)) return arg::Bool{b};
-  if (c_.tryKeyword("None")) return arg::None{};
-  if (c_.tryKeyword("inf")) return arg::Float{std::numeric_limits<double>::infinity()};
-  if (c_.tryKeyword("nan")) return arg::Float{std::numeric_limits<double>::quiet_NaN()};
   std::string w = c_.word("an argument");
   if (auto t = scalarTypeFromTorchName(w)) return arg::Dtype{*t};
   if (auto l = layoutFromTorchName(w)) return arg::TensorLayout{*l};
@@ -620,7 +618,7 @@ void GraphParser::finishStorages() {
   }
 }
 
-ConstantValue GraphParser::constant() {
+std::optional<ConstantValue> GraphParser::tryConstant() {
   char ch = c_.peek();
   Loc at = c_.loc();
   if (ch == '"') return c_.string("constant");
@@ -634,6 +632,11 @@ ConstantValue GraphParser::constant() {
   if (c_.tryKeyword("None")) return std::monostate{};
   if (c_.tryKeyword("inf")) return std::numeric_limits<double>::infinity();
   if (c_.tryKeyword("nan")) return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+ConstantValue GraphParser::constant() {
+  if (auto v = tryConstant()) return *v;
   c_.fail("expected a constant (None, a number, True/False or a string)");
 }
 

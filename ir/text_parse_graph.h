@@ -24,6 +24,8 @@ class GraphParser {
   // `$N DTYPE[SIZES]<...>`, or metadata only when `allow_no_storage` and no `$N`.
   TensorValue tensorValue(bool allow_no_storage = false);
   ConstantValue constant();
+  // None, a number (inf, nan included), True/False or a string; nullopt when none is next.
+  std::optional<ConstantValue> tryConstant();
   SpecArg specArg();
   // Storage `$N` as referenced (created on first mention, defined by the storages section).
   std::shared_ptr<Storage> storageRef(int64_t id, Loc at);
