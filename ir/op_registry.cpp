@@ -70,9 +70,15 @@ ParamInfo digest(const c10::Argument& a) {
   p.type = classify(a.real_type(), &p.optional);
   p.kwarg_only = a.kwarg_only();
   p.has_default = a.default_value().has_value();
-  if (const auto* alias = a.alias_info()) {
+  const c10::AliasInfo* alias = a.alias_info();
+  // `Tensor(a)[]` carries its set on the element type.
+  if (alias && alias->beforeSets().empty() && !alias->containedTypes().empty()) {
+    alias = &alias->containedTypes()[0];
+  }
+  if (alias) {
     p.is_alias = true;
     p.is_write = alias->isWrite();
+    if (!alias->beforeSets().empty()) p.alias_set = alias->beforeSets().begin()->toUnqualString();
   }
   if (a.N()) p.fixed_list_size = *a.N();
   return p;

@@ -31,6 +31,7 @@ struct ParamInfo {
   bool has_default = false;
   bool is_write = false;     // alias annotation with "!"
   bool is_alias = false;     // any alias annotation
+  std::string alias_set;     // "a" for Tensor(a) / Tensor(a!) / Tensor(a)[]; empty: none
   int64_t fixed_list_size = -1;  // int[2]: 2
 };
 

@@ -8,9 +8,11 @@ ExportedProgram::ExportedProgram(ExportedProgram&&) noexcept = default;
 ExportedProgram& ExportedProgram::operator=(ExportedProgram&&) noexcept = default;
 ExportedProgram::~ExportedProgram() = default;
 
-ExportedProgram ExportedProgram::clone() const {
+ExportedProgram ExportedProgram::clone() const { return cloneWithGraph(graph_->clone()); }
+
+ExportedProgram ExportedProgram::cloneWithGraph(std::unique_ptr<Graph> g) const {
   ExportedProgram p;
-  p.graph_ = graph_->clone();
+  p.graph_ = std::move(g);
   p.signature = signature;
   p.state_dict = state_dict;
   p.constants = constants;

@@ -62,6 +62,9 @@ class ExportedProgram {
   ~ExportedProgram();
   // Deep copy (graphs are not copyable by accident).
   ExportedProgram clone() const;
+  // Everything but the graph copied (tensor payloads shared), with `g` as the graph: for
+  // passes that build a new graph.
+  ExportedProgram cloneWithGraph(std::unique_ptr<Graph> g) const;
 
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }

@@ -1,0 +1,864 @@
+// The functionalization pass; see functionalize.h.
+//
+// Note [Alias tracking]
+// The pass walks the source graph once and builds the functional graph as it goes. Every
+// tensor the source program handles is an object (an identity: `%x` and the `%t_ =
+// t_(%x)` that returns it are one object) pointing at a view record: its storage, the view
+// step that takes it from its parent record, its metadata, and its value in the new graph
+// together with the storage generation that value is current for. A storage (a graph input
+// or the result of a functional op) holds the current functional value of its base and a
+// generation counter.
+//  - Reading an object syncs its record: when the storage changed since the record's value
+//    was made, the view chain is replayed from the current base (view replay).
+//  - Writing value v into a record walks up the chain, emitting each step's inverse on the
+//    parent's current value (slice_scatter, select_scatter, reshape back, ...), sets the
+//    storage's base to the result and bumps the generation. The records on the chain take
+//    their new values on the way, so only views off the chain are replayed later.
+//  - A metadata mutation (transpose_, squeeze_, ...) points the object at a new record, a
+//    view of the old one; for a graph input, a final geometry that differs from the
+//    original is refused, as export does.
+// Every mutated input's storage base at the end becomes a mutation output.
+//
+// Note [Writes schemas do not declare]
+// LibTorch 1.13's batch-norm schemas do not annotate running_mean/running_var as written,
+// yet with training=True (instance_norm: use_input_stats=True) eager updates them in place.
+// The schema cannot say so; the ops are listed here and refused when they would write.
+#include "functionalizer/functionalize.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <iterator>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "functionalizer/dtype_probe.h"
+#include "functionalizer/emitter.h"
+#include "functionalizer/op_roles.h"
+#include "functionalizer/view_steps.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+using functionalizer::Emitter;
+using functionalizer::ViewStep;
+
+struct Failure {
+  FunctionalizeError error;
+};
+
+struct AliasStorage {
+  Node* base = nullptr;  // current value of the whole base in the new graph
+  uint32_t gen = 1;
+  int input = -1;               // placeholder ordinal when this is a graph input's storage
+  const Node* first_write = nullptr;
+};
+
+struct Rec {
+  AliasStorage* storage = nullptr;
+  Rec* parent = nullptr;  // nullptr: the storage's base itself
+  ViewStep step;
+  Node* value = nullptr;
+  uint32_t gen = 0;
+  TensorMeta meta;
+};
+
+struct Obj {
+  Rec* rec = nullptr;
+  const Node* metadata_writer = nullptr;  // the last metadata mutation applied to it
+};
+
+struct Mapped {
+  Node* node = nullptr;        // non-tensor values and lists: their node in the new graph
+  Obj* tensor = nullptr;       // tensors
+  std::vector<Obj*> elements;  // out= ops with several returns: the objects they return
+  Rec* list_base = nullptr;    // list views (split, unbind): the records their elements view
+  uint32_t list_gen = 0;       // the storage generation the list node was made at
+  ViewFamily list_family = ViewFamily::None;
+  int64_t list_dim = 0;
+};
+
+struct InputInfo {
+  const Node* node = nullptr;
+  const InputSpec* spec = nullptr;
+  const TensorValue* runtime = nullptr;  // state, constant or example input, when known
+  bool requires_grad = false;
+  int aliases = -1;  // another input ordinal sharing memory with this one
+  Obj* obj = nullptr;
+};
+
+// Note [Writes schemas do not declare]
+struct HiddenWrite {
+  std::string_view op;
+  size_t flag;     // the bool argument that turns the write on
+  size_t written;  // the first written argument (running_mean)
+};
+constexpr HiddenWrite kHiddenWrites[] = {
+    {"aten::native_batch_norm", 5, 3},
+    {"aten::batch_norm", 5, 3},
+    {"aten::_batch_norm_impl_index", 5, 3},
+    {"aten::instance_norm", 5, 3},
+};
+
+bool overlaps(const TensorValue& a, const TensorValue& b) {
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  auto elements = [](const TensorValue& t) {
+    std::vector<int64_t> out{t.storage_offset};
+    for (size_t d = 0; d < t.sizes.size(); ++d) {
+      std::vector<int64_t> next;
+      next.reserve(out.size() * static_cast<size_t>(t.sizes[d]));
+      for (int64_t base : out) {
+        for (int64_t i = 0; i < t.sizes[d]; ++i) next.push_back(base + i * t.strides[d]);
+      }
+      out.swap(next);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto range = [](const TensorValue& t) {
+    int64_t lo = t.storage_offset, hi = t.storage_offset;
+    for (size_t d = 0; d < t.sizes.size(); ++d) (t.strides[d] < 0 ? lo : hi) += (t.sizes[d] - 1) * t.strides[d];
+    return std::make_pair(lo, hi);
+  };
+  auto [alo, ahi] = range(a);
+  auto [blo, bhi] = range(b);
+  if (ahi < blo || bhi < alo) return false;
+  if (a.numel() > (1 << 20) || b.numel() > (1 << 20)) return true;  // conservative
+  auto ea = elements(a), eb = elements(b);
+  std::vector<int64_t> common;
+  std::set_intersection(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(common));
+  return !common.empty();
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+class Pass {
+ public:
+  Pass(const ExportedProgram& p, const FunctionalizeOptions& o)
+      : source_(p), graph_(std::make_unique<Graph>()), emit_(*graph_, p.graph()), grad_enabled_(o.grad_enabled) {}
+
+  ExportedProgram run() {
+    collectInputs();
+    const Node* output = nullptr;
+    map_.reserve(source_.graph().size());
+    for (const auto& [name, attr] : source_.graph().attributes()) graph_->attributes().emplace(name, attr.clone());
+    for (const Node& n : source_.graph().nodes()) {
+      switch (n.op()) {
+        case OpKind::Placeholder: placeholder(n); break;
+        case OpKind::GetAttr: bind(n, emit_.copy(n)); break;
+        case OpKind::CallFunction: call(n); break;
+        case OpKind::Output: output = &n; break;
+        default: fail(&n, "cannot functionalize a " + std::string(opKindName(n.op())) + " node");
+      }
+    }
+    if (!output) fail(nullptr, "the graph has no output node");
+    return finish(*output);
+  }
+
+ private:
+  [[noreturn]] void fail(const Node* n, std::string message) {
+    throw Failure{FunctionalizeError{n ? n->name() : "", std::move(message)}};
+  }
+
+  // --- Objects and records --------------------------------------------------------------
+  Obj* freshTensor(Node* value, const TensorMeta& meta, int input = -1) {
+    AliasStorage& s = storages_.emplace_back();
+    s.base = value;
+    s.input = input;
+    Rec& r = recs_.emplace_back();
+    r.storage = &s;
+    r.meta = meta;
+    Obj& o = objs_.emplace_back();
+    o.rec = &r;
+    return &o;
+  }
+
+  Rec* child(Rec* parent, ViewStep step, const TensorMeta& meta, Node* value) {
+    Rec& r = recs_.emplace_back();
+    r.storage = parent->storage;
+    r.parent = parent;
+    r.step = step;
+    r.meta = meta;
+    r.value = value;
+    r.gen = value ? parent->storage->gen : 0;
+    return &r;
+  }
+
+  // The current value of a record, replaying stale views from the nearest current one.
+  Node* sync(Rec* rec) {
+    const uint32_t gen = rec->storage->gen;
+    std::vector<Rec*> stale;
+    Rec* r = rec;
+    while (r->parent && !(r->value && r->gen == gen)) {
+      stale.push_back(r);
+      r = r->parent;
+    }
+    Node* value = r->parent ? r->value : r->storage->base;
+    for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
+      value = functionalizer::replayView(emit_, (*it)->step, value, (*it)->meta, resolver_);
+      (*it)->value = value;
+      (*it)->gen = gen;
+    }
+    return value;
+  }
+
+  // Writes `value` into the tensor `rec` denotes; `writer` is the node responsible.
+  void write(Rec* rec, Node* value, const Node* writer) {
+    AliasStorage* s = rec->storage;
+    if (s->input >= 0) checkInputWrite(inputs_[static_cast<size_t>(s->input)], writer);
+    if (!s->first_write) s->first_write = writer;
+    std::vector<std::pair<Rec*, Node*>> updates{{rec, value}};
+    Node* current = value;
+    for (Rec* r = rec; r->parent; r = r->parent) {
+      Node* parent_value = sync(r->parent);
+      std::string error;
+      auto up = functionalizer::invertView(emit_, r->step, parent_value, r->parent->meta, current, &error);
+      if (!up) fail(writer, error);
+      current = *up;
+      updates.emplace_back(r->parent, current);
+    }
+    s->base = current;
+    ++s->gen;
+    for (auto& [r, v] : updates) {
+      r->value = v;
+      r->gen = s->gen;
+    }
+  }
+
+  void checkInputWrite(const InputInfo& in, const Node* writer) {
+    if (in.aliases >= 0) {
+      fail(writer, "Encountered aliased inputs that are mutated in the graph: inputs " + quoted(in.node->name()) +
+                       " and " + quoted(inputs_[static_cast<size_t>(in.aliases)].node->name()) +
+                       " share memory and " + quoted(in.node->name()) +
+                       " is mutated; export would need a synthetic base, which it does not allow");
+    }
+    if (in.requires_grad && grad_enabled_) {
+      fail(writer, "Found a graph input that requires gradients, and received a mutation. This is currently "
+                   "banned in the aot_export workflow. (input " + quoted(in.node->name()) +
+                       "; mutate it under torch.no_grad() or inference mode instead)");
+    }
+    if (in.spec && in.spec->kind != InputKind::UserInput && in.spec->kind != InputKind::Parameter &&
+        in.spec->kind != InputKind::Buffer) {
+      fail(writer, "input " + quoted(in.node->name()) + " (" + std::string(inputKindName(in.spec->kind)) +
+                       ") is mutated, and the graph signature has no mutation output for that kind");
+    }
+  }
+
+  // --- Values -------------------------------------------------------------------------
+  Node* resolve(const Node* n) {
+    auto it = map_.find(n);
+    if (it == map_.end()) fail(n, "internal: used before it was functionalized");
+    Mapped& m = it->second;
+    if (m.tensor) return sync(m.tensor->rec);
+    if (m.node) return m.node;
+    fail(n, "its value (the several returns of an out= call) is used other than through getitem");
+  }
+  const functionalizer::Resolve resolver_ = [this](const Node* n) { return resolve(n); };
+
+  Obj* object(const Node* n, const Node* user) {
+    auto it = map_.find(n);
+    if (it == map_.end() || !it->second.tensor) {
+      fail(user, "argument " + quoted(n->name()) + " is not a tensor this pass can track");
+    }
+    return it->second.tensor;
+  }
+
+  const Node* selfArgument(const Node& n) {
+    if (!n.args.empty()) {
+      if (const auto* t = n.args[0].get<arg::Tensor>()) return t->node;
+    }
+    for (const auto& [name, a] : n.kwargs) {
+      if (name == "self") {
+        if (const auto* t = a.get<arg::Tensor>()) return t->node;
+      }
+    }
+    fail(&n, "its `self` argument is not a tensor");
+  }
+
+  // A copy of a source node reading the current value of each argument. The arguments are
+  // resolved first: resolving may emit view replays, which must precede the copy.
+  Node* copyRemapped(const Node& n) {
+    std::vector<Argument> args = n.args;
+    auto kwargs = n.kwargs;
+    for (auto& a : args) a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    for (auto& kv : kwargs) kv.second.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    Node* c = emit_.copy(n);
+    c->args = std::move(args);
+    c->kwargs = std::move(kwargs);
+    return c;
+  }
+
+  // Records the value of a node that returned something new (not an alias).
+  void bind(const Node& n, Node* value) {
+    Mapped& m = map_[&n];
+    if (const TensorMeta* t = n.meta.val.tensor()) {
+      m.tensor = freshTensor(value, *t);
+    } else {
+      m.node = value;
+    }
+  }
+
+  // --- Inputs -------------------------------------------------------------------------
+  void collectInputs() {
+    const auto& specs = source_.signature.input_specs;
+    size_t ordinal = 0, user = 0;
+    for (const Node& n : source_.graph().nodes()) {
+      if (!n.isPlaceholder()) continue;
+      InputInfo in;
+      in.node = &n;
+      in.spec = ordinal < specs.size() ? &specs[ordinal] : nullptr;
+      if (in.spec) in.runtime = runtimeValue(*in.spec, user);
+      const TensorMeta* meta = n.meta.val.tensor();
+      in.requires_grad = (meta && meta->requires_grad) || (in.runtime && in.runtime->requires_grad);
+      inputs_.push_back(in);
+      ++ordinal;
+    }
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      for (size_t j = 0; j < inputs_.size(); ++j) {
+        const TensorValue* a = inputs_[i].runtime;
+        const TensorValue* b = inputs_[j].runtime;
+        if (i == j || !a || !b || !a->storage || a->storage != b->storage) continue;
+        if (overlaps(*a, *b)) inputs_[i].aliases = static_cast<int>(j);
+      }
+    }
+  }
+
+  const TensorValue* runtimeValue(const InputSpec& spec, size_t& user) {
+    const std::string target = spec.target.value_or("");
+    switch (spec.kind) {
+      case InputKind::UserInput: {
+        size_t k = user++;
+        if (k < source_.example_inputs.size() && source_.example_inputs[k].kind == InputValue::Kind::Tensor) {
+          return &source_.example_inputs[k].tensor;
+        }
+        return nullptr;
+      }
+      case InputKind::Parameter:
+      case InputKind::Buffer: {
+        if (spec.persistent == false) {
+          auto it = source_.constants.find(target);
+          return it != source_.constants.end() && it->second.tensor ? &*it->second.tensor : nullptr;
+        }
+        auto it = source_.state_dict.find(target);
+        return it != source_.state_dict.end() ? &it->second.tensor : nullptr;
+      }
+      case InputKind::ConstantTensor: {
+        auto it = source_.constants.find(target);
+        return it != source_.constants.end() && it->second.tensor ? &*it->second.tensor : nullptr;
+      }
+      default: return nullptr;
+    }
+  }
+
+  void placeholder(const Node& n) {
+    Node* c = emit_.copy(n);
+    const size_t ordinal = placeholders_++;
+    if (const TensorMeta* t = n.meta.val.tensor()) {
+      Obj* o = freshTensor(c, *t, static_cast<int>(ordinal));
+      map_[&n].tensor = o;
+      inputs_[ordinal].obj = o;
+    } else {
+      map_[&n].node = c;
+    }
+  }
+
+  // --- Calls --------------------------------------------------------------------------
+  void call(const Node& n) {
+    switch (n.target.kind()) {
+      case Target::Kind::Aten: aten(n); return;
+      case Target::Kind::Builtin:
+        if (n.target.builtinOp() == BuiltinOp::GetItem) {
+          getitem(n);
+        } else {
+          bind(n, copyRemapped(n));
+        }
+        return;
+      case Target::Kind::TorchFunction: {
+        bind(n, copyRemapped(n));
+        auto fn = n.target.torchFunctionId();
+        if ((fn == TorchFunction::SetGradEnabled || fn == TorchFunction::CSetGradEnabled) && !n.args.empty()) {
+          if (const auto* b = n.args[0].get<arg::Bool>()) grad_enabled_ = b->value;
+        }
+        return;
+      }
+      case Target::Kind::HigherOrder:
+        checkSubgraphsFunctional(n);
+        bind(n, copyRemapped(n));
+        return;
+      default:
+        fail(&n, "cannot functionalize a call to " + n.target.textName());
+    }
+  }
+
+  void checkSubgraphsFunctional(const Node& n) {
+    n.forEachInput([&](const Node* in) {
+      if (in->op() != OpKind::GetAttr) return;
+      const Attribute* attr = source_.graph().attribute(in->attr);
+      if (!attr || !attr->subgraph) return;
+      for (const Node& s : attr->subgraph->nodes()) {
+        if (s.op() == OpKind::CallFunction && s.target.kind() == Target::Kind::Aten && s.target.op()->is_mutable) {
+          fail(&n, "subgraph " + quoted(in->attr) + " mutates (" + s.target.textName() +
+                       "); mutation inside higher-order ops is not functionalized");
+        }
+      }
+    });
+  }
+
+  void checkHiddenWrites(const Node& n, const OpInfo& op) {
+    for (const auto& h : kHiddenWrites) {
+      if (op.qualified_name != h.op) continue;
+      const Argument* flag = functionalizer::schemaArgument(n, op, h.flag);
+      const Argument* written = functionalizer::schemaArgument(n, op, h.written);
+      const auto* on = flag ? flag->get<arg::Bool>() : nullptr;
+      const bool has_stats = written && written->kind() != ArgKind::None;
+      if (on && on->value && has_stats) {
+        fail(&n, op.name() + " updates its running statistics in place although its schema does not say so "
+                             "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
+      }
+    }
+  }
+
+  void aten(const Node& n) {
+    const OpInfo& op = *n.target.op();
+    checkHiddenWrites(n, op);
+    const OpRoleInfo& role = opRole(op);
+    switch (role.role) {
+      case OpRole::Functional: bind(n, copyRemapped(n)); return;
+      case OpRole::View: view(n, role); return;
+      case OpRole::MaybeView:
+        if (returnsAlias(n, op)) {
+          view(n, role);
+        } else {
+          bind(n, copyRemapped(n));
+        }
+        return;
+      case OpRole::InPlace: inPlace(n, role); return;
+      case OpRole::Out: outVariant(n, role); return;
+      case OpRole::MetadataMutation: metadataMutation(n, role); return;
+      case OpRole::Unsupported:
+        fail(&n, op.name() + " " + role.reason + ", so it has no functional form");
+    }
+  }
+
+  // Note [Maybe-aliasing ops] in op_roles.cpp: decided from the input's metadata.
+  bool returnsAlias(const Node& n, const OpInfo& op) {
+    const Node* self = selfArgument(n);
+    const TensorMeta& in = object(self, &n)->rec->meta;
+    const TensorMeta* out = n.meta.val.tensor();
+    if (!out) return false;
+    const std::string& name = op.qualified_name;
+    if (name == "aten::contiguous") {
+      auto* fmt = functionalizer::schemaArgument(n, op, 1);
+      const auto* f = fmt ? fmt->get<arg::MemFormat>() : nullptr;
+      if (f && f->value == MemoryFormat::Preserve) return true;
+      return (!f || f->value == MemoryFormat::Contiguous) && functionalizer::isContiguous(in);
+    }
+    if (name == "aten::to") {
+      if (out->dtype != in.dtype || !(out->device == in.device)) return false;
+      for (const auto& [key, a] : n.kwargs) {
+        if (key == "copy" && a.get<arg::Bool>() && a.get<arg::Bool>()->value) return false;
+        if (key == "memory_format" && a.kind() == ArgKind::MemoryFormat) {
+          auto f = a.get<arg::MemFormat>()->value;
+          if (f != MemoryFormat::Preserve && !(f == MemoryFormat::Contiguous && functionalizer::isContiguous(in))) return false;
+        }
+      }
+      for (size_t i = 1; i < n.args.size(); ++i) {  // positional copy= (after non_blocking)
+        if (op.arguments.size() > i && op.arguments[i].name == "copy") {
+          if (const auto* b = n.args[i].get<arg::Bool>(); b && b->value) return false;
+        }
+      }
+      return true;
+    }
+    return functionalizer::viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
+  }
+
+  void view(const Node& n, const OpRoleInfo& role) {
+    const OpInfo& op = *n.target.op();
+    Rec* parent = object(selfArgument(n), &n)->rec;
+    Node* c = copyRemapped(n);
+    Mapped& m = map_[&n];
+    if (const TensorMeta* t = n.meta.val.tensor()) {
+      ViewStep step{ViewStep::Kind::Op, &op, &n, role.view};
+      Obj& o = objs_.emplace_back();
+      o.rec = child(parent, step, *t, c);
+      m.tensor = &o;
+      return;
+    }
+    m.node = c;
+    if (role.view == ViewFamily::SplitList || role.view == ViewFamily::UnbindList) {
+      m.list_base = parent;
+      m.list_gen = parent->storage->gen;
+      m.list_family = role.view;
+      m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta.sizes.size()));
+    }
+  }
+
+  int64_t listDim(const Node& n, const OpInfo& op, int64_t rank) {
+    const std::string& name = op.qualified_name;
+    std::optional<int64_t> d;
+    if (name == "aten::hsplit") d = rank == 1 ? 0 : 1;
+    else if (name == "aten::vsplit") d = 0;
+    else if (name == "aten::dsplit") d = 2;
+    else if (name == "aten::unbind") d = functionalizer::intArgument(n, op, 1, 0);
+    else d = functionalizer::intArgument(n, op, 2, 0);
+    if (!d) fail(&n, "its dim is not a literal");
+    return *d < 0 ? *d + rank : *d;
+  }
+
+  void getitem(const Node& n) {
+    const Node* src = nullptr;
+    if (!n.args.empty()) {
+      if (const auto* t = n.args[0].get<arg::Tensor>()) src = t->node;
+    }
+    const auto* index = n.args.size() > 1 ? n.args[1].get<arg::Int>() : nullptr;
+    auto it = src ? map_.find(src) : map_.end();
+    if (it == map_.end() || !index) {
+      bind(n, copyRemapped(n));
+      return;
+    }
+    Mapped& m = it->second;
+    const auto k = static_cast<size_t>(index->value);
+    if (!m.elements.empty()) {
+      if (k >= m.elements.size()) fail(&n, "getitem index out of range");
+      map_[&n].tensor = m.elements[k];
+      return;
+    }
+    if (!m.list_base || !n.meta.val.tensor()) {
+      bind(n, copyRemapped(n));
+      return;
+    }
+    // An element of a split or unbind: a slice or select of the list's base.
+    ViewStep step;
+    step.dim = m.list_dim;
+    if (m.list_family == ViewFamily::UnbindList) {
+      step.kind = ViewStep::Kind::Select;
+      step.start = index->value;
+    } else {
+      step.kind = ViewStep::Kind::Slice;
+      const auto* list = src->meta.val.list();
+      if (!list || k >= list->size()) fail(&n, "the split's meta.val does not list its elements");
+      int64_t start = 0;
+      for (size_t i = 0; i <= k; ++i) {
+        const TensorMeta* e = (*list)[i].tensor();
+        if (!e || static_cast<size_t>(step.dim) >= e->sizes.size() || !e->sizes[step.dim].isConcrete()) {
+          fail(&n, "the split's elements have symbolic or missing sizes");
+        }
+        if (i < k) start += e->sizes[step.dim].concrete();
+        else step.end = start + e->sizes[step.dim].concrete();
+      }
+      step.start = start;
+    }
+    const bool current = m.list_gen == m.list_base->storage->gen;
+    Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read
+    Obj& o = objs_.emplace_back();
+    o.rec = child(m.list_base, step, *n.meta.val.tensor(), value);
+    map_[&n].tensor = &o;
+  }
+
+  // The functional call that replaces a mutable one: same arguments minus the out= ones,
+  // every tensor at its current value.
+  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped) {
+    const OpInfo& op = *n.target.op();
+    auto isDropped = [&](std::string_view name) {
+      for (int i : dropped) {
+        if (op.arguments[static_cast<size_t>(i)].name == name) return true;
+      }
+      return false;
+    };
+    std::vector<Argument> args;
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
+      args.push_back(n.args[i]);
+    }
+    std::vector<std::pair<std::string, Argument>> kwargs;
+    for (const auto& kv : n.kwargs) {
+      if (!isDropped(kv.first)) kwargs.push_back(kv);
+    }
+    for (auto& a : args) a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    for (auto& kv : kwargs) kv.second.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    return emit_.call(fn, std::move(args), Val(), std::move(kwargs));
+  }
+
+  // `value` cast to `want`'s dtype when `have` differs (eager casts on write).
+  Node* castTo(Node* value, ScalarType have, const TensorMeta& want) {
+    if (have == want.dtype) return value;
+    return emit_.call(*findOpByName("aten::_to_copy"), {arg::Tensor{value}}, want,
+                      {{"dtype", arg::Dtype{want.dtype}}});
+  }
+
+  void inPlace(const Node& n, const OpRoleInfo& role) {
+    Obj* self = object(selfArgument(n), &n);
+    const TensorMeta* after = n.meta.val.tensor();
+    const TensorMeta& meta = after ? *after : self->rec->meta;
+    Node* f = functionalCall(n, *role.functional, {});
+    auto dtypes = probeReturnDtypes(*f);
+    const ScalarType have = dtypes && !dtypes->empty() ? dtypes->front() : meta.dtype;
+    TensorMeta fmeta = meta;
+    fmeta.dtype = have;
+    f->meta.val = fmeta;
+    write(self->rec, castTo(f, have, meta), &n);
+    map_[&n].tensor = self;
+  }
+
+  void outVariant(const Node& n, const OpRoleInfo& role) {
+    const OpInfo& op = *n.target.op();
+    std::vector<Obj*> outs;
+    for (int i : role.written) {
+      const Argument* a = functionalizer::schemaArgument(n, op, static_cast<size_t>(i));
+      const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+      if (!t || !t->node) fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
+      outs.push_back(object(t->node, &n));
+    }
+    // The metadata each out= tensor has afterwards: the node's own meta.val.
+    std::vector<TensorMeta> after;
+    if (const TensorMeta* t = n.meta.val.tensor()) {
+      after.push_back(*t);
+    } else if (const auto* list = n.meta.val.list()) {
+      for (const auto& v : *list) {
+        if (!v.tensor()) fail(&n, "meta.val lists a non-tensor return");
+        after.push_back(*v.tensor());
+      }
+    }
+    if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
+
+    Node* f = functionalCall(n, *role.functional, role.written);
+    auto dtypes = probeReturnDtypes(*f);
+    std::vector<Node*> values;
+    if (outs.size() == 1) {
+      TensorMeta m = after[0];
+      if (dtypes && !dtypes->empty()) m.dtype = dtypes->front();
+      f->meta.val = m;
+      values.push_back(f);
+    } else {
+      Val::List metas;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        TensorMeta m = after[k];
+        if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
+        metas.push_back(m);
+      }
+      f->meta.val = metas;
+      for (size_t k = 0; k < outs.size(); ++k) {
+        values.push_back(emit_.builtin(Target::builtin(BuiltinOp::GetItem),
+                                       {arg::Tensor{f}, arg::Int{static_cast<int64_t>(k)}}, metas[k], "getitem"));
+      }
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      Obj* out = outs[k];
+      const ScalarType have = values[k]->meta.val.tensor()->dtype;
+      Node* value = castTo(values[k], have, after[k]);
+      if (after[k].sizes != out->rec->meta.sizes) {
+        // out= resized its tensor: a metadata mutation.
+        const AliasStorage* s = out->rec->storage;
+        if (s->input >= 0) {
+          fail(&n, "Found an input that received a metadata mutation (input " +
+                       quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
+        }
+        if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
+        out->rec = freshTensor(value, after[k])->rec;  // a resize gives it a storage of its own
+        continue;
+      }
+      write(out->rec, value, &n);
+    }
+    Mapped& m = map_[&n];
+    if (outs.size() == 1) {
+      m.tensor = outs[0];
+    } else {
+      m.elements = outs;
+    }
+  }
+
+  void metadataMutation(const Node& n, const OpRoleInfo& role) {
+    const OpInfo& op = *n.target.op();
+    Obj* self = object(selfArgument(n), &n);
+    const AliasStorage* s = self->rec->storage;
+    const TensorMeta* after = n.meta.val.tensor();
+    if (!role.functional) {  // resize_, set_: no view expresses them
+      if (s->input >= 0 && !self->rec->parent) {
+        fail(&n, "Found an input that received a metadata mutation (input " +
+                     quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")");
+      }
+      if (op.qualified_name == "aten::resize_" && after && after->sizes == self->rec->meta.sizes) {
+        map_[&n].tensor = self;  // a resize to the same sizes changes nothing
+        return;
+      }
+      fail(&n, op.name() + " replaces the storage or sizes of a tensor, which has no functional form");
+    }
+    if (!after) fail(&n, "meta.val is not a tensor");
+    ViewStep step{ViewStep::Kind::Op, role.functional, &n, role.view};
+    self->rec = child(self->rec, step, *after, nullptr);
+    self->metadata_writer = &n;
+    map_[&n].tensor = self;
+  }
+
+  // --- Outputs ------------------------------------------------------------------------
+  // Finds the placeholder ordinal a mutation output spec names.
+  int mutationTarget(const OutputSpec& spec) {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const InputSpec* in = inputs_[i].spec;
+      if (!in || !spec.target) continue;
+      const bool match = (spec.kind == OutputKind::BufferMutation && in->kind == InputKind::Buffer && in->target == spec.target) ||
+                         (spec.kind == OutputKind::ParameterMutation && in->kind == InputKind::Parameter && in->target == spec.target) ||
+                         (spec.kind == OutputKind::UserInputMutation && in->kind == InputKind::UserInput && in->arg.name == *spec.target);
+      if (match) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  Argument remapped(const Argument& a) {
+    Argument copy = a;
+    copy.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    return copy;
+  }
+
+  static SpecArg specArgFor(const SpecArg& original, const Argument& value) {
+    SpecArg arg = original;
+    value.forEachNode([&](const Node* n) { arg.name = n->name(); });
+    return arg;
+  }
+
+  ExportedProgram finish(const Node& output) {
+    const auto& specs = source_.signature.output_specs;
+    if (output.args.size() != specs.size()) {
+      fail(&output, "the graph returns " + std::to_string(output.args.size()) + " values but the signature has " +
+                        std::to_string(specs.size()) + " outputs");
+    }
+    // A declared mutation output whose value is not the input itself replaces the input at
+    // the end (the exported calling convention's write-back).
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const auto kind = specs[i].kind;
+      if (kind != OutputKind::BufferMutation && kind != OutputKind::ParameterMutation &&
+          kind != OutputKind::UserInputMutation) {
+        continue;
+      }
+      const int target = mutationTarget(specs[i]);
+      const auto* t = output.args[i].get<arg::Tensor>();
+      if (target < 0 || !t || !t->node || !inputs_[static_cast<size_t>(target)].obj) {
+        fail(&output, "output " + std::to_string(i) + " is a mutation output naming no tensor input");
+      }
+      Obj* in = inputs_[static_cast<size_t>(target)].obj;
+      if (object(t->node, &output) == in) continue;
+      Rec* root = in->rec;
+      while (root->parent) root = root->parent;
+      write(root, resolve(t->node), &output);
+    }
+    for (const InputInfo& in : inputs_) {
+      if (!in.obj || !in.obj->rec->parent) continue;
+      const TensorMeta& now = in.obj->rec->meta;
+      const TensorMeta* before = in.node->meta.val.tensor();
+      if (now.sizes != before->sizes || now.strides != before->strides || !(now.storage_offset == before->storage_offset)) {
+        fail(in.obj->metadata_writer, "Found an input that received a metadata mutation (input " +
+                                          quoted(in.node->name()) + "); export does not allow it");
+      }
+    }
+
+    GraphSignature signature;
+    signature.input_specs = source_.signature.input_specs;
+    std::vector<Argument> results;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].kind != OutputKind::Token) continue;
+      results.push_back(remapped(output.args[i]));
+      signature.output_specs.push_back({OutputKind::Token, specArgFor(specs[i].arg, results.back()), specs[i].target});
+    }
+    for (const InputInfo& in : inputs_) {
+      if (!in.obj || !in.obj->rec->storage->first_write) continue;
+      Node* value = in.obj->rec->storage->base;
+      OutputSpec spec;
+      spec.arg = SpecArg::tensor(value->name());
+      switch (in.spec ? in.spec->kind : InputKind::UserInput) {
+        case InputKind::Parameter: spec.kind = OutputKind::ParameterMutation; spec.target = in.spec->target; break;
+        case InputKind::Buffer: spec.kind = OutputKind::BufferMutation; spec.target = in.spec->target; break;
+        default: spec.kind = OutputKind::UserInputMutation; spec.target = in.node->name(); break;
+      }
+      results.push_back(arg::Tensor{value});
+      signature.output_specs.push_back(std::move(spec));
+    }
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const auto kind = specs[i].kind;
+      if (kind == OutputKind::Token || kind == OutputKind::BufferMutation || kind == OutputKind::ParameterMutation ||
+          kind == OutputKind::UserInputMutation) {
+        continue;
+      }
+      results.push_back(remapped(output.args[i]));
+      signature.output_specs.push_back({kind, specArgFor(specs[i].arg, results.back()), specs[i].target});
+    }
+    Node* out = graph_->appendRaw(OpKind::Output, output.name());
+    out->args = std::move(results);
+    out->meta = output.meta;
+
+    ExportedProgram result = source_.cloneWithGraph(std::move(graph_));
+    result.signature = std::move(signature);
+    result.setDialect(IrDialect::Aten);
+    renameModuleCallOutputs(result);
+    return result;
+  }
+
+  // The module call graph names user outputs; a user output that was an in-place result is
+  // now a functional node with another name. User outputs keep their order, after the
+  // tokens and mutations.
+  void renameModuleCallOutputs(ExportedProgram& result) {
+    std::unordered_map<std::string, std::string> renamed;
+    const auto& old_specs = source_.signature.output_specs;
+    const auto& new_specs = result.signature.output_specs;
+    size_t j = result.signature.mutationOutputEnd();
+    for (const auto& spec : old_specs) {
+      if (j >= new_specs.size()) break;
+      if (spec.kind == OutputKind::Token || spec.kind == OutputKind::BufferMutation ||
+          spec.kind == OutputKind::ParameterMutation || spec.kind == OutputKind::UserInputMutation) {
+        continue;
+      }
+      renamed[spec.arg.name] = new_specs[j++].arg.name;
+    }
+    for (auto& entry : result.module_call_graph) {
+      if (!entry.signature) continue;
+      for (auto& o : entry.signature->outputs) {
+        auto it = renamed.find(o.name);
+        if (it != renamed.end()) o.name = it->second;
+      }
+    }
+  }
+
+  const ExportedProgram& source_;
+  std::unique_ptr<Graph> graph_;
+  Emitter emit_;
+  bool grad_enabled_;
+  std::vector<InputInfo> inputs_;
+  size_t placeholders_ = 0;
+  std::unordered_map<const Node*, Mapped> map_;
+  std::deque<AliasStorage> storages_;
+  std::deque<Rec> recs_;
+  std::deque<Obj> objs_;
+};
+
+}  // namespace
+
+FunctionalizeResult functionalize(const ExportedProgram& program, const FunctionalizeOptions& options) {
+  FunctionalizeResult result;
+  const Dialect* training = findDialect("TRAINING");
+  auto diagnostics = verify(program, *training, VerifyOptions{true});
+  if (!diagnostics.empty()) {
+    result.error = FunctionalizeError{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
+    return result;
+  }
+  try {
+    result.program = Pass(program, options).run();
+  } catch (const Failure& f) {
+    result.error = f.error;
+    return result;
+  } catch (const std::exception& e) {
+    result.error = FunctionalizeError{"", e.what()};
+    return result;
+  }
+#ifndef NDEBUG
+  auto after = verify(*result.program, *findDialect("ATEN"));
+  if (!after.empty()) {  // a bug of ours: abort loudly (under a fuzzer, a finding)
+    std::fprintf(stderr, "epsmith: internal error: functionalize produced a program that fails the ATEN verifier: %s\n",
+                 after.front().str().c_str());
+    std::abort();
+  }
+#endif
+  return result;
+}
+
+}  // namespace epsmith

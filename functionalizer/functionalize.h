@@ -1,0 +1,36 @@
+// The native functionalizer: a TRAINING-dialect program with in-place and out= ops, writes
+// through views and input mutations becomes an ATEN-dialect program with the same effect,
+// whose graph signature carries the mutations as outputs (AOTAutograd's export rules).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+
+namespace epsmith {
+
+struct FunctionalizeOptions {
+  // Grad mode the program is called under: false treats every mutation as happening under
+  // no_grad (so parameters that require grad may be mutated).
+  bool grad_enabled = true;
+};
+
+struct FunctionalizeError {
+  std::string node;     // the node that caused it ("add_"); empty for whole-program reasons
+  std::string message;  // PyTorch's export message where there is one, with the facts
+  std::string str() const { return node.empty() ? message : "%" + node + ": " + message; }
+};
+
+struct FunctionalizeResult {
+  std::optional<ExportedProgram> program;  // set on success
+  std::optional<FunctionalizeError> error;
+  bool ok() const { return program.has_value(); }
+};
+
+// Never throws for a program that loads; a program it must refuse comes back as `error`.
+// The result keeps the input specs, state, constants and example inputs; its outputs are
+// tokens, then one mutation output per mutated input in input order, then user outputs.
+FunctionalizeResult functionalize(const ExportedProgram& program, const FunctionalizeOptions& options = {});
+
+}  // namespace epsmith

@@ -1,0 +1,303 @@
+// Schema-driven op roles for the functionalizer; see op_roles.h.
+#include "functionalizer/op_roles.h"
+
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+
+namespace epsmith {
+namespace {
+
+// Note [View inverses]
+// A schema says *that* a return aliases an argument (`Tensor(a) self -> Tensor(a)`), not
+// *how* its elements map onto the base's, so the way a write through a view is carried back
+// to the base is written here once, per family. Order-preserving reshapes go back with a
+// reshape to the base's sizes, permutations with the inverse permutation, and the rest with
+// the scatter ops LibTorch provides for exactly this (slice_scatter, select_scatter,
+// diagonal_scatter, as_strided_scatter). Multi-output views (split, chunk, unbind, ...)
+// are handled per element, as the slice or select each element is. Views whose elements
+// overlap (expand, unfold with step < size) have no inverse: eager leaves writes to them
+// undefined. Views we can replay but not invert (view.dtype, real/imag, sparse and named
+// tensor views) are refused on write with the op named.
+//
+// Note [Maybe-aliasing ops]
+// reshape, flatten, ravel, contiguous and to() carry `Tensor(a)` returns but alias their
+// input only sometimes (a view when the strides allow it, a copy otherwise). The schema
+// cannot say which; the functionalizer decides per node from the input's metadata
+// (functionalize.cpp, returnsAlias).
+//
+// Note [Irregular functional variants]
+// Functional variants are found by name (add_ → add, __iand__ → __and__, the out= overload's
+// own base name) and checked against the argument lists. The pairs that do not follow the
+// naming rule are listed here: the random in-place ops whose functional forms LibTorch names
+// `*_functional` or differently.
+struct ViewRow {
+  std::string_view name;      // qualified name
+  std::string_view overload;  // "*": every overload
+  ViewFamily family;
+  bool maybe = false;  // Note [Maybe-aliasing ops]
+};
+constexpr ViewRow kViewRows[] = {
+    {"aten::view", "", ViewFamily::Reshape},
+    {"aten::view_as", "", ViewFamily::Reshape},
+    {"aten::_unsafe_view", "", ViewFamily::Reshape},
+    {"aten::_reshape_alias", "", ViewFamily::Reshape},
+    {"aten::unflatten", "int", ViewFamily::Reshape},
+    {"aten::squeeze", "", ViewFamily::Reshape},
+    {"aten::squeeze", "dim", ViewFamily::Reshape},
+    {"aten::unsqueeze", "", ViewFamily::Reshape},
+    {"aten::reshape", "", ViewFamily::Reshape, true},
+    {"aten::reshape_as", "", ViewFamily::Reshape, true},
+    {"aten::flatten", "using_ints", ViewFamily::Reshape, true},
+    {"aten::ravel", "", ViewFamily::Reshape, true},
+    {"aten::alias", "", ViewFamily::Identity},
+    {"aten::detach", "", ViewFamily::Identity},
+    {"aten::lift_fresh", "", ViewFamily::Identity},
+    {"aten::conj", "", ViewFamily::Identity},
+    {"aten::_conj", "", ViewFamily::Identity},
+    {"aten::resolve_conj", "", ViewFamily::Identity},
+    {"aten::resolve_neg", "", ViewFamily::Identity},
+    {"aten::positive", "", ViewFamily::Identity},
+    {"aten::contiguous", "", ViewFamily::Identity, true},
+    {"aten::to", "*", ViewFamily::Identity, true},
+    {"aten::permute", "", ViewFamily::Permute},
+    {"aten::transpose", "int", ViewFamily::Permute},
+    {"aten::t", "", ViewFamily::Permute},
+    {"aten::swapaxes", "", ViewFamily::Permute},
+    {"aten::swapdims", "", ViewFamily::Permute},
+    {"aten::movedim", "*", ViewFamily::Permute},
+    {"aten::moveaxis", "*", ViewFamily::Permute},
+    {"aten::numpy_T", "", ViewFamily::Permute},
+    {"aten::adjoint", "", ViewFamily::Permute},
+    {"aten::mT", "", ViewFamily::Permute},
+    {"aten::mH", "", ViewFamily::Permute},
+    {"aten::matrix_H", "", ViewFamily::Permute},
+    {"aten::slice", "Tensor", ViewFamily::Slice},
+    {"aten::narrow", "", ViewFamily::Narrow},
+    {"aten::select", "int", ViewFamily::Select},
+    {"aten::diagonal", "", ViewFamily::Diagonal},
+    {"aten::as_strided", "", ViewFamily::AsStrided},
+    {"aten::unfold", "", ViewFamily::Unfold},
+    {"aten::expand", "", ViewFamily::Expand},
+    {"aten::expand_as", "", ViewFamily::Expand},
+    {"aten::broadcast_to", "", ViewFamily::Expand},
+    {"aten::split", "*", ViewFamily::SplitList},
+    {"aten::split_with_sizes", "", ViewFamily::SplitList},
+    {"aten::chunk", "", ViewFamily::SplitList},
+    {"aten::tensor_split", "sections", ViewFamily::SplitList},
+    {"aten::tensor_split", "indices", ViewFamily::SplitList},
+    {"aten::hsplit", "*", ViewFamily::SplitList},
+    {"aten::vsplit", "*", ViewFamily::SplitList},
+    {"aten::dsplit", "*", ViewFamily::SplitList},
+    {"aten::unbind", "int", ViewFamily::UnbindList},
+};
+
+// Schemas that hide an alias: `_unsafe_view` shares its input's storage in eager although
+// its schema is unannotated (PyTorch uses it only on temporaries).
+constexpr std::string_view kUnannotatedViews[] = {"aten::_unsafe_view"};
+
+// Note [Irregular functional variants]
+constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
+    {"aten::normal_", "aten::normal_functional"},
+    {"aten::bernoulli_.float", "aten::bernoulli.p"},
+};
+
+// Ops that change sizes, strides or storage and have no view counterpart.
+constexpr std::string_view kMetadataOnly[] = {
+    "aten::resize_", "aten::resize_as_", "aten::set_", "aten::_resize_output_",
+    "aten::resize_as_sparse_", "aten::sparse_resize_", "aten::sparse_resize_and_clear_",
+};
+
+const ViewRow* findViewRow(const OpInfo& op) {
+  for (const auto& row : kViewRows) {
+    if (row.name == op.qualified_name && (row.overload == "*" || row.overload == op.overload)) return &row;
+  }
+  return nullptr;
+}
+
+const std::unordered_map<std::string, std::vector<const OpInfo*>>& overloadsByName() {
+  static const auto* index = [] {
+    auto* m = new std::unordered_map<std::string, std::vector<const OpInfo*>>();
+    for (const OpInfo* op : allOps()) (*m)[op->qualified_name].push_back(op);
+    return m;
+  }();
+  return *index;
+}
+
+bool sameParam(const ParamInfo& a, const ParamInfo& b) {
+  return a.name == b.name && a.type == b.type && a.optional == b.optional && a.kwarg_only == b.kwarg_only;
+}
+
+// Whether `candidate` takes `wanted` (in order), possibly followed by defaulted keyword-only
+// arguments; `exact` is set when nothing follows.
+bool argumentsMatch(const std::vector<const ParamInfo*>& wanted, const OpInfo& candidate, bool* exact) {
+  if (candidate.arguments.size() < wanted.size()) return false;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (!sameParam(*wanted[i], candidate.arguments[i])) return false;
+  }
+  for (size_t i = wanted.size(); i < candidate.arguments.size(); ++i) {
+    if (!candidate.arguments[i].has_default || !candidate.arguments[i].kwarg_only) return false;
+  }
+  *exact = candidate.arguments.size() == wanted.size();
+  return true;
+}
+
+std::vector<int> writtenArguments(const OpInfo& op) {
+  std::vector<int> w;
+  for (size_t i = 0; i < op.arguments.size(); ++i) {
+    if (op.arguments[i].is_write) w.push_back(static_cast<int>(i));
+  }
+  return w;
+}
+
+bool isOutForm(const OpInfo& op, const std::vector<int>& written) {
+  if (written.empty()) return false;
+  for (int i : written) {
+    if (!op.arguments[i].kwarg_only) return false;
+  }
+  return true;
+}
+
+bool isInPlaceForm(const OpInfo& op, const std::vector<int>& written) {
+  return written.size() == 1 && written[0] == 0 && !op.arguments[0].kwarg_only &&
+         op.arguments[0].type == ParamType::Tensor;
+}
+
+std::vector<int> returnAliases(const OpInfo& op) {
+  std::vector<int> result;
+  for (const auto& r : op.returns) {
+    int found = -1;
+    if (!r.alias_set.empty()) {
+      for (size_t i = 0; i < op.arguments.size(); ++i) {
+        if (op.arguments[i].alias_set == r.alias_set) {
+          found = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    result.push_back(found);
+  }
+  return result;
+}
+
+OpRoleInfo classify(const OpInfo& op) {
+  OpRoleInfo info;
+  info.return_alias = returnAliases(op);
+  const std::string name = op.name();
+  if (!op.is_mutable) {
+    const ViewRow* row = findViewRow(op);
+    bool aliases = false;
+    for (int a : info.return_alias) aliases = aliases || a >= 0;
+    for (auto hidden : kUnannotatedViews) {
+      if (op.qualified_name == hidden) {
+        aliases = true;
+        info.return_alias.assign(op.returns.size(), 0);
+      }
+    }
+    if (!aliases) return info;  // Functional
+    info.view = row ? row->family : ViewFamily::Other;
+    info.role = row && row->maybe ? OpRole::MaybeView : OpRole::View;
+    return info;
+  }
+  info.written = writtenArguments(op);
+  for (auto meta : kMetadataOnly) {
+    if (op.qualified_name == meta) {
+      info.role = OpRole::MetadataMutation;
+      return info;
+    }
+  }
+  const bool in_place = isInPlaceForm(op, info.written);
+  if (!in_place && !isOutForm(op, info.written)) {
+    info.role = OpRole::Unsupported;
+    info.reason = "writes arguments that are neither `self` nor out= arguments";
+    return info;
+  }
+  info.functional = functionalVariant(op);
+  if (!info.functional) {
+    info.role = OpRole::Unsupported;
+    info.reason = "has no functional variant";
+    return info;
+  }
+  const OpRoleInfo& fn = opRole(*info.functional);
+  if (in_place && (fn.role == OpRole::View || fn.role == OpRole::MaybeView)) {
+    info.role = OpRole::MetadataMutation;
+    info.view = fn.view;
+    return info;
+  }
+  info.role = in_place ? OpRole::InPlace : OpRole::Out;
+  return info;
+}
+
+}  // namespace
+
+std::string_view opRoleName(OpRole r) {
+  switch (r) {
+    case OpRole::Functional: return "functional";
+    case OpRole::View: return "view";
+    case OpRole::MaybeView: return "maybe-view";
+    case OpRole::InPlace: return "in-place";
+    case OpRole::Out: return "out";
+    case OpRole::MetadataMutation: return "metadata-mutation";
+    case OpRole::Unsupported: return "unsupported";
+  }
+  return "?";
+}
+
+const OpInfo* functionalVariant(const OpInfo& op) {
+  const std::string full = op.name();
+  for (const auto& [from, to] : kIrregularVariants) {
+    if (from == full || from == op.qualified_name) return findOpByName(to);
+  }
+  const std::vector<int> written = writtenArguments(op);
+  const bool in_place = isInPlaceForm(op, written);
+  if (!in_place && !isOutForm(op, written)) return nullptr;
+
+  std::string base = op.qualified_name;
+  if (in_place) {
+    const auto sep = base.find("::");
+    std::string_view local = std::string_view(base).substr(sep == std::string::npos ? 0 : sep + 2);
+    if (local.size() > 5 && local.substr(0, 3) == "__i" && local.substr(local.size() - 2) == "__") {
+      base = base.substr(0, sep + 2) + "__" + std::string(local.substr(3));
+    } else if (!base.empty() && base.back() == '_') {
+      base.pop_back();
+    } else {
+      return nullptr;
+    }
+  }
+  std::vector<const ParamInfo*> wanted;
+  for (size_t i = 0; i < op.arguments.size(); ++i) {
+    if (!in_place && op.arguments[i].is_write) continue;
+    wanted.push_back(&op.arguments[i]);
+  }
+  auto it = overloadsByName().find(base);
+  if (it == overloadsByName().end()) return nullptr;
+  const OpInfo* best = nullptr;
+  int best_score = -1;
+  for (const OpInfo* candidate : it->second) {
+    if (candidate->is_mutable || candidate == &op) continue;
+    if (in_place ? candidate->returns.empty() : candidate->returns.size() != written.size()) continue;
+    bool exact = false;
+    if (!argumentsMatch(wanted, *candidate, &exact)) continue;
+    int score = (exact ? 2 : 0) + (candidate->overload == op.overload ? 1 : 0);
+    if (score > best_score) {
+      best = candidate;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+const OpRoleInfo& opRole(const OpInfo& op) {
+  static std::mutex mu;
+  static std::unordered_map<const OpInfo*, OpRoleInfo> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(&op);
+    if (it != cache.end()) return it->second;
+  }
+  OpRoleInfo info = classify(op);  // may recurse into opRole for the functional variant
+  std::lock_guard<std::mutex> lock(mu);
+  return cache.emplace(&op, std::move(info)).first->second;
+}
+
+}  // namespace epsmith

@@ -1,0 +1,330 @@
+// Replaying and inverting view steps; see view_steps.h and Note [View inverses] in
+// op_roles.cpp.
+#include "functionalizer/view_steps.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace epsmith::functionalizer {
+namespace {
+
+const OpInfo& op(std::string_view name) {
+  const OpInfo* info = findOpByName(name);
+  if (!info) throw std::logic_error("the dispatcher lacks " + std::string(name));
+  return *info;
+}
+
+std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
+  std::vector<int64_t> sizes;
+  for (const auto& s : m.sizes) {
+    if (!s.isConcrete()) return std::nullopt;
+    sizes.push_back(s.concrete());
+  }
+  return sizes;
+}
+
+int64_t wrapDim(int64_t d, int64_t rank) { return d < 0 ? d + std::max<int64_t>(rank, 1) : d; }
+
+// Output dim i of the view is input dim perm[i].
+std::optional<std::vector<int64_t>> permutation(const ViewStep& s, int64_t rank) {
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  std::iota(perm.begin(), perm.end(), 0);
+  const std::string& name = s.op->qualified_name;
+  auto swap = [&](int64_t a, int64_t b) -> bool {
+    a = wrapDim(a, rank);
+    b = wrapDim(b, rank);
+    if (a < 0 || b < 0 || a >= rank || b >= rank) return false;
+    std::swap(perm[a], perm[b]);
+    return true;
+  };
+  if (name == "aten::permute") {
+    auto dims = intListArgument(*s.node, *s.op, 1);
+    if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
+    for (size_t i = 0; i < dims->size(); ++i) perm[i] = wrapDim((*dims)[i], rank);
+    return perm;
+  }
+  if (name == "aten::transpose" || name == "aten::swapaxes" || name == "aten::swapdims") {
+    auto a = intArgument(*s.node, *s.op, 1, std::nullopt), b = intArgument(*s.node, *s.op, 2, std::nullopt);
+    if (!a || !b || !swap(*a, *b)) return std::nullopt;
+    return perm;
+  }
+  if (name == "aten::t") {
+    if (rank == 2) swap(0, 1);
+    return perm;
+  }
+  if (name == "aten::numpy_T") {
+    std::reverse(perm.begin(), perm.end());
+    return perm;
+  }
+  if (name == "aten::adjoint" || name == "aten::mT" || name == "aten::mH" || name == "aten::matrix_H") {
+    if (rank < 2) return std::nullopt;
+    swap(rank - 2, rank - 1);
+    return perm;
+  }
+  if (name == "aten::movedim" || name == "aten::moveaxis") {
+    std::vector<int64_t> from, to;
+    if (s.op->overload == "int") {
+      auto a = intArgument(*s.node, *s.op, 1, std::nullopt), b = intArgument(*s.node, *s.op, 2, std::nullopt);
+      if (!a || !b) return std::nullopt;
+      from = {*a};
+      to = {*b};
+    } else {
+      auto a = intListArgument(*s.node, *s.op, 1), b = intListArgument(*s.node, *s.op, 2);
+      if (!a || !b || a->size() != b->size()) return std::nullopt;
+      from = *a;
+      to = *b;
+    }
+    std::vector<int64_t> result(static_cast<size_t>(rank), -1);
+    std::vector<bool> used(static_cast<size_t>(rank), false);
+    for (size_t k = 0; k < from.size(); ++k) {
+      int64_t f = wrapDim(from[k], rank), d = wrapDim(to[k], rank);
+      if (f < 0 || d < 0 || f >= rank || d >= rank) return std::nullopt;
+      result[d] = f;
+      used[f] = true;
+    }
+    int64_t next = 0;
+    for (auto& r : result) {
+      if (r >= 0) continue;
+      while (used[next]) ++next;
+      r = next++;
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
+Argument argumentOr(const Node& n, const OpInfo& o, size_t i, Argument fallback) {
+  const Argument* a = schemaArgument(n, o, i);
+  return a ? *a : fallback;
+}
+
+bool literalOnly(const Argument& a) {
+  bool literal = true;
+  a.forEachNode([&](const Node*) { literal = false; });
+  return literal;
+}
+
+}  // namespace
+
+const Argument* schemaArgument(const Node& n, const OpInfo& o, size_t i) {
+  if (i < n.args.size()) return &n.args[i];
+  if (i >= o.arguments.size()) return nullptr;
+  for (const auto& [name, a] : n.kwargs) {
+    if (name == o.arguments[i].name) return &a;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> intArgument(const Node& n, const OpInfo& o, size_t i, std::optional<int64_t> fallback) {
+  const Argument* a = schemaArgument(n, o, i);
+  if (!a || a->kind() == ArgKind::None) return fallback;
+  if (const auto* v = a->get<arg::Int>()) return v->value;
+  if (const auto* v = a->get<arg::SymInt>(); v && v->value.isLiteral()) return v->value.literal;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo& o, size_t i) {
+  const Argument* a = schemaArgument(n, o, i);
+  if (!a) return std::nullopt;
+  if (const auto* v = a->get<arg::IntList>()) return v->values;
+  if (const auto* v = a->get<arg::Int>()) return std::vector<int64_t>{v->value};
+  if (const auto* v = a->get<arg::SymIntList>()) {
+    std::vector<int64_t> out;
+    for (const auto& s : v->values) {
+      if (!s.isLiteral()) return std::nullopt;
+      out.push_back(s.literal);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+bool isContiguous(const TensorMeta& m) {
+  int64_t expected = 1;
+  for (size_t i = m.sizes.size(); i-- > 0;) {
+    if (!m.sizes[i].isConcrete() || i >= m.strides.size() || !m.strides[i].isConcrete()) return false;
+    const int64_t size = m.sizes[i].concrete();
+    if (size == 0) return true;
+    if (size != 1 && m.strides[i].concrete() != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape) {
+  auto old_shape = concreteSizes(input);
+  std::vector<int64_t> new_shape, old_stride;
+  for (const auto& s : shape) {
+    if (!s.isConcrete()) return false;
+    new_shape.push_back(s.concrete());
+  }
+  for (const auto& s : input.strides) {
+    if (!s.isConcrete()) return false;
+    old_stride.push_back(s.concrete());
+  }
+  if (!old_shape || old_stride.size() != old_shape->size()) return false;
+  if (old_shape->empty()) return true;
+  int64_t numel = 1;
+  for (int64_t s : *old_shape) numel *= s;
+  if (numel == 0) return true;
+  // ATen's computeStride: walk the input's dims from the last, in chunks of dims that are
+  // contiguous with each other, and match each chunk with whole dims of the new shape.
+  int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
+  int64_t chunk_base_stride = old_stride.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_shape->size()) - 1; d >= 0; --d) {
+    tensor_numel *= (*old_shape)[d];
+    if (d == 0 || ((*old_shape)[d - 1] != 1 && old_stride[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+        view_numel *= new_shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = old_stride[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve) {
+  switch (step.kind) {
+    case ViewStep::Kind::Slice:
+      return e.call(op("aten::slice.Tensor"),
+                    {arg::Tensor{base}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}}, meta);
+    case ViewStep::Kind::Select:
+      return e.call(op("aten::select.int"), {arg::Tensor{base}, arg::Int{step.dim}, arg::Int{step.start}}, meta);
+    case ViewStep::Kind::Op: break;
+  }
+  std::vector<Argument> args = step.node->args;
+  auto kwargs = step.node->kwargs;
+  for (size_t i = 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& n) { n = resolve(n); });
+  bool self_set = false;
+  for (auto& [name, a] : kwargs) {
+    if (name == "self") {
+      a = arg::Tensor{base};
+      self_set = true;
+    } else {
+      a.forEachNodeRef([&](Node*& n) { n = resolve(n); });
+    }
+  }
+  if (!self_set) {
+    if (args.empty()) args.emplace_back();
+    args[0] = arg::Tensor{base};
+  }
+  return e.call(*step.op, std::move(args), meta, std::move(kwargs));
+}
+
+std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta,
+                                Node* src, std::string* error) {
+  const Val val = base_meta;
+  if (step.kind == ViewStep::Kind::Slice) {
+    return e.call(op("aten::slice_scatter"),
+                  {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}}, val);
+  }
+  if (step.kind == ViewStep::Kind::Select) {
+    return e.call(op("aten::select_scatter"),
+                  {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}}, val);
+  }
+  const Node& n = *step.node;
+  const OpInfo& o = *step.op;
+  const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
+  auto fail = [&](const std::string& why) -> std::optional<Node*> {
+    *error = "cannot carry a write through " + o.name() + " back to its base: " + why;
+    return std::nullopt;
+  };
+  switch (step.family) {
+    case ViewFamily::Identity:
+      return src;
+    case ViewFamily::Reshape: {
+      auto sizes = concreteSizes(base_meta);
+      if (!sizes) return fail("the base has symbolic sizes");
+      return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
+    }
+    case ViewFamily::Permute: {
+      auto perm = permutation(step, rank);
+      if (!perm) return fail("its dims are not literal");
+      std::vector<int64_t> inverse(perm->size());
+      bool identity = true;
+      for (size_t i = 0; i < perm->size(); ++i) {
+        inverse[static_cast<size_t>((*perm)[i])] = static_cast<int64_t>(i);
+        identity = identity && (*perm)[i] == static_cast<int64_t>(i);
+      }
+      if (identity) return src;
+      return e.call(op("aten::permute"), {arg::Tensor{src}, arg::IntList{inverse}}, val);
+    }
+    case ViewFamily::Slice: {
+      std::vector<Argument> args{arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
+                                 argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{}),
+                                 argumentOr(n, o, 4, arg::Int{1})};
+      for (const auto& a : args) {
+        if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return fail("its bounds are symbolic");
+      }
+      return e.call(op("aten::slice_scatter"), std::move(args), val);
+    }
+    case ViewFamily::Narrow: {
+      auto dim = intArgument(n, o, 1, std::nullopt), start = intArgument(n, o, 2, std::nullopt),
+           length = intArgument(n, o, 3, std::nullopt);
+      auto sizes = concreteSizes(base_meta);
+      if (!dim || !start || !length || !sizes) return fail("its arguments are not literal");
+      const int64_t d = wrapDim(*dim, rank);
+      if (d < 0 || d >= rank) return fail("dim out of range");
+      const int64_t s = *start < 0 ? *start + (*sizes)[d] : *start;
+      return e.call(op("aten::slice_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + *length}}, val);
+    }
+    case ViewFamily::Select: {
+      const Argument* index = schemaArgument(n, o, 2);
+      if (!index || !literalOnly(*index)) return fail("its index is not literal");
+      return e.call(op("aten::select_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}), *index}, val);
+    }
+    case ViewFamily::Diagonal:
+      return e.call(op("aten::diagonal_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
+                     argumentOr(n, o, 2, arg::Int{0}), argumentOr(n, o, 3, arg::Int{1})},
+                    val);
+    case ViewFamily::AsStrided: {
+      std::vector<Argument> args{arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::None{}),
+                                 argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{})};
+      for (const auto& a : args) {
+        if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return fail("its geometry is symbolic");
+      }
+      return e.call(op("aten::as_strided_scatter"), std::move(args), val);
+    }
+    case ViewFamily::Unfold: {
+      auto dim = intArgument(n, o, 1, std::nullopt), size = intArgument(n, o, 2, std::nullopt),
+           stp = intArgument(n, o, 3, std::nullopt);
+      auto sizes = concreteSizes(base_meta);
+      if (!dim || !size || !stp || !sizes || rank == 0) return fail("its arguments are not literal");
+      if (*stp < *size) return fail("its windows overlap (step < size), so eager leaves the write undefined");
+      const int64_t d = wrapDim(*dim, rank);
+      // The windows as an as_strided view of a contiguous copy of the base.
+      std::vector<int64_t> strides(sizes->size(), 1);
+      for (size_t i = sizes->size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>((*sizes)[i], 1);
+      std::vector<int64_t> view_sizes = *sizes, view_strides = strides;
+      view_sizes[d] = ((*sizes)[d] - *size) / *stp + 1;
+      view_strides[d] = strides[d] * *stp;
+      view_sizes.push_back(*size);
+      view_strides.push_back(strides[d]);
+      TensorMeta contiguous = base_meta;
+      contiguous.strides.assign(strides.begin(), strides.end());
+      Node* dense = e.call(op("aten::clone"), {arg::Tensor{base}}, contiguous,
+                           {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
+      return e.call(op("aten::as_strided_scatter"),
+                    {arg::Tensor{dense}, arg::Tensor{src}, arg::IntList{view_sizes}, arg::IntList{view_strides},
+                     arg::Int{0}},
+                    contiguous);
+    }
+    case ViewFamily::Expand:
+      return fail("its elements overlap in memory, so eager leaves the write undefined");
+    default:
+      return fail("epsmith knows no functional inverse for it");
+  }
+}
+
+}  // namespace epsmith::functionalizer

@@ -1,0 +1,50 @@
+// Internal to the functionalizer: one step of a view chain (base → view), replayed on a new
+// base value, and inverted to carry a write through the view back to its base.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "functionalizer/emitter.h"
+#include "functionalizer/op_roles.h"
+#include "ir/graph.h"
+
+namespace epsmith::functionalizer {
+
+struct ViewStep {
+  enum class Kind : uint8_t {
+    Op,      // call `op` with the source node's arguments, `self` replaced by the base
+    Slice,   // slice.Tensor(base, dim, start, end): one element of a split
+    Select,  // select.int(base, dim, start): one element of an unbind
+  };
+  Kind kind = Kind::Op;
+  const OpInfo* op = nullptr;  // Op: the view op (for a metadata mutation, its view form)
+  const Node* node = nullptr;  // Op: the source node whose arguments the step reuses
+  ViewFamily family = ViewFamily::None;
+  int64_t dim = 0, start = 0, end = 0;
+};
+
+// Maps a source-graph node to its current value in the graph being built.
+using Resolve = std::function<Node*(const Node*)>;
+
+// Emits the view of `base` that `step` takes; `meta` is the view's metadata.
+Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve);
+
+// Emits the new value of `base` after `src` was written into the view `step` takes of it.
+// `base_meta` is the base's metadata. nullopt with `error` set when the view has no inverse.
+std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta,
+                                Node* src, std::string* error);
+
+// Whether a tensor of these sizes/strides can be viewed with `shape` without a copy
+// (ATen's computeStride), i.e. whether reshape would alias.
+bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape);
+// is_contiguous for the contiguous memory format.
+bool isContiguous(const TensorMeta& m);
+
+// The i-th schema argument of `n` (positional, else by keyword), or nullptr when defaulted.
+const Argument* schemaArgument(const Node& n, const OpInfo& op, size_t i);
+std::optional<int64_t> intArgument(const Node& n, const OpInfo& op, size_t i, std::optional<int64_t> fallback);
+std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo& op, size_t i);
+
+}  // namespace epsmith::functionalizer

@@ -1,0 +1,378 @@
+// Input, buffer and parameter mutations: each program runs eagerly and, functionalized,
+// through the exported calling convention; outputs and final inputs must agree, and the
+// signature must carry exactly the mutations, in input order.
+#include <gtest/gtest.h>
+
+#include "tests/functionalizer/support.h"
+
+namespace epsmith {
+namespace {
+
+using test::functionalAgreesWithEager;
+using test::outputKinds;
+using test::program;
+using test::rejection;
+using test::targets;
+
+TEST(Functionalize, SimpleInputMutation) {
+  auto p = program(R"(graph {
+  %x: f32[2, 3] = placeholder
+  %mul_: f32[2, 3] = aten::mul_.Scalar(%x, 2)
+  %add: f32[2, 3] = aten::add.Scalar(%x, 1)
+  return (%add)
+}
+signature {
+  input user_input %x
+  output user_output %add
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+  EXPECT_EQ(targets(f), "aten::mul.Scalar aten::add.Scalar");
+  // The mutation output is the functional result, and the read after it uses it.
+  const Node* out = f.graph().outputNode();
+  EXPECT_EQ(out->args[0].get<arg::Tensor>()->node->name(), "mul");
+  EXPECT_EQ(f.graph().find("add")->args[0].get<arg::Tensor>()->node->name(), "mul");
+}
+
+TEST(Functionalize, MutatedInputAlsoReturned) {
+  auto p = program(R"(graph {
+  %x: f32[4] = placeholder
+  %add_: f32[4] = aten::add_.Scalar(%x, 3)
+  return (%add_, %x)
+}
+signature {
+  input user_input %x
+  output user_output %add_
+  output user_output %x
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output, user_output");
+}
+
+TEST(Functionalize, SeveralMutatedInputsComeOutInInputOrder) {
+  auto p = program(R"(graph {
+  %a: f32[3] = placeholder
+  %b: f32[3] = placeholder
+  %c: f32[3] = placeholder
+  %mul_: f32[3] = aten::mul_.Tensor(%c, %a)
+  %sub_: f32[3] = aten::sub_.Tensor(%a, %b)
+  %sum: f32[] = aten::sum(%c)
+  return (%sum)
+}
+signature {
+  input user_input %a
+  input user_input %b
+  input user_input %c
+  output user_output %sum
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation a, user_input_mutation c, user_output");
+}
+
+TEST(Functionalize, RestoringTheOriginalValueStillCountsAsAMutation) {
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %add_: f32[3] = aten::add_.Scalar(%x, 1)
+  %sub_: f32[3] = aten::sub_.Scalar(%x, 1)
+  %neg: f32[3] = aten::neg(%x)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+})");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_input_mutation x, user_output");
+}
+
+TEST(Functionalize, UnmutatedInputsGetNoOutput) {
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %y: f32[3] = placeholder
+  %view: f32[3] = aten::view(%x, [3])
+  %add: f32[3] = aten::add.Tensor(%view, %y)
+  return (%add)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %add
+})");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_output");
+}
+
+TEST(Functionalize, BufferMutation) {
+  auto p = program(R"(graph {
+  %b_count: i64[] = placeholder
+  %b_stats: f32[3] = placeholder
+  %x: f32[3] = placeholder
+  %add_: i64[] = aten::add_.Scalar(%b_count, 1)
+  %copy_: f32[3] = aten::copy_(%b_stats, %x)
+  %mul: f32[3] = aten::mul.Tensor(%x, %b_stats)
+  return (%mul)
+}
+signature {
+  input buffer %b_count -> "count" persistent=True
+  input buffer %b_stats -> "stats" persistent=True
+  input user_input %x
+  output user_output %mul
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "buffer_mutation count, buffer_mutation stats, user_output");
+  EXPECT_EQ(targets(f), "aten::add.Scalar aten::copy aten::mul.Tensor");
+}
+
+TEST(Functionalize, DeclaredBufferMutationOfTheTrainingIrIsKept) {
+  // torch.export's training IR lists the in-place result as the mutation output already.
+  auto p = program(R"(graph {
+  %b_count: f32[2] = placeholder
+  %x: f32[2] = placeholder
+  %add_: f32[2] = aten::add_.Tensor(%b_count, %x)
+  %relu: f32[2] = aten::relu(%add_)
+  return (%add_, %relu)
+}
+signature {
+  input buffer %b_count -> "count" persistent=True
+  input user_input %x
+  output buffer_mutation %add_ -> "count"
+  output user_output %relu
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "buffer_mutation count, user_output");
+  EXPECT_EQ(f.signature.output_specs[0].arg.name, "add");
+}
+
+TEST(Functionalize, ParameterMutationUnderNoGradIsAccepted) {
+  auto p = program(R"(graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %x: f32[3] = placeholder
+  %off: None = torch._C._set_grad_enabled(False)
+  %div_: f32[3]<requires_grad=True> = aten::div_.Scalar(%p_w, 2)
+  %on: None = torch._C._set_grad_enabled(True)
+  %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
+  return (%mul)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %x
+  output user_output %mul
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "parameter_mutation w, user_output");
+}
+
+TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
+  auto p = program(R"(graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %x: f32[3] = placeholder
+  %div_: f32[3]<requires_grad=True> = aten::div_.Scalar(%p_w, 2)
+  %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
+  return (%mul)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %x
+  output user_output %mul
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%div_: Found a graph input that requires gradients, and received a mutation"), std::string::npos) << why;
+  EXPECT_NE(why.find("'p_w'"), std::string::npos) << why;
+  // The same program called under no_grad may mutate its parameter.
+  FunctionalizeOptions no_grad;
+  no_grad.grad_enabled = false;
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p, no_grad)), "parameter_mutation w, user_output");
+}
+
+TEST(Functionalize, OutOfPlaceIntoAnInputAndIntoAnIntermediate) {
+  auto p = program(R"(graph {
+  %x: f32[2, 2] = placeholder
+  %y: f32[2, 2] = placeholder
+  %add: f32[2, 2] = aten::add.out(%x, %y, out=%x)
+  %empty: f32[2, 2] = aten::clone(%y)
+  %mm: f32[2, 2] = aten::mm.out(%x, %y, out=%empty)
+  %sum: f32[] = aten::sum(%empty)
+  return (%mm, %sum)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %mm
+  output user_output %sum
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output, user_output");
+  EXPECT_EQ(targets(f), "aten::add.Tensor aten::clone aten::mm aten::sum");
+}
+
+TEST(Functionalize, OutOfPlaceWithSeveralOutputs) {
+  auto p = program(R"(graph {
+  %x: f32[2, 3] = placeholder
+  %values: f32[2] = placeholder
+  %indices: i64[2] = placeholder
+  %max: (f32[2], i64[2]) = aten::max.dim_max(%x, 1, max=%values, max_values=%indices)
+  %v: f32[2] = operator.getitem(%max, 0)
+  %i: i64[2] = operator.getitem(%max, 1)
+  %add: f32[2] = aten::add.Tensor(%v, %values)
+  return (%add, %i)
+}
+signature {
+  input user_input %x
+  input user_input %values
+  input user_input %indices
+  output user_output %add
+  output user_output %i
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation values, user_input_mutation indices, user_output, user_output");
+}
+
+TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %y: f64[3] = placeholder
+  %add_: f32[3] = aten::add_.Tensor(%x, %y)
+  %ge_: f32[3] = aten::ge_.Scalar(%x, 0)
+  return (%x)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %x
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::add.Tensor aten::_to_copy aten::ge.Scalar aten::_to_copy");
+}
+
+TEST(Functionalize, CopyWithBroadcasting) {
+  auto p = program(R"(graph {
+  %x: f32[3, 4] = placeholder
+  %row: f32[4] = placeholder
+  %copy_: f32[3, 4] = aten::copy_(%x, %row)
+  %sum: f32[] = aten::sum(%x)
+  return (%sum)
+}
+signature {
+  input user_input %x
+  input user_input %row
+  output user_output %sum
+})");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_input_mutation x, user_output");
+}
+
+TEST(Functionalize, IndexPutAndMaskedFill) {
+  auto p = program(R"(graph {
+  %x: f32[5] = placeholder
+  %idx: i64[2] = placeholder
+  %vals: f32[2] = placeholder
+  %idx_c: i64[2] = aten::clamp(%idx, 0, 4)
+  %index_put_: f32[5] = aten::index_put_(%x, [%idx_c], %vals, True)
+  %mask: b8[5] = aten::gt.Scalar(%x, 0)
+  %masked_fill_: f32[5] = aten::masked_fill_.Scalar(%x, %mask, -1.5)
+  %clamp_: f32[5] = aten::clamp_(%x, -1, 2)
+  return (%x)
+}
+signature {
+  input user_input %x
+  input user_input %idx
+  input user_input %vals
+  output user_output %x
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::clamp aten::index_put aten::gt.Scalar aten::masked_fill.Scalar aten::clamp");
+}
+
+TEST(Functionalize, MutatedInputsThatAliasAreRejected) {
+  auto p = program(R"(graph {
+  %x: f32[4] = placeholder
+  %y: f32[2] = placeholder
+  %add_: f32[4] = aten::add_.Scalar(%x, 1)
+  %mul: f32[2] = aten::mul.Scalar(%y, 2)
+  return (%mul)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %mul
+})");
+  // y is the second half of x's memory.
+  p.example_inputs[1].tensor.storage = p.example_inputs[0].tensor.storage;
+  p.example_inputs[1].tensor.storage_offset = 2;
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("Encountered aliased inputs that are mutated"), std::string::npos) << why;
+  // Views of one storage that do not overlap need no synthetic base.
+  p.example_inputs[0].tensor.sizes = {2};
+  p.example_inputs[0].tensor.strides = {1};
+  p.graph().find("x")->meta.val = TensorMeta::contiguous(ScalarType::Float, {2});
+  p.graph().find("add_")->meta.val = TensorMeta::contiguous(ScalarType::Float, {2});
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_input_mutation x, user_output");
+}
+
+TEST(Functionalize, MutationOfALiftedConstantIsRejected) {
+  auto p = program(R"(graph {
+  %c_k: f32[2] = placeholder
+  %x: f32[2] = placeholder
+  %add_: f32[2] = aten::add_.Tensor(%c_k, %x)
+  return (%add_)
+}
+signature {
+  input tensor_constant %c_k -> "k"
+  input user_input %x
+  output user_output %add_
+})");
+  p.constants["k"].tensor = test::valueFor(*p.graph().find("c_k")->meta.val.tensor(), 1);
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("'c_k' (tensor_constant) is mutated"), std::string::npos) << why;
+}
+
+TEST(Functionalize, AnOpWithoutFunctionalFormIsAnErrorNamingIt) {
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %y: f32[3] = placeholder
+  %clone: f32[3] = aten::clone(%x)
+  %set_: f32[3] = aten::set_.source_Tensor(%clone, %y)
+  return (%set_)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %set_
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%set_: aten::set_.source_Tensor"), std::string::npos) << why;
+}
+
+TEST(Functionalize, HiddenRunningStatUpdatesAreRefused) {
+  auto p = program(R"(graph {
+  %b_mean: f32[2] = placeholder
+  %b_var: f32[2] = placeholder
+  %x: f32[3, 2] = placeholder
+  %bn: (f32[3, 2], f32[2], f32[2]) = aten::native_batch_norm(%x, None, None, %b_mean, %b_var, True, 0.1, 1e-05)
+  %y: f32[3, 2] = operator.getitem(%bn, 0)
+  return (%y)
+}
+signature {
+  input buffer %b_mean -> "mean" persistent=True
+  input buffer %b_var -> "var" persistent=True
+  input user_input %x
+  output user_output %y
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%bn: aten::native_batch_norm updates its running statistics"), std::string::npos) << why;
+}
+
+TEST(Functionalize, AProgramThatDoesNotVerifyIsRefusedWithTheCheck) {
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %add_: f32[3] = aten::add_.Scalar(%x, 1)
+  return (%add_)
+}
+signature {
+  input user_input %x
+  output user_output %add_
+})");
+  p.graph().find("add_")->meta.val = Val();
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("does not verify as TRAINING"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace epsmith

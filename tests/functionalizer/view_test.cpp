@@ -1,0 +1,267 @@
+// Writes through views and reads of views after their base changed: every case is checked
+// against eager on inputs whose values are all distinct, so a write that lands on the wrong
+// elements, or a view that misses an update, shows up as a mismatch.
+#include <gtest/gtest.h>
+
+#include "ir/text_format.h"
+#include "tests/functionalizer/support.h"
+
+namespace epsmith {
+namespace {
+
+using test::functionalAgreesWithEager;
+using test::outputKinds;
+using test::program;
+using test::rejection;
+using test::targets;
+
+// `body` mutates %x (f32[4, 6]) through views and returns %out.
+ExportedProgram onX(const std::string& body, const std::string& x_meta = "f32[4, 6]") {
+  return program("graph {\n  %x: " + x_meta + " = placeholder\n" + body +
+                 "}\nsignature {\n  input user_input %x\n  output user_output %out\n}\n");
+}
+
+TEST(FunctionalizeViews, WriteThroughView) {
+  auto f = functionalAgreesWithEager(onX(R"(  %view: f32[3, 8] = aten::view(%x, [3, 8])
+  %add_: f32[3, 8] = aten::add_.Scalar(%view, 1)
+  %out: f32[4, 6] = aten::mul.Scalar(%x, 2)
+  return (%out)
+)"));
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+  EXPECT_EQ(targets(f), "aten::view aten::add.Scalar aten::reshape aten::mul.Scalar");
+}
+
+TEST(FunctionalizeViews, WriteThroughSelect) {
+  auto f = functionalAgreesWithEager(onX(R"(  %select: f32[6] = aten::select.int(%x, 0, 1)
+  %mul_: f32[6] = aten::mul_.Scalar(%select, 10)
+  %out: f32[4, 6] = aten::clone(%x)
+  return (%out)
+)"));
+  EXPECT_EQ(targets(f), "aten::select.int aten::mul.Scalar aten::select_scatter aten::clone");
+}
+
+TEST(FunctionalizeViews, WriteThroughDiagonalAndTranspose) {
+  functionalAgreesWithEager(onX(R"(  %t: f32[6, 4]<stride=[1, 6]> = aten::t(%x)
+  %diagonal: f32[4]<stride=[7]> = aten::diagonal(%t, 1)
+  %zero_: f32[4]<stride=[7]> = aten::zero_(%diagonal)
+  %transpose: f32[6, 4]<stride=[1, 6]> = aten::transpose.int(%x, 0, 1)
+  %fill_: f32[6, 4]<stride=[1, 6]> = aten::fill_.Scalar(%transpose, 3)
+  %out: f32[4, 6] = aten::clone(%x)
+  return (%out)
+)"));
+}
+
+TEST(FunctionalizeViews, WriteThroughPermuteOfA3dInput) {
+  functionalAgreesWithEager(onX(R"(  %permute: f32[4, 2, 3]<stride=[1, 12, 4]> = aten::permute(%x, [2, 0, 1])
+  %slice: f32[4, 2, 2]<stride=[1, 12, 8]> = aten::slice.Tensor(%permute, 2, 0, 3, 2)
+  %add_: f32[4, 2, 2]<stride=[1, 12, 8]> = aten::add_.Scalar(%slice, 100)
+  %out: f32[2, 3, 4] = aten::clone(%x)
+  return (%out)
+)", "f32[2, 3, 4]"));
+}
+
+TEST(FunctionalizeViews, SlicesWithStepsAndChainedViews) {
+  auto f = functionalAgreesWithEager(onX(R"(  %slice: f32[2, 6]<stride=[12, 1]> = aten::slice.Tensor(%x, 0, 0, 4, 2)
+  %slice_1: f32[2, 2]<stride=[12, 3]> = aten::slice.Tensor(%slice, 1, 1, 6, 3)
+  %t: f32[2, 2]<stride=[3, 12], offset=1> = aten::t(%slice_1)
+  %unsqueeze: f32[1, 2, 2]<stride=[4, 3, 12], offset=1> = aten::unsqueeze(%t, 0)
+  %sub_: f32[1, 2, 2]<stride=[4, 3, 12], offset=1> = aten::sub_.Scalar(%unsqueeze, 7)
+  %narrow: f32[4, 2]<stride=[6, 1], offset=3> = aten::narrow(%x, 1, -3, 2)
+  %mul_: f32[4, 2]<stride=[6, 1], offset=3> = aten::mul_.Scalar(%narrow, -1)
+  %out: f32[4, 6] = aten::clone(%x)
+  return (%out)
+)"));
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+}
+
+TEST(FunctionalizeViews, MutationOfANonContiguousInput) {
+  // x is a transposed, offset view into a larger storage.
+  auto p = onX(R"(  %add_: f32[4, 3]<stride=[1, 5], offset=2> = aten::add_.Scalar(%x, 1)
+  %select: f32[3]<stride=[5], offset=3> = aten::select.int(%x, 0, 1)
+  %mul_: f32[3]<stride=[5], offset=3> = aten::mul_.Scalar(%select, 3)
+  %out: f32[4, 3] = aten::mul.Scalar(%x, 2)
+  return (%out)
+)", "f32[4, 3]<stride=[1, 5], offset=2>");
+  EXPECT_EQ(p.example_inputs[0].tensor.strides, (std::vector<int64_t>{1, 5}));
+  functionalAgreesWithEager(p);
+}
+
+TEST(FunctionalizeViews, ViewTakenBeforeAndReadAfterAMutationOfItsBase) {
+  auto f = functionalAgreesWithEager(onX(R"(  %row: f32[6] = aten::select.int(%x, 0, 2)
+  %col: f32[4]<stride=[6]> = aten::select.int(%x, 1, 5)
+  %add_: f32[4, 6] = aten::add_.Scalar(%x, 1)
+  %mul_: f32[4]<stride=[6]> = aten::mul_.Scalar(%col, 2)
+  %sum: f32[] = aten::sum(%row)
+  %out: f32[6] = aten::add.Tensor(%row, %sum)
+  return (%out)
+)"));
+  // %row is replayed from the updated base before it is read.
+  EXPECT_EQ(targets(f),
+            "aten::select.int aten::select.int aten::add.Scalar aten::select.int aten::mul.Scalar "
+            "aten::select_scatter aten::select.int aten::sum aten::add.Tensor");
+}
+
+TEST(FunctionalizeViews, ViewsOfViewsAfterTheBaseWasMutated) {
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[4, 6] = placeholder
+  %clone: f32[4, 6] = aten::clone(%x)
+  %view: f32[24] = aten::view(%clone, [24])
+  %slice: f32[12]<stride=[2]> = aten::slice.Tensor(%view, 0, 0, 24, 2)
+  %zero_: f32[4, 6] = aten::zero_(%clone)
+  %slice_1: f32[6]<stride=[4]> = aten::slice.Tensor(%slice, 0, 0, 12, 2)
+  %add_: f32[6]<stride=[4]> = aten::add_.Scalar(%slice_1, 5)
+  %mul: f32[12]<stride=[2]> = aten::mul.Scalar(%slice, 3)
+  %out: f32[4, 6] = aten::add.Tensor(%clone, %x)
+  return (%out, %mul)
+}
+signature {
+  input user_input %x
+  output user_output %out
+  output user_output %mul
+})"));
+}
+
+TEST(FunctionalizeViews, SplitAndUnbindElementsMutated) {
+  auto f = functionalAgreesWithEager(onX(R"(  %split: (f32[4, 4], f32[4, 2]) = aten::split.Tensor(%x, 4, 1)
+  %a: f32[4, 4]<stride=[6, 1]> = operator.getitem(%split, 0)
+  %b: f32[4, 2]<stride=[6, 1], offset=4> = operator.getitem(%split, 1)
+  %mul_: f32[4, 2]<stride=[6, 1], offset=4> = aten::mul_.Scalar(%b, -2)
+  %unbind: (f32[6], f32[6], f32[6], f32[6]) = aten::unbind.int(%x)
+  %r2: f32[6]<offset=12> = operator.getitem(%unbind, 2)
+  %add_: f32[6]<offset=12> = aten::add_.Scalar(%r2, 9)
+  %out: f32[4, 4] = aten::mul.Scalar(%a, 1)
+  return (%out)
+)"));
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+}
+
+TEST(FunctionalizeViews, OutputsThatAliasInputsAndIntermediates) {
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[4, 6] = placeholder
+  %view: f32[6, 4] = aten::view(%x, [6, 4])
+  %clone: f32[4, 6] = aten::clone(%x)
+  %t: f32[6, 4]<stride=[1, 6]> = aten::t(%clone)
+  %add_: f32[4, 6] = aten::add_.Scalar(%clone, 1)
+  return (%view, %t, %clone)
+}
+signature {
+  input user_input %x
+  output user_output %view
+  output user_output %t
+  output user_output %clone
+})"));
+}
+
+TEST(FunctionalizeViews, ReshapeAliasesOnlyWhenItCanView) {
+  // reshape of a contiguous tensor is a view: the later write reaches it. reshape of a
+  // transposed one copies: the later write does not. contiguous() of a contiguous tensor
+  // is the tensor itself.
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[4, 6] = placeholder
+  %reshape: f32[24] = aten::reshape(%x, [24])
+  %t: f32[6, 4]<stride=[1, 6]> = aten::t(%x)
+  %reshape_1: f32[24] = aten::reshape(%t, [24])
+  %contiguous: f32[4, 6] = aten::contiguous(%x)
+  %add_: f32[4, 6] = aten::add_.Scalar(%x, 1)
+  %out: f32[24] = aten::sub.Tensor(%reshape, %reshape_1)
+  return (%out, %contiguous)
+}
+signature {
+  input user_input %x
+  output user_output %out
+  output user_output %contiguous
+})"));
+}
+
+TEST(FunctionalizeViews, AsStridedAndNonOverlappingUnfoldWrites) {
+  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %as_strided: f32[3, 2]<stride=[5, 2], offset=1> = aten::as_strided(%clone, [3, 2], [5, 2], 1)
+  %add_: f32[3, 2]<stride=[5, 2], offset=1> = aten::add_.Scalar(%as_strided, 50)
+  %unfold: f32[4, 2, 2]<stride=[6, 3, 1]> = aten::unfold(%x, 1, 2, 3)
+  %mul_: f32[4, 2, 2]<stride=[6, 3, 1]> = aten::mul_.Scalar(%unfold, -1)
+  %out: f32[4, 6] = aten::add.Tensor(%clone, %x)
+  return (%out)
+)"));
+}
+
+TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {
+  std::string why = rejection(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %unfold: f32[4, 3, 4]<stride=[6, 1, 1]> = aten::unfold(%clone, 1, 4, 1)
+  %zero_: f32[4, 3, 4]<stride=[6, 1, 1]> = aten::zero_(%unfold)
+  %out: f32[4, 6] = aten::neg(%clone)
+  return (%out)
+)"));
+  EXPECT_NE(why.find("%zero_: cannot carry a write through aten::unfold back to its base"), std::string::npos) << why;
+}
+
+TEST(FunctionalizeViews, MetadataMutationOfAnIntermediateBecomesAView) {
+  auto f = functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %transpose_: f32[6, 4]<stride=[1, 6]> = aten::transpose_(%clone, 0, 1)
+  %unsqueeze_: f32[1, 6, 4]<stride=[24, 1, 6]> = aten::unsqueeze_(%clone, 0)
+  %add_: f32[1, 6, 4]<stride=[24, 1, 6]> = aten::add_.Scalar(%clone, 1)
+  %out: f32[1, 6, 4] = aten::mul.Scalar(%clone, 2)
+  return (%out)
+)"));
+  EXPECT_EQ(outputKinds(f), "user_output");
+}
+
+TEST(FunctionalizeViews, MetadataMutationOfAnInputIsRejected) {
+  std::string why = rejection(onX(R"(  %t_: f32[6, 4]<stride=[1, 6]> = aten::t_(%x)
+  %out: f32[6, 4] = aten::clone(%x)
+  return (%out)
+)"));
+  EXPECT_NE(why.find("%t_: Found an input that received a metadata mutation"), std::string::npos) << why;
+  // Metadata changes that cancel out are not a metadata mutation.
+  functionalAgreesWithEager(onX(R"(  %t_: f32[6, 4]<stride=[1, 6]> = aten::t_(%x)
+  %add_: f32[6, 4]<stride=[1, 6]> = aten::add_.Scalar(%x, 1)
+  %t__1: f32[4, 6] = aten::t_(%x)
+  %out: f32[4, 6] = aten::clone(%x)
+  return (%out)
+)"));
+  std::string resize = rejection(onX(R"(  %resize_: f32[24] = aten::resize_(%x, [24])
+  %out: f32[24] = aten::clone(%x)
+  return (%out)
+)"));
+  EXPECT_NE(resize.find("%resize_: Found an input that received a metadata mutation"), std::string::npos) << resize;
+}
+
+TEST(FunctionalizeViews, FunctionalizingTwiceEqualsOnce) {
+  auto p = onX(R"(  %select: f32[6] = aten::select.int(%x, 0, 1)
+  %mul_: f32[6] = aten::mul_.Scalar(%select, 10)
+  %view: f32[24] = aten::view(%x, [24])
+  %out: f32[24] = aten::add.Scalar(%view, 1)
+  return (%out)
+)");
+  auto once = functionalAgreesWithEager(p);
+  auto twice = functionalize(once);
+  ASSERT_TRUE(twice.ok()) << twice.error->str();
+  EXPECT_EQ(printProgramText(*twice.program), printProgramText(once));
+}
+
+TEST(FunctionalizeViews, AnAtenProgramComesBackUnchanged) {
+  auto p = test::parse(R"(program {
+  verifiers ["ATEN"]
+}
+graph {
+  %b_n: f32[3] = placeholder
+  %x: f32[3] = placeholder
+  %add: f32[3] = aten::add.Tensor(%b_n, %x)
+  %t: f32[3] = aten::alias(%x)
+  %mul: f32[3] = aten::mul.Tensor(%add, %t)
+  return (%add, %mul)
+}
+signature {
+  input buffer %b_n -> "n" persistent=True
+  input user_input %x
+  output buffer_mutation %add -> "n"
+  output user_output %mul
+}
+)");
+  test::fillState(p);
+  auto f = functionalize(p);
+  ASSERT_TRUE(f.ok()) << f.error->str();
+  EXPECT_EQ(printProgramText(*f.program), printProgramText(p));
+}
+
+}  // namespace
+}  // namespace epsmith
