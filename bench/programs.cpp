@@ -69,4 +69,66 @@ ExportedProgram chainProgram(int64_t nodes) {
   return p;
 }
 
+ExportedProgram mutationProgram(int64_t nodes) {
+  ExportedProgram p;
+  p.setDialect(IrDialect::Training);
+  Graph& g = p.graph();
+  const TensorMeta square = TensorMeta::contiguous(ScalarType::Float, {8, 8});
+  const TensorMeta row_meta = TensorMeta::contiguous(ScalarType::Float, {8});
+  TensorMeta transposed = square;
+  transposed.strides = {1, 8};
+  TensorMeta half = TensorMeta::contiguous(ScalarType::Float, {4, 8});
+
+  auto placeholder = [&](const std::string& name) {
+    Node* n = g.append(OpKind::Placeholder, name);
+    n->meta.val = square;
+    return n;
+  };
+  Node* b = placeholder("b_state");
+  Node* x = placeholder("x");
+  Node* y = placeholder("y");
+  p.signature.input_specs.push_back({InputKind::Buffer, SpecArg::tensor(b->name()), "state", true});
+  p.signature.input_specs.push_back({InputKind::UserInput, SpecArg::tensor("x"), std::nullopt, std::nullopt});
+  p.signature.input_specs.push_back({InputKind::UserInput, SpecArg::tensor("y"), std::nullopt, std::nullopt});
+  p.state_dict["state"] = {false, TensorValue::zeros(ScalarType::Float, {8, 8})};
+  for (int i = 0; i < 2; ++i) {
+    InputValue v;
+    v.kind = InputValue::Kind::Tensor;
+    v.tensor = TensorValue::zeros(ScalarType::Float, {8, 8});
+    p.example_inputs.push_back(v);
+  }
+
+  auto call = [&](const char* op, std::vector<Argument> args, const TensorMeta& meta,
+                  std::vector<std::pair<std::string, Argument>> kwargs = {}) {
+    const OpInfo* info = findOpByName(op);
+    Node* n = g.append(OpKind::CallFunction, "n");
+    n->target = Target::aten(info);
+    n->args = std::move(args);
+    n->kwargs = std::move(kwargs);
+    n->meta.val = meta;
+    return n;
+  };
+  Node* cur = call("aten::clone", {arg::Tensor{y}}, square);
+  for (int64_t k = 0; static_cast<int64_t>(g.size()) + 12 < nodes; ++k) {
+    Node* row = call("aten::select.int", {arg::Tensor{x}, arg::Int{0}, arg::Int{k % 8}}, row_meta);
+    call("aten::add_.Scalar", {arg::Tensor{row}, arg::Int{1}}, row_meta);                  // into x
+    Node* tt = call("aten::t", {arg::Tensor{cur}}, transposed);
+    call("aten::mul_.Scalar", {arg::Tensor{cur}, arg::Float{0.5}}, square);                 // tt is stale
+    Node* m = call("aten::mul.Tensor", {arg::Tensor{tt}, arg::Tensor{row}}, square);       // replays tt
+    Node* sl = call("aten::slice.Tensor", {arg::Tensor{m}, arg::Int{0}, arg::Int{0}, arg::Int{4}}, half);
+    call("aten::mul_.Scalar", {arg::Tensor{sl}, arg::Int{2}}, half);                        // into m
+    Node* r = call("aten::relu", {arg::Tensor{m}}, square);
+    switch (k % 3) {
+      case 0: call("aten::add_.Tensor", {arg::Tensor{b}, arg::Tensor{r}}, square); break;  // buffer
+      case 1: call("aten::abs.out", {arg::Tensor{r}}, square, {{"out", arg::Tensor{m}}}); break;
+      default: call("aten::neg", {arg::Tensor{r}}, square); break;
+    }
+    cur = call("aten::add.Tensor", {arg::Tensor{r}, arg::Tensor{m}}, square);
+  }
+  Node* out = g.append(OpKind::Output, "output");
+  out->args = {arg::Tensor{cur}};
+  p.signature.output_specs.push_back({OutputKind::UserOutput, SpecArg::tensor(cur->name()), std::nullopt});
+  return p;
+}
+
 }  // namespace epsmith::bench

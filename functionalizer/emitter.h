@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -24,14 +23,19 @@ class Emitter {
   Node* call(const OpInfo& op, std::vector<Argument> args, Val val,
              std::vector<std::pair<std::string, Argument>> kwargs = {});
   Node* builtin(const Target& target, std::vector<Argument> args, Val val, std::string_view name_hint);
-  // A copy of a source node under its own name (or a fresh one when `rename`).
-  Node* copy(const Node& source, bool rename = false);
-  std::string freshName(std::string_view base);
+  // A copy of a source node under its own name, with these arguments.
+  Node* copy(const Node& source, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs);
 
  private:
+  // A new node named `base`, or `base_N` when that is taken.
+  Node* fresh(OpKind op, std::string_view base);
+  // Note [Emitted names]: names handed out here are `base` or `base_N` with a counter per
+  // base, and no base ends in `_<digits>`, so they never collide with one another; only
+  // the source's names (which every copied node keeps) can be in the way.
+  bool taken(const std::string& name) const { return source_.hasName(name); }
   Graph& graph_;
-  std::unordered_set<std::string> taken_;  // source names and every name handed out
-  std::unordered_map<std::string, int> next_suffix_;
+  const Graph& source_;
+  std::unordered_map<std::string, int> next_suffix_;  // per base (op names: a few dozen)
 };
 
 // "aten::slice_scatter" → "slice_scatter"; "aten::add_" → "add_".

@@ -62,7 +62,7 @@ struct Rec {
   ViewStep step;
   Node* value = nullptr;
   uint32_t gen = 0;
-  TensorMeta meta;
+  const TensorMeta* meta = nullptr;  // the source node's meta.val (outlives the pass)
 };
 
 struct Obj {
@@ -142,12 +142,15 @@ class Pass {
   ExportedProgram run() {
     collectInputs();
     const Node* output = nullptr;
-    map_.reserve(source_.graph().size());
+    first_stamp_ = reserveVisitStamps(source_.graph().size());
+    mapped_.resize(source_.graph().size());
+    uint64_t stamp = first_stamp_;
+    for (const Node& n : source_.graph().nodes()) n.visit_stamp = stamp++;
     for (const auto& [name, attr] : source_.graph().attributes()) graph_->attributes().emplace(name, attr.clone());
     for (const Node& n : source_.graph().nodes()) {
       switch (n.op()) {
         case OpKind::Placeholder: placeholder(n); break;
-        case OpKind::GetAttr: bind(n, emit_.copy(n)); break;
+        case OpKind::GetAttr: bind(n, emit_.copy(n, n.args, n.kwargs)); break;
         case OpKind::CallFunction: call(n); break;
         case OpKind::Output: output = &n; break;
         default: fail(&n, "cannot functionalize a " + std::string(opKindName(n.op())) + " node");
@@ -169,7 +172,7 @@ class Pass {
     s.input = input;
     Rec& r = recs_.emplace_back();
     r.storage = &s;
-    r.meta = meta;
+    r.meta = &meta;
     Obj& o = objs_.emplace_back();
     o.rec = &r;
     return &o;
@@ -180,7 +183,7 @@ class Pass {
     r.storage = parent->storage;
     r.parent = parent;
     r.step = step;
-    r.meta = meta;
+    r.meta = &meta;
     r.value = value;
     r.gen = value ? parent->storage->gen : 0;
     return &r;
@@ -197,7 +200,7 @@ class Pass {
     }
     Node* value = r->parent ? r->value : r->storage->base;
     for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
-      value = functionalizer::replayView(emit_, (*it)->step, value, (*it)->meta, resolver_);
+      value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
       (*it)->gen = gen;
     }
@@ -214,7 +217,7 @@ class Pass {
     for (Rec* r = rec; r->parent; r = r->parent) {
       Node* parent_value = sync(r->parent);
       std::string error;
-      auto up = functionalizer::invertView(emit_, r->step, parent_value, r->parent->meta, current, &error);
+      auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current, &error);
       if (!up) fail(writer, error);
       current = *up;
       updates.emplace_back(r->parent, current);
@@ -247,10 +250,20 @@ class Pass {
   }
 
   // --- Values -------------------------------------------------------------------------
+  Mapped& slot(const Node& n) { return mapped_[n.visit_stamp - first_stamp_]; }
+  // The entry of a source node already walked, or nullptr.
+  Mapped* entry(const Node* n) {
+    if (n->owningGraph() != &source_.graph() || n->visit_stamp < first_stamp_ ||
+        n->visit_stamp - first_stamp_ >= mapped_.size()) {
+      return nullptr;
+    }
+    Mapped& m = mapped_[n->visit_stamp - first_stamp_];
+    return m.tensor || m.node || !m.elements.empty() ? &m : nullptr;
+  }
   Node* resolve(const Node* n) {
-    auto it = map_.find(n);
-    if (it == map_.end()) fail(n, "internal: used before it was functionalized");
-    Mapped& m = it->second;
+    Mapped* found = entry(n);
+    if (!found) fail(n, "internal: used before it was functionalized");
+    Mapped& m = *found;
     if (m.tensor) return sync(m.tensor->rec);
     if (m.node) return m.node;
     fail(n, "its value (the several returns of an out= call) is used other than through getitem");
@@ -258,11 +271,9 @@ class Pass {
   const functionalizer::Resolve resolver_ = [this](const Node* n) { return resolve(n); };
 
   Obj* object(const Node* n, const Node* user) {
-    auto it = map_.find(n);
-    if (it == map_.end() || !it->second.tensor) {
-      fail(user, "argument " + quoted(n->name()) + " is not a tensor this pass can track");
-    }
-    return it->second.tensor;
+    Mapped* m = entry(n);
+    if (!m || !m->tensor) fail(user, "argument " + quoted(n->name()) + " is not a tensor this pass can track");
+    return m->tensor;
   }
 
   const Node* selfArgument(const Node& n) {
@@ -284,15 +295,12 @@ class Pass {
     auto kwargs = n.kwargs;
     for (auto& a : args) a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
     for (auto& kv : kwargs) kv.second.forEachNodeRef([&](Node*& r) { r = resolve(r); });
-    Node* c = emit_.copy(n);
-    c->args = std::move(args);
-    c->kwargs = std::move(kwargs);
-    return c;
+    return emit_.copy(n, std::move(args), std::move(kwargs));
   }
 
   // Records the value of a node that returned something new (not an alias).
   void bind(const Node& n, Node* value) {
-    Mapped& m = map_[&n];
+    Mapped& m = slot(n);
     if (const TensorMeta* t = n.meta.val.tensor()) {
       m.tensor = freshTensor(value, *t);
     } else {
@@ -353,14 +361,14 @@ class Pass {
   }
 
   void placeholder(const Node& n) {
-    Node* c = emit_.copy(n);
+    Node* c = emit_.copy(n, {}, {});
     const size_t ordinal = placeholders_++;
     if (const TensorMeta* t = n.meta.val.tensor()) {
       Obj* o = freshTensor(c, *t, static_cast<int>(ordinal));
-      map_[&n].tensor = o;
+      slot(n).tensor = o;
       inputs_[ordinal].obj = o;
     } else {
-      map_[&n].node = c;
+      slot(n).node = c;
     }
   }
 
@@ -445,7 +453,7 @@ class Pass {
   // Note [Maybe-aliasing ops] in op_roles.cpp: decided from the input's metadata.
   bool returnsAlias(const Node& n, const OpInfo& op) {
     const Node* self = selfArgument(n);
-    const TensorMeta& in = object(self, &n)->rec->meta;
+    const TensorMeta& in = *object(self, &n)->rec->meta;
     const TensorMeta* out = n.meta.val.tensor();
     if (!out) return false;
     const std::string& name = op.qualified_name;
@@ -478,7 +486,7 @@ class Pass {
     const OpInfo& op = *n.target.op();
     Rec* parent = object(selfArgument(n), &n)->rec;
     Node* c = copyRemapped(n);
-    Mapped& m = map_[&n];
+    Mapped& m = slot(n);
     if (const TensorMeta* t = n.meta.val.tensor()) {
       ViewStep step{ViewStep::Kind::Op, &op, &n, role.view};
       Obj& o = objs_.emplace_back();
@@ -491,7 +499,7 @@ class Pass {
       m.list_base = parent;
       m.list_gen = parent->storage->gen;
       m.list_family = role.view;
-      m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta.sizes.size()));
+      m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta->sizes.size()));
     }
   }
 
@@ -513,16 +521,16 @@ class Pass {
       if (const auto* t = n.args[0].get<arg::Tensor>()) src = t->node;
     }
     const auto* index = n.args.size() > 1 ? n.args[1].get<arg::Int>() : nullptr;
-    auto it = src ? map_.find(src) : map_.end();
-    if (it == map_.end() || !index) {
+    Mapped* found = src ? entry(src) : nullptr;
+    if (!found || !index) {
       bind(n, copyRemapped(n));
       return;
     }
-    Mapped& m = it->second;
+    Mapped& m = *found;
     const auto k = static_cast<size_t>(index->value);
     if (!m.elements.empty()) {
       if (k >= m.elements.size()) fail(&n, "getitem index out of range");
-      map_[&n].tensor = m.elements[k];
+      slot(n).tensor = m.elements[k];
       return;
     }
     if (!m.list_base || !n.meta.val.tensor()) {
@@ -554,7 +562,7 @@ class Pass {
     Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read
     Obj& o = objs_.emplace_back();
     o.rec = child(m.list_base, step, *n.meta.val.tensor(), value);
-    map_[&n].tensor = &o;
+    slot(n).tensor = &o;
   }
 
   // The functional call that replaces a mutable one: same arguments minus the out= ones,
@@ -591,7 +599,7 @@ class Pass {
   void inPlace(const Node& n, const OpRoleInfo& role) {
     Obj* self = object(selfArgument(n), &n);
     const TensorMeta* after = n.meta.val.tensor();
-    const TensorMeta& meta = after ? *after : self->rec->meta;
+    const TensorMeta& meta = after ? *after : *self->rec->meta;
     Node* f = functionalCall(n, *role.functional, {});
     auto dtypes = probeReturnDtypes(*f);
     const ScalarType have = dtypes && !dtypes->empty() ? dtypes->front() : meta.dtype;
@@ -599,7 +607,7 @@ class Pass {
     fmeta.dtype = have;
     f->meta.val = fmeta;
     write(self->rec, castTo(f, have, meta), &n);
-    map_[&n].tensor = self;
+    slot(n).tensor = self;
   }
 
   void outVariant(const Node& n, const OpRoleInfo& role) {
@@ -612,13 +620,13 @@ class Pass {
       outs.push_back(object(t->node, &n));
     }
     // The metadata each out= tensor has afterwards: the node's own meta.val.
-    std::vector<TensorMeta> after;
+    std::vector<const TensorMeta*> after;
     if (const TensorMeta* t = n.meta.val.tensor()) {
-      after.push_back(*t);
+      after.push_back(t);
     } else if (const auto* list = n.meta.val.list()) {
       for (const auto& v : *list) {
         if (!v.tensor()) fail(&n, "meta.val lists a non-tensor return");
-        after.push_back(*v.tensor());
+        after.push_back(v.tensor());
       }
     }
     if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
@@ -627,14 +635,14 @@ class Pass {
     auto dtypes = probeReturnDtypes(*f);
     std::vector<Node*> values;
     if (outs.size() == 1) {
-      TensorMeta m = after[0];
+      TensorMeta m = *after[0];
       if (dtypes && !dtypes->empty()) m.dtype = dtypes->front();
       f->meta.val = m;
       values.push_back(f);
     } else {
       Val::List metas;
       for (size_t k = 0; k < outs.size(); ++k) {
-        TensorMeta m = after[k];
+        TensorMeta m = *after[k];
         if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
         metas.push_back(m);
       }
@@ -647,8 +655,8 @@ class Pass {
     for (size_t k = 0; k < outs.size(); ++k) {
       Obj* out = outs[k];
       const ScalarType have = values[k]->meta.val.tensor()->dtype;
-      Node* value = castTo(values[k], have, after[k]);
-      if (after[k].sizes != out->rec->meta.sizes) {
+      Node* value = castTo(values[k], have, *after[k]);
+      if (after[k]->sizes != out->rec->meta->sizes) {
         // out= resized its tensor: a metadata mutation.
         const AliasStorage* s = out->rec->storage;
         if (s->input >= 0) {
@@ -656,12 +664,12 @@ class Pass {
                        quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
         }
         if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
-        out->rec = freshTensor(value, after[k])->rec;  // a resize gives it a storage of its own
+        out->rec = freshTensor(value, *after[k])->rec;  // a resize gives it a storage of its own
         continue;
       }
       write(out->rec, value, &n);
     }
-    Mapped& m = map_[&n];
+    Mapped& m = slot(n);
     if (outs.size() == 1) {
       m.tensor = outs[0];
     } else {
@@ -679,8 +687,8 @@ class Pass {
         fail(&n, "Found an input that received a metadata mutation (input " +
                      quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")");
       }
-      if (op.qualified_name == "aten::resize_" && after && after->sizes == self->rec->meta.sizes) {
-        map_[&n].tensor = self;  // a resize to the same sizes changes nothing
+      if (op.qualified_name == "aten::resize_" && after && after->sizes == self->rec->meta->sizes) {
+        slot(n).tensor = self;  // a resize to the same sizes changes nothing
         return;
       }
       fail(&n, op.name() + " replaces the storage or sizes of a tensor, which has no functional form");
@@ -689,7 +697,7 @@ class Pass {
     ViewStep step{ViewStep::Kind::Op, role.functional, &n, role.view};
     self->rec = child(self->rec, step, *after, nullptr);
     self->metadata_writer = &n;
-    map_[&n].tensor = self;
+    slot(n).tensor = self;
   }
 
   // --- Outputs ------------------------------------------------------------------------
@@ -745,7 +753,7 @@ class Pass {
     }
     for (const InputInfo& in : inputs_) {
       if (!in.obj || !in.obj->rec->parent) continue;
-      const TensorMeta& now = in.obj->rec->meta;
+      const TensorMeta& now = *in.obj->rec->meta;
       const TensorMeta* before = in.node->meta.val.tensor();
       if (now.sizes != before->sizes || now.strides != before->strides || !(now.storage_offset == before->storage_offset)) {
         fail(in.obj->metadata_writer, "Found an input that received a metadata mutation (input " +
@@ -825,7 +833,9 @@ class Pass {
   bool grad_enabled_;
   std::vector<InputInfo> inputs_;
   size_t placeholders_ = 0;
-  std::unordered_map<const Node*, Mapped> map_;
+  // Per source node, indexed by the visit stamp the pass gave it (Node::visit_stamp).
+  uint64_t first_stamp_ = 0;
+  std::vector<Mapped> mapped_;
   std::deque<AliasStorage> storages_;
   std::deque<Rec> recs_;
   std::deque<Obj> objs_;

@@ -16,10 +16,13 @@ namespace {
 }
 }  // namespace
 
-uint64_t nextVisitStamp() {
-  static std::atomic<uint64_t> stamp{0};
-  return ++stamp;
-}
+namespace {
+std::atomic<uint64_t> last_stamp{0};
+}  // namespace
+
+uint64_t nextVisitStamp() { return ++last_stamp; }
+
+uint64_t reserveVisitStamps(uint64_t count) { return last_stamp.fetch_add(count) + 1; }
 
 std::string_view opKindName(OpKind op) {
   switch (op) {

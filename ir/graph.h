@@ -86,6 +86,10 @@ class Node {
 
 // A process-wide increasing stamp for Node::visit_stamp (thread-safe).
 uint64_t nextVisitStamp();
+// `count` consecutive stamps, the first returned: a pass that numbers the nodes it walks
+// stores first + i in node i and reads the number back (a stamp outside its range is not
+// its own).
+uint64_t reserveVisitStamps(uint64_t count);
 
 // What a get_attr target names.
 struct Attribute {
@@ -151,6 +155,10 @@ class Graph {
   // tests need duplicates).
   Node* appendRaw(OpKind op, std::string name);
   Node* insertRawBefore(Node* before, OpKind op, std::string name);
+  // Whether some node is called `name` (O(1)).
+  bool hasName(const std::string& name) const { return name_counts_.count(name) > 0; }
+  // Prepares for about `nodes` nodes (passes that build a graph of known size).
+  void reserve(size_t nodes) { name_counts_.reserve(nodes); }
   // Whether two nodes share a name (kept up to date by every edit, O(1)).
   bool hasDuplicateNames() const { return duplicated_names_ > 0; }
   // First node (in order) that uses a node not defined before it, or nullptr.

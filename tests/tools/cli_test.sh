@@ -74,6 +74,20 @@ fi
 printf 'graph {\n  %%x: f32[2, 3] = placeholder\n  %%mm: f32[2, 2] = aten::mm(%%x, %%x)\n  return (%%mm)\n}\nsignature {\n  input user_input %%x\n  output user_output %%mm\n}\nstorages {\n  $0: f32[6] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]\n}\nexample_inputs {\n  $0 f32[2, 3]\n}\n' >"$work/throws.ept"
 check run_raises 1 "raised: node %mm: aten::mm:" -- "$epsmith" run "$work/throws.ept"
 
+# functionalize: exit 0 with the ATEN program (which verifies and runs like the original),
+# 1 with the reason for a program export refuses, 2 for unreadable input; -o writes a file.
+check functionalize_example 0 "output buffer_mutation %add -> \"calls\"" -- "$epsmith" functionalize "$example"
+check functionalize_to_json 0 "" -- "$epsmith" functionalize "$example" -o "$work/f.json"
+check functionalized_verifies 0 "f.json: ok (ATEN)" -- "$epsmith" verify "$work/f.json"
+check functionalized_runs 0 "mutated buffer:calls: i64[] = [1]" -- "$epsmith" run "$work/f.json"
+printf 'program {\n  verifiers ["TRAINING"]\n}\ngraph {\n  %%x: f32[2] = placeholder\n  %%t_: f32[2] = aten::unsqueeze_(%%x, 0)\n  return (%%t_)\n}\nsignature {\n  input user_input %%x\n  output user_output %%t_\n}\n' >"$work/meta.ept"
+sed -i 's/%t_: f32\[2\]/%t_: f32[1, 2]/' "$work/meta.ept"
+check functionalize_refused 1 "%t_: Found an input that received a metadata mutation" -- "$epsmith" functionalize "$work/meta.ept"
+check functionalize_refused_writes_nothing 1 "" -- "$epsmith" functionalize "$work/meta.ept" -o "$work/refused.ept"
+if [ -e "$work/refused.ept" ]; then echo "FAIL functionalize wrote a refused program"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+check functionalize_unreadable 2 "unknown operator aten::nope" -- "$epsmith" functionalize "$work/bad.ept"
+check functionalize_bad_ext 2 "unknown extension" -- "$epsmith" functionalize "$example" -o "$work/f.xyz"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}
