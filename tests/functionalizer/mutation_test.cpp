@@ -280,6 +280,42 @@ signature {
   EXPECT_EQ(targets(f), "aten::clamp aten::index_put aten::gt.Scalar aten::masked_fill.Scalar aten::clamp");
 }
 
+TEST(Functionalize, HigherOrderOpsReadTheCurrentValues) {
+  const std::string body = R"(graph {
+  %pred: b8[] = placeholder
+  %x: f32[3] = placeholder
+  %add_: f32[3] = aten::add_.Scalar(%x, 10)
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  %mul_: f32[3] = aten::mul_.Tensor(%x, %getitem)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %neg: f32[3] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %exp: f32[3] = aten::exp(%a)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %pred
+  input user_input %x
+  output user_output %getitem
+})";
+  auto p = program(body);
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_input_mutation x, user_output");
+  // A subgraph that mutates is refused, naming it.
+  std::string mutating = body;
+  mutating.replace(mutating.find("aten::exp(%a)"), 13, "aten::exp_(%a)");
+  std::string why = rejection(program(mutating));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' mutates (aten::exp_)"), std::string::npos) << why;
+}
+
 TEST(Functionalize, MutatedInputsThatAliasAreRejected) {
   auto p = program(R"(graph {
   %x: f32[4] = placeholder

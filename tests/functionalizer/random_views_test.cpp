@@ -1,8 +1,9 @@
 // Seeded random programs of views, writes through them and reads after them, on a user
 // input and a buffer with arbitrary layouts: each is built by running every candidate op on
 // real ATen tensors (so shapes and strides in meta.val are eager's), then functionalized
-// and checked against eager. Views of every family the functionalizer inverts appear, in
-// chains, off non-contiguous and offset inputs, with reads of stale views in between.
+// and checked against eager, then functionalized again to check that nothing changes. Views
+// of every family the functionalizer inverts appear, in chains, off non-contiguous and
+// offset inputs, with reads of stale views in between.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -276,7 +277,11 @@ TEST(FunctionalizeRandom, ViewsAndWritesAgreeWithEager) {
     const std::string text = Builder(seed).build();
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + text);
     auto p = test::program(text);
-    test::functionalAgreesWithEager(p);
+    auto f = test::functionalAgreesWithEager(p);
+    // Functionalizing the result changes nothing.
+    auto again = functionalize(f);
+    EXPECT_TRUE(again.ok() && printProgramText(*again.program) == printProgramText(f))
+        << (again.ok() ? printProgramText(*again.program) : again.error->str());
     if (::testing::Test::HasFailure()) return;  // one readable failure, not hundreds
   }
 }
