@@ -632,6 +632,13 @@ class Pass {
     if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
 
     Node* f = functionalCall(n, *role.functional, role.written);
+    // A factory's functional form (zeros.out → zeros) makes the out= tensor's dtype itself,
+    // as eager does, rather than the default dtype cast afterwards.
+    const int dtype_at = role.functional->argumentIndex("dtype");
+    if (outs.size() == 1 && dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+        !functionalizer::schemaArgument(*f, *role.functional, static_cast<size_t>(dtype_at))) {
+      f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
+    }
     auto dtypes = probeReturnDtypes(*f);
     std::vector<Node*> values;
     if (outs.size() == 1) {

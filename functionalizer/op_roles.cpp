@@ -128,17 +128,33 @@ bool sameParam(const ParamInfo& a, const ParamInfo& b) {
   return a.name == b.name && a.type == b.type && a.optional == b.optional && a.kwarg_only == b.kwarg_only;
 }
 
-// Whether `candidate` takes `wanted` (in order), possibly followed by defaulted keyword-only
-// arguments; `exact` is set when nothing follows.
+// Whether `candidate` takes `wanted`: the positional arguments in the same order (the first
+// may be named differently: `dropout_(self)` vs `dropout(input)`), the keyword-only ones by
+// name, and nothing else but defaulted keyword-only arguments. `exact` is set when the
+// lists are the same.
 bool argumentsMatch(const std::vector<const ParamInfo*>& wanted, const OpInfo& candidate, bool* exact) {
-  if (candidate.arguments.size() < wanted.size()) return false;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    if (!sameParam(*wanted[i], candidate.arguments[i])) return false;
+  size_t positional = 0;
+  for (const ParamInfo* p : wanted) positional += p->kwarg_only ? 0 : 1;
+  if (static_cast<size_t>(candidate.positionalCount()) != positional) return false;
+  for (size_t i = 0; i < positional; ++i) {
+    const ParamInfo& want = *wanted[i];
+    const ParamInfo& have = candidate.arguments[i];
+    if (want.type != have.type || want.optional != have.optional || (i > 0 && want.name != have.name)) return false;
   }
-  for (size_t i = wanted.size(); i < candidate.arguments.size(); ++i) {
-    if (!candidate.arguments[i].has_default || !candidate.arguments[i].kwarg_only) return false;
+  size_t matched = positional;
+  for (size_t i = positional; i < wanted.size(); ++i) {
+    const int at = candidate.argumentIndex(wanted[i]->name);
+    if (at < 0 || !sameParam(*wanted[i], candidate.arguments[static_cast<size_t>(at)])) return false;
+    ++matched;
   }
-  *exact = candidate.arguments.size() == wanted.size();
+  for (size_t i = positional; i < candidate.arguments.size(); ++i) {
+    const ParamInfo& have = candidate.arguments[i];
+    bool wanted_here = false;
+    for (const ParamInfo* p : wanted) wanted_here = wanted_here || p->name == have.name;
+    if (!wanted_here && !have.has_default) return false;
+  }
+  *exact = matched == candidate.arguments.size();
+  for (size_t i = 0; *exact && i < wanted.size(); ++i) *exact = sameParam(*wanted[i], candidate.arguments[i]);
   return true;
 }
 

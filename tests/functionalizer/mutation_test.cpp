@@ -225,6 +225,23 @@ signature {
   EXPECT_EQ(outputKinds(f), "user_input_mutation values, user_input_mutation indices, user_output, user_output");
 }
 
+TEST(Functionalize, FactoryOutOfPlaceMakesTheOutDtype) {
+  auto p = program(R"(graph {
+  %x: i32[2, 3] = placeholder
+  %ones_out: i32[2, 3] = aten::ones.out([2, 3], out=%x)
+  %arange: i32[2, 3] = aten::mul.Scalar(%x, 7)
+  return (%arange)
+}
+signature {
+  input user_input %x
+  output user_output %arange
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::ones aten::mul.Scalar");
+  ASSERT_NE(f.graph().find("ones"), nullptr);
+  EXPECT_EQ(formatNode(*f.graph().find("ones")), "%ones: i32[2, 3] = aten::ones([2, 3], dtype=torch.int32)");
+}
+
 TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
   auto p = program(R"(graph {
   %x: f32[3] = placeholder
