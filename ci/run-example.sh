@@ -20,3 +20,16 @@ for mode in eager exported libtorch-functionalize; do
 done
 $epsmith convert "$example" build/linear_counter.json
 echo "== wrote build/linear_counter.json (torch.export JSON of $example)"
+
+# The native functionalizer on a program that writes through views: the functional ATEN
+# program it prints verifies, and run through the exported calling convention it leaves the
+# same outputs and inputs as the original run eagerly.
+views=examples/writes_through_views.ept
+echo "== epsmith run --mode eager $views"
+$epsmith run --mode eager "$views"
+echo "== epsmith functionalize $views"
+$epsmith functionalize "$views" -o build/writes_through_views.functional.ept
+$epsmith print build/writes_through_views.functional.ept
+$epsmith verify build/writes_through_views.functional.ept
+echo "== epsmith run build/writes_through_views.functional.ept   (exported calling convention)"
+$epsmith run build/writes_through_views.functional.ept

@@ -200,6 +200,7 @@ class Pass {
     }
     Node* value = r->parent ? r->value : r->storage->base;
     for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
+      if ((*it)->value) superseded_.push_back((*it)->value);
       value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
       (*it)->gen = gen;
@@ -225,6 +226,7 @@ class Pass {
     s->base = current;
     ++s->gen;
     for (auto& [r, v] : updates) {
+      if (r->parent && r->value && r->value != v) superseded_.push_back(r->value);
       r->value = v;
       r->gen = s->gen;
     }
@@ -801,12 +803,45 @@ class Pass {
     Node* out = graph_->appendRaw(OpKind::Output, output.name());
     out->args = std::move(results);
     out->meta = output.meta;
+    dropSupersededViews();
 
     ExportedProgram result = source_.cloneWithGraph(std::move(graph_));
     result.signature = std::move(signature);
     result.setDialect(IrDialect::Aten);
     renameModuleCallOutputs(result);
     return result;
+  }
+
+  // View nodes whose record took a newer value (a replay after a write, or the write's own
+  // result) and that nothing reads: the source took them, the functional graph needs them
+  // no more. Views cannot fail where the source's did not, so dropping them is safe.
+  static bool isView(const Node& n) {
+    if (n.op() != OpKind::CallFunction) return false;
+    if (n.target.kind() == Target::Kind::Builtin) return n.target.builtinOp() == BuiltinOp::GetItem;
+    if (n.target.kind() != Target::Kind::Aten) return false;
+    const OpRole role = opRole(*n.target.op()).role;
+    return role == OpRole::View || role == OpRole::MaybeView;
+  }
+
+  void dropSupersededViews() {
+    if (superseded_.empty()) return;
+    // Uses counted per node, numbered through Node::visit_stamp.
+    const uint64_t first = reserveVisitStamps(graph_->size());
+    uint64_t stamp = first;
+    for (const Node& n : graph_->nodes()) n.visit_stamp = stamp++;
+    std::vector<int> uses(graph_->size(), 0);
+    std::vector<char> candidate(graph_->size(), 0);
+    for (const Node& n : graph_->nodes()) n.forEachInput([&](const Node* in) { ++uses[in->visit_stamp - first]; });
+    for (const Node* n : superseded_) candidate[n->visit_stamp - first] = 1;
+    // In reverse graph order, so a dropped view's own inputs are looked at after it.
+    for (auto it = graph_->nodes().end(); it != graph_->nodes().begin();) {
+      Node* n = &*--it;
+      const uint64_t i = n->visit_stamp - first;
+      if (!candidate[i] || uses[i] > 0 || !isView(*n)) continue;
+      n->forEachInput([&](const Node* in) { --uses[in->visit_stamp - first]; });
+      it = std::next(it);  // erase invalidates `it`; step over the node first
+      graph_->eraseUnused(n);
+    }
   }
 
   // The module call graph names user outputs; a user output that was an in-place result is
@@ -846,6 +881,7 @@ class Pass {
   std::deque<AliasStorage> storages_;
   std::deque<Rec> recs_;
   std::deque<Obj> objs_;
+  std::vector<Node*> superseded_;  // view values replaced by newer ones (dropSupersededViews)
 };
 
 }  // namespace

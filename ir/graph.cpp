@@ -162,6 +162,12 @@ void Graph::erase(Node* n) {
   nodes_.erase(n->self_);
 }
 
+void Graph::eraseUnused(Node* n) {
+  if (n->graph_ != this) internalError("eraseUnused: node of another graph");
+  dropName(n->name_);
+  nodes_.erase(n->self_);
+}
+
 size_t Graph::replaceAllUsesWith(Node* from, Node* to) {
   size_t count = 0;
   for (auto& n : nodes_) {

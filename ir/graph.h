@@ -143,6 +143,8 @@ class Graph {
   Node* insertAfter(Node* after, OpKind op, std::string_view name);
   // Erases a node. Precondition (internal assert): no remaining uses.
   void erase(Node* n);
+  // The same without the O(n) check, for passes that count uses themselves.
+  void eraseUnused(Node* n);
   // Rewrites every use of `from` in later nodes' arguments to `to`; returns the count.
   size_t replaceAllUsesWith(Node* from, Node* to);
   // Every node that uses `n`, in graph order (a node using it twice appears once).
