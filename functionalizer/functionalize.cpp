@@ -192,6 +192,8 @@ class Pass {
   // The current value of a record, replaying stale views from the nearest current one.
   Node* sync(Rec* rec) {
     const uint32_t gen = rec->storage->gen;
+    if (!rec->parent) return rec->storage->base;
+    if (rec->value && rec->gen == gen) return rec->value;
     std::vector<Rec*> stale;
     Rec* r = rec;
     while (r->parent && !(r->value && r->gen == gen)) {
@@ -578,6 +580,7 @@ class Pass {
       return false;
     };
     std::vector<Argument> args;
+    args.reserve(n.args.size());
     for (size_t i = 0; i < n.args.size(); ++i) {
       if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
       args.push_back(n.args[i]);
@@ -825,21 +828,21 @@ class Pass {
 
   void dropSupersededViews() {
     if (superseded_.empty()) return;
-    // Uses counted per node, numbered through Node::visit_stamp.
+    // One walk numbers the nodes (Node::visit_stamp) and counts uses.
     const uint64_t first = reserveVisitStamps(graph_->size());
     uint64_t stamp = first;
-    for (const Node& n : graph_->nodes()) n.visit_stamp = stamp++;
     std::vector<int> uses(graph_->size(), 0);
-    std::vector<char> candidate(graph_->size(), 0);
-    for (const Node& n : graph_->nodes()) n.forEachInput([&](const Node* in) { ++uses[in->visit_stamp - first]; });
-    for (const Node* n : superseded_) candidate[n->visit_stamp - first] = 1;
-    // In reverse graph order, so a dropped view's own inputs are looked at after it.
-    for (auto it = graph_->nodes().end(); it != graph_->nodes().begin();) {
-      Node* n = &*--it;
-      const uint64_t i = n->visit_stamp - first;
-      if (!candidate[i] || uses[i] > 0 || !isView(*n)) continue;
+    for (const Node& n : graph_->nodes()) {
+      n.visit_stamp = stamp++;
+      n.forEachInput([&](const Node* in) { ++uses[in->visit_stamp - first]; });
+    }
+    // Latest first, so a dropped view's own inputs are looked at after it.
+    std::sort(superseded_.begin(), superseded_.end(),
+              [](const Node* a, const Node* b) { return a->visit_stamp > b->visit_stamp; });
+    superseded_.erase(std::unique(superseded_.begin(), superseded_.end()), superseded_.end());
+    for (Node* n : superseded_) {
+      if (uses[n->visit_stamp - first] > 0 || !isView(*n)) continue;
       n->forEachInput([&](const Node* in) { --uses[in->visit_stamp - first]; });
-      it = std::next(it);  // erase invalidates `it`; step over the node first
       graph_->eraseUnused(n);
     }
   }

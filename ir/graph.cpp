@@ -114,21 +114,29 @@ const Attribute* Graph::attribute(std::string_view path) const {
   return it == attributes_.end() ? nullptr : &it->second;
 }
 
-void Graph::addName(const std::string& name) {
-  if (++name_counts_[name] == 2) ++duplicated_names_;
+void Graph::addName(const Node& n) {
+  if (names_.add(n.name_) == 2) ++duplicated_names_;
 }
 
-void Graph::dropName(const std::string& name) {
-  auto it = name_counts_.find(name);
-  if (it == name_counts_.end()) return;
-  if (it->second == 2) --duplicated_names_;
-  if (--it->second == 0) name_counts_.erase(it);
+void Graph::dropName(const Node& n) {
+  const size_t left = names_.remove(n.name_);
+  if (left == 1) --duplicated_names_;
+  // The table's key views one owner's characters; when that is `n` and others remain, hand
+  // the key to one of them (only programs with duplicate names get here).
+  if (left > 0 && names_.keyData(n.name_) == n.name_.data()) {
+    for (const Node& other : nodes_) {
+      if (&other != &n && other.name_ == n.name_) {
+        names_.rekey(other.name_);
+        break;
+      }
+    }
+  }
 }
 
 Node* Graph::insertAt(NodeList::iterator pos, OpKind op, std::string name) {
-  addName(name);
   auto it = nodes_.emplace(pos, Node(this, op, std::move(name)));
   it->self_ = it;
+  addName(*it);
   return &*it;
 }
 
@@ -158,13 +166,13 @@ Node* Graph::insertAfter(Node* after, OpKind op, std::string_view name) {
 void Graph::erase(Node* n) {
   if (n->graph_ != this) internalError("erase: node of another graph");
   if (!users(n).empty()) internalError("erase: node still has uses");
-  dropName(n->name_);
+  dropName(*n);
   nodes_.erase(n->self_);
 }
 
 void Graph::eraseUnused(Node* n) {
   if (n->graph_ != this) internalError("eraseUnused: node of another graph");
-  dropName(n->name_);
+  dropName(*n);
   nodes_.erase(n->self_);
 }
 
@@ -193,14 +201,14 @@ std::vector<Node*> Graph::users(const Node* target) const {
 
 std::string Graph::uniqueName(std::string_view base) const {
   std::string candidate(base.empty() ? "node" : base);
-  if (!name_counts_.count(candidate)) return candidate;
+  if (!names_.count(candidate)) return candidate;
   // Resume after the last suffix handed out for this base, so n nodes sharing a base cost
   // O(n) in all, not O(n^2). A suffix freed by erase() below the hint is not reused: names
   // stay unique and deterministic for a given sequence of edits, just not the smallest.
   int& hint = next_suffix_[candidate];
   for (int i = std::max(hint, 1);; ++i) {
     std::string next = candidate + "_" + std::to_string(i);
-    if (!name_counts_.count(next)) {
+    if (!names_.count(next)) {
       hint = i + 1;
       return next;
     }
@@ -209,9 +217,9 @@ std::string Graph::uniqueName(std::string_view base) const {
 
 const std::string& Graph::rename(Node* n, std::string_view wanted) {
   if (n->name_ == wanted) return n->name_;
-  dropName(n->name_);
+  dropName(*n);
   n->name_ = uniqueName(wanted);
-  addName(n->name_);
+  addName(*n);
   return n->name_;
 }
 

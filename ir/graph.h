@@ -21,6 +21,7 @@
 #include "ir/argument.h"
 #include "ir/chunk_allocator.h"
 #include "ir/meta.h"
+#include "ir/name_table.h"
 #include "ir/target.h"
 #include "ir/tensor_data.h"
 
@@ -158,9 +159,9 @@ class Graph {
   Node* appendRaw(OpKind op, std::string name);
   Node* insertRawBefore(Node* before, OpKind op, std::string name);
   // Whether some node is called `name` (O(1)).
-  bool hasName(const std::string& name) const { return name_counts_.count(name) > 0; }
+  bool hasName(std::string_view name) const { return names_.count(name) > 0; }
   // Prepares for about `nodes` nodes (passes that build a graph of known size).
-  void reserve(size_t nodes) { name_counts_.reserve(nodes); }
+  void reserve(size_t nodes) { names_.reserve(nodes); }
   // Whether two nodes share a name (kept up to date by every edit, O(1)).
   bool hasDuplicateNames() const { return duplicated_names_ > 0; }
   // First node (in order) that uses a node not defined before it, or nullptr.
@@ -172,11 +173,11 @@ class Graph {
   Node* insertAt(NodeList::iterator pos, OpKind op, std::string name);
   NodeList nodes_{ChunkAllocator<Node>()};
   std::map<std::string, Attribute> attributes_;
-  std::unordered_map<std::string, int> name_counts_;  // names in use, for uniqueName
+  NameTable names_;  // names in use (keys view the nodes' own names), for uniqueName
   mutable std::unordered_map<std::string, int> next_suffix_;  // per base: where uniqueName resumes
   size_t duplicated_names_ = 0;                      // names with a count above 1
-  void addName(const std::string& name);
-  void dropName(const std::string& name);
+  void addName(const Node& n);
+  void dropName(const Node& n);  // before `n` is erased or renamed
 };
 
 // name → node over one graph, for loaders and passes that resolve many names.
