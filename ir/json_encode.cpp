@@ -72,7 +72,7 @@ OJson symExprJson(const SymExpr& e) {
 
 OJson symIntJson(const SymIntValue& v) {
   if (v.isConcrete()) return oneKey("as_int", v.concrete());
-  return oneKey("as_expr", symExprJson(std::get<SymExpr>(v.value)));
+  return oneKey("as_expr", symExprJson(v.expr()));
 }
 
 OJson tensorMetaJson(const TensorMeta& m, const std::string& where) {

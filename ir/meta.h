@@ -23,17 +23,32 @@ struct SymExpr {
   }
 };
 
-// A size, stride or offset: a concrete integer or a symbolic expression.
-struct SymIntValue {
-  std::variant<int64_t, SymExpr> value;
-
-  SymIntValue(int64_t v = 0) : value(v) {}  // NOLINT: an int is a SymInt
-  SymIntValue(SymExpr e) : value(std::move(e)) {}  // NOLINT
-  bool isConcrete() const { return std::holds_alternative<int64_t>(value); }
-  int64_t concrete() const { return std::get<int64_t>(value); }
-  friend bool operator==(const SymIntValue& a, const SymIntValue& b) {
-    return a.value == b.value;
+// A size, stride or offset: a concrete integer or a symbolic expression. Compact (24 bytes):
+// sizes and strides of every node are made of these, and symbolic ones are rare, so the
+// expression lives out of line, immutable and shared by copies.
+class SymIntValue {
+ public:
+  SymIntValue(int64_t v = 0) : int_(v) {}  // NOLINT: an int is a SymInt
+  SymIntValue(SymExpr e) : expr_(std::make_shared<const SymExpr>(std::move(e))) {}  // NOLINT
+  bool isConcrete() const { return !expr_; }
+  // Throws std::bad_variant_access for a symbolic value.
+  int64_t concrete() const {
+    if (expr_) throw std::bad_variant_access();
+    return int_;
   }
+  const SymExpr& expr() const {  // precondition: !isConcrete()
+    if (!expr_) throw std::bad_variant_access();
+    return *expr_;
+  }
+  friend bool operator==(const SymIntValue& a, const SymIntValue& b) {
+    if (a.isConcrete() != b.isConcrete()) return false;
+    return a.isConcrete() ? a.int_ == b.int_ : *a.expr_ == *b.expr_;
+  }
+  friend bool operator!=(const SymIntValue& a, const SymIntValue& b) { return !(a == b); }
+
+ private:
+  int64_t int_ = 0;
+  std::shared_ptr<const SymExpr> expr_;
 };
 
 struct TensorMeta {

@@ -53,7 +53,7 @@ std::string formatSymExpr(const SymExpr& e) {
 
 std::string formatSymIntValue(const SymIntValue& v) {
   if (v.isConcrete()) return std::to_string(v.concrete());
-  return "sym(" + formatSymExpr(std::get<SymExpr>(v.value)) + ")";
+  return "sym(" + formatSymExpr(v.expr()) + ")";
 }
 
 template <typename T>
