@@ -96,7 +96,14 @@ std::optional<std::vector<ScalarType>> runAlone(const Node& call, c10::Device de
     p->meta.val = *m;
     inputs.emplace(n, p);
     int64_t numel = 1;
-    for (const auto& s : m->sizes) numel *= s.concrete();
+    for (const auto& s : m->sizes) {
+      const int64_t size = s.concrete();
+      if (size < 0 || (size > 0 && numel > (int64_t{1} << 40) / size)) {
+        ok = false;  // nonsense metadata: nothing to probe
+        return;
+      }
+      numel *= size;
+    }
     elements += numel;
     values.push_back(c10::IValue());
   });
@@ -109,9 +116,9 @@ std::optional<std::vector<ScalarType>> runAlone(const Node& call, c10::Device de
   copy->forEachInputRef([&](Node*& n) { n = inputs.at(n); });
   Node* out = g.appendRaw(OpKind::Output, "output");
   out->args.push_back(arg::Tensor{copy});
-  size_t i = 0;
-  for (Node* p : g.placeholders()) values[i++] = placeholderTensor(*p->meta.val.tensor(), device);
   try {
+    size_t i = 0;
+    for (Node* p : g.placeholders()) values[i++] = placeholderTensor(*p->meta.val.tensor(), device);
     Interpreter interpreter(g);
     auto outcome = interpreter.run(values);
     if (outcome.error || outcome.outputs.empty()) return std::nullopt;

@@ -303,6 +303,7 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
       if (!dim || !size || !stp || !sizes || rank == 0) return fail("its arguments are not literal");
       if (*stp < *size) return fail("its windows overlap (step < size), so eager leaves the write undefined");
       const int64_t d = wrapDim(*dim, rank);
+      if (d < 0 || d >= rank || *size <= 0 || *stp <= 0 || (*sizes)[d] < *size) return fail("its arguments do not fit the base");
       // The windows as an as_strided view of a contiguous copy of the base.
       std::vector<int64_t> strides(sizes->size(), 1);
       for (size_t i = sizes->size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>((*sizes)[i], 1);

@@ -286,5 +286,37 @@ TEST(FunctionalizeRandom, ViewsAndWritesAgreeWithEager) {
   }
 }
 
+// Programs whose metadata lies (sizes, strides, dtypes and ranks of meta.val changed at
+// random; the verifier does not check them) must never crash or throw: functionalize either
+// refuses them or returns a program that verifies in the ATEN dialect.
+TEST(FunctionalizeRandom, LyingMetadataNeverCrashes) {
+  std::mt19937 rng(99);
+  int refused = 0, accepted = 0;
+  for (uint32_t seed = 1; seed <= 400; ++seed) {
+    auto p = test::program(Builder(seed).build());
+    for (Node& n : p.graph().nodes()) {
+      TensorMeta* m = n.meta.val.tensor();
+      if (!m || rng() % 4 != 0) continue;
+      switch (rng() % 5) {
+        case 0: m->sizes.push_back(static_cast<int64_t>(rng() % 3)); break;
+        case 1: if (!m->sizes.empty()) m->sizes.pop_back(); break;
+        case 2: if (!m->strides.empty()) m->strides[0] = -static_cast<int64_t>(rng() % 5); break;
+        case 3: m->dtype = ScalarType::Long; break;
+        default: if (!m->sizes.empty()) m->sizes[0] = static_cast<int64_t>(rng() % 9) - 2; break;
+      }
+    }
+    FunctionalizeResult r;
+    EXPECT_NO_THROW(r = functionalize(p)) << "seed " << seed;
+    if (r.ok()) {
+      ++accepted;
+      EXPECT_EQ(test::verifyAten(*r.program), "") << "seed " << seed;
+    } else {
+      ++refused;
+      EXPECT_FALSE(r.error->message.empty());
+    }
+  }
+  EXPECT_GT(accepted, 0) << refused << " refused";
+}
+
 }  // namespace
 }  // namespace epsmith
