@@ -241,9 +241,23 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
     case ViewFamily::Identity:
       return src;
     case ViewFamily::Reshape: {
-      auto sizes = concreteSizes(base_meta);
-      if (!sizes) return fail("the base has symbolic sizes");
-      return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
+      if (auto sizes = concreteSizes(base_meta)) {
+        return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
+      }
+      // Symbolic sizes are read off the base at run time (aten::size.int).
+      arg::SymIntList shape;
+      for (size_t d = 0; d < base_meta.sizes.size(); ++d) {
+        const SymIntValue& size = base_meta.sizes[d];
+        arg::SymScalar<int64_t> s;
+        if (size.isConcrete()) {
+          s.literal = size.concrete();
+        } else {
+          s.node = e.call(op("aten::size.int"), {arg::Tensor{base}, arg::Int{static_cast<int64_t>(d)}},
+                          Val::SymInt{size.expr()});
+        }
+        shape.values.push_back(s);
+      }
+      return e.call(op("aten::reshape"), {arg::Tensor{src}, shape}, val);
     }
     case ViewFamily::Permute: {
       auto perm = permutation(step, rank);

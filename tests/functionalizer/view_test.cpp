@@ -226,6 +226,34 @@ TEST(FunctionalizeViews, MetadataMutationOfAnInputIsRejected) {
   EXPECT_NE(resize.find("%resize_: Found an input that received a metadata mutation"), std::string::npos) << resize;
 }
 
+TEST(FunctionalizeViews, WriteThroughAViewOfASymbolicShape) {
+  // x's first dim is symbolic: carrying the write back reads it off the base at run time.
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[sym("s0", hint=4), 6] = placeholder
+  %view: f32[sym("6*s0", hint=24)] = aten::view(%x, [-1])
+  %add_: f32[sym("6*s0", hint=24)] = aten::add_.Scalar(%view, 1)
+  %out: f32[sym("s0", hint=4), 6] = aten::mul.Scalar(%x, 2)
+  return (%out)
+}
+signature {
+  input user_input %x
+  output user_output %out
+}
+storages {
+  $0: f32[24] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0]
+}
+example_inputs {
+  $0 f32[4, 6]
+}
+)");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::view aten::add.Scalar aten::size.int aten::reshape aten::mul.Scalar");
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+}
+
 TEST(FunctionalizeViews, FunctionalizingTwiceEqualsOnce) {
   auto p = onX(R"(  %select: f32[6] = aten::select.int(%x, 0, 1)
   %mul_: f32[6] = aten::mul_.Scalar(%select, 10)
