@@ -85,6 +85,9 @@ sed -i 's/%t_: f32\[2\]/%t_: f32[1, 2]/' "$work/meta.ept"
 check functionalize_refused 1 "%t_: Found an input that received a metadata mutation" -- "$epsmith" functionalize "$work/meta.ept"
 check functionalize_refused_writes_nothing 1 "" -- "$epsmith" functionalize "$work/meta.ept" -o "$work/refused.ept"
 if [ -e "$work/refused.ept" ]; then echo "FAIL functionalize wrote a refused program"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+printf 'program {\n  verifiers ["TRAINING"]\n}\ngraph {\n  %%p_w: f32[2]<requires_grad=True> = placeholder\n  %%mul_: f32[2]<requires_grad=True> = aten::mul_.Scalar(%%p_w, 2)\n  return (%%mul_)\n}\nsignature {\n  input parameter %%p_w -> "w"\n  output user_output %%mul_\n}\nstorages {\n  $0: f32[2] = [1.0, 2.0]\n}\nstate {\n  parameter "w" = $0 f32[2]<requires_grad=True>\n}\n' >"$work/param.ept"
+check functionalize_grad_refused 1 "Found a graph input that requires gradients, and received a mutation" -- "$epsmith" functionalize "$work/param.ept"
+check functionalize_no_grad 0 'output parameter_mutation %mul -> "w"' -- "$epsmith" functionalize --no-grad "$work/param.ept"
 check functionalize_unreadable 2 "unknown operator aten::nope" -- "$epsmith" functionalize "$work/bad.ept"
 check functionalize_bad_ext 2 "unknown extension" -- "$epsmith" functionalize "$example" -o "$work/f.xyz"
 
