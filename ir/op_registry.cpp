@@ -117,6 +117,16 @@ class Registry {
     for (const auto& r : schema.returns()) info.returns.push_back(digest(r));
     info.is_mutable = schema.is_mutable();
     info.is_vararg = schema.is_vararg();
+    for (at::Tag tag : h.getTags()) {
+      switch (tag) {
+        case at::Tag::nondeterministic_seeded: info.tags |= OpInfo::kRandom; break;
+        case at::Tag::nondeterministic_bitwise: info.tags |= OpInfo::kNondeterministic; break;
+        case at::Tag::dynamic_output_shape: info.tags |= OpInfo::kDynamicOutputShape; break;
+        case at::Tag::data_dependent_output: info.tags |= OpInfo::kDataDependentOutput; break;
+        case at::Tag::inplace_view: info.tags |= OpInfo::kInplaceView; break;
+        default: break;
+      }
+    }
     info.schema = &schema;
     info.handle = &handles_.back();
     return &info;

@@ -42,6 +42,16 @@ struct OpInfo {
   std::vector<ParamInfo> returns;
   bool is_mutable = false;  // c10 FunctionSchema::is_mutable()
   bool is_vararg = false;
+  // The operator's tags in native_functions.yaml (at::Tag), as bits.
+  enum Tag : uint8_t {
+    kRandom = 1,               // nondeterministic_seeded: draws from a generator
+    kNondeterministic = 2,     // nondeterministic_bitwise: results may differ run to run
+    kDynamicOutputShape = 4,   // output shape depends on input values (nonzero, unique)
+    kDataDependentOutput = 8,  // output depends on input data beyond shape (item)
+    kInplaceView = 16,         // changes self's metadata (transpose_)
+  };
+  uint8_t tags = 0;
+  bool hasTag(Tag t) const { return (tags & t) != 0; }
   const c10::FunctionSchema* schema = nullptr;
   const c10::OperatorHandle* handle = nullptr;
 

@@ -91,6 +91,19 @@ check functionalize_no_grad 0 'output parameter_mutation %mul -> "w"' -- "$epsmi
 check functionalize_unreadable 2 "unknown operator aten::nope" -- "$epsmith" functionalize "$work/bad.ept"
 check functionalize_bad_ext 2 "unknown extension" -- "$epsmith" functionalize "$example" -o "$work/f.xyz"
 
+# ops: the catalog's summary, a filtered listing, JSON, config files and their errors.
+check ops_summary 0 "generatable, " -- "$epsmith" ops
+check ops_categories 0 "metadata-mutation" -- "$epsmith" ops
+check ops_filter 0 "aten::add_.Tensor  in-place  enabled" -- "$epsmith" ops --filter '^aten::add_?\.Tensor$'
+check ops_filter_reason 0 "not generatable: a required str argument: 'ord'" -- "$epsmith" ops --filter 'linalg_norm\.ord_str$'
+check ops_json 0 '"name": "aten::add.Tensor"' -- "$epsmith" ops --json --filter '^aten::add\.Tensor$'
+printf 'allow ^aten::mul\ndisable out\n' >"$work/ops.cfg"
+check ops_config 0 "aten::mul.out  out  disabled" -- "$epsmith" ops --config "$work/ops.cfg" --filter '^aten::mul'
+printf 'enable everything\n' >"$work/bad_ops.cfg"
+check ops_bad_config 2 "bad_ops.cfg:1: unknown category 'everything'" -- "$epsmith" ops --config "$work/bad_ops.cfg"
+check ops_missing_config 2 "cannot open" -- "$epsmith" ops --config "$work/none.cfg"
+check ops_bad_filter 2 "--filter: bad regex" -- "$epsmith" ops --filter '('
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}

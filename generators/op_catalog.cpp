@@ -1,0 +1,217 @@
+// The op catalog; see op_catalog.h.
+//
+// Note [What the catalog can generate]
+// An argument is generatable when its kind is one the graph generator fills: tensors (from
+// the pool of live values), lists of them, optional tensors, ints, symbolic ints and their
+// lists, floats, bools, Python scalars and dtypes. Any other kind (generators, dimnames,
+// strings, layouts, devices, memory formats, storages, streams, quantizers) is fine when the
+// argument is optional or has a default, which the generator then leaves to the schema; a
+// required one makes the op not generatable, and the reason names it. Backend-specific
+// ops (cudnn, mkldnn, quantized, sparse, nested, ...) cannot run on the strided CPU/CUDA
+// tensors the generator makes; the list of those name fragments is written once here.
+#include "generators/op_catalog.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "functionalizer/op_roles.h"
+
+namespace epsmith {
+namespace {
+
+constexpr std::string_view kCategoryNames[] = {
+    "functional", "in-place", "out", "view", "metadata-mutation", "random", "factory",
+    "nondeterministic", "backward-or-private", "other-mutation",
+};
+static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kNumOpCategories);
+
+constexpr std::string_view kBackendFragments[] = {
+    "cudnn", "miopen", "mkldnn", "mps", "vulkan", "fbgemm", "quantize", "sparse", "nested",
+    "_fake_quant", "q_per_channel", "qscheme", "int_repr", "coalesce", "to_dense", "_cufft",
+};
+
+bool generatableKind(ParamType t) {
+  switch (t) {
+    case ParamType::Tensor: case ParamType::TensorList: case ParamType::OptionalTensorList:
+    case ParamType::Int: case ParamType::SymInt: case ParamType::IntList: case ParamType::SymIntList:
+    case ParamType::Float: case ParamType::Bool: case ParamType::Scalar: case ParamType::ScalarType:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool returnableKind(ParamType t) {
+  return generatableKind(t) || t == ParamType::FloatList || t == ParamType::BoolList;
+}
+
+std::string_view localName(const OpInfo& op) {
+  std::string_view q = op.qualified_name;
+  auto sep = q.find("::");
+  return sep == std::string_view::npos ? q : q.substr(sep + 2);
+}
+
+OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
+  const std::string_view local = localName(op);
+  if (local.substr(0, 1) == "_" || local.find("backward") != std::string_view::npos) {
+    return OpCategory::BackwardOrPrivate;
+  }
+  bool generator = false, tensor_input = false;
+  for (const auto& a : op.arguments) {
+    generator = generator || a.type == ParamType::Generator;
+    tensor_input = tensor_input || (!a.is_write && (a.type == ParamType::Tensor || a.type == ParamType::TensorList ||
+                                                   a.type == ParamType::OptionalTensorList));
+  }
+  if (op.hasTag(OpInfo::kRandom) || generator) return OpCategory::Random;
+  if (op.hasTag(OpInfo::kNondeterministic)) return OpCategory::Nondeterministic;
+  switch (opRole(op).role) {
+    case OpRole::InPlace: return OpCategory::InPlace;
+    case OpRole::Out: return OpCategory::Out;
+    case OpRole::View: case OpRole::MaybeView: return OpCategory::View;
+    case OpRole::MetadataMutation: return OpCategory::MetadataMutation;
+    case OpRole::Unsupported: return OpCategory::OtherMutation;
+    case OpRole::Functional: break;
+  }
+  return tensor_input ? OpCategory::Functional : OpCategory::Factory;
+}
+
+// Why `op` cannot be generated (Note [What the catalog can generate]), and the reason's kind
+// for counting; both empty when it can.
+void reasonFor(const OpInfo& op, CatalogEntry& e) {
+  auto set = [&](std::string kind, std::string detail) {
+    e.reason_kind = std::move(kind);
+    e.reason = detail.empty() ? e.reason_kind : e.reason_kind + ": " + detail;
+  };
+  if (op.qualified_name.rfind("aten::", 0) != 0) return set("not an aten op", "");
+  const std::string_view local = localName(op);
+  for (auto fragment : kBackendFragments) {
+    if (local.find(fragment) != std::string_view::npos) return set("backend-specific", std::string(fragment));
+  }
+  if (opRole(op).role == OpRole::Unsupported) return set("a mutation without a functional form", opRole(op).reason);
+  if (op.is_vararg) return set("varargs", "");
+  for (const auto& a : op.arguments) {
+    if (generatableKind(a.type) || a.optional || a.has_default) continue;
+    return set("a required " + std::string(paramTypeName(a.type)) + " argument", "'" + a.name + "'");
+  }
+  if (op.returns.empty() && !op.is_mutable) return set("returns nothing", "");
+  for (const auto& r : op.returns) {
+    if (r.type == ParamType::Other) return set("returns a value of an unsupported type", "");
+    if (!returnableKind(r.type)) return set("returns a " + std::string(paramTypeName(r.type)), "");
+  }
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+}  // namespace
+
+std::string_view opCategoryName(OpCategory c) { return kCategoryNames[static_cast<int>(c)]; }
+
+bool opCategoryFromName(std::string_view name, OpCategory* out) {
+  for (int i = 0; i < kNumOpCategories; ++i) {
+    if (kCategoryNames[i] == name) {
+      *out = static_cast<OpCategory>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+CatalogConfig::CatalogConfig() {
+  for (bool& on : categories) on = true;
+  categories[static_cast<int>(OpCategory::Random)] = false;
+  categories[static_cast<int>(OpCategory::Nondeterministic)] = false;
+  categories[static_cast<int>(OpCategory::BackwardOrPrivate)] = false;
+}
+
+Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where) {
+  CatalogConfig config;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string here = where + ":" + std::to_string(number);
+    std::string body = trim(line.substr(0, line.find('#')));
+    if (body.empty()) continue;
+    const auto space = body.find_first_of(" \t");
+    const std::string directive = body.substr(0, space);
+    const std::string value = space == std::string::npos ? "" : trim(std::string_view(body).substr(space));
+    if (value.empty()) return LoadError{here, "'" + directive + "' needs a value"};
+    if (directive == "allow" || directive == "deny") {
+      try {
+        std::regex check(value, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return LoadError{here, "bad regex '" + value + "': " + e.what()};
+      }
+      (directive == "allow" ? config.allow : config.deny).push_back(value);
+    } else if (directive == "enable" || directive == "disable") {
+      OpCategory c;
+      if (!opCategoryFromName(value, &c)) {
+        std::string known;
+        for (auto n : kCategoryNames) known += (known.empty() ? "" : ", ") + std::string(n);
+        return LoadError{here, "unknown category '" + value + "' (known: " + known + ")"};
+      }
+      config.categories[static_cast<int>(c)] = directive == "enable";
+    } else {
+      return LoadError{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
+    }
+  }
+  return config;
+}
+
+Expected<CatalogConfig> loadCatalogConfig(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return LoadError{path, "cannot open"};
+  std::stringstream text;
+  text << file.rdbuf();
+  return parseCatalogConfig(text.str(), path);
+}
+
+Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
+  std::vector<std::regex> allow, deny;
+  for (const auto* list : {&config.allow, &config.deny}) {
+    for (const auto& pattern : *list) {
+      try {
+        (list == &config.allow ? allow : deny).emplace_back(pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return LoadError{"", "bad regex '" + pattern + "': " + e.what()};
+      }
+    }
+  }
+  OpCatalog catalog;
+  catalog.entries_.reserve(allOps().size());
+  for (const OpInfo* op : allOps()) {
+    CatalogEntry& e = catalog.entries_.emplace_back();
+    e.op = op;
+    e.category = categorize(*op);
+    reasonFor(*op, e);
+    const std::string name = op->name();
+    bool allowed = allow.empty();
+    for (const auto& r : allow) allowed = allowed || std::regex_search(name, r);
+    for (const auto& r : deny) allowed = allowed && !std::regex_search(name, r);
+    e.enabled = e.generatable() && config.categories[static_cast<int>(e.category)] && allowed;
+  }
+  return catalog;
+}
+
+std::vector<const CatalogEntry*> OpCatalog::enabled() const {
+  std::vector<const CatalogEntry*> out;
+  for (const auto& e : entries_) {
+    if (e.enabled) out.push_back(&e);
+  }
+  return out;
+}
+
+const CatalogEntry* OpCatalog::find(std::string_view name) const {
+  const OpInfo* op = findOpByName(name);
+  for (const auto& e : entries_) {
+    if (e.op == op) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace epsmith
