@@ -16,7 +16,7 @@ namespace {
 // Type promotion depends on each tensor's dtype and on whether it is 0-dim (or a wrapped
 // number), and on the literal arguments (a float scalar, a dtype= keyword, rounding_mode),
 // never on sizes: the cache key holds exactly those.
-std::string cacheKey(const Node& call, bool* probeable) {
+std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   std::string key = call.target.textName();
   auto tensorKey = [&](const Node* n) {
     const TensorMeta* m = n ? n->meta.val.tensor() : nullptr;
@@ -26,6 +26,9 @@ std::string cacheKey(const Node& call, bool* probeable) {
     }
     key += shortName(m->dtype);
     key += m->sizes.empty() ? "z" : "t";
+    if (with_sizes) {
+      for (const auto& size : m->sizes) key += size.isConcrete() ? std::to_string(size.concrete()) + "," : "?,";
+    }
   };
   auto one = [&](const Argument& a) {
     key += '|';
@@ -43,7 +46,9 @@ std::string cacheKey(const Node& call, bool* probeable) {
           key += ',';
         }
         break;
-      case ArgKind::IntList: case ArgKind::SymIntList: break;  // sizes never decide a dtype
+      case ArgKind::IntList: case ArgKind::SymIntList:
+        if (with_sizes) key += formatArgument(a);  // sizes never decide a dtype, but a shape
+        break;
       default: {
         bool symbolic = false;
         a.forEachNode([&](const Node*) { symbolic = true; });
@@ -76,25 +81,17 @@ bool concreteMeta(const TensorMeta& m) {
   return true;
 }
 
-// Copies `call` into a graph of its own whose placeholders stand for its tensor inputs, and
-// runs it on `device` (meta first; CPU zeros of the same shapes for kernels without a meta
-// implementation, when they are small).
-std::optional<std::vector<ScalarType>> runAlone(const Node& call, c10::Device device) {
-  Graph g;
-  std::unordered_map<const Node*, Node*> inputs;
-  std::vector<c10::IValue> values;
+// Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; CPU zeros of
+// the same shapes for kernels without a meta implementation, when they are small).
+std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device) {
   int64_t elements = 0;
   bool ok = true;
-  const_cast<Node&>(call).forEachInputRef([&](Node*& n) {
-    if (inputs.count(n)) return;
+  call.forEachInput([&](const Node* n) {
     const TensorMeta* m = n->meta.val.tensor();
     if (!m || !concreteMeta(*m)) {
       ok = false;
       return;
     }
-    Node* p = g.appendRaw(OpKind::Placeholder, "p" + std::to_string(inputs.size()));
-    p->meta.val = *m;
-    inputs.emplace(n, p);
     int64_t numel = 1;
     for (const auto& s : m->sizes) {
       const int64_t size = s.concrete();
@@ -105,61 +102,68 @@ std::optional<std::vector<ScalarType>> runAlone(const Node& call, c10::Device de
       numel *= size;
     }
     elements += numel;
-    values.push_back(c10::IValue());
   });
   if (!ok || (device.is_cpu() && elements > (1 << 16))) return std::nullopt;
-  Node* copy = g.appendRaw(OpKind::CallFunction, "call");
-  copy->target = call.target;
-  copy->args = call.args;
-  copy->kwargs = call.kwargs;
-  copy->meta = call.meta;
-  copy->forEachInputRef([&](Node*& n) { n = inputs.at(n); });
-  Node* out = g.appendRaw(OpKind::Output, "output");
-  out->args.push_back(arg::Tensor{copy});
   try {
-    size_t i = 0;
-    for (Node* p : g.placeholders()) values[i++] = placeholderTensor(*p->meta.val.tensor(), device);
-    Interpreter interpreter(g);
-    auto outcome = interpreter.run(values);
+    auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
+      return placeholderTensor(*n->meta.val.tensor(), device);
+    });
     if (outcome.error || outcome.outputs.empty()) return std::nullopt;
-    std::vector<ScalarType> dtypes;
+    std::vector<ProbedReturn> returns;
+    auto add = [&](const at::Tensor& t) {
+      returns.push_back({fromAten(t.scalar_type()), std::vector<int64_t>(t.sizes().begin(), t.sizes().end())});
+    };
     const c10::IValue& v = outcome.outputs[0];
     if (v.isTensor()) {
-      dtypes.push_back(fromAten(v.toTensor().scalar_type()));
+      add(v.toTensor());
     } else if (v.isTuple()) {
       for (const auto& e : v.toTupleRef().elements()) {
         if (!e.isTensor()) return std::nullopt;
-        dtypes.push_back(fromAten(e.toTensor().scalar_type()));
+        add(e.toTensor());
       }
     } else if (v.isTensorList()) {
-      for (const at::Tensor& t : v.toTensorVector()) dtypes.push_back(fromAten(t.scalar_type()));
+      for (const at::Tensor& t : v.toTensorVector()) add(t);
     } else {
       return std::nullopt;
     }
-    return dtypes;
+    return returns;
   } catch (const std::exception&) {
-    return std::nullopt;
+    return std::nullopt;  // placeholder tensors that cannot be made (bad strides)
   }
 }
 
 }  // namespace
 
-std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call) {
+namespace {
+
+std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
   static std::mutex mu;
-  static std::unordered_map<std::string, std::optional<std::vector<ScalarType>>> cache;
+  static std::unordered_map<std::string, std::optional<std::vector<ProbedReturn>>> cache;
   bool probeable = call.target.kind() == Target::Kind::Aten;
-  const std::string key = cacheKey(call, &probeable);
+  const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable);
   if (!probeable) return std::nullopt;
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  auto dtypes = runAlone(call, c10::Device(c10::kMeta));
-  if (!dtypes) dtypes = runAlone(call, c10::Device(c10::kCPU));
+  auto returns = runAlone(call, c10::Device(c10::kMeta));
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU));
   std::lock_guard<std::mutex> lock(mu);
-  cache.emplace(key, dtypes);
+  cache.emplace(key, returns);
+  return returns;
+}
+
+}  // namespace
+
+std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call) {
+  auto returns = probe(call, false);
+  if (!returns) return std::nullopt;
+  std::vector<ScalarType> dtypes;
+  for (const auto& r : *returns) dtypes.push_back(r.dtype);
   return dtypes;
 }
+
+std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call) { return probe(call, true); }
 
 }  // namespace epsmith

@@ -18,4 +18,13 @@ namespace epsmith {
 // cached per op and argument dtypes/literals, so repeated shapes of calls cost one lookup.
 std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call);
 
+// Dtype and sizes of each return, cached per op, argument dtypes, sizes and literals: for
+// out= calls, whose functional form may make a shape that eager broadcasts into `out`
+// (slice_copy.out in 1.13) rather than resizing it.
+struct ProbedReturn {
+  ScalarType dtype;
+  std::vector<int64_t> sizes;
+};
+std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
+
 }  // namespace epsmith

@@ -134,6 +134,14 @@ bool overlaps(const TensorValue& a, const TensorValue& b) {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
+  if (sizes.size() != m.sizes.size()) return false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!m.sizes[i].isConcrete() || m.sizes[i].concrete() != sizes[i]) return false;
+  }
+  return true;
+}
+
 class Pass {
  public:
   Pass(const ExportedProgram& p, const FunctionalizeOptions& o)
@@ -488,9 +496,21 @@ class Pass {
 
   void view(const Node& n, const OpRoleInfo& role) {
     const OpInfo& op = *n.target.op();
-    Rec* parent = object(selfArgument(n), &n)->rec;
+    Obj* self = object(selfArgument(n), &n);
+    Rec* parent = self->rec;
     Node* c = copyRemapped(n);
     Mapped& m = slot(n);
+    if (role.returns_self && n.meta.val.tensor()) {
+      // The same tensor object (Note [Maybe-aliasing ops]): `c` is its current value.
+      if (parent->parent) {
+        parent->value = c;
+        parent->gen = parent->storage->gen;
+      } else {
+        parent->storage->base = c;
+      }
+      m.tensor = self;
+      return;
+    }
     if (const TensorMeta* t = n.meta.val.tensor()) {
       ViewStep step{ViewStep::Kind::Op, &op, &n, role.view};
       Obj& o = objs_.emplace_back();
@@ -561,6 +581,19 @@ class Pass {
         else step.end = start + e->sizes[step.dim].concrete();
       }
       step.start = start;
+      // tensor_split with indices out of order makes elements that do not follow one
+      // another: the element's offset into the base says where it starts.
+      const TensorMeta& base = *m.list_base->meta;
+      const TensorMeta* e = (*list)[k].tensor();
+      const auto d = static_cast<size_t>(step.dim);
+      if (d < base.strides.size() && base.strides[d].isConcrete() && base.strides[d].concrete() > 0 &&
+          e->storage_offset.isConcrete() && base.storage_offset.isConcrete() && e->sizes[d].concrete() > 0) {
+        const int64_t delta = e->storage_offset.concrete() - base.storage_offset.concrete();
+        if (delta >= 0 && delta % base.strides[d].concrete() == 0) {
+          step.start = delta / base.strides[d].concrete();
+          step.end = step.start + e->sizes[d].concrete();
+        }
+      }
     }
     const bool current = m.list_gen == m.list_base->storage->gen;
     Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read
@@ -644,7 +677,12 @@ class Pass {
         !functionalizer::schemaArgument(*f, *role.functional, static_cast<size_t>(dtype_at))) {
       f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
     }
-    auto dtypes = probeReturnDtypes(*f);
+    auto probed = probeReturns(*f);
+    std::optional<std::vector<ScalarType>> dtypes;
+    if (probed) {
+      dtypes.emplace();
+      for (const auto& r : *probed) dtypes->push_back(r.dtype);
+    }
     std::vector<Node*> values;
     if (outs.size() == 1) {
       TensorMeta m = *after[0];
@@ -668,7 +706,13 @@ class Pass {
       Obj* out = outs[k];
       const ScalarType have = values[k]->meta.val.tensor()->dtype;
       Node* value = castTo(values[k], have, *after[k]);
-      if (after[k]->sizes != out->rec->meta->sizes) {
+      const bool resized = after[k]->sizes != out->rec->meta->sizes;
+      if (!resized && probed && k < probed->size() && !sameSizes((*probed)[k].sizes, *after[k])) {
+        // Eager copied a result of another shape into `out`, broadcasting: so does the graph.
+        Node* current = sync(out->rec);
+        value = emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{values[k]}}, *after[k]);
+      }
+      if (resized) {
         // out= resized its tensor: a metadata mutation.
         const AliasStorage* s = out->rec->storage;
         if (s->input >= 0) {

@@ -26,6 +26,10 @@ namespace {
 // cannot say which; the functionalizer decides per node from the input's metadata
 // (functionalize.cpp, returnsAlias).
 //
+// Some of them (contiguous, to, lift_fresh, resolve_conj, ...) return the very tensor they
+// were given, not a new view: a later metadata mutation through the result (transpose_)
+// changes the argument too, so the pass gives both one identity.
+//
 // Note [Irregular functional variants]
 // Functional variants are found by name (add_ → add, __iand__ → __and__, the out= overload's
 // own base name) and checked against the argument lists. The pairs that do not follow the
@@ -35,7 +39,8 @@ struct ViewRow {
   std::string_view name;      // qualified name
   std::string_view overload;  // "*": every overload
   ViewFamily family;
-  bool maybe = false;  // Note [Maybe-aliasing ops]
+  bool maybe = false;        // Note [Maybe-aliasing ops]
+  bool returns_self = false;  // returns the very tensor it was given, not a new view of it
 };
 constexpr ViewRow kViewRows[] = {
     {"aten::view", "", ViewFamily::Reshape},
@@ -51,15 +56,16 @@ constexpr ViewRow kViewRows[] = {
     {"aten::flatten", "using_ints", ViewFamily::Reshape, true},
     {"aten::ravel", "", ViewFamily::Reshape, true},
     {"aten::alias", "", ViewFamily::Identity},
+    {"aten::rename", "", ViewFamily::Identity},  // names only: the same elements
     {"aten::detach", "", ViewFamily::Identity},
-    {"aten::lift_fresh", "", ViewFamily::Identity},
-    {"aten::conj", "", ViewFamily::Identity},
+    {"aten::lift_fresh", "", ViewFamily::Identity, false, true},
+    {"aten::conj", "", ViewFamily::Identity, false, true},
     {"aten::_conj", "", ViewFamily::Identity},
-    {"aten::resolve_conj", "", ViewFamily::Identity},
-    {"aten::resolve_neg", "", ViewFamily::Identity},
-    {"aten::positive", "", ViewFamily::Identity},
-    {"aten::contiguous", "", ViewFamily::Identity, true},
-    {"aten::to", "*", ViewFamily::Identity, true},
+    {"aten::resolve_conj", "", ViewFamily::Identity, false, true},
+    {"aten::resolve_neg", "", ViewFamily::Identity, false, true},
+    {"aten::positive", "", ViewFamily::Identity, false, true},
+    {"aten::contiguous", "", ViewFamily::Identity, true, true},
+    {"aten::to", "*", ViewFamily::Identity, true, true},
     {"aten::permute", "", ViewFamily::Permute},
     {"aten::transpose", "int", ViewFamily::Permute},
     {"aten::t", "", ViewFamily::Permute},
@@ -95,6 +101,17 @@ constexpr ViewRow kViewRows[] = {
 // Schemas that hide an alias: `_unsafe_view` shares its input's storage in eager although
 // its schema is unannotated (PyTorch uses it only on temporaries).
 constexpr std::string_view kUnannotatedViews[] = {"aten::_unsafe_view"};
+// The functional `set` overloads return a tensor on `source`'s storage, which their schemas
+// do not declare either; an alias of an argument other than `self` is not tracked, so they
+// are refused (found by the generator: a later write through the result reached `source`).
+// Composite ops that may return their inputs themselves (when they are already of the
+// asked shape or dtype) with nothing in the schema saying so; export decomposes them before
+// functionalizing, and the pass refuses them rather than guess (found by the generator).
+constexpr std::string_view kUndeclaredOtherAliases[] = {
+    "aten::set", "aten::lift", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d", "aten::type_as",
+    "aten::sum_to_size", "aten::broadcast_tensors", "aten::meshgrid", "aten::einsum",
+    "aten::unsafe_split", "aten::unsafe_split_with_sizes", "aten::unsafe_chunk",
+};
 
 // Note [Irregular functional variants]
 constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
@@ -201,6 +218,13 @@ OpRoleInfo classify(const OpInfo& op) {
   info.return_alias = returnAliases(op);
   const std::string name = op.name();
   if (!op.is_mutable) {
+    for (auto name : kUndeclaredOtherAliases) {
+      if (op.qualified_name == name) {
+        info.role = OpRole::Unsupported;
+        info.reason = "may return an alias of its arguments that its schema does not declare";
+        return info;
+      }
+    }
     const ViewRow* row = findViewRow(op);
     bool aliases = false;
     for (int a : info.return_alias) aliases = aliases || a >= 0;
@@ -212,6 +236,7 @@ OpRoleInfo classify(const OpInfo& op) {
     }
     if (!aliases) return info;  // Functional
     info.view = row ? row->family : ViewFamily::Other;
+    info.returns_self = row && row->returns_self;
     info.role = row && row->maybe ? OpRole::MaybeView : OpRole::View;
     return info;
   }
@@ -235,6 +260,11 @@ OpRoleInfo classify(const OpInfo& op) {
     return info;
   }
   const OpRoleInfo& fn = opRole(*info.functional);
+  if (fn.role == OpRole::Unsupported) {
+    info.role = OpRole::Unsupported;
+    info.reason = "its functional variant " + info.functional->name() + " " + fn.reason;
+    return info;
+  }
   if (in_place && (fn.role == OpRole::View || fn.role == OpRole::MaybeView)) {
     info.role = OpRole::MetadataMutation;
     info.view = fn.view;

@@ -42,6 +42,7 @@ enum class ViewFamily : uint8_t {
 struct OpRoleInfo {
   OpRole role = OpRole::Functional;
   ViewFamily view = ViewFamily::None;  // View / MaybeView (and MetadataMutation: its view)
+  bool returns_self = false;           // View / MaybeView: returns its argument itself
   // InPlace / Out: the functional variant; MetadataMutation: the view op it applies
   // (nullptr for resize_ and set_, which have none).
   const OpInfo* functional = nullptr;

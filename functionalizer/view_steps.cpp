@@ -32,6 +32,7 @@ std::optional<std::vector<int64_t>> permutation(const ViewStep& s, int64_t rank)
   std::iota(perm.begin(), perm.end(), 0);
   const std::string& name = s.op->qualified_name;
   auto swap = [&](int64_t a, int64_t b) -> bool {
+    if (rank == 0) return true;  // a 0-d tensor transposes with dims 0/-1: nothing moves
     a = wrapDim(a, rank);
     b = wrapDim(b, rank);
     if (a < 0 || b < 0 || a >= rank || b >= rank) return false;

@@ -8,7 +8,8 @@
 // argument is optional or has a default, which the generator then leaves to the schema; a
 // required one makes the op not generatable, and the reason names it. Backend-specific
 // ops (cudnn, mkldnn, quantized, sparse, nested, ...) cannot run on the strided CPU/CUDA
-// tensors the generator makes; the list of those name fragments is written once here.
+// tensors the generator makes; the list of those name fragments is written once here. So
+// is the list of ops that return uninitialized memory (empty, new_empty, resize_).
 #include "generators/op_catalog.h"
 
 #include <fstream>
@@ -29,6 +30,22 @@ static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kNumOpCatego
 constexpr std::string_view kBackendFragments[] = {
     "cudnn", "miopen", "mkldnn", "mps", "vulkan", "fbgemm", "quantize", "sparse", "nested",
     "_fake_quant", "q_per_channel", "qscheme", "int_repr", "coalesce", "to_dense", "_cufft",
+};
+
+// Ops whose results are uninitialized memory: nondeterministic although no tag says so.
+constexpr std::string_view kUninitialized[] = {
+    "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
+    "aten::resize_", "aten::resize_as_",
+};
+
+// Note [Kernels that crash on generated values]
+// LibTorch 1.13 kernels that read positions from tensor values without bounds checks and
+// write out of bounds (a segfault, not an exception) on the values a generator makes. The
+// campaign's forked workers survive them (and report them); in-process generation must not
+// pick them. Found by running the generator; each entry is a qualified name.
+constexpr std::string_view kCrashOnGeneratedValues[] = {
+    "aten::max_unpool2d", "aten::max_unpool3d", "aten::slow_conv3d", "aten::slow_conv3d_forward",
+    "aten::native_batch_norm",
 };
 
 bool generatableKind(ParamType t) {
@@ -65,6 +82,9 @@ OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
   }
   if (op.hasTag(OpInfo::kRandom) || generator) return OpCategory::Random;
   if (op.hasTag(OpInfo::kNondeterministic)) return OpCategory::Nondeterministic;
+  for (auto name : kUninitialized) {
+    if (op.qualified_name == name) return OpCategory::Nondeterministic;
+  }
   switch (opRole(op).role) {
     case OpRole::InPlace: return OpCategory::InPlace;
     case OpRole::Out: return OpCategory::Out;
@@ -88,7 +108,13 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
   for (auto fragment : kBackendFragments) {
     if (local.find(fragment) != std::string_view::npos) return set("backend-specific", std::string(fragment));
   }
-  if (opRole(op).role == OpRole::Unsupported) return set("a mutation without a functional form", opRole(op).reason);
+  for (auto name : kCrashOnGeneratedValues) {
+    if (op.qualified_name == name) return set("crashes LibTorch 1.13 on generated values", "");
+  }
+  if (opRole(op).role == OpRole::Unsupported) return set("not functionalizable", opRole(op).reason);
+  if (opRole(op).role == OpRole::MetadataMutation && !opRole(op).functional) {
+    return set("not functionalizable", "replaces a tensor's storage (set_, resize_)");
+  }
   if (op.is_vararg) return set("varargs", "");
   for (const auto& a : op.arguments) {
     if (generatableKind(a.type) || a.optional || a.has_default) continue;
@@ -98,6 +124,9 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
   for (const auto& r : op.returns) {
     if (r.type == ParamType::Other) return set("returns a value of an unsupported type", "");
     if (!returnableKind(r.type)) return set("returns a " + std::string(paramTypeName(r.type)), "");
+  }
+  if (op.composite_implicit && opRole(op).role == OpRole::Functional) {
+    return set("composite", "export decomposes it, and it may return its inputs undeclared");
   }
 }
 

@@ -127,6 +127,7 @@ class Registry {
         default: break;
       }
     }
+    info.composite_implicit = h.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
     info.schema = &schema;
     info.handle = &handles_.back();
     return &info;

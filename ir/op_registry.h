@@ -52,6 +52,9 @@ struct OpInfo {
   };
   uint8_t tags = 0;
   bool hasTag(Tag t) const { return (tags & t) != 0; }
+  // Implemented as a composition of other ops (CompositeImplicitAutograd): export decomposes
+  // it, and its results may be its inputs without the schema saying so.
+  bool composite_implicit = false;
   const c10::FunctionSchema* schema = nullptr;
   const c10::OperatorHandle* handle = nullptr;
 

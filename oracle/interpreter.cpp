@@ -338,6 +338,39 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
 
 Interpreter::~Interpreter() = default;
 
+Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
+  Graph g;
+  std::unordered_map<const Node*, Node*> placeholders;
+  std::vector<c10::IValue> inputs;
+  call.forEachInput([&](const Node* in) {
+    if (placeholders.count(in)) return;
+    Node* p = g.appendRaw(OpKind::Placeholder, "p" + std::to_string(placeholders.size()));
+    p->meta.val = in->meta.val;
+    placeholders.emplace(in, p);
+    inputs.push_back(value_of(in));
+  });
+  Node* copy = g.appendRaw(OpKind::CallFunction, "call");
+  copy->target = call.target;
+  copy->args = call.args;
+  copy->kwargs = call.kwargs;
+  copy->meta = call.meta;
+  copy->forEachInputRef([&](Node*& n) { n = placeholders.at(n); });
+  Node* out = g.appendRaw(OpKind::Output, "output");
+  out->args.push_back(arg::Tensor{copy});
+  try {
+    Interpreter interpreter(g);
+    return interpreter.run(inputs);
+  } catch (const c10::Error& e) {
+    Interpreter::Outcome outcome;
+    outcome.error = RunError{call.name(), call.target.textName(), firstLine(e.what_without_backtrace())};
+    return outcome;
+  } catch (const std::exception& e) {
+    Interpreter::Outcome outcome;
+    outcome.error = RunError{call.name(), call.target.textName(), firstLine(e.what())};
+    return outcome;
+  }
+}
+
 Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) const {
   Outcome out;
   if (inputs.size() != plan_->num_placeholders) {

@@ -32,7 +32,9 @@ TEST(OpCatalog, CategoriesComeFromSchemasAndTags) {
   EXPECT_EQ(entry("aten::split.Tensor").category, OpCategory::View);
   EXPECT_EQ(entry("aten::reshape").category, OpCategory::View);
   EXPECT_EQ(entry("aten::transpose_").category, OpCategory::MetadataMutation);
-  EXPECT_EQ(entry("aten::resize_").category, OpCategory::MetadataMutation);
+  EXPECT_EQ(entry("aten::resize_").category, OpCategory::Nondeterministic);  // uninitialized memory
+  EXPECT_EQ(entry("aten::empty_like").category, OpCategory::Nondeterministic);
+  EXPECT_EQ(entry("aten::squeeze_").category, OpCategory::MetadataMutation);
   EXPECT_EQ(entry("aten::bernoulli").category, OpCategory::Random);
   EXPECT_EQ(entry("aten::dropout").category, OpCategory::Random);  // tagged nondeterministic_seeded
   EXPECT_EQ(entry("aten::zeros").category, OpCategory::Factory);
@@ -58,7 +60,8 @@ TEST(OpCatalog, ReasonsNameWhatCannotBeGenerated) {
   // Optional arguments of kinds we do not generate are left to the schema (None).
   EXPECT_TRUE(entry("aten::div.Tensor_mode").generatable()) << entry("aten::div.Tensor_mode").reason;
   EXPECT_EQ(entry("aten::to_sparse").reason_kind, "backend-specific");
-  EXPECT_EQ(entry("aten::_foreach_add_.Scalar").reason_kind, "a mutation without a functional form");
+  EXPECT_EQ(entry("aten::_foreach_add_.Scalar").reason_kind, "not functionalizable");
+  EXPECT_EQ(entry("aten::set.source_Tensor").reason_kind, "not functionalizable");
   EXPECT_TRUE(entry("aten::add.Tensor").reason.empty());
   for (const auto& e : catalog().entries()) {
     if (e.enabled) {
