@@ -77,6 +77,12 @@ struct Mapped {
   Rec* list_base = nullptr;    // list views (split, unbind): the records their elements view
   uint32_t list_gen = 0;       // the storage generation the list node was made at
   ViewFamily list_family = ViewFamily::None;
+  // A tensor's own node in the new graph, while nothing has written its storage or changed
+  // its metadata since: reads use it, so untouched code keeps its names (and a functional
+  // program comes back unchanged).
+  Node* own = nullptr;
+  const Rec* own_rec = nullptr;
+  uint32_t own_gen = 0;
   int64_t list_dim = 0;
 };
 
@@ -263,6 +269,11 @@ class Pass {
 
   // --- Values -------------------------------------------------------------------------
   Mapped& slot(const Node& n) { return mapped_[n.visit_stamp - first_stamp_]; }
+  void remember(Mapped& m, Node* own) {
+    m.own = own;
+    m.own_rec = m.tensor->rec;
+    m.own_gen = m.tensor->rec->storage->gen;
+  }
   // The entry of a source node already walked, or nullptr.
   Mapped* entry(const Node* n) {
     if (n->owningGraph() != &source_.graph() || n->visit_stamp < first_stamp_ ||
@@ -276,6 +287,7 @@ class Pass {
     Mapped* found = entry(n);
     if (!found) fail(n, "internal: used before it was functionalized");
     Mapped& m = *found;
+    if (m.tensor && m.own && m.tensor->rec == m.own_rec && m.own_rec->storage->gen == m.own_gen) return m.own;
     if (m.tensor) return sync(m.tensor->rec);
     if (m.node) return m.node;
     fail(n, "its value (the several returns of an out= call) is used other than through getitem");
@@ -315,6 +327,7 @@ class Pass {
     Mapped& m = slot(n);
     if (const TensorMeta* t = n.meta.val.tensor()) {
       m.tensor = freshTensor(value, *t);
+      remember(m, value);
     } else {
       m.node = value;
     }
@@ -378,6 +391,7 @@ class Pass {
     if (const TensorMeta* t = n.meta.val.tensor()) {
       Obj* o = freshTensor(c, *t, static_cast<int>(ordinal));
       slot(n).tensor = o;
+      remember(slot(n), c);
       inputs_[ordinal].obj = o;
     } else {
       slot(n).node = c;
@@ -502,13 +516,8 @@ class Pass {
     Mapped& m = slot(n);
     if (role.returns_self && n.meta.val.tensor()) {
       // The same tensor object (Note [Maybe-aliasing ops]): `c` is its current value.
-      if (parent->parent) {
-        parent->value = c;
-        parent->gen = parent->storage->gen;
-      } else {
-        parent->storage->base = c;
-      }
       m.tensor = self;
+      remember(m, c);
       return;
     }
     if (const TensorMeta* t = n.meta.val.tensor()) {
@@ -516,6 +525,7 @@ class Pass {
       Obj& o = objs_.emplace_back();
       o.rec = child(parent, step, *t, c);
       m.tensor = &o;
+      remember(m, c);
       return;
     }
     m.node = c;
@@ -584,10 +594,11 @@ class Pass {
       // tensor_split with indices out of order makes elements that do not follow one
       // another: the element's offset into the base says where it starts.
       const TensorMeta& base = *m.list_base->meta;
-      const TensorMeta* e = (*list)[k].tensor();
+      const TensorMeta* e = n.meta.val.tensor();  // the element as its getitem records it
       const auto d = static_cast<size_t>(step.dim);
       if (d < base.strides.size() && base.strides[d].isConcrete() && base.strides[d].concrete() > 0 &&
-          e->storage_offset.isConcrete() && base.storage_offset.isConcrete() && e->sizes[d].concrete() > 0) {
+          e->storage_offset.isConcrete() && base.storage_offset.isConcrete() && d < e->sizes.size() &&
+          e->sizes[d].isConcrete() && e->sizes[d].concrete() > 0) {
         const int64_t delta = e->storage_offset.concrete() - base.storage_offset.concrete();
         if (delta >= 0 && delta % base.strides[d].concrete() == 0) {
           step.start = delta / base.strides[d].concrete();
