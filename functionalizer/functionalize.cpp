@@ -140,6 +140,23 @@ bool overlaps(const TensorValue& a, const TensorValue& b) {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+int64_t numelOf(const TensorMeta& m) {  // -1: symbolic
+  int64_t n = 1;
+  for (const auto& s : m.sizes) {
+    if (!s.isConcrete()) return -1;
+    n *= s.concrete();
+  }
+  return n;
+}
+
+// Whether an out= resize from `before` to `after` keeps the storage (eager reallocates only
+// to grow) and lands in a contiguous prefix of it.
+bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
+  const int64_t was = numelOf(before), now = numelOf(after);
+  return was >= 0 && now > 0 && now <= was && functionalizer::isContiguous(before) &&
+         before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
+}
+
 bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
   if (sizes.size() != m.sizes.size()) return false;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -731,7 +748,20 @@ class Pass {
                        quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
         }
         if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
-        out->rec = freshTensor(value, *after[k])->rec;  // a resize gives it a storage of its own
+        if (shrinksInPlace(*out->rec->meta, *after[k])) {
+          // Eager keeps the storage when it shrinks: the result lands in its first elements,
+          // where views taken earlier see it, and the tensor becomes a view of them.
+          ViewStep step;
+          step.kind = ViewStep::Kind::Restride;
+          for (const auto& size : after[k]->sizes) step.sizes.push_back(size.concrete());
+          step.strides.assign(step.sizes.size(), 1);
+          for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
+          Rec* view = child(out->rec, step, *after[k], nullptr);
+          write(view, value, &n);
+          out->rec = view;
+          continue;
+        }
+        out->rec = freshTensor(value, *after[k])->rec;  // a grown storage is a new one here
         continue;
       }
       write(out->rec, value, &n);

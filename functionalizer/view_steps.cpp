@@ -199,6 +199,9 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
                     {arg::Tensor{base}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}}, meta);
     case ViewStep::Kind::Select:
       return e.call(op("aten::select.int"), {arg::Tensor{base}, arg::Int{step.dim}, arg::Int{step.start}}, meta);
+    case ViewStep::Kind::Restride:
+      return e.call(op("aten::as_strided"),
+                    {arg::Tensor{base}, arg::IntList{step.sizes}, arg::IntList{step.strides}, arg::Int{step.start}}, meta);
     case ViewStep::Kind::Op: break;
   }
   std::vector<Argument> args = step.node->args;
@@ -226,6 +229,12 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
   if (step.kind == ViewStep::Kind::Slice) {
     return e.call(op("aten::slice_scatter"),
                   {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}}, val);
+  }
+  if (step.kind == ViewStep::Kind::Restride) {
+    return e.call(op("aten::as_strided_scatter"),
+                  {arg::Tensor{base}, arg::Tensor{src}, arg::IntList{step.sizes}, arg::IntList{step.strides},
+                   arg::Int{step.start}},
+                  val);
   }
   if (step.kind == ViewStep::Kind::Select) {
     return e.call(op("aten::select_scatter"),

@@ -17,12 +17,14 @@ struct ViewStep {
     Op,      // call `op` with the source node's arguments, `self` replaced by the base
     Slice,   // slice.Tensor(base, dim, start, end): one element of a split
     Select,  // select.int(base, dim, start): one element of an unbind
+    Restride,  // as_strided(base, sizes, strides, start): a tensor an out= call shrank in place
   };
   Kind kind = Kind::Op;
   const OpInfo* op = nullptr;  // Op: the view op (for a metadata mutation, its view form)
   const Node* node = nullptr;  // Op: the source node whose arguments the step reuses
   ViewFamily family = ViewFamily::None;
   int64_t dim = 0, start = 0, end = 0;
+  std::vector<int64_t> sizes, strides;  // Restride
 };
 
 // Maps a source-graph node to its current value in the graph being built.

@@ -203,6 +203,29 @@ signature {
   EXPECT_EQ(targets(f), "aten::add.Tensor aten::clone aten::mm aten::sum");
 }
 
+TEST(Functionalize, OutOfPlaceThatShrinksKeepsTheStorageViewsSee) {
+  // abs.out resizes %clone from [3] to []: eager keeps the storage, so the view taken
+  // before sees the result in its first element (found by the generator).
+  auto p = program(R"(graph {
+  %x: f32[3] = placeholder
+  %y: f32[] = placeholder
+  %clone: f32[3] = aten::clone(%x)
+  %view: f32[3] = aten::view(%clone, [3])
+  %abs: f32[] = aten::abs.out(%y, out=%clone)
+  %mul: f32[3] = aten::mul.Scalar(%view, 2)
+  %add_: f32[] = aten::add_.Scalar(%clone, 10)
+  return (%mul, %abs, %view)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %mul
+  output user_output %abs
+  output user_output %view
+})");
+  functionalAgreesWithEager(p);
+}
+
 TEST(Functionalize, OutOfPlaceWithSeveralOutputs) {
   auto p = program(R"(graph {
   %x: f32[2, 3] = placeholder

@@ -48,9 +48,8 @@ TEST(GraphGenerator, SameBytesSameProgram) {
 // Every generated program verifies and runs eagerly from its example inputs (the run that
 // made it, replayed). Functionalized, it must agree with eager (D1). A disagreement is a
 // finding — of the functionalizer or of LibTorch (an out= or in-place kernel that differs
-// from its functional form); the campaign will minimize and bucket them. Here the bar is
-// that they stay rare (0.25% of 1 000 programs when this was written), each printed with
-// its seed for triage.
+// from its functional form); the campaign will minimize and bucket them. Two found this way
+// (out= shrinking a tensor with live views) are fixed; 1 000 programs agree now.
 TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   int functionalized = 0, refused = 0, nodes = 0;
   std::vector<uint64_t> disagreements;
@@ -87,7 +86,7 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   std::cout << "[ generated ] " << nodes << " nodes in " << programs << " programs; " << functionalized
             << " functionalized, " << refused << " refused, " << disagreements.size() << " disagree\n" << why;
   EXPECT_GE(functionalized, static_cast<int>(programs * 3 / 4)) << refused << " refused:\n" << why;
-  EXPECT_LE(disagreements.size() * 100, static_cast<size_t>(functionalized));  // at most 1%
+  EXPECT_TRUE(disagreements.empty());  // each one printed above with its seed, for triage
 
 }
 
