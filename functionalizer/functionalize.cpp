@@ -538,7 +538,7 @@ class Pass {
       return;
     }
     if (const TensorMeta* t = n.meta.val.tensor()) {
-      ViewStep step{ViewStep::Kind::Op, &op, &n, role.view};
+      ViewStep step = ViewStep::ofOp(&op, &n, role.view);
       Obj& o = objs_.emplace_back();
       o.rec = child(parent, step, *t, c);
       m.tensor = &o;
@@ -791,7 +791,7 @@ class Pass {
       fail(&n, op.name() + " replaces the storage or sizes of a tensor, which has no functional form");
     }
     if (!after) fail(&n, "meta.val is not a tensor");
-    ViewStep step{ViewStep::Kind::Op, role.functional, &n, role.view};
+    ViewStep step = ViewStep::ofOp(role.functional, &n, role.view);
     self->rec = child(self->rec, step, *after, nullptr);
     self->metadata_writer = &n;
     slot(n).tensor = self;

@@ -25,6 +25,14 @@ struct ViewStep {
   ViewFamily family = ViewFamily::None;
   int64_t dim = 0, start = 0, end = 0;
   std::vector<int64_t> sizes, strides;  // Restride
+
+  static ViewStep ofOp(const OpInfo* op, const Node* node, ViewFamily family) {
+    ViewStep s;
+    s.op = op;
+    s.node = node;
+    s.family = family;
+    return s;
+  }
 };
 
 // Maps a source-graph node to its current value in the graph being built.
