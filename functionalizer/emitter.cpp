@@ -37,7 +37,7 @@ Node* Emitter::fresh(OpKind op, std::string_view requested) {
 
 Node* Emitter::call(const OpInfo& op, std::vector<Argument> args, Val val,
                     std::vector<std::pair<std::string, Argument>> kwargs) {
-  Node* n = fresh(OpKind::CallFunction, localName(op));
+  Node* n = fresh(OpKind::CallFunction, op.localName());
   n->target = Target::aten(&op);
   n->args = std::move(args);
   n->kwargs = std::move(kwargs);
@@ -64,10 +64,5 @@ Node* Emitter::copy(const Node& source, std::vector<Argument> args,
   return n;
 }
 
-std::string_view localName(const OpInfo& op) {
-  std::string_view q = op.qualified_name;
-  auto sep = q.find("::");
-  return sep == std::string_view::npos ? q : q.substr(sep + 2);
-}
 
 }  // namespace epsmith::functionalizer

@@ -38,7 +38,4 @@ class Emitter {
   std::unordered_map<std::string, int> next_suffix_;  // per base (op names: a few dozen)
 };
 
-// "aten::slice_scatter" → "slice_scatter"; "aten::add_" → "add_".
-std::string_view localName(const OpInfo& op);
-
 }  // namespace epsmith::functionalizer

@@ -19,10 +19,6 @@
 //    original is refused, as export does.
 // Every mutated input's storage base at the end becomes a mutation output.
 //
-// Note [Writes schemas do not declare]
-// LibTorch 1.13's batch-norm schemas do not annotate running_mean/running_var as written,
-// yet with training=True (instance_norm: use_input_stats=True) eager updates them in place.
-// The schema cannot say so; the ops are listed here and refused when they would write.
 #include "functionalizer/functionalize.h"
 
 #include <algorithm>
@@ -35,6 +31,7 @@
 
 #include "functionalizer/dtype_probe.h"
 #include "functionalizer/emitter.h"
+#include "functionalizer/graph_io.h"
 #include "functionalizer/op_roles.h"
 #include "functionalizer/view_steps.h"
 #include "verifier/verifier.h"
@@ -86,84 +83,11 @@ struct Mapped {
   int64_t list_dim = 0;
 };
 
-struct InputInfo {
-  const Node* node = nullptr;
-  const InputSpec* spec = nullptr;
-  const TensorValue* runtime = nullptr;  // state, constant or example input, when known
-  bool requires_grad = false;
-  int aliases = -1;  // another input ordinal sharing memory with this one
-  Obj* obj = nullptr;
+struct InputInfo : functionalizer::GraphInput {
+  Obj* obj = nullptr;  // its identity in the pass
 };
-
-// Note [Writes schemas do not declare]
-struct HiddenWrite {
-  std::string_view op;
-  size_t flag;     // the bool argument that turns the write on
-  size_t written;  // the first written argument (running_mean)
-};
-constexpr HiddenWrite kHiddenWrites[] = {
-    {"aten::native_batch_norm", 5, 3},
-    {"aten::batch_norm", 5, 3},
-    {"aten::_batch_norm_impl_index", 5, 3},
-    {"aten::instance_norm", 5, 3},
-};
-
-bool overlaps(const TensorValue& a, const TensorValue& b) {
-  if (a.numel() == 0 || b.numel() == 0) return false;
-  auto elements = [](const TensorValue& t) {
-    std::vector<int64_t> out{t.storage_offset};
-    for (size_t d = 0; d < t.sizes.size(); ++d) {
-      std::vector<int64_t> next;
-      next.reserve(out.size() * static_cast<size_t>(t.sizes[d]));
-      for (int64_t base : out) {
-        for (int64_t i = 0; i < t.sizes[d]; ++i) next.push_back(base + i * t.strides[d]);
-      }
-      out.swap(next);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  };
-  auto range = [](const TensorValue& t) {
-    int64_t lo = t.storage_offset, hi = t.storage_offset;
-    for (size_t d = 0; d < t.sizes.size(); ++d) (t.strides[d] < 0 ? lo : hi) += (t.sizes[d] - 1) * t.strides[d];
-    return std::make_pair(lo, hi);
-  };
-  auto [alo, ahi] = range(a);
-  auto [blo, bhi] = range(b);
-  if (ahi < blo || bhi < alo) return false;
-  if (a.numel() > (1 << 20) || b.numel() > (1 << 20)) return true;  // conservative
-  auto ea = elements(a), eb = elements(b);
-  std::vector<int64_t> common;
-  std::set_intersection(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(common));
-  return !common.empty();
-}
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-int64_t numelOf(const TensorMeta& m) {  // -1: symbolic
-  int64_t n = 1;
-  for (const auto& s : m.sizes) {
-    if (!s.isConcrete()) return -1;
-    n *= s.concrete();
-  }
-  return n;
-}
-
-// Whether an out= resize from `before` to `after` keeps the storage (eager reallocates only
-// to grow) and lands in a contiguous prefix of it.
-bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
-  const int64_t was = numelOf(before), now = numelOf(after);
-  return was >= 0 && now > 0 && now <= was && functionalizer::isContiguous(before) &&
-         before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
-}
-
-bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
-  if (sizes.size() != m.sizes.size()) return false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (!m.sizes[i].isConcrete() || m.sizes[i].concrete() != sizes[i]) return false;
-  }
-  return true;
-}
 
 class Pass {
  public:
@@ -352,53 +276,10 @@ class Pass {
 
   // --- Inputs -------------------------------------------------------------------------
   void collectInputs() {
-    const auto& specs = source_.signature.input_specs;
-    size_t ordinal = 0, user = 0;
-    for (const Node& n : source_.graph().nodes()) {
-      if (!n.isPlaceholder()) continue;
+    for (auto& facts : functionalizer::describeInputs(source_)) {
       InputInfo in;
-      in.node = &n;
-      in.spec = ordinal < specs.size() ? &specs[ordinal] : nullptr;
-      if (in.spec) in.runtime = runtimeValue(*in.spec, user);
-      const TensorMeta* meta = n.meta.val.tensor();
-      in.requires_grad = (meta && meta->requires_grad) || (in.runtime && in.runtime->requires_grad);
+      static_cast<functionalizer::GraphInput&>(in) = facts;
       inputs_.push_back(in);
-      ++ordinal;
-    }
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      for (size_t j = 0; j < inputs_.size(); ++j) {
-        const TensorValue* a = inputs_[i].runtime;
-        const TensorValue* b = inputs_[j].runtime;
-        if (i == j || !a || !b || !a->storage || a->storage != b->storage) continue;
-        if (overlaps(*a, *b)) inputs_[i].aliases = static_cast<int>(j);
-      }
-    }
-  }
-
-  const TensorValue* runtimeValue(const InputSpec& spec, size_t& user) {
-    const std::string target = spec.target.value_or("");
-    switch (spec.kind) {
-      case InputKind::UserInput: {
-        size_t k = user++;
-        if (k < source_.example_inputs.size() && source_.example_inputs[k].kind == InputValue::Kind::Tensor) {
-          return &source_.example_inputs[k].tensor;
-        }
-        return nullptr;
-      }
-      case InputKind::Parameter:
-      case InputKind::Buffer: {
-        if (spec.persistent == false) {
-          auto it = source_.constants.find(target);
-          return it != source_.constants.end() && it->second.tensor ? &*it->second.tensor : nullptr;
-        }
-        auto it = source_.state_dict.find(target);
-        return it != source_.state_dict.end() ? &it->second.tensor : nullptr;
-      }
-      case InputKind::ConstantTensor: {
-        auto it = source_.constants.find(target);
-        return it != source_.constants.end() && it->second.tensor ? &*it->second.tensor : nullptr;
-      }
-      default: return nullptr;
     }
   }
 
@@ -458,16 +339,9 @@ class Pass {
   }
 
   void checkHiddenWrites(const Node& n, const OpInfo& op) {
-    for (const auto& h : kHiddenWrites) {
-      if (op.qualified_name != h.op) continue;
-      const Argument* flag = functionalizer::schemaArgument(n, op, h.flag);
-      const Argument* written = functionalizer::schemaArgument(n, op, h.written);
-      const auto* on = flag ? flag->get<arg::Bool>() : nullptr;
-      const bool has_stats = written && written->kind() != ArgKind::None;
-      if (on && on->value && has_stats) {
-        fail(&n, op.name() + " updates its running statistics in place although its schema does not say so "
-                             "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
-      }
+    if (writesItsSchemaHides(n, op)) {
+      fail(&n, op.name() + " updates its running statistics in place although its schema does not say so "
+                           "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
     }
   }
 
@@ -735,7 +609,7 @@ class Pass {
       const ScalarType have = values[k]->meta.val.tensor()->dtype;
       Node* value = castTo(values[k], have, *after[k]);
       const bool resized = after[k]->sizes != out->rec->meta->sizes;
-      if (!resized && probed && k < probed->size() && !sameSizes((*probed)[k].sizes, *after[k])) {
+      if (!resized && probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k])) {
         // Eager copied a result of another shape into `out`, broadcasting: so does the graph.
         Node* current = sync(out->rec);
         value = emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{values[k]}}, *after[k]);
@@ -748,7 +622,7 @@ class Pass {
                        quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
         }
         if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
-        if (shrinksInPlace(*out->rec->meta, *after[k])) {
+        if (functionalizer::shrinksInPlace(*out->rec->meta, *after[k])) {
           // Eager keeps the storage when it shrinks: the result lands in its first elements,
           // where views taken earlier see it, and the tensor becomes a view of them.
           ViewStep step;
@@ -891,72 +765,18 @@ class Pass {
     Node* out = graph_->appendRaw(OpKind::Output, output.name());
     out->args = std::move(results);
     out->meta = output.meta;
-    dropSupersededViews();
+    functionalizer::dropSupersededViews(*graph_, superseded_);
 
     ExportedProgram result = source_.cloneWithGraph(std::move(graph_));
     result.signature = std::move(signature);
     result.setDialect(IrDialect::Aten);
-    renameModuleCallOutputs(result);
+    functionalizer::renameModuleCallOutputs(source_.signature, result);
     return result;
   }
 
   // View nodes whose record took a newer value (a replay after a write, or the write's own
   // result) and that nothing reads: the source took them, the functional graph needs them
   // no more. Views cannot fail where the source's did not, so dropping them is safe.
-  static bool isView(const Node& n) {
-    if (n.op() != OpKind::CallFunction) return false;
-    if (n.target.kind() == Target::Kind::Builtin) return n.target.builtinOp() == BuiltinOp::GetItem;
-    if (n.target.kind() != Target::Kind::Aten) return false;
-    const OpRole role = opRole(*n.target.op()).role;
-    return role == OpRole::View || role == OpRole::MaybeView;
-  }
-
-  void dropSupersededViews() {
-    if (superseded_.empty()) return;
-    // One walk numbers the nodes (Node::visit_stamp) and counts uses.
-    const uint64_t first = reserveVisitStamps(graph_->size());
-    uint64_t stamp = first;
-    std::vector<int> uses(graph_->size(), 0);
-    for (const Node& n : graph_->nodes()) {
-      n.visit_stamp = stamp++;
-      n.forEachInput([&](const Node* in) { ++uses[in->visit_stamp - first]; });
-    }
-    // Latest first, so a dropped view's own inputs are looked at after it.
-    std::sort(superseded_.begin(), superseded_.end(),
-              [](const Node* a, const Node* b) { return a->visit_stamp > b->visit_stamp; });
-    superseded_.erase(std::unique(superseded_.begin(), superseded_.end()), superseded_.end());
-    for (Node* n : superseded_) {
-      if (uses[n->visit_stamp - first] > 0 || !isView(*n)) continue;
-      n->forEachInput([&](const Node* in) { --uses[in->visit_stamp - first]; });
-      graph_->eraseUnused(n);
-    }
-  }
-
-  // The module call graph names user outputs; a user output that was an in-place result is
-  // now a functional node with another name. User outputs keep their order, after the
-  // tokens and mutations.
-  void renameModuleCallOutputs(ExportedProgram& result) {
-    std::unordered_map<std::string, std::string> renamed;
-    const auto& old_specs = source_.signature.output_specs;
-    const auto& new_specs = result.signature.output_specs;
-    size_t j = result.signature.mutationOutputEnd();
-    for (const auto& spec : old_specs) {
-      if (j >= new_specs.size()) break;
-      if (spec.kind == OutputKind::Token || spec.kind == OutputKind::BufferMutation ||
-          spec.kind == OutputKind::ParameterMutation || spec.kind == OutputKind::UserInputMutation) {
-        continue;
-      }
-      renamed[spec.arg.name] = new_specs[j++].arg.name;
-    }
-    for (auto& entry : result.module_call_graph) {
-      if (!entry.signature) continue;
-      for (auto& o : entry.signature->outputs) {
-        auto it = renamed.find(o.name);
-        if (it != renamed.end()) o.name = it->second;
-      }
-    }
-  }
-
   const ExportedProgram& source_;
   std::unique_ptr<Graph> graph_;
   Emitter emit_;

@@ -1,6 +1,8 @@
 // Schema-driven op roles for the functionalizer; see op_roles.h.
 #include "functionalizer/op_roles.h"
 
+#include "functionalizer/view_steps.h"
+
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
@@ -117,6 +119,22 @@ constexpr std::string_view kUndeclaredOtherAliases[] = {
 constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
     {"aten::normal_", "aten::normal_functional"},
     {"aten::bernoulli_.float", "aten::bernoulli.p"},
+};
+
+// Note [Writes schemas do not declare]
+// LibTorch 1.13's batch-norm schemas do not annotate running_mean/running_var as written,
+// yet with training=True (instance_norm: use_input_stats=True) eager updates them in place.
+// The schema cannot say so; the ops are listed here and refused when they would write.
+struct HiddenWrite {
+  std::string_view op;
+  size_t flag;     // the bool argument that turns the write on
+  size_t written;  // the first written argument (running_mean)
+};
+constexpr HiddenWrite kHiddenWrites[] = {
+    {"aten::native_batch_norm", 5, 3},
+    {"aten::batch_norm", 5, 3},
+    {"aten::_batch_norm_impl_index", 5, 3},
+    {"aten::instance_norm", 5, 3},
 };
 
 // Ops that change sizes, strides or storage and have no view counterpart.
@@ -331,6 +349,17 @@ const OpInfo* functionalVariant(const OpInfo& op) {
     }
   }
   return best;
+}
+
+bool writesItsSchemaHides(const Node& call, const OpInfo& op) {
+  for (const auto& h : kHiddenWrites) {
+    if (op.qualified_name != h.op) continue;
+    const Argument* flag = functionalizer::schemaArgument(call, op, h.flag);
+    const Argument* written = functionalizer::schemaArgument(call, op, h.written);
+    const auto* on = flag ? flag->get<arg::Bool>() : nullptr;
+    if (on && on->value && written && written->kind() != ArgKind::None) return true;
+  }
+  return false;
 }
 
 const OpRoleInfo& opRole(const OpInfo& op) {

@@ -10,6 +10,8 @@
 
 namespace epsmith {
 
+class Node;
+
 enum class OpRole : uint8_t {
   Functional,        // no alias annotation on any return: a fresh result
   View,              // a return aliases an input (Tensor(a)), never written
@@ -58,5 +60,9 @@ const OpRoleInfo& opRole(const OpInfo& op);
 // (add_ → add, add.out → add.Tensor, __iand__ → __and__), checked against the argument
 // lists; nullptr when there is none. Exposed for `epsmith ops` and the tests.
 const OpInfo* functionalVariant(const OpInfo& op);
+
+// Whether this call writes an argument its schema does not mark written (Note [Writes
+// schemas do not declare] in op_roles.cpp).
+bool writesItsSchemaHides(const Node& call, const OpInfo& op);
 
 }  // namespace epsmith

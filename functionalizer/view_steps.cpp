@@ -153,6 +153,29 @@ bool isContiguous(const TensorMeta& m) {
   return true;
 }
 
+int64_t numelOf(const TensorMeta& m) {
+  int64_t n = 1;
+  for (const auto& s : m.sizes) {
+    if (!s.isConcrete()) return -1;
+    n *= s.concrete();
+  }
+  return n;
+}
+
+bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
+  const int64_t was = numelOf(before), now = numelOf(after);
+  return was >= 0 && now > 0 && now <= was && isContiguous(before) &&
+         before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
+}
+
+bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
+  if (sizes.size() != m.sizes.size()) return false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!m.sizes[i].isConcrete() || m.sizes[i].concrete() != sizes[i]) return false;
+  }
+  return true;
+}
+
 bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape) {
   auto old_shape = concreteSizes(input);
   std::vector<int64_t> new_shape, old_stride;

@@ -51,6 +51,12 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
 bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape);
 // is_contiguous for the contiguous memory format.
 bool isContiguous(const TensorMeta& m);
+// Element count, -1 when a size is symbolic.
+int64_t numelOf(const TensorMeta& m);
+// Whether an out= resize from `before` to `after` keeps the storage (eager reallocates only
+// to grow) and lands in a contiguous prefix of it.
+bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after);
+bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
 
 // The i-th schema argument of `n` (positional, else by keyword), or nullptr when defaulted.
 const Argument* schemaArgument(const Node& n, const OpInfo& op, size_t i);

@@ -349,7 +349,7 @@ class Generator {
     }
     if (outAliasesAnInput(*op, args, kwargs)) return false;
     Graph& g = p_.graph();
-    Node* n = g.append(OpKind::CallFunction, op->qualified_name.substr(op->qualified_name.find("::") + 2));
+    Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);
     n->args = std::move(args);
     n->kwargs = std::move(kwargs);

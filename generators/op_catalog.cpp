@@ -63,14 +63,9 @@ bool returnableKind(ParamType t) {
   return generatableKind(t) || t == ParamType::FloatList || t == ParamType::BoolList;
 }
 
-std::string_view localName(const OpInfo& op) {
-  std::string_view q = op.qualified_name;
-  auto sep = q.find("::");
-  return sep == std::string_view::npos ? q : q.substr(sep + 2);
-}
 
 OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
-  const std::string_view local = localName(op);
+  const std::string_view local = op.localName();
   if (local.substr(0, 1) == "_" || local.find("backward") != std::string_view::npos) {
     return OpCategory::BackwardOrPrivate;
   }
@@ -104,7 +99,7 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
     e.reason = detail.empty() ? e.reason_kind : e.reason_kind + ": " + detail;
   };
   if (op.qualified_name.rfind("aten::", 0) != 0) return set("not an aten op", "");
-  const std::string_view local = localName(op);
+  const std::string_view local = op.localName();
   for (auto fragment : kBackendFragments) {
     if (local.find(fragment) != std::string_view::npos) return set("backend-specific", std::string(fragment));
   }

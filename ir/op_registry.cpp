@@ -152,6 +152,12 @@ std::string OpInfo::name() const {
   return overload.empty() ? qualified_name : qualified_name + "." + overload;
 }
 
+std::string_view OpInfo::localName() const {
+  std::string_view q = qualified_name;
+  auto sep = q.find("::");
+  return sep == std::string_view::npos ? q : q.substr(sep + 2);
+}
+
 std::string OpInfo::exportName() const {
   auto sep = qualified_name.find("::");
   std::string ns = qualified_name.substr(0, sep);

@@ -60,6 +60,8 @@ struct OpInfo {
 
   // "aten::add.Tensor" (the dispatcher's spelling, as the text form writes it).
   std::string name() const;
+  // "add" for "aten::add": the name without its namespace.
+  std::string_view localName() const;
   // "torch.ops.aten.add.Tensor" (torch.export's target string).
   std::string exportName() const;
   // Index of the argument called `name`, or -1.
