@@ -60,6 +60,7 @@ struct Rec {
   Node* value = nullptr;
   uint32_t gen = 0;
   const TensorMeta* meta = nullptr;  // the source node's meta.val (outlives the pass)
+  bool fresh = false;  // `value` was made by a write: a new tensor, not a view of the storage
 };
 
 struct Obj {
@@ -157,10 +158,12 @@ class Pass {
     }
     Node* value = r->parent ? r->value : r->storage->base;
     for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
+      requireStorageRoot(**it, (*it)->step.node);
       if ((*it)->value) superseded_.push_back((*it)->value);
       value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
       (*it)->gen = gen;
+      (*it)->fresh = false;
     }
     return value;
   }
@@ -173,6 +176,7 @@ class Pass {
     std::vector<std::pair<Rec*, Node*>> updates{{rec, value}};
     Node* current = value;
     for (Rec* r = rec; r->parent; r = r->parent) {
+      requireStorageRoot(*r, writer);
       Node* parent_value = sync(r->parent);
       std::string error;
       auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current, &error);
@@ -186,6 +190,7 @@ class Pass {
       if (r->parent && r->value && r->value != v) superseded_.push_back(r->value);
       r->value = v;
       r->gen = s->gen;
+      r->fresh = r->parent != nullptr;
     }
   }
 
@@ -411,6 +416,10 @@ class Pass {
       remember(m, c);
       return;
     }
+    if (role.view == ViewFamily::AsStrided && n.meta.val.tensor()) {
+      asStrided(n, op, parent, c, m);
+      return;
+    }
     if (const TensorMeta* t = n.meta.val.tensor()) {
       ViewStep step = ViewStep::ofOp(&op, &n, role.view);
       Obj& o = objs_.emplace_back();
@@ -426,6 +435,50 @@ class Pass {
       m.list_family = role.view;
       m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta->sizes.size()));
     }
+  }
+
+  // Note [as_strided views hang off the storage root]
+  // as_strided's offset and strides address the storage, not the tensor it is called on.
+  // After a write, a view's functional value is a fresh tensor with a storage of its own,
+  // where those offsets mean something else; and as_strided_scatter clones the tensor it
+  // writes into, dropping its offset. So an as_strided view's record hangs off the storage's
+  // root: it is replayed from, and written back through, the root's current value. The root
+  // stands for its storage when it starts at offset 0, dense without overlap: the scatter
+  // ops' results keep that layout (clone preserves it), so offsets address the same elements
+  // before and after writes. Other roots are refused once a write makes them matter. The
+  // node itself reads its own argument while that is still a view of the storage (so an
+  // already functional program comes back unchanged), else the root's value.
+  static bool standsForStorage(const TensorMeta& m) {
+    return m.storage_offset.isConcrete() && m.storage_offset.concrete() == 0 &&
+           functionalizer::isNonOverlappingAndDense(m);
+  }
+
+  void requireStorageRoot(const Rec& r, const Node* blame) {
+    if (r.step.family != ViewFamily::AsStrided || r.step.kind != ViewStep::Kind::Op) return;
+    if (!r.parent->parent && standsForStorage(*r.parent->meta)) return;
+    fail(blame, "as_strided of a tensor whose storage base does not start at offset 0 densely, written: its "
+                "offsets address memory the functional program does not have");
+  }
+
+  void asStrided(const Node& n, const OpInfo& op, Rec* parent, Node* c, Mapped& m) {
+    Rec* root = parent;
+    bool storage_view = true;  // parent's value is a view of the storage, not a write's result
+    for (; root->parent; root = root->parent) {
+      storage_view = storage_view && !(root->fresh && root->gen == root->storage->gen);
+    }
+    Obj& o = objs_.emplace_back();
+    o.rec = child(root, ViewStep::ofOp(&op, &n, ViewFamily::AsStrided), *n.meta.val.tensor(), c);
+    if (!storage_view) {
+      requireStorageRoot(*o.rec, &n);
+      Node* base = sync(root);
+      bool self_set = false;
+      for (auto& [name, a] : c->kwargs) {
+        if (name == "self") a = arg::Tensor{base}, self_set = true;
+      }
+      if (!self_set) c->args[0] = arg::Tensor{base};
+    }
+    m.tensor = &o;
+    remember(m, c);
   }
 
   int64_t listDim(const Node& n, const OpInfo& op, int64_t rank) {

@@ -153,6 +153,23 @@ bool isContiguous(const TensorMeta& m) {
   return true;
 }
 
+bool isNonOverlappingAndDense(const TensorMeta& m) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims larger than 1
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    if (!m.sizes[i].isConcrete() || i >= m.strides.size() || !m.strides[i].isConcrete()) return false;
+    const int64_t size = m.sizes[i].concrete();
+    if (size == 0) return true;
+    if (size != 1) dims.emplace_back(m.strides[i].concrete(), size);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
 int64_t numelOf(const TensorMeta& m) {
   int64_t n = 1;
   for (const auto& s : m.sizes) {

@@ -51,6 +51,8 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
 bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape);
 // is_contiguous for the contiguous memory format.
 bool isContiguous(const TensorMeta& m);
+// ATen's is_non_overlapping_and_dense: contiguous up to a permutation of the dims.
+bool isNonOverlappingAndDense(const TensorMeta& m);
 // Element count, -1 when a size is symbolic.
 int64_t numelOf(const TensorMeta& m);
 // Whether an out= resize from `before` to `after` keeps the storage (eager reallocates only

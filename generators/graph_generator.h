@@ -13,10 +13,15 @@
 
 namespace epsmith {
 
+// Kinds of lifted state an input placeholder may become (the signature generator).
+enum class StateKind : uint8_t { Parameter, PersistentBuffer, NonPersistentBuffer, Constant };
+constexpr int kNumStateKinds = 4;
+
 struct GeneratorConfig {
   int nodes = 16;        // call_function nodes to aim for
-  int min_inputs = 1;
+  int min_inputs = 1;    // user inputs
   int max_inputs = 3;
+  int max_state = 3;     // lifted placeholders (parameters, buffers, constants) besides them
   int max_rank = 4;
   int max_dim = 8;       // sizes 0..max_dim (zero-size now and then)
   std::vector<ScalarType> dtypes{ScalarType::Float, ScalarType::Double, ScalarType::Long,
@@ -29,11 +34,28 @@ struct GeneratorConfig {
   uint32_t weight_out = 1;
   uint32_t weight_metadata = 1;
   uint32_t weight_factory = 1;
+  // Relative weight of each kind of lifted state, in StateKind order.
+  uint32_t state_weights[kNumStateKinds] = {3, 3, 1, 1};
+  uint32_t mutable_state_percent = 60;  // parameters and buffers the program may write
+  uint32_t token_percent = 10;          // programs that thread an effect token through
+  uint32_t no_grad_percent = 10;        // per node: a no_grad region opens (or closes)
+  uint32_t submodule_percent = 30;      // programs whose module call graph has a submodule entry
+  IrDialect dialect = IrDialect::Training;  // ATEN: the TRAINING program, functionalized
   int attempts_per_node = 40;  // candidates tried before giving up on a node
 };
 
-// A program of about `config.nodes` nodes with its example inputs, or an error when the
-// catalog leaves nothing to build with.
+// What `epsmith generate --config FILE` reads: the catalog's directives (allow, deny,
+// enable, disable) and the generator's (docs/generators.md lists them). Errors name file:line.
+struct GenerationConfig {
+  CatalogConfig catalog;
+  GeneratorConfig generator;
+};
+Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where);
+Expected<GenerationConfig> loadGenerationConfig(const std::string& path);
+
+// A program of about `config.nodes` nodes with its example inputs and state, in the
+// configured dialect, or an error when the catalog leaves nothing to build with (or, for
+// ATEN, when no functionalizable program came out of several tries).
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random);
 

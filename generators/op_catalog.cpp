@@ -13,8 +13,11 @@
 #include "generators/op_catalog.h"
 
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
+
+#include <ATen/core/dispatch/Dispatcher.h>
 
 #include "functionalizer/op_roles.h"
 
@@ -40,12 +43,54 @@ constexpr std::string_view kUninitialized[] = {
 
 // Note [Kernels that crash on generated values]
 // LibTorch 1.13 kernels that read positions from tensor values without bounds checks and
-// write out of bounds (a segfault, not an exception) on the values a generator makes. The
+// write out of bounds (a segfault, not an exception), or divide by a zero size
+// (batch_norm_update_stats of an empty batch: SIGFPE), on the values a generator makes. The
 // campaign's forked workers survive them (and report them); in-process generation must not
 // pick them. Found by running the generator; each entry is a qualified name.
 constexpr std::string_view kCrashOnGeneratedValues[] = {
     "aten::max_unpool2d", "aten::max_unpool3d", "aten::slow_conv3d", "aten::slow_conv3d_forward",
-    "aten::native_batch_norm",
+    "aten::native_batch_norm", "aten::batch_norm_update_stats", "aten::thnn_conv2d",
+    "aten::_slow_conv2d_forward", "aten::lu_unpack",
+};
+
+// Ops that never run on the dense CPU tensors a generator makes although a CPU or composite
+// kernel is registered: they need CUDA (pinned memory) or complex inputs (the generator
+// makes none: results compare only as real tensors).
+constexpr std::string_view kNeverOnDenseRealCpu[] = {
+    "aten::pin_memory", "aten::_pin_memory", "aten::is_pinned", "aten::imag", "aten::view_as_real",
+    "aten::view_as_real_copy", "aten::resolve_conj", "aten::resolve_neg", "aten::_conj", "aten::_neg_view",
+    "aten::view_as_complex", "aten::view_as_complex_copy", "aten::polar", "aten::complex",
+};
+
+// Whether a dense CPU tensor can reach a kernel: one registered for CPU, or a composite one
+// (for a `_copy` variant, of the op it copies: crow_indices_copy is composite, crow_indices
+// sparse only).
+bool hasCpuKernel(const OpInfo& op) {
+  if (!op.handle) return true;
+  const std::string_view copy_suffix = "_copy";
+  const std::string_view name = op.qualified_name;
+  if (name.size() > copy_suffix.size() && name.substr(name.size() - copy_suffix.size()) == copy_suffix) {
+    const OpInfo* base = findOp(name.substr(0, name.size() - copy_suffix.size()), op.overload);
+    if (base && base != &op && !hasCpuKernel(*base)) return false;
+  }
+  using c10::DispatchKey;
+  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd,
+                        DispatchKey::CompositeExplicitAutogradNonFunctional}) {
+    if (op.handle->hasKernelForDispatchKey(k)) return true;
+  }
+  return false;
+}
+
+// Note [Kernels whose cost follows tensor values]
+// Ops whose time or memory grows with the values of a tensor argument, not its size: the
+// orthogonal polynomials loop n times per element (n read from a tensor), bincount and
+// repeat_interleave allocate max(value) or sum(values) elements. Values made by earlier
+// nodes (pow, cumprod, exp) reach 1e18, and one candidate then runs for hours or takes all
+// memory; the generator cannot interrupt a kernel, so it does not pick them. Name prefixes.
+constexpr std::string_view kCostFollowsValues[] = {
+    "aten::special_chebyshev_polynomial_", "aten::special_shifted_chebyshev_polynomial_",
+    "aten::special_hermite_polynomial_", "aten::special_laguerre_polynomial_",
+    "aten::special_legendre_polynomial_", "aten::bincount", "aten::repeat_interleave",
 };
 
 bool generatableKind(ParamType t) {
@@ -106,6 +151,15 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
   for (auto name : kCrashOnGeneratedValues) {
     if (op.qualified_name == name) return set("crashes LibTorch 1.13 on generated values", "");
   }
+  if (!hasCpuKernel(op)) return set("no CPU kernel (sparse, quantized or accelerator only)", "");
+  for (auto name : kNeverOnDenseRealCpu) {
+    if (op.qualified_name == name) return set("needs CUDA or complex inputs", "");
+  }
+  for (auto prefix : kCostFollowsValues) {
+    if (op.qualified_name.compare(0, prefix.size(), prefix) == 0) {
+      return set("time or memory follows tensor values", "");
+    }
+  }
   if (opRole(op).role == OpRole::Unsupported) return set("not functionalizable", opRole(op).reason);
   if (opRole(op).role == OpRole::MetadataMutation && !opRole(op).functional) {
     return set("not functionalizable", "replaces a tensor's storage (set_, resize_)");
@@ -153,8 +207,36 @@ CatalogConfig::CatalogConfig() {
   categories[static_cast<int>(OpCategory::BackwardOrPrivate)] = false;
 }
 
-Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where) {
-  CatalogConfig config;
+bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value,
+                           std::string* error) {
+  if (directive == "allow" || directive == "deny") {
+    try {
+      std::regex check(value, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      *error = "bad regex '" + value + "': " + e.what();
+      return true;
+    }
+    (directive == "allow" ? config.allow : config.deny).push_back(value);
+    return true;
+  }
+  if (directive == "enable" || directive == "disable") {
+    OpCategory c;
+    if (!opCategoryFromName(value, &c)) {
+      std::string known;
+      for (auto n : kCategoryNames) known += (known.empty() ? "" : ", ") + std::string(n);
+      *error = "unknown category '" + value + "' (known: " + known + ")";
+      return true;
+    }
+    config.categories[static_cast<int>(c)] = directive == "enable";
+    return true;
+  }
+  return false;
+}
+
+void forEachDirective(std::string_view text, const std::string& where,
+                      const std::function<std::optional<LoadError>(const std::string& here, const std::string& directive,
+                                                                    const std::string& value)>& apply,
+                      std::optional<LoadError>* error) {
   std::istringstream in{std::string(text)};
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -164,35 +246,42 @@ Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::str
     const auto space = body.find_first_of(" \t");
     const std::string directive = body.substr(0, space);
     const std::string value = space == std::string::npos ? "" : trim(std::string_view(body).substr(space));
-    if (value.empty()) return LoadError{here, "'" + directive + "' needs a value"};
-    if (directive == "allow" || directive == "deny") {
-      try {
-        std::regex check(value, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return LoadError{here, "bad regex '" + value + "': " + e.what()};
-      }
-      (directive == "allow" ? config.allow : config.deny).push_back(value);
-    } else if (directive == "enable" || directive == "disable") {
-      OpCategory c;
-      if (!opCategoryFromName(value, &c)) {
-        std::string known;
-        for (auto n : kCategoryNames) known += (known.empty() ? "" : ", ") + std::string(n);
-        return LoadError{here, "unknown category '" + value + "' (known: " + known + ")"};
-      }
-      config.categories[static_cast<int>(c)] = directive == "enable";
-    } else {
+    if (value.empty()) {
+      *error = LoadError{here, "'" + directive + "' needs a value"};
+      return;
+    }
+    if ((*error = apply(here, directive, value))) return;
+  }
+}
+
+Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where) {
+  CatalogConfig config;
+  std::optional<LoadError> error;
+  forEachDirective(text, where, [&](const std::string& here, const std::string& directive, const std::string& value)
+                                    -> std::optional<LoadError> {
+    std::string message;
+    if (!applyCatalogDirective(config, directive, value, &message)) {
       return LoadError{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
     }
-  }
+    if (!message.empty()) return LoadError{here, message};
+    return std::nullopt;
+  }, &error);
+  if (error) return *error;
   return config;
 }
 
-Expected<CatalogConfig> loadCatalogConfig(const std::string& path) {
+Expected<std::string> readConfigFile(const std::string& path) {
   std::ifstream file(path);
   if (!file) return LoadError{path, "cannot open"};
   std::stringstream text;
   text << file.rdbuf();
-  return parseCatalogConfig(text.str(), path);
+  return text.str();
+}
+
+Expected<CatalogConfig> loadCatalogConfig(const std::string& path) {
+  auto text = readConfigFile(path);
+  if (!text.ok()) return text.error();
+  return parseCatalogConfig(text.value(), path);
 }
 
 Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
@@ -218,6 +307,7 @@ Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
     for (const auto& r : allow) allowed = allowed || std::regex_search(name, r);
     for (const auto& r : deny) allowed = allowed && !std::regex_search(name, r);
     e.enabled = e.generatable() && config.categories[static_cast<int>(e.category)] && allowed;
+    if (e.enabled) catalog.by_category_[static_cast<int>(e.category)].push_back(op);
   }
   return catalog;
 }

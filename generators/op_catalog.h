@@ -3,6 +3,8 @@
 // not when one is not), and whether the configuration enables it.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,16 +53,31 @@ struct CatalogConfig {
 Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where);
 Expected<CatalogConfig> loadCatalogConfig(const std::string& path);
 
+// The pieces config files are read with (the generation config extends the catalog's).
+// Applies a catalog directive; false when `directive` is not one (error set when its value is bad).
+bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value,
+                           std::string* error);
+// Calls `apply(file:line, directive, value)` per non-blank line; stops at the first error.
+void forEachDirective(std::string_view text, const std::string& where,
+                      const std::function<std::optional<LoadError>(const std::string& here, const std::string& directive,
+                                                                    const std::string& value)>& apply,
+                      std::optional<LoadError>* error);
+Expected<std::string> readConfigFile(const std::string& path);
+
 class OpCatalog {
  public:
   // Classifies every registered overload; a bad regex is an error naming it.
   static Expected<OpCatalog> build(const CatalogConfig& config = {});
   const std::vector<CatalogEntry>& entries() const { return entries_; }
   std::vector<const CatalogEntry*> enabled() const;
+  // The enabled ops of one category, in registry order (kept from build(): generators ask
+  // per program).
+  const std::vector<const OpInfo*>& enabledOps(OpCategory c) const { return by_category_[static_cast<int>(c)]; }
   const CatalogEntry* find(std::string_view name) const;  // "aten::add.Tensor"
 
  private:
   std::vector<CatalogEntry> entries_;
+  std::vector<const OpInfo*> by_category_[kNumOpCategories];
 };
 
 }  // namespace epsmith

@@ -9,6 +9,7 @@
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/util/Logging.h>
 
 #include <map>
 #include <mutex>
@@ -240,9 +241,21 @@ c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env) {
   return c10::IValue();
 }
 
+// Note [Errors without backtraces]
+// Every c10::Error captures a symbolized backtrace when it is made (dladdr per frame,
+// ~0.3 ms). The oracle reports op errors by their first line only, and the generators and
+// campaigns provoke thousands of them a second (candidates that do not run), where the
+// backtraces were 77% of generation time. So the first interpreter turns the capture off
+// for the process; what_without_backtrace() was all we ever read.
+void stopCapturingBacktraces() {
+  static std::once_flag once;
+  std::call_once(once, [] { c10::SetStackTraceFetcher([] { return std::string(); }); });
+}
+
 }  // namespace
 
 Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
+  stopCapturingBacktraces();
   Planner planner(g);
   plan_->num_slots = g.size();
   int index = 0;
@@ -339,25 +352,25 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
 Interpreter::~Interpreter() = default;
 
 Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
-  Graph g;
-  std::unordered_map<const Node*, Node*> placeholders;
-  std::vector<c10::IValue> inputs;
-  call.forEachInput([&](const Node* in) {
-    if (placeholders.count(in)) return;
-    Node* p = g.appendRaw(OpKind::Placeholder, "p" + std::to_string(placeholders.size()));
-    p->meta.val = in->meta.val;
-    placeholders.emplace(in, p);
-    inputs.push_back(value_of(in));
-  });
-  Node* copy = g.appendRaw(OpKind::CallFunction, "call");
-  copy->target = call.target;
-  copy->args = call.args;
-  copy->kwargs = call.kwargs;
-  copy->meta = call.meta;
-  copy->forEachInputRef([&](Node*& n) { n = placeholders.at(n); });
-  Node* out = g.appendRaw(OpKind::Output, "output");
-  out->args.push_back(arg::Tensor{copy});
   try {
+    Graph g;
+    std::unordered_map<const Node*, Node*> placeholders;
+    std::vector<c10::IValue> inputs;
+    call.forEachInput([&](const Node* in) {
+      if (placeholders.count(in)) return;
+      Node* p = g.appendRaw(OpKind::Placeholder, "p" + std::to_string(placeholders.size()));
+      p->meta.val = in->meta.val;
+      placeholders.emplace(in, p);
+      inputs.push_back(value_of(in));  // may call into LibTorch (a copy), and fail there too
+    });
+    Node* copy = g.appendRaw(OpKind::CallFunction, "call");
+    copy->target = call.target;
+    copy->args = call.args;
+    copy->kwargs = call.kwargs;
+    copy->meta = call.meta;
+    copy->forEachInputRef([&](Node*& n) { n = placeholders.at(n); });
+    Node* out = g.appendRaw(OpKind::Output, "output");
+    out->args.push_back(arg::Tensor{copy});
     Interpreter interpreter(g);
     return interpreter.run(inputs);
   } catch (const c10::Error& e) {

@@ -185,6 +185,28 @@ TEST(FunctionalizeViews, AsStridedAndNonOverlappingUnfoldWrites) {
 )"));
 }
 
+// as_strided's offset addresses the storage: taken from a split piece that a write has
+// replaced by a fresh tensor, it must still read the clone's storage at offset 3 (found by
+// the generator: the functional program read past the piece's own 6 elements).
+TEST(FunctionalizeViews, AsStridedAfterAWriteAddressesTheStorage) {
+  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %split: (f32[2, 6], f32[2, 6]<offset=12>) = aten::split.Tensor(%clone, 2)
+  %piece: f32[2, 6]<offset=12> = operator.getitem(%split, 1)
+  %tril_: f32[2, 6]<offset=12> = aten::tril_(%piece)
+  %as_strided: f32[6]<offset=3> = aten::as_strided(%piece, [6], [1], 3)
+  %mul_: f32[6]<offset=3> = aten::mul_.Scalar(%as_strided, 10)
+  %out: f32[4, 6] = aten::mul.Scalar(%clone, 2)
+  return (%out)
+)"));
+  // Of an input that does not start its storage, once written: refused, not miscomputed.
+  std::string why = rejection(onX(R"(  %as_strided: f32[2]<offset=5> = aten::as_strided(%x, [2], [1], 5)
+  %add_: f32[2]<offset=5> = aten::add_.Scalar(%as_strided, 1)
+  %out: f32[4]<offset=4> = aten::mul.Scalar(%x, 2)
+  return (%out)
+)", "f32[4]<offset=4>"));
+  EXPECT_NE(why.find("as_strided of a tensor whose storage base"), std::string::npos) << why;
+}
+
 TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {
   std::string why = rejection(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
   %unfold: f32[4, 3, 4]<stride=[6, 1, 1]> = aten::unfold(%clone, 1, 4, 1)

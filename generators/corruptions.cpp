@@ -1,0 +1,624 @@
+// Program corruptions; see corruptions.h. Each edit is the smallest one that breaks its
+// rule in a program that verifies, and leaves every rule the verifier checks earlier intact,
+// so the verifier's first diagnostic (the error PyTorch raises) names the intended check.
+#include "generators/corruptions.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "ir/op_registry.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+// --- Picking places -------------------------------------------------------------------
+
+template <typename T>
+T* pick(std::vector<T*>& items, RandomSource& random) {
+  return items.empty() ? nullptr : items[random.below(items.size())];
+}
+
+std::vector<Node*> nodesWhere(Graph& g, bool (*keep)(const Node&)) {
+  std::vector<Node*> out;
+  for (auto& n : g.nodes()) {
+    if (keep(n)) out.push_back(&n);
+  }
+  return out;
+}
+
+bool isTensorValued(const Node& n) { return n.meta.val.isTensor(); }
+bool isTensorCall(const Node& n) { return n.op() == OpKind::CallFunction && n.meta.val.isTensor(); }
+bool isTensorPlaceholder(const Node& n) { return n.isPlaceholder() && n.meta.val.isTensor(); }
+
+// A value any new node may take as its argument: a tensor placeholder.
+Node* anyTensorInput(ExportedProgram& p, RandomSource& random) {
+  auto inputs = nodesWhere(p.graph(), isTensorPlaceholder);
+  return pick(inputs, random);
+}
+
+// A new call_function node before the output: `op(arg)`, with arg's val.
+Node* insertCall(ExportedProgram& p, const OpInfo* op, Node* arg) {
+  Graph& g = p.graph();
+  Node* n = g.insertBefore(g.outputNode(), OpKind::CallFunction, op->localName());
+  n->target = Target::aten(op);
+  n->args = {arg::Tensor{arg}};
+  n->meta.val = arg->meta.val;
+  return n;
+}
+
+// A get_attr / call_module / call_method node before the output.
+Node* insertAttrNode(ExportedProgram& p, OpKind kind, std::string_view name, std::string attr) {
+  Graph& g = p.graph();
+  Node* n = g.insertBefore(g.outputNode(), kind, name);
+  n->attr = std::move(attr);
+  return n;
+}
+
+std::vector<InputSpec*> inputSpecsOf(ExportedProgram& p, InputKind kind) {
+  std::vector<InputSpec*> out;
+  for (auto& s : p.signature.input_specs) {
+    if (s.kind == kind) out.push_back(&s);
+  }
+  return out;
+}
+
+std::vector<InputSpec*> buffersWhere(ExportedProgram& p, bool persistent) {
+  std::vector<InputSpec*> out;
+  for (auto* s : inputSpecsOf(p, InputKind::Buffer)) {
+    if (s->persistent == persistent) out.push_back(s);
+  }
+  return out;
+}
+
+bool isMutation(OutputKind k) {
+  return k == OutputKind::BufferMutation || k == OutputKind::ParameterMutation || k == OutputKind::UserInputMutation;
+}
+
+// --- The probe dialect ------------------------------------------------------------------
+
+class ProbeDialect : public Dialect {
+ public:
+  ProbeDialect() : Dialect("EPSMITH_PROBE") {}
+  std::optional<std::string> checkValidOp(const Target& target) const override {
+    if (target.kind() == Target::Kind::Aten && target.op()->qualified_name == "aten::alias_copy") {
+      return "aten::alias_copy is not part of EPSMITH_PROBE";
+    }
+    return std::nullopt;
+  }
+  void checkAdditional(const Graph& g, std::vector<std::string>& problems) const override {
+    const Node* out = g.outputNode();
+    if (!out) return;
+    std::vector<const Node*> seen;
+    for (const auto& a : out->args) {
+      a.forEachNode([&](const Node* n) {
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) {
+          problems.push_back("EPSMITH_PROBE graphs return each value once; " + n->name() + " twice");
+        }
+        seen.push_back(n);
+      });
+    }
+  }
+};
+
+void useProbeDialect(ExportedProgram& p) {
+  static std::once_flag once;
+  std::call_once(once, [] { registerDialect(std::make_unique<ProbeDialect>()); });
+  p.verifiers = {std::string(probeDialectName())};
+}
+
+// --- The corruptions, in check-id order -----------------------------------------------
+
+// A subgraph attribute whose node reads a value of the top graph.
+bool argNotInGraph(ExportedProgram& p, RandomSource& random) {
+  Node* outer = anyTensorInput(p, random);
+  if (!outer) return false;
+  auto sub = std::make_unique<Graph>();
+  Node* a = sub->append(OpKind::Placeholder, "a");
+  a->meta.val = outer->meta.val;
+  Node* n = sub->append(OpKind::CallFunction, "alias");
+  n->target = Target::aten(findOp("aten::alias", ""));
+  n->args = {arg::Tensor{outer}};
+  n->meta.val = outer->meta.val;
+  Node* out = sub->append(OpKind::Output, "output");
+  out->args = {arg::Tensor{n}};
+  p.graph().attributes()[p.graph().uniqueName("corrupt_subgraph")] = Attribute::makeSubgraph(std::move(sub));
+  return true;
+}
+
+// A node reads a value defined after it.
+bool useBeforeDef(ExportedProgram& p, RandomSource& random) {
+  std::vector<std::pair<Argument*, Node*>> places;
+  for (auto& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction) continue;
+    for (auto& a : n.args) {
+      if (!a.get<arg::Tensor>()) continue;
+      for (Node* later = n.next(); later && !later->isOutput(); later = later->next()) {
+        if (isTensorValued(*later)) places.emplace_back(&a, later);
+      }
+    }
+  }
+  if (places.empty()) return false;
+  auto [argument, later] = places[random.below(places.size())];
+  *argument = arg::Tensor{later};
+  return true;
+}
+
+// A second node under an existing call's name.
+bool duplicateNodeName(ExportedProgram& p, RandomSource& random) {
+  auto calls = nodesWhere(p.graph(), isTensorCall);
+  Node* original = pick(calls, random);
+  if (!original) return false;
+  Graph& g = p.graph();
+  Node* copy = g.insertRawBefore(g.outputNode(), OpKind::CallFunction, original->name());
+  copy->target = original->target;
+  copy->args = original->args;
+  copy->kwargs = original->kwargs;
+  copy->meta = original->meta;
+  return true;
+}
+
+bool nonexistentAttribute(ExportedProgram& p, RandomSource&) {
+  insertAttrNode(p, OpKind::GetAttr, "corrupt_get", "no_such.attribute");
+  return true;
+}
+
+// call_module of a parameter attribute.
+bool callModuleTargetNotModule(ExportedProgram& p, RandomSource& random) {
+  Node* x = anyTensorInput(p, random);
+  if (!x) return false;
+  Attribute w;
+  w.kind = Attribute::Kind::Parameter;
+  const std::string name = p.graph().uniqueName("corrupt_weight");
+  p.graph().attributes()[name] = std::move(w);
+  Node* n = insertAttrNode(p, OpKind::CallModule, "corrupt_call", name);
+  n->args = {arg::Tensor{x}};
+  n->meta.val = x->meta.val;
+  return true;
+}
+
+bool multipleOutputs(ExportedProgram& p, RandomSource&) {
+  Graph& g = p.graph();
+  const Node* out = g.outputNode();
+  if (!out) return false;
+  Node* second = g.appendRaw(OpKind::Output, g.uniqueName("output"));
+  second->args = out->args;
+  return true;
+}
+
+// A call after the output node.
+bool outputNotLast(ExportedProgram& p, RandomSource& random) {
+  Node* x = anyTensorInput(p, random);
+  if (!x) return false;
+  Graph& g = p.graph();
+  Node* n = g.appendRaw(OpKind::CallFunction, g.uniqueName("after_output"));
+  n->target = Target::aten(findOp("aten::alias", ""));
+  n->args = {arg::Tensor{x}};
+  n->meta.val = x->meta.val;
+  return true;
+}
+
+bool callModule(ExportedProgram& p, RandomSource& random) {
+  Node* x = anyTensorInput(p, random);
+  if (!x) return false;
+  Attribute m;
+  m.kind = Attribute::Kind::Module;
+  m.text = "torch.nn.modules.linear.Linear";
+  const std::string name = p.graph().uniqueName("corrupt_linear");
+  p.graph().attributes()[name] = std::move(m);
+  Node* n = insertAttrNode(p, OpKind::CallModule, "corrupt_call", name);
+  n->args = {arg::Tensor{x}};
+  n->meta.val = x->meta.val;
+  return true;
+}
+
+bool callMethod(ExportedProgram& p, RandomSource& random) {
+  Node* x = anyTensorInput(p, random);
+  if (!x) return false;
+  Node* n = insertAttrNode(p, OpKind::CallMethod, "corrupt_method", "relu");
+  n->args = {arg::Tensor{x}};
+  n->meta.val = x->meta.val;
+  return true;
+}
+
+bool missingVal(ExportedProgram& p, RandomSource& random) {
+  auto nodes = nodesWhere(p.graph(), isTensorValued);
+  Node* n = pick(nodes, random);
+  if (!n) return false;
+  n->meta.val = Val();
+  return true;
+}
+
+bool invalidVal(ExportedProgram& p, RandomSource& random) {
+  auto nodes = nodesWhere(p.graph(), isTensorValued);
+  Node* n = pick(nodes, random);
+  if (!n) return false;
+  n->meta.val = Val::Opaque{"object"};
+  return true;
+}
+
+bool disallowedOp(ExportedProgram& p, RandomSource& random) {
+  auto calls = nodesWhere(p.graph(), isTensorCall);
+  Node* n = pick(calls, random);
+  if (!n) return false;
+  n->target = Target::other("operator.matmul");
+  return true;
+}
+
+// add_ in a program verified as ATEN (a TRAINING program is switched to ATEN: its own
+// in-place ops then break the same rule).
+bool nonFunctionalOp(ExportedProgram& p, RandomSource& random) {
+  auto inputs = nodesWhere(p.graph(), isTensorPlaceholder);
+  Node* x = pick(inputs, random);
+  if (!x) return false;
+  Node* n = insertCall(p, findOp("aten::add_", "Tensor"), x);
+  n->args.push_back(arg::Tensor{x});
+  p.setDialect(IrDialect::Aten);
+  return true;
+}
+
+// Dialect checks exist only in dialects that define them: a functional program moves to the
+// probe dialect and gains the one op it refuses.
+bool dialectOp(ExportedProgram& p, RandomSource& random) {
+  if (p.dialectName() != "ATEN") return false;
+  Node* x = anyTensorInput(p, random);
+  if (!x) return false;
+  insertCall(p, findOp("aten::alias_copy", ""), x);
+  useProbeDialect(p);
+  return true;
+}
+
+bool invalidGetAttrType(ExportedProgram& p, RandomSource&) {
+  Attribute w;
+  w.kind = Attribute::Kind::Parameter;
+  const std::string name = p.graph().uniqueName("corrupt_weight");
+  p.graph().attributes()[name] = std::move(w);
+  insertAttrNode(p, OpKind::GetAttr, "corrupt_get", name);
+  return true;
+}
+
+bool invalidLoweredModule(ExportedProgram& p, RandomSource&) {
+  Attribute m;
+  m.kind = Attribute::Kind::Module;
+  m.text = "LoweredBackendModule";
+  m.field_types = {{"backend_id", "str"}, {"processed_bytes", "str"}, {"compile_specs", "list"}};
+  m.has_original_module = true;
+  const std::string name = p.graph().uniqueName("corrupt_lowered");
+  p.graph().attributes()[name] = std::move(m);
+  insertAttrNode(p, OpKind::GetAttr, "corrupt_get", name);
+  return true;
+}
+
+// The output returns one value twice (its spec listed twice, so the signature agrees).
+bool dialectGraph(ExportedProgram& p, RandomSource& random) {
+  if (p.dialectName() != "ATEN" || p.signature.output_specs.empty()) return false;
+  Node* out = p.graph().outputNode();
+  const size_t i = random.below(out->args.size());
+  const auto* t = out->args[i].get<arg::Tensor>();
+  if (!t || p.signature.output_specs[i].kind != OutputKind::UserOutput) return false;
+  out->args.push_back(out->args[i]);
+  p.signature.output_specs.push_back(p.signature.output_specs[i]);
+  useProbeDialect(p);
+  return true;
+}
+
+bool callGraphInputMissing(ExportedProgram& p, RandomSource&) {
+  if (p.module_call_graph.empty() || !p.module_call_graph[0].signature) return false;
+  p.module_call_graph[0].signature->inputs.push_back(SpecArg::tensor("no_such_input"));
+  return true;
+}
+
+bool callGraphOutputMissing(ExportedProgram& p, RandomSource&) {
+  if (p.module_call_graph.empty() || !p.module_call_graph[0].signature) return false;
+  p.module_call_graph[0].signature->outputs.push_back(SpecArg::tensor("no_such_output"));
+  return true;
+}
+
+// The last input spec dropped: one placeholder more than specs.
+bool inputCount(ExportedProgram& p, RandomSource&) {
+  if (p.signature.input_specs.empty()) return false;
+  p.signature.input_specs.pop_back();
+  return true;
+}
+
+// Two specs of one kind swap the placeholders they name (so each name is still an input
+// of that kind, and nothing else changes).
+bool inputName(ExportedProgram& p, RandomSource& random) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  auto& specs = p.signature.input_specs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    for (size_t j = i + 1; j < specs.size(); ++j) {
+      if (specs[i].kind == specs[j].kind && specs[i].arg.kind == specs[j].arg.kind) pairs.emplace_back(i, j);
+    }
+  }
+  if (pairs.empty()) return false;
+  auto [i, j] = pairs[random.below(pairs.size())];
+  std::swap(specs[i].arg.name, specs[j].arg.name);
+  return true;
+}
+
+std::vector<InputSpec*> liftedSpecs(ExportedProgram& p) {
+  std::vector<InputSpec*> out;
+  for (auto& s : p.signature.input_specs) {
+    if (s.kind == InputKind::Parameter || s.kind == InputKind::Buffer || s.kind == InputKind::ConstantTensor) {
+      out.push_back(&s);
+    }
+  }
+  return out;
+}
+
+bool specMissingTarget(ExportedProgram& p, RandomSource& random) {
+  auto specs = liftedSpecs(p);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->target.reset();
+  return true;
+}
+
+bool parameterNotTensor(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::Parameter);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->arg.kind = SpecArg::Kind::Token;
+  return true;
+}
+
+bool parameterNotInStateDict(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::Parameter);
+  InputSpec* s = pick(specs, random);
+  if (!s || !s->target) return false;
+  p.state_dict.erase(*s->target);
+  return true;
+}
+
+bool parameterNotParameter(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::Parameter);
+  InputSpec* s = pick(specs, random);
+  if (!s || !s->target || !p.state_dict.count(*s->target)) return false;
+  p.state_dict[*s->target].is_parameter = false;
+  return true;
+}
+
+bool bufferNotTensor(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::Buffer);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->arg.kind = SpecArg::Kind::SymInt;
+  return true;
+}
+
+bool bufferMissingPersistence(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::Buffer);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->persistent.reset();
+  return true;
+}
+
+bool bufferNotInStateDict(ExportedProgram& p, RandomSource& random) {
+  auto specs = buffersWhere(p, true);
+  InputSpec* s = pick(specs, random);
+  if (!s || !s->target) return false;
+  p.state_dict.erase(*s->target);
+  return true;
+}
+
+// A persistent buffer (in the state dict) marked non-persistent.
+bool nonPersistentBufferInStateDict(ExportedProgram& p, RandomSource& random) {
+  auto specs = buffersWhere(p, true);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->persistent = false;
+  return true;
+}
+
+bool constantNotTensor(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::ConstantTensor);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->arg.kind = SpecArg::Kind::SymFloat;
+  return true;
+}
+
+bool constantNotInConstants(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::ConstantTensor);
+  InputSpec* s = pick(specs, random);
+  if (!s || !s->target) return false;
+  p.constants.erase(*s->target);
+  return true;
+}
+
+// A user input relabelled a custom object (its argument still a tensor).
+bool customObjNotCustomObj(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::UserInput);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->kind = InputKind::CustomObj;
+  s->target = "corrupt_object";
+  return true;
+}
+
+// A user input relabelled a custom object that the constants do not hold.
+bool customObjNotInConstants(ExportedProgram& p, RandomSource& random) {
+  auto specs = inputSpecsOf(p, InputKind::UserInput);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->kind = InputKind::CustomObj;
+  s->arg.kind = SpecArg::Kind::CustomObj;
+  s->arg.class_fqn = "__torch__.torch.classes.epsmith.Missing";
+  s->target = "corrupt_object";
+  return true;
+}
+
+// The token's spec argument a tensor; without a token, a user input relabelled a token.
+bool tokenNotToken(ExportedProgram& p, RandomSource& random) {
+  auto tokens = inputSpecsOf(p, InputKind::Token);
+  if (InputSpec* t = pick(tokens, random)) {
+    t->arg.kind = SpecArg::Kind::Tensor;
+    return true;
+  }
+  auto specs = inputSpecsOf(p, InputKind::UserInput);
+  InputSpec* s = pick(specs, random);
+  if (!s) return false;
+  s->kind = InputKind::Token;
+  return true;
+}
+
+bool unknownInputKind(ExportedProgram& p, RandomSource& random) {
+  if (p.signature.input_specs.empty()) return false;
+  p.signature.input_specs[random.below(p.signature.input_specs.size())].kind = static_cast<InputKind>(42);
+  return true;
+}
+
+bool outputCount(ExportedProgram& p, RandomSource&) {
+  if (p.signature.output_specs.empty()) return false;
+  p.signature.output_specs.push_back(p.signature.output_specs.back());
+  return true;
+}
+
+// Retargets a mutation output of `kind`; without one, the first user output becomes one
+// (it then sits right after the mutation slice, where mutations are looked for).
+bool mutationTarget(ExportedProgram& p, RandomSource& random, OutputKind kind) {
+  std::vector<OutputSpec*> same;
+  std::vector<std::string> mutated;  // names of mutation outputs
+  OutputSpec* first_user = nullptr;
+  for (auto& s : p.signature.output_specs) {
+    if (s.kind == kind) same.push_back(&s);
+    if (isMutation(s.kind)) mutated.push_back(s.arg.name);
+    if (s.kind == OutputKind::UserOutput && !first_user) first_user = &s;
+  }
+  OutputSpec* s = pick(same, random);
+  if (!s) {
+    // PyTorch finds mutations by node name: a user output that is also another mutation's
+    // value would be checked as that mutation.
+    if (!first_user || std::count(mutated.begin(), mutated.end(), first_user->arg.name)) return false;
+    s = first_user;
+    s->kind = kind;
+  }
+  s->target = "no_such_target";
+  return true;
+}
+
+bool bufferMutationTarget(ExportedProgram& p, RandomSource& random) {
+  return mutationTarget(p, random, OutputKind::BufferMutation);
+}
+bool parameterMutationTarget(ExportedProgram& p, RandomSource& random) {
+  return mutationTarget(p, random, OutputKind::ParameterMutation);
+}
+bool userInputMutationTarget(ExportedProgram& p, RandomSource& random) {
+  return mutationTarget(p, random, OutputKind::UserInputMutation);
+}
+
+// The graph returns a user output's value where a mutation's value belongs.
+bool mutationOutputKind(ExportedProgram& p, RandomSource& random) {
+  Node* out = p.graph().outputNode();
+  const auto& specs = p.signature.output_specs;
+  if (!out || out->args.size() != specs.size()) return false;
+  std::vector<size_t> mutations, users;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (isMutation(specs[i].kind)) mutations.push_back(i);
+    if (specs[i].kind == OutputKind::UserOutput && out->args[i].get<arg::Tensor>()) users.push_back(i);
+  }
+  if (mutations.empty() || users.empty()) return false;
+  const size_t m = mutations[random.below(mutations.size())];
+  const Node* replacement = out->args[users[random.below(users.size())]].get<arg::Tensor>()->node;
+  // The replacement must be no mutation's value, or the slice would still hold a mutation.
+  for (size_t i : mutations) {
+    const auto* t = out->args[i].get<arg::Tensor>();
+    if (t && t->node == replacement) return false;
+  }
+  out->args[m] = arg::Tensor{const_cast<Node*>(replacement)};
+  return true;
+}
+
+// Two user outputs trade places in the signature (or the only one names another value).
+bool userOutputOrder(ExportedProgram& p, RandomSource& random) {
+  std::vector<OutputSpec*> users;
+  for (auto& s : p.signature.output_specs) {
+    if (s.kind == OutputKind::UserOutput && s.arg.kind == SpecArg::Kind::Tensor) users.push_back(&s);
+  }
+  for (size_t i = 0; i < users.size(); ++i) {
+    for (size_t j = i + 1; j < users.size(); ++j) {
+      if (users[i]->arg.name != users[j]->arg.name) {
+        std::swap(users[i]->arg.name, users[j]->arg.name);
+        return true;
+      }
+    }
+  }
+  OutputSpec* s = pick(users, random);
+  if (!s) return false;
+  for (auto& n : p.graph().nodes()) {
+    if (isTensorValued(n) && n.name() != s->arg.name) {
+      s->arg.name = n.name();
+      return true;
+    }
+  }
+  return false;
+}
+
+bool unknownDialect(ExportedProgram& p, RandomSource&) {
+  p.verifiers = {"NO_SUCH_DIALECT"};
+  return true;
+}
+
+// Every edit above must leave the program untouched when it returns false; the ones that
+// check before editing do. The table is in check-id order.
+const std::vector<Corruption>& table() {
+  static const std::vector<Corruption> t = {
+      {CheckId::ArgNotInGraph, "a subgraph node reads a value of the top graph", argNotInGraph},
+      {CheckId::UseBeforeDef, "a node reads a value defined after it", useBeforeDef},
+      {CheckId::DuplicateNodeName, "a second node under an existing name", duplicateNodeName},
+      {CheckId::NonexistentAttribute, "get_attr of an attribute that does not exist", nonexistentAttribute},
+      {CheckId::CallModuleTargetNotModule, "call_module of a parameter", callModuleTargetNotModule},
+      {CheckId::MultipleOutputs, "a second output node", multipleOutputs},
+      {CheckId::OutputNotLast, "a call after the output node", outputNotLast},
+      {CheckId::CallModule, "a call_module node", callModule},
+      {CheckId::CallMethod, "a call_method node", callMethod},
+      {CheckId::MissingVal, "a node's meta.val dropped", missingVal},
+      {CheckId::InvalidVal, "a node's meta.val an opaque object", invalidVal},
+      {CheckId::DisallowedOp, "a call's target operator.matmul", disallowedOp},
+      {CheckId::NonFunctionalOp, "add_ in a program verified as ATEN", nonFunctionalOp},
+      {CheckId::DialectOp, "the op the probe dialect refuses", dialectOp},
+      {CheckId::InvalidGetAttrType, "get_attr of a parameter at the top level", invalidGetAttrType},
+      {CheckId::InvalidLoweredModule, "get_attr of a LoweredBackendModule with bytes as str", invalidLoweredModule},
+      {CheckId::DialectGraph, "the graph returns a value twice (probe dialect)", dialectGraph},
+      {CheckId::CallGraphInputMissing, "the root module call lists an input that is no node", callGraphInputMissing},
+      {CheckId::CallGraphOutputMissing, "the root module call lists an output that is no node", callGraphOutputMissing},
+      {CheckId::InputCount, "the last input spec dropped", inputCount},
+      {CheckId::InputName, "two input specs swap their placeholders", inputName},
+      {CheckId::SpecMissingTarget, "a lifted input spec loses its target", specMissingTarget},
+      {CheckId::ParameterNotTensor, "a parameter spec's argument a token", parameterNotTensor},
+      {CheckId::ParameterNotInStateDict, "a parameter taken out of the state dict", parameterNotInStateDict},
+      {CheckId::ParameterNotParameter, "a parameter's state entry a plain tensor", parameterNotParameter},
+      {CheckId::BufferNotTensor, "a buffer spec's argument a SymInt", bufferNotTensor},
+      {CheckId::BufferMissingPersistence, "a buffer spec loses its persistent flag", bufferMissingPersistence},
+      {CheckId::BufferNotInStateDict, "a persistent buffer taken out of the state dict", bufferNotInStateDict},
+      {CheckId::NonPersistentBufferInStateDict, "a buffer in the state dict marked non-persistent",
+       nonPersistentBufferInStateDict},
+      {CheckId::ConstantNotTensor, "a tensor constant's argument a SymFloat", constantNotTensor},
+      {CheckId::ConstantNotInConstants, "a tensor constant taken out of the constants", constantNotInConstants},
+      {CheckId::CustomObjNotCustomObj, "a user input relabelled a custom object", customObjNotCustomObj},
+      {CheckId::CustomObjNotInConstants, "a custom object input the constants do not hold", customObjNotInConstants},
+      {CheckId::TokenNotToken, "a token spec whose argument is a tensor", tokenNotToken},
+      {CheckId::UnknownInputKind, "an input spec of kind 42", unknownInputKind},
+      {CheckId::OutputCount, "one output spec more than graph outputs", outputCount},
+      {CheckId::BufferMutationTarget, "a buffer mutation naming no buffer", bufferMutationTarget},
+      {CheckId::ParameterMutationTarget, "a parameter mutation naming no parameter", parameterMutationTarget},
+      {CheckId::UserInputMutationTarget, "a user input mutation naming no user input", userInputMutationTarget},
+      {CheckId::MutationOutputKind, "a user output's value in the mutation slice", mutationOutputKind},
+      {CheckId::UserOutputOrder, "user outputs reordered in the signature", userOutputOrder},
+      {CheckId::UnknownDialect, "the program names a dialect with no verifier", unknownDialect},
+  };
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Corruption>& corruptions() { return table(); }
+
+const Corruption& corruptionFor(CheckId check) { return table()[static_cast<size_t>(check)]; }
+
+std::string_view probeDialectName() { return "EPSMITH_PROBE"; }
+
+}  // namespace epsmith
