@@ -104,6 +104,22 @@ check ops_bad_config 2 "bad_ops.cfg:1: unknown category 'everything'" -- "$epsmi
 check ops_missing_config 2 "cannot open" -- "$epsmith" ops --config "$work/none.cfg"
 check ops_bad_filter 2 "--filter: bad regex" -- "$epsmith" ops --filter '('
 
+# generate: reproducible files (the i-th from seed+i), both dialects, configs and their errors.
+check generate 0 "wrote 3 TRAINING programs to $work/gen" -- "$epsmith" generate --seed 5 --count 3 --out "$work/gen"
+check generate_again 0 "wrote 1 TRAINING program" -- "$epsmith" generate --seed 6 --count 1 --out "$work/gen_again"
+check generate_same_seed_same_bytes 0 "" -- cmp "$work/gen/gen-6.json" "$work/gen_again/gen-6.json"
+check generate_verifies 0 "" -- "$epsmith" verify "$work/gen/gen-7.json"
+check generate_aten 0 "wrote 2 ATEN programs" -- "$epsmith" generate --seed 1 --count 2 --dialect ATEN --text --out "$work/gen_aten"
+check generate_aten_verifies 0 "" -- "$epsmith" verify "$work/gen_aten/gen-2.ept"
+check generate_aten_runs 0 "exported on cpu" -- "$epsmith" run "$work/gen_aten/gen-1.ept"
+printf '# small float programs\nnodes 4\ndtypes float32\nstate 0\nweight in-place 0\n' >"$work/gen.cfg"
+check generate_config 0 "wrote 1 TRAINING program" -- "$epsmith" generate --config "$work/gen.cfg" --count 1 --text --out "$work/gen_cfg"
+check generate_config_applied 0 "input user_input %x0" -- cat "$work/gen_cfg/gen-1.ept"
+printf 'nodes 4\ndtypes float32 complex128\n' >"$work/bad_gen.cfg"
+check generate_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'" -- "$epsmith" generate --config "$work/bad_gen.cfg" --out "$work/gen_bad"
+check generate_bad_dialect 2 "dialect" -- "$epsmith" generate --dialect CORE --out "$work/gen_bad"
+check generate_bad_count 2 "count" -- "$epsmith" generate --count 0 --out "$work/gen_bad"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}
