@@ -33,3 +33,13 @@ $epsmith print build/writes_through_views.functional.ept
 $epsmith verify build/writes_through_views.functional.ept
 echo "== epsmith run build/writes_through_views.functional.ept   (exported calling convention)"
 $epsmith run build/writes_through_views.functional.ept
+
+# The generators: 100 random TRAINING programs from seed 1 (each verified as it is
+# written), one of them printed; then one in the ATEN dialect (generated, functionalized,
+# verified) run through the exported calling convention.
+echo "== epsmith generate --seed 1 --count 100 --out build/generated"
+$epsmith generate --seed 1 --count 100 --out build/generated
+$epsmith print build/generated/gen-3.json
+echo "== epsmith generate --seed 1 --count 1 --dialect ATEN --text --out build/generated-aten"
+$epsmith generate --seed 1 --count 1 --dialect ATEN --text --out build/generated-aten
+$epsmith run build/generated-aten/gen-1.ept
