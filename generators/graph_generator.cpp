@@ -261,7 +261,7 @@ class Generator {
     if (!random_.chance(config_.noncontiguous_percent) || rank == 0) {
       value = randomTensor(dtype, sizes);
     } else {
-      switch (random_.below(3)) {
+      switch (random_.below(4)) {
         case 0: {  // a transposed view
           std::vector<int64_t> swapped(sizes.rbegin(), sizes.rend());
           std::vector<int64_t> order(static_cast<size_t>(rank));
@@ -273,6 +273,12 @@ class Generator {
           std::vector<int64_t> bigger = sizes;
           bigger[0] = bigger[0] * 2;
           value = randomTensor(dtype, bigger).slice(0, 0, std::max<int64_t>(bigger[0], 1), 2);
+          break;
+        }
+        case 2: {  // expanded along its first dim (stride 0: elements shared, never written)
+          std::vector<int64_t> one = sizes;
+          one[0] = 1;
+          value = randomTensor(dtype, one).expand(sizes);
           break;
         }
         default: {  // an offset view into a larger storage

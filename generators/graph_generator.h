@@ -26,7 +26,7 @@ struct GeneratorConfig {
   int max_dim = 8;       // sizes 0..max_dim (zero-size now and then)
   std::vector<ScalarType> dtypes{ScalarType::Float, ScalarType::Double, ScalarType::Long,
                                  ScalarType::Int, ScalarType::Bool, ScalarType::Half, ScalarType::BFloat16};
-  uint32_t noncontiguous_percent = 30;  // inputs that are transposed, strided or offset views
+  uint32_t noncontiguous_percent = 30;  // inputs that are transposed, strided, expanded or offset views
   // Relative weight of each op category for the next node (mutation-heavy by default).
   uint32_t weight_functional = 4;
   uint32_t weight_in_place = 4;
