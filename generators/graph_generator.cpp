@@ -95,6 +95,19 @@ bool valOf(const c10::IValue& v, Val* out) {
   return false;
 }
 
+// An element from a small integer v in [-6, 6]: v > 0 for bool, v for integers, v/2 for
+// floating types (exact in every one of them).
+template <typename T>
+T smallValue(int64_t v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v > 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(static_cast<float>(v) * 0.5f);
+  }
+}
+
 class Generator {
  public:
   Generator(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random)
@@ -232,16 +245,7 @@ class Generator {
     const int64_t n = t.numel();
     AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, t.scalar_type(), "randomTensor", [&] {
       auto* data = t.data_ptr<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t v = values.range(-6, 6);
-        if constexpr (std::is_same_v<scalar_t, bool>) {
-          data[i] = v > 0;
-        } else if constexpr (std::is_integral_v<scalar_t>) {
-          data[i] = static_cast<scalar_t>(v);
-        } else {
-          data[i] = static_cast<scalar_t>(static_cast<float>(v) * 0.5f);
-        }
-      }
+      for (int64_t i = 0; i < n; ++i) data[i] = smallValue<scalar_t>(values.range(-6, 6));
     });
     return t;
   }
