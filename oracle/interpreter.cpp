@@ -131,10 +131,12 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
 
 class Planner {
  public:
-  explicit Planner(const Graph& g) : g_(g) {
+  explicit Planner(const Graph& g) {
     int i = 0;
     for (const auto& n : g.nodes()) slot_of_[&n] = i++;
   }
+  // Slots given outright (a single call planned without a graph of its own).
+  explicit Planner(std::unordered_map<const Node*, int> slots) : slot_of_(std::move(slots)) {}
 
   int slot(const Node* n) const {
     auto it = slot_of_.find(n);
@@ -203,7 +205,6 @@ class Planner {
   }
 
  private:
-  const Graph& g_;
   std::unordered_map<const Node*, int> slot_of_;
 };
 
@@ -252,7 +253,69 @@ void stopCapturingBacktraces() {
   std::call_once(once, [] { c10::SetStackTraceFetcher([] { return std::string(); }); });
 }
 
+// Plans a call_function node into `step`; `g` is the graph it belongs to (its subgraph
+// attributes), nullptr for a call planned alone.
+void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step& step) {
+  const Target& t = n.target;
+  if (t.kind() == Target::Kind::Aten) {
+    const OpInfo& op = *t.op();
+    step.kind = Plan::StepKind::Aten;
+    step.op = op.handle;
+    step.num_returns = op.returns.size();
+    step.tuple_return = op.returns.size() > 1;
+    std::vector<const Argument*> bound(op.arguments.size(), nullptr);
+    if (n.args.size() > static_cast<size_t>(op.positionalCount())) {
+      throw std::invalid_argument("%" + n.name() + ": too many positional arguments for " + op.name());
+    }
+    for (size_t i = 0; i < n.args.size(); ++i) bound[i] = &n.args[i];
+    for (const auto& [key, value] : n.kwargs) {
+      int i = op.argumentIndex(key);
+      if (i < 0) throw std::invalid_argument("%" + n.name() + ": unknown keyword argument '" + key + "'");
+      if (bound[static_cast<size_t>(i)]) throw std::invalid_argument("%" + n.name() + ": argument '" + key + "' given twice");
+      bound[static_cast<size_t>(i)] = &value;
+    }
+    const auto& schema_args = op.schema->arguments();
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i]) {
+        step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
+      } else {
+        ArgPlan d;
+        if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
+        else throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
+        step.args.push_back(std::move(d));
+      }
+    }
+  } else if (!n.kwargs.empty()) {
+    throw std::invalid_argument("%" + n.name() + ": keyword arguments to " + t.textName() + " are not supported");
+  } else if (t.kind() == Target::Kind::Builtin || t.kind() == Target::Kind::TorchFunction) {
+    step.kind = t.kind() == Target::Kind::Builtin ? Plan::StepKind::Builtin : Plan::StepKind::TorchFunction;
+    for (const auto& a : n.args) step.args.push_back(planner.plan(a, nullptr));
+  } else if (t.kind() == Target::Kind::HigherOrder) {
+    step.kind = Plan::StepKind::HigherOrder;
+    {
+      std::lock_guard<std::mutex> lock(hopMutex());
+      auto it = hopRegistry().find(t.name());
+      if (it == hopRegistry().end()) {
+        throw std::invalid_argument("%" + n.name() + ": no semantics registered for higher_order." + t.name());
+      }
+      step.hop = it->second;
+    }
+    for (const auto& a : n.args) {
+      step.args.push_back(planner.plan(a, nullptr));
+      if (const auto* ga = a.get<arg::Graph>()) {
+        const Attribute* attr = ga->node && g ? g->attribute(ga->node->attr) : nullptr;
+        if (!attr || !attr->subgraph) throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
+        step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph));
+      }
+    }
+  } else {
+    throw std::invalid_argument("%" + n.name() + ": " + t.textName() + " cannot be executed");
+  }
+}
+
 }  // namespace
+
+Interpreter::Interpreter(std::unique_ptr<Plan> plan) : plan_(std::move(plan)) { stopCapturingBacktraces(); }
 
 Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
   stopCapturingBacktraces();
@@ -286,64 +349,9 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
       case OpKind::CallModule:
       case OpKind::CallMethod:
         throw std::invalid_argument("%" + n.name() + ": " + std::string(opKindName(n.op())) + " cannot be executed");
-      case OpKind::CallFunction: {
-        const Target& t = n.target;
-        if (t.kind() == Target::Kind::Aten) {
-          const OpInfo& op = *t.op();
-          step.kind = Plan::StepKind::Aten;
-          step.op = op.handle;
-          step.num_returns = op.returns.size();
-          step.tuple_return = op.returns.size() > 1;
-          std::vector<const Argument*> bound(op.arguments.size(), nullptr);
-          if (n.args.size() > static_cast<size_t>(op.positionalCount())) {
-            throw std::invalid_argument("%" + n.name() + ": too many positional arguments for " + op.name());
-          }
-          for (size_t i = 0; i < n.args.size(); ++i) bound[i] = &n.args[i];
-          for (const auto& [key, value] : n.kwargs) {
-            int i = op.argumentIndex(key);
-            if (i < 0) throw std::invalid_argument("%" + n.name() + ": unknown keyword argument '" + key + "'");
-            if (bound[static_cast<size_t>(i)]) throw std::invalid_argument("%" + n.name() + ": argument '" + key + "' given twice");
-            bound[static_cast<size_t>(i)] = &value;
-          }
-          const auto& schema_args = op.schema->arguments();
-          for (size_t i = 0; i < bound.size(); ++i) {
-            if (bound[i]) {
-              step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
-            } else {
-              ArgPlan d;
-              if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
-              else throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
-              step.args.push_back(std::move(d));
-            }
-          }
-        } else if (!n.kwargs.empty()) {
-          throw std::invalid_argument("%" + n.name() + ": keyword arguments to " + t.textName() + " are not supported");
-        } else if (t.kind() == Target::Kind::Builtin || t.kind() == Target::Kind::TorchFunction) {
-          step.kind = t.kind() == Target::Kind::Builtin ? Plan::StepKind::Builtin : Plan::StepKind::TorchFunction;
-          for (const auto& a : n.args) step.args.push_back(planner.plan(a, nullptr));
-        } else if (t.kind() == Target::Kind::HigherOrder) {
-          step.kind = Plan::StepKind::HigherOrder;
-          {
-            std::lock_guard<std::mutex> lock(hopMutex());
-            auto it = hopRegistry().find(t.name());
-            if (it == hopRegistry().end()) {
-              throw std::invalid_argument("%" + n.name() + ": no semantics registered for higher_order." + t.name());
-            }
-            step.hop = it->second;
-          }
-          for (const auto& a : n.args) {
-            step.args.push_back(planner.plan(a, nullptr));
-            if (const auto* ga = a.get<arg::Graph>()) {
-              const Attribute* attr = ga->node ? g.attribute(ga->node->attr) : nullptr;
-              if (!attr || !attr->subgraph) throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
-              step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph));
-            }
-          }
-        } else {
-          throw std::invalid_argument("%" + n.name() + ": " + t.textName() + " cannot be executed");
-        }
+      case OpKind::CallFunction:
+        planCall(n, &g, planner, step);
         break;
-      }
     }
     plan_->steps.push_back(std::move(step));
   }
@@ -351,27 +359,43 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
 
 Interpreter::~Interpreter() = default;
 
+// Plans the call alone: one placeholder step per distinct node it reads, the call, an
+// output step; no graph is built (the generators call this for every candidate).
 Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
   try {
-    Graph g;
-    std::unordered_map<const Node*, Node*> placeholders;
+    auto plan = std::make_unique<Interpreter::Plan>();
+    std::unordered_map<const Node*, int> slots;
     std::vector<c10::IValue> inputs;
     call.forEachInput([&](const Node* in) {
-      if (placeholders.count(in)) return;
-      Node* p = g.appendRaw(OpKind::Placeholder, "p" + std::to_string(placeholders.size()));
-      p->meta.val = in->meta.val;
-      placeholders.emplace(in, p);
+      if (slots.count(in)) return;
+      const int slot = static_cast<int>(slots.size());
+      slots.emplace(in, slot);
       inputs.push_back(value_of(in));  // may call into LibTorch (a copy), and fail there too
+      Plan::Step step;
+      step.kind = Plan::StepKind::Placeholder;
+      step.node = in;
+      step.slot = slot;
+      plan->steps.push_back(std::move(step));
     });
-    Node* copy = g.appendRaw(OpKind::CallFunction, "call");
-    copy->target = call.target;
-    copy->args = call.args;
-    copy->kwargs = call.kwargs;
-    copy->meta = call.meta;
-    copy->forEachInputRef([&](Node*& n) { n = placeholders.at(n); });
-    Node* out = g.appendRaw(OpKind::Output, "output");
-    out->args.push_back(arg::Tensor{copy});
-    Interpreter interpreter(g);
+    const int call_slot = static_cast<int>(inputs.size());
+    Planner planner(std::move(slots));
+    Plan::Step step;
+    step.node = &call;
+    step.slot = call_slot;
+    planCall(call, nullptr, planner, step);
+    plan->steps.push_back(std::move(step));
+    Plan::Step output;
+    output.kind = Plan::StepKind::Output;
+    output.node = &call;
+    output.slot = call_slot + 1;
+    ArgPlan value;
+    value.kind = ArgPlan::Kind::Slot;
+    value.slot = call_slot;
+    output.args.push_back(std::move(value));
+    plan->steps.push_back(std::move(output));
+    plan->num_slots = inputs.size() + 2;
+    plan->num_placeholders = inputs.size();
+    Interpreter interpreter(std::move(plan));
     return interpreter.run(inputs);
   } catch (const c10::Error& e) {
     Interpreter::Outcome outcome;

@@ -52,6 +52,8 @@ class Interpreter {
   struct Plan;  // defined in interpreter.cpp
 
  private:
+  friend Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of);
+  explicit Interpreter(std::unique_ptr<Plan> plan);
   std::unique_ptr<Plan> plan_;
 };
 
