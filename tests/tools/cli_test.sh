@@ -120,6 +120,13 @@ check generate_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'
 check generate_bad_dialect 2 "dialect" -- "$epsmith" generate --dialect CORE --out "$work/gen_bad"
 check generate_bad_count 2 "count" -- "$epsmith" generate --count 0 --out "$work/gen_bad"
 
+# check: the differential checks on one program; a known LibTorch 1.13 divergence is a D2 finding.
+check check_example 0 "D1 pass" -- "$epsmith" check "$src/examples/linear_counter.ept"
+check check_no_cuda 0 "D3 skipped: CUDA is not available" -- "$epsmith" check --checks D3 "$src/examples/linear_counter.ept"
+check check_finding 1 "D2 FINDING exception-in-one" -- "$epsmith" check "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept"
+check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
+check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}

@@ -1,0 +1,165 @@
+// The differential checks; see checks.h.
+#include "fuzz/checks.h"
+
+#include <exception>
+
+#include "functionalizer/functionalize.h"
+#include "generators/corruptions.h"
+#include "generators/random_source.h"
+#include "ir/json_format.h"
+#include "ir/text_format.h"
+#include "oracle/compare.h"
+#include "oracle/run.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+using Status = CheckOutcome::Status;
+
+CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", ""}; }
+CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why)}; }
+CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report) {
+  return {c, Status::Finding, std::move(kind), std::move(where), std::move(report)};
+}
+
+CheckOutcome fromVerdict(DiffCheck c, const Verdict& v) {
+  if (v.match()) return pass(c);
+  return finding(c, std::string(verdictKindName(v.kind)), v.where, v.report);
+}
+
+CheckOutcome d1(const ExportedProgram& p, const RunResult& eager) {
+  auto f = functionalize(p);
+  if (!f.ok()) return skip(DiffCheck::D1, "the functionalizer refuses it: " + f.error->str());
+  auto diagnostics = verify(*f.program, *findDialect("ATEN"));
+  if (!diagnostics.empty()) {
+    return finding(DiffCheck::D1, "invalid-functional-program", diagnostics.front().where,
+                   "the functionalized program does not verify as ATEN: " + diagnostics.front().str());
+  }
+  return fromVerdict(DiffCheck::D1, compareResults(eager, runProgram(*f.program, RunOptions(RunMode::Exported))));
+}
+
+CheckOutcome d2(const ExportedProgram& p, const RunResult& eager) {
+  return fromVerdict(DiffCheck::D2, compareResults(eager, runProgram(p, RunOptions(RunMode::LibTorchFunctionalize))));
+}
+
+CheckOutcome d3(const ExportedProgram& p) {
+  if (!cudaAvailable()) return skip(DiffCheck::D3, "CUDA is not available in this LibTorch build or machine");
+  RunResult cpu = runProgram(p, RunOptions(RunMode::Exported));
+  Device cuda_device;
+  cuda_device.type = "cuda";
+  RunResult cuda = runProgram(p, RunOptions(RunMode::Exported, cuda_device));
+  return fromVerdict(DiffCheck::D3, compareResults(cpu, cuda));
+}
+
+// Both forms must give back the very program (its text, byte for byte) and, run, the same
+// results.
+CheckOutcome d4(const ExportedProgram& p, const RunResult& eager) {
+  const std::string text = printProgramText(p);
+  auto from_text = parseProgramText(text);
+  if (!from_text.ok()) return finding(DiffCheck::D4, "text-unreadable", "", from_text.error().str());
+  if (printProgramText(from_text.value()) != text) {
+    return finding(DiffCheck::D4, "text-round-trip-differs", "", "the text form read back prints differently");
+  }
+  auto json = writeProgramJson(p);
+  if (!json.ok()) return finding(DiffCheck::D4, "json-unwritable", "", json.error().str());
+  auto from_json = readProgramJson(json.value());
+  if (!from_json.ok()) return finding(DiffCheck::D4, "json-unreadable", "", from_json.error().str());
+  if (printProgramText(from_json.value()) != text) {
+    return finding(DiffCheck::D4, "json-round-trip-differs", "", "the JSON form read back prints differently");
+  }
+  const Verdict v = compareResults(eager, runProgram(from_json.value(), RunOptions(RunMode::Eager)));
+  if (!v.match()) return finding(DiffCheck::D4, "json-round-trip-runs-differently", v.where, v.report);
+  return pass(DiffCheck::D4);
+}
+
+CheckOutcome d6(const ExportedProgram& p, uint64_t seed) {
+  SeededSource random(seed);
+  int applied = 0;
+  for (const auto& c : corruptions()) {
+    ExportedProgram corrupted = p.clone();
+    if (!c.apply(corrupted, random)) continue;
+    ++applied;
+    auto diagnostics = verify(corrupted);
+    const std::string want(checkIdName(c.check));
+    if (diagnostics.empty()) {
+      return finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it");
+    }
+    if (diagnostics.front().check != c.check) {
+      return finding(DiffCheck::D6, "corruption-misreported:" + want, diagnostics.front().where,
+                     std::string(c.what) + ": reported first as " + diagnostics.front().str());
+    }
+  }
+  if (applied == 0) return skip(DiffCheck::D6, "no corruption has a place in this program");
+  return pass(DiffCheck::D6);
+}
+
+}  // namespace
+
+std::string_view diffCheckName(DiffCheck c) {
+  switch (c) {
+    case DiffCheck::D1: return "D1";
+    case DiffCheck::D2: return "D2";
+    case DiffCheck::D3: return "D3";
+    case DiffCheck::D4: return "D4";
+    case DiffCheck::D6: return "D6";
+  }
+  return "?";
+}
+
+std::optional<DiffCheck> diffCheckFromName(std::string_view name) {
+  for (DiffCheck c : kAllDiffChecks) {
+    if (diffCheckName(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std::string* error) {
+  std::vector<DiffCheck> out;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    auto c = diffCheckFromName(name);
+    if (!c) {
+      *error = "unknown check '" + std::string(name) + "' (D1, D2, D3, D4, D6)";
+      return std::nullopt;
+    }
+    out.push_back(*c);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  if (out.empty()) {
+    *error = "no check named";
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                    const CheckOptions& options) {
+  std::vector<CheckOutcome> out;
+  auto diagnostics = verify(p);
+  if (!diagnostics.empty()) {
+    for (DiffCheck c : checks) {
+      out.push_back(finding(c, "invalid-program", diagnostics.front().where,
+                            "the program does not verify in its dialect: " + diagnostics.front().str()));
+    }
+    return out;
+  }
+  const RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+  for (DiffCheck c : checks) {
+    if (!eager.ok() && (c == DiffCheck::D1 || c == DiffCheck::D2)) {
+      out.push_back(skip(c, "the program raises eagerly on its example inputs: " + eager.error->str()));
+      continue;
+    }
+    switch (c) {
+      case DiffCheck::D1: out.push_back(d1(p, eager)); break;
+      case DiffCheck::D2: out.push_back(d2(p, eager)); break;
+      case DiffCheck::D3: out.push_back(d3(p)); break;
+      case DiffCheck::D4: out.push_back(d4(p, eager)); break;
+      case DiffCheck::D6: out.push_back(d6(p, options.corruption_seed)); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace epsmith

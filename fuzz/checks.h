@@ -1,0 +1,49 @@
+// The differential checks of DESIGN.md on one program, as the campaign and `epsmith check`
+// run them:
+//   D1 eager(original) vs the native functionalizer's ATEN program (exported convention)
+//   D2 eager(original) vs LibTorch's own functionalization of the original
+//   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
+//   D4 the program vs its JSON and text round trips (exact text, same eager results)
+//   D6 every corruption the program has a place for is reported first with its check id
+// Each check passes, finds something (a kind, stable for bucketing, and a readable report)
+// or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
+// disagreement).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace epsmith {
+
+enum class DiffCheck : uint8_t { D1, D2, D3, D4, D6 };
+constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6};
+std::string_view diffCheckName(DiffCheck c);  // "D1"
+std::optional<DiffCheck> diffCheckFromName(std::string_view name);
+// "D1,D2,D6" → the checks, in the order given; nullopt with `error` set for an unknown name.
+std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std::string* error);
+
+struct CheckOutcome {
+  enum class Status : uint8_t { Pass, Finding, Skipped };
+  DiffCheck check = DiffCheck::D1;
+  Status status = Status::Pass;
+  std::string kind;    // a finding's kind: a verdict kind, "invalid-functional-program", ...
+  std::string where;   // "output 1", "%add_", "input buffer:calls"
+  std::string report;  // for people; for a skip, the reason
+};
+
+struct CheckOptions {
+  uint64_t corruption_seed = 1;  // D6 draws the place of each corruption from it
+};
+
+// Runs `checks` on `p`. A program that does not verify in its own dialect cannot be checked:
+// every check asked for reports a finding of kind "invalid-program" with the first
+// diagnostic. Never throws for a program that loads.
+std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                    const CheckOptions& options = {});
+
+}  // namespace epsmith

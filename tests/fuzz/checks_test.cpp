@@ -1,0 +1,72 @@
+// The differential checks on one program: generated programs pass D1, D4 and D6 (or skip
+// with a reason), a known LibTorch 1.13 divergence is reported by D2 and by nothing else,
+// a program that does not verify is reported as such, and check lists parse with errors.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "fuzz/checks.h"
+#include "generators/graph_generator.h"
+#include "ir/program_io.h"
+
+namespace epsmith {
+namespace {
+
+std::string describe(const CheckOutcome& o) {
+  return std::string(diffCheckName(o.check)) + " " + o.kind + " " + o.where + "\n" + o.report;
+}
+
+TEST(Checks, GeneratedProgramsPassTheHarnessChecks) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  std::map<std::string, int> tally;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog, {}, random);
+    ASSERT_TRUE(p.ok());
+    for (const auto& o : runChecks(p.value(), {DiffCheck::D1, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6})) {
+      EXPECT_NE(o.status, CheckOutcome::Status::Finding) << "seed " << seed << ": " << describe(o);
+      ++tally[std::string(diffCheckName(o.check)) + (o.status == CheckOutcome::Status::Pass ? " pass" : " skip")];
+    }
+  }
+  EXPECT_GE(tally["D1 pass"], 30);  // the rest refused by the functionalizer, as export would
+  EXPECT_EQ(tally["D4 pass"], 40);
+  EXPECT_EQ(tally["D6 pass"], 40);
+}
+
+TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_logical_not_no_meta_kernel.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  auto outcomes = runChecks(p.value(), {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].status, CheckOutcome::Status::Pass) << describe(outcomes[0]);
+  EXPECT_EQ(outcomes[1].status, CheckOutcome::Status::Finding);
+  EXPECT_EQ(outcomes[1].kind, "exception-in-one");
+  EXPECT_NE(outcomes[1].report.find("logical_not"), std::string::npos) << outcomes[1].report;
+  EXPECT_EQ(outcomes[2].status, CheckOutcome::Status::Pass) << describe(outcomes[2]);
+}
+
+TEST(Checks, AProgramThatDoesNotVerifyIsReportedAsSuch) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/linear_counter.ept");
+  ASSERT_TRUE(p.ok());
+  p.value().setDialect(IrDialect::Aten);  // its in-place ops are not ATEN
+  auto outcomes = runChecks(p.value(), {DiffCheck::D1, DiffCheck::D4});
+  ASSERT_EQ(outcomes.size(), 2u);
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, CheckOutcome::Status::Finding);
+    EXPECT_EQ(o.kind, "invalid-program");
+    EXPECT_EQ(o.where, "%add_");
+  }
+}
+
+TEST(Checks, CheckListsParse) {
+  std::string error;
+  auto all = parseDiffChecks("D1,D2,D3,D4,D6", &error);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->size(), 5u);
+  EXPECT_FALSE(parseDiffChecks("D1,D5", &error).has_value());
+  EXPECT_EQ(error, "unknown check 'D5' (D1, D2, D3, D4, D6)");
+  EXPECT_FALSE(parseDiffChecks("", &error).has_value());
+}
+
+}  // namespace
+}  // namespace epsmith
