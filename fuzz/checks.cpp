@@ -1,6 +1,7 @@
 // The differential checks; see checks.h.
 #include "fuzz/checks.h"
 
+#include <cctype>
 #include <exception>
 
 #include "functionalizer/functionalize.h"
@@ -95,6 +96,19 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed) {
 }
 
 }  // namespace
+
+std::string failureSignature(const CheckOutcome& o) {
+  std::string signature = std::string(diffCheckName(o.check)) + " " + o.kind;
+  if (o.kind.find("exception") == std::string::npos) return signature;
+  const size_t at = o.report.find("aten::");
+  if (at == std::string::npos) return signature;
+  size_t end = at + 6;
+  while (end < o.report.size() && (std::isalnum(static_cast<unsigned char>(o.report[end])) || o.report[end] == '_' ||
+                                   o.report[end] == '.')) {
+    ++end;
+  }
+  return signature + " " + o.report.substr(at, end - at);
+}
 
 std::string_view diffCheckName(DiffCheck c) {
   switch (c) {

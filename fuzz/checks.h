@@ -36,6 +36,10 @@ struct CheckOutcome {
   std::string report;  // for people; for a skip, the reason
 };
 
+// What stays the same while a failure is minimized and what buckets it: the check, the
+// finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
+std::string failureSignature(const CheckOutcome& o);
+
 struct CheckOptions {
   uint64_t corruption_seed = 1;  // D6 draws the place of each corruption from it
 };

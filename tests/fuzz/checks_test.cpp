@@ -43,6 +43,8 @@ TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
   EXPECT_EQ(outcomes[1].kind, "exception-in-one");
   EXPECT_NE(outcomes[1].report.find("logical_not"), std::string::npos) << outcomes[1].report;
   EXPECT_EQ(outcomes[2].status, CheckOutcome::Status::Pass) << describe(outcomes[2]);
+  // Its signature, what minimizing keeps and buckets count: check, kind, the op that raised.
+  EXPECT_EQ(failureSignature(outcomes[1]), "D2 exception-in-one aten::logical_not_");
 }
 
 TEST(Checks, AProgramThatDoesNotVerifyIsReportedAsSuch) {

@@ -127,6 +127,12 @@ check check_finding 1 "D2 FINDING exception-in-one" -- "$epsmith" check "$src/te
 check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
+# minimize: the first finding, kept while the program shrinks.
+check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "$epsmith" minimize "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept" -o "$work/min.ept"
+check minimize_result 1 "D2 FINDING exception-in-one" -- "$epsmith" check --checks D2 "$work/min.ept"
+check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
+check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}

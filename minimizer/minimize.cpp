@@ -1,0 +1,279 @@
+// The delta engine and its passes; see minimize.h. Variants are edits of a clone, named by
+// node names (pointers differ between clones).
+#include "minimizer/minimize.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+size_t callCount(const ExportedProgram& p) {
+  size_t n = 0;
+  for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
+  return n;
+}
+
+// A variant: a description and the edit that makes it from the current program (false when
+// the edit does not apply).
+struct Variant {
+  std::string what;
+  std::function<bool(ExportedProgram&)> edit;
+};
+
+// Renames every signature and module-call-graph reference from `from` to `to`.
+void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to) {
+  for (auto& s : p.signature.output_specs) {
+    if (s.arg.hasNodeName() && s.arg.name == from) s.arg.name = to;
+  }
+  for (auto& entry : p.module_call_graph) {
+    if (!entry.signature) continue;
+    for (auto* list : {&entry.signature->inputs, &entry.signature->outputs}) {
+      for (auto& a : *list) {
+        if (a.hasNodeName() && a.name == from) a.name = to;
+      }
+    }
+  }
+}
+
+// Removes the call `name`: its uses (getitems of it included) go to its first tensor
+// argument of the same dtype, or the node must be unused.
+bool removeCall(ExportedProgram& p, const std::string& name) {
+  Graph& g = p.graph();
+  Node* n = g.find(name);
+  if (!n || n->op() != OpKind::CallFunction) return false;
+  std::vector<Node*> items;  // getitems of a multi-output call go with it
+  for (Node* u : g.users(n)) {
+    if (u->target.kind() == Target::Kind::Builtin && u->target.builtinOp() == BuiltinOp::GetItem) items.push_back(u);
+  }
+  const TensorMeta* meta = n->meta.val.tensor();
+  Node* replacement = nullptr;
+  n->forEachInput([&](const Node* in) {
+    const TensorMeta* m = in->meta.val.tensor();
+    if (!replacement && m && (!meta || m->dtype == meta->dtype)) replacement = const_cast<Node*>(in);
+    if (!replacement && m && !items.empty()) replacement = const_cast<Node*>(in);
+  });
+  for (Node* item : items) {
+    if (!g.users(item).empty()) {
+      if (!replacement) return false;
+      g.replaceAllUsesWith(item, replacement);
+      renameReferences(p, item->name(), replacement->name());
+    }
+    renameReferences(p, item->name(), replacement ? replacement->name() : "");
+    g.erase(item);
+  }
+  if (!g.users(n).empty()) {
+    if (!replacement) return false;
+    g.replaceAllUsesWith(n, replacement);
+    renameReferences(p, n->name(), replacement->name());
+  }
+  g.erase(n);
+  return true;
+}
+
+std::vector<std::string> callNames(const ExportedProgram& p) {
+  std::vector<std::string> names;
+  for (const auto& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction) continue;
+    if (n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem) continue;
+    names.push_back(n.name());
+  }
+  return names;
+}
+
+// remove-nodes: the later half, quarter, ... of the calls at once, then each call alone,
+// latest first (later calls have fewer users).
+std::vector<Variant> removeNodes(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  const auto names = callNames(p);
+  for (size_t chunk = names.size() / 2; chunk >= 2; chunk /= 2) {
+    for (size_t end = names.size(); end >= chunk; end -= chunk) {
+      std::vector<std::string> run(names.begin() + static_cast<long>(end - chunk), names.begin() + static_cast<long>(end));
+      out.push_back({"remove-nodes: " + std::to_string(chunk) + " from %" + run.front(), [run](ExportedProgram& q) {
+                       for (auto it = run.rbegin(); it != run.rend(); ++it) {
+                         if (!removeCall(q, *it)) return false;
+                       }
+                       return true;
+                     }});
+    }
+  }
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    const std::string name = *it;
+    out.push_back({"remove-nodes: %" + name, [name](ExportedProgram& q) { return removeCall(q, name); }});
+  }
+  return out;
+}
+
+// remove-outputs: one user output at a time (never the last one).
+std::vector<Variant> removeOutputs(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  const auto& specs = p.signature.output_specs;
+  size_t users = 0;
+  for (const auto& s : specs) users += s.kind == OutputKind::UserOutput ? 1 : 0;
+  if (users < 2) return out;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind != OutputKind::UserOutput) continue;
+    const std::string name = specs[i].arg.name;
+    out.push_back({"remove-outputs: " + name, [i, name](ExportedProgram& q) {
+                     Node* o = q.graph().outputNode();
+                     if (!o || i >= o->args.size()) return false;
+                     o->args.erase(o->args.begin() + static_cast<long>(i));
+                     q.signature.output_specs.erase(q.signature.output_specs.begin() + static_cast<long>(i));
+                     for (auto& entry : q.module_call_graph) {
+                       if (!entry.signature) continue;
+                       auto& outs = entry.signature->outputs;
+                       outs.erase(std::remove_if(outs.begin(), outs.end(), [&](const SpecArg& a) { return a.name == name; }),
+                                  outs.end());
+                     }
+                     return true;
+                   }});
+  }
+  return out;
+}
+
+// demote-state: a lifted parameter, buffer or constant becomes the first user input.
+std::vector<Variant> demoteState(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  const auto& specs = p.signature.input_specs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const InputKind k = specs[i].kind;
+    if (k != InputKind::Parameter && k != InputKind::Buffer && k != InputKind::ConstantTensor) continue;
+    out.push_back({"demote-state: " + specs[i].arg.name, [i](ExportedProgram& q) {
+                     InputSpec& s = q.signature.input_specs[i];
+                     if (!s.target) return false;
+                     std::optional<TensorValue> value;
+                     if (auto it = q.state_dict.find(*s.target); it != q.state_dict.end() && s.persistent != false) {
+                       value = it->second.tensor;
+                       q.state_dict.erase(it);
+                     } else if (auto c = q.constants.find(*s.target); c != q.constants.end() && c->second.tensor) {
+                       value = *c->second.tensor;
+                       q.constants.erase(c);
+                     }
+                     if (!value) return false;
+                     // Placeholders are in spec order and user inputs come last: move it there.
+                     Graph& g = q.graph();
+                     Node* old = g.find(s.arg.name);
+                     if (!old) return false;
+                     InputSpec moved{InputKind::UserInput, s.arg, std::nullopt, std::nullopt};
+                     q.signature.input_specs.erase(q.signature.input_specs.begin() + static_cast<long>(i));
+                     q.signature.input_specs.push_back(moved);
+                     Node* last = nullptr;
+                     for (Node* ph : g.placeholders()) last = ph;
+                     Node* fresh = g.insertAfter(last, OpKind::Placeholder, "demoted");
+                     fresh->meta = old->meta;
+                     if (TensorMeta* m = fresh->meta.val.tensor()) m->requires_grad = false;
+                     g.replaceAllUsesWith(old, fresh);
+                     const std::string name = old->name();
+                     g.erase(old);
+                     g.rename(fresh, name);
+                     value->requires_grad = false;
+                     InputValue in;
+                     in.kind = InputValue::Kind::Tensor;
+                     in.tensor = std::move(*value);
+                     q.example_inputs.push_back(std::move(in));
+                     return true;
+                   }});
+  }
+  return out;
+}
+
+// remove-inputs: a placeholder nothing reads, with its spec and its value.
+std::vector<Variant> removeInputs(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  for (const Node* ph : p.graph().placeholders()) {
+    if (!p.graph().users(ph).empty()) continue;
+    const std::string name = ph->name();
+    out.push_back({"remove-inputs: %" + name, [name](ExportedProgram& q) {
+                     auto& specs = q.signature.input_specs;
+                     size_t user_index = 0;
+                     for (size_t i = 0; i < specs.size(); ++i) {
+                       const bool user = specs[i].kind == InputKind::UserInput;
+                       if (specs[i].arg.name == name) {
+                         if (user) {
+                           if (user_index >= q.example_inputs.size()) return false;
+                           q.example_inputs.erase(q.example_inputs.begin() + static_cast<long>(user_index));
+                         } else if (specs[i].target) {
+                           q.state_dict.erase(*specs[i].target);
+                           q.constants.erase(*specs[i].target);
+                         }
+                         specs.erase(specs.begin() + static_cast<long>(i));
+                         for (auto& entry : q.module_call_graph) {
+                           if (!entry.signature) continue;
+                           auto& ins = entry.signature->inputs;
+                           ins.erase(std::remove_if(ins.begin(), ins.end(), [&](const SpecArg& a) { return a.name == name; }),
+                                     ins.end());
+                         }
+                         q.graph().erase(q.graph().find(name));
+                         return true;
+                       }
+                       user_index += user ? 1 : 0;
+                     }
+                     return false;
+                   }});
+  }
+  return out;
+}
+
+// simplify-scalars: each int argument to 0 then 1, each float to 0.0 then 1.0.
+std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  for (const auto& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      const auto* iv = n.args[i].get<arg::Int>();
+      const auto* fv = n.args[i].get<arg::Float>();
+      for (int simple : {0, 1}) {
+        if ((iv && iv->value != simple && std::abs(iv->value) > simple) || (fv && fv->value != simple)) {
+          const std::string name = n.name();
+          const bool is_int = iv != nullptr;
+          out.push_back({"simplify-scalars: %" + name + " argument " + std::to_string(i) + " = " + std::to_string(simple),
+                         [name, i, simple, is_int](ExportedProgram& q) {
+                           Node* m = q.graph().find(name);
+                           if (!m || i >= m->args.size()) return false;
+                           if (is_int) m->args[i] = arg::Int{simple};
+                           else m->args[i] = arg::Float{static_cast<double>(simple)};
+                           return true;
+                         }});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+using Pass = std::vector<Variant> (*)(const ExportedProgram&);
+constexpr Pass kPasses[] = {removeNodes, removeOutputs, demoteState, removeInputs, simplifyScalars};
+
+}  // namespace
+
+MinimizeResult minimize(const ExportedProgram& p, const StillFails& still_fails, const MinimizeOptions& options) {
+  MinimizeResult result;
+  result.program = p.clone();
+  result.nodes_before = callCount(p);
+  // Greedy to a fixpoint: a pass's variants are tried in order; an accepted one restarts
+  // the round from the first pass on the smaller program.
+  bool progress = true;
+  while (progress && result.oracle_calls < options.max_oracle_calls) {
+    progress = false;
+    for (Pass pass : kPasses) {
+      for (const Variant& v : pass(result.program)) {
+        if (result.oracle_calls >= options.max_oracle_calls) break;
+        ExportedProgram candidate = result.program.clone();
+        if (!v.edit(candidate) || !verify(candidate).empty()) continue;
+        ++result.oracle_calls;
+        if (!still_fails(candidate)) continue;
+        result.program = std::move(candidate);
+        result.log.push_back(v.what);
+        progress = true;
+        break;
+      }
+      if (progress) break;
+    }
+  }
+  result.nodes_after = callCount(result.program);
+  return result;
+}
+
+}  // namespace epsmith
