@@ -29,12 +29,8 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto program = loadProgram(opts->file);
-    if (!program.ok()) {
-      std::cerr << "epsmith check: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("check", opts->file, exit_code);
+    if (!program) return;
     CheckOptions options;
     options.corruption_seed = opts->seed;
     int findings = 0;

@@ -18,12 +18,8 @@ void addConvertCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto program = loadProgram(*in);
-    if (!program.ok()) {
-      std::cerr << "epsmith convert: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("convert", *in, exit_code);
+    if (!program) return;
     if (auto error = saveProgram(*out, program.value())) {
       std::cerr << "epsmith convert: " << error->str() << "\n";
       exit_code = kExitBadInput;

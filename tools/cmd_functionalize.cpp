@@ -27,12 +27,8 @@ void addFunctionalizeCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto program = loadProgram(opts->in);
-    if (!program.ok()) {
-      std::cerr << "epsmith functionalize: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("functionalize", opts->in, exit_code);
+    if (!program) return;
     FunctionalizeOptions options;
     options.grad_enabled = !opts->no_grad;
     auto result = functionalize(program.value(), options);

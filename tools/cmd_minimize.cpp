@@ -39,12 +39,8 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    auto program = loadProgram(opts->in);
-    if (!program.ok()) {
-      std::cerr << "epsmith minimize: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("minimize", opts->in, exit_code);
+    if (!program) return;
     std::string signature;
     for (const auto& o : runChecks(program.value(), *checks)) {
       if (o.status == CheckOutcome::Status::Finding) {

@@ -12,12 +12,8 @@ void addPrintCommand(CLI::App& app, int& exit_code) {
   auto file = std::make_shared<std::string>();
   cmd->add_option("FILE", *file, "program file (.json or .ept)")->required();
   cmd->callback([file, &exit_code] {
-    auto program = loadProgram(*file);
-    if (!program.ok()) {
-      std::cerr << "epsmith print: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("print", *file, exit_code);
+    if (!program) return;
     std::cout << printProgramText(program.value());
     exit_code = kExitOk;
   });

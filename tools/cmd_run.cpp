@@ -78,12 +78,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--device", opts->device, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   cmd->callback([opts, &exit_code] {
-    auto program = loadProgram(opts->file);
-    if (!program.ok()) {
-      std::cerr << "epsmith run: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("run", opts->file, exit_code);
+    if (!program) return;
     RunOptions options;
     options.mode = *runModeFromName(opts->mode);
     options.device = *Device::parse(opts->device);

@@ -31,12 +31,8 @@ void addVerifyCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--dialect", opts->dialect, "ATEN, TRAINING or a registered dialect (default: the program's own)");
   cmd->add_flag("--first", opts->first, "report only the first violation (the error Python raises)");
   cmd->callback([opts, &exit_code] {
-    auto program = loadProgram(opts->file);
-    if (!program.ok()) {
-      std::cerr << "epsmith verify: " << program.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto program = loadOrReport("verify", opts->file, exit_code);
+    if (!program) return;
     const std::string name = opts->dialect.empty() ? program->dialectName() : opts->dialect;
     const Dialect* dialect = findDialect(name);
     if (!dialect) {

@@ -4,6 +4,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ir/program.h"
+
 namespace epsmith::cli {
 
 // Exit codes shared by every subcommand.
@@ -12,6 +18,10 @@ constexpr int kExitFindings = 1;  // the input was read and something was found 
 constexpr int kExitBadInput = 2;  // unreadable input, bad flags
 
 using AddCommand = void (*)(CLI::App& app, int& exit_code);
+
+// Loads the program at `path`; when it cannot, prints "epsmith COMMAND: <located error>",
+// sets the bad-input exit code and returns nullopt.
+std::optional<ExportedProgram> loadOrReport(std::string_view command, const std::string& path, int& exit_code);
 
 // One row per subcommand (tools/commands.def keeps them in one place).
 #define EPSMITH_COMMAND(name, function) void function(CLI::App& app, int& exit_code);

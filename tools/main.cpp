@@ -1,7 +1,20 @@
 // The epsmith command line: registers every subcommand of tools/commands.def and runs one.
 #include <iostream>
 
+#include "ir/program_io.h"
 #include "tools/command.h"
+
+namespace epsmith::cli {
+
+std::optional<ExportedProgram> loadOrReport(std::string_view command, const std::string& path, int& exit_code) {
+  auto program = loadProgram(path);
+  if (program.ok()) return std::move(program.value());
+  std::cerr << "epsmith " << command << ": " << program.error().str() << "\n";
+  exit_code = kExitBadInput;
+  return std::nullopt;
+}
+
+}  // namespace epsmith::cli
 
 int main(int argc, char** argv) {
   CLI::App app{
