@@ -64,6 +64,15 @@ std::vector<InputSpec*> inputSpecsOf(ExportedProgram& p, InputKind kind) {
   return out;
 }
 
+// Edits one spec of `kind`, drawn at random; false when there is none or `edit` declines
+// (before changing anything).
+template <typename Edit>
+bool editInputSpec(ExportedProgram& p, InputKind kind, RandomSource& random, Edit edit) {
+  auto specs = inputSpecsOf(p, kind);
+  InputSpec* s = pick(specs, random);
+  return s && edit(*s);
+}
+
 std::vector<InputSpec*> buffersWhere(ExportedProgram& p, bool persistent) {
   std::vector<InputSpec*> out;
   for (auto* s : inputSpecsOf(p, InputKind::Buffer)) {
@@ -357,43 +366,40 @@ bool specMissingTarget(ExportedProgram& p, RandomSource& random) {
 }
 
 bool parameterNotTensor(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::Parameter);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->arg.kind = SpecArg::Kind::Token;
-  return true;
+  return editInputSpec(p, InputKind::Parameter, random, [&](InputSpec& s) {
+    s.arg.kind = SpecArg::Kind::Token;
+    return true;
+  });
 }
 
 bool parameterNotInStateDict(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::Parameter);
-  InputSpec* s = pick(specs, random);
-  if (!s || !s->target) return false;
-  p.state_dict.erase(*s->target);
-  return true;
+  return editInputSpec(p, InputKind::Parameter, random, [&](InputSpec& s) {
+    if (!s.target) return false;
+    p.state_dict.erase(*s.target);
+    return true;
+  });
 }
 
 bool parameterNotParameter(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::Parameter);
-  InputSpec* s = pick(specs, random);
-  if (!s || !s->target || !p.state_dict.count(*s->target)) return false;
-  p.state_dict[*s->target].is_parameter = false;
-  return true;
+  return editInputSpec(p, InputKind::Parameter, random, [&](InputSpec& s) {
+    if (!s.target || !p.state_dict.count(*s.target)) return false;
+    p.state_dict[*s.target].is_parameter = false;
+    return true;
+  });
 }
 
 bool bufferNotTensor(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::Buffer);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->arg.kind = SpecArg::Kind::SymInt;
-  return true;
+  return editInputSpec(p, InputKind::Buffer, random, [&](InputSpec& s) {
+    s.arg.kind = SpecArg::Kind::SymInt;
+    return true;
+  });
 }
 
 bool bufferMissingPersistence(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::Buffer);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->persistent.reset();
-  return true;
+  return editInputSpec(p, InputKind::Buffer, random, [&](InputSpec& s) {
+    s.persistent.reset();
+    return true;
+  });
 }
 
 bool bufferNotInStateDict(ExportedProgram& p, RandomSource& random) {
@@ -414,41 +420,38 @@ bool nonPersistentBufferInStateDict(ExportedProgram& p, RandomSource& random) {
 }
 
 bool constantNotTensor(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::ConstantTensor);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->arg.kind = SpecArg::Kind::SymFloat;
-  return true;
+  return editInputSpec(p, InputKind::ConstantTensor, random, [&](InputSpec& s) {
+    s.arg.kind = SpecArg::Kind::SymFloat;
+    return true;
+  });
 }
 
 bool constantNotInConstants(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::ConstantTensor);
-  InputSpec* s = pick(specs, random);
-  if (!s || !s->target) return false;
-  p.constants.erase(*s->target);
-  return true;
+  return editInputSpec(p, InputKind::ConstantTensor, random, [&](InputSpec& s) {
+    if (!s.target) return false;
+    p.constants.erase(*s.target);
+    return true;
+  });
 }
 
 // A user input relabelled a custom object (its argument still a tensor).
 bool customObjNotCustomObj(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::UserInput);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->kind = InputKind::CustomObj;
-  s->target = "corrupt_object";
-  return true;
+  return editInputSpec(p, InputKind::UserInput, random, [&](InputSpec& s) {
+    s.kind = InputKind::CustomObj;
+    s.target = "corrupt_object";
+    return true;
+  });
 }
 
 // A user input relabelled a custom object that the constants do not hold.
 bool customObjNotInConstants(ExportedProgram& p, RandomSource& random) {
-  auto specs = inputSpecsOf(p, InputKind::UserInput);
-  InputSpec* s = pick(specs, random);
-  if (!s) return false;
-  s->kind = InputKind::CustomObj;
-  s->arg.kind = SpecArg::Kind::CustomObj;
-  s->arg.class_fqn = "__torch__.torch.classes.epsmith.Missing";
-  s->target = "corrupt_object";
-  return true;
+  return editInputSpec(p, InputKind::UserInput, random, [&](InputSpec& s) {
+    s.kind = InputKind::CustomObj;
+    s.arg.kind = SpecArg::Kind::CustomObj;
+    s.arg.class_fqn = "__torch__.torch.classes.epsmith.Missing";
+    s.target = "corrupt_object";
+    return true;
+  });
 }
 
 // The token's spec argument a tensor; without a token, a user input relabelled a token.

@@ -44,15 +44,6 @@ struct GeneratorConfig {
   int attempts_per_node = 40;  // candidates tried before giving up on a node
 };
 
-// What `epsmith generate --config FILE` reads: the catalog's directives (allow, deny,
-// enable, disable) and the generator's (docs/generators.md lists them). Errors name file:line.
-struct GenerationConfig {
-  CatalogConfig catalog;
-  GeneratorConfig generator;
-};
-Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where);
-Expected<GenerationConfig> loadGenerationConfig(const std::string& path);
-
 // A program of about `config.nodes` nodes with its example inputs and state, in the
 // configured dialect, or an error when the catalog leaves nothing to build with (or, for
 // ATEN, when no functionalizable program came out of several tries).

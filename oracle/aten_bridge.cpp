@@ -89,6 +89,16 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
   return t;
 }
 
+TensorMeta tensorMetaOf(const at::Tensor& t) {
+  TensorMeta m;
+  m.dtype = fromAten(t.scalar_type());
+  for (int64_t s : t.sizes()) m.sizes.emplace_back(s);
+  for (int64_t s : t.strides()) m.strides.emplace_back(s);
+  m.storage_offset = t.storage_offset();
+  m.requires_grad = t.requires_grad();
+  return m;
+}
+
 TensorValue toTensorValue(const at::Tensor& input) {
   at::Tensor t = input.detach().cpu();
   TensorValue v;

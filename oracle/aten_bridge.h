@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "ir/meta.h"
 #include "ir/tensor_data.h"
 
 namespace epsmith {
@@ -35,5 +36,7 @@ class TensorMaterializer {
 
 // The inverse, for generators and minimizers: a CPU tensor's storage and view.
 TensorValue toTensorValue(const at::Tensor& t);
+// The tensor's metadata as meta.val records it (dtype, sizes, strides, offset, requires_grad).
+TensorMeta tensorMetaOf(const at::Tensor& t);
 
 }  // namespace epsmith

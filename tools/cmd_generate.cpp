@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "generators/graph_generator.h"
+#include "generators/generation_config.h"
 #include "ir/program_io.h"
 #include "tools/command.h"
 #include "verifier/verifier.h"

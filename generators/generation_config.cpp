@@ -1,0 +1,141 @@
+// Generation config files; see generation_config.h.
+#include "generators/generation_config.h"
+
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+namespace epsmith {
+
+namespace {
+
+std::optional<ScalarType> dtypeFromTorchName(std::string_view name) {
+  static const std::pair<std::string_view, ScalarType> kNames[] = {
+      {"float32", ScalarType::Float}, {"float64", ScalarType::Double}, {"float16", ScalarType::Half},
+      {"bfloat16", ScalarType::BFloat16}, {"int64", ScalarType::Long}, {"int32", ScalarType::Int},
+      {"int16", ScalarType::Short}, {"int8", ScalarType::Char}, {"uint8", ScalarType::Byte},
+      {"bool", ScalarType::Bool},
+  };
+  for (const auto& [n, d] : kNames) {
+    if (n == name) return d;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> words(const std::string& value) {
+  std::istringstream in(value);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// A non-negative integer no larger than `max`, or an error message.
+std::optional<std::string> number(const std::string& text, int64_t max, int64_t* out) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used != text.size() || v < 0 || v > max) throw std::out_of_range(text);
+    *out = v;
+    return std::nullopt;
+  } catch (const std::exception&) {
+    return "'" + text + "' is not a whole number in [0, " + std::to_string(max) + "]";
+  }
+}
+
+}  // namespace
+
+// Note [Generation config directives]: one directive a line, `#` comments —
+//   nodes N | inputs MIN MAX | state MAX | max-rank N | max-dim N | dtypes NAME... |
+//   noncontiguous PERCENT | weight CATEGORY N (functional, in-place, view, out,
+//   metadata-mutation, factory) | state-weight KIND N (parameter, buffer,
+//   non-persistent-buffer, constant) | mutable-state PERCENT | tokens PERCENT |
+//   no-grad PERCENT | submodule PERCENT | dialect TRAINING|ATEN
+// and the catalog's allow / deny / enable / disable.
+Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
+  GenerationConfig config;
+  GeneratorConfig& g = config.generator;
+  std::optional<LoadError> error;
+  forEachDirective(text, where, [&](const std::string& here, const std::string& directive, const std::string& value)
+                                    -> std::optional<LoadError> {
+    std::string message;
+    if (applyCatalogDirective(config.catalog, directive, value, &message)) {
+      if (!message.empty()) return LoadError{here, message};
+      return std::nullopt;
+    }
+    const std::vector<std::string> v = words(value);
+    auto bad = [&](const std::string& why) { return LoadError{here, "'" + directive + "': " + why}; };
+    auto one = [&](int64_t max, auto* field) -> std::optional<LoadError> {
+      if (v.size() != 1) return bad("takes one value");
+      int64_t n = 0;
+      if (auto e = number(v[0], max, &n)) return bad(*e);
+      *field = static_cast<std::remove_pointer_t<decltype(field)>>(n);
+      return std::nullopt;
+    };
+    if (directive == "nodes") return one(100000, &g.nodes);
+    if (directive == "state") return one(64, &g.max_state);
+    if (directive == "max-rank") return one(8, &g.max_rank);
+    if (directive == "max-dim") return one(64, &g.max_dim);
+    if (directive == "noncontiguous") return one(100, &g.noncontiguous_percent);
+    if (directive == "mutable-state") return one(100, &g.mutable_state_percent);
+    if (directive == "tokens") return one(100, &g.token_percent);
+    if (directive == "no-grad") return one(100, &g.no_grad_percent);
+    if (directive == "submodule") return one(100, &g.submodule_percent);
+    if (directive == "inputs") {
+      int64_t lo = 0, hi = 0;
+      if (v.size() != 2) return bad("takes MIN MAX");
+      if (auto e = number(v[0], 64, &lo)) return bad(*e);
+      if (auto e = number(v[1], 64, &hi)) return bad(*e);
+      if (hi < lo) return bad("MAX is below MIN");
+      g.min_inputs = static_cast<int>(lo), g.max_inputs = static_cast<int>(hi);
+      return std::nullopt;
+    }
+    if (directive == "dtypes") {
+      g.dtypes.clear();
+      for (const auto& w : v) {
+        auto d = dtypeFromTorchName(w);
+        if (!d) return bad("unknown dtype '" + w + "' (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
+        g.dtypes.push_back(*d);
+      }
+      return std::nullopt;
+    }
+    if (directive == "weight" || directive == "state-weight") {
+      if (v.size() != 2) return bad("takes NAME WEIGHT");
+      int64_t w = 0;
+      if (auto e = number(v[1], 1000000, &w)) return bad(*e);
+      const auto weight = static_cast<uint32_t>(w);
+      static const std::pair<std::string_view, uint32_t GeneratorConfig::*> kWeights[] = {
+          {"functional", &GeneratorConfig::weight_functional}, {"in-place", &GeneratorConfig::weight_in_place},
+          {"view", &GeneratorConfig::weight_view}, {"out", &GeneratorConfig::weight_out},
+          {"metadata-mutation", &GeneratorConfig::weight_metadata}, {"factory", &GeneratorConfig::weight_factory},
+      };
+      static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer", "constant"};
+      if (directive == "weight") {
+        for (const auto& [name, field] : kWeights) {
+          if (name == v[0]) return g.*field = weight, std::nullopt;
+        }
+        return bad("unknown category '" + v[0] + "' (functional, in-place, view, out, metadata-mutation, factory)");
+      }
+      for (int k = 0; k < kNumStateKinds; ++k) {
+        if (kStateNames[k] == v[0]) return g.state_weights[k] = weight, std::nullopt;
+      }
+      return bad("unknown state kind '" + v[0] + "' (parameter, buffer, non-persistent-buffer, constant)");
+    }
+    if (directive == "dialect") {
+      if (value == "TRAINING") return g.dialect = IrDialect::Training, std::nullopt;
+      if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
+      return bad("unknown dialect '" + value + "' (TRAINING, ATEN)");
+    }
+    return LoadError{here, "unknown directive '" + directive + "' (see docs/generators.md)"};
+  }, &error);
+  if (error) return *error;
+  if (g.dtypes.empty()) return LoadError{where, "'dtypes' leaves no dtype to generate"};
+  return config;
+}
+
+Expected<GenerationConfig> loadGenerationConfig(const std::string& path) {
+  auto text = readConfigFile(path);
+  if (!text.ok()) return text.error();
+  return parseGenerationConfig(text.value(), path);
+}
+
+}  // namespace epsmith
