@@ -9,6 +9,7 @@
 #include "generators/random_source.h"
 #include "ir/json_format.h"
 #include "ir/text_format.h"
+#include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
@@ -29,33 +30,52 @@ CheckOutcome fromVerdict(DiffCheck c, const Verdict& v) {
   return finding(c, std::string(verdictKindName(v.kind)), v.where, v.report);
 }
 
-CheckOutcome d1(const ExportedProgram& p, const RunResult& eager) {
-  auto f = functionalize(p);
-  if (!f.ok()) return skip(DiffCheck::D1, "the functionalizer refuses it: " + f.error->str());
-  auto diagnostics = verify(*f.program, *findDialect("ATEN"));
+RunResult run(const ExportedProgram& p, const RunOptions& options, PhaseTimes* times) {
+  PhaseClock clock(times, Phase::Execute);
+  return runProgram(p, options);
+}
+
+CheckOutcome compare(DiffCheck c, const RunResult& expected, const RunResult& actual, PhaseTimes* times) {
+  PhaseClock clock(times, Phase::Compare);
+  return fromVerdict(c, compareResults(expected, actual));
+}
+
+CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
+  std::optional<FunctionalizeResult> f;
+  {
+    PhaseClock clock(times, Phase::Functionalize);
+    f = functionalize(p);
+  }
+  if (!f->ok()) return skip(DiffCheck::D1, "the functionalizer refuses it: " + f->error->str());
+  std::vector<Diagnostic> diagnostics;
+  {
+    PhaseClock clock(times, Phase::Verify);
+    diagnostics = verify(*f->program, *findDialect("ATEN"));
+  }
   if (!diagnostics.empty()) {
     return finding(DiffCheck::D1, "invalid-functional-program", diagnostics.front().where,
                    "the functionalized program does not verify as ATEN: " + diagnostics.front().str());
   }
-  return fromVerdict(DiffCheck::D1, compareResults(eager, runProgram(*f.program, RunOptions(RunMode::Exported))));
+  return compare(DiffCheck::D1, eager, run(*f->program, RunOptions(RunMode::Exported, device), times), times);
 }
 
-CheckOutcome d2(const ExportedProgram& p, const RunResult& eager) {
-  return fromVerdict(DiffCheck::D2, compareResults(eager, runProgram(p, RunOptions(RunMode::LibTorchFunctionalize))));
+CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
+  return compare(DiffCheck::D2, eager, run(p, RunOptions(RunMode::LibTorchFunctionalize, device), times), times);
 }
 
-CheckOutcome d3(const ExportedProgram& p) {
+CheckOutcome d3(const ExportedProgram& p, PhaseTimes* times) {
   if (!cudaAvailable()) return skip(DiffCheck::D3, "CUDA is not available in this LibTorch build or machine");
-  RunResult cpu = runProgram(p, RunOptions(RunMode::Exported));
+  RunResult cpu = run(p, RunOptions(RunMode::Exported), times);
   Device cuda_device;
   cuda_device.type = "cuda";
-  RunResult cuda = runProgram(p, RunOptions(RunMode::Exported, cuda_device));
-  return fromVerdict(DiffCheck::D3, compareResults(cpu, cuda));
+  RunResult cuda = run(p, RunOptions(RunMode::Exported, cuda_device), times);
+  return compare(DiffCheck::D3, cpu, cuda, times);
 }
 
 // Both forms must give back the very program (its text, byte for byte) and, run, the same
 // results.
-CheckOutcome d4(const ExportedProgram& p, const RunResult& eager) {
+CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
+  std::optional<PhaseClock> clock(std::in_place, times, Phase::Compare);
   const std::string text = printProgramText(p);
   auto from_text = parseProgramText(text);
   if (!from_text.ok()) return finding(DiffCheck::D4, "text-unreadable", "", from_text.error().str());
@@ -69,12 +89,14 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager) {
   if (printProgramText(from_json.value()) != text) {
     return finding(DiffCheck::D4, "json-round-trip-differs", "", "the JSON form read back prints differently");
   }
-  const Verdict v = compareResults(eager, runProgram(from_json.value(), RunOptions(RunMode::Eager)));
-  if (!v.match()) return finding(DiffCheck::D4, "json-round-trip-runs-differently", v.where, v.report);
-  return pass(DiffCheck::D4);
+  clock.reset();
+  CheckOutcome o = compare(DiffCheck::D4, eager, run(from_json.value(), RunOptions(RunMode::Eager, device), times), times);
+  if (o.status == Status::Finding) o.kind = "json-round-trip-runs-differently";
+  return o;
 }
 
-CheckOutcome d6(const ExportedProgram& p, uint64_t seed) {
+CheckOutcome d6(const ExportedProgram& p, uint64_t seed, PhaseTimes* times) {
+  PhaseClock clock(times, Phase::Verify);
   SeededSource random(seed);
   int applied = 0;
   for (const auto& c : corruptions()) {
@@ -151,7 +173,13 @@ std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std
 std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const CheckOptions& options) {
   std::vector<CheckOutcome> out;
-  auto diagnostics = verify(p);
+  PhaseTimes* times = options.times;
+  notePhase("verify");
+  std::vector<Diagnostic> diagnostics;
+  {
+    PhaseClock clock(times, Phase::Verify);
+    diagnostics = verify(p);
+  }
   if (!diagnostics.empty()) {
     for (DiffCheck c : checks) {
       out.push_back(finding(c, "invalid-program", diagnostics.front().where,
@@ -159,18 +187,28 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     }
     return out;
   }
-  const RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+  notePhase("eager");
+  const RunResult eager = run(p, RunOptions(RunMode::Eager, options.device), times);
   for (DiffCheck c : checks) {
+    notePhase(diffCheckName(c));
     if (!eager.ok() && (c == DiffCheck::D1 || c == DiffCheck::D2)) {
       out.push_back(skip(c, "the program raises eagerly on its example inputs: " + eager.error->str()));
       continue;
     }
-    switch (c) {
-      case DiffCheck::D1: out.push_back(d1(p, eager)); break;
-      case DiffCheck::D2: out.push_back(d2(p, eager)); break;
-      case DiffCheck::D3: out.push_back(d3(p)); break;
-      case DiffCheck::D4: out.push_back(d4(p, eager)); break;
-      case DiffCheck::D6: out.push_back(d6(p, options.corruption_seed)); break;
+    // The oracle turns an op's exceptions into results; one that escapes anyway (LibTorch
+    // handing back a tensor whose data cannot be read, say) is a finding about the check.
+    try {
+      switch (c) {
+        case DiffCheck::D1: out.push_back(d1(p, eager, options.device, times)); break;
+        case DiffCheck::D2: out.push_back(d2(p, eager, options.device, times)); break;
+        case DiffCheck::D3: out.push_back(d3(p, times)); break;
+        case DiffCheck::D4: out.push_back(d4(p, eager, options.device, times)); break;
+        case DiffCheck::D6: out.push_back(d6(p, options.corruption_seed, times)); break;
+      }
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      what = what.substr(0, what.find('\n'));
+      out.push_back(finding(c, "escaped-exception", "", "an exception escaped the check: " + what));
     }
   }
   return out;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/phases.h"
 #include "ir/program.h"
 
 namespace epsmith {
@@ -42,6 +43,8 @@ std::string failureSignature(const CheckOutcome& o);
 
 struct CheckOptions {
   uint64_t corruption_seed = 1;  // D6 draws the place of each corruption from it
+  PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
+  Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
 };
 
 // Runs `checks` on `p`. A program that does not verify in its own dialect cannot be checked:

@@ -479,6 +479,17 @@ class Generator {
     return empty;
   }
 
+  // The functional resizes (resize, resize_as) hand back a fresh tensor; grown past their
+  // input, the new elements are uninitialized memory (Note [Results read from uninitialized
+  // memory]) that two runs may well agree on (malloc hands back the same block). Only
+  // resizes that do not grow are generated.
+  bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, const Node& call) const {
+    if (op.is_mutable || op.localName().rfind("resize", 0) != 0 || !result.isTensor() || call.args.empty()) return false;
+    const Node* self = call.args[0].get<arg::Tensor>() ? call.args[0].get<arg::Tensor>()->node : nullptr;
+    const at::Tensor* t = self ? valueOf(self) : nullptr;
+    return !t || result.toTensor().numel() > t->numel();
+  }
+
   // A non-mutating op that handed back one of its arguments itself (matrix_H of a 0-d
   // tensor, say) although its role does not say it returns self: the functionalizer models
   // such results as new views, so a later metadata mutation through one would not reach the
@@ -574,6 +585,7 @@ class Generator {
     auto outcome = run();
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n) ||
+        growsIntoUninitializedMemory(*op, outcome.outputs[0], *n) ||
         (!op->is_mutable && readsAnEmptyTensor(*n) && !sameResult(outcome.outputs[0], run()))) {
       g.erase(n);
       return false;
@@ -673,17 +685,9 @@ class Generator {
 
 }  // namespace
 
-// Candidates provoke LibTorch's deprecation warnings (out= resizes, say) by the hundred;
-// they say nothing about the program kept, so generation runs with them dropped.
-class SilentWarnings : public c10::WarningHandler {
- public:
-  void process(const c10::SourceLocation&, const std::string&, bool) override {}
-};
-
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random) {
-  static SilentWarnings silent;
-  c10::Warning::WarningHandlerGuard quiet(&silent);
+  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
   if (config.dialect == IrDialect::Training) return Generator(catalog, config, random).run();
   // ATEN: functionalize what the generator made; a program the functionalizer refuses (it
   // mutates an input's metadata, say) is followed by the next one from the same source.

@@ -117,4 +117,13 @@ TensorValue toTensorValue(const at::Tensor& input) {
   return v;
 }
 
+c10::WarningHandler* silentWarningHandler() {
+  class Silent : public c10::WarningHandler {
+   public:
+    void process(const c10::SourceLocation&, const std::string&, bool) override {}
+  };
+  static Silent silent;
+  return &silent;
+}
+
 }  // namespace epsmith

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
 
 #include <memory>
 #include <unordered_map>
@@ -38,5 +39,10 @@ class TensorMaterializer {
 TensorValue toTensorValue(const at::Tensor& t);
 // The tensor's metadata as meta.val records it (dtype, sizes, strides, offset, requires_grad).
 TensorMeta tensorMetaOf(const at::Tensor& t);
+
+// A warning handler that drops everything: candidates and checks provoke LibTorch's
+// deprecation warnings (out= resizes, say) by the hundred, and they say nothing about the
+// programs. The generator installs it while it runs; campaign workers for good.
+c10::WarningHandler* silentWarningHandler();
 
 }  // namespace epsmith

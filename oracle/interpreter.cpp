@@ -18,6 +18,7 @@
 
 #include "ir/op_registry.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/breadcrumb.h"
 #include "oracle/builtins.h"
 
 namespace epsmith {
@@ -443,6 +444,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) co
         case Plan::StepKind::Aten: {
           stack.clear();
           for (const auto& a : step.args) stack.push_back(gather(a, env));
+          noteOp(step.op->operator_name().name, step.op->operator_name().overload_name);
           step.op->callBoxed(&stack);
           if (step.tuple_return) {
             env[static_cast<size_t>(step.slot)] = c10::ivalue::Tuple::create(std::move(stack));

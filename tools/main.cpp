@@ -1,12 +1,31 @@
 // The epsmith command line: registers every subcommand of tools/commands.def and runs one.
+#include <fstream>
 #include <iostream>
 
+#include "fuzz/corpus.h"
 #include "ir/program_io.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
 
 std::optional<ExportedProgram> loadOrReport(std::string_view command, const std::string& path, int& exit_code) {
+  // A corpus case file holds its program: every command reads it as that program.
+  if (formatFromPath(path) == FileFormat::Json) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(64, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (isCaseFileText(head)) {
+      auto c = readCaseFile(path);
+      if (c.ok() && c->program) return std::move(*c->program);
+      std::cerr << "epsmith " << command << ": "
+                << (c.ok() ? path + ": the case keeps no program (it is remade from its seed: epsmith replay " + path + ")"
+                           : c.error().str())
+                << "\n";
+      exit_code = kExitBadInput;
+      return std::nullopt;
+    }
+  }
   auto program = loadProgram(path);
   if (program.ok()) return std::move(program.value());
   std::cerr << "epsmith " << command << ": " << program.error().str() << "\n";

@@ -1,0 +1,67 @@
+// One full campaign case as a campaign runs it: a request to a forked worker that generates
+// a program from a seed, verifies it and runs D1, D2, D4 and D6 (functionalize, verify as
+// ATEN, the eager and functionalized runs, LibTorch's functionalization, the round trips,
+// every corruption), and the reply. Issue 7's target: at least 1 000 cases/s per core at 16
+// nodes, at least half of the time executing ops. The phase split comes back as counters
+// (percent of the case's time). A worker that LibTorch crashes is replaced, as in a campaign.
+#include <benchmark/benchmark.h>
+
+#include <ATen/Parallel.h>
+
+#include <sstream>
+
+#include "fuzz/case_runner.h"
+#include "fuzz/workers.h"
+
+namespace epsmith::bench {
+namespace {
+
+void BM_Case(benchmark::State& state) {
+  CaseSetup setup;
+  setup.nodes = static_cast<int>(state.range(0));
+  setup.checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4, DiffCheck::D6};
+  auto runner = CaseRunner::create(setup);
+  if (!runner.ok()) {
+    state.SkipWithError(runner.error().str().c_str());
+    return;
+  }
+  const CaseRunner& r = *runner.value();
+  WorkerPool pool(
+      1,
+      [&r](const std::string& request) {
+        CaseResult result = r.run(std::stoull(request));
+        std::ostringstream reply;
+        for (double s : result.times.seconds) reply << s << " ";
+        return reply.str();
+      },
+      WorkerLimits{}, [] { at::set_num_threads(1); });
+  uint64_t seed = 1;
+  PhaseTimes times;
+  int64_t deaths = 0;
+  for (auto _ : state) {
+    pool.send(0, std::to_string(seed++));
+    std::vector<WorkerPool::Event> events;
+    while (events.empty()) events = pool.wait(1000);
+    if (events[0].reply) {
+      std::istringstream in(*events[0].reply);
+      PhaseTimes t;
+      for (double& s : t.seconds) in >> s;
+      times.add(t);
+    } else {
+      ++deaths;
+    }
+  }
+  const auto n = static_cast<double>(seed - 1);
+  state.counters["cases"] = benchmark::Counter(n, benchmark::Counter::kIsRate);
+  state.counters["worker_deaths"] = static_cast<double>(deaths);
+  for (int i = 0; i < kNumPhases - 1; ++i) {  // minimizing is not part of a case
+    state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
+        100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
+  }
+}
+BENCHMARK(BM_Case)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+}  // namespace epsmith::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,537 @@
+// See campaign.h. Requests and replies between the campaign and its workers are JSON.
+#include "fuzz/campaign.h"
+
+#include <ATen/Parallel.h>
+
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "ir/json_format.h"
+#include "ir/program_io.h"
+#include "ir/text_format.h"
+#include "oracle/aten_bridge.h"
+
+namespace epsmith {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+extern "C" void requestStop(int) { g_stop_requested = 1; }
+
+json timesJson(const PhaseTimes& t) { return json(std::vector<double>(t.seconds.begin(), t.seconds.end())); }
+PhaseTimes timesFrom(const json& j) {
+  PhaseTimes t;
+  for (size_t i = 0; i < t.seconds.size() && i < j.size(); ++i) t.seconds[i] = j[i].get<double>();
+  return t;
+}
+
+json deathJson(const WorkerDeath& d) {
+  return {{"kind", static_cast<int>(d.kind)}, {"code", d.code}, {"phase", d.phase}, {"op", d.op}};
+}
+WorkerDeath deathFrom(const json& j) {
+  WorkerDeath d;
+  d.kind = static_cast<WorkerDeath::Kind>(j.at("kind").get<int>());
+  d.code = j.at("code").get<int>();
+  d.phase = j.at("phase").get<std::string>();
+  d.op = j.at("op").get<std::string>();
+  return d;
+}
+
+// ---- what a worker does ----------------------------------------------------------------
+
+std::string serve(const CaseRunner& runner, const std::string& request) {
+  const json req = json::parse(request);
+  const uint64_t seed = req.at("seed").get<uint64_t>();
+  json reply{{"type", req.at("type")}, {"seed", seed}};
+  if (req.at("type") == "case") {
+    CaseResult r = runner.run(seed);
+    reply["times"] = timesJson(r.times);
+    reply["nodes"] = r.nodes;
+    if (r.generation_error) reply["generation_error"] = *r.generation_error;
+    json outcomes = json::array();
+    for (const auto& o : r.outcomes) {
+      json jo{{"check", diffCheckName(o.check)}, {"status", static_cast<int>(o.status)}};
+      if (o.status == CheckOutcome::Status::Finding) {
+        jo["kind"] = o.kind;
+        jo["where"] = o.where;
+        jo["report"] = o.report;
+        jo["signature"] = failureSignature(o);
+      }
+      outcomes.push_back(std::move(jo));
+    }
+    reply["outcomes"] = std::move(outcomes);
+    return reply.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  std::optional<WorkerDeath> crash;
+  if (req.contains("crash")) crash = deathFrom(req.at("crash"));
+  MinimizedFinding m = runner.minimize(seed, req.at("check").get<std::string>(), req.at("signature").get<std::string>(), crash);
+  reply["signature"] = m.signature;
+  reply["bucket"] = m.bucket.id();
+  reply["bucket_key"] = m.bucket.str();
+  reply["ops"] = m.bucket.ops;
+  reply["check"] = m.check;
+  reply["kind"] = m.kind;
+  reply["where"] = m.where;
+  reply["report"] = m.report;
+  reply["nodes_before"] = m.nodes_before;
+  reply["nodes_after"] = m.nodes_after;
+  reply["oracle_calls"] = m.oracle_calls;
+  reply["times"] = timesJson(m.times);
+  reply["flaky"] = m.flaky;
+  if (m.program) {
+    auto program = writeProgramJson(*m.program);
+    if (program.ok()) reply["program"] = program.value();
+    reply["text"] = printProgramText(*m.program);
+  }
+  return reply.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// ---- the campaign's books --------------------------------------------------------------
+
+struct Bucket {
+  std::string id, key, signature, check, kind, where, report, text, corpus_file;
+  std::vector<std::string> ops;
+  bool is_new = false;
+  int64_t count = 0;
+  uint64_t first_seed = 0;
+  size_t nodes_before = 0, nodes_after = 0;
+  int oracle_calls = 0;
+};
+
+// A signature seen, its minimization asked for or under way.
+struct Pending {
+  std::string check, kind;
+  std::optional<WorkerDeath> crash;
+  uint64_t seed = 0;
+  int64_t count = 0;
+};
+
+class Campaign {
+ public:
+  Campaign(const CampaignOptions& options, std::ostream& log) : o_(options), log_(log) {}
+  CampaignResult run();
+
+ private:
+  void onCase(const json& reply);
+  void onCaseDeath(uint64_t seed, const WorkerDeath& d);
+  void onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
+                 std::optional<WorkerDeath> crash);
+  void onMinimized(const json& reply);
+  void onMinimizeDeath(const std::string& signature, const WorkerDeath& d);
+  Bucket& settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program);
+  void statusLine(bool final);
+  void writeReport();
+  std::string reproCommand(const Bucket& b) const;
+
+  const CampaignOptions& o_;
+  std::ostream& log_;
+  std::unique_ptr<CaseRunner> runner_;
+  std::set<std::string> known_;  // buckets in the corpus before this campaign
+  std::map<std::string, Bucket> buckets_;
+  std::map<std::string, std::string> bucket_of_;  // signature → bucket id
+  std::map<std::string, Pending> pending_;
+  std::map<std::string, int64_t> flaky_;          // signature → findings that did not repeat
+  std::deque<std::string> to_minimize_;           // signatures
+  PhaseTimes times_;
+  int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
+  std::map<std::string, int64_t> skipped_;        // check → cases it skipped
+  size_t peak_rss_ = 0;
+  Clock::time_point start_;
+  std::string started_at_;
+  std::vector<std::string> errors_;
+  int restarts_ = 0;
+};
+
+void Campaign::onCase(const json& reply) {
+  ++cases_;
+  const uint64_t seed = reply.at("seed").get<uint64_t>();
+  times_.add(timesFrom(reply.at("times")));
+  if (reply.contains("generation_error")) ++generation_errors_;
+  for (const auto& jo : reply.at("outcomes")) {
+    const auto status = static_cast<CheckOutcome::Status>(jo.at("status").get<int>());
+    const std::string check = jo.at("check").get<std::string>();
+    if (status == CheckOutcome::Status::Skipped) ++skipped_[check];
+    if (status != CheckOutcome::Status::Finding) continue;
+    onFinding(seed, jo.at("signature").get<std::string>(), check, jo.at("kind").get<std::string>(), std::nullopt);
+  }
+}
+
+void Campaign::onCaseDeath(uint64_t seed, const WorkerDeath& d) {
+  ++cases_;
+  ++deaths_;
+  const std::string check = d.phase.empty() ? "worker" : d.phase;
+  onFinding(seed, deathSignature(d), check, d.kindName(), d);
+}
+
+void Campaign::onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
+                         std::optional<WorkerDeath> crash) {
+  ++findings_;
+  if (auto b = bucket_of_.find(signature); b != bucket_of_.end()) {
+    ++buckets_[b->second].count;
+    return;
+  }
+  if (auto f = flaky_.find(signature); f != flaky_.end()) {
+    ++f->second;
+    return;
+  }
+  auto [it, fresh] = pending_.try_emplace(signature);
+  ++it->second.count;
+  if (!fresh) return;
+  it->second = Pending{check, kind, crash, seed, 1};
+  // A crash while generating leaves no program to shrink: its bucket is its signature.
+  if (crash && crash->phase == "generate") {
+    Bucket b;
+    b.signature = signature;
+    b.report = "the worker died (" + crash->kindName() + ") while generating the program, running " + crash->op;
+    Pending p = it->second;
+    pending_.erase(it);
+    Bucket& settled = settle(std::move(b), p, std::nullopt);
+    bucket_of_[signature] = settled.id;
+    return;
+  }
+  to_minimize_.push_back(signature);
+}
+
+// Files a minimized (or unminimizable) finding under its bucket: counts merge into a bucket
+// seen before; a bucket the corpus lacks gets its case file.
+Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program) {
+  if (b.check.empty()) b.check = p.check;
+  if (b.kind.empty()) b.kind = p.kind;
+  if (b.id.empty()) {
+    std::string detail;
+    if (p.crash) detail = p.crash->op;
+    BucketKey key{b.check, b.kind, b.ops, detail};
+    b.id = key.id();
+    b.key = key.str();
+  }
+  auto existing = buckets_.find(b.id);
+  if (existing != buckets_.end()) {
+    existing->second.count += p.count;
+    return existing->second;
+  }
+  b.count = p.count;
+  b.first_seed = p.seed;
+  b.is_new = known_.count(b.id) == 0;
+  const std::string name = "seed-" + std::to_string(p.seed) + ".json";
+  if (b.is_new) {
+    CaseFile c;
+    c.bucket = b.id;
+    c.bucket_key = b.key;
+    c.check = b.check;
+    c.kind = b.kind;
+    c.signature = b.signature;
+    c.report = b.report;
+    c.status = CaseStatus::Open;
+    c.provenance.seed = p.seed;
+    c.provenance.config = o_.setup.config_text;
+    c.provenance.nodes = runner_->nodes();
+    c.provenance.libtorch = libtorchVersion();
+    c.provenance.epsmith = "0.1.0";
+    c.provenance.date = utcNow();
+    c.provenance.nodes_before = b.nodes_before;
+    c.provenance.nodes_after = b.nodes_after;
+    c.provenance.oracle_calls = b.oracle_calls;
+    c.program = std::move(program);
+    auto written = writeCaseAtomically(o_.corpus_dir, name, c);
+    if (written.ok()) b.corpus_file = written.value();
+    else errors_.push_back(written.error().str());
+  } else {
+    const auto dir = std::filesystem::path(o_.corpus_dir) / "regressions" / b.id;
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+      if (f.path().extension() == ".json") b.corpus_file = f.path().string();
+    }
+  }
+  return buckets_.emplace(b.id, std::move(b)).first->second;
+}
+
+void Campaign::onMinimized(const json& reply) {
+  const std::string signature = reply.at("signature").get<std::string>();
+  auto it = pending_.find(signature);
+  if (it == pending_.end()) return;
+  const Pending p = it->second;
+  pending_.erase(it);
+  times_.add(timesFrom(reply.at("times")));
+  if (reply.at("flaky").get<bool>()) {
+    flaky_[signature] += p.count;
+    return;
+  }
+  Bucket b;
+  b.id = reply.at("bucket").get<std::string>();
+  b.key = reply.at("bucket_key").get<std::string>();
+  b.signature = signature;
+  b.check = reply.at("check").get<std::string>();
+  b.kind = reply.at("kind").get<std::string>();
+  b.where = reply.at("where").get<std::string>();
+  b.report = reply.at("report").get<std::string>();
+  b.ops = reply.at("ops").get<std::vector<std::string>>();
+  b.nodes_before = reply.at("nodes_before").get<size_t>();
+  b.nodes_after = reply.at("nodes_after").get<size_t>();
+  b.oracle_calls = reply.at("oracle_calls").get<int>();
+  std::optional<ExportedProgram> program;
+  if (reply.contains("program")) {
+    auto read = readProgramJson(reply.at("program").get<std::string>());
+    if (read.ok()) program = std::move(read.value());
+    else errors_.push_back("minimized program of " + signature + ": " + read.error().str());
+    b.text = reply.value("text", "");
+  }
+  Bucket& settled = settle(std::move(b), p, std::move(program));
+  bucket_of_[signature] = settled.id;
+}
+
+void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
+  auto it = pending_.find(signature);
+  if (it == pending_.end()) return;
+  const Pending p = it->second;
+  pending_.erase(it);
+  ++deaths_;
+  Bucket b;
+  b.signature = signature;
+  b.report = "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
+  Bucket& settled = settle(std::move(b), p, std::nullopt);
+  bucket_of_[signature] = settled.id;
+}
+
+std::string percent(double part, double whole) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(0) << (whole > 0 ? 100 * part / whole : 0) << "%";
+  return s.str();
+}
+
+void Campaign::statusLine(bool final) {
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  int new_buckets = 0;
+  for (const auto& [id, b] : buckets_) new_buckets += b.is_new ? 1 : 0;
+  log_ << "#" << cases_ << (final ? "\tDONE" : "\tpulse") << "\tcases/s: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9))
+       << "\tbuckets: " << buckets_.size() << "\tnew: " << new_buckets << "\trss: " << (peak_rss_ >> 20) << "Mb\t";
+  const double total = times_.total();
+  for (int i = 0; i < kNumPhases; ++i) {
+    log_ << (i ? " " : "") << kPhaseNames[i].substr(0, 3) << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
+  }
+  log_ << std::endl;
+}
+
+std::string Campaign::reproCommand(const Bucket& b) const {
+  if (!b.corpus_file.empty()) return "epsmith replay " + b.corpus_file;
+  return "epsmith fuzz --seed " + std::to_string(b.first_seed) + " --cases 1";
+}
+
+void Campaign::writeReport() {
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  const double total = times_.total();
+  json summary;
+  summary["epsmith"] = "0.1.0";
+  summary["libtorch"] = libtorchVersion();
+  summary["command"] = o_.command_line;
+  summary["started"] = started_at_;
+  summary["seconds"] = elapsed;
+  summary["seed"] = o_.seed;
+  summary["jobs"] = o_.jobs;
+  summary["nodes"] = runner_->nodes();
+  summary["device"] = o_.device;
+  json checks = json::array();
+  for (DiffCheck c : o_.setup.checks) checks.push_back(diffCheckName(c));
+  summary["checks"] = checks;
+  summary["cases"] = cases_;
+  summary["cases_per_second"] = cases_ / std::max(elapsed, 1e-9);
+  summary["cases_per_second_per_job"] = cases_ / std::max(elapsed, 1e-9) / std::max(o_.jobs, 1);
+  json phases, shares;
+  for (int i = 0; i < kNumPhases; ++i) {
+    phases[std::string(kPhaseNames[i])] = times_.seconds[static_cast<size_t>(i)];
+    shares[std::string(kPhaseNames[i])] = total > 0 ? times_.seconds[static_cast<size_t>(i)] / total : 0.0;
+  }
+  summary["phase_seconds"] = phases;
+  summary["phase_share"] = shares;
+  summary["findings"] = findings_;
+  summary["generation_errors"] = generation_errors_;
+  summary["worker_deaths"] = deaths_;
+  summary["worker_restarts"] = restarts_;
+  summary["peak_rss_bytes"] = peak_rss_;
+  summary["skipped"] = skipped_;
+  summary["flaky"] = flaky_;
+  json buckets = json::array();
+  int new_buckets = 0;
+  for (const auto& [id, b] : buckets_) {
+    new_buckets += b.is_new ? 1 : 0;
+    buckets.push_back({{"id", id},
+                       {"new", b.is_new},
+                       {"count", b.count},
+                       {"signature", b.signature},
+                       {"key", b.key},
+                       {"check", b.check},
+                       {"kind", b.kind},
+                       {"ops", b.ops},
+                       {"first_seed", b.first_seed},
+                       {"nodes_before", b.nodes_before},
+                       {"nodes_after", b.nodes_after},
+                       {"oracle_calls", b.oracle_calls},
+                       {"corpus_file", b.corpus_file},
+                       {"repro", reproCommand(b)}});
+  }
+  summary["buckets"] = buckets;
+  summary["new_buckets"] = new_buckets;
+  summary["errors"] = errors_;
+
+  std::ostringstream md;
+  md << "# epsmith fuzz report\n\n"
+     << "`" << o_.command_line << "` — started " << started_at_ << ", LibTorch " << libtorchVersion() << "\n\n"
+     << "| | |\n|---|---|\n"
+     << "| cases | " << cases_ << " in " << std::fixed << std::setprecision(1) << elapsed << " s ("
+     << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
+     << "| findings | " << findings_ << " in " << buckets_.size() << " bucket" << (buckets_.size() == 1 ? "" : "s") << ", "
+     << new_buckets << " new |\n"
+     << "| worker deaths | " << deaths_ << " |\n"
+     << "| peak worker RSS | " << (peak_rss_ >> 20) << " MiB |\n"
+     << "| time split |";
+  for (int i = 0; i < kNumPhases; ++i) md << " " << kPhaseNames[i] << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
+  md << " |\n";
+  for (const auto& [check, n] : skipped_) md << "| " << check << " skipped | " << n << " cases |\n";
+  for (const auto& [signature, n] : flaky_) md << "| flaky (not repeated on re-run) | `" << signature << "` × " << n << " |\n";
+  if (!errors_.empty()) {
+    md << "\n## Errors\n\n";
+    for (const auto& e : errors_) md << "- " << e << "\n";
+  }
+  md << "\n## Buckets\n";
+  if (buckets_.empty()) md << "\nNo findings.\n";
+  for (const auto& [id, b] : buckets_) {
+    md << "\n### " << (b.is_new ? "NEW " : "") << id << "\n\n"
+       << "- signature: `" << b.signature << "`\n"
+       << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
+       << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
+       << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
+       << "- reproduce: `" << reproCommand(b) << "`\n";
+    if (!b.where.empty()) md << "- where: " << b.where << "\n";
+    md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
+    if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o_.report_dir, ec);
+  if (ec) {
+    errors_.push_back(o_.report_dir + ": cannot create the directory: " + ec.message());
+    return;
+  }
+  const auto dir = std::filesystem::path(o_.report_dir);
+  if (auto e = writeFileAtomically((dir / "summary.json").string(), summary.dump(2, ' ', false, json::error_handler_t::replace) + "\n")) errors_.push_back(e->str());
+  if (auto e = writeFileAtomically((dir / "report.md").string(), md.str())) errors_.push_back(e->str());
+}
+
+CampaignResult Campaign::run() {
+  auto runner = CaseRunner::create(o_.setup);
+  if (!runner.ok()) throw std::invalid_argument(runner.error().str());
+  runner_ = std::move(runner.value());
+  for (const auto& id : existingBuckets(o_.corpus_dir)) known_.insert(id);
+  // Leftovers of a campaign killed while writing a case.
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(o_.corpus_dir) / "regressions" / ".incoming", ec);
+
+  const CaseRunner& r = *runner_;
+  WorkerPool pool(o_.jobs, [&r](const std::string& request) { return serve(r, request); }, o_.setup.limits,
+                  [] {
+                    // One core per worker; LibTorch's warnings are about programs, not findings.
+                    at::set_num_threads(1);
+                    c10::Warning::set_warning_handler(silentWarningHandler());
+                  });
+  g_stop_requested = 0;
+  auto previous_int = std::signal(SIGINT, requestStop);
+  auto previous_term = std::signal(SIGTERM, requestStop);
+  start_ = Clock::now();
+  started_at_ = utcNow();
+  auto next_status = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+  int64_t issued = 0;
+  std::map<int, uint64_t> case_of_worker;
+  for (;;) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const bool stop_new = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds) || (o_.cases > 0 && issued >= o_.cases);
+    for (int w = 0; w < pool.size(); ++w) {
+      if (pool.busy(w)) continue;
+      if (!to_minimize_.empty() && !g_stop_requested) {
+        const std::string signature = to_minimize_.front();
+        to_minimize_.pop_front();
+        const Pending& p = pending_.at(signature);
+        json req{{"type", "minimize"}, {"seed", p.seed}, {"check", p.check}, {"signature", signature}};
+        if (p.crash) req["crash"] = deathJson(*p.crash);
+        // Every step may run up to a case's time limit; allow the minimization a few minutes.
+        pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
+      } else if (!stop_new) {
+        const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
+        pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
+      }
+    }
+    bool any_busy = false;
+    for (int w = 0; w < pool.size(); ++w) any_busy = any_busy || pool.busy(w);
+    if (!any_busy && (stop_new || g_stop_requested)) break;
+    for (auto& e : pool.wait(200)) {
+      const json req = json::parse(e.request);
+      const bool is_case = req.at("type") == "case";
+      if (e.reply) {
+        const json reply = json::parse(*e.reply);
+        if (is_case) onCase(reply);
+        else onMinimized(reply);
+      } else if (e.death) {
+        if (is_case) onCaseDeath(req.at("seed").get<uint64_t>(), *e.death);
+        else onMinimizeDeath(req.at("signature").get<std::string>(), *e.death);
+      }
+    }
+    if (Clock::now() >= next_status) {
+      peak_rss_ = std::max(peak_rss_, pool.rssBytes());
+      statusLine(false);
+      next_status += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+    }
+  }
+  peak_rss_ = std::max(peak_rss_, pool.rssBytes());
+  restarts_ = pool.restarts();
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
+  // Signatures left unminimized (an interrupted campaign) still count, under their own bucket.
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Bucket b;
+    b.signature = it->first;
+    b.report = "not minimized: the campaign stopped first";
+    const Pending p = it->second;
+    it = pending_.erase(it);
+    settle(std::move(b), p, std::nullopt);
+  }
+  statusLine(true);
+  writeReport();
+
+  CampaignResult result;
+  result.cases = cases_;
+  result.buckets = static_cast<int>(buckets_.size());
+  for (const auto& [id, b] : buckets_) result.new_buckets += b.is_new ? 1 : 0;
+  result.errors = errors_;
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  int64_t flaky = 0;
+  for (const auto& [signature, n] : flaky_) flaky += n;
+  log_ << "stat::number_of_executed_cases: " << cases_ << "\n"
+       << "stat::average_cases_per_sec: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "\n"
+       << "stat::findings: " << findings_ << "\n"
+       << "stat::buckets: " << buckets_.size() << "\n"
+       << "stat::new_buckets: " << result.new_buckets << "\n"
+       << "stat::flaky_findings: " << flaky << "\n"
+       << "stat::worker_deaths: " << deaths_ << "\n"
+       << "stat::peak_rss_mb: " << (peak_rss_ >> 20) << "\n";
+  for (int i = 0; i < kNumPhases; ++i) {
+    log_ << "stat::" << kPhaseNames[i] << "_share: " << std::fixed << std::setprecision(3)
+         << (times_.total() > 0 ? times_.seconds[static_cast<size_t>(i)] / times_.total() : 0.0) << "\n";
+  }
+  log_ << std::defaultfloat;
+  return result;
+}
+
+}  // namespace
+
+CampaignResult runCampaign(const CampaignOptions& options, std::ostream& log) {
+  Campaign campaign(options, log);
+  return campaign.run();
+}
+
+}  // namespace epsmith

@@ -1,0 +1,81 @@
+// One case of a campaign, in-process: generate a program from a seed, run the checks on it,
+// and, for a finding, minimize it to its bucket. What a campaign worker does per request,
+// what `epsmith replay` and the benchmarks call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/checks.h"
+#include "fuzz/corpus.h"
+#include "fuzz/phases.h"
+#include "fuzz/workers.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+struct CaseSetup {
+  std::string config_text;          // the generation config ("" = defaults), docs/generators.md
+  std::string config_name = "<config>";
+  int nodes = -1;                   // overrides the config's when >= 0
+  std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
+  Device device;                    // where D1, D2 and D4 run
+  int minimize_calls = 500;         // oracle calls per minimization at most
+  WorkerLimits limits;              // for each isolated minimization step
+};
+
+struct CaseResult {
+  uint64_t seed = 0;
+  PhaseTimes times;
+  std::optional<std::string> generation_error;  // the generator made nothing of this seed
+  size_t nodes = 0;                             // call nodes of the program
+  std::vector<CheckOutcome> outcomes;
+};
+
+// A finding made as small as it goes, and its bucket.
+struct MinimizedFinding {
+  std::string signature;
+  BucketKey bucket;
+  std::optional<ExportedProgram> program;  // none when it was never made (a crash while generating)
+  std::string check, kind, where, report;  // of the minimized program
+  size_t nodes_before = 0, nodes_after = 0;
+  int oracle_calls = 0;
+  PhaseTimes times;
+  // The finding did not come back on every re-run of the program (a kernel that reads
+  // uninitialized memory, say): not a bucket, not minimized.
+  bool flaky = false;
+};
+
+class CaseRunner {
+ public:
+  // Reads the config and builds the op catalog; a bad config is a LoadError naming the line.
+  static Expected<std::unique_ptr<CaseRunner>> create(const CaseSetup& setup);
+  ~CaseRunner();
+
+  const CaseSetup& setup() const { return setup_; }
+  int nodes() const;  // ops per program, as configured
+  Expected<ExportedProgram> generate(uint64_t seed, PhaseTimes* times = nullptr) const;
+  CaseResult run(uint64_t seed) const;
+  // The signature of the first finding of `checks` on `p` ("" when none).
+  std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                             CheckOutcome* finding = nullptr, PhaseTimes* times = nullptr) const;
+  // Minimizes the failure `signature` of the case `seed`: one that a check reports (`crash`
+  // unset) or one that killed a worker (`crash`: its kind and op, "crash-SIGSEGV"). Each
+  // step of a crash is tried in a forked child.
+  MinimizedFinding minimize(uint64_t seed, const std::string& check, const std::string& signature,
+                            const std::optional<WorkerDeath>& crash) const;
+
+ private:
+  explicit CaseRunner(CaseSetup setup);
+  struct State;
+  CaseSetup setup_;
+  std::unique_ptr<State> state_;
+};
+
+// The signature of a failure that killed a worker: "D2 crash-SIGSEGV aten::foo.default".
+std::string deathSignature(const WorkerDeath& d);
+
+}  // namespace epsmith

@@ -1,0 +1,278 @@
+// See corpus.h.
+#include "fuzz/corpus.h"
+
+#include <torch/csrc/api/include/torch/version.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "ir/json_format.h"
+#include "ir/program_io.h"
+
+namespace epsmith {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kCaseFormatVersion = 1;
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Lower-case letters, digits and single dashes.
+std::string slug(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out.push_back(static_cast<char>(std::tolower(u)));
+    else if (!out.empty() && out.back() != '-') out.push_back('-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::optional<CaseStatus> caseStatusFromName(std::string_view name) {
+  for (CaseStatus s : {CaseStatus::Open, CaseStatus::KnownUpstream, CaseStatus::Fixed}) {
+    if (caseStatusName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string BucketKey::str() const {
+  std::string ops_text;
+  for (const auto& op : ops) ops_text += (ops_text.empty() ? "" : ",") + op;
+  return check + "|" + kind + "|" + ops_text + "|" + detail;
+}
+
+std::string BucketKey::id() const {
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(fnv1a(str()) & 0xffffffffu));
+  return slug(check) + "-" + slug(kind) + "-" + hash;
+}
+
+std::vector<std::string> opSetOf(const ExportedProgram& p) {
+  std::set<std::string> ops;
+  for (const auto& n : p.graph().nodes()) {
+    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(n.target.textName());
+  }
+  return {ops.begin(), ops.end()};
+}
+
+std::string whereKind(const std::string& where) {
+  if (where.empty()) return "";
+  if (where[0] == '%') return "node";
+  const size_t colon = where.find(':');
+  std::string head = where.substr(0, colon);
+  while (!head.empty() && (std::isdigit(static_cast<unsigned char>(head.back())) || head.back() == ' ')) head.pop_back();
+  return head;
+}
+
+std::string_view caseStatusName(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::Open: return "open";
+    case CaseStatus::KnownUpstream: return "known-upstream";
+    case CaseStatus::Fixed: return "fixed";
+  }
+  return "?";
+}
+
+Expected<std::string> writeCaseFileText(const CaseFile& c) {
+  nlohmann::ordered_json j;  // in this order, so a person reads the verdict first
+  j["epsmith_case"] = kCaseFormatVersion;
+  j["bucket"] = c.bucket;
+  j["bucket_key"] = c.bucket_key;
+  j["status"] = std::string(caseStatusName(c.status));
+  if (!c.note.empty()) j["note"] = c.note;
+  j["expected"] = {{"check", c.check}, {"kind", c.kind}, {"signature", c.signature}, {"report", c.report}};
+  const Provenance& p = c.provenance;
+  j["provenance"] = {{"seed", p.seed},
+                     {"config", p.config},
+                     {"nodes", p.nodes},
+                     {"libtorch", p.libtorch},
+                     {"epsmith", p.epsmith},
+                     {"date", p.date},
+                     {"nodes_before_minimization", p.nodes_before},
+                     {"nodes_after_minimization", p.nodes_after},
+                     {"oracle_calls", p.oracle_calls}};
+  if (c.program) {
+    auto program = writeProgramJson(*c.program);
+    if (!program.ok()) return program.error();
+    j["program"] = nlohmann::ordered_json::parse(program.value());
+  } else {
+    j["program"] = nullptr;
+  }
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+bool isCaseFileText(const std::string& text) {
+  const size_t at = text.find("\"epsmith_case\"");
+  return at != std::string::npos && at < 64;
+}
+
+Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& where) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    return LoadError{where, std::string("not JSON: ") + e.what()};
+  }
+  std::string path = "$";
+  try {
+    if (!j.is_object() || !j.contains("epsmith_case")) return LoadError{where, "not an epsmith case file (no epsmith_case)"};
+    path = "$.epsmith_case";
+    if (j.at("epsmith_case").get<int>() != kCaseFormatVersion) {
+      return LoadError{where + ": " + path, "unsupported case format " + j.at("epsmith_case").dump()};
+    }
+    CaseFile c;
+    path = "$.bucket";
+    c.bucket = j.at("bucket").get<std::string>();
+    path = "$.bucket_key";
+    c.bucket_key = j.value("bucket_key", "");
+    path = "$.expected";
+    const json& e = j.at("expected");
+    c.check = e.at("check").get<std::string>();
+    c.kind = e.at("kind").get<std::string>();
+    c.signature = e.at("signature").get<std::string>();
+    c.report = e.value("report", "");
+    path = "$.status";
+    auto status = caseStatusFromName(j.value("status", "open"));
+    if (!status) return LoadError{where + ": " + path, "unknown status " + j.at("status").dump() + " (open, known-upstream, fixed)"};
+    c.status = *status;
+    c.note = j.value("note", "");
+    path = "$.provenance";
+    const json& p = j.at("provenance");
+    c.provenance.seed = p.at("seed").get<uint64_t>();
+    c.provenance.config = p.value("config", "");
+    c.provenance.nodes = p.value("nodes", 16);
+    c.provenance.libtorch = p.value("libtorch", "");
+    c.provenance.epsmith = p.value("epsmith", "");
+    c.provenance.date = p.value("date", "");
+    c.provenance.nodes_before = p.value("nodes_before_minimization", size_t{0});
+    c.provenance.nodes_after = p.value("nodes_after_minimization", size_t{0});
+    c.provenance.oracle_calls = p.value("oracle_calls", 0);
+    path = "$.program";
+    const json& program = j.at("program");
+    if (!program.is_null()) {
+      auto read = readProgramJson(program.dump());
+      if (!read.ok()) {
+        LoadError error = read.error();
+        if (error.where.rfind("$", 0) == 0) error.where = "$.program" + error.where.substr(1);
+        error.where = where + ": " + error.where;
+        return error;
+      }
+      c.program = std::move(read.value());
+    }
+    return c;
+  } catch (const json::exception& e) {
+    return LoadError{where + ": " + path, std::string("malformed: ") + e.what()};
+  }
+}
+
+Expected<CaseFile> readCaseFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return LoadError{path, std::string("cannot open: ") + std::strerror(errno)};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseCaseFile(text.str(), path);
+}
+
+Expected<std::string> writeCaseAtomically(const std::string& dir, const std::string& name, const CaseFile& c) {
+  auto text = writeCaseFileText(c);
+  if (!text.ok()) return text.error();
+  const fs::path regressions = fs::path(dir) / "regressions";
+  const fs::path incoming = regressions / ".incoming";
+  std::error_code ec;
+  fs::create_directories(incoming, ec);
+  if (ec) return LoadError{incoming.string(), "cannot create the directory: " + ec.message()};
+  // The bucket's directory is made whole under .incoming and renamed into place: rename(2)
+  // of a directory onto a non-empty one fails, so a bucket never gets a second file.
+  std::string tmpl = (incoming / (c.bucket + ".XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) return LoadError{tmpl, std::string("cannot create: ") + std::strerror(errno)};
+  const fs::path staged = fs::path(tmpl) / name;
+  if (auto error = writeFileAtomically(staged.string(), text.value())) {
+    fs::remove_all(tmpl, ec);
+    return *error;
+  }
+  const fs::path target = regressions / c.bucket;
+  if (::rename(tmpl.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    fs::remove_all(tmpl, ec);
+    return LoadError{target.string(), std::string("cannot move the case into place: ") + std::strerror(err)};
+  }
+  return (target / name).string();
+}
+
+std::vector<std::string> existingBuckets(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(dir) / "regressions", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.empty() || name[0] == '.') continue;
+    for (const auto& file : fs::directory_iterator(entry.path(), ec)) {
+      if (file.path().extension() == ".json") {
+        out.push_back(name);
+        break;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) {
+      out.push_back(path);
+      continue;
+    }
+    if (!fs::is_directory(path, ec)) return LoadError{path, "no such file or directory"};
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (!name.empty() && name[0] == '.') {
+        if (it->is_directory()) it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
+    }
+    if (ec) return LoadError{path, "cannot list: " + ec.message()};
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+std::string libtorchVersion() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+}
+
+std::string utcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace epsmith

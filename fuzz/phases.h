@@ -1,0 +1,47 @@
+// Where a campaign's time goes: the phases of a case (DESIGN.md's data flow) and a clock
+// that charges a scope to one of them.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <string_view>
+
+namespace epsmith {
+
+enum class Phase : uint8_t { Generate, Verify, Functionalize, Execute, Compare, Minimize };
+constexpr int kNumPhases = 6;
+constexpr std::string_view kPhaseNames[kNumPhases] = {"generate", "verify", "functionalize",
+                                                      "execute", "compare", "minimize"};
+
+struct PhaseTimes {
+  std::array<double, kNumPhases> seconds{};
+  double& operator[](Phase p) { return seconds[static_cast<size_t>(p)]; }
+  double total() const {
+    double t = 0;
+    for (double s : seconds) t += s;
+    return t;
+  }
+  void add(const PhaseTimes& o) {
+    for (size_t i = 0; i < seconds.size(); ++i) seconds[i] += o.seconds[i];
+  }
+};
+
+// Charges the time until the end of the scope to `phase` (nothing when `times` is null).
+class PhaseClock {
+ public:
+  PhaseClock(PhaseTimes* times, Phase phase) : times_(times), phase_(phase) {
+    if (times_) start_ = std::chrono::steady_clock::now();
+  }
+  ~PhaseClock() {
+    if (times_) (*times_)[phase_] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+ private:
+  PhaseTimes* times_;
+  Phase phase_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace epsmith

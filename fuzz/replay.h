@@ -1,0 +1,30 @@
+// Replaying case files: each case's program (or, for a case without one, the program its
+// seed and config make) runs the check that found it again, in a forked child so a crash
+// replays as a crash. The signature now is compared with the one recorded.
+#pragma once
+
+#include <string>
+
+#include "fuzz/corpus.h"
+#include "fuzz/workers.h"
+
+namespace epsmith {
+
+enum class ReplayVerdict : uint8_t {
+  Reproduces,  // the recorded signature again
+  Fixed,       // no finding any more
+  Changed,     // a different finding
+};
+std::string_view replayVerdictName(ReplayVerdict v);  // "reproduces", "fixed", "changed"
+
+struct ReplayOutcome {
+  ReplayVerdict verdict = ReplayVerdict::Reproduces;
+  std::string now;       // the signature now ("" when fixed)
+  bool as_expected = true;  // what the case's status expects (open/known-upstream: reproduces;
+                            // fixed: fixed; known-upstream on another LibTorch: anything)
+  std::string error;     // the case could not be replayed (its config no longer reads, ...)
+};
+
+ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits);
+
+}  // namespace epsmith

@@ -1,0 +1,295 @@
+// See workers.h. Messages on the pipes are a 4-byte length and the bytes.
+#include "fuzz/workers.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "oracle/breadcrumb.h"
+
+namespace epsmith {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool writeAll(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool readAll(int fd, char* data, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, data, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    data += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool writeMessage(int fd, const std::string& message) {
+  const uint32_t n = static_cast<uint32_t>(message.size());
+  return writeAll(fd, reinterpret_cast<const char*>(&n), sizeof n) && writeAll(fd, message.data(), message.size());
+}
+
+bool readMessage(int fd, std::string* message) {
+  uint32_t n = 0;
+  if (!readAll(fd, reinterpret_cast<char*>(&n), sizeof n)) return false;
+  message->resize(n);
+  return readAll(fd, message->data(), n);
+}
+
+// /proc/<pid>/statm: size and resident pages.
+std::pair<size_t, size_t> memoryOf(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return {0, 0};
+  unsigned long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (got != 2) return {0, 0};
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return {size * page, resident * page};
+}
+
+std::string signalName(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGKILL: return "SIGKILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGTERM: return "SIGTERM";
+    default: return "signal-" + std::to_string(sig);
+  }
+}
+
+Breadcrumb* crumbs(void* shared) { return static_cast<Breadcrumb*>(shared); }
+
+}  // namespace
+
+std::string WorkerDeath::kindName() const {
+  switch (kind) {
+    case Kind::Signal: return "crash-" + signalName(code);
+    case Kind::Exit: return "exit-" + std::to_string(code);
+    case Kind::Timeout: return "timeout";
+    case Kind::OutOfMemory: return "out-of-memory";
+  }
+  return "?";
+}
+
+WorkerPool::WorkerPool(int jobs, ServeFn serve, WorkerLimits limits, std::function<void()> init)
+    : workers_(static_cast<size_t>(std::max(jobs, 1))), serve_(std::move(serve)), limits_(limits), init_(std::move(init)) {
+  // A worker that dies while the parent writes to it must not take the parent along.
+  ::signal(SIGPIPE, SIG_IGN);
+  shared_ = ::mmap(nullptr, sizeof(Breadcrumb) * workers_.size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared_ == MAP_FAILED) throw std::runtime_error(std::string("mmap: ") + std::strerror(errno));
+}
+
+WorkerPool::~WorkerPool() {
+  for (size_t w = 0; w < workers_.size(); ++w) stop(w);
+  ::munmap(shared_, sizeof(Breadcrumb) * workers_.size());
+}
+
+void WorkerPool::start(size_t w) {
+  int down[2], up[2];
+  if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // The worker: it dies with its parent, knows only its own pipes, and leaves through
+    // _exit (the parent's static destructors and atexit handlers are not its to run).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // Interrupting the campaign (^C reaches the whole process group) is the parent's to
+    // handle: it finishes the requests under way and then ends its workers.
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_DFL);
+    if (::getppid() != parent) ::_exit(0);
+    ::close(down[1]);
+    ::close(up[0]);
+    for (const Worker& other : workers_) {
+      if (other.pid > 0) {
+        ::close(other.to_child);
+        ::close(other.from_child);
+      }
+    }
+    Breadcrumb* crumb = &crumbs(shared_)[w];
+    installBreadcrumb(crumb);
+    try {
+      if (init_) init_();
+      // A memory backstop besides the parent's watch: allocations past it fail at once
+      // (LibTorch raises), where resident growth would only be seen at the next look.
+      const size_t mapped = memoryOf(::getpid()).first;
+      rlimit limit{mapped + 2 * limits_.rss_limit_bytes, mapped + 2 * limits_.rss_limit_bytes};
+      ::setrlimit(RLIMIT_AS, &limit);
+      std::string request;
+      while (readMessage(down[0], &request)) {
+        notePhase("");
+        if (!writeMessage(up[1], serve_(request))) break;
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "epsmith worker: %s\n", e.what());
+      ::_exit(3);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  ::close(down[0]);
+  ::close(up[1]);
+  Worker& worker = workers_[w];
+  worker.pid = pid;
+  worker.to_child = down[1];
+  worker.from_child = up[0];
+  worker.busy = false;
+}
+
+void WorkerPool::stop(size_t w) {
+  Worker& worker = workers_[w];
+  if (worker.pid <= 0) return;
+  ::close(worker.to_child);
+  ::close(worker.from_child);
+  ::kill(worker.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  worker.pid = -1;
+  worker.busy = false;
+}
+
+void WorkerPool::send(int w, std::string request, double deadline_seconds) {
+  const size_t i = static_cast<size_t>(w);
+  if (workers_[i].pid <= 0) start(i);
+  Worker& worker = workers_[i];
+  const double seconds = deadline_seconds < 0 ? limits_.seconds_per_request : deadline_seconds;
+  worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  worker.busy = true;
+  worker.request = std::move(request);
+  // A worker that died while idle shows up as a failed write here, or as EOF at wait().
+  writeMessage(worker.to_child, worker.request);
+}
+
+WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_for) {
+  Worker& worker = workers_[w];
+  if (killed_for) ::kill(worker.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  WorkerDeath death;
+  if (killed_for) {
+    death.kind = *killed_for;
+  } else if (WIFSIGNALED(status)) {
+    death.kind = WorkerDeath::Kind::Signal;
+    death.code = WTERMSIG(status);
+  } else {
+    death.kind = WorkerDeath::Kind::Exit;
+    death.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  const Breadcrumb& crumb = crumbs(shared_)[w];
+  death.phase.assign(crumb.phase, ::strnlen(crumb.phase, sizeof crumb.phase));
+  death.op.assign(crumb.op, ::strnlen(crumb.op, sizeof crumb.op));
+  ::close(worker.to_child);
+  ::close(worker.from_child);
+  worker.pid = -1;
+  worker.busy = false;
+  ++restarts_;
+  return death;
+}
+
+std::vector<WorkerPool::Event> WorkerPool::wait(int timeout_ms) {
+  std::vector<Event> events;
+  std::vector<pollfd> fds;
+  std::vector<size_t> which;
+  auto now = Clock::now();
+  int wait_ms = timeout_ms;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (!workers_[w].busy) continue;
+    fds.push_back({workers_[w].from_child, POLLIN, 0});
+    which.push_back(w);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(workers_[w].deadline - now).count();
+    wait_ms = static_cast<int>(std::max<long>(0, std::min<long>(wait_ms, left + 1)));
+  }
+  // Memory is looked at between replies, so a busy worker is looked at this often.
+  wait_ms = std::min(wait_ms, 100);
+  if (fds.empty()) return events;
+  int ready = ::poll(fds.data(), fds.size(), wait_ms);
+  if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+  now = Clock::now();
+  for (size_t k = 0; k < fds.size(); ++k) {
+    const size_t w = which[k];
+    Worker& worker = workers_[w];
+    Event e;
+    e.worker = static_cast<int>(w);
+    if (ready > 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+      std::string reply;
+      e.request = std::move(worker.request);
+      if (readMessage(worker.from_child, &reply)) {
+        worker.busy = false;
+        e.reply = std::move(reply);
+      } else {
+        e.death = reap(w, std::nullopt);
+      }
+      events.push_back(std::move(e));
+      continue;
+    }
+    if (now >= worker.deadline) {
+      e.request = std::move(worker.request);
+      e.death = reap(w, WorkerDeath::Kind::Timeout);
+      events.push_back(std::move(e));
+    } else if (now - worker.memory_checked >= std::chrono::milliseconds(100) &&
+               (worker.memory_checked = now, memoryOf(worker.pid).second > limits_.rss_limit_bytes)) {
+      e.request = std::move(worker.request);
+      e.death = reap(w, WorkerDeath::Kind::OutOfMemory);
+      events.push_back(std::move(e));
+    }
+  }
+  return events;
+}
+
+size_t WorkerPool::rssBytes() const {
+  size_t total = 0;
+  for (const Worker& w : workers_) {
+    if (w.pid > 0) total += memoryOf(w.pid).second;
+  }
+  return total;
+}
+
+IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits) {
+  WorkerPool pool(1, [&](const std::string&) { return fn(); }, limits);
+  pool.send(0, "");
+  for (;;) {
+    for (auto& e : pool.wait(1000)) {
+      IsolatedOutcome out;
+      out.result = std::move(e.reply);
+      out.death = std::move(e.death);
+      return out;
+    }
+  }
+}
+
+}  // namespace epsmith

@@ -1,0 +1,97 @@
+// Forked workers: the campaign's isolation. Each worker is a child process that serves
+// requests (strings) one at a time; the parent sends a request, waits for replies, and
+// watches each busy worker's clock and memory. A worker that dies (a signal, an exit), runs
+// past its request's deadline, or grows past the memory limit is killed if need be,
+// reported with the breadcrumb it left (the phase and the last ATen op, Note [Breadcrumbs
+// for a supervisor]), and replaced by a fresh one; the campaign goes on.
+//
+// The parent never runs LibTorch ops itself, so forking a fresh worker does not copy a
+// process with live thread pools.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace epsmith {
+
+// How a request ended without a reply.
+struct WorkerDeath {
+  enum class Kind : uint8_t { Signal, Exit, Timeout, OutOfMemory } kind = Kind::Signal;
+  int code = 0;        // the signal or exit status
+  std::string phase;   // the breadcrumb
+  std::string op;
+  // "crash-SIGSEGV", "exit-3", "timeout", "out-of-memory": stable, for signatures.
+  std::string kindName() const;
+};
+
+struct WorkerLimits {
+  double seconds_per_request = 10;   // a request's default deadline
+  size_t rss_limit_bytes = size_t{2} << 30;
+};
+
+// Runs in the worker: the reply to one request. An exception escaping it ends the worker
+// with exit status 3 (reported as a death).
+using ServeFn = std::function<std::string(const std::string& request)>;
+
+class WorkerPool {
+ public:
+  // `init` runs once in every fresh worker before it serves (e.g. at::set_num_threads(1)).
+  WorkerPool(int jobs, ServeFn serve, WorkerLimits limits, std::function<void()> init = {});
+  ~WorkerPool();  // kills the workers
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+  bool busy(int w) const { return workers_[static_cast<size_t>(w)].busy; }
+  // Hands `request` to the idle worker `w`; `deadline_seconds` < 0 uses the limit's.
+  void send(int w, std::string request, double deadline_seconds = -1);
+
+  struct Event {
+    int worker = 0;
+    std::string request;
+    std::optional<std::string> reply;  // or:
+    std::optional<WorkerDeath> death;
+  };
+  // Waits up to `timeout_ms` for replies and deaths of busy workers (all that are ready).
+  std::vector<Event> wait(int timeout_ms);
+  // The workers' resident memory together, in bytes.
+  size_t rssBytes() const;
+  // Workers replaced after a death, so far.
+  int restarts() const { return restarts_; }
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int to_child = -1, from_child = -1;
+    bool busy = false;
+    std::string request;
+    std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point memory_checked;
+  };
+  void start(size_t w);
+  void stop(size_t w);
+  WorkerDeath reap(size_t w, std::optional<WorkerDeath::Kind> killed_for);
+
+  std::vector<Worker> workers_;
+  ServeFn serve_;
+  WorkerLimits limits_;
+  std::function<void()> init_;
+  void* shared_ = nullptr;  // one Breadcrumb per worker, shared with the children
+  int restarts_ = 0;
+};
+
+// Runs `fn` in a forked child and returns what it wrote to its result, or how it died.
+// For one-off isolated runs (minimizing a crash, replaying a case) from a process that has
+// already run LibTorch: fn must not rely on threads of the parent.
+struct IsolatedOutcome {
+  std::optional<std::string> result;
+  std::optional<WorkerDeath> death;
+};
+IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits);
+
+}  // namespace epsmith

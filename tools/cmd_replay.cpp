@@ -1,0 +1,59 @@
+// `epsmith replay PATH... [--timeout S]`: re-runs case files (a directory is searched for
+// them) and prints, for each, whether it still reproduces, is fixed, or changed, and whether
+// that is what its status expects (known upstream LibTorch bugs reproduce; fixed bugs of
+// ours stay fixed). Exit 0 when every case is as expected, 1 when one is not, 2 for
+// unreadable cases or bad flags.
+#include <iostream>
+
+#include "fuzz/replay.h"
+#include "tools/command.h"
+
+namespace epsmith::cli {
+
+void addReplayCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("replay", "Re-run corpus cases: reproduces, fixed, or changed");
+  struct Options {
+    std::vector<std::string> paths;
+    double timeout = 30;
+  };
+  auto opts = std::make_shared<Options>();
+  cmd->add_option("PATH", opts->paths, "case files or directories (e.g. corpus/regressions)")->required();
+  cmd->add_option("--timeout", opts->timeout, "seconds one case may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->callback([opts, &exit_code] {
+    auto files = caseFilesUnder(opts->paths);
+    if (!files.ok()) {
+      std::cerr << "epsmith replay: " << files.error().str() << "\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    WorkerLimits limits;
+    limits.seconds_per_request = opts->timeout;
+    int counts[3] = {0, 0, 0}, unexpected = 0, unreadable = 0;
+    for (const auto& path : files.value()) {
+      auto c = readCaseFile(path);
+      if (!c.ok()) {
+        std::cerr << "epsmith replay: " << c.error().str() << "\n";
+        ++unreadable;
+        continue;
+      }
+      ReplayOutcome o = replayCase(c.value(), limits);
+      if (!o.error.empty()) {
+        std::cout << "error       " << path << ": " << o.error << "\n";
+        unexpected += o.as_expected ? 0 : 1;
+        continue;
+      }
+      ++counts[static_cast<int>(o.verdict)];
+      unexpected += o.as_expected ? 0 : 1;
+      std::cout << std::string(replayVerdictName(o.verdict)) + std::string(12 - replayVerdictName(o.verdict).size(), ' ')
+                << path << "  [" << caseStatusName(c->status) << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
+                << "    was: " << c->signature << "\n";
+      if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
+    }
+    std::cout << files->size() << " case" << (files->size() == 1 ? "" : "s") << ": " << counts[0] << " reproduce, "
+              << counts[1] << " fixed, " << counts[2] << " changed; " << unexpected << " not as expected"
+              << (unreadable ? ", " + std::to_string(unreadable) + " unreadable" : "") << "\n";
+    exit_code = unreadable ? kExitBadInput : unexpected ? kExitFindings : kExitOk;
+  });
+}
+
+}  // namespace epsmith::cli
