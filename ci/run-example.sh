@@ -1,45 +1,20 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds epsmith, and runs it on the bundled example program: README's
-# first command until the fuzz campaign exists.
+# README's first command: installs dependencies, builds epsmith, and runs a one-minute fuzz
+# campaign on the defaults (16-op programs, CPU, every check, the corpus in corpus/), then
+# says where the report is. New buckets (exit 1 from epsmith fuzz) are what a campaign is
+# for: they are listed in the report and their case files are in corpus/regressions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default --target epsmith
-epsmith=./build/tools/epsmith
-example=examples/linear_counter.ept
-echo "== epsmith print $example"
-$epsmith print "$example"
-echo "== epsmith verify $example   (its own dialect, TRAINING)"
-$epsmith verify "$example"
-echo "== epsmith verify --dialect ATEN $example   (mutating ops are not functional)"
-$epsmith verify --dialect ATEN "$example" || true
-for mode in eager exported libtorch-functionalize; do
-  echo "== epsmith run --mode $mode $example"
-  $epsmith run --mode "$mode" "$example"
-done
-$epsmith convert "$example" build/linear_counter.json
-echo "== wrote build/linear_counter.json (torch.export JSON of $example)"
-
-# The native functionalizer on a program that writes through views: the functional ATEN
-# program it prints verifies, and run through the exported calling convention it leaves the
-# same outputs and inputs as the original run eagerly.
-views=examples/writes_through_views.ept
-echo "== epsmith run --mode eager $views"
-$epsmith run --mode eager "$views"
-echo "== epsmith functionalize $views"
-$epsmith functionalize "$views" -o build/writes_through_views.functional.ept
-$epsmith print build/writes_through_views.functional.ept
-$epsmith verify build/writes_through_views.functional.ept
-echo "== epsmith run build/writes_through_views.functional.ept   (exported calling convention)"
-$epsmith run build/writes_through_views.functional.ept
-
-# The generators: 100 random TRAINING programs from seed 1 (each verified as it is
-# written), one of them printed; then one in the ATEN dialect (generated, functionalized,
-# verified) run through the exported calling convention.
-echo "== epsmith generate --seed 1 --count 100 --out build/generated"
-$epsmith generate --seed 1 --count 100 --out build/generated
-$epsmith print build/generated/gen-3.json
-echo "== epsmith generate --seed 1 --count 1 --dialect ATEN --text --out build/generated-aten"
-$epsmith generate --seed 1 --count 1 --dialect ATEN --text --out build/generated-aten
-$epsmith run build/generated-aten/gen-1.ept
+echo "== epsmith fuzz --time 60"
+status=0
+./build/tools/epsmith fuzz --time 60 || status=$?
+case $status in
+  0) echo "== no new buckets: every finding is already in corpus/regressions" ;;
+  1) echo "== new buckets: see the report; their cases are in corpus/regressions (epsmith replay PATH re-runs one)" ;;
+  *) echo "== epsmith fuzz failed (exit $status)"; exit "$status" ;;
+esac
+echo "== report: $(pwd)/fuzz-report/report.md and fuzz-report/summary.json"
+sed -n '1,14p' fuzz-report/report.md

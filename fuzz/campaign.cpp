@@ -244,6 +244,8 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
     auto written = writeCaseAtomically(o_.corpus_dir, name, c);
     if (written.ok()) b.corpus_file = written.value();
     else errors_.push_back(written.error().str());
+    log_ << "NEW " << b.id << ": " << b.signature << " (seed " << p.seed << ", " << b.nodes_before << " -> "
+         << b.nodes_after << " calls)" << (b.corpus_file.empty() ? "" : " in " + b.corpus_file) << std::endl;
   } else {
     const auto dir = std::filesystem::path(o_.corpus_dir) / "regressions" / b.id;
     std::error_code ec;

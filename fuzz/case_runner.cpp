@@ -4,7 +4,6 @@
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
 #include "minimizer/minimize.h"
-#include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 
 namespace epsmith {
@@ -61,7 +60,6 @@ Expected<ExportedProgram> CaseRunner::generate(uint64_t seed, PhaseTimes* times)
 }
 
 CaseResult CaseRunner::run(uint64_t seed) const {
-  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
   CaseResult r;
   r.seed = seed;
   auto program = generate(seed, &r.times);

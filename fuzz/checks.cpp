@@ -9,6 +9,7 @@
 #include "generators/random_source.h"
 #include "ir/json_format.h"
 #include "ir/text_format.h"
+#include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
@@ -172,6 +173,8 @@ std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std
 
 std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const CheckOptions& options) {
+  // LibTorch's deprecation warnings (out= resizes, say) are about the program, not findings.
+  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
   std::vector<CheckOutcome> out;
   PhaseTimes* times = options.times;
   notePhase("verify");

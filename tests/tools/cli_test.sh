@@ -133,6 +133,65 @@ check minimize_result 1 "D2 FINDING exception-in-one" -- "$epsmith" check --chec
 check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
+# fuzz: bad flags and configs exit 2 before any case runs.
+check fuzz_bad_checks 2 "--checks: unknown check 'D7'" -- "$epsmith" fuzz --checks D1,D7 --corpus "$work/fc" --report "$work/fr"
+check fuzz_time_and_cases 2 "excludes" -- "$epsmith" fuzz --time 1 --cases 1 --corpus "$work/fc" --report "$work/fr"
+check fuzz_missing_config 2 "cannot read the config file" -- "$epsmith" fuzz --config "$work/none.cfg" --corpus "$work/fc" --report "$work/fr"
+check fuzz_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'" -- "$epsmith" fuzz --config "$work/bad_gen.cfg" --corpus "$work/fc" --report "$work/fr"
+check fuzz_no_cuda 2 "--device cuda: CUDA is not available" -- "$epsmith" fuzz --device cuda --corpus "$work/fc" --report "$work/fr"
+check fuzz_bad_jobs 2 "jobs" -- "$epsmith" fuzz --jobs 0 --corpus "$work/fc" --report "$work/fr"
+if [ -e "$work/fc" ] || [ -e "$work/fr" ]; then echo "FAIL fuzz wrote something for bad flags"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
+
+# A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
+# whole case file) and 0 when the same campaign finds nothing the corpus lacks.
+printf 'nodes 8\n' >"$work/fuzz.cfg"
+fuzz() { "$epsmith" fuzz --cases 150 --jobs 1 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
+out=$(fuzz --corpus "$work/corpus" --report "$work/report" 2>&1); code=$?
+if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out" && grep -q "cases/s:" <<<"$out" &&
+   grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
+  echo "FAIL fuzz campaign: exit $code"; echo "$out" | tail -20; failures=$((failures + 1)); fi
+check fuzz_summary 0 '"phase_share"' -- cat "$work/report/summary.json"
+check fuzz_report 0 "## Buckets" -- cat "$work/report/report.md"
+buckets=$(find "$work/corpus/regressions" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
+files=$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | wc -l)
+if [ "$buckets" -gt 0 ] && [ "$buckets" -eq "$files" ]; then passes=$((passes + 1)); else
+  echo "FAIL fuzz corpus: $buckets buckets, $files case files"; failures=$((failures + 1)); fi
+check fuzz_known_buckets 0 "stat::new_buckets: 0" -- fuzz --corpus "$work/corpus" --report "$work/report2"
+# The same seed makes the same cases: the same buckets from a fresh corpus.
+fuzz --corpus "$work/corpus_again" --report "$work/report_again" >/dev/null 2>&1
+if diff <(ls "$work/corpus/regressions") <(ls "$work/corpus_again/regressions") >/dev/null; then passes=$((passes + 1)); else
+  echo "FAIL same seed, other buckets"; diff <(ls "$work/corpus/regressions") <(ls "$work/corpus_again/regressions"); failures=$((failures + 1)); fi
+check replay_campaign 0 "0 not as expected" -- "$epsmith" replay "$work/corpus"
+check check_case_file 1 "FINDING" -- "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
+check replay_missing 2 "no such file or directory" -- "$epsmith" replay "$work/none"
+printf '{"epsmith_case": 1}' >"$work/bad_case.json"
+check replay_bad_case 2 "bad_case.json: \$.bucket" -- "$epsmith" replay "$work/bad_case.json"
+# A case that outlives its time limit is a hang, recorded with the op it was running.
+check fuzz_timeout 1 "timeout" -- "$epsmith" fuzz --cases 2 --timeout 0.001 --minimize-calls 0 --corpus "$work/corpus_t" --report "$work/report_t"
+check fuzz_timeout_summary 0 '"kind": "timeout"' -- cat "$work/report_t/summary.json"
+
+# SIGKILL at any moment leaves whole case files or none.
+for delay in 0.5 1 1.5 2; do
+  "$epsmith" fuzz --time 30 --jobs 2 --seed 40 --corpus "$work/corpus_k" --report "$work/report_k" >/dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null
+done
+sleep 0.5  # the workers die with their parent
+bad=0
+while IFS= read -r f; do
+  "$epsmith" print "$f" >/dev/null 2>&1 || { echo "FAIL partial case file after SIGKILL: $f"; bad=1; }
+done < <(find "$work/corpus_k" -name '*.json' ! -path '*/.incoming/*' 2>/dev/null)
+strays=$(find "$work/corpus_k/regressions" -mindepth 1 -maxdepth 1 ! -type d 2>/dev/null | wc -l)
+if [ "$bad" -eq 0 ] && [ "$strays" -eq 0 ]; then passes=$((passes + 1)); else failures=$((failures + 1)); fi
+check fuzz_after_kill 0 "stat::number_of_executed_cases" -- "$epsmith" fuzz --cases 5 --seed 40 --corpus "$work/corpus_k" --report "$work/report_k" --checks D4
+if [ -z "$(ls -A "$work/corpus_k/regressions/.incoming" 2>/dev/null)" ]; then passes=$((passes + 1)); else
+  echo "FAIL .incoming not cleaned"; failures=$((failures + 1)); fi
+
+# The checked-in corpus: known upstream LibTorch bugs reproduce, open bugs of ours still show.
+check replay_corpus 0 "0 not as expected" -- "$epsmith" replay "$src/corpus/regressions"
+
 # Every bad-input class: exit 2 and the located message recorded beside the file.
 for f in "$src"/tests/data/bad/*.json "$src"/tests/data/bad/*.ept; do
   name=${f#"$src"/}

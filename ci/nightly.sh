@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The nightly job: ci/nightly.sh [MINUTES] (default 30). Builds epsmith, runs a campaign of
+# MINUTES on every core against corpus/, writes its report to reports/<UTC date>/, then
+# replays the whole corpus. Exit 0 when the campaign found no new bucket and every corpus
+# case is as its status expects; 1 when there is something to look at (new buckets, or a
+# case that was fixed or changed); 2 or 3 when the campaign itself could not run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes=${1:-30}
+if ! [[ "$minutes" =~ ^[0-9]+$ ]] || [ "$minutes" -lt 1 ]; then
+  echo "usage: ci/nightly.sh [MINUTES]   (a whole number of minutes, at least 1)" >&2
+  exit 2
+fi
+bash ci/install-deps.sh
+cmake --preset default >/dev/null
+cmake --build --preset default --target epsmith
+report=reports/$(date -u +%Y-%m-%dT%H-%M-%SZ)
+fuzz_status=0
+./build/tools/epsmith fuzz --time $((minutes * 60)) --jobs "$(nproc)" --corpus corpus --report "$report" || fuzz_status=$?
+if [ "$fuzz_status" -ge 2 ]; then
+  echo "nightly: the campaign failed (exit $fuzz_status)" >&2
+  exit "$fuzz_status"
+fi
+replay_status=0
+./build/tools/epsmith replay corpus/regressions >"$report/replay.txt" || replay_status=$?
+tail -1 "$report/replay.txt"
+echo "nightly: report in $report/report.md (summary.json, replay.txt beside it)"
+if [ "$fuzz_status" -ne 0 ] || [ "$replay_status" -ne 0 ]; then exit 1; fi

@@ -1,0 +1,183 @@
+// The corpus: bucket names, case files that read back as written, one file per bucket even
+// when a second is offered, located errors for bad case files, and replay's three verdicts
+// on a real LibTorch 1.13 divergence (the logical_not_ program of tests/data/findings).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fuzz/case_runner.h"
+#include "fuzz/corpus.h"
+#include "fuzz/replay.h"
+#include "ir/program_io.h"
+#include "ir/text_format.h"
+
+namespace epsmith {
+namespace {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "epsmith-corpus-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+ExportedProgram logicalNotProgram() {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_logical_not_no_meta_kernel.ept");
+  EXPECT_TRUE(p.ok()) << p.error().str();
+  return std::move(p.value());
+}
+
+CaseFile logicalNotCase() {
+  CaseFile c;
+  c.program = logicalNotProgram();
+  c.check = "D2";
+  c.kind = "exception-in-one";
+  c.signature = "D2 exception-in-one aten::logical_not_";
+  BucketKey key{"D2", "exception-in-one", opSetOf(*c.program), "aten::logical_not_"};
+  c.bucket = key.id();
+  c.bucket_key = key.str();
+  c.status = CaseStatus::KnownUpstream;
+  c.provenance.seed = 7;
+  c.provenance.libtorch = libtorchVersion();
+  return c;
+}
+
+TEST(Corpus, BucketNamesAreStableAndReadable) {
+  BucketKey key{"D2", "exception-in-one", {"aten::logical_not_"}, "aten::logical_not_"};
+  EXPECT_EQ(key.str(), "D2|exception-in-one|aten::logical_not_|aten::logical_not_");
+  EXPECT_EQ(key.id().substr(0, 20), "d2-exception-in-one-");
+  EXPECT_EQ(key.id().size(), 28u);
+  EXPECT_EQ(key.id(), (BucketKey{"D2", "exception-in-one", {"aten::logical_not_"}, "aten::logical_not_"}.id()));
+  EXPECT_NE(key.id(), (BucketKey{"D2", "exception-in-one", {"aten::logical_not_", "aten::exp"}, "aten::logical_not_"}.id()));
+  EXPECT_EQ((BucketKey{"D6", "corruption-unreported:node-target", {}, ""}.id().substr(0, 36)),
+            "d6-corruption-unreported-node-target");
+  EXPECT_EQ(whereKind("output 2"), "output");
+  EXPECT_EQ(whereKind("input buffer:calls"), "input buffer");
+  EXPECT_EQ(whereKind("%add_"), "node");
+  EXPECT_EQ(whereKind(""), "");
+}
+
+TEST(Corpus, CaseFilesReadBackAsWritten) {
+  CaseFile c = logicalNotCase();
+  c.note = "LibTorch 1.13 has no Meta kernel for logical_not.out";
+  c.provenance.config = "nodes 8\n";
+  c.provenance.nodes_before = 50;
+  c.provenance.nodes_after = 1;
+  auto text = writeCaseFileText(c);
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(isCaseFileText(text.value()));
+  auto back = parseCaseFile(text.value(), "case.json");
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->bucket, c.bucket);
+  EXPECT_EQ(back->signature, c.signature);
+  EXPECT_EQ(back->status, CaseStatus::KnownUpstream);
+  EXPECT_EQ(back->note, c.note);
+  EXPECT_EQ(back->provenance.config, "nodes 8\n");
+  EXPECT_EQ(back->provenance.nodes_before, 50u);
+  ASSERT_TRUE(back->program.has_value());
+  EXPECT_EQ(printProgramText(*back->program), printProgramText(*c.program));
+}
+
+TEST(Corpus, BadCaseFilesNameThePlace) {
+  auto not_json = parseCaseFile("{", "a.json");
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_NE(not_json.error().str().find("a.json"), std::string::npos);
+  auto no_marker = parseCaseFile("{\"bucket\": \"x\"}", "b.json");
+  ASSERT_FALSE(no_marker.ok());
+  EXPECT_NE(no_marker.error().str().find("not an epsmith case file"), std::string::npos);
+  auto bad_status = parseCaseFile(
+      "{\"epsmith_case\": 1, \"bucket\": \"x\", \"status\": \"maybe\", \"expected\": {\"check\": \"D1\", \"kind\": \"k\", "
+      "\"signature\": \"s\"}, \"provenance\": {\"seed\": 1}, \"program\": null}",
+      "c.json");
+  ASSERT_FALSE(bad_status.ok());
+  EXPECT_NE(bad_status.error().str().find("c.json: $.status"), std::string::npos) << bad_status.error().str();
+  auto missing = parseCaseFile("{\"epsmith_case\": 1, \"bucket\": \"x\"}", "d.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().str().find("d.json: $.expected"), std::string::npos) << missing.error().str();
+  CaseFile c = logicalNotCase();
+  auto text = writeCaseFileText(c).value();
+  const std::string target = "torch.ops.aten.logical_not_";
+  ASSERT_NE(text.find(target), std::string::npos);
+  text.replace(text.find(target), target.size(), "torch.ops.aten.no_such_op_");
+  auto bad_program = parseCaseFile(text, "e.json");
+  ASSERT_FALSE(bad_program.ok());
+  EXPECT_NE(bad_program.error().str().find("e.json: $.program"), std::string::npos) << bad_program.error().str();
+}
+
+TEST(Corpus, OneFilePerBucketWrittenWhole) {
+  TempDir dir;
+  CaseFile c = logicalNotCase();
+  auto first = writeCaseAtomically(dir.path(), "seed-7.json", c);
+  ASSERT_TRUE(first.ok()) << first.error().str();
+  EXPECT_EQ(first.value(), dir.path() + "/regressions/" + c.bucket + "/seed-7.json");
+  c.provenance.seed = 8;
+  auto second = writeCaseAtomically(dir.path(), "seed-8.json", c);
+  EXPECT_FALSE(second.ok());
+  EXPECT_FALSE(fs::exists(dir.path() + "/regressions/" + c.bucket + "/seed-8.json"));
+  EXPECT_EQ(existingBuckets(dir.path()), std::vector<std::string>{c.bucket});
+  // Nothing is left half-made: .incoming is empty and skipped when cases are listed.
+  EXPECT_TRUE(fs::is_empty(dir.path() + "/regressions/.incoming"));
+  std::ofstream(dir.path() + "/regressions/.incoming/partial.json") << "{";
+  auto files = caseFilesUnder({dir.path()});
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(files.value(), std::vector<std::string>{first.value()});
+  auto back = readCaseFile(first.value());
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->provenance.seed, 7u);
+  EXPECT_FALSE(caseFilesUnder({dir.path() + "/none"}).ok());
+}
+
+TEST(Replay, ReproducesFixedAndChanged) {
+  CaseFile c = logicalNotCase();
+  ReplayOutcome same = replayCase(c, WorkerLimits{});
+  EXPECT_EQ(same.verdict, ReplayVerdict::Reproduces) << same.now << same.error;
+  EXPECT_TRUE(same.as_expected);
+  // A case that says the bug was fixed: it still reproduces, which is not what it expects.
+  c.status = CaseStatus::Fixed;
+  EXPECT_FALSE(replayCase(c, WorkerLimits{}).as_expected);
+  // Another program under the same expectation: D2 passes on the example, so "fixed".
+  auto example = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/linear_counter.ept");
+  ASSERT_TRUE(example.ok());
+  c.program = std::move(example.value());
+  ReplayOutcome fixed = replayCase(c, WorkerLimits{});
+  EXPECT_EQ(fixed.verdict, ReplayVerdict::Fixed);
+  EXPECT_TRUE(fixed.as_expected);
+  // A different signature recorded: "changed", with what is seen now.
+  c.program = logicalNotProgram();
+  c.signature = "D2 value-mismatch";
+  c.status = CaseStatus::Open;
+  ReplayOutcome changed = replayCase(c, WorkerLimits{});
+  EXPECT_EQ(changed.verdict, ReplayVerdict::Changed);
+  EXPECT_EQ(changed.now, "D2 exception-in-one aten::logical_not_");
+  EXPECT_FALSE(changed.as_expected);
+}
+
+TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
+  CaseSetup setup;
+  setup.nodes = 6;
+  setup.checks = {DiffCheck::D4};
+  auto runner = CaseRunner::create(setup);
+  ASSERT_TRUE(runner.ok());
+  CaseFile c;
+  c.check = "D4";
+  c.kind = "json-round-trip-differs";
+  c.signature = "D4 json-round-trip-differs";
+  c.status = CaseStatus::Fixed;
+  c.provenance.seed = 3;
+  c.provenance.nodes = 6;
+  ReplayOutcome o = replayCase(c, WorkerLimits{});
+  EXPECT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.verdict, ReplayVerdict::Fixed);  // the remade program round-trips
+  EXPECT_TRUE(o.as_expected);
+}
+
+}  // namespace
+}  // namespace epsmith

@@ -1,0 +1,102 @@
+// Forked workers: a worker that segfaults, aborts, hangs, or grows past the memory limit is
+// reported with its breadcrumb (phase and op) and replaced, and the pool goes on serving;
+// runIsolated does the same for one call.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "fuzz/workers.h"
+#include "oracle/breadcrumb.h"
+
+namespace epsmith {
+namespace {
+
+// "echo X" answers X; "segv"/"abort"/"hang"/"grow" leave a breadcrumb and misbehave.
+std::string misbehave(const std::string& request) {
+  if (request.rfind("echo ", 0) == 0) return request.substr(5);
+  notePhase("D2");
+  noteOp("aten::frobnicate", "out");
+  if (request == "segv") std::raise(SIGSEGV);
+  if (request == "abort") std::abort();
+  if (request == "hang") std::this_thread::sleep_for(std::chrono::seconds(60));
+  if (request == "grow") {
+    std::vector<std::vector<char>> hoard;
+    for (;;) {
+      hoard.emplace_back(size_t{16} << 20);
+      std::memset(hoard.back().data(), 1, hoard.back().size());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  if (request == "throw") throw std::runtime_error("boom");
+  return "?";
+}
+
+WorkerPool::Event roundTrip(WorkerPool& pool, const std::string& request) {
+  pool.send(0, request);
+  for (;;) {
+    auto events = pool.wait(1000);
+    if (!events.empty()) return events[0];
+  }
+}
+
+TEST(Workers, DeathsAreReportedWithTheirBreadcrumbAndThePoolGoesOn) {
+  WorkerLimits limits;
+  limits.seconds_per_request = 0.5;
+  limits.rss_limit_bytes = size_t{256} << 20;
+  WorkerPool pool(1, misbehave, limits);
+  struct Want {
+    const char* request;
+    WorkerDeath::Kind kind;
+    const char* name;
+  };
+  for (const Want& want : {Want{"segv", WorkerDeath::Kind::Signal, "crash-SIGSEGV"},
+                           Want{"abort", WorkerDeath::Kind::Signal, "crash-SIGABRT"},
+                           Want{"hang", WorkerDeath::Kind::Timeout, "timeout"},
+                           Want{"grow", WorkerDeath::Kind::OutOfMemory, "out-of-memory"},
+                           Want{"throw", WorkerDeath::Kind::Exit, "exit-3"}}) {
+    SCOPED_TRACE(want.request);
+    auto e = roundTrip(pool, want.request);
+    ASSERT_TRUE(e.death.has_value());
+    EXPECT_FALSE(e.reply.has_value());
+    EXPECT_EQ(e.request, want.request);
+    EXPECT_EQ(e.death->kind, want.kind);
+    EXPECT_EQ(e.death->kindName(), want.name);
+    EXPECT_EQ(e.death->phase, "D2");
+    EXPECT_EQ(e.death->op, "aten::frobnicate.out");
+    auto after = roundTrip(pool, "echo still here");
+    ASSERT_TRUE(after.reply.has_value());
+    EXPECT_EQ(*after.reply, "still here");
+  }
+  EXPECT_EQ(pool.restarts(), 5);
+}
+
+TEST(Workers, RepliesComeBackFromEveryWorker) {
+  WorkerPool pool(3, misbehave, WorkerLimits{});
+  for (int w = 0; w < 3; ++w) pool.send(w, "echo " + std::to_string(w));
+  std::vector<std::string> replies(3);
+  int got = 0;
+  while (got < 3) {
+    for (auto& e : pool.wait(1000)) {
+      ASSERT_TRUE(e.reply.has_value());
+      replies[static_cast<size_t>(e.worker)] = *e.reply;
+      ++got;
+    }
+  }
+  EXPECT_EQ(replies, (std::vector<std::string>{"0", "1", "2"}));
+}
+
+TEST(Workers, RunIsolated) {
+  auto fine = runIsolated([] { return std::string("result"); }, WorkerLimits{});
+  ASSERT_TRUE(fine.result.has_value());
+  EXPECT_EQ(*fine.result, "result");
+  auto crashed = runIsolated([] { return misbehave("segv"); }, WorkerLimits{});
+  ASSERT_TRUE(crashed.death.has_value());
+  EXPECT_EQ(crashed.death->kindName(), "crash-SIGSEGV");
+  EXPECT_EQ(crashed.death->op, "aten::frobnicate.out");
+}
+
+}  // namespace
+}  // namespace epsmith
