@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "minimizer/passes.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -15,13 +16,6 @@ size_t callCount(const ExportedProgram& p) {
   for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
   return n;
 }
-
-// A variant: a description and the edit that makes it from the current program (false when
-// the edit does not apply).
-struct Variant {
-  std::string what;
-  std::function<bool(ExportedProgram&)> edit;
-};
 
 // Renames every signature and module-call-graph reference from `from` to `to`.
 void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to) {
@@ -216,12 +210,33 @@ std::vector<Variant> removeInputs(const ExportedProgram& p) {
   return out;
 }
 
-// simplify-scalars: each int argument to 0 then 1, each float to 0.0 then 1.0.
+// simplify-scalars: each int argument to 0 then 1, each float to 0.0 then 1.0, each
+// element of an int list to 1 then 0.
 std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
   std::vector<Variant> out;
   for (const auto& n : p.graph().nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
     for (size_t i = 0; i < n.args.size(); ++i) {
+      // An int list: one element at a time toward 1, then toward 0.
+      if (const auto* list = n.args[i].get<arg::IntList>()) {
+        for (size_t k = 0; k < list->values.size(); ++k) {
+          for (int simple : {1, 0}) {
+            if (std::abs(list->values[k]) <= simple) continue;
+            const std::string name = n.name();
+            out.push_back({"simplify-scalars: %" + name + " argument " + std::to_string(i) + "[" + std::to_string(k) +
+                               "] = " + std::to_string(simple),
+                           [name, i, k, simple](ExportedProgram& q) {
+                             Node* m = q.graph().find(name);
+                             if (!m || i >= m->args.size()) return false;
+                             auto* l = m->args[i].get<arg::IntList>();
+                             if (!l || k >= l->values.size()) return false;
+                             l->values[k] = simple;
+                             return true;
+                           }});
+          }
+        }
+        continue;
+      }
       const auto* iv = n.args[i].get<arg::Int>();
       const auto* fv = n.args[i].get<arg::Float>();
       for (int simple : {0, 1}) {
@@ -244,7 +259,8 @@ std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
 }
 
 using Pass = std::vector<Variant> (*)(const ExportedProgram&);
-constexpr Pass kPasses[] = {removeNodes, removeOutputs, demoteState, removeInputs, simplifyScalars};
+constexpr Pass kPasses[] = {removeNodes,  removeOutputs,  demoteState,    removeInputs,
+                            shrinkShapes, simplifyDtypes, simplifyScalars};
 
 }  // namespace
 
@@ -261,7 +277,12 @@ MinimizeResult minimize(const ExportedProgram& p, const StillFails& still_fails,
       for (const Variant& v : pass(result.program)) {
         if (result.oracle_calls >= options.max_oracle_calls) break;
         ExportedProgram candidate = result.program.clone();
-        if (!v.edit(candidate) || !verify(candidate).empty()) continue;
+        if (!v.edit(candidate)) continue;
+        // Removing a call or changing an argument can change the shapes after it: meta.val
+        // follows an eager run where the program still runs (a finding that raises eagerly
+        // keeps the vals it had).
+        refreshVals(candidate);
+        if (!verify(candidate).empty()) continue;
         ++result.oracle_calls;
         if (!still_fails(candidate)) continue;
         result.program = std::move(candidate);

@@ -7,9 +7,11 @@
 //   remove-outputs  drop a user output
 //   demote-state    a parameter, buffer or constant becomes a user input
 //   remove-inputs   drop a placeholder nothing reads
+//   shrink-shapes   a user input's dimension to 1, or to half its size
+//   simplify-dtypes a user input to float32
 //   simplify-scalars  int and float arguments toward 0 and 1
-// Shapes and dtypes are left as they are (their meta.val and example values would need
-// regenerating; not done yet).
+// After each edit every call's meta.val is rebuilt from an eager run (where the program
+// still runs), so the minimized program's shapes are the ones it computes.
 #pragma once
 
 #include <functional>

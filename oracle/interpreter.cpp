@@ -409,7 +409,7 @@ Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IV
   }
 }
 
-Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) const {
+Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe) const {
   Outcome out;
   if (inputs.size() != plan_->num_placeholders) {
     out.error = RunError{"", "", "the graph has " + std::to_string(plan_->num_placeholders) +
@@ -472,6 +472,10 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs) co
         }
         case Plan::StepKind::Skip:
           break;
+      }
+      if (observe && step.node && step.node->op() == OpKind::CallFunction && step.slot >= 0 &&
+          step.kind != Plan::StepKind::Output) {
+        observe(*step.node, env[static_cast<size_t>(step.slot)]);
       }
     } catch (const c10::Error& e) {
       out.error = RunError{step.node->name(), step.node->target.textName(), firstLine(e.what_without_backtrace())};

@@ -47,7 +47,8 @@ class Interpreter {
   // One value per placeholder, in order. An op that throws ends the run with `error` set.
   // Grad mode is the caller's (set it with at::AutoGradMode / c10::InferenceMode);
   // torch._C._set_grad_enabled nodes change it for the rest of the run and it is restored.
-  Outcome run(const std::vector<c10::IValue>& inputs) const;
+  // `observe`, when set, sees each call_function node's value as soon as it is computed.
+  Outcome run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe = {}) const;
 
   struct Plan;  // defined in interpreter.cpp
 

@@ -123,13 +123,13 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
     {
       c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
       at::functionalization::impl::FunctionalizationReapplyViewsGuard reapply_views(true);
-      outcome = interpreter.run(inputs);
+      outcome = interpreter.run(inputs, options.observe);
     }
     for (auto& v : outcome.outputs) v = unwrapFunctional(v);
     // The final value of each input is what its wrapper holds after syncing.
     for (size_t i = 0; i < flat.size(); ++i) flat[i].value = unwrapFunctional(inputs[i]);
   } else {
-    outcome = interpreter.run(inputs);
+    outcome = interpreter.run(inputs, options.observe);
   }
   if (outcome.error) {
     result.error = outcome.error;

@@ -28,6 +28,8 @@ struct RunOptions {
   RunMode mode;
   Device device;  // cpu; "cuda" needs a CUDA build of LibTorch
   GradMode grad;
+  // Sees each call's value as it is computed (the minimizer rebuilds meta.val from it).
+  ValueObserver observe;
 };
 
 // Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in

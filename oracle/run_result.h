@@ -4,6 +4,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,5 +29,9 @@ struct RunResult {
 
   bool ok() const { return !error.has_value(); }
 };
+
+class Node;
+// Sees a call_function node's value as soon as a run computes it.
+using ValueObserver = std::function<void(const Node& node, const c10::IValue& value)>;
 
 }  // namespace epsmith

@@ -64,6 +64,67 @@ TEST(Minimizer, APlantedBugIn50NodesEndsInAHandful) {
   EXPECT_NE(r.program.graph().find("logical_not_"), nullptr);
 }
 
+// A bug that needs two ops: the planted logical_not_ fails under LibTorch's functionalization
+// only when it writes through an alias (the predicate says so), so both must stay. The
+// 50-node program ends at 4 calls or fewer, and its user inputs shrink to one element of
+// float32, with every meta.val rebuilt from the smaller inputs.
+bool failsThroughAnAlias(const ExportedProgram& p) {
+  const Node* bug = p.graph().find("planted");
+  if (!bug || bug->args.empty() || !bug->args[0].get<arg::Tensor>()) return false;
+  const Node* base = bug->args[0].get<arg::Tensor>()->node;
+  return base->target.kind() == Target::Kind::Aten && base->target.textName() == "aten::alias" &&
+         d2FailsInLogicalNot(p);
+}
+
+TEST(Minimizer, ABugThatNeedsTwoOpsEndsAtFourCallsWithOneElementInputs) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig config;
+  config.nodes = 48;
+  config.max_state = 2;
+  config.dtypes = {ScalarType::Double, ScalarType::Float};
+  std::optional<ExportedProgram> planted;
+  for (uint64_t seed = 40; seed <= 80 && !planted; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog, config, random);
+    ASSERT_TRUE(p.ok());
+    if (runChecks(p.value(), {DiffCheck::D2})[0].status != CheckOutcome::Status::Pass) continue;
+    Graph& g = p.value().graph();
+    Node* x = g.find("x0");
+    if (!x || x->meta.val.tensor()->sizes.size() < 2) continue;
+    Node* alias = g.insertBefore(g.outputNode(), OpKind::CallFunction, "planted_alias");
+    alias->target = Target::aten(findOp("aten::alias", ""));
+    alias->args = {arg::Tensor{x}};
+    alias->meta.val = x->meta.val;
+    Node* bug = g.insertBefore(g.outputNode(), OpKind::CallFunction, "planted");
+    bug->target = Target::aten(findOp("aten::logical_not_", ""));
+    bug->args = {arg::Tensor{alias}};
+    bug->meta.val = x->meta.val;
+    if (verify(p.value()).empty() && failsThroughAnAlias(p.value())) planted = std::move(p.value());
+  }
+  ASSERT_TRUE(planted.has_value()) << "no seed gave a program that passes D2 to plant the bug in";
+  ASSERT_GE(calls(*planted), 45u);
+
+  MinimizeOptions options;
+  options.max_oracle_calls = 600;
+  MinimizeResult r = minimize(*planted, failsThroughAnAlias, options);
+  std::cout << "[ minimized ] " << r.nodes_before << " -> " << r.nodes_after << " calls in " << r.oracle_calls
+            << " oracle calls\n" << printProgramText(r.program);
+  EXPECT_LE(r.nodes_after, 4u);
+  EXPECT_TRUE(failsThroughAnAlias(r.program));
+  EXPECT_TRUE(verify(r.program).empty());
+  for (const auto& in : r.program.example_inputs) {
+    if (in.kind != InputValue::Kind::Tensor) continue;
+    EXPECT_EQ(in.tensor.numel(), 1) << printProgramText(r.program);
+    EXPECT_EQ(in.tensor.dtype(), ScalarType::Float);
+  }
+  // meta.val follows the shrunken inputs.
+  const TensorMeta* x = r.program.graph().find("x0")->meta.val.tensor();
+  const TensorMeta* bug = r.program.graph().find("planted")->meta.val.tensor();
+  ASSERT_TRUE(x && bug);
+  EXPECT_EQ(bug->sizes, x->sizes);
+  EXPECT_EQ(bug->dtype, ScalarType::Float);
+}
+
 // A predicate that holds for nothing smaller leaves the program as it was.
 TEST(Minimizer, NothingSmallerFailsNothingChanges) {
   const OpCatalog catalog = OpCatalog::build().value();

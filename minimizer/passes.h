@@ -1,0 +1,32 @@
+// The minimizer's passes, for minimize.cpp: each proposes variants of a program (smaller,
+// or simpler, by one edit). Internal to minimizer/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace epsmith {
+
+// A variant: a description and the edit that makes it from the current program (false when
+// the edit does not apply).
+struct Variant {
+  std::string what;
+  std::function<bool(ExportedProgram&)> edit;
+};
+
+// Passes over values (value_passes.cpp; they make tensors with LibTorch):
+//   shrink-shapes     a user input's dimension to 1, or to half its size
+//   simplify-dtypes   a user input to float32
+// Each variant rebuilds every call's meta.val from an eager run, and does not apply when
+// the program no longer runs.
+std::vector<Variant> shrinkShapes(const ExportedProgram& p);
+std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
+
+// Sets every call's meta.val from an eager run on the example inputs. False (and `p`
+// unchanged) when the program raises or makes a value a program cannot hold.
+bool refreshVals(ExportedProgram& p);
+
+}  // namespace epsmith
