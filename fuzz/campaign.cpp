@@ -1,8 +1,6 @@
 // See campaign.h. Requests and replies between the campaign and its workers are JSON.
 #include "fuzz/campaign.h"
 
-#include <ATen/Parallel.h>
-
 #include <chrono>
 #include <csignal>
 #include <deque>
@@ -16,7 +14,6 @@
 #include "ir/json_format.h"
 #include "ir/program_io.h"
 #include "ir/text_format.h"
-#include "oracle/aten_bridge.h"
 
 namespace epsmith {
 namespace {
@@ -437,11 +434,7 @@ CampaignResult Campaign::run() {
 
   const CaseRunner& r = *runner_;
   WorkerPool pool(o_.jobs, [&r](const std::string& request) { return serve(r, request); }, o_.setup.limits,
-                  [] {
-                    // One core per worker; LibTorch's warnings are about programs, not findings.
-                    at::set_num_threads(1);
-                    c10::Warning::set_warning_handler(silentWarningHandler());
-                  });
+                  prepareCaseProcess);
   g_stop_requested = 0;
   auto previous_int = std::signal(SIGINT, requestStop);
   auto previous_term = std::signal(SIGTERM, requestStop);

@@ -1,9 +1,12 @@
 // See case_runner.h.
 #include "fuzz/case_runner.h"
 
+#include <ATen/Parallel.h>
+
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
 #include "minimizer/minimize.h"
+#include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 
 namespace epsmith {
@@ -29,6 +32,11 @@ struct CaseRunner::State {
   GenerationConfig config;
   OpCatalog catalog;
 };
+
+void prepareCaseProcess() {
+  at::set_num_threads(1);
+  c10::Warning::set_warning_handler(silentWarningHandler());
+}
 
 std::string deathSignature(const WorkerDeath& d) {
   std::string s = (d.phase.empty() ? "worker" : d.phase) + " " + d.kindName();

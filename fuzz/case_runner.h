@@ -75,6 +75,11 @@ class CaseRunner {
   std::unique_ptr<State> state_;
 };
 
+// The conditions every case runs under, set once in each worker process: one intra-op
+// thread (so a result never depends on the machine's core count), LibTorch's warnings
+// silenced (they are about programs, not findings). Campaign workers and replay use it.
+void prepareCaseProcess();
+
 // The signature of a failure that killed a worker: "D2 crash-SIGSEGV aten::foo.default".
 std::string deathSignature(const WorkerDeath& d);
 

@@ -1,6 +1,7 @@
 // Replaying case files: each case's program (or, for a case without one, the program its
 // seed and config make) runs the check that found it again, in a forked child so a crash
-// replays as a crash. The signature now is compared with the one recorded.
+// replays as a crash. The signature now is compared with the one recorded; a run that does
+// not match is tried again under other heap layouts (Note [Replaying memory errors]).
 #pragma once
 
 #include <string>
@@ -23,7 +24,12 @@ struct ReplayOutcome {
   bool as_expected = true;  // what the case's status expects (open/known-upstream: reproduces;
                             // fixed: fixed; known-upstream on another LibTorch: anything)
   std::string error;     // the case could not be replayed (its config no longer reads, ...)
+  int runs = 0;          // runs made: 1, or more when the first did not reproduce
 };
+
+// Runs the case at most this many times, each under another heap layout, until one run
+// shows the recorded signature.
+constexpr int kReplayLayouts = 8;
 
 ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits);
 

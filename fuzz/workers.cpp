@@ -279,8 +279,9 @@ size_t WorkerPool::rssBytes() const {
   return total;
 }
 
-IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits) {
-  WorkerPool pool(1, [&](const std::string&) { return fn(); }, limits);
+IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits,
+                            std::function<void()> init) {
+  WorkerPool pool(1, [&](const std::string&) { return fn(); }, limits, std::move(init));
   pool.send(0, "");
   for (;;) {
     for (auto& e : pool.wait(1000)) {

@@ -92,6 +92,7 @@ struct IsolatedOutcome {
   std::optional<std::string> result;
   std::optional<WorkerDeath> death;
 };
-IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits);
+IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits,
+                            std::function<void()> init = {});
 
 }  // namespace epsmith

@@ -48,6 +48,10 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
                 << path << "  [" << caseStatusName(c->status) << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
                 << "    was: " << c->signature << "\n";
       if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
+      if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
+        std::cout << "    on run " << o.runs << " of " << kReplayLayouts
+                  << ", under another heap layout: a memory error (docs/fuzzing.md, Replay)\n";
+      }
     }
     std::cout << files->size() << " case" << (files->size() == 1 ? "" : "s") << ": " << counts[0] << " reproduce, "
               << counts[1] << " fixed, " << counts[2] << " changed; " << unexpected << " not as expected"

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include "fuzz/case_runner.h"
 #include "fuzz/corpus.h"
@@ -177,6 +179,28 @@ TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
   EXPECT_TRUE(o.error.empty()) << o.error;
   EXPECT_EQ(o.verdict, ReplayVerdict::Fixed);  // the remade program round-trips
   EXPECT_TRUE(o.as_expected);
+}
+
+// A LibTorch 1.13 use-after-free from the corpus: whether it segfaults or raises depends on
+// the heap layout the replaying process happens to have (Note [Replaying memory errors]) —
+// the length of the case file's path is enough to change it. Whatever the replaying process
+// allocated and freed before, replay shows the recorded crash.
+TEST(Replay, AMemoryErrorReproducesWhateverTheHeapLooksLike) {
+  auto c = readCaseFile(std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions/d2-crash-sigsegv-7fe4379c/seed-2984.json");
+  ASSERT_TRUE(c.ok()) << c.error().str();
+  ASSERT_EQ(c->signature, "D2 crash-SIGSEGV aten::expm1_");
+  std::vector<std::unique_ptr<char[]>> kept;
+  for (size_t shift = 0; shift < 40; ++shift) {
+    std::vector<std::unique_ptr<char[]>> freed;
+    for (size_t size = 16 + 8 * shift; size < 70000; size = size * 3 / 2 + 8) {
+      freed.emplace_back(new char[size]);
+      kept.emplace_back(new char[size + shift]);
+    }
+    freed.clear();
+    ReplayOutcome o = replayCase(c.value(), WorkerLimits{});
+    EXPECT_EQ(o.verdict, ReplayVerdict::Reproduces) << "heap shift " << shift << ": now " << o.now;
+    EXPECT_TRUE(o.as_expected);
+  }
 }
 
 }  // namespace
