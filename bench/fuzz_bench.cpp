@@ -6,8 +6,6 @@
 // (percent of the case's time). A worker that LibTorch crashes is replaced, as in a campaign.
 #include <benchmark/benchmark.h>
 
-#include <ATen/Parallel.h>
-
 #include <sstream>
 
 #include "fuzz/case_runner.h"
@@ -34,7 +32,7 @@ void BM_Case(benchmark::State& state) {
         for (double s : result.times.seconds) reply << s << " ";
         return reply.str();
       },
-      WorkerLimits{}, [] { at::set_num_threads(1); });
+      WorkerLimits{}, prepareCaseProcess);
   uint64_t seed = 1;
   PhaseTimes times;
   int64_t deaths = 0;

@@ -100,9 +100,12 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, PhaseTimes* times) {
   PhaseClock clock(times, Phase::Verify);
   SeededSource random(seed);
   int applied = 0;
+  std::optional<ExportedProgram> spare;  // a corruption with no place leaves it untouched
   for (const auto& c : corruptions()) {
-    ExportedProgram corrupted = p.clone();
-    if (!c.apply(corrupted, random)) continue;
+    if (!spare) spare = p.clone();
+    if (!c.apply(*spare, random)) continue;
+    ExportedProgram corrupted = std::move(*spare);
+    spare.reset();
     ++applied;
     auto diagnostics = verify(corrupted);
     const std::string want(checkIdName(c.check));

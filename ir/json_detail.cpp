@@ -216,6 +216,12 @@ std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::str
   return out;
 }
 
+OJson objectWithRoom(size_t keys) {
+  OJson o = OJson::object();
+  o.get_ref<OJson::object_t&>().reserve(keys);
+  return o;
+}
+
 OJson floatJson(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";

@@ -47,6 +47,14 @@ std::string base64Encode(const std::vector<uint8_t>& bytes);
 // nullopt with `error` set on a malformed string.
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);
 
+// Note [Objects sized up front]
+// ordered_json keeps an object as a vector of pair<const string, json>. The const key makes
+// the pair's move constructor potentially throwing, so when the vector grows it copies its
+// elements — every value already in the object, deeply. Objects that receive large values
+// (a graph's nodes, a program's graph module) were copied whole several times per write, a
+// third of the writer's time. The writer makes its objects with the room they will need.
+OJson objectWithRoom(size_t keys);
+
 // A float as torch writes it, plus the NaN extension: a number, "Infinity", "-Infinity" or
 // "NaN".
 OJson floatJson(double v);

@@ -41,14 +41,14 @@ OJson memoryFormatJson(MemoryFormat m, const std::string& where) {
 }
 
 OJson deviceJson(const Device& d) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(2);
   o["type"] = d.type;
   o["index"] = d.index ? OJson(*d.index) : OJson(nullptr);
   return o;
 }
 
 OJson oneKey(std::string_view tag, OJson value) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(1);
   o[std::string(tag)] = std::move(value);
   return o;
 }
@@ -56,7 +56,7 @@ OJson oneKey(std::string_view tag, OJson value) {
 OJson nameObject(const std::string& name) { return oneKey("name", name); }
 
 OJson symExprJson(const SymExpr& e) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["expr_str"] = e.expr;
   if (!e.hint) {
     o["hint"] = nullptr;
@@ -76,7 +76,7 @@ OJson symIntJson(const SymIntValue& v) {
 }
 
 OJson tensorMetaJson(const TensorMeta& m, const std::string& where) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["dtype"] = dtypeJson(m.dtype, where);
   o["sizes"] = OJson::array();
   for (const auto& s : m.sizes) o["sizes"].push_back(symIntJson(s));
@@ -165,7 +165,7 @@ OJson specArgJson(const SpecArg& a) {
       case K::Token: break;
     }
   }
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["kind"] = std::string(specArgKindName(a.kind));
   o["name"] = a.name;
   o["class_fqn"] = a.class_fqn;
@@ -176,7 +176,7 @@ OJson specArgJson(const SpecArg& a) {
 OJson inputSpecJson(const InputSpec& s) {
   const bool plain = !s.persistent;
   auto with = [&](const char* tag, OJson arg, const char* target_field) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["arg"] = std::move(arg);
     if (target_field) o[target_field] = *s.target;
     return oneKey(tag, std::move(o));
@@ -185,7 +185,7 @@ OJson inputSpecJson(const InputSpec& s) {
     case InputKind::UserInput:
       if (!plain || s.target) break;
       if (s.arg.kind == SpecArg::Kind::Constant && !s.arg.name.empty() && isClean(s.arg)) {
-        OJson o = OJson::object();
+        OJson o = objectWithRoom(8);
         o["name"] = s.arg.name;
         o["value"] = constantValueJson(s.arg.value);
         return oneKey("constant_input", std::move(o));
@@ -221,7 +221,7 @@ OJson inputSpecJson(const InputSpec& s) {
       }
       break;
   }
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["kind"] = std::string(inputKindName(s.kind));
   o["arg"] = specArgJson(s.arg);
   o["target"] = s.target ? OJson(*s.target) : OJson(nullptr);
@@ -261,12 +261,12 @@ OJson outputSpecJson(const OutputSpec& s) {
       break;
   }
   if (tag && cleanTensor(s.arg) && (target_field != nullptr) == s.target.has_value()) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["arg"] = nameObject(s.arg.name);
     if (target_field) o[target_field] = *s.target;
     return oneKey(tag, std::move(o));
   }
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["kind"] = std::string(outputKindName(s.kind));
   o["arg"] = specArgJson(s.arg);
   o["target"] = s.target ? OJson(*s.target) : OJson(nullptr);
@@ -279,7 +279,7 @@ bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {
 }
 
 OJson metaJson(const NodeMeta& m, bool val_written, const std::string& where) {
-  OJson md = OJson::object();
+  OJson md = objectWithRoom(8);
   if (m.stack_trace) md[std::string(kStackTrace)] = *m.stack_trace;
   if (m.nn_module_stack) {
     std::string text = encodeModuleStack(*m.nn_module_stack);

@@ -28,7 +28,7 @@ void ProgramWriter::registerAttributeStorages(const Graph& g) {
 
 OJson ProgramWriter::tensorValueJson(const TensorValue& t, const std::string& where,
                                      bool storage_optional) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   if (!t.storage) {
     if (!storage_optional) fail(where, "tensor has no storage");
     o["storage"] = nullptr;
@@ -62,7 +62,7 @@ OJson ProgramWriter::storagesJson() const {
       fail(where, "storage of " + std::string(torchName(s.dtype)) + " has " +
                       std::to_string(s.bytes.size()) + " bytes, not a whole number of elements");
     }
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["dtype"] = dtypeJson(s.dtype, where);
     o["numel"] = s.numel();
     o["data"] = base64Encode(s.bytes);
@@ -74,13 +74,13 @@ OJson ProgramWriter::storagesJson() const {
 OJson ProgramWriter::moduleCallGraphJson() const {
   OJson list = OJson::array();
   for (const auto& entry : p_.module_call_graph) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["fqn"] = entry.fqn;
     if (!entry.signature) {
       o["signature"] = nullptr;
     } else {
       const ModuleCallSignature& s = *entry.signature;
-      OJson sig = OJson::object();
+      OJson sig = objectWithRoom(8);
       sig["inputs"] = OJson::array();
       for (const auto& a : s.inputs) sig["inputs"].push_back(specArgJson(a));
       sig["outputs"] = OJson::array();
@@ -97,7 +97,7 @@ OJson ProgramWriter::moduleCallGraphJson() const {
 }
 
 static OJson stringMap(const std::map<std::string, std::string>& m) {
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   for (const auto& [k, v] : m) appendNew(o, k, v);
   return o;
 }
@@ -112,9 +112,9 @@ OJson ProgramWriter::write() {
   }
   registerAttributeStorages(p_.graph());
 
-  OJson gm = OJson::object();
+  OJson gm = objectWithRoom(8);
   gm["graph"] = GraphWriter(*this, p_.graph(), "", &p_.signature).write();
-  OJson sig = OJson::object();
+  OJson sig = objectWithRoom(8);
   sig["input_specs"] = OJson::array();
   for (const auto& s : p_.signature.input_specs) sig["input_specs"].push_back(inputSpecJson(s));
   sig["output_specs"] = OJson::array();
@@ -122,26 +122,26 @@ OJson ProgramWriter::write() {
   gm["signature"] = std::move(sig);
   gm["module_call_graph"] = moduleCallGraphJson();
   gm["metadata"] = stringMap(p_.metadata);
-  OJson namedtuples = OJson::object();
+  OJson namedtuples = objectWithRoom(8);
   for (const auto& [type, fields] : p_.treespec_namedtuple_fields) {
     appendNew(namedtuples, type, oneKey("field_names", fields));
   }
   gm["treespec_namedtuple_fields"] = std::move(namedtuples);
 
-  OJson ep = OJson::object();
+  OJson ep = objectWithRoom(8);
   ep["graph_module"] = std::move(gm);
-  OJson opset = OJson::object();
+  OJson opset = objectWithRoom(8);
   for (const auto& [ns, version] : p_.opset_version) appendNew(opset, ns, version);
   ep["opset_version"] = std::move(opset);
-  OJson ranges = OJson::object();
+  OJson ranges = objectWithRoom(8);
   for (const auto& [symbol, range] : p_.range_constraints) {
-    OJson r = OJson::object();
+    OJson r = objectWithRoom(8);
     r["min_val"] = range.min_val ? OJson(*range.min_val) : OJson(nullptr);
     r["max_val"] = range.max_val ? OJson(*range.max_val) : OJson(nullptr);
     appendNew(ranges, symbol, std::move(r));
   }
   ep["range_constraints"] = std::move(ranges);
-  OJson version = OJson::object();
+  OJson version = objectWithRoom(8);
   version["major"] = p_.schema_version.major;
   version["minor"] = p_.schema_version.minor;
   ep["schema_version"] = std::move(version);
@@ -149,19 +149,19 @@ OJson ProgramWriter::write() {
   ep["torch_version"] = p_.torch_version;
   ep["guards_code"] = p_.guards_code;
 
-  OJson eps = OJson::object();
+  OJson eps = objectWithRoom(8);
   eps["format_version"] = kFormatVersion;
   eps["storages"] = storagesJson();
-  OJson state = OJson::object();
+  OJson state = objectWithRoom(p_.state_dict.size());
   for (const auto& [fqn, entry] : p_.state_dict) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["is_param"] = entry.is_parameter;
     o["tensor"] = tensorValueJson(entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor",
                                   /*storage_optional=*/false);
     appendNew(state, fqn, std::move(o));
   }
   eps["state_dict"] = std::move(state);
-  OJson constants = OJson::object();
+  OJson constants = objectWithRoom(p_.constants.size());
   for (const auto& [name, c] : p_.constants) {
     const std::string where = keyPath("$.epsmith.constants", name);
     if (c.tensor && !c.class_fqn.empty()) fail(where, "constant has both a tensor and a class");
@@ -188,7 +188,7 @@ OJson ProgramWriter::write() {
   eps["attributes"] = std::move(attributes_);
   eps["graphs"] = std::move(graphs_);
 
-  OJson root = OJson::object();
+  OJson root = objectWithRoom(8);
   root["exported_program"] = std::move(ep);
   root["epsmith"] = std::move(eps);
   return root;

@@ -245,7 +245,7 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
         } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
           return deviceJson(x.value);
         } else if constexpr (std::is_same_v<X, arg::Graph>) {
-          OJson o = OJson::object();
+          OJson o = objectWithRoom(8);
           if (folded_get_attrs_.count(x.node)) {
             o["name"] = x.node->attr;
             o["graph"] = w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
@@ -264,7 +264,7 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
           return t && t->textName() == x.name ? t->exportName() : x.name;
         } else {
           static_assert(std::is_same_v<X, arg::Complex>);
-          OJson o = OJson::object();
+          OJson o = objectWithRoom(8);
           o["real"] = floatJson(x.real);
           o["imag"] = floatJson(x.imag);
           return o;
@@ -331,7 +331,7 @@ OJson GraphWriter::inputJson(const Node& p, size_t index, OJson* side) {
   OJson meta = metaJson(p.meta, val_written, where(p));
   bool rename = !named && p.name() != defaultInputName(sig_, index);
   if (rename || !meta.empty()) {
-    OJson entry = OJson::object();
+    OJson entry = objectWithRoom(8);
     entry["name"] = rename ? OJson(p.name()) : OJson(nullptr);
     entry["metadata"] = std::move(meta);
     *side = std::move(entry);
@@ -342,7 +342,7 @@ OJson GraphWriter::inputJson(const Node& p, size_t index, OJson* side) {
 OJson GraphWriter::namedInputs(const Node& n) {
   OJson list = OJson::array();
   auto add = [&](std::string name, const Argument& a, int kind) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["name"] = std::move(name);
     o["arg"] = argJson(a, n);
     o["kind"] = kind;
@@ -372,7 +372,7 @@ OJson GraphWriter::namedInputs(const Node& n) {
 OJson GraphWriter::nodeJson(const Node& n) {
   const std::string w = where(n);
   const bool call = n.op() == OpKind::CallFunction;
-  OJson node = OJson::object();
+  OJson node = objectWithRoom(8);
   std::optional<std::string> target_kind;
   if (call) {
     std::string name = n.target.exportName();
@@ -435,7 +435,7 @@ OJson GraphWriter::nodeJson(const Node& n) {
 
 OJson GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
   const std::string child = childGraphPath(gpath_, name);
-  OJson o = OJson::object();
+  OJson o = objectWithRoom(8);
   o["kind"] = std::string(attributeKindName(a.kind));
   o["graph"] = a.subgraph ? w_.subgraphJson(*a.subgraph, child) : OJson(nullptr);
   o["tensor"] = a.tensor ? w_.tensorValueJson(*a.tensor,
@@ -443,7 +443,7 @@ OJson GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
                                               /*storage_optional=*/true)
                          : OJson(nullptr);
   o["text"] = a.text;
-  OJson field_types = OJson::object();
+  OJson field_types = objectWithRoom(8);
   for (const auto& [field, type] : a.field_types) field_types[field] = type;
   o["field_types"] = std::move(field_types);
   o["has_original_module"] = a.has_original_module;
@@ -452,6 +452,7 @@ OJson GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
 
 OJson GraphWriter::write() {
   validate();
+  tensor_values_.get_ref<OJson::object_t&>().reserve(g_.nodes().size() + 8);
   planGetitemFolds();
   planGetAttrFolds();
 
@@ -473,7 +474,7 @@ OJson GraphWriter::write() {
   OJson outputs = OJson::array();
   for (const auto& a : out.args) outputs.push_back(argJson(a, out));
 
-  OJson graph = OJson::object();
+  OJson graph = objectWithRoom(9);
   graph["inputs"] = std::move(inputs);
   graph["outputs"] = std::move(outputs);
   graph["nodes"] = std::move(nodes);
@@ -484,10 +485,10 @@ OJson GraphWriter::write() {
   graph["custom_obj_values"] = std::move(custom_obj_values_);
   graph["sym_float_values"] = std::move(sym_float_values_);
 
-  OJson side = OJson::object();
+  OJson side = objectWithRoom(8);
   if (any_side) side["inputs"] = std::move(side_inputs);
   if (out.name() != "output" || !(out.meta == NodeMeta{})) {
-    OJson o = OJson::object();
+    OJson o = objectWithRoom(8);
     o["name"] = out.name();
     o["metadata"] = metaJson(out.meta, out.meta.val.isMissing(), where(out));
     side["output"] = std::move(o);
@@ -496,7 +497,7 @@ OJson GraphWriter::write() {
 
   std::unordered_set<std::string> folded_attrs;
   for (const Node* n : folded_get_attrs_) folded_attrs.insert(n->attr);
-  OJson attrs = OJson::object();
+  OJson attrs = objectWithRoom(8);
   for (const auto& [name, a] : g_.attributes()) {
     if (!folded_attrs.count(name)) attrs[name] = attributeJson(name, a);
   }
