@@ -62,6 +62,10 @@ class CaseRunner {
   // The signature of the first finding of `checks` on `p` ("" when none).
   std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                              CheckOutcome* finding = nullptr, PhaseTimes* times = nullptr) const;
+  // Whether `signature` is the first finding of `checks` on `p` on re-runs whose fresh
+  // memory holds different garbage each time (Note [Re-runs on a perturbed heap]).
+  bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                          const std::string& signature) const;
   // Minimizes the failure `signature` of the case `seed`: one that a check reports (`crash`
   // unset) or one that killed a worker (`crash`: its kind and op, "crash-SIGSEGV"). Each
   // step of a crash is tried in a forked child.

@@ -130,6 +130,13 @@ void WorkerPool::start(size_t w) {
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_DFL);
     if (::getppid() != parent) ::_exit(0);
+    // What kernels print to standard output (reference LAPACK's "Parameter 8 to routine
+    // SGESDD was incorrect") is not the campaign's output; standard error stays, for the
+    // last words of a worker that aborts.
+    if (int devnull = ::open("/dev/null", O_WRONLY); devnull >= 0) {
+      ::dup2(devnull, STDOUT_FILENO);
+      ::close(devnull);
+    }
     ::close(down[1]);
     ::close(up[0]);
     for (const Worker& other : workers_) {
