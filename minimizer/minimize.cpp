@@ -9,15 +9,7 @@
 #include "verifier/verifier.h"
 
 namespace epsmith {
-namespace {
 
-size_t callCount(const ExportedProgram& p) {
-  size_t n = 0;
-  for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
-  return n;
-}
-
-// Renames every signature and module-call-graph reference from `from` to `to`.
 void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to) {
   for (auto& s : p.signature.output_specs) {
     if (s.arg.hasNodeName() && s.arg.name == from) s.arg.name = to;
@@ -30,6 +22,14 @@ void renameReferences(ExportedProgram& p, const std::string& from, const std::st
       }
     }
   }
+}
+
+namespace {
+
+size_t callCount(const ExportedProgram& p) {
+  size_t n = 0;
+  for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
+  return n;
 }
 
 // Removes the call `name`: its uses (getitems of it included) go to its first tensor
@@ -239,8 +239,13 @@ std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
       }
       const auto* iv = n.args[i].get<arg::Int>();
       const auto* fv = n.args[i].get<arg::Float>();
+      if (!iv && !fv) continue;
+      // 0 is simpler than 1, and 1 than anything else: a value only ever moves down, so no
+      // two variants can undo each other.
+      const auto rank = [](double v) { return v == 0 ? 0 : v == 1 ? 1 : 2; };
+      const double value = iv ? static_cast<double>(iv->value) : fv->value;
       for (int simple : {0, 1}) {
-        if ((iv && iv->value != simple && std::abs(iv->value) > simple) || (fv && fv->value != simple)) {
+        if (rank(simple) < rank(value)) {
           const std::string name = n.name();
           const bool is_int = iv != nullptr;
           out.push_back({"simplify-scalars: %" + name + " argument " + std::to_string(i) + " = " + std::to_string(simple),
@@ -259,7 +264,7 @@ std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
 }
 
 using Pass = std::vector<Variant> (*)(const ExportedProgram&);
-constexpr Pass kPasses[] = {removeNodes,  removeOutputs,  demoteState,    removeInputs,
+constexpr Pass kPasses[] = {removeNodes,  removeOutputs,  demoteState,    removeInputs, cutToInputs,
                             shrinkShapes, simplifyDtypes, simplifyScalars};
 
 }  // namespace

@@ -22,8 +22,13 @@ struct Variant {
 //   simplify-dtypes   a user input to float32
 // Each variant rebuilds every call's meta.val from an eager run, and does not apply when
 // the program no longer runs.
+//   cut-to-input      a call becomes a new user input holding its eager value
 std::vector<Variant> shrinkShapes(const ExportedProgram& p);
+std::vector<Variant> cutToInputs(const ExportedProgram& p);
 std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
+
+// Renames every signature and module-call-graph reference from `from` to `to`.
+void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to);
 
 // Sets every call's meta.val from an eager run on the example inputs. False (and `p`
 // unchanged) when the program raises or makes a value a program cannot hold.

@@ -48,9 +48,70 @@ bool replaceUserInput(ExportedProgram& q, size_t i, const std::function<at::Tens
   return true;
 }
 
+// The value eager computes for `name` when it runs (a dense copy), or an undefined tensor
+// when the run never gets there.
+at::Tensor valueOf(const ExportedProgram& p, const std::string& name) {
+  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
+  at::Tensor value;
+  RunOptions options(RunMode::Eager);
+  options.observe = [&](const Node& n, const c10::IValue& v) {
+    if (!value.defined() && v.isTensor() && n.name() == name) {
+      at::NoGradGuard no_grad;
+      value = v.toTensor().detach().clone(at::MemoryFormat::Contiguous);
+    }
+  };
+  runProgram(p, options);
+  return value;
+}
+
+// Replaces the call `name` by a new user input holding its eager value.
+bool cutToInput(ExportedProgram& q, const std::string& name) {
+  Graph& g = q.graph();
+  Node* n = g.find(name);
+  if (!n || n->op() != OpKind::CallFunction || !n->meta.val.tensor() || g.users(n).empty()) return false;
+  at::Tensor value = valueOf(q, name);
+  if (!value.defined()) return false;
+  Node* last = nullptr;
+  for (Node* ph : g.placeholders()) last = ph;
+  Node* fresh = last ? g.insertAfter(last, OpKind::Placeholder, name + "_cut")
+                     : g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, name + "_cut");
+  fresh->meta.val = tensorMetaOf(value);
+  g.replaceAllUsesWith(n, fresh);
+  renameReferences(q, name, fresh->name());
+  g.erase(n);
+  q.signature.input_specs.push_back(InputSpec{InputKind::UserInput, SpecArg::tensor(fresh->name()), std::nullopt, std::nullopt});
+  InputValue in;
+  in.kind = InputValue::Kind::Tensor;
+  in.tensor = toTensorValue(value);
+  q.example_inputs.push_back(std::move(in));
+  return refreshVals(q);
+}
+
 }  // namespace
 
+// Note [Cutting a call to an input]
+// remove-nodes reconnects a removed call's uses to one of its own operands, which changes
+// the shape or the values the next op sees; a bug that needs a particular operand (a view
+// with an offset, a tensor of some size) then keeps every op that made it, and the minimized
+// program carries incidental ops — into its bucket's op set, so one bug would fill several
+// buckets. cut-to-input instead replaces a call by a new user input holding exactly the
+// value eager computed for it; the ops that only fed it become dead and go in later rounds.
+// Latest calls are tried first: the cut closest to the failing op removes the most.
+std::vector<Variant> cutToInputs(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  std::vector<std::string> names;
+  for (const auto& n : p.graph().nodes()) {
+    if (n.op() == OpKind::CallFunction && n.meta.val.tensor() && !p.graph().users(&n).empty()) names.push_back(n.name());
+  }
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    const std::string name = *it;
+    out.push_back({"cut-to-input: %" + name, [name](ExportedProgram& q) { return cutToInput(q, name); }});
+  }
+  return out;
+}
+
 bool refreshVals(ExportedProgram& p) {
+  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());  // warnings are about programs
   std::map<const Node*, Val> vals;
   bool holdable = true;
   RunOptions options(RunMode::Eager);

@@ -4,6 +4,8 @@
 // end at a handful of nodes with the failure intact and a bounded number of oracle calls.
 #include <gtest/gtest.h>
 
+#include <ATen/ATen.h>
+
 #include <iostream>
 
 #include "fuzz/checks.h"
@@ -11,6 +13,7 @@
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "minimizer/minimize.h"
+#include "oracle/run.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -123,6 +126,65 @@ TEST(Minimizer, ABugThatNeedsTwoOpsEndsAtFourCallsWithOneElementInputs) {
   ASSERT_TRUE(x && bug);
   EXPECT_EQ(bug->sizes, x->sizes);
   EXPECT_EQ(bug->dtype, ScalarType::Float);
+}
+
+ExportedProgram fromText(const std::string& graph, const std::string& inputs) {
+  const std::string text = "program {\n  verifiers [\"TRAINING\"]\n}\n\ngraph {\n" + graph + "}\n\nsignature {\n" + inputs +
+                           "}\n\nstorages {\n  $0: f32[2] = [1.0, 2.0]\n}\n\nexample_inputs {\n  $0 f32[2]\n}\n";
+  auto p = parseProgramText(text);
+  EXPECT_TRUE(p.ok()) << p.error().str();
+  return std::move(p.value());
+}
+
+// The first element neg computes, in an eager run (NaN when there is no neg).
+double negOutput(const ExportedProgram& p) {
+  double out = std::nan("");
+  RunOptions options(RunMode::Eager);
+  options.observe = [&](const Node& n, const c10::IValue& v) {
+    if (n.target.kind() == Target::Kind::Aten && n.target.textName() == "aten::neg" && v.isTensor()) {
+      out = v.toTensor().flatten()[0].item<double>();
+    }
+  };
+  runProgram(p, options);
+  return out;
+}
+
+// A bug that needs neg's operand to hold 7: removing the calls that make the operand changes
+// the value, but cutting the operand's call to an input holding its value keeps it, and the
+// calls before it go. The float scalar ends at 0.0 rather than swinging between 0 and 1.
+TEST(Minimizer, TheCallsThatMadeAnOperandGoWhenItsValueIsKept) {
+  ExportedProgram p = fromText(
+      "  %x: f32[2] = placeholder\n"
+      "  %add: f32[2] = aten::add.Scalar(%x, 2.5)\n"
+      "  %mul: f32[2] = aten::mul.Scalar(%add, 2)\n"
+      "  %neg: f32[2] = aten::neg(%mul)\n"
+      "  %scaled: f32[2] = aten::mul.Scalar(%neg, 0.5)\n"
+      "  return (%neg, %scaled)\n",
+      "  input user_input %x\n  output user_output %neg\n  output user_output %scaled\n");
+  const auto negIsMinus7 = [](const ExportedProgram& q) { return negOutput(q) == -7.0; };
+  ASSERT_TRUE(negIsMinus7(p));
+  MinimizeResult r = minimize(p, negIsMinus7, {});
+  EXPECT_EQ(r.nodes_after, 1u) << printProgramText(r.program);
+  EXPECT_TRUE(negIsMinus7(r.program));
+  EXPECT_LT(r.oracle_calls, 60) << printProgramText(r.program);
+  EXPECT_TRUE(verify(r.program).empty());
+}
+
+// Scalars only ever get simpler: a float that may be anything settles at 0.0 in a couple of
+// calls instead of swinging between 0 and 1 until the budget runs out.
+TEST(Minimizer, ScalarsSettle) {
+  ExportedProgram p = fromText("  %x: f32[2] = placeholder\n  %mul: f32[2] = aten::mul.Scalar(%x, 0.5)\n  return (%mul)\n",
+                               "  input user_input %x\n  output user_output %mul\n");
+  const auto hasMul = [](const ExportedProgram& q) { return q.graph().find("mul") != nullptr; };
+  MinimizeOptions options;
+  options.max_oracle_calls = 200;
+  MinimizeResult r = minimize(p, hasMul, options);
+  EXPECT_LT(r.oracle_calls, 20) << printProgramText(r.program);
+  const Node* mul = r.program.graph().find("mul");
+  ASSERT_NE(mul, nullptr);
+  const auto* scalar = mul->args[1].get<arg::Float>();
+  ASSERT_NE(scalar, nullptr);
+  EXPECT_EQ(scalar->value, 0.0);
 }
 
 // A predicate that holds for nothing smaller leaves the program as it was.
