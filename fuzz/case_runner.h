@@ -62,8 +62,9 @@ class CaseRunner {
   // The signature of the first finding of `checks` on `p` ("" when none).
   std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                              CheckOutcome* finding = nullptr, PhaseTimes* times = nullptr) const;
-  // Whether `signature` is the first finding of `checks` on `p` on re-runs whose fresh
-  // memory holds different garbage each time (Note [Re-runs on a perturbed heap]).
+  // Whether `signature` is the first finding of `checks` on `p` every time: `p`'s eager run
+  // must agree with itself, and the finding come back, on heaps whose fresh memory holds
+  // different garbage each time (Note [Re-runs on a perturbed heap]).
   bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                           const std::string& signature) const;
   // Minimizes the failure `signature` of the case `seed`: one that a check reports (`crash`
@@ -83,6 +84,17 @@ class CaseRunner {
 // thread (so a result never depends on the machine's core count), LibTorch's warnings
 // silenced (they are about programs, not findings). Campaign workers and replay use it.
 void prepareCaseProcess();
+
+// Blocks of assorted sizes held for a while, so that what is allocated meanwhile lands
+// elsewhere on the heap: layout 0 holds none, each further layout more and larger ones.
+// Replay and the flakiness re-runs use it to see a program under several heap layouts.
+class HeapShift {
+ public:
+  explicit HeapShift(int layout);
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+};
 
 // The signature of a failure that killed a worker: "D2 crash-SIGSEGV aten::foo.default".
 std::string deathSignature(const WorkerDeath& d);

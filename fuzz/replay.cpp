@@ -1,9 +1,6 @@
 // See replay.h.
 #include "fuzz/replay.h"
 
-#include <memory>
-#include <vector>
-
 #include "fuzz/case_runner.h"
 #include "oracle/run.h"
 
@@ -28,20 +25,6 @@ std::string_view replayVerdictName(ReplayVerdict v) {
 // of assorted sizes), up to kReplayLayouts runs. Deterministic failures reproduce on the
 // first run and cost nothing extra; a fixed case costs kReplayLayouts runs of a small
 // program.
-namespace {
-
-std::vector<std::unique_ptr<char[]>> shiftHeap(int layout) {
-  std::vector<std::unique_ptr<char[]>> blocks;
-  for (int i = 0; i < layout; ++i) {
-    for (size_t size : {24, 56, 120, 248, 504, 1016, 4088}) {
-      blocks.emplace_back(new char[size * static_cast<size_t>(i + 1)]);
-      blocks.back()[0] = 0;
-    }
-  }
-  return blocks;
-}
-
-}  // namespace
 
 ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   ReplayOutcome out;
@@ -73,7 +56,7 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   for (int layout = 0; layout < kReplayLayouts; ++layout) {
     IsolatedOutcome isolated = runIsolated(
         [&]() -> std::string {
-          const auto shift = shiftHeap(layout);
+          const HeapShift shift(layout);
           if (c.program) return r.firstSignature(*c.program, setup.checks);
           auto program = r.generate(c.provenance.seed);
           if (!program.ok()) return "generation-failed";
