@@ -65,13 +65,13 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   return key;
 }
 
-at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device) {
+at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) {
   std::vector<int64_t> sizes, strides;
   for (const auto& s : m.sizes) sizes.push_back(s.concrete());
   for (const auto& s : m.strides) strides.push_back(s.concrete());
   if (strides.size() != sizes.size()) return at::empty(sizes, at::TensorOptions().dtype(toAten(m.dtype)).device(device));
   auto t = at::empty_strided(sizes, strides, at::TensorOptions().dtype(toAten(m.dtype)).device(device));
-  if (device.is_cpu()) t.zero_();
+  if (device.is_cpu()) t.fill_(fill);
   return t;
 }
 
@@ -81,9 +81,9 @@ bool concreteMeta(const TensorMeta& m) {
   return true;
 }
 
-// Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; CPU zeros of
-// the same shapes for kernels without a meta implementation, when they are small).
-std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device) {
+// Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
+// without a meta implementation, small CPU tensors of the same shapes, all `fill`).
+std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0) {
   int64_t elements = 0;
   bool ok = true;
   call.forEachInput([&](const Node* n) {
@@ -106,7 +106,7 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
   if (!ok || (device.is_cpu() && elements > (1 << 16))) return std::nullopt;
   try {
     auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
-      return placeholderTensor(*n->meta.val.tensor(), device);
+      return placeholderTensor(*n->meta.val.tensor(), device, fill);
     });
     if (outcome.error || outcome.outputs.empty()) return std::nullopt;
     std::vector<ProbedReturn> returns;
@@ -147,8 +147,11 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
+  // On CPU, zeros first (a valid index into any dimension), then ones: an integer division
+  // or remainder by a zero tensor raises (remainder.Scalar_Tensor has no meta kernel).
   auto returns = runAlone(call, c10::Device(c10::kMeta));
-  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU));
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0);
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1);
   std::lock_guard<std::mutex> lock(mu);
   cache.emplace(key, returns);
   return returns;

@@ -265,6 +265,24 @@ signature {
   EXPECT_EQ(formatNode(*f.graph().find("ones")), "%ones: i32[2, 3] = aten::ones([2, 3], dtype=torch.int32)");
 }
 
+// remainder.Scalar_Tensor has no meta kernel, and on CPU zeros an integer remainder by zero
+// raises: the dtype probe must still learn that the functional call returns i64, so the
+// graph casts it to the out= tensor's f32 as eager does (a campaign's D1 case).
+TEST(Functionalize, OutOfPlaceCastsToTheOutDtypeWhenOnlyARealRunTells) {
+  auto p = program(R"(graph {
+  %out: f32[] = placeholder
+  %b: b8[] = aten::ones([], dtype=torch.bool)
+  %remainder: f32[] = aten::remainder.Scalar_Tensor_out(0, %b, out=%out)
+  return (%remainder)
+}
+signature {
+  input user_input %out
+  output user_output %remainder
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::ones aten::remainder.Scalar_Tensor aten::_to_copy");
+}
+
 TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
   auto p = program(R"(graph {
   %x: f32[3] = placeholder
