@@ -70,7 +70,8 @@ std::string serve(const CaseRunner& runner, const std::string& request) {
   }
   std::optional<WorkerDeath> crash;
   if (req.contains("crash")) crash = deathFrom(req.at("crash"));
-  MinimizedFinding m = runner.minimize(seed, req.at("check").get<std::string>(), req.at("signature").get<std::string>(), crash);
+  MinimizedFinding m = runner.minimize(seed, req.at("check").get<std::string>(), req.at("signature").get<std::string>(), crash,
+                                       req.value("fork_steps", false));
   reply["signature"] = m.signature;
   reply["bucket"] = m.bucket.id();
   reply["bucket_key"] = m.bucket.str();
@@ -110,6 +111,7 @@ struct Pending {
   std::optional<WorkerDeath> crash;
   uint64_t seed = 0;
   int64_t count = 0;
+  bool fork_steps = false;  // its minimization ended a worker once (Note [Minimizing in forked steps])
 };
 
 class Campaign {
@@ -290,9 +292,14 @@ void Campaign::onMinimized(const json& reply) {
 void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
   auto it = pending_.find(signature);
   if (it == pending_.end()) return;
+  ++deaths_;
+  if (!it->second.crash && !it->second.fork_steps) {
+    it->second.fork_steps = true;  // once more, each step in a child of its own
+    to_minimize_.push_front(signature);
+    return;
+  }
   const Pending p = it->second;
   pending_.erase(it);
-  ++deaths_;
   Bucket b;
   b.signature = signature;
   b.report = "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
@@ -454,6 +461,7 @@ CampaignResult Campaign::run() {
         const Pending& p = pending_.at(signature);
         json req{{"type", "minimize"}, {"seed", p.seed}, {"check", p.check}, {"signature", signature}};
         if (p.crash) req["crash"] = deathJson(*p.crash);
+        if (p.fork_steps) req["fork_steps"] = true;
         // Every step may run up to a case's time limit; allow the minimization a few minutes.
         pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
       } else if (!stop_new) {

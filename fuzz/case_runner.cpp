@@ -153,8 +153,16 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   return true;
 }
 
+// Note [Minimizing in forked steps]
+// A finding that a check reports is minimized in-process: a fork per step costs more than
+// the step. But a smaller program may crash the kernel outright (a use-after-free that
+// raised in the case shows as a SIGSEGV once the heap looks different), and that ends the
+// worker mid-minimization. The campaign then asks again with fork_steps set: each step,
+// the re-runs and the final look at the program each run in a forked child, and a step
+// whose child dies does not count as failing the same way. Only the few findings that
+// killed a minimizing worker pay for the forks.
 MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, const std::string& signature,
-                                      const std::optional<WorkerDeath>& crash) const {
+                                      const std::optional<WorkerDeath>& crash, bool fork_steps) const {
   MinimizedFinding m;
   m.signature = signature;
   m.check = check;
@@ -177,14 +185,23 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
   // step); a smaller program that crashes a kernel ends this worker, and the campaign files
   // the finding unminimized.
   WorkerLimits limits = setup_.limits;
+  fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {
-    if (!crash) return firstSignature(p, checks) == signature;
+    if (!fork_steps) return firstSignature(p, checks) == signature;
     IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks); }, limits);
-    return o.death && deathSignature(*o.death) == signature;
+    if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
+    return o.result == signature;
   };
-  // A finding must come back every time before it is worth a bucket.
+  // A finding must come back every time before it is worth a bucket; one whose re-runs
+  // kill the child is real enough.
   if (!crash) {
-    m.flaky = !comesBackEveryTime(program.value(), checks, signature);
+    if (fork_steps) {
+      IsolatedOutcome o = runIsolated(
+          [&] { return std::string(comesBackEveryTime(program.value(), checks, signature) ? "yes" : "no"); }, limits);
+      m.flaky = o.result == "no";
+    } else {
+      m.flaky = !comesBackEveryTime(program.value(), checks, signature);
+    }
     if (m.flaky) {
       m.bucket = BucketKey{check, "flaky", opSetOf(program.value()), ""};
       m.report = "the finding did not come back on every re-run of the program";
@@ -207,7 +224,37 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
     detail = lastWordIfOp(signature);
   } else {
     CheckOutcome o;
-    const std::string now = firstSignature(r.program, checks, &o);
+    std::string now;
+    if (fork_steps) {
+      // kind, where, report and signature, each ended by a NUL
+      IsolatedOutcome isolated = runIsolated(
+          [&] {
+            CheckOutcome found;
+            const std::string signature_now = firstSignature(r.program, checks, &found);
+            return found.kind + '\0' + found.where + '\0' + found.report + '\0' + signature_now + '\0';
+          },
+          limits);
+      std::vector<std::string> fields;
+      const std::string text = isolated.result.value_or("");
+      for (size_t at = 0, end; (end = text.find('\0', at)) != std::string::npos; at = end + 1) {
+        fields.push_back(text.substr(at, end - at));
+      }
+      if (fields.size() == 4) {
+        o.kind = fields[0];
+        o.where = fields[1];
+        o.report = fields[2];
+        now = fields[3];
+      } else {
+        // The last step that was kept failed as `signature`; this look at it died instead.
+        now = signature;
+        const size_t kind_at = signature.find(' ') + 1;
+        o.kind = signature.substr(kind_at, signature.find(' ', kind_at) - kind_at);
+        o.report = "the minimized program fails as " + signature + ", but the last look at it ended its child" +
+                   (isolated.death ? " (" + isolated.death->kindName() + ")" : "");
+      }
+    } else {
+      now = firstSignature(r.program, checks, &o);
+    }
     m.kind = o.kind;
     m.where = o.where;
     m.report = o.report;

@@ -59,13 +59,31 @@ std::optional<CaseStatus> caseStatusFromName(std::string_view name) {
 std::string BucketKey::str() const {
   std::string ops_text;
   for (const auto& op : ops) ops_text += (ops_text.empty() ? "" : ",") + op;
-  return check + "|" + kind + "|" + ops_text + "|" + detail;
+  return check + "|" + crashKind(kind) + "|" + ops_text + "|" + detail;
 }
 
 std::string BucketKey::id() const {
   char hash[9];
   std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(fnv1a(str()) & 0xffffffffu));
-  return slug(check) + "-" + slug(kind) + "-" + hash;
+  return slug(check) + "-" + slug(crashKind(kind)) + "-" + hash;
+}
+
+std::string crashKind(const std::string& kind) {
+  for (const char* memory : {"crash-SIGSEGV", "crash-SIGABRT", "crash-SIGBUS"}) {
+    if (kind == memory) return "crash-memory";
+  }
+  return kind;
+}
+
+bool sameFailure(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  // "<check or phase> <kind>[ <op>]": the same but for the kind's signal
+  const size_t a_kind = a.find(' '), b_kind = b.find(' ');
+  if (a_kind == std::string::npos || b_kind == std::string::npos || a.compare(0, a_kind, b, 0, b_kind) != 0) return false;
+  const size_t a_end = std::min(a.find(' ', a_kind + 1), a.size()), b_end = std::min(b.find(' ', b_kind + 1), b.size());
+  const std::string a_rest = a.substr(a_end), b_rest = b.substr(b_end);
+  const std::string kind_a = crashKind(a.substr(a_kind + 1, a_end - a_kind - 1));
+  return a_rest == b_rest && kind_a == crashKind(b.substr(b_kind + 1, b_end - b_kind - 1)) && kind_a == "crash-memory";
 }
 
 std::vector<std::string> opSetOf(const ExportedProgram& p) {

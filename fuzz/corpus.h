@@ -26,13 +26,25 @@ namespace epsmith {
 // first differing output, the op a crashed worker was running).
 struct BucketKey {
   std::string check;               // "D2", or the phase a worker died in ("generate")
-  std::string kind;                // "exception-in-one", "crash-SIGSEGV", "timeout"
+  std::string kind;                // "exception-in-one", "crash-SIGSEGV", "timeout"; named
+                                   // by its crashKind in str() and id()
   std::vector<std::string> ops;    // sorted, distinct: "aten::logical_not_"
   std::string detail;              // "aten::logical_not_", "output", "input buffer"
   std::string str() const;         // "D2|exception-in-one|aten::logical_not_|aten::logical_not_"
   // A directory name: check, kind and a hash of the rest: "D2-exception-in-one-3fa2c1d0".
   std::string id() const;
 };
+
+// Note [One memory error, several signals]
+// A kernel that reads or frees memory it should not (LibTorch 1.13's functionalization
+// reading a freed tensor) segfaults in one process and trips glibc's heap checks, an
+// abort, in another: the same program, the same op, another heap layout. SIGSEGV, SIGABRT
+// and SIGBUS deaths are therefore one kind, "crash-memory", wherever two failures are
+// asked to be the same: bucket keys, a replay against its recorded signature, a crash's
+// minimization steps. Signatures and reports keep the signal that was seen.
+std::string crashKind(const std::string& kind);  // "crash-SIGABRT" → "crash-memory"
+// Whether two signatures ("D2 crash-SIGSEGV aten::expm1_") are the same failure.
+bool sameFailure(const std::string& a, const std::string& b);
 
 // The ATen targets of `p`'s graph, sorted and distinct.
 std::vector<std::string> opSetOf(const ExportedProgram& p);

@@ -24,7 +24,8 @@ std::string_view replayVerdictName(ReplayVerdict v) {
 // under other heap layouts (each a fresh child that first allocates and keeps a few blocks
 // of assorted sizes), up to kReplayLayouts runs. Deterministic failures reproduce on the
 // first run and cost nothing extra; a fixed case costs kReplayLayouts runs of a small
-// program.
+// program. A memory error may also show as another signal (Note [One memory error, several
+// signals]).
 
 ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   ReplayOutcome out;
@@ -66,12 +67,12 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     ++out.runs;
     const std::string now = isolated.death ? deathSignature(*isolated.death) : isolated.result.value_or("");
     if (layout == 0) out.now = now;  // what a plain run shows, unless a later one reproduces
-    if (now == c.signature) {
+    if (sameFailure(now, c.signature)) {
       out.now = now;
       break;
     }
   }
-  if (out.now == c.signature) out.verdict = ReplayVerdict::Reproduces;
+  if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
   else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
   else out.verdict = ReplayVerdict::Changed;
   switch (c.status) {

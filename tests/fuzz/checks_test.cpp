@@ -1,7 +1,8 @@
 // The differential checks on one program: generated programs pass D1, D4 and D6 (or skip
 // with a reason), a known LibTorch 1.13 divergence is reported by D2 and by nothing else,
 // a program that does not verify is reported as such, a finding that depends on
-// uninitialized memory is flaky, and check lists parse with errors.
+// memory the kernel does not own is flaky, a minimization whose steps crash survives in
+// forked steps, and check lists parse with errors.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -83,6 +84,26 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
     EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, "D4 json-round-trip-runs-differently"));
     EXPECT_TRUE(runner.value()->comesBackEveryTime(real.value(), {DiffCheck::D2}, "D2 exception-in-one aten::logical_not_"));
   }
+}
+
+// Seed 5522's D2 finding (var.correction raises under LibTorch's functionalization) shrinks
+// to programs that read a freed tensor: minimized in-process, a step segfaulted and ended
+// the campaign's worker. Minimized in forked steps (Note [Minimizing in forked steps]) it
+// comes back smaller, not flaky, still failing as it did, and this process lives on.
+TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
+  auto runner = CaseRunner::create(CaseSetup{});
+  ASSERT_TRUE(runner.ok());
+  const std::string signature = "D2 exception-in-one aten::var.correction";
+  auto program = runner.value()->generate(5522);
+  ASSERT_TRUE(program.ok());
+  ASSERT_EQ(runner.value()->firstSignature(program.value(), {DiffCheck::D2}), signature);
+  MinimizedFinding m = runner.value()->minimize(5522, "D2", signature, std::nullopt, /*fork_steps=*/true);
+  EXPECT_FALSE(m.flaky) << m.report;
+  ASSERT_TRUE(m.program.has_value());
+  EXPECT_LT(m.nodes_after, m.nodes_before);
+  EXPECT_EQ(m.kind, "exception-in-one");
+  IsolatedOutcome again = runIsolated([&] { return runner.value()->firstSignature(*m.program, {DiffCheck::D2}); }, WorkerLimits{});
+  EXPECT_EQ(again.result, signature);
 }
 
 TEST(Checks, CheckListsParse) {

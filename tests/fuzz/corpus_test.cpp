@@ -67,6 +67,26 @@ TEST(Corpus, BucketNamesAreStableAndReadable) {
   EXPECT_EQ(whereKind(""), "");
 }
 
+// Note [One memory error, several signals]: a segfault and an abort in the same op of the
+// same program are one bucket and replay as each other; other deaths and findings are not.
+TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
+  const BucketKey segv{"D2", "crash-SIGSEGV", {"aten::expm1_"}, "aten::expm1_"};
+  const BucketKey abrt{"D2", "crash-SIGABRT", {"aten::expm1_"}, "aten::expm1_"};
+  EXPECT_EQ(segv.id(), abrt.id());
+  EXPECT_EQ(segv.id().substr(0, 16), "d2-crash-memory-");
+  EXPECT_NE(segv.id(), (BucketKey{"D2", "crash-SIGFPE", {"aten::expm1_"}, "aten::expm1_"}.id()));
+  EXPECT_NE(segv.id(), (BucketKey{"D2", "timeout", {"aten::expm1_"}, "aten::expm1_"}.id()));
+  EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGABRT aten::expm1_"));
+  EXPECT_TRUE(sameFailure("worker crash-SIGBUS", "worker crash-SIGSEGV"));
+  EXPECT_TRUE(sameFailure("D1 value-mismatch", "D1 value-mismatch"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGSEGV aten::exp"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D1 crash-SIGABRT aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGFPE aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 exception-in-one aten::exp", "D2 exception-in-one aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", ""));
+}
+
 TEST(Corpus, CaseFilesReadBackAsWritten) {
   CaseFile c = logicalNotCase();
   c.note = "LibTorch 1.13 has no Meta kernel for logical_not.out";
@@ -186,7 +206,7 @@ TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
 // the length of the case file's path is enough to change it. Whatever the replaying process
 // allocated and freed before, replay shows the recorded crash.
 TEST(Replay, AMemoryErrorReproducesWhateverTheHeapLooksLike) {
-  auto c = readCaseFile(std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions/d2-crash-sigsegv-7fe4379c/seed-2984.json");
+  auto c = readCaseFile(std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json");
   ASSERT_TRUE(c.ok()) << c.error().str();
   ASSERT_EQ(c->signature, "D2 crash-SIGSEGV aten::expm1_");
   std::vector<std::unique_ptr<char[]>> kept;
