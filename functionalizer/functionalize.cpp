@@ -34,6 +34,7 @@
 #include "functionalizer/graph_io.h"
 #include "functionalizer/op_roles.h"
 #include "functionalizer/view_steps.h"
+#include "ir/text_format.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -89,6 +90,32 @@ struct InputInfo : functionalizer::GraphInput {
 };
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
+bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to) {
+  if (sizes.size() > to.sizes.size()) return false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const SymIntValue& want = to.sizes[to.sizes.size() - sizes.size() + i];
+    if (sizes[i] != 1 && !(want.isConcrete() && want.concrete() == sizes[i])) return false;
+  }
+  return true;
+}
+
+int64_t elementCount(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// -1 when a size is symbolic.
+int64_t elementCount(const TensorMeta& m) {
+  int64_t n = 1;
+  for (const auto& s : m.sizes) {
+    if (!s.isConcrete()) return -1;
+    n *= s.concrete();
+  }
+  return n;
+}
 
 class Pass {
  public:
@@ -639,18 +666,23 @@ class Pass {
       for (const auto& r : *probed) dtypes->push_back(r.dtype);
     }
     std::vector<Node*> values;
+    // The functional call's own result: `out`'s metadata, but the dtype and sizes it makes.
+    const auto made = [&](size_t k) {
+      TensorMeta m = *after[k];
+      if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
+      if (probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, m)) {
+        m.sizes.assign((*probed)[k].sizes.begin(), (*probed)[k].sizes.end());
+        m.strides = TensorMeta::contiguousStrides(m.sizes);
+        m.storage_offset = SymIntValue(0);
+      }
+      return m;
+    };
     if (outs.size() == 1) {
-      TensorMeta m = *after[0];
-      if (dtypes && !dtypes->empty()) m.dtype = dtypes->front();
-      f->meta.val = m;
+      f->meta.val = made(0);
       values.push_back(f);
     } else {
       Val::List metas;
-      for (size_t k = 0; k < outs.size(); ++k) {
-        TensorMeta m = *after[k];
-        if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
-        metas.push_back(m);
-      }
+      for (size_t k = 0; k < outs.size(); ++k) metas.push_back(made(k));
       f->meta.val = metas;
       for (size_t k = 0; k < outs.size(); ++k) {
         values.push_back(emit_.builtin(Target::builtin(BuiltinOp::GetItem),
@@ -660,10 +692,34 @@ class Pass {
     for (size_t k = 0; k < outs.size(); ++k) {
       Obj* out = outs[k];
       const ScalarType have = values[k]->meta.val.tensor()->dtype;
-      Node* value = castTo(values[k], have, *after[k]);
       const bool resized = after[k]->sizes != out->rec->meta->sizes;
-      if (!resized && probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k])) {
-        // Eager copied a result of another shape into `out`, broadcasting: so does the graph.
+      const bool reshaped = !resized && probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k]);
+      Node* value = nullptr;
+      if (!reshaped) {
+        value = castTo(values[k], have, *after[k]);
+      } else if (const auto& made_sizes = (*probed)[k].sizes;
+                 !broadcastsTo(made_sizes, *after[k]) && elementCount(made_sizes) == elementCount(*after[k])) {
+        // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
+        // count differs; otherwise they fill it in its own shape, in order.
+        TensorMeta shaped = *after[k];
+        shaped.dtype = have;
+        shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
+        shaped.storage_offset = SymIntValue(0);
+        std::vector<int64_t> sizes;
+        for (const auto& size : after[k]->sizes) sizes.push_back(size.concrete());
+        value = castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{values[k]}, arg::IntList{sizes}}, shaped),
+                       have, *after[k]);
+      } else {
+        // Eager copied a result of another shape into `out`, broadcasting (and casting): so
+        // does the graph. A result that cannot broadcast was never copied whole, yet `out`
+        // kept its sizes (binary_cross_entropy.out writes through a squeezed view of `out`,
+        // which it resizes instead): what eager wrote is not known here.
+        if (!broadcastsTo(made_sizes, *after[k])) {
+          std::string sizes;
+          for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+          fail(&n, "out= tensor " + formatTensorMeta(*after[k]) + " keeps its sizes, but the functional result [" + sizes +
+                       "] neither broadcasts into it nor has its element count: what eager wrote is not known");
+        }
         Node* current = sync(out->rec);
         value = emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{values[k]}}, *after[k]);
       }

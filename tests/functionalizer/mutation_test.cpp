@@ -265,6 +265,27 @@ signature {
   EXPECT_EQ(formatNode(*f.graph().find("ones")), "%ones: i32[2, 3] = aten::ones([2, 3], dtype=torch.int32)");
 }
 
+// arange.out and linspace.out resize `out` only when the element count differs; with the
+// count right they fill `out` in its own shape, in order (a campaign's D1 cases: the graph
+// broadcast-copied the 1-d result into `out` and raised).
+TEST(Functionalize, FactoryOutOfPlaceFillsAnOutOfTheSameCountInItsShape) {
+  auto p = program(R"(graph {
+  %x: f32[] = placeholder
+  %y: f32[2, 3] = placeholder
+  %arange: f32[] = aten::arange.out(1, out=%x)
+  %linspace: f32[2, 3] = aten::linspace.out(0.0, 1.0, 6, out=%y)
+  %mul: f32[2, 3] = aten::mul.Tensor(%y, %x)
+  return (%mul)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %mul
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::arange aten::reshape aten::linspace aten::reshape aten::mul.Tensor");
+}
+
 // remainder.Scalar_Tensor has no meta kernel, and on CPU zeros an integer remainder by zero
 // raises: the dtype probe must still learn that the functional call returns i64, so the
 // graph casts it to the out= tensor's f32 as eager does (a campaign's D1 case).
@@ -432,6 +453,26 @@ signature {
 })");
   std::string why = rejection(p);
   EXPECT_NE(why.find("%set_: aten::set_.source_Tensor"), std::string::npos) << why;
+}
+
+// binary_cross_entropy.out with no reduction writes through a squeezed view of `out` and
+// resizes that view, not `out`: `out` keeps its sizes though the result cannot broadcast
+// into it. What eager left in `out` is not something the graph can say: refused, not a copy
+// that raises where eager did not.
+TEST(Functionalize, AnOutThatKeepsItsSizesButCannotHoldTheResultIsRefused) {
+  auto p = program(R"(graph {
+  %x: f32[] = placeholder
+  %t: f32[0] = placeholder
+  %bce: f32[] = aten::binary_cross_entropy.out(%t, %t, None, 0, out=%x)
+  return (%bce)
+}
+signature {
+  input user_input %x
+  input user_input %t
+  output user_output %bce
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [0]"), std::string::npos) << why;
 }
 
 TEST(Functionalize, HiddenRunningStatUpdatesAreRefused) {
