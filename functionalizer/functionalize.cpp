@@ -91,6 +91,21 @@ struct InputInfo : functionalizer::GraphInput {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+// Whether some elements of a tensor of `m`'s layout share memory, as LibTorch's
+// has_internal_overlap answers Yes: a dimension of more than one element with stride 0,
+// in a tensor that has elements at all.
+bool overlapsItself(const TensorMeta& m) {
+  for (const auto& size : m.sizes) {
+    if (!size.isConcrete() || size.concrete() == 0) return false;
+  }
+  for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
+    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() && m.strides[d].concrete() == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to) {
   if (sizes.size() > to.sizes.size()) return false;
@@ -227,6 +242,13 @@ class Pass {
                        " and " + quoted(inputs_[static_cast<size_t>(in.aliases)].node->name()) +
                        " share memory and " + quoted(in.node->name()) +
                        " is mutated; export would need a synthetic base, which it does not allow");
+    }
+    if (const TensorMeta* m = in.node->meta.val.tensor(); m && overlapsItself(*m)) {
+      // The caller of the exported program copies the new value back into the input, and
+      // copy_ refuses a destination whose elements share memory (eager's zero_ and fill_
+      // accept one).
+      fail(writer, "input " + quoted(in.node->name()) + " is mutated, but its elements overlap in memory (" +
+                       formatTensorMeta(*m) + "): copying its new value back into it raises");
     }
     if (in.requires_grad && grad_enabled_) {
       fail(writer, "Found a graph input that requires gradients, and received a mutation. This is currently "

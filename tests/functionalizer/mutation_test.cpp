@@ -475,6 +475,23 @@ signature {
   EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [0]"), std::string::npos) << why;
 }
 
+// zero_ accepts a tensor whose elements share memory; copy_, which the exported program's
+// caller uses to put the new value back into the input, does not. Refused, naming the input,
+// rather than a functional program that raises where eager did not (a campaign's D1 case).
+TEST(Functionalize, AMutatedInputWhoseElementsOverlapIsRefused) {
+  auto p = program(R"(graph {
+  %x: f64[8, 1]<stride=[0, 1]> = placeholder
+  %zero_: f64[8, 1]<stride=[0, 1]> = aten::zero_(%x)
+  return (%zero_)
+}
+signature {
+  input user_input %x
+  output user_output %zero_
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%zero_: input 'x' is mutated, but its elements overlap in memory"), std::string::npos) << why;
+}
+
 TEST(Functionalize, HiddenRunningStatUpdatesAreRefused) {
   auto p = program(R"(graph {
   %b_mean: f32[2] = placeholder
