@@ -458,6 +458,24 @@ class Pass {
     Obj* self = object(selfArgument(n), &n);
     Rec* parent = self->rec;
     Node* c = copyRemapped(n);
+    const TensorMeta* shape = n.meta.val.tensor();
+    if ((op.qualified_name == "aten::view" || op.qualified_name == "aten::view_as") && op.overload.empty() &&
+        parent->storage->first_write && shape && !c->args.empty()) {
+      // The base's value is one the graph computed after a write (a permute back from a
+      // written transpose, an out= result in its input's layout), with strides of its own
+      // that view may refuse where eager's base accepted: reshape gives the same values and
+      // never refuses.
+      std::vector<int64_t> sizes;
+      for (const auto& size : shape->sizes) {
+        if (size.isConcrete()) sizes.push_back(size.concrete());
+      }
+      if (sizes.size() == shape->sizes.size()) {
+        c->target = Target::aten(findOpByName("aten::reshape"));
+        c->args.resize(1);
+        c->args.push_back(arg::IntList{sizes});
+        c->kwargs.clear();
+      }
+    }
     Mapped& m = slot(n);
     if (role.returns_self && n.meta.val.tensor()) {
       // The same tensor object (Note [Maybe-aliasing ops]): `c` is its current value.

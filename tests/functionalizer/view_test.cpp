@@ -102,6 +102,37 @@ TEST(FunctionalizeViews, ViewTakenBeforeAndReadAfterAMutationOfItsBase) {
             "aten::sum aten::add.Tensor");
 }
 
+// view_as, expand_as and reshape_as take the other tensor's sizes when they run; replayed
+// after that tensor's metadata changed (swapdims_, unsqueeze_), they must keep those sizes
+// (campaign D1 cases: the replay read the other tensor's new shape).
+TEST(FunctionalizeViews, SizesTakenFromAnotherTensorAreTheSizesItHadThen) {
+  auto f = functionalAgreesWithEager(onX(R"(  %shape: f32[4, 6] = aten::clone(%x)
+  %row: f32[1, 6] = aten::mean.dim(%x, [0], True)
+  %v: f32[4, 6] = aten::view_as(%x, %shape)
+  %r: f32[4, 6] = aten::reshape_as(%x, %shape)
+  %e: f32[4, 6]<stride=[0, 1]> = aten::expand_as(%row, %shape)
+  %swapdims_: f32[6, 4]<stride=[1, 6]> = aten::swapdims_(%shape, 0, 1)
+  %add_: f32[4, 6] = aten::add_.Scalar(%x, 1)
+  %mul_: f32[1, 6] = aten::mul_.Scalar(%row, 3)
+  %a: f32[4, 6] = aten::add.Tensor(%v, %r)
+  %out: f32[4, 6] = aten::add.Tensor(%a, %e)
+  return (%out)
+)"));
+  EXPECT_NE(targets(f).find("aten::expand "), std::string::npos) << targets(f);
+}
+
+// A write through mT leaves the base's functional value a permute of a contiguous copy:
+// strides eager's base never had, which view refuses for these sizes (a campaign's D1 case).
+TEST(FunctionalizeViews, AViewOfABaseWrittenThroughATransposeIsTakenWhateverItsStrides) {
+  auto f = functionalAgreesWithEager(onX(R"(  %mean: f32[] = aten::mean(%x)
+  %mT: f32[6, 4]<stride=[1, 6]> = aten::mT(%x)
+  %copy_: f32[6, 4]<stride=[1, 6]> = aten::copy_(%mT, %mean)
+  %out: f32[24] = aten::view(%x, [24])
+  return (%out)
+)", "f32[4, 6]"));
+  EXPECT_NE(targets(f).find("aten::reshape"), std::string::npos) << targets(f);
+}
+
 TEST(FunctionalizeViews, ViewsOfViewsAfterTheBaseWasMutated) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
