@@ -136,6 +136,8 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
 
 namespace {
 
+constexpr size_t kMaxCachedProbes = 4096;
+
 std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<std::vector<ProbedReturn>>> cache;
@@ -153,6 +155,9 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1);
   std::lock_guard<std::mutex> lock(mu);
+  // Keys with sizes are nearly unique in a fuzz campaign: a worker that runs for hours must
+  // not keep every one. Starting over costs a few probes.
+  if (cache.size() >= kMaxCachedProbes) cache.clear();
   cache.emplace(key, returns);
   return returns;
 }

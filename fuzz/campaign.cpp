@@ -148,6 +148,7 @@ class Campaign {
   std::string started_at_;
   std::vector<std::string> errors_;
   int restarts_ = 0;
+  int recycled_ = 0;  // workers replaced after their share of requests
 };
 
 void Campaign::onCase(const json& reply) {
@@ -361,6 +362,7 @@ void Campaign::writeReport() {
   summary["generation_errors"] = generation_errors_;
   summary["worker_deaths"] = deaths_;
   summary["worker_restarts"] = restarts_;
+  summary["worker_recycles"] = recycled_;
   summary["peak_rss_bytes"] = peak_rss_;
   summary["skipped"] = skipped_;
   summary["flaky"] = flaky_;
@@ -492,6 +494,7 @@ CampaignResult Campaign::run() {
   }
   peak_rss_ = std::max(peak_rss_, pool.rssBytes());
   restarts_ = pool.restarts();
+  recycled_ = pool.recycled();
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
   // Signatures left unminimized (an interrupted campaign) still count, under their own bucket.

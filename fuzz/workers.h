@@ -32,6 +32,10 @@ struct WorkerDeath {
 struct WorkerLimits {
   double seconds_per_request = 10;   // a request's default deadline
   size_t rss_limit_bytes = size_t{2} << 30;
+  // A worker is replaced after serving this many requests (0: never), so what LibTorch and
+  // the caches keep per request, and the heap's fragmentation, cannot pile up over a
+  // campaign of hours (Note [Recycled workers]).
+  int requests_per_worker = 10000;
 };
 
 // Runs in the worker: the reply to one request. An exception escaping it ends the worker
@@ -63,12 +67,15 @@ class WorkerPool {
   size_t rssBytes() const;
   // Workers replaced after a death, so far.
   int restarts() const { return restarts_; }
+  // Workers replaced after serving requests_per_worker requests, so far.
+  int recycled() const { return recycled_; }
 
  private:
   struct Worker {
     pid_t pid = -1;
     int to_child = -1, from_child = -1;
     bool busy = false;
+    int served = 0;  // requests answered since it started
     std::string request;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::steady_clock::time_point memory_checked;
@@ -83,6 +90,7 @@ class WorkerPool {
   std::function<void()> init_;
   void* shared_ = nullptr;  // one Breadcrumb per worker, shared with the children
   int restarts_ = 0;
+  int recycled_ = 0;
 };
 
 // Runs `fn` in a forked child and returns what it wrote to its result, or how it died.

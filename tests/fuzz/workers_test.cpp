@@ -1,10 +1,13 @@
 // Forked workers: a worker that segfaults, aborts, hangs, or grows past the memory limit is
 // reported with its breadcrumb (phase and op) and replaced, and the pool goes on serving;
-// runIsolated does the same for one call.
+// runIsolated does the same for one call; a worker is replaced after its share of requests.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstring>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -87,6 +90,25 @@ TEST(Workers, RepliesComeBackFromEveryWorker) {
     }
   }
   EXPECT_EQ(replies, (std::vector<std::string>{"0", "1", "2"}));
+}
+
+// Note [Recycled workers]: after requests_per_worker replies a worker is replaced, without
+// a death and without losing a request.
+TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
+  WorkerLimits limits;
+  limits.requests_per_worker = 3;
+  WorkerPool pool(1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
+  std::set<std::string> pids;
+  for (int i = 0; i < 7; ++i) {
+    pool.send(0, "which");
+    std::vector<WorkerPool::Event> events;
+    while (events.empty()) events = pool.wait(1000);
+    ASSERT_TRUE(events[0].reply.has_value());
+    pids.insert(*events[0].reply);
+  }
+  EXPECT_EQ(pids.size(), 3u);  // requests 1-3, 4-6, 7
+  EXPECT_EQ(pool.recycled(), 2);
+  EXPECT_EQ(pool.restarts(), 0);
 }
 
 TEST(Workers, RunIsolated) {
