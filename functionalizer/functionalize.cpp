@@ -122,16 +122,6 @@ int64_t elementCount(const std::vector<int64_t>& sizes) {
   return n;
 }
 
-// -1 when a size is symbolic.
-int64_t elementCount(const TensorMeta& m) {
-  int64_t n = 1;
-  for (const auto& s : m.sizes) {
-    if (!s.isConcrete()) return -1;
-    n *= s.concrete();
-  }
-  return n;
-}
-
 class Pass {
  public:
   Pass(const ExportedProgram& p, const FunctionalizeOptions& o)
@@ -738,7 +728,7 @@ class Pass {
       if (!reshaped) {
         value = castTo(values[k], have, *after[k]);
       } else if (const auto& made_sizes = (*probed)[k].sizes;
-                 !broadcastsTo(made_sizes, *after[k]) && elementCount(made_sizes) == elementCount(*after[k])) {
+                 !broadcastsTo(made_sizes, *after[k]) && elementCount(made_sizes) == functionalizer::numelOf(*after[k])) {
         // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
         // count differs; otherwise they fill it in its own shape, in order.
         TensorMeta shaped = *after[k];
