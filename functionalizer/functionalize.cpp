@@ -91,37 +91,6 @@ struct InputInfo : functionalizer::GraphInput {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-// Whether some elements of a tensor of `m`'s layout share memory, as LibTorch's
-// has_internal_overlap answers Yes: a dimension of more than one element with stride 0,
-// in a tensor that has elements at all.
-bool overlapsItself(const TensorMeta& m) {
-  for (const auto& size : m.sizes) {
-    if (!size.isConcrete() || size.concrete() == 0) return false;
-  }
-  for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
-    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() && m.strides[d].concrete() == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
-bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to) {
-  if (sizes.size() > to.sizes.size()) return false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    const SymIntValue& want = to.sizes[to.sizes.size() - sizes.size() + i];
-    if (sizes[i] != 1 && !(want.isConcrete() && want.concrete() == sizes[i])) return false;
-  }
-  return true;
-}
-
-int64_t elementCount(const std::vector<int64_t>& sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 class Pass {
  public:
   Pass(const ExportedProgram& p, const FunctionalizeOptions& o)
@@ -233,7 +202,7 @@ class Pass {
                        " share memory and " + quoted(in.node->name()) +
                        " is mutated; export would need a synthetic base, which it does not allow");
     }
-    if (const TensorMeta* m = in.node->meta.val.tensor(); m && overlapsItself(*m)) {
+    if (const TensorMeta* m = in.node->meta.val.tensor(); m && functionalizer::overlapsItself(*m)) {
       // The caller of the exported program copies the new value back into the input, and
       // copy_ refuses a destination whose elements share memory (eager's zero_ and fill_
       // accept one).
@@ -455,14 +424,10 @@ class Pass {
       // written transpose, an out= result in its input's layout), with strides of its own
       // that view may refuse where eager's base accepted: reshape gives the same values and
       // never refuses.
-      std::vector<int64_t> sizes;
-      for (const auto& size : shape->sizes) {
-        if (size.isConcrete()) sizes.push_back(size.concrete());
-      }
-      if (sizes.size() == shape->sizes.size()) {
+      if (auto sizes = functionalizer::concreteSizes(*shape)) {
         c->target = Target::aten(findOpByName("aten::reshape"));
         c->args.resize(1);
-        c->args.push_back(arg::IntList{sizes});
+        c->args.push_back(arg::IntList{*sizes});
         c->kwargs.clear();
       }
     }
@@ -728,15 +693,16 @@ class Pass {
       if (!reshaped) {
         value = castTo(values[k], have, *after[k]);
       } else if (const auto& made_sizes = (*probed)[k].sizes;
-                 !broadcastsTo(made_sizes, *after[k]) && elementCount(made_sizes) == functionalizer::numelOf(*after[k])) {
+                 !functionalizer::broadcastsTo(made_sizes, *after[k]) &&
+                 functionalizer::elementCount(made_sizes) == functionalizer::numelOf(*after[k])) {
         // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
         // count differs; otherwise they fill it in its own shape, in order.
         TensorMeta shaped = *after[k];
         shaped.dtype = have;
         shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
         shaped.storage_offset = SymIntValue(0);
-        std::vector<int64_t> sizes;
-        for (const auto& size : after[k]->sizes) sizes.push_back(size.concrete());
+        // numelOf above was not -1: every size is concrete
+        const std::vector<int64_t> sizes = *functionalizer::concreteSizes(*after[k]);
         value = castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{values[k]}, arg::IntList{sizes}}, shaped),
                        have, *after[k]);
       } else {
@@ -744,7 +710,7 @@ class Pass {
         // does the graph. A result that cannot broadcast was never copied whole, yet `out`
         // kept its sizes (binary_cross_entropy.out writes through a squeezed view of `out`,
         // which it resizes instead): what eager wrote is not known here.
-        if (!broadcastsTo(made_sizes, *after[k])) {
+        if (!functionalizer::broadcastsTo(made_sizes, *after[k])) {
           std::string sizes;
           for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
           fail(&n, "out= tensor " + formatTensorMeta(*after[k]) + " keeps its sizes, but the functional result [" + sizes +

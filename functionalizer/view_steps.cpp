@@ -15,15 +15,6 @@ const OpInfo& op(std::string_view name) {
   return *info;
 }
 
-std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
-  std::vector<int64_t> sizes;
-  for (const auto& s : m.sizes) {
-    if (!s.isConcrete()) return std::nullopt;
-    sizes.push_back(s.concrete());
-  }
-  return sizes;
-}
-
 int64_t wrapDim(int64_t d, int64_t rank) { return d < 0 ? d + std::max<int64_t>(rank, 1) : d; }
 
 // Output dim i of the view is input dim perm[i].
@@ -183,6 +174,46 @@ bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
   const int64_t was = numelOf(before), now = numelOf(after);
   return was >= 0 && now > 0 && now <= was && isContiguous(before) &&
          before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
+}
+
+std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
+  std::vector<int64_t> sizes;
+  for (const auto& s : m.sizes) {
+    if (!s.isConcrete()) return std::nullopt;
+    sizes.push_back(s.concrete());
+  }
+  return sizes;
+}
+
+// Whether some elements of a tensor of `m`'s layout share memory, as LibTorch's
+// has_internal_overlap answers Yes: a dimension of more than one element with stride 0,
+// in a tensor that has elements at all.
+bool overlapsItself(const TensorMeta& m) {
+  for (const auto& size : m.sizes) {
+    if (!size.isConcrete() || size.concrete() == 0) return false;
+  }
+  for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
+    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() && m.strides[d].concrete() == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
+bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to) {
+  if (sizes.size() > to.sizes.size()) return false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const SymIntValue& want = to.sizes[to.sizes.size() - sizes.size() + i];
+    if (sizes[i] != 1 && !(want.isConcrete() && want.concrete() == sizes[i])) return false;
+  }
+  return true;
+}
+
+int64_t elementCount(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
 }
 
 bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {

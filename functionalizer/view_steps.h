@@ -59,6 +59,13 @@ int64_t numelOf(const TensorMeta& m);
 // to grow) and lands in a contiguous prefix of it.
 bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after);
 bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
+// The sizes, nullopt when one is symbolic.
+std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
+// Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
+bool overlapsItself(const TensorMeta& m);
+// Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
+bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);
+int64_t elementCount(const std::vector<int64_t>& sizes);
 
 // The i-th schema argument of `n` (positional, else by keyword), or nullptr when defaulted.
 const Argument* schemaArgument(const Node& n, const OpInfo& op, size_t i);
