@@ -153,6 +153,37 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   return true;
 }
 
+// firstSignature in a forked child; the outcome's kind, where and report come back with the
+// signature, each ended by a NUL. A child that dies is taken to fail as `kept`, the
+// signature the program last showed.
+std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                              const std::string& kept, const WorkerLimits& limits,
+                                              CheckOutcome* finding) const {
+  IsolatedOutcome isolated = runIsolated(
+      [&] {
+        CheckOutcome found;
+        const std::string signature = firstSignature(p, checks, &found);
+        return found.kind + '\0' + found.where + '\0' + found.report + '\0' + signature + '\0';
+      },
+      limits);
+  std::vector<std::string> fields;
+  const std::string text = isolated.result.value_or("");
+  for (size_t at = 0, end; (end = text.find('\0', at)) != std::string::npos; at = end + 1) {
+    fields.push_back(text.substr(at, end - at));
+  }
+  if (fields.size() == 4) {
+    finding->kind = fields[0];
+    finding->where = fields[1];
+    finding->report = fields[2];
+    return fields[3];
+  }
+  const size_t kind_at = kept.find(' ') + 1;
+  finding->kind = kept.substr(kind_at, kept.find(' ', kind_at) - kind_at);
+  finding->report = "the program fails as " + kept + ", but a later look at it ended its child" +
+                    (isolated.death ? " (" + isolated.death->kindName() + ")" : "");
+  return kept;
+}
+
 // Note [Minimizing in forked steps]
 // A finding that a check reports is minimized in-process: a fork per step costs more than
 // the step. But a smaller program may crash the kernel outright (a use-after-free that
@@ -181,9 +212,8 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
   notePhase("minimize");
   PhaseClock clock(&m.times, Phase::Minimize);
   // A crash being minimized must crash again to count: each step of it runs in a forked
-  // child. Other findings are minimized in-process (a fork per step costs more than the
-  // step); a smaller program that crashes a kernel ends this worker, and the campaign files
-  // the finding unminimized.
+  // child. Other findings are minimized in-process unless `fork_steps` (Note [Minimizing in
+  // forked steps]).
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {
@@ -224,37 +254,8 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
     detail = lastWordIfOp(signature);
   } else {
     CheckOutcome o;
-    std::string now;
-    if (fork_steps) {
-      // kind, where, report and signature, each ended by a NUL
-      IsolatedOutcome isolated = runIsolated(
-          [&] {
-            CheckOutcome found;
-            const std::string signature_now = firstSignature(r.program, checks, &found);
-            return found.kind + '\0' + found.where + '\0' + found.report + '\0' + signature_now + '\0';
-          },
-          limits);
-      std::vector<std::string> fields;
-      const std::string text = isolated.result.value_or("");
-      for (size_t at = 0, end; (end = text.find('\0', at)) != std::string::npos; at = end + 1) {
-        fields.push_back(text.substr(at, end - at));
-      }
-      if (fields.size() == 4) {
-        o.kind = fields[0];
-        o.where = fields[1];
-        o.report = fields[2];
-        now = fields[3];
-      } else {
-        // The last step that was kept failed as `signature`; this look at it died instead.
-        now = signature;
-        const size_t kind_at = signature.find(' ') + 1;
-        o.kind = signature.substr(kind_at, signature.find(' ', kind_at) - kind_at);
-        o.report = "the minimized program fails as " + signature + ", but the last look at it ended its child" +
-                   (isolated.death ? " (" + isolated.death->kindName() + ")" : "");
-      }
-    } else {
-      now = firstSignature(r.program, checks, &o);
-    }
+    const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, signature, limits, &o)
+                                       : firstSignature(r.program, checks, &o);
     m.kind = o.kind;
     m.where = o.where;
     m.report = o.report;

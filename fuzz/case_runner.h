@@ -77,6 +77,8 @@ class CaseRunner {
 
  private:
   explicit CaseRunner(CaseSetup setup);
+  std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                    const std::string& kept, const WorkerLimits& limits, CheckOutcome* finding) const;
   struct State;
   CaseSetup setup_;
   std::unique_ptr<State> state_;
