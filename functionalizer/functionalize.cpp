@@ -418,14 +418,12 @@ class Pass {
     Rec* parent = self->rec;
     Node* c = copyRemapped(n);
     const TensorMeta* shape = n.meta.val.tensor();
-    if ((op.qualified_name == "aten::view" || op.qualified_name == "aten::view_as") && op.overload.empty() &&
-        parent->storage->first_write && shape && !c->args.empty()) {
-      // The base's value is one the graph computed after a write (a permute back from a
-      // written transpose, an out= result in its input's layout), with strides of its own
-      // that view may refuse where eager's base accepted: reshape gives the same values and
-      // never refuses.
+    const OpInfo* sized = functionalizer::sizedForm(op);
+    if (sized && parent->storage->first_write && shape && !c->args.empty()) {
+      // A view of a storage that was written is taken on a value the graph computed, whose
+      // strides view may refuse (Note [Views replayed by their sizes]).
       if (auto sizes = functionalizer::concreteSizes(*shape)) {
-        c->target = Target::aten(findOpByName("aten::reshape"));
+        c->target = Target::aten(sized);
         c->args.resize(1);
         c->args.push_back(arg::IntList{*sizes});
         c->kwargs.clear();

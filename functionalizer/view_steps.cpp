@@ -263,6 +263,26 @@ bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape) {
   return view_d == -1;
 }
 
+// Note [Views replayed by their sizes]
+// view_as, expand_as and reshape_as read only the other tensor's sizes, and those as they
+// were when the view was taken: a metadata mutation of the other tensor since (swapdims_,
+// squeeze_) must not reshape a replayed view. And view and view_as become reshape: on a
+// storage that was written, the base is a value the graph computed (a scatter, a permute
+// back from a written transpose), whose strides need not be eager's, and view refuses sizes
+// those strides cannot express. A functional graph has no aliasing to keep, so reshape gives
+// the same values.
+const OpInfo* sizedForm(const OpInfo& view_op) {
+  static const std::pair<const char*, const char*> kSizedForms[] = {{"aten::view_as", "aten::reshape"},
+                                                                    {"aten::view", "aten::reshape"},
+                                                                    {"aten::expand_as", "aten::expand"},
+                                                                    {"aten::reshape_as", "aten::reshape"}};
+  if (!view_op.overload.empty()) return nullptr;  // view.dtype
+  for (const auto& [as_form, sized] : kSizedForms) {
+    if (view_op.qualified_name == as_form) return &op(sized);
+  }
+  return nullptr;
+}
+
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve) {
   switch (step.kind) {
     case ViewStep::Kind::Slice:
@@ -275,20 +295,8 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
                     {arg::Tensor{base}, arg::IntList{step.sizes}, arg::IntList{step.strides}, arg::Int{step.start}}, meta);
     case ViewStep::Kind::Op: break;
   }
-  // view_as, expand_as and reshape_as read only the other tensor's sizes, and those as they
-  // were when the view was taken: a metadata mutation of the other tensor since
-  // (swapdims_, squeeze_) must not reshape the replayed view. Replayed with the sizes.
-  // view and view_as become reshape: the base is a value the graph computed (a scatter, a
-  // permute back from a written transpose), whose strides need not be the original's, and
-  // view refuses sizes those strides cannot express. A functional graph has no aliasing to
-  // keep, so reshape gives the same values.
-  static const std::pair<const char*, const char*> kSizedForms[] = {{"aten::view_as", "aten::reshape"},
-                                                                    {"aten::view", "aten::reshape"},
-                                                                    {"aten::expand_as", "aten::expand"},
-                                                                    {"aten::reshape_as", "aten::reshape"}};
-  for (const auto& [as_form, sized] : kSizedForms) {
-    if (step.op->qualified_name != as_form || !step.op->overload.empty()) continue;  // not view.dtype
-    if (auto sizes = concreteSizes(meta)) return e.call(op(sized), {arg::Tensor{base}, arg::IntList{*sizes}}, meta);
+  if (const OpInfo* sized = sizedForm(*step.op)) {
+    if (auto sizes = concreteSizes(meta)) return e.call(*sized, {arg::Tensor{base}, arg::IntList{*sizes}}, meta);
   }
   std::vector<Argument> args = step.node->args;
   auto kwargs = step.node->kwargs;

@@ -38,7 +38,13 @@ struct ViewStep {
 // Maps a source-graph node to its current value in the graph being built.
 using Resolve = std::function<Node*(const Node*)>;
 
-// Emits the view of `base` that `step` takes; `meta` is the view's metadata.
+// The op that takes `view_op`'s view from the view's sizes alone (view, view_as,
+// reshape_as → reshape; expand_as → expand), or nullptr (Note [Views replayed by their
+// sizes]).
+const OpInfo* sizedForm(const OpInfo& view_op);
+
+// Emits the view of `base` that `step` takes; `meta` is the view's metadata; views with a
+// sizedForm are taken with it.
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve);
 
 // Emits the new value of `base` after `src` was written into the view `step` takes of it.
