@@ -59,6 +59,35 @@ void BM_Case(benchmark::State& state) {
 }
 BENCHMARK(BM_Case)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// The cost of each check alone, in-process, over the same 256 programs of 16 ops: the
+// program's verification and eager run (what every check needs, `none`) plus the check.
+// Subtract `none` for the check's own cost.
+void BM_Check(benchmark::State& state) {
+  prepareCaseProcess();
+  CaseSetup setup;
+  setup.nodes = 16;
+  auto runner = CaseRunner::create(setup);
+  if (!runner.ok()) {
+    state.SkipWithError(runner.error().str().c_str());
+    return;
+  }
+  std::vector<ExportedProgram> programs;
+  for (uint64_t seed = 1; programs.size() < 256; ++seed) {
+    auto p = runner.value()->generate(seed);
+    if (p.ok()) programs.push_back(std::move(p.value()));
+  }
+  std::vector<DiffCheck> checks;
+  if (state.range(0) >= 0) checks.push_back(kAllDiffChecks[state.range(0)]);
+  state.SetLabel(checks.empty() ? "none" : std::string(diffCheckName(checks[0])));
+  size_t i = 0;
+  for (auto _ : state) {
+    CheckOptions options;
+    options.corruption_seed = i;
+    benchmark::DoNotOptimize(runChecks(programs[i++ % programs.size()], checks, options));
+  }
+}
+BENCHMARK(BM_Check)->DenseRange(-1, 4)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace epsmith::bench
 

@@ -92,6 +92,7 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   r.nodes = callCount(program.value());
   CheckOptions options;
   options.corruption_seed = seed;
+  options.corruptions_per_case = setup_.corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;
   r.outcomes = runChecks(program.value(), setup_.checks, options);

@@ -4,7 +4,8 @@
 //   D2 eager(original) vs LibTorch's own functionalization of the original
 //   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
 //   D4 the program vs its JSON and text round trips (exact text, same eager results)
-//   D6 every corruption the program has a place for is reported first with its check id
+//   D6 each corruption tried that has a place in the program is reported first with its
+//      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them)
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
 // or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
 // disagreement).
@@ -43,6 +44,9 @@ std::string failureSignature(const CheckOutcome& o);
 
 struct CheckOptions {
   uint64_t corruption_seed = 1;  // D6 draws the place of each corruption from it
+  // D6 tries at most this many corruptions with a place, in an order drawn from
+  // corruption_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
+  int corruptions_per_case = 0;
   PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
   Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
 };

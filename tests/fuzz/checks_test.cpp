@@ -5,7 +5,9 @@
 // forked steps, and check lists parse with errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "fuzz/checks.h"
 #include "generators/graph_generator.h"
 #include "ir/program_io.h"
+#include "verifier/check_ids.h"
 
 namespace epsmith {
 namespace {
@@ -37,6 +40,54 @@ TEST(Checks, GeneratedProgramsPassTheHarnessChecks) {
   EXPECT_GE(tally["D1 pass"], 30);  // the rest refused by the functionalizer, as export would
   EXPECT_EQ(tally["D4 pass"], 40);
   EXPECT_EQ(tally["D6 pass"], 40);
+}
+
+// The check ids D6's pass report lists ("3 corruptions, ...: a b c").
+std::vector<std::string> corruptionsTried(const CheckOutcome& o) {
+  std::vector<std::string> ids;
+  const size_t colon = o.report.find(": ");
+  for (size_t at = colon + 2; colon != std::string::npos && at < o.report.size();) {
+    const size_t space = std::min(o.report.find(' ', at), o.report.size());
+    ids.push_back(o.report.substr(at, space - at));
+    at = space + 1;
+  }
+  return ids;
+}
+
+// Note [Corruptions drawn per case]: a campaign case tries a few corruptions, drawn from its
+// seed; over many seeds every corruption the program has a place for is tried.
+TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  SeededSource random(7);
+  auto p = generateProgram(catalog, {}, random);
+  ASSERT_TRUE(p.ok());
+  auto all = runChecks(p.value(), {DiffCheck::D6});
+  ASSERT_EQ(all[0].status, CheckOutcome::Status::Pass) << describe(all[0]);
+  const std::vector<std::string> every = corruptionsTried(all[0]);
+  ASSERT_GT(every.size(), 10u) << all[0].report;
+  EXPECT_TRUE(std::is_sorted(every.begin(), every.end(), [](const std::string& a, const std::string& b) {
+    return checkIdFromName(a) < checkIdFromName(b);
+  })) << "without a limit, every corruption in check-id order: " << all[0].report;
+  std::set<std::string> seen;
+  std::set<std::vector<std::string>> orders;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    CheckOptions options;
+    options.corruption_seed = seed;
+    options.corruptions_per_case = 3;
+    auto drawn = runChecks(p.value(), {DiffCheck::D6}, options);
+    ASSERT_EQ(drawn[0].status, CheckOutcome::Status::Pass) << describe(drawn[0]);
+    const auto ids = corruptionsTried(drawn[0]);
+    ASSERT_EQ(ids.size(), 3u) << drawn[0].report;
+    for (const auto& id : ids) {
+      EXPECT_NE(std::find(every.begin(), every.end(), id), every.end()) << id << " has no place in the program";
+      seen.insert(id);
+    }
+    orders.insert(ids);
+    // The same seed draws the same corruptions.
+    EXPECT_EQ(corruptionsTried(runChecks(p.value(), {DiffCheck::D6}, options)[0]), ids);
+  }
+  EXPECT_EQ(seen.size(), every.size());
+  EXPECT_GT(orders.size(), 40u);
 }
 
 TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
