@@ -83,6 +83,7 @@ void BM_Check(benchmark::State& state) {
   for (auto _ : state) {
     CheckOptions options;
     options.corruption_seed = i;
+    options.corruptions_per_case = setup.corruptions_per_case;  // as in a campaign case
     benchmark::DoNotOptimize(runChecks(programs[i++ % programs.size()], checks, options));
   }
 }

@@ -3,7 +3,8 @@
 //   D1 eager(original) vs the native functionalizer's ATEN program (exported convention)
 //   D2 eager(original) vs LibTorch's own functionalization of the original
 //   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
-//   D4 the program vs its JSON and text round trips (exact text, same eager results)
+//   D4 the program vs its JSON and text round trips (read back structurally equal,
+//      ir/program_diff.h; the JSON form run gives the same results)
 //   D6 each corruption tried that has a place in the program is reported first with its
 //      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them)
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)

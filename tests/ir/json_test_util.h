@@ -1,6 +1,5 @@
-// Helpers for the JSON format tests: small program builders, a structural diff of two
-// programs (nodes compared by name, storages by bytes and by aliasing), and the round-trip
-// check write → read → write.
+// Helpers for the JSON format tests: small program builders and the round-trip check
+// write → read → write (read back structurally equal, ir/program_diff.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,9 +22,6 @@ Node* output(Graph& g, std::vector<Argument> args);
 TensorMeta f32(std::vector<int64_t> sizes);
 // A contiguous tensor over a fresh storage holding `bytes`.
 TensorValue tensorOf(ScalarType dtype, std::vector<int64_t> sizes, std::vector<uint8_t> bytes);
-
-// "" when `a` and `b` are structurally equal, else the first difference.
-std::string programDiff(const ExportedProgram& a, const ExportedProgram& b);
 
 // write(p) reads back structurally equal to p and writes back byte for byte; `text` gets
 // write(p).
