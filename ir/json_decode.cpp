@@ -151,7 +151,59 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 
 }  // namespace
 
-void At::fail(const std::string& message) const { json_detail::fail(path_, message); }
+struct At::Origin {
+  const Json* root;
+  std::string path;          // of the root, unless it is inside another document
+  std::optional<At> outer;   // the string this document was parsed from
+};
+
+At::At(const Json& j, std::string path)
+    : j_(&j), origin_(std::make_shared<const Origin>(Origin{&j, std::move(path), std::nullopt})) {}
+
+At At::inside(const Json& j, const At& outer) {
+  return At(&j, std::make_shared<const Origin>(Origin{&j, "", outer}));
+}
+
+namespace {
+
+// Appends to `path` the steps from `at` down to `target`; false (path as it was) when
+// `target` is not under `at`.
+bool pathTo(const Json& at, const Json* target, std::string& path) {
+  if (&at == target) return true;
+  const size_t mark = path.size();
+  if (at.is_object()) {
+    for (const auto& [key, value] : at.items()) {
+      path = keyPath(path, key);
+      if (pathTo(value, target, path)) return true;
+      path.resize(mark);
+    }
+  } else if (at.is_array()) {
+    for (size_t i = 0; i < at.size(); ++i) {
+      path = indexPath(path, i);
+      if (pathTo(at[i], target, path)) return true;
+      path.resize(mark);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string At::path() const {
+  std::string path = origin_->outer ? origin_->outer->path() : origin_->path;
+  pathTo(*origin_->root, j_, path);
+  return path;
+}
+
+Json parseJsonAt(std::string_view text, const At& where) {
+  try {
+    return parseJson(text, "");
+  } catch (const Failure&) {
+    return parseJson(text, where.path());  // fails again, now located
+  }
+}
+
+void At::fail(const std::string& message) const { json_detail::fail(path(), message); }
 
 void At::expectObject() const {
   if (!j_->is_object()) fail("expected an object, got " + describe(*j_));
@@ -161,14 +213,14 @@ At At::field(std::string_view key) const {
   expectObject();
   auto it = j_->find(std::string(key));
   if (it == j_->end()) fail("missing required field " + jsonQuoted(key));
-  return At(*it, keyPath(path_, key));
+  return At(&*it, origin_);
 }
 
 std::optional<At> At::optional(std::string_view key) const {
   expectObject();
   auto it = j_->find(std::string(key));
   if (it == j_->end() || it->is_null()) return std::nullopt;
-  return At(*it, keyPath(path_, key));
+  return At(&*it, origin_);
 }
 
 void At::allowOnly(std::initializer_list<std::string_view> keys) const {
@@ -196,7 +248,7 @@ std::pair<std::string, At> At::unionOf(std::string_view what,
   if (std::find(tags.begin(), tags.end(), it.key()) == tags.end()) {
     fail("unknown " + std::string(what) + " tag " + jsonQuoted(it.key()));
   }
-  return {it.key(), At(*it, keyPath(path_, it.key()))};
+  return {it.key(), At(&*it, origin_)};
 }
 
 size_t At::size() const {
@@ -424,8 +476,8 @@ MetaRead readMetadata(const At& a) {
           v.fail("malformed nn_module_stack: expected \"key,path,type\" entries joined by ';'");
         }
       } else {
-        Json j = parseJson(text, v.path());
-        At list(j, v.path());
+        Json j = parseJsonAt(text, v);
+        At list = At::inside(j, v);
         std::vector<ModuleStackEntry> stack;
         for (size_t i = 0; i < list.size(); ++i) {
           At e = list[i];
@@ -440,8 +492,8 @@ MetaRead readMetadata(const At& a) {
         r.meta.torch_fn = decodeTorchFn(text);
         if (!r.meta.torch_fn) v.fail("malformed torch_fn: expected \"name;qualified_name\"");
       } else {
-        Json j = parseJson(text, v.path());
-        At pair(j, v.path());
+        Json j = parseJsonAt(text, v);
+        At pair = At::inside(j, v);
         if (pair.size() != 2) pair.fail("expected [name, qualified_name]");
         r.meta.torch_fn = std::make_pair(pair[0].string(), pair[1].string());
       }
@@ -454,11 +506,11 @@ MetaRead readMetadata(const At& a) {
       }
       r.target_kind = text;
     } else if (key == kExtVal) {
-      Json j = parseJson(text, v.path());
-      r.val = readVal(At(j, v.path()));
+      Json j = parseJsonAt(text, v);
+      r.val = readVal(At::inside(j, v));
     } else if (key == kExtUnused) {
-      Json j = parseJson(text, v.path());
-      r.unused_outputs = At(j, v.path()).integers();
+      Json j = parseJsonAt(text, v);
+      r.unused_outputs = At::inside(j, v).integers();
     } else if (key.compare(0, kExtCustom.size(), kExtCustom) == 0) {
       addCustom(key.substr(kExtCustom.size()), text, v);
     } else if (key.compare(0, kExtPrefix.size(), kExtPrefix) == 0) {

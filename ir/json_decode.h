@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +19,20 @@ namespace epsmith::json_detail {
 
 // A JSON value and its path (`$.exported_program.graph_module.graph.nodes[3]`). Accessors
 // check the JSON type and fail at this path.
+//
+// Note [Paths found when needed]
+// A reader touches every value of a file once and fails at most once, so a cursor does not
+// carry its path: it knows its value and the document's root, and path() finds the value
+// in the document (a walk of the document, only on the way to an error). Building each
+// cursor's path as it was made cost the reader an eighth of its time.
 class At {
  public:
-  At(const Json& j, std::string path) : j_(&j), path_(std::move(path)) {}
+  // The root of a document, found at `path`.
+  At(const Json& j, std::string path);
+  // The root of the document parsed from the string `outer` holds: its paths begin there.
+  static At inside(const Json& j, const At& outer);
   const Json& json() const { return *j_; }
-  const std::string& path() const { return path_; }
+  std::string path() const;
   [[noreturn]] void fail(const std::string& message) const;
   bool isNull() const { return j_->is_null(); }
 
@@ -37,12 +47,12 @@ class At {
   template <typename F>
   void forEachEntry(F&& f) const {
     expectObject();
-    for (const auto& [key, value] : j_->items()) f(key, At(value, keyPath(path_, key)));
+    for (const auto& [key, value] : j_->items()) f(key, At(&value, origin_));
   }
 
   // Arrays.
   size_t size() const;  // fails unless an array
-  At operator[](size_t i) const { return At((*j_)[i], indexPath(path_, i)); }
+  At operator[](size_t i) const { return At(&(*j_)[i], origin_); }
 
   // Scalars. number() also takes "Infinity", "-Infinity" and "NaN".
   int64_t integer() const;
@@ -53,9 +63,14 @@ class At {
   std::vector<int64_t> integers() const;
 
  private:
+  struct Origin;  // the document's root and where that root is
+  At(const Json* j, std::shared_ptr<const Origin> origin) : j_(j), origin_(std::move(origin)) {}
   const Json* j_;
-  std::string path_;
+  std::shared_ptr<const Origin> origin_;
 };
+
+// parseJson of the string at `where`, whose path is only found for malformed text.
+Json parseJsonAt(std::string_view text, const At& where);
 
 // TensorArgument / TokenArgument: {"name": str}.
 std::string readTensorArgument(const At& a);
