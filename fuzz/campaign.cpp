@@ -124,8 +124,12 @@ class Campaign {
   void onCaseDeath(uint64_t seed, const WorkerDeath& d);
   void onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
                  std::optional<WorkerDeath> crash);
+  void onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death);
+  void takeCasesInOrder(bool stopping);
   void onMinimized(const json& reply);
   void onMinimizeDeath(const std::string& signature, const WorkerDeath& d);
+  void settleInOrder(bool stopping);
+  void settleMinimized(const std::string& signature, const json& reply);
   Bucket& settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program);
   void statusLine(bool final);
   void writeReport();
@@ -140,6 +144,15 @@ class Campaign {
   std::map<std::string, Pending> pending_;
   std::map<std::string, int64_t> flaky_;          // signature → findings that did not repeat
   std::deque<std::string> to_minimize_;           // signatures
+  // Note [Campaigns that do not depend on timing]
+  struct CaseEvent {
+    std::optional<json> reply;
+    std::optional<WorkerDeath> death;
+  };
+  uint64_t next_case_ = 0;                             // the seed whose result is taken next
+  std::map<uint64_t, CaseEvent> early_cases_;          // results of later seeds, waiting for it
+  std::set<std::pair<uint64_t, std::string>> order_;   // pending signatures by first seed
+  std::map<std::string, json> outcomes_;               // signature → its minimization's reply
   PhaseTimes times_;
   int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
   std::map<std::string, int64_t> skipped_;        // check → cases it skipped
@@ -187,15 +200,11 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
   ++it->second.count;
   if (!fresh) return;
   it->second = Pending{check, kind, crash, seed, 1};
+  order_.emplace(seed, signature);
   // A crash while generating leaves no program to shrink: its bucket is its signature.
   if (crash && crash->phase == "generate") {
-    Bucket b;
-    b.signature = signature;
-    b.report = "the worker died (" + crash->kindName() + ") while generating the program, running " + crash->op;
-    Pending p = it->second;
-    pending_.erase(it);
-    Bucket& settled = settle(std::move(b), p, std::nullopt);
-    bucket_of_[signature] = settled.id;
+    outcomes_[signature] = json{{"unminimized", "the worker died (" + crash->kindName() +
+                                                    ") while generating the program, running " + crash->op}};
     return;
   }
   to_minimize_.push_back(signature);
@@ -256,21 +265,85 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
   return buckets_.emplace(b.id, std::move(b)).first->second;
 }
 
+// Note [Campaigns that do not depend on timing]
+// With several jobs, cases and minimizations finish in an order the machine decides. Taken
+// as they come, that order would pick which seed of a signature is minimized (the first to
+// arrive) and which of two signatures that minimize to one bucket files its case (the first
+// to finish), so the same campaign could file different cases each run. Instead, case
+// results are taken in seed order (a result that arrives early waits for the seeds before
+// it), and minimizations are settled in the order of their first seeds (one that finishes
+// early waits for those queued before it). A campaign of --cases N then files the same
+// cases whatever --jobs is, short of findings that depend on the heap.
+void Campaign::onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death) {
+  early_cases_[seed] = CaseEvent{std::move(reply), std::move(death)};
+  takeCasesInOrder(false);
+}
+
+// Takes the waiting case results from next_case_ on, up to the first gap; `stopping` (no
+// more results will come) takes them all.
+void Campaign::takeCasesInOrder(bool stopping) {
+  while (!early_cases_.empty() && (stopping || early_cases_.begin()->first == next_case_)) {
+    const uint64_t seed = early_cases_.begin()->first;
+    const CaseEvent e = std::move(early_cases_.begin()->second);
+    early_cases_.erase(early_cases_.begin());
+    next_case_ = seed + 1;
+    if (e.reply) onCase(*e.reply);
+    else onCaseDeath(seed, *e.death);
+  }
+}
+
 void Campaign::onMinimized(const json& reply) {
   const std::string signature = reply.at("signature").get<std::string>();
+  if (pending_.count(signature)) outcomes_[signature] = reply;
+}
+
+void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
+  auto it = pending_.find(signature);
+  if (it == pending_.end()) return;
+  ++deaths_;
+  if (!it->second.crash && !it->second.fork_steps) {
+    it->second.fork_steps = true;  // once more, each step in a child of its own
+    to_minimize_.push_front(signature);
+    return;
+  }
+  outcomes_[signature] = json{{"unminimized", "not minimized: the minimizing worker died (" + d.kindName() +
+                                                  (d.op.empty() ? "" : " in " + d.op) + ")"}};
+}
+
+// Settles the pending signatures whose outcome is in, oldest first seed first, up to the
+// first still being minimized; `stopping` (the campaign is over) settles the rest as they are.
+void Campaign::settleInOrder(bool stopping) {
+  while (!order_.empty()) {
+    const std::string signature = order_.begin()->second;
+    auto outcome = outcomes_.find(signature);
+    if (outcome == outcomes_.end() && !stopping) return;
+    order_.erase(order_.begin());
+    settleMinimized(signature, outcome != outcomes_.end() ? outcome->second
+                                                          : json{{"unminimized", "not minimized: the campaign stopped first"}});
+    if (outcome != outcomes_.end()) outcomes_.erase(signature);
+  }
+}
+
+void Campaign::settleMinimized(const std::string& signature, const json& reply) {
   auto it = pending_.find(signature);
   if (it == pending_.end()) return;
   const Pending p = it->second;
   pending_.erase(it);
+  Bucket b;
+  b.signature = signature;
+  if (reply.contains("unminimized")) {
+    b.report = reply.at("unminimized").get<std::string>();
+    Bucket& settled = settle(std::move(b), p, std::nullopt);
+    bucket_of_[signature] = settled.id;
+    return;
+  }
   times_.add(timesFrom(reply.at("times")));
   if (reply.at("flaky").get<bool>()) {
     flaky_[signature] += p.count;
     return;
   }
-  Bucket b;
   b.id = reply.at("bucket").get<std::string>();
   b.key = reply.at("bucket_key").get<std::string>();
-  b.signature = signature;
   b.check = reply.at("check").get<std::string>();
   b.kind = reply.at("kind").get<std::string>();
   b.where = reply.at("where").get<std::string>();
@@ -287,24 +360,6 @@ void Campaign::onMinimized(const json& reply) {
     b.text = reply.value("text", "");
   }
   Bucket& settled = settle(std::move(b), p, std::move(program));
-  bucket_of_[signature] = settled.id;
-}
-
-void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
-  auto it = pending_.find(signature);
-  if (it == pending_.end()) return;
-  ++deaths_;
-  if (!it->second.crash && !it->second.fork_steps) {
-    it->second.fork_steps = true;  // once more, each step in a child of its own
-    to_minimize_.push_front(signature);
-    return;
-  }
-  const Pending p = it->second;
-  pending_.erase(it);
-  Bucket b;
-  b.signature = signature;
-  b.report = "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
-  Bucket& settled = settle(std::move(b), p, std::nullopt);
   bucket_of_[signature] = settled.id;
 }
 
@@ -451,7 +506,7 @@ CampaignResult Campaign::run() {
   started_at_ = utcNow();
   auto next_status = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
   int64_t issued = 0;
-  std::map<int, uint64_t> case_of_worker;
+  next_case_ = o_.seed;
   for (;;) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const bool stop_new = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds) || (o_.cases > 0 && issued >= o_.cases);
@@ -477,15 +532,16 @@ CampaignResult Campaign::run() {
     for (auto& e : pool.wait(200)) {
       const json req = json::parse(e.request);
       const bool is_case = req.at("type") == "case";
-      if (e.reply) {
-        const json reply = json::parse(*e.reply);
-        if (is_case) onCase(reply);
-        else onMinimized(reply);
+      if (is_case) {
+        if (e.reply) onCaseEvent(req.at("seed").get<uint64_t>(), json::parse(*e.reply), std::nullopt);
+        else if (e.death) onCaseEvent(req.at("seed").get<uint64_t>(), std::nullopt, *e.death);
+      } else if (e.reply) {
+        onMinimized(json::parse(*e.reply));
       } else if (e.death) {
-        if (is_case) onCaseDeath(req.at("seed").get<uint64_t>(), *e.death);
-        else onMinimizeDeath(req.at("signature").get<std::string>(), *e.death);
+        onMinimizeDeath(req.at("signature").get<std::string>(), *e.death);
       }
     }
+    settleInOrder(false);
     if (Clock::now() >= next_status) {
       peak_rss_ = std::max(peak_rss_, pool.rssBytes());
       statusLine(false);
@@ -497,15 +553,9 @@ CampaignResult Campaign::run() {
   recycled_ = pool.recycled();
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
+  takeCasesInOrder(true);
   // Signatures left unminimized (an interrupted campaign) still count, under their own bucket.
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    Bucket b;
-    b.signature = it->first;
-    b.report = "not minimized: the campaign stopped first";
-    const Pending p = it->second;
-    it = pending_.erase(it);
-    settle(std::move(b), p, std::nullopt);
-  }
+  settleInOrder(true);
   statusLine(true);
   writeReport();
 

@@ -145,7 +145,7 @@ if [ -e "$work/fc" ] || [ -e "$work/fr" ]; then echo "FAIL fuzz wrote something 
 # A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
 printf 'nodes 8\n' >"$work/fuzz.cfg"
-fuzz() { "$epsmith" fuzz --cases 150 --jobs 1 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
+fuzz() { "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
 out=$(fuzz --corpus "$work/corpus" --report "$work/report" 2>&1); code=$?
 if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out" && grep -q "cases/s:" <<<"$out" &&
    grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
@@ -157,10 +157,25 @@ files=$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' |
 if [ "$buckets" -gt 0 ] && [ "$buckets" -eq "$files" ]; then passes=$((passes + 1)); else
   echo "FAIL fuzz corpus: $buckets buckets, $files case files"; failures=$((failures + 1)); fi
 check fuzz_known_buckets 0 "stat::new_buckets: 0" -- fuzz --corpus "$work/corpus" --report "$work/report2"
-# The same seed makes the same cases: the same buckets from a fresh corpus.
-fuzz --corpus "$work/corpus_again" --report "$work/report_again" >/dev/null 2>&1
-if diff <(ls "$work/corpus/regressions") <(ls "$work/corpus_again/regressions") >/dev/null; then passes=$((passes + 1)); else
-  echo "FAIL same seed, other buckets"; diff <(ls "$work/corpus/regressions") <(ls "$work/corpus_again/regressions"); failures=$((failures + 1)); fi
+# The same seed makes the same cases, whatever --jobs is: the same case files from a fresh
+# corpus (Note [Campaigns that do not depend on timing]).
+cases() { (cd "$1/regressions" && find . -name '*.json' ! -path '*/.incoming/*' | sort); }
+fuzz --corpus "$work/corpus_again" --report "$work/report_again" --jobs 2 >/dev/null 2>&1
+if diff <(cases "$work/corpus") <(cases "$work/corpus_again") >/dev/null; then passes=$((passes + 1)); else
+  echo "FAIL same seed, other cases"; diff <(cases "$work/corpus") <(cases "$work/corpus_again"); failures=$((failures + 1)); fi
+# Three workers racing on cases that all fail alike: the case filed is the first seed's,
+# not the first to finish.
+printf 'nodes 3\nallow ^aten::logical_not_$\nallow ^aten::relu$\n' >"$work/race.cfg"
+raced=""
+for run in 1 2 3 4 5; do
+  rm -rf "$work/corpus_race"
+  "$epsmith" fuzz --cases 12 --jobs 3 --seed 1 --config "$work/race.cfg" --checks D2 --minimize-calls 50 \
+    --corpus "$work/corpus_race" --report "$work/report_race" >/dev/null 2>&1
+  raced="$raced$(cases "$work/corpus_race" | tr '\n' ' ')|"
+done
+first=${raced%%|*}
+if [[ "$first" == *"/seed-1.json "* ]] && [ "$raced" = "$first|$first|$first|$first|$first|" ]; then
+  passes=$((passes + 1)); else echo "FAIL racing workers filed:$raced"; failures=$((failures + 1)); fi
 check replay_campaign 0 "0 not as expected" -- "$epsmith" replay "$work/corpus"
 check check_case_file 1 "FINDING" -- "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
 check replay_missing 2 "no such file or directory" -- "$epsmith" replay "$work/none"
