@@ -363,7 +363,10 @@ class Pass {
     checkHiddenWrites(n, op);
     const OpRoleInfo& role = opRole(op);
     switch (role.role) {
-      case OpRole::Functional: bind(n, copyRemapped(n)); return;
+      case OpRole::Functional:
+        if (op.qualified_name == "aten::as_strided_copy") return asStridedCopy(n, op);
+        bind(n, copyRemapped(n));
+        return;
       case OpRole::View: view(n, role); return;
       case OpRole::MaybeView:
         if (returnsAlias(n, op)) {
@@ -462,22 +465,52 @@ class Pass {
   // After a write, a view's functional value is a fresh tensor with a storage of its own,
   // where those offsets mean something else; and as_strided_scatter clones the tensor it
   // writes into, dropping its offset. So an as_strided view's record hangs off the storage's
-  // root: it is replayed from, and written back through, the root's current value. The root
-  // stands for its storage when it starts at offset 0, dense without overlap: the scatter
-  // ops' results keep that layout (clone preserves it), so offsets address the same elements
-  // before and after writes. Other roots are refused once a write makes them matter. The
-  // node itself reads its own argument while that is still a view of the storage (so an
-  // already functional program comes back unchanged), else the root's value.
+  // root: it is replayed from, and written back through, the root's current value, with its
+  // storage offset spelled out (left out, it means the offset of the tensor it was called
+  // on, not the root's). The root stands for its storage when it starts at offset 0, dense
+  // without overlap, and the view stays within the root's elements: the scatter ops' results
+  // keep that layout (clone preserves it), so offsets address the same elements before and
+  // after writes. Other roots, and views reaching past the root into the rest of its
+  // storage, are refused once a write makes them matter. The node itself reads its own
+  // argument while that is still a view of the storage (so an already functional program
+  // comes back unchanged), else the root's value. as_strided_copy reads the same way.
   static bool standsForStorage(const TensorMeta& m) {
     return m.storage_offset.isConcrete() && m.storage_offset.concrete() == 0 &&
            functionalizer::isNonOverlappingAndDense(m);
   }
 
+  static bool addressesOnlyItsRoot(const Node& n, const OpInfo& op, const TensorMeta& root) {
+    return standsForStorage(root) && functionalizer::asStridedWithin(n, op, root);
+  }
+
   void requireStorageRoot(const Rec& r, const Node* blame) {
     if (r.step.family != ViewFamily::AsStrided || r.step.kind != ViewStep::Kind::Op) return;
-    if (!r.parent->parent && standsForStorage(*r.parent->meta)) return;
-    fail(blame, "as_strided of a tensor whose storage base does not start at offset 0 densely, written: its "
-                "offsets address memory the functional program does not have");
+    if (!r.parent->parent && addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
+    fail(blame, "as_strided of a storage that was written, where the storage base does not start at offset 0 "
+                "densely or the view reaches past it: its offsets address memory the functional program does not have");
+  }
+
+  // as_strided_copy addresses the storage as as_strided does: once the storage was written,
+  // it reads the root's value with its offset spelled out, which only a root that stands
+  // for its storage allows.
+  void asStridedCopy(const Node& n, const OpInfo& op) {
+    Obj* self = object(selfArgument(n), &n);
+    Node* c = copyRemapped(n);
+    Rec* root = self->rec;
+    while (root->parent) root = root->parent;
+    if (root->storage->first_write) {
+      if (!addressesOnlyItsRoot(n, op, *root->meta) || !functionalizer::pinStorageOffset(n, op, c->args, c->kwargs)) {
+        fail(&n, "as_strided_copy of a storage that was written, where the storage base does not start at offset 0 "
+                 "densely or the copy reaches past it: its offsets address memory the functional program does not have");
+      }
+      Node* base = sync(root);
+      bool self_set = false;
+      for (auto& [name, a] : c->kwargs) {
+        if (name == "self") a = arg::Tensor{base}, self_set = true;
+      }
+      if (!self_set) c->args[0] = arg::Tensor{base};
+    }
+    bind(n, c);
   }
 
   void asStrided(const Node& n, const OpInfo& op, Rec* parent, Node* c, Mapped& m) {
@@ -486,10 +519,22 @@ class Pass {
     for (; root->parent; root = root->parent) {
       storage_view = storage_view && !(root->fresh && root->gen == root->storage->gen);
     }
+    // A written storage's values are tensors the graph computed, which start at offset 0:
+    // they keep eager's offsets only when the root did.
+    storage_view = storage_view && !(root->storage->first_write && !addressesOnlyItsRoot(n, op, *root->meta));
     Obj& o = objs_.emplace_back();
     o.rec = child(root, ViewStep::ofOp(&op, &n, ViewFamily::AsStrided), *n.meta.val.tensor(), c);
+    if (root != parent) {
+      std::vector<Argument> args = n.args;
+      auto kwargs = n.kwargs;
+      if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) {
+        fail(&n, "as_strided of a view, with a symbolic storage offset: its replay from the storage root "
+                 "cannot say where it starts");
+      }
+    }
     if (!storage_view) {
       requireStorageRoot(*o.rec, &n);
+      functionalizer::pinStorageOffset(n, op, c->args, c->kwargs);
       Node* base = sync(root);
       bool self_set = false;
       for (auto& [name, a] : c->kwargs) {

@@ -91,6 +91,20 @@ Argument argumentOr(const Node& n, const OpInfo& o, size_t i, Argument fallback)
   return a ? *a : fallback;
 }
 
+// as_strided's storage_offset, explicit (Note [as_strided views hang off the storage root]):
+// None, or left out, means the offset of the tensor it is called on (its argument's meta);
+// replayed from the storage root, it would mean the root's offset instead. nullopt when
+// that offset is symbolic.
+std::optional<Argument> explicitStorageOffset(const Node& n, const OpInfo& o) {
+  Argument a = argumentOr(n, o, 3, arg::None{});
+  if (a.kind() != ArgKind::None) return a;
+  const Argument* self = schemaArgument(n, o, 0);
+  const auto* t = self ? self->get<arg::Tensor>() : nullptr;
+  const TensorMeta* m = t && t->node ? t->node->meta.val.tensor() : nullptr;
+  if (!m || !m->storage_offset.isConcrete()) return std::nullopt;
+  return Argument(arg::Int{m->storage_offset.concrete()});
+}
+
 bool literalOnly(const Argument& a) {
   bool literal = true;
   a.forEachNode([&](const Node*) { literal = false; });
@@ -283,6 +297,36 @@ const OpInfo* sizedForm(const OpInfo& view_op) {
   return nullptr;
 }
 
+bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& args,
+                      std::vector<std::pair<std::string, Argument>>& kwargs) {
+  auto offset = explicitStorageOffset(n, o);
+  if (!offset) return false;
+  for (auto& [name, a] : kwargs) {
+    if (name == "storage_offset") {
+      a = *offset;
+      return true;
+    }
+  }
+  if (args.size() > 3) args[3] = *offset;
+  else if (args.size() == 3) args.push_back(*offset);
+  else kwargs.emplace_back("storage_offset", *offset);
+  return true;
+}
+
+bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root) {
+  auto sizes = intListArgument(n, o, 1), strides = intListArgument(n, o, 2);
+  auto offset = explicitStorageOffset(n, o);
+  const int64_t* start = offset ? (offset->get<arg::Int>() ? &offset->get<arg::Int>()->value : nullptr) : nullptr;
+  if (!sizes || !strides || !start || sizes->size() != strides->size() || *start < 0) return false;
+  int64_t last = *start;
+  for (size_t d = 0; d < sizes->size(); ++d) {
+    if ((*sizes)[d] == 0) return true;  // no element at all
+    if ((*strides)[d] < 0) return false;
+    last += ((*sizes)[d] - 1) * (*strides)[d];
+  }
+  return last < numelOf(root);
+}
+
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve) {
   switch (step.kind) {
     case ViewStep::Kind::Slice:
@@ -300,6 +344,7 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
   }
   std::vector<Argument> args = step.node->args;
   auto kwargs = step.node->kwargs;
+  if (step.family == ViewFamily::AsStrided) pinStorageOffset(*step.node, *step.op, args, kwargs);
   for (size_t i = 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& n) { n = resolve(n); });
   bool self_set = false;
   for (auto& [name, a] : kwargs) {
@@ -407,8 +452,10 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
                      argumentOr(n, o, 2, arg::Int{0}), argumentOr(n, o, 3, arg::Int{1})},
                     val);
     case ViewFamily::AsStrided: {
+      auto offset = explicitStorageOffset(n, o);
+      if (!offset) return fail("its storage offset is symbolic");
       std::vector<Argument> args{arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::None{}),
-                                 argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{})};
+                                 argumentOr(n, o, 2, arg::None{}), *offset};
       for (const auto& a : args) {
         if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return fail("its geometry is symbolic");
       }
