@@ -161,6 +161,9 @@ class Pass {
     for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
       requireStorageRoot(**it, (*it)->step.node);
       if ((*it)->value) superseded_.push_back((*it)->value);
+      if (isAsStridedStep(**it) && rec->storage->first_write) {
+        value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
+      }
       value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
       (*it)->gen = gen;
@@ -173,12 +176,14 @@ class Pass {
   void write(Rec* rec, Node* value, const Node* writer) {
     AliasStorage* s = rec->storage;
     if (s->input >= 0) checkInputWrite(inputs_[static_cast<size_t>(s->input)], writer);
+    const bool computed = s->first_write != nullptr;  // the base's value is the graph's, not the input
     if (!s->first_write) s->first_write = writer;
     std::vector<std::pair<Rec*, Node*>> updates{{rec, value}};
     Node* current = value;
     for (Rec* r = rec; r->parent; r = r->parent) {
       requireStorageRoot(*r, writer);
       Node* parent_value = sync(r->parent);
+      if (isAsStridedStep(*r) && computed) parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
       std::string error;
       auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current, &error);
       if (!up) fail(writer, error);
@@ -419,6 +424,10 @@ class Pass {
     const OpInfo& op = *n.target.op();
     Obj* self = object(selfArgument(n), &n);
     Rec* parent = self->rec;
+    if (role.view == ViewFamily::AsStrided && n.meta.val.tensor()) {
+      asStrided(n, op, parent, slot(n));
+      return;
+    }
     Node* c = copyRemapped(n);
     const TensorMeta* shape = n.meta.val.tensor();
     const OpInfo* sized = functionalizer::sizedForm(op);
@@ -439,10 +448,6 @@ class Pass {
       remember(m, c);
       return;
     }
-    if (role.view == ViewFamily::AsStrided && n.meta.val.tensor()) {
-      asStrided(n, op, parent, c, m);
-      return;
-    }
     if (const TensorMeta* t = n.meta.val.tensor()) {
       ViewStep step = ViewStep::ofOp(&op, &n, role.view);
       Obj& o = objs_.emplace_back();
@@ -457,6 +462,10 @@ class Pass {
       m.list_gen = parent->storage->gen;
       m.list_family = role.view;
       m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta->sizes.size()));
+    } else if (n.meta.val.list()) {
+      // Its elements would be taken as tensors of their own, and a later write to the base
+      // would not reach them.
+      fail(&n, "a view op returning a list whose elements the functionalizer cannot replay from their base");
     }
   }
 
@@ -467,63 +476,58 @@ class Pass {
   // writes into, dropping its offset. So an as_strided view's record hangs off the storage's
   // root: it is replayed from, and written back through, the root's current value, with its
   // storage offset spelled out (left out, it means the offset of the tensor it was called
-  // on, not the root's). The root stands for its storage when it starts at offset 0, dense
-  // without overlap, and the view stays within the root's elements: the scatter ops' results
-  // keep that layout (clone preserves it), so offsets address the same elements before and
-  // after writes. Other roots, and views reaching past the root into the rest of its
-  // storage, are refused once a write makes them matter. The node itself reads its own
-  // argument while that is still a view of the storage (so an already functional program
-  // comes back unchanged), else the root's value. as_strided_copy reads the same way.
+  // on, not the root's). Before any write, the node reads its own argument, a view of the
+  // storage itself (so an already functional program comes back unchanged). After one, the
+  // root's value is a tensor the graph computed, starting at offset 0 in strides of the
+  // kernel's choosing (triu of a column-major input is row-major), so it is read through a
+  // contiguous copy; that addresses the same elements as eager only when the root is
+  // contiguous from offset 0 and the view stays within the root's elements. Other roots, and
+  // views reaching past the root into the rest of its storage, are refused once a write
+  // makes them matter. as_strided_copy reads the same way.
   static bool standsForStorage(const TensorMeta& m) {
-    return m.storage_offset.isConcrete() && m.storage_offset.concrete() == 0 &&
-           functionalizer::isNonOverlappingAndDense(m);
+    return m.storage_offset.isConcrete() && m.storage_offset.concrete() == 0 && functionalizer::isContiguous(m);
+  }
+
+  // The root's current value as as_strided may address it: once written, the root's value
+  // is a tensor the graph computed, whose strides need not be the root's, so it is read
+  // through a contiguous copy (the root is contiguous).
+  Node* rootForAsStrided(Rec* root) {
+    Node* value = sync(root);
+    return root->storage->first_write ? functionalizer::contiguousCopy(emit_, value, *root->meta) : value;
   }
 
   static bool addressesOnlyItsRoot(const Node& n, const OpInfo& op, const TensorMeta& root) {
     return standsForStorage(root) && functionalizer::asStridedWithin(n, op, root);
   }
 
-  void requireStorageRoot(const Rec& r, const Node* blame) {
-    if (r.step.family != ViewFamily::AsStrided || r.step.kind != ViewStep::Kind::Op) return;
-    if (!r.parent->parent && addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
-    fail(blame, "as_strided of a storage that was written, where the storage base does not start at offset 0 "
-                "densely or the view reaches past it: its offsets address memory the functional program does not have");
+  static bool isAsStridedStep(const Rec& r) {
+    return r.step.family == ViewFamily::AsStrided && r.step.kind == ViewStep::Kind::Op;
   }
+
+  void requireStorageRoot(const Rec& r, const Node* blame) {
+    if (!isAsStridedStep(r)) return;
+    if (!r.parent->parent && addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
+    fail(blame, "as_strided" + std::string(kStorageRootRefusal));
+  }
+  static constexpr std::string_view kStorageRootRefusal =
+      " of a storage that was written, where the storage base is not contiguous from offset 0 or the view "
+      "reaches past it: its offsets address memory the functional program does not have";
 
   // as_strided_copy addresses the storage as as_strided does: once the storage was written,
   // it reads the root's value with its offset spelled out, which only a root that stands
   // for its storage allows.
   void asStridedCopy(const Node& n, const OpInfo& op) {
     Obj* self = object(selfArgument(n), &n);
-    Node* c = copyRemapped(n);
     Rec* root = self->rec;
     while (root->parent) root = root->parent;
-    if (root->storage->first_write) {
-      if (!addressesOnlyItsRoot(n, op, *root->meta) || !functionalizer::pinStorageOffset(n, op, c->args, c->kwargs)) {
-        fail(&n, "as_strided_copy of a storage that was written, where the storage base does not start at offset 0 "
-                 "densely or the copy reaches past it: its offsets address memory the functional program does not have");
-      }
-      Node* base = sync(root);
-      bool self_set = false;
-      for (auto& [name, a] : c->kwargs) {
-        if (name == "self") a = arg::Tensor{base}, self_set = true;
-      }
-      if (!self_set) c->args[0] = arg::Tensor{base};
-    }
-    bind(n, c);
+    if (!root->storage->first_write) return bind(n, copyRemapped(n));
+    if (!addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
+    bind(n, copyOnBase(n, op, rootForAsStrided(root)));
   }
 
-  void asStrided(const Node& n, const OpInfo& op, Rec* parent, Node* c, Mapped& m) {
+  void asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
     Rec* root = parent;
-    bool storage_view = true;  // parent's value is a view of the storage, not a write's result
-    for (; root->parent; root = root->parent) {
-      storage_view = storage_view && !(root->fresh && root->gen == root->storage->gen);
-    }
-    // A written storage's values are tensors the graph computed, which start at offset 0:
-    // they keep eager's offsets only when the root did.
-    storage_view = storage_view && !(root->storage->first_write && !addressesOnlyItsRoot(n, op, *root->meta));
-    Obj& o = objs_.emplace_back();
-    o.rec = child(root, ViewStep::ofOp(&op, &n, ViewFamily::AsStrided), *n.meta.val.tensor(), c);
+    while (root->parent) root = root->parent;
     if (root != parent) {
       std::vector<Argument> args = n.args;
       auto kwargs = n.kwargs;
@@ -532,18 +536,38 @@ class Pass {
                  "cannot say where it starts");
       }
     }
-    if (!storage_view) {
-      requireStorageRoot(*o.rec, &n);
-      functionalizer::pinStorageOffset(n, op, c->args, c->kwargs);
-      Node* base = sync(root);
-      bool self_set = false;
-      for (auto& [name, a] : c->kwargs) {
-        if (name == "self") a = arg::Tensor{base}, self_set = true;
-      }
-      if (!self_set) c->args[0] = arg::Tensor{base};
+    // Before any write, the argument is a view of the storage itself; after one, values are
+    // tensors the graph computed, read through the root laid out as it is.
+    Node* c = nullptr;
+    if (!root->storage->first_write) {
+      c = copyRemapped(n);
+    } else {
+      if (!addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
+      c = copyOnBase(n, op, rootForAsStrided(root));
     }
+    Obj& o = objs_.emplace_back();
+    o.rec = child(root, ViewStep::ofOp(&op, &n, ViewFamily::AsStrided), *n.meta.val.tensor(), c);
     m.tensor = &o;
     remember(m, c);
+  }
+
+  // A copy of the as_strided call `n` on `base`, its storage offset spelled out.
+  Node* copyOnBase(const Node& n, const OpInfo& op, Node* base) {
+    std::vector<Argument> args = n.args;
+    auto kwargs = n.kwargs;
+    if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) fail(&n, "its storage offset is symbolic");
+    bool self_set = false;
+    for (auto& [name, a] : kwargs) {
+      if (name == "self") {
+        a = arg::Tensor{base};
+        self_set = true;
+      } else {
+        a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+      }
+    }
+    for (size_t i = self_set ? 0 : 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    if (!self_set) args[0] = arg::Tensor{base};
+    return emit_.copy(n, std::move(args), std::move(kwargs));
   }
 
   int64_t listDim(const Node& n, const OpInfo& op, int64_t rank) {

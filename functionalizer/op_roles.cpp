@@ -94,6 +94,7 @@ constexpr ViewRow kViewRows[] = {
     {"aten::chunk", "", ViewFamily::SplitList},
     {"aten::tensor_split", "sections", ViewFamily::SplitList},
     {"aten::tensor_split", "indices", ViewFamily::SplitList},
+    {"aten::tensor_split", "tensor_indices_or_sections", ViewFamily::SplitList},
     {"aten::hsplit", "*", ViewFamily::SplitList},
     {"aten::vsplit", "*", ViewFamily::SplitList},
     {"aten::dsplit", "*", ViewFamily::SplitList},

@@ -313,6 +313,10 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
   return true;
 }
 
+Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta) {
+  return e.call(op("aten::clone"), {arg::Tensor{value}}, meta, {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
+}
+
 bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root) {
   auto sizes = intListArgument(n, o, 1), strides = intListArgument(n, o, 2);
   auto offset = explicitStorageOffset(n, o);

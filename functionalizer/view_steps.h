@@ -56,6 +56,9 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
 // a value the graph computes for the root does not).
 bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root);
 
+// A contiguous copy of `value`, whose metadata (contiguous) is `meta`.
+Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta);
+
 // Emits the view of `base` that `step` takes; `meta` is the view's metadata; views with a
 // sizedForm are taken with it.
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve);

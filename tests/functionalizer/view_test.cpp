@@ -167,6 +167,20 @@ TEST(FunctionalizeViews, SplitAndUnbindElementsMutated) {
   EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
 }
 
+// tensor_split whose sections come in a tensor splits as the other forms do: its elements
+// are views of the base, and a write to the base reaches them (a campaign found one returned
+// as it was before the write).
+TEST(FunctionalizeViews, ElementsOfASplitByATensorSeeWritesToTheBase) {
+  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %sections: i64[] = aten::scalar_tensor(2, dtype=torch.int64)
+  %tensor_split: (f32[2, 6], f32[2, 6]<offset=12>) = aten::tensor_split.tensor_indices_or_sections(%clone, %sections, 0)
+  %piece: f32[2, 6]<offset=12> = operator.getitem(%tensor_split, 1)
+  %clamp_min_: f32[4, 6] = aten::clamp_min_(%clone, 0)
+  %out: f32[2, 6] = aten::mul.Scalar(%piece, 1)
+  return (%out)
+)"));
+}
+
 TEST(FunctionalizeViews, OutputsThatAliasInputsAndIntermediates) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
@@ -286,6 +300,24 @@ TEST(FunctionalizeViews, AsStridedOfAWrittenInputThatDoesNotStartItsStorageIsRef
   return (%out)
 )", "f32[4]"));
   EXPECT_NE(why.find("%as_strided: as_strided of a storage that was written"), std::string::npos) << why;
+  // Nor of a column-major input: triu_ leaves a row-major value, where the view's offsets
+  // name other elements (a campaign found one reading them).
+  why = rejection(onX(R"(  %triu_: f32[6, 4]<stride=[1, 6]> = aten::triu_(%x, 0)
+  %as_strided: f32[5] = aten::as_strided(%x, [5], [1], 0)
+  %out: f32[5] = aten::mul.Scalar(%as_strided, 2)
+  return (%out)
+)", "f32[6, 4]<stride=[1, 6]>"));
+  EXPECT_NE(why.find("%as_strided: as_strided of a storage that was written"), std::string::npos) << why;
+}
+
+// A contiguous root that a kernel rewrote is read through a contiguous copy of its value.
+TEST(FunctionalizeViews, AsStridedOfAContiguousInputAfterAKernelWroteIt) {
+  functionalAgreesWithEager(onX(R"(  %triu_: f32[4, 6] = aten::triu_(%x, 1)
+  %as_strided: f32[3, 2]<stride=[5, 2], offset=1> = aten::as_strided(%x, [3, 2], [5, 2], 1)
+  %add_: f32[3, 2]<stride=[5, 2], offset=1> = aten::add_.Scalar(%as_strided, 50)
+  %out: f32[3, 2] = aten::mul.Scalar(%as_strided, 2)
+  return (%out)
+)"));
 }
 
 TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {
