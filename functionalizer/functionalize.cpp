@@ -163,6 +163,9 @@ class Pass {
       if ((*it)->value) superseded_.push_back((*it)->value);
       if (isAsStridedStep(**it) && rec->storage->first_write) {
         value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
+      } else if (const Node* at = (*it)->step.node; at && (*it)->step.kind == ViewStep::Kind::Op &&
+                                                     readsAContiguousCopy(*at, (*it)->parent)) {
+        value = laidOutForDtypeView(value, *(*it)->parent->meta);
       }
       value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
@@ -370,6 +373,11 @@ class Pass {
     switch (role.role) {
       case OpRole::Functional:
         if (op.qualified_name == "aten::as_strided_copy") return asStridedCopy(n, op);
+        if (op.qualified_name == "aten::view_copy") {
+          const Node* self = selfArgument(n);
+          const Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
+          if (rec && readsAContiguousCopy(n, rec)) return bind(n, copyOnContiguousSelf(n, *rec));
+        }
         bind(n, copyRemapped(n));
         return;
       case OpRole::View: view(n, role); return;
@@ -428,7 +436,7 @@ class Pass {
       asStrided(n, op, parent, slot(n));
       return;
     }
-    Node* c = copyRemapped(n);
+    Node* c = readsAContiguousCopy(n, parent) ? copyOnContiguousSelf(n, *parent) : copyRemapped(n);
     const TensorMeta* shape = n.meta.val.tensor();
     const OpInfo* sized = functionalizer::sizedForm(op);
     if (sized && parent->storage->first_write && shape && !c->args.empty()) {
@@ -516,6 +524,54 @@ class Pass {
   // as_strided_copy addresses the storage as as_strided does: once the storage was written,
   // it reads the root's value with its offset spelled out, which only a root that stands
   // for its storage allows.
+  // Note [dtype views of computed values]
+  // view.dtype to a dtype of another element size reinterprets the bytes along the last
+  // dim, which needs that dim's stride to be 1 (and divisible sizes and strides elsewhere).
+  // Eager's tensor has the strides eager gave it; once its storage was written, the
+  // functional value is one the graph computed, in strides of the kernel's choosing (a
+  // 0-element relu of a permuted tensor, a divide_ of an f32[0, 1], came back with a last
+  // stride of 2 and 0). Row by row the bytes are the same in a contiguous copy, so such a
+  // view, and view_copy.dtype, read one; a 0-element one has no bytes, and reads an
+  // as_strided of the value in eager's strides instead.
+  bool readsAContiguousCopy(const Node& n, const Rec* self) {
+    const TensorMeta* in = self ? self->meta : nullptr;
+    const TensorMeta* out = n.meta.val.tensor();
+    return in && out && self->storage->first_write && elementSize(in->dtype) != elementSize(out->dtype) &&
+           n.target.op()->overload == "dtype";
+  }
+
+  static TensorMeta contiguousMeta(const TensorMeta& m) {
+    auto sizes = functionalizer::concreteSizes(m);
+    if (!sizes) return m;
+    TensorMeta c = m;
+    const TensorMeta dense = TensorMeta::contiguous(m.dtype, *sizes);
+    c.strides = dense.strides;
+    c.storage_offset = dense.storage_offset;
+    return c;
+  }
+
+  Node* copyOnContiguousSelf(const Node& n, const Rec& self) {
+    return copyWithSelf(n, n.args, n.kwargs, laidOutForDtypeView(sync(const_cast<Rec*>(&self)), *self.meta));
+  }
+
+  // `value` in strides a dtype view of eager's `meta` accepts: a contiguous copy, or, with no
+  // element to copy, the very strides eager had (0-element sizes make a contiguous stride
+  // of 1 that view.dtype may refuse where eager's was 0).
+  Node* laidOutForDtypeView(Node* value, const TensorMeta& meta) {
+    auto sizes = functionalizer::concreteSizes(meta);
+    std::vector<int64_t> strides;
+    for (const auto& st : meta.strides) {
+      if (st.isConcrete()) strides.push_back(st.concrete());
+    }
+    if (sizes && strides.size() == sizes->size() && functionalizer::numelOf(meta) == 0) {
+      TensorMeta at = meta;
+      at.storage_offset = SymIntValue(int64_t{0});
+      return emit_.call(*findOpByName("aten::as_strided"),
+                        {arg::Tensor{value}, arg::IntList{*sizes}, arg::IntList{strides}, arg::Int{0}}, at);
+    }
+    return functionalizer::contiguousCopy(emit_, value, contiguousMeta(meta));
+  }
+
   void asStridedCopy(const Node& n, const OpInfo& op) {
     Obj* self = object(selfArgument(n), &n);
     Rec* root = self->rec;
@@ -556,6 +612,13 @@ class Pass {
     std::vector<Argument> args = n.args;
     auto kwargs = n.kwargs;
     if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) fail(&n, "its storage offset is symbolic");
+    return copyWithSelf(n, std::move(args), std::move(kwargs), base);
+  }
+
+  // A copy of `n` (arguments `args` and `kwargs`) reading `self_value` as its self.
+  Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
+                     Node* self_value) {
+    Node* base = self_value;
     bool self_set = false;
     for (auto& [name, a] : kwargs) {
       if (name == "self") {
@@ -580,6 +643,26 @@ class Pass {
     else d = functionalizer::intArgument(n, op, 2, 0);
     if (!d) fail(&n, "its dim is not a literal");
     return *d < 0 ? *d + rank : *d;
+  }
+
+  // Element k of tensor_split.indices is base[indices[k-1]:indices[k]] along its dim, with
+  // slice's wrapping and clamping; with indices out of order an element need not start
+  // where the one before it ended ([1, 0] makes [0:1], [1:1] and [0:]), and an element of a
+  // dim of stride 0 has no offset to tell. nullopt for the other splits.
+  static std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k,
+                                                                      const TensorMeta& base, int64_t dim) {
+    const OpInfo* op = split.target.op();
+    if (!op || op->qualified_name != "aten::tensor_split" || op->overload != "indices") return std::nullopt;
+    auto indices = functionalizer::intListArgument(split, *op, 1);
+    if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size() ||
+        !base.sizes[static_cast<size_t>(dim)].isConcrete()) {
+      return std::nullopt;
+    }
+    const int64_t size = base.sizes[static_cast<size_t>(dim)].concrete();
+    auto clamp = [size](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + size : i, 0, size); };
+    const int64_t start = k == 0 ? 0 : clamp((*indices)[k - 1]);
+    const int64_t end = k == indices->size() ? size : clamp((*indices)[k]);
+    return std::make_pair(start, std::max(start, end));
   }
 
   void getitem(const Node& n) {
@@ -624,6 +707,9 @@ class Pass {
         else step.end = start + e->sizes[step.dim].concrete();
       }
       step.start = start;
+      if (auto bounds = tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {
+        std::tie(step.start, step.end) = *bounds;
+      }
       // tensor_split with indices out of order makes elements that do not follow one
       // another: the element's offset into the base says where it starts.
       const TensorMeta& base = *m.list_base->meta;

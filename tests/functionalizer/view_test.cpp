@@ -3,6 +3,10 @@
 // elements, or a view that misses an update, shows up as a mismatch.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "ir/program_io.h"
+
 #include "ir/text_format.h"
 #include "tests/functionalizer/support.h"
 
@@ -181,6 +185,22 @@ TEST(FunctionalizeViews, ElementsOfASplitByATensorSeeWritesToTheBase) {
 )"));
 }
 
+// tensor_split.indices' elements are the windows its indices name, in whatever order.
+TEST(FunctionalizeViews, ElementsOfASplitByUnorderedIndicesAreTheWindowsTheyName) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d1_tensor_split_unordered_indices_stride0.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  functionalAgreesWithEager(p.value());
+  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %tensor_split: (f32[1, 6], f32[0, 6]<offset=6>, f32[3, 6], f32[0, 6]<offset=18>, f32[4, 6]) = aten::tensor_split.indices(%clone, [1, 0, 3, 0], 0)
+  %a: f32[3, 6] = operator.getitem(%tensor_split, 2)
+  %b: f32[4, 6] = operator.getitem(%tensor_split, 4)
+  %mul_: f32[3, 6] = aten::mul_.Scalar(%a, -3)
+  %add_: f32[4, 6] = aten::add_.Scalar(%b, 1)
+  %out: f32[4, 6] = aten::mul.Scalar(%clone, 2)
+  return (%out)
+)"));
+}
+
 TEST(FunctionalizeViews, OutputsThatAliasInputsAndIntermediates) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
@@ -318,6 +338,33 @@ TEST(FunctionalizeViews, AsStridedOfAContiguousInputAfterAKernelWroteIt) {
   %out: f32[3, 2] = aten::mul.Scalar(%as_strided, 2)
   return (%out)
 )"));
+}
+
+// Note [dtype views of computed values]: a view to a dtype of another element size needs a
+// last stride of 1, which the values a graph computes for 0-element tensors need not have.
+TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
+  functionalAgreesWithEager(onX(R"(  %triu_indices: i64[2, 0] = aten::triu_indices(0, 0, 0, layout=None, pin_memory=False)
+  %swapdims_: i64[0, 2]<stride=[1, 1]> = aten::swapdims_(%triu_indices, 1, 0)
+  %relu_: i64[0, 2]<stride=[1, 1]> = aten::relu_(%swapdims_)
+  %t: i64[2, 0] = aten::t(%relu_)
+  %view: bf16[2, 0]<stride=[4, 1]> = aten::view.dtype(%t, torch.bfloat16)
+  %out: f32[4, 6] = aten::mul.Scalar(%x, 2)
+  return (%out)
+)"));
+  // Of no element at all, in eager's strides: a contiguous [1, 0] has a first stride of 1,
+  // which a view from f32 to f64 refuses, where eager's unsqueeze_ left 0.
+  functionalAgreesWithEager(onX(R"(  %hamming_window: f32[0] = aten::hamming_window.periodic_alpha(0, True, 0.0, layout=None, device=None)
+  %sub_: f32[0] = aten::sub_.Scalar(%hamming_window, 0)
+  %unsqueeze_: f32[1, 0]<stride=[0, 1]> = aten::unsqueeze_(%sub_, 0)
+  %view: f64[1, 0]<stride=[0, 1]> = aten::view.dtype(%hamming_window, torch.float64)
+  %out: f32[4, 6] = aten::mul.Scalar(%x, 2)
+  return (%out)
+)"));
+  functionalAgreesWithEager(onX(R"(  %divide_: f32[0, 1] = aten::divide_.Scalar(%x, 0)
+  %view_copy: b8[0, 4] = aten::view_copy.dtype(%x, torch.bool)
+  %out: b8[0, 4] = aten::logical_not(%view_copy)
+  return (%out)
+)", "f32[0, 1]"));
 }
 
 TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {

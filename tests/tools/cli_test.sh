@@ -204,7 +204,7 @@ check fuzz_after_kill 0 "stat::number_of_executed_cases" -- "$epsmith" fuzz --ca
 if [ -z "$(ls -A "$work/corpus_k/regressions/.incoming" 2>/dev/null)" ]; then passes=$((passes + 1)); else
   echo "FAIL .incoming not cleaned"; failures=$((failures + 1)); fi
 
-# The checked-in corpus: known upstream LibTorch bugs reproduce, open bugs of ours still show.
+# The checked-in corpus: known upstream LibTorch bugs reproduce, fixed bugs of ours stay fixed.
 out=$("$epsmith" replay "$src/corpus/regressions" 2>&1); code=$?
 if [ "$code" -eq 0 ] && grep -q " 0 not as expected" <<<"$out"; then passes=$((passes + 1)); else
   echo "FAIL replay_corpus: exit $code"; grep -A2 "NOT AS EXPECTED\|^error" <<<"$out" | head -60; tail -1 <<<"$out"
