@@ -6,6 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "functionalizer/view_steps.h"
+#include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -173,5 +175,119 @@ std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call) {
 }
 
 std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call) { return probe(call, true); }
+
+namespace {
+
+// A CPU tensor of `m`'s sizes and dtype holding assorted values: fractional, of both signs
+// (whole numbers for integer dtypes, alternating for bool).
+at::Tensor probeValues(const TensorMeta& m) {
+  std::vector<int64_t> sizes;
+  int64_t numel = 1;
+  for (const auto& s : m.sizes) {
+    sizes.push_back(s.concrete());
+    numel *= s.concrete();
+  }
+  at::Tensor i = at::arange(numel, at::TensorOptions().dtype(at::kDouble));
+  at::Tensor v = (at::remainder(i * 7919, 29) - 14) * 0.29 + 0.07;
+  if (m.dtype == ScalarType::Bool) v = at::remainder(i, 3) == 0;
+  return v.reshape(sizes).to(toAten(m.dtype));
+}
+
+bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {
+  if (eager.sizes() != candidate.sizes()) return false;
+  const at::Tensor c = candidate.to(eager.scalar_type());
+  if (!eager.is_floating_point()) return at::equal(eager, c);
+  return at::allclose(eager, c, 1e-6, 1e-7, /*equal_nan=*/true);
+}
+
+}  // namespace
+
+std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::optional<OutForm>> cache;
+  bool probeable = out_call.target.kind() == Target::Kind::Aten;
+  const std::string key = cacheKey(out_call, true, &probeable);
+  if (!probeable) return std::nullopt;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::optional<OutForm> form;
+  try {
+    form = [&]() -> std::optional<OutForm> {
+      const OpInfo& op = *out_call.target.op();
+      const Node* out = nullptr;
+      int64_t elements = 0;
+      bool ok = true;
+      auto noteInput = [&](const Node* n) {
+        const TensorMeta* m = n->meta.val.tensor();
+        if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
+        else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+      };
+      out_call.forEachInput(noteInput);
+      const int out_at = op.argumentIndex(out_name);
+      if (out_at < 0) return std::nullopt;
+      for (size_t i = 0; i < out_call.args.size(); ++i) {
+        if (static_cast<int>(i) == out_at) {
+          if (const auto* t = out_call.args[i].get<arg::Tensor>()) out = t->node;
+        }
+      }
+      for (const auto& [name, a] : out_call.kwargs) {
+        if (name == out_name) {
+          if (const auto* t = a.get<arg::Tensor>()) out = t->node;
+        }
+      }
+      if (!ok || !out || elements > (1 << 12)) return std::nullopt;
+      const TensorMeta& out_meta = *out->meta.val.tensor();
+      std::unordered_map<const Node*, at::Tensor> values;
+      out_call.forEachInput([&](const Node* n) {
+        if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
+      });
+      values[out] = at::zeros_like(values[out]);
+      auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return values.at(n).clone(); });
+      if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
+      const at::Tensor want = eager.outputs[0].toTensor();
+
+      // The functional call: out_call's arguments but the out tensor, in a graph of its own.
+      Graph scratch;
+      Node* f = scratch.append(OpKind::CallFunction, functional.localName());
+      f->target = Target::aten(&functional);
+      for (size_t i = 0; i < out_call.args.size(); ++i) {
+        if (static_cast<int>(i) != out_at) f->args.push_back(out_call.args[i]);
+      }
+      for (const auto& kv : out_call.kwargs) {
+        if (kv.first != out_name) f->kwargs.push_back(kv);
+      }
+      auto run = [&](bool cast_inputs) -> std::optional<at::Tensor> {
+        auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
+          at::Tensor t = values.at(n).clone();
+          if (cast_inputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) t = t.to(toAten(out_meta.dtype));
+          return t;
+        });
+        if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
+        return r.outputs[0].toTensor();
+      };
+      const int dtype_at = functional.argumentIndex("dtype");
+      const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+                                  !functionalizer::schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
+      if (dtype_argument) {
+        f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
+        auto r = run(false);
+        f->kwargs.pop_back();
+        if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
+      }
+      if (auto r = run(false); r && sameValues(want, *r)) return OutForm::CastResult;
+      if (auto r = run(true); r && sameValues(want, *r)) return OutForm::CastInputs;
+      return std::nullopt;
+    }();
+  } catch (const std::exception&) {
+    form = std::nullopt;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kMaxCachedProbes) cache.clear();
+  cache.emplace(key, form);
+  return form;
+}
 
 }  // namespace epsmith

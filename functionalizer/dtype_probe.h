@@ -27,4 +27,22 @@ struct ProbedReturn {
 };
 std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 
+// Note [out= calls that compute in another dtype]
+// When an out= call's out tensor has another dtype than its inputs, eager's kernels differ in
+// where they convert: `sum.IntList_out` of f32 into i64 sums in f32 and casts the sum (-5.5
+// becomes -5), `cumsum.out` converts each input element first, `logsumexp.out` of bf16 into
+// f32 computes in f32, and `prod.out` into bf16 must not ask for a bf16 product (LibTorch has
+// no CPU kernel for one). No schema says which. So the functional form is chosen by running
+// the out= call and each candidate once on small CPU tensors of the inputs' metadata, filled
+// with assorted fractional values of both signs, and keeping the first that writes what
+// eager writes: the functional op given `dtype=` the out tensor's dtype (where it takes one),
+// its result cast, or its floating-point inputs cast first.
+enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs };
+
+// The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
+// terms of `functional`, its functional variant; nullopt when no candidate reproduces eager
+// on the probe values or a call cannot be run (callers keep their default). Cached per op,
+// argument dtypes, sizes and literals.
+std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name);
+
 }  // namespace epsmith

@@ -734,7 +734,10 @@ class Pass {
 
   // The functional call that replaces a mutable one: same arguments minus the out= ones,
   // every tensor at its current value.
-  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped) {
+  // The functional form of `n`: its arguments but those at `dropped`; with `cast_to`, its
+  // floating-point tensor arguments first cast to that dtype (a floating one).
+  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
+                       const std::optional<TensorMeta>& cast_to = std::nullopt) {
     const OpInfo& op = *n.target.op();
     auto isDropped = [&](std::string_view name) {
       for (int i : dropped) {
@@ -752,8 +755,18 @@ class Pass {
     for (const auto& kv : n.kwargs) {
       if (!isDropped(kv.first)) kwargs.push_back(kv);
     }
-    for (auto& a : args) a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
-    for (auto& kv : kwargs) kv.second.forEachNodeRef([&](Node*& r) { r = resolve(r); });
+    auto map = [&](Node*& r) {
+      const Node* source = r;
+      r = resolve(r);
+      const TensorMeta* m = source->meta.val.tensor();
+      if (cast_to && m && isFloatingPoint(m->dtype) && isFloatingPoint(cast_to->dtype) && m->dtype != cast_to->dtype) {
+        TensorMeta cast = *m;
+        cast.dtype = cast_to->dtype;
+        r = castTo(r, m->dtype, cast);
+      }
+    };
+    for (auto& a : args) a.forEachNodeRef(map);
+    for (auto& kv : kwargs) kv.second.forEachNodeRef(map);
     return emit_.call(fn, std::move(args), Val(), std::move(kwargs));
   }
 
@@ -799,12 +812,27 @@ class Pass {
     }
     if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
 
-    Node* f = functionalCall(n, *role.functional, role.written);
-    // A factory's functional form (zeros.out → zeros) makes the out= tensor's dtype itself,
-    // as eager does, rather than the default dtype cast afterwards.
+    // Where the computation converts to the out tensor's dtype (Note [out= calls that compute
+    // in another dtype]). Without a probe's answer, a functional form that takes a dtype is
+    // given the out tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as
+    // eager does, rather than the default dtype cast afterwards.
     const int dtype_at = role.functional->argumentIndex("dtype");
-    if (outs.size() == 1 && dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
-        !functionalizer::schemaArgument(*f, *role.functional, static_cast<size_t>(dtype_at))) {
+    const int given_at = op.argumentIndex("dtype");
+    const bool takes_dtype = dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+                             !(given_at >= 0 && functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)));
+    bool other_dtypes = false;  // an input of another dtype than the out tensor
+    n.forEachInput([&](const Node* in) {
+      const TensorMeta* m = in->meta.val.tensor();
+      other_dtypes = other_dtypes || (m && m->dtype != after[0]->dtype);
+    });
+    std::optional<OutForm> form;
+    if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes)) {
+      form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
+    }
+    if (!form) form = takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult;
+    Node* f = functionalCall(n, *role.functional, role.written,
+                             *form == OutForm::CastInputs ? std::optional<TensorMeta>(*after[0]) : std::nullopt);
+    if (outs.size() == 1 && *form == OutForm::DtypeArgument && takes_dtype) {
       f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
     }
     auto probed = probeReturns(*f);

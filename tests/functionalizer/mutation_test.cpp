@@ -304,6 +304,35 @@ signature {
   EXPECT_EQ(targets(f), "aten::ones aten::remainder.Scalar_Tensor aten::_to_copy");
 }
 
+// Note [out= calls that compute in another dtype]: sum.out of f32 into i64 sums and casts
+// the sum, cumsum.out converts each element first, and prod.out into bf16 must not ask for
+// a bf16 product (no CPU kernel); the functional forms do as eager does (campaign D1 cases:
+// -4 for -5, and a raise).
+TEST(Functionalize, OutOfPlaceIntoAnotherDtypeConvertsWhereEagerDoes) {
+  auto p = program(R"(graph {
+  %x: f32[2, 3] = placeholder
+  %s: i64[] = placeholder
+  %q: bf16[] = placeholder
+  %c: i64[2, 3] = placeholder
+  %frac: f32[2, 3] = aten::mul.Scalar(%x, 0.75)
+  %sum: i64[] = aten::sum.out(%frac, out=%s)
+  %prod: bf16[] = aten::prod.out(%frac, out=%q)
+  %cumsum: i64[2, 3] = aten::cumsum.out(%frac, 1, out=%c)
+  %out: f32[2, 3] = aten::mul.Scalar(%x, 2)
+  return (%out)
+}
+signature {
+  input user_input %x
+  input user_input %s
+  input user_input %q
+  input user_input %c
+  output user_output %out
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f),
+            "aten::mul.Scalar aten::sum aten::_to_copy aten::prod aten::_to_copy aten::cumsum aten::mul.Scalar");
+}
+
 TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
   auto p = program(R"(graph {
   %x: f32[3] = placeholder
