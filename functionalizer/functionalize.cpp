@@ -618,18 +618,7 @@ class Pass {
   // A copy of `n` (arguments `args` and `kwargs`) reading `self_value` as its self.
   Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
                      Node* self_value) {
-    Node* base = self_value;
-    bool self_set = false;
-    for (auto& [name, a] : kwargs) {
-      if (name == "self") {
-        a = arg::Tensor{base};
-        self_set = true;
-      } else {
-        a.forEachNodeRef([&](Node*& r) { r = resolve(r); });
-      }
-    }
-    for (size_t i = self_set ? 0 : 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& r) { r = resolve(r); });
-    if (!self_set) args[0] = arg::Tensor{base};
+    functionalizer::setSelf(args, kwargs, self_value, resolver_);
     return emit_.copy(n, std::move(args), std::move(kwargs));
   }
 

@@ -349,21 +349,26 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
   std::vector<Argument> args = step.node->args;
   auto kwargs = step.node->kwargs;
   if (step.family == ViewFamily::AsStrided) pinStorageOffset(*step.node, *step.op, args, kwargs);
-  for (size_t i = 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& n) { n = resolve(n); });
+  setSelf(args, kwargs, base, resolve);
+  return e.call(*step.op, std::move(args), meta, std::move(kwargs));
+}
+
+void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Argument>>& kwargs, Node* self,
+             const Resolve& resolve) {
   bool self_set = false;
   for (auto& [name, a] : kwargs) {
     if (name == "self") {
-      a = arg::Tensor{base};
+      a = arg::Tensor{self};
       self_set = true;
     } else {
       a.forEachNodeRef([&](Node*& n) { n = resolve(n); });
     }
   }
+  for (size_t i = self_set ? 0 : 1; i < args.size(); ++i) args[i].forEachNodeRef([&](Node*& n) { n = resolve(n); });
   if (!self_set) {
     if (args.empty()) args.emplace_back();
-    args[0] = arg::Tensor{base};
+    args[0] = arg::Tensor{self};
   }
-  return e.call(*step.op, std::move(args), meta, std::move(kwargs));
 }
 
 std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta,

@@ -59,6 +59,11 @@ bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root);
 // A contiguous copy of `value`, whose metadata (contiguous) is `meta`.
 Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta);
 
+// Makes `self` the self argument of a call's `args` and `kwargs` (the first positional one,
+// or the keyword "self") and resolves every other node they name.
+void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Argument>>& kwargs, Node* self,
+             const Resolve& resolve);
+
 // Emits the view of `base` that `step` takes; `meta` is the view's metadata; views with a
 // sizedForm are taken with it.
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve);
