@@ -226,6 +226,25 @@ signature {
   functionalAgreesWithEager(p);
 }
 
+// A permuted out= tensor that keeps its element count is restrided in place by eager, and a
+// view taken of it earlier sees the result in the new order: refused, not left stale (a
+// campaign's D1 case returned the view's old values).
+TEST(Functionalize, OutOfPlaceRestridingUnderALiveViewIsRefused) {
+  std::string why = rejection(program(R"(graph {
+  %x: f32[2, 2, 1] = placeholder
+  %t: f32[1, 2, 2]<stride=[1, 1, 2]> = aten::permute(%x, [2, 1, 0])
+  %entr: f32[1, 2, 2]<stride=[1, 1, 2]> = aten::special_entr(%t)
+  %view: f32[1, 2, 2]<stride=[1, 1, 2]> = aten::transpose.int(%entr, 0, 0)
+  %ndtr: f32[2, 2, 1] = aten::special_ndtr.out(%x, out=%entr)
+  return (%view)
+}
+signature {
+  input user_input %x
+  output user_output %view
+})"));
+  EXPECT_NE(why.find("%ndtr: out= restrides in place a tensor that is not contiguous"), std::string::npos) << why;
+}
+
 TEST(Functionalize, OutOfPlaceWithSeveralOutputs) {
   auto p = program(R"(graph {
   %x: f32[2, 3] = placeholder
