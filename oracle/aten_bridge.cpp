@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -78,7 +79,18 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
   if (auto problem = v.checkBounds()) throw std::invalid_argument(*problem);
   auto it = bases_.find(v.storage.get());
   if (it == bases_.end()) {
-    at::Tensor base = at::empty({v.storage->numel()}, at::TensorOptions().dtype(toAten(v.dtype())));
+    const auto options = at::TensorOptions().dtype(toAten(v.dtype()));
+    at::Tensor base;
+    if (overread_fill_ >= 0 && device_.is_cpu()) {
+      const int64_t pad = std::max<int64_t>(1, 256 / std::max<int64_t>(1, elementSize(v.dtype())));
+      base = at::empty({v.storage->numel() + pad}, options);
+      std::memset(static_cast<char*>(base.data_ptr()) + v.storage->bytes.size(), overread_fill_,
+                  static_cast<size_t>(base.nbytes()) - v.storage->bytes.size());
+      base.storage().set_nbytes(v.storage->bytes.size());  // the fill lies past the storage's end
+      base = base.as_strided({v.storage->numel()}, {1}, 0);
+    } else {
+      base = at::empty({v.storage->numel()}, options);
+    }
     if (!v.storage->bytes.empty()) std::memcpy(base.data_ptr(), v.storage->bytes.data(), v.storage->bytes.size());
     if (!device_.is_cpu()) base = base.to(device_);
     it = bases_.emplace(v.storage.get(), base).first;

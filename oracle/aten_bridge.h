@@ -26,12 +26,19 @@ class TensorMaterializer {
   // Tensors are created on `device` (each storage is copied there once, so aliasing holds).
   explicit TensorMaterializer(c10::Device device = c10::Device(c10::kCPU)) : device_(device) {}
   c10::Device device() const { return device_; }
+  // Note [Over-reads see a fill]
+  // With a fill byte (0 to 255; -1: none), each CPU storage is allocated with room after
+  // its end holding that byte, while the storage keeps its own size: a kernel that reads
+  // past the storage (nanmedian.dim of a stride-0 input does in 1.13) reads the fill, so
+  // runs with different fills tell such a kernel apart from a deterministic one.
+  void setOverreadFill(int fill) { overread_fill_ = fill; }
   // A fresh tensor with the value's bytes, sizes, strides and offset; requires_grad set
   // on it as a leaf. Values sharing a Storage share the ATen storage.
   at::Tensor materialize(const TensorValue& v);
 
  private:
   c10::Device device_;
+  int overread_fill_ = -1;
   std::unordered_map<const Storage*, at::Tensor> bases_;
 };
 

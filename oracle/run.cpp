@@ -222,6 +222,7 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
 
     // Materialised on the device directly, so inputs that alias on CPU alias there too.
     TensorMaterializer materializer(device);
+    materializer.setOverreadFill(options.overread_fill);
     std::vector<LiftedInput> flat = liftInputs(p, user_inputs, materializer);
     return runLifted(p, flat, options);
   } catch (const c10::Error& e) {

@@ -30,6 +30,8 @@ struct RunOptions {
   GradMode grad;
   // Sees each call's value as it is computed (the minimizer rebuilds meta.val from it).
   ValueObserver observe;
+  // The byte past each input storage's end (Note [Over-reads see a fill]); -1: none.
+  int overread_fill = -1;
 };
 
 // Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in

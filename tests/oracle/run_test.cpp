@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
 
+#include "ir/program_io.h"
 #include "ir/text_format.h"
 #include "tests/support/program_text.h"
 #include "oracle/aten_bridge.h"
@@ -497,6 +498,40 @@ TEST(Oracle, IntegerOverflowInBuiltinsIsAnErrorNotACrash) {
     ASSERT_FALSE(r.ok()) << expr;
     EXPECT_EQ(r.error->node, "v") << expr;
   }
+}
+
+// Note [Over-reads see a fill]: the bytes past each input storage are the fill, so a kernel
+// that reads past its input (nanmedian.dim of a stride-0 input in 1.13) returns different
+// values under different fills, while the storage keeps its size: a view that would reach
+// past it still raises.
+TEST(Oracle, AnOverreadFillLiesPastEachInputStorage) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_nanmedian_reads_uninitialized_memory.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  RunOptions zeros(RunMode::Eager), ones(RunMode::Eager);
+  zeros.overread_fill = 0x00;
+  ones.overread_fill = 0xff;
+  const RunResult a = runProgram(p.value(), zeros), b = runProgram(p.value(), ones);
+  ASSERT_FALSE(a.error) << a.error->str();
+  ASSERT_FALSE(b.error) << b.error->str();
+  bool differ = false;
+  for (size_t i = 0; i < a.outputs.size() && i < b.outputs.size(); ++i) {
+    differ = differ || !at::equal(a.outputs[i].toTensor(), b.outputs[i].toTensor());
+  }
+  EXPECT_TRUE(differ) << "nanmedian read past its input without seeing the fill";
+
+  ExportedProgram past = parse(R"(graph {
+  %x: f32[4] = placeholder
+  %as_strided: f32[2] = aten::as_strided(%x, [2], [1], 3)
+  return (%as_strided)
+}
+signature {
+  input user_input %x
+  output user_output %as_strided
+})");
+  InputValue x = tensorInput(at::arange(4, at::kFloat));
+  const RunResult r = runProgram(past, {x}, zeros);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("out of bounds for storage of size 16"), std::string::npos) << r.error->str();
 }
 
 }  // namespace
