@@ -206,7 +206,14 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<OutForm>> cache;
   bool probeable = out_call.target.kind() == Target::Kind::Aten;
-  const std::string key = cacheKey(out_call, true, &probeable);
+  // Where a kernel converts depends on the op, the dtypes and the literals, not on sizes;
+  // but with an empty input every candidate writes the same nothing, so those are kept apart.
+  bool empty = false;
+  out_call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    empty = empty || (m && functionalizer::numelOf(*m) == 0);
+  });
+  const std::string key = cacheKey(out_call, false, &probeable) + (empty ? "|empty" : "|");
   if (!probeable) return std::nullopt;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -248,6 +255,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
       auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return values.at(n).clone(); });
       if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
       const at::Tensor want = eager.outputs[0].toTensor();
+      if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
 
       // The functional call: out_call's arguments but the out tensor, in a graph of its own.
       Graph scratch;

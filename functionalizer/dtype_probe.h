@@ -42,7 +42,7 @@ enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs };
 // The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
 // terms of `functional`, its functional variant; nullopt when no candidate reproduces eager
 // on the probe values or a call cannot be run (callers keep their default). Cached per op,
-// argument dtypes, sizes and literals.
+// argument dtypes and literals (and whether an input is empty), not sizes.
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name);
 
 }  // namespace epsmith
