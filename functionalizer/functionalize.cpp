@@ -165,7 +165,7 @@ class Pass {
         value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
       } else if (const Node* at = (*it)->step.node; at && (*it)->step.kind == ViewStep::Kind::Op &&
                                                      readsAContiguousCopy(*at, (*it)->parent)) {
-        value = laidOutForDtypeView(value, *(*it)->parent->meta);
+        value = functionalizer::laidOutForDtypeView(emit_, value, *(*it)->parent->meta);
       }
       value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
       (*it)->value = value;
@@ -375,7 +375,7 @@ class Pass {
         if (op.qualified_name == "aten::as_strided_copy") return asStridedCopy(n, op);
         if (op.qualified_name == "aten::view_copy") {
           const Node* self = selfArgument(n);
-          const Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
+          Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
           if (rec && readsAContiguousCopy(n, rec)) return bind(n, copyOnContiguousSelf(n, *rec));
         }
         bind(n, copyRemapped(n));
@@ -492,10 +492,6 @@ class Pass {
   // contiguous from offset 0 and the view stays within the root's elements. Other roots, and
   // views reaching past the root into the rest of its storage, are refused once a write
   // makes them matter. as_strided_copy reads the same way.
-  static bool standsForStorage(const TensorMeta& m) {
-    return m.storage_offset.isConcrete() && m.storage_offset.concrete() == 0 && functionalizer::isContiguous(m);
-  }
-
   // The root's current value as as_strided may address it: once written, the root's value
   // is a tensor the graph computed, whose strides need not be the root's, so it is read
   // through a contiguous copy (the root is contiguous).
@@ -504,26 +500,19 @@ class Pass {
     return root->storage->first_write ? functionalizer::contiguousCopy(emit_, value, *root->meta) : value;
   }
 
-  static bool addressesOnlyItsRoot(const Node& n, const OpInfo& op, const TensorMeta& root) {
-    return standsForStorage(root) && functionalizer::asStridedWithin(n, op, root);
-  }
-
   static bool isAsStridedStep(const Rec& r) {
     return r.step.family == ViewFamily::AsStrided && r.step.kind == ViewStep::Kind::Op;
   }
 
   void requireStorageRoot(const Rec& r, const Node* blame) {
     if (!isAsStridedStep(r)) return;
-    if (!r.parent->parent && addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
+    if (!r.parent->parent && functionalizer::addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
     fail(blame, "as_strided" + std::string(kStorageRootRefusal));
   }
   static constexpr std::string_view kStorageRootRefusal =
       " of a storage that was written, where the storage base is not contiguous from offset 0 or the view "
       "reaches past it: its offsets address memory the functional program does not have";
 
-  // as_strided_copy addresses the storage as as_strided does: once the storage was written,
-  // it reads the root's value with its offset spelled out, which only a root that stands
-  // for its storage allows.
   // Note [dtype views of computed values]
   // view.dtype to a dtype of another element size reinterprets the bytes along the last
   // dim, which needs that dim's stride to be 1 (and divisible sizes and strides elsewhere).
@@ -540,44 +529,19 @@ class Pass {
            n.target.op()->overload == "dtype";
   }
 
-  static TensorMeta contiguousMeta(const TensorMeta& m) {
-    auto sizes = functionalizer::concreteSizes(m);
-    if (!sizes) return m;
-    TensorMeta c = m;
-    const TensorMeta dense = TensorMeta::contiguous(m.dtype, *sizes);
-    c.strides = dense.strides;
-    c.storage_offset = dense.storage_offset;
-    return c;
+  Node* copyOnContiguousSelf(const Node& n, Rec& self) {
+    return copyWithSelf(n, n.args, n.kwargs, functionalizer::laidOutForDtypeView(emit_, sync(&self), *self.meta));
   }
 
-  Node* copyOnContiguousSelf(const Node& n, const Rec& self) {
-    return copyWithSelf(n, n.args, n.kwargs, laidOutForDtypeView(sync(const_cast<Rec*>(&self)), *self.meta));
-  }
-
-  // `value` in strides a dtype view of eager's `meta` accepts: a contiguous copy, or, with no
-  // element to copy, the very strides eager had (0-element sizes make a contiguous stride
-  // of 1 that view.dtype may refuse where eager's was 0).
-  Node* laidOutForDtypeView(Node* value, const TensorMeta& meta) {
-    auto sizes = functionalizer::concreteSizes(meta);
-    std::vector<int64_t> strides;
-    for (const auto& st : meta.strides) {
-      if (st.isConcrete()) strides.push_back(st.concrete());
-    }
-    if (sizes && strides.size() == sizes->size() && functionalizer::numelOf(meta) == 0) {
-      TensorMeta at = meta;
-      at.storage_offset = SymIntValue(int64_t{0});
-      return emit_.call(*findOpByName("aten::as_strided"),
-                        {arg::Tensor{value}, arg::IntList{*sizes}, arg::IntList{strides}, arg::Int{0}}, at);
-    }
-    return functionalizer::contiguousCopy(emit_, value, contiguousMeta(meta));
-  }
-
+  // as_strided_copy addresses the storage as as_strided does: once the storage was written,
+  // it reads the root's value with its offset spelled out, which only a root that stands
+  // for its storage allows.
   void asStridedCopy(const Node& n, const OpInfo& op) {
     Obj* self = object(selfArgument(n), &n);
     Rec* root = self->rec;
     while (root->parent) root = root->parent;
     if (!root->storage->first_write) return bind(n, copyRemapped(n));
-    if (!addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
+    if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
     bind(n, copyOnBase(n, op, rootForAsStrided(root)));
   }
 
@@ -598,7 +562,7 @@ class Pass {
     if (!root->storage->first_write) {
       c = copyRemapped(n);
     } else {
-      if (!addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
+      if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
       c = copyOnBase(n, op, rootForAsStrided(root));
     }
     Obj& o = objs_.emplace_back();
@@ -632,26 +596,6 @@ class Pass {
     else d = functionalizer::intArgument(n, op, 2, 0);
     if (!d) fail(&n, "its dim is not a literal");
     return *d < 0 ? *d + rank : *d;
-  }
-
-  // Element k of tensor_split.indices is base[indices[k-1]:indices[k]] along its dim, with
-  // slice's wrapping and clamping; with indices out of order an element need not start
-  // where the one before it ended ([1, 0] makes [0:1], [1:1] and [0:]), and an element of a
-  // dim of stride 0 has no offset to tell. nullopt for the other splits.
-  static std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k,
-                                                                      const TensorMeta& base, int64_t dim) {
-    const OpInfo* op = split.target.op();
-    if (!op || op->qualified_name != "aten::tensor_split" || op->overload != "indices") return std::nullopt;
-    auto indices = functionalizer::intListArgument(split, *op, 1);
-    if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size() ||
-        !base.sizes[static_cast<size_t>(dim)].isConcrete()) {
-      return std::nullopt;
-    }
-    const int64_t size = base.sizes[static_cast<size_t>(dim)].concrete();
-    auto clamp = [size](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + size : i, 0, size); };
-    const int64_t start = k == 0 ? 0 : clamp((*indices)[k - 1]);
-    const int64_t end = k == indices->size() ? size : clamp((*indices)[k]);
-    return std::make_pair(start, std::max(start, end));
   }
 
   void getitem(const Node& n) {
@@ -696,7 +640,7 @@ class Pass {
         else step.end = start + e->sizes[step.dim].concrete();
       }
       step.start = start;
-      if (auto bounds = tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {
+      if (auto bounds = functionalizer::tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {
         std::tie(step.start, step.end) = *bounds;
       }
       // tensor_split with indices out of order makes elements that do not follow one

@@ -317,6 +317,55 @@ Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta) {
   return e.call(op("aten::clone"), {arg::Tensor{value}}, meta, {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
 }
 
+TensorMeta contiguousMeta(const TensorMeta& m) {
+  auto sizes = concreteSizes(m);
+  if (!sizes) return m;
+  TensorMeta c = m;
+  const TensorMeta dense = TensorMeta::contiguous(m.dtype, *sizes);
+  c.strides = dense.strides;
+  c.storage_offset = dense.storage_offset;
+  return c;
+}
+
+Node* laidOutForDtypeView(Emitter& e, Node* value, const TensorMeta& meta) {
+  auto sizes = concreteSizes(meta);
+  std::vector<int64_t> strides;
+  for (const auto& st : meta.strides) {
+    if (st.isConcrete()) strides.push_back(st.concrete());
+  }
+  if (sizes && strides.size() == sizes->size() && numelOf(meta) == 0) {
+    TensorMeta at = meta;
+    at.storage_offset = SymIntValue(int64_t{0});
+    return e.call(op("aten::as_strided"), {arg::Tensor{value}, arg::IntList{*sizes}, arg::IntList{strides}, arg::Int{0}},
+                  at);
+  }
+  return contiguousCopy(e, value, contiguousMeta(meta));
+}
+
+bool standsForStorage(const TensorMeta& root) {
+  return root.storage_offset.isConcrete() && root.storage_offset.concrete() == 0 && isContiguous(root);
+}
+
+bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root) {
+  return standsForStorage(root) && asStridedWithin(n, o, root);
+}
+
+std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
+                                                             int64_t dim) {
+  const OpInfo* o = split.target.op();
+  if (!o || o->qualified_name != "aten::tensor_split" || o->overload != "indices") return std::nullopt;
+  auto indices = intListArgument(split, *o, 1);
+  if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size() ||
+      !base.sizes[static_cast<size_t>(dim)].isConcrete()) {
+    return std::nullopt;
+  }
+  const int64_t size = base.sizes[static_cast<size_t>(dim)].concrete();
+  auto clamp = [size](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + size : i, 0, size); };
+  const int64_t start = k == 0 ? 0 : clamp((*indices)[k - 1]);
+  const int64_t end = k == indices->size() ? size : clamp((*indices)[k]);
+  return std::make_pair(start, std::max(start, end));
+}
+
 bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root) {
   auto sizes = intListArgument(n, o, 1), strides = intListArgument(n, o, 2);
   auto offset = explicitStorageOffset(n, o);

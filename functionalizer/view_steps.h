@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "functionalizer/emitter.h"
 #include "functionalizer/op_roles.h"
@@ -58,6 +59,27 @@ bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root);
 
 // A contiguous copy of `value`, whose metadata (contiguous) is `meta`.
 Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta);
+// `m` with the strides and offset of a contiguous tensor of its sizes (unchanged when a size
+// is symbolic).
+TensorMeta contiguousMeta(const TensorMeta& m);
+// `value` in strides a dtype view of eager's `meta` accepts (Note [dtype views of computed
+// values]): a contiguous copy, or, with no element to copy, an as_strided in the very
+// strides eager had (0-element sizes make a contiguous stride of 1 that view.dtype may
+// refuse where eager's was 0).
+Node* laidOutForDtypeView(Emitter& e, Node* value, const TensorMeta& meta);
+
+// Whether a storage root lets as_strided address it after a write (Note [as_strided views
+// hang off the storage root]): contiguous from offset 0.
+bool standsForStorage(const TensorMeta& root);
+// standsForStorage, and the as_strided call `n` (of `o`) stays within the root's elements.
+bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root);
+
+// Element k of tensor_split.indices `split` is base[indices[k-1]:indices[k]] along `dim`,
+// with slice's wrapping and clamping: with indices out of order an element need not start
+// where the one before it ended ([1, 0] makes [0:1], [1:1] and [0:]), and an element of a
+// dim of stride 0 has no offset to tell. nullopt for the other splits.
+std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
+                                                             int64_t dim);
 
 // Makes `self` the self argument of a call's `args` and `kwargs` (the first positional one,
 // or the keyword "self") and resolves every other node they name.
