@@ -9,26 +9,26 @@
 namespace epsmith::json_detail {
 namespace {
 
-std::string describe(const Json& j) {
+std::string describe(const JsonValue& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return j.get<bool>() ? "true" : "false";
-    case Json::value_t::string: {
-      std::string s = jsonQuoted(j.get_ref<const std::string&>());
+    case JsonValue::Type::Null: return "null";
+    case JsonValue::Type::Boolean: return j.boolean() ? "true" : "false";
+    case JsonValue::Type::String: {
+      std::string s = jsonQuoted(j.string());
       return "string " + (s.size() > 40 ? s.substr(0, 37) + "...\"" : s);
     }
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "number " + j.dump();
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    default: return "a binary value";
+    case JsonValue::Type::Integer:
+    case JsonValue::Type::Unsigned:
+    case JsonValue::Type::Float: return "number " + std::string(j.token());
+    case JsonValue::Type::Object: return "an object";
+    case JsonValue::Type::Array: return "an array";
   }
+  return "a value";
 }
 
-bool isNonFiniteSpelling(const Json& j) {
-  if (!j.is_string()) return false;
-  const auto& s = j.get_ref<const std::string&>();
+bool isNonFiniteSpelling(const JsonValue& j) {
+  if (!j.isString()) return false;
+  std::string_view s = j.string();
   return s == "Infinity" || s == "-Infinity" || s == "NaN";
 }
 
@@ -152,15 +152,15 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 }  // namespace
 
 struct At::Origin {
-  const Json* root;
+  const JsonValue* root;
   std::string path;          // of the root, unless it is inside another document
   std::optional<At> outer;   // the string this document was parsed from
 };
 
-At::At(const Json& j, std::string path)
+At::At(const JsonValue& j, std::string path)
     : j_(&j), origin_(std::make_shared<const Origin>(Origin{&j, std::move(path), std::nullopt})) {}
 
-At At::inside(const Json& j, const At& outer) {
+At At::inside(const JsonValue& j, const At& outer) {
   return At(&j, std::make_shared<const Origin>(Origin{&j, "", outer}));
 }
 
@@ -168,21 +168,13 @@ namespace {
 
 // Appends to `path` the steps from `at` down to `target`; false (path as it was) when
 // `target` is not under `at`.
-bool pathTo(const Json& at, const Json* target, std::string& path) {
+bool pathTo(const JsonValue& at, const JsonValue* target, std::string& path) {
   if (&at == target) return true;
   const size_t mark = path.size();
-  if (at.is_object()) {
-    for (const auto& [key, value] : at.items()) {
-      path = keyPath(path, key);
-      if (pathTo(value, target, path)) return true;
-      path.resize(mark);
-    }
-  } else if (at.is_array()) {
-    for (size_t i = 0; i < at.size(); ++i) {
-      path = indexPath(path, i);
-      if (pathTo(at[i], target, path)) return true;
-      path.resize(mark);
-    }
+  for (size_t i = 0; i < at.size(); ++i) {
+    path = at.isObject() ? keyPath(path, at[i].key()) : indexPath(path, i);
+    if (pathTo(at[i], target, path)) return true;
+    path.resize(mark);
   }
   return false;
 }
@@ -195,7 +187,7 @@ std::string At::path() const {
   return path;
 }
 
-Json parseJsonAt(std::string_view text, const At& where) {
+JsonDocument parseJsonAt(std::string_view text, const At& where) {
   try {
     return parseJson(text, "");
   } catch (const Failure&) {
@@ -206,73 +198,71 @@ Json parseJsonAt(std::string_view text, const At& where) {
 void At::fail(const std::string& message) const { json_detail::fail(path(), message); }
 
 void At::expectObject() const {
-  if (!j_->is_object()) fail("expected an object, got " + describe(*j_));
+  if (!j_->isObject()) fail("expected an object, got " + describe(*j_));
 }
 
 At At::field(std::string_view key) const {
   expectObject();
-  auto it = j_->find(std::string(key));
-  if (it == j_->end()) fail("missing required field " + jsonQuoted(key));
-  return At(&*it, origin_);
+  const JsonValue* v = j_->find(key);
+  if (!v) fail("missing required field " + jsonQuoted(key));
+  return At(v, origin_);
 }
 
 std::optional<At> At::optional(std::string_view key) const {
   expectObject();
-  auto it = j_->find(std::string(key));
-  if (it == j_->end() || it->is_null()) return std::nullopt;
-  return At(&*it, origin_);
+  const JsonValue* v = j_->find(key);
+  if (!v || v->isNull()) return std::nullopt;
+  return At(v, origin_);
 }
 
 void At::allowOnly(std::initializer_list<std::string_view> keys) const {
   expectObject();
-  for (const auto& item : j_->items()) {
-    if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
-      fail("unknown field " + jsonQuoted(item.key()));
+  for (const JsonValue& member : *j_) {
+    if (std::find(keys.begin(), keys.end(), member.key()) == keys.end()) {
+      fail("unknown field " + jsonQuoted(member.key()));
     }
   }
 }
 
 std::pair<std::string, At> At::unionOf(std::string_view what,
                                        const std::vector<std::string_view>& tags) const {
-  if (!j_->is_object()) {
+  if (!j_->isObject()) {
     fail("expected an object with one key (the " + std::string(what) + " union), got " +
          describe(*j_));
   }
   if (j_->size() != 1) {
     std::string keys;
-    for (const auto& item : j_->items()) keys += (keys.empty() ? "" : ", ") + item.key();
+    for (const JsonValue& member : *j_) keys += (keys.empty() ? "" : ", ") + std::string(member.key());
     fail("the " + std::string(what) + " union must have exactly one key, got " +
          std::to_string(j_->size()) + (keys.empty() ? "" : " (" + keys + ")"));
   }
-  auto it = j_->begin();
-  if (std::find(tags.begin(), tags.end(), it.key()) == tags.end()) {
-    fail("unknown " + std::string(what) + " tag " + jsonQuoted(it.key()));
+  const JsonValue& member = (*j_)[0];
+  if (std::find(tags.begin(), tags.end(), member.key()) == tags.end()) {
+    fail("unknown " + std::string(what) + " tag " + jsonQuoted(member.key()));
   }
-  return {it.key(), At(&*it, origin_)};
+  return {std::string(member.key()), At(&member, origin_)};
 }
 
 size_t At::size() const {
-  if (!j_->is_array()) fail("expected an array, got " + describe(*j_));
+  if (!j_->isArray()) fail("expected an array, got " + describe(*j_));
   return j_->size();
 }
 
 int64_t At::integer() const {
-  if (j_->is_number_unsigned()) {
-    auto v = j_->get<uint64_t>();
-    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      fail("integer " + j_->dump() + " is out of the int64 range");
-    }
-    return static_cast<int64_t>(v);
+  if (j_->type() == JsonValue::Type::Integer) return j_->integer();
+  if (j_->type() == JsonValue::Type::Unsigned) {
+    fail("integer " + std::string(j_->token()) + " is out of the int64 range");
   }
-  if (j_->is_number_integer()) return j_->get<int64_t>();
-  if (isNonFiniteSpelling(*j_)) fail("non-finite number " + j_->dump() + " where an integer is expected");
+  if (isNonFiniteSpelling(*j_)) {
+    fail("non-finite number " + jsonQuoted(j_->string()) + " where an integer is expected");
+  }
   fail("expected an integer, got " + describe(*j_));
 }
 
 double At::number() const {
-  if (j_->is_number()) return j_->get<double>();
+  if (j_->isNumber()) return j_->number();
   if (isNonFiniteSpelling(*j_)) {
-    const auto& s = j_->get_ref<const std::string&>();
+    std::string_view s = j_->string();
     if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
     return s == "Infinity" ? std::numeric_limits<double>::infinity()
                            : -std::numeric_limits<double>::infinity();
@@ -281,14 +271,16 @@ double At::number() const {
 }
 
 bool At::boolean() const {
-  if (!j_->is_boolean()) fail("expected a boolean, got " + describe(*j_));
-  return j_->get<bool>();
+  if (!j_->isBoolean()) fail("expected a boolean, got " + describe(*j_));
+  return j_->boolean();
 }
 
-const std::string& At::string() const {
-  if (!j_->is_string()) fail("expected a string, got " + describe(*j_));
-  return j_->get_ref<const std::string&>();
+std::string_view At::view() const {
+  if (!j_->isString()) fail("expected a string, got " + describe(*j_));
+  return j_->string();
 }
+
+std::string At::string() const { return std::string(view()); }
 
 std::vector<std::string> At::strings() const {
   std::vector<std::string> out(size());
@@ -476,8 +468,8 @@ MetaRead readMetadata(const At& a) {
           v.fail("malformed nn_module_stack: expected \"key,path,type\" entries joined by ';'");
         }
       } else {
-        Json j = parseJsonAt(text, v);
-        At list = At::inside(j, v);
+        JsonDocument j = parseJsonAt(text, v);
+        At list = At::inside(j.root(), v);
         std::vector<ModuleStackEntry> stack;
         for (size_t i = 0; i < list.size(); ++i) {
           At e = list[i];
@@ -492,8 +484,8 @@ MetaRead readMetadata(const At& a) {
         r.meta.torch_fn = decodeTorchFn(text);
         if (!r.meta.torch_fn) v.fail("malformed torch_fn: expected \"name;qualified_name\"");
       } else {
-        Json j = parseJsonAt(text, v);
-        At pair = At::inside(j, v);
+        JsonDocument j = parseJsonAt(text, v);
+        At pair = At::inside(j.root(), v);
         if (pair.size() != 2) pair.fail("expected [name, qualified_name]");
         r.meta.torch_fn = std::make_pair(pair[0].string(), pair[1].string());
       }
@@ -506,11 +498,11 @@ MetaRead readMetadata(const At& a) {
       }
       r.target_kind = text;
     } else if (key == kExtVal) {
-      Json j = parseJsonAt(text, v);
-      r.val = readVal(At::inside(j, v));
+      JsonDocument j = parseJsonAt(text, v);
+      r.val = readVal(At::inside(j.root(), v));
     } else if (key == kExtUnused) {
-      Json j = parseJsonAt(text, v);
-      r.unused_outputs = At::inside(j, v).integers();
+      JsonDocument j = parseJsonAt(text, v);
+      r.unused_outputs = At::inside(j.root(), v).integers();
     } else if (key.compare(0, kExtCustom.size(), kExtCustom) == 0) {
       addCustom(key.substr(kExtCustom.size()), text, v);
     } else if (key.compare(0, kExtPrefix.size(), kExtPrefix) == 0) {

@@ -12,6 +12,7 @@
 
 #include "ir/graph.h"
 #include "ir/json_detail.h"
+#include "ir/json_value.h"
 #include "ir/meta.h"
 #include "ir/signature.h"
 
@@ -28,13 +29,13 @@ namespace epsmith::json_detail {
 class At {
  public:
   // The root of a document, found at `path`.
-  At(const Json& j, std::string path);
+  At(const JsonValue& j, std::string path);
   // The root of the document parsed from the string `outer` holds: its paths begin there.
-  static At inside(const Json& j, const At& outer);
-  const Json& json() const { return *j_; }
+  static At inside(const JsonValue& j, const At& outer);
+  const JsonValue& json() const { return *j_; }
   std::string path() const;
   [[noreturn]] void fail(const std::string& message) const;
-  bool isNull() const { return j_->is_null(); }
+  bool isNull() const { return j_->isNull(); }
 
   // Objects.
   void expectObject() const;
@@ -47,7 +48,7 @@ class At {
   template <typename F>
   void forEachEntry(F&& f) const {
     expectObject();
-    for (const auto& [key, value] : j_->items()) f(key, At(&value, origin_));
+    for (const JsonValue& member : *j_) f(std::string(member.key()), At(&member, origin_));
   }
 
   // Arrays.
@@ -58,19 +59,20 @@ class At {
   int64_t integer() const;
   double number() const;
   bool boolean() const;
-  const std::string& string() const;
+  std::string string() const;
+  std::string_view view() const;  // string() without the copy
   std::vector<std::string> strings() const;
   std::vector<int64_t> integers() const;
 
  private:
   struct Origin;  // the document's root and where that root is
-  At(const Json* j, std::shared_ptr<const Origin> origin) : j_(j), origin_(std::move(origin)) {}
-  const Json* j_;
+  At(const JsonValue* j, std::shared_ptr<const Origin> origin) : j_(j), origin_(std::move(origin)) {}
+  const JsonValue* j_;
   std::shared_ptr<const Origin> origin_;
 };
 
 // parseJson of the string at `where`, whose path is only found for malformed text.
-Json parseJsonAt(std::string_view text, const At& where);
+JsonDocument parseJsonAt(std::string_view text, const At& where);
 
 // TensorArgument / TokenArgument: {"name": str}.
 std::string readTensorArgument(const At& a);

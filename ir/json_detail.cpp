@@ -21,53 +21,6 @@ std::pair<size_t, size_t> lineColumn(std::string_view text, size_t pos) {
   return {line, pos - line_start + 1};
 }
 
-// nlohmann's message without its "[json.exception...] parse error at line L, column C: ".
-std::string parseDetail(const std::string& what) {
-  auto column = what.find("column ");
-  if (column != std::string::npos) {
-    auto colon = what.find(": ", column);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  auto bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
-
-[[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
-                         const std::string& detail) {
-  auto [line, column] = lineColumn(text, pos);
-  if (where.empty()) {
-    fail(std::to_string(line) + ":" + std::to_string(column), "malformed JSON: " + detail);
-  }
-  fail(where, "malformed JSON at line " + std::to_string(line) + ", column " +
-                  std::to_string(column) + ": " + detail);
-}
-
-// Rejects nesting deeper than kMaxDepth before nlohmann builds (and later destroys) it.
-void checkDepth(std::string_view text, const std::string& where) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        failAt(text, i, where, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-}
-
 constexpr std::string_view kBase64 =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -126,7 +79,7 @@ void fail(std::string where, std::string message) {
 }
 
 std::string jsonQuoted(std::string_view s) {
-  return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string keyPath(const std::string& path, std::string_view key) {
@@ -138,24 +91,13 @@ std::string indexPath(const std::string& path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-Json parseJson(std::string_view text, const std::string& where) {
-  checkDepth(text, where);
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    failAt(text, e.byte > 0 ? e.byte - 1 : 0, where, parseDetail(e.what()));
-  } catch (const Json::exception& e) {
-    // A number out of range names its token; find it to give a position.
-    std::string detail = parseDetail(e.what());
-    auto quote = detail.find('\'');
-    auto end = quote == std::string::npos ? quote : detail.find('\'', quote + 1);
-    size_t pos = 0;
-    if (end != std::string::npos) {
-      pos = text.find(detail.substr(quote + 1, end - quote - 1));
-      if (pos == std::string_view::npos) pos = 0;
-    }
-    failAt(text, pos, where, detail);
+void failAt(std::string_view text, size_t pos, const std::string& where, const std::string& detail) {
+  auto [line, column] = lineColumn(text, pos);
+  if (where.empty()) {
+    fail(std::to_string(line) + ":" + std::to_string(column), "malformed JSON: " + detail);
   }
+  fail(where, "malformed JSON at line " + std::to_string(line) + ", column " +
+                  std::to_string(column) + ": " + detail);
 }
 
 std::string base64Encode(const std::vector<uint8_t>& bytes) {

@@ -19,10 +19,8 @@
 
 namespace epsmith::json_detail {
 
-// Writing keeps field order (schema.py's); reading uses the std::map flavour, whose object
-// parse is O(n log n) where ordered_json's is O(n^2) (a hang on hostile input).
+// Writing keeps field order (schema.py's); reading has its own document (ir/json_value.h).
 using OJson = nlohmann::ordered_json;
-using Json = nlohmann::json;
 
 constexpr int64_t kFormatVersion = 1;
 constexpr int kMaxDepth = 512;
@@ -39,9 +37,10 @@ std::string indexPath(const std::string& path, size_t index);
 // A JSON string literal of `s` (for messages and paths).
 std::string jsonQuoted(std::string_view s);
 
-// Parses JSON text after checking that it nests at most kMaxDepth deep. Errors are located
-// at `line:column` when `where` is empty, else at `where` with the column in the message.
-Json parseJson(std::string_view text, const std::string& where);
+// Fails for malformed JSON at byte `pos` of `text`: at `line:column` when `where` is empty,
+// else at `where` with the line and column in the message.
+[[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
+                         const std::string& detail);
 
 std::string base64Encode(const std::vector<uint8_t>& bytes);
 // nullopt with `error` set on a malformed string.

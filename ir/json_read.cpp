@@ -95,10 +95,10 @@ std::optional<At> ProgramReader::sideEntry(const std::optional<At>& table,
                                            const std::string& gpath,
                                            std::set<std::string>& used) {
   if (!table) return std::nullopt;
-  auto it = table->json().find(gpath);
-  if (it == table->json().end()) return std::nullopt;
+  const JsonValue* entry = table->json().find(gpath);
+  if (!entry) return std::nullopt;
   used.insert(gpath);
-  return At(*it, keyPath(table->path(), gpath));
+  return At(*entry, keyPath(table->path(), gpath));
 }
 
 std::optional<At> ProgramReader::graphSideInfo(const std::string& gpath) {
@@ -163,10 +163,10 @@ void ProgramReader::readState(const At& eps, ExportedProgram& p) const {
   }
 }
 
-ExportedProgram ProgramReader::read(const Json& root) {
+ExportedProgram ProgramReader::read(const JsonValue& root) {
   At top(root, "$");
   top.expectObject();
-  if (!root.contains("exported_program") && root.contains("graph_module")) {
+  if (!root.find("exported_program") && root.find("graph_module")) {
     top.fail("missing required field \"exported_program\" (this looks like a bare torch.export "
              "program; wrap it as {\"exported_program\": ...})");
   }
@@ -177,7 +177,7 @@ ExportedProgram ProgramReader::read(const Json& root) {
                     "attributes", "graphs"});
     At version = eps->field("format_version");
     if (version.integer() != kFormatVersion) {
-      version.fail("unsupported format_version " + version.json().dump() +
+      version.fail("unsupported format_version " + std::to_string(version.integer()) +
                    " (this reader knows " + std::to_string(kFormatVersion) + ")");
     }
     if (auto storages = eps->optional("storages")) readStorages(*storages);
@@ -239,8 +239,8 @@ ExportedProgram ProgramReader::read(const Json& root) {
 
 Expected<ExportedProgram> readProgramJson(std::string_view text) {
   try {
-    json_detail::Json root = json_detail::parseJson(text, "");
-    return json_detail::ProgramReader().read(root);
+    json_detail::JsonDocument doc = json_detail::parseJson(text, "");
+    return json_detail::ProgramReader().read(doc.root());
   } catch (const json_detail::Failure& f) {
     return f.error;
   } catch (const std::bad_alloc&) {

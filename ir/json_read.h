@@ -15,7 +15,7 @@ namespace epsmith::json_detail {
 
 class ProgramReader {
  public:
-  ExportedProgram read(const Json& root);
+  ExportedProgram read(const JsonValue& root);
 
   // A TENSOR object; `storage` may be null only where `storage_optional`.
   TensorValue tensorValue(const At& a, bool storage_optional) const;

@@ -24,8 +24,8 @@ const std::vector<std::string_view>& argumentTags() {
   return tags;
 }
 
-bool hasSingleKey(const Json& j, std::string_view key) {
-  return j.is_object() && j.size() == 1 && j.begin().key() == key;
+bool hasSingleKey(const JsonValue& j, std::string_view key) {
+  return j.isObject() && j.size() == 1 && j[0].key() == key;
 }
 
 bool isNamedOutputTag(std::string_view tag) {
@@ -207,10 +207,10 @@ std::vector<GraphReader::Element> GraphReader::foldedOutputs(const At& outputs) 
 void GraphReader::foldInSubgraphs(const At& list, bool named) {
   for (size_t i = 0; i < list.size(); ++i) {
     At item = list[i];
-    const Json* arg = &item.json();
+    const JsonValue* arg = &item.json();
     if (named) {
-      if (!arg->is_object() || !arg->contains("arg")) continue;  // pass 2 reports it
-      arg = &(*arg)["arg"];
+      arg = arg->find("arg");
+      if (!arg) continue;  // pass 2 reports it
     }
     if (!hasSingleKey(*arg, "as_graph")) continue;
     At ga = (named ? item.field("arg") : item).field("as_graph");

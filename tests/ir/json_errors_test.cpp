@@ -50,7 +50,7 @@ TEST(JsonErrors, DeepNestingIsRejectedBeforeParsing) {
 TEST(JsonErrors, UnionWithTwoKeys) {
   Json j = base();
   node0(j)["inputs"][0]["arg"]["as_int"] = 1;
-  expectError(j, kNode0 + ".inputs[0].arg", "exactly one key, got 2 (as_int, as_tensor)");
+  expectError(j, kNode0 + ".inputs[0].arg", "exactly one key, got 2 (as_tensor, as_int)");
 }
 
 TEST(JsonErrors, UnionWithNoKey) {
