@@ -10,17 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "ir/diagnostic.h"
+#include "ir/json_out.h"
 #include "ir/meta.h"
 #include "ir/signature.h"
 #include "ir/tensor_data.h"
 
 namespace epsmith::json_detail {
 
-// Writing keeps field order (schema.py's); reading has its own document (ir/json_value.h).
-using OJson = nlohmann::ordered_json;
 
 constexpr int64_t kFormatVersion = 1;
 constexpr int kMaxDepth = 512;
@@ -42,21 +39,17 @@ std::string jsonQuoted(std::string_view s);
 [[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
                          const std::string& detail);
 
+// The length of the UTF-8 sequence that begins `s` (`left` bytes on), checked as RFC 3629
+// has it (no overlong forms, no surrogates, nothing past U+10FFFF); 0 when invalid.
+size_t utf8SequenceLength(const unsigned char* s, size_t left);
+
 std::string base64Encode(const std::vector<uint8_t>& bytes);
 // nullopt with `error` set on a malformed string.
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);
 
-// Note [Objects sized up front]
-// ordered_json keeps an object as a vector of pair<const string, json>. The const key makes
-// the pair's move constructor potentially throwing, so when the vector grows it copies its
-// elements — every value already in the object, deeply. Objects that receive large values
-// (a graph's nodes, a program's graph module) were copied whole several times per write, a
-// third of the writer's time. The writer makes its objects with the room they will need.
-OJson objectWithRoom(size_t keys);
-
 // A float as torch writes it, plus the NaN extension: a number, "Infinity", "-Infinity" or
 // "NaN".
-OJson floatJson(double v);
+JsonOut floatJson(double v);
 
 // Node metadata keys.
 inline constexpr std::string_view kStackTrace = "stack_trace";

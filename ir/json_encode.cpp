@@ -4,7 +4,7 @@
 namespace epsmith::json_detail {
 namespace {
 
-OJson enumJson(int value, bool known, std::string_view what, const std::string& where) {
+JsonOut enumJson(int value, bool known, std::string_view what, const std::string& where) {
   if (!known) fail(where, "unknown " + std::string(what) + " " + std::to_string(value));
   return value;
 }
@@ -19,80 +19,75 @@ bool cleanTensor(const SpecArg& a) { return a.kind == SpecArg::Kind::Tensor && i
 
 }  // namespace
 
-std::string dumpEmbedded(const OJson& j, const std::string& where) {
-  try {
-    return j.dump();
-  } catch (const OJson::exception&) {
-    fail(where, "a string in this value is not valid UTF-8");
-  }
-}
+std::string dumpEmbedded(const JsonOut& j) { return j.compact(); }
 
-OJson dtypeJson(ScalarType t, const std::string& where) {
+JsonOut dtypeJson(ScalarType t, const std::string& where) {
   return enumJson(static_cast<int>(t), scalarTypeFromInt(static_cast<int>(t)).has_value(),
                   "dtype", where);
 }
-OJson layoutJson(Layout l, const std::string& where) {
+JsonOut layoutJson(Layout l, const std::string& where) {
   return enumJson(static_cast<int>(l), layoutFromInt(static_cast<int>(l)).has_value(), "layout",
                   where);
 }
-OJson memoryFormatJson(MemoryFormat m, const std::string& where) {
+JsonOut memoryFormatJson(MemoryFormat m, const std::string& where) {
   return enumJson(static_cast<int>(m), memoryFormatFromInt(static_cast<int>(m)).has_value(),
                   "memory format", where);
 }
 
-OJson deviceJson(const Device& d) {
-  OJson o = objectWithRoom(2);
-  o["type"] = d.type;
-  o["index"] = d.index ? OJson(*d.index) : OJson(nullptr);
+JsonOut deviceJson(const Device& d) {
+  JsonOut o = JsonOut::object();
+  o.add("type", d.type);
+  o.add("index", d.index ? JsonOut(*d.index) : JsonOut(nullptr));
   return o;
 }
 
-OJson oneKey(std::string_view tag, OJson value) {
-  OJson o = objectWithRoom(1);
-  o[std::string(tag)] = std::move(value);
+JsonOut oneKey(std::string_view tag, JsonOut value) {
+  JsonOut o = JsonOut::object();
+  o.add(std::string(tag), std::move(value));
   return o;
 }
 
-OJson nameObject(const std::string& name) { return oneKey("name", name); }
+JsonOut nameObject(const std::string& name) { return oneKey("name", name); }
 
-OJson symExprJson(const SymExpr& e) {
-  OJson o = objectWithRoom(8);
-  o["expr_str"] = e.expr;
+JsonOut symExprJson(const SymExpr& e) {
+  JsonOut o = JsonOut::object();
+  o.add("expr_str", e.expr);
   if (!e.hint) {
-    o["hint"] = nullptr;
+    o.add("hint", nullptr);
   } else if (auto* i = std::get_if<int64_t>(&*e.hint)) {
-    o["hint"] = oneKey("as_int", *i);
+    o.add("hint", oneKey("as_int", *i));
   } else if (auto* b = std::get_if<bool>(&*e.hint)) {
-    o["hint"] = oneKey("as_bool", *b);
+    o.add("hint", oneKey("as_bool", *b));
   } else {
-    o["hint"] = oneKey("as_float", floatJson(std::get<double>(*e.hint)));
+    o.add("hint", oneKey("as_float", floatJson(std::get<double>(*e.hint))));
   }
   return o;
 }
 
-OJson symIntJson(const SymIntValue& v) {
+JsonOut symIntJson(const SymIntValue& v) {
   if (v.isConcrete()) return oneKey("as_int", v.concrete());
   return oneKey("as_expr", symExprJson(v.expr()));
 }
 
-OJson tensorMetaJson(const TensorMeta& m, const std::string& where) {
-  OJson o = objectWithRoom(8);
-  o["dtype"] = dtypeJson(m.dtype, where);
-  o["sizes"] = OJson::array();
-  for (const auto& s : m.sizes) o["sizes"].push_back(symIntJson(s));
-  o["requires_grad"] = m.requires_grad;
-  o["device"] = deviceJson(m.device);
-  o["strides"] = OJson::array();
-  for (const auto& s : m.strides) o["strides"].push_back(symIntJson(s));
-  o["storage_offset"] = symIntJson(m.storage_offset);
-  o["layout"] = layoutJson(m.layout, where);
+JsonOut tensorMetaJson(const TensorMeta& m, const std::string& where) {
+  JsonOut o = JsonOut::object();
+  JsonOut sizes = JsonOut::array(), strides = JsonOut::array();
+  for (const auto& s : m.sizes) sizes.push_back(symIntJson(s));
+  for (const auto& s : m.strides) strides.push_back(symIntJson(s));
+  o.add("dtype", dtypeJson(m.dtype, where));
+  o.add("sizes", sizes);
+  o.add("requires_grad", m.requires_grad);
+  o.add("device", deviceJson(m.device));
+  o.add("strides", strides);
+  o.add("storage_offset", symIntJson(m.storage_offset));
+  o.add("layout", layoutJson(m.layout, where));
   return o;
 }
 
 // The "epsmith.val" union (docs/json-format.md, "Values").
-OJson valJson(const Val& v, const std::string& where) {
+JsonOut valJson(const Val& v, const std::string& where) {
   return std::visit(
-      [&](const auto& x) -> OJson {
+      [&](const auto& x) -> JsonOut {
         using X = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<X, Val::Missing>) {
           return oneKey("as_missing", true);
@@ -101,7 +96,7 @@ OJson valJson(const Val& v, const std::string& where) {
         } else if constexpr (std::is_same_v<X, TensorMeta>) {
           return oneKey("as_tensor_meta", tensorMetaJson(x, where));
         } else if constexpr (std::is_same_v<X, Val::List>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const auto& e : x) list.push_back(valJson(e, where));
           return oneKey("as_list", std::move(list));
         } else if constexpr (std::is_same_v<X, int64_t>) {
@@ -136,7 +131,7 @@ OJson valJson(const Val& v, const std::string& where) {
       v.variant());
 }
 
-OJson constantValueJson(const ConstantValue& v) {
+JsonOut constantValueJson(const ConstantValue& v) {
   if (auto* i = std::get_if<int64_t>(&v)) return oneKey("as_int", *i);
   if (auto* f = std::get_if<double>(&v)) return oneKey("as_float", floatJson(*f));
   if (auto* s = std::get_if<std::string>(&v)) return oneKey("as_string", *s);
@@ -146,7 +141,7 @@ OJson constantValueJson(const ConstantValue& v) {
 
 // A signature argument as torch's Argument union where it has a form, else the
 // "epsmith.spec_arg" extension.
-OJson specArgJson(const SpecArg& a) {
+JsonOut specArgJson(const SpecArg& a) {
   using K = SpecArg::Kind;
   if (isClean(a)) {
     switch (a.kind) {
@@ -155,8 +150,8 @@ OJson specArgJson(const SpecArg& a) {
       case K::SymFloat: return oneKey("as_sym_float", oneKey("as_name", a.name));
       case K::SymBool: return oneKey("as_sym_bool", oneKey("as_name", a.name));
       case K::CustomObj: {
-        OJson o = nameObject(a.name);
-        o["class_fqn"] = a.class_fqn;
+        JsonOut o = nameObject(a.name);
+        o.add("class_fqn", a.class_fqn);
         return oneKey("as_custom_obj", std::move(o));
       }
       case K::Constant:
@@ -165,29 +160,30 @@ OJson specArgJson(const SpecArg& a) {
       case K::Token: break;
     }
   }
-  OJson o = objectWithRoom(8);
-  o["kind"] = std::string(specArgKindName(a.kind));
-  o["name"] = a.name;
-  o["class_fqn"] = a.class_fqn;
-  o["value"] = constantValueJson(a.value);
+  JsonOut o = JsonOut::object();
+  o.add("kind", std::string(specArgKindName(a.kind)));
+  o.add("name", a.name);
+  o.add("class_fqn", a.class_fqn);
+  o.add("value", constantValueJson(a.value));
   return oneKey("epsmith.spec_arg", std::move(o));
 }
 
-OJson inputSpecJson(const InputSpec& s) {
+JsonOut inputSpecJson(const InputSpec& s) {
   const bool plain = !s.persistent;
-  auto with = [&](const char* tag, OJson arg, const char* target_field) {
-    OJson o = objectWithRoom(8);
-    o["arg"] = std::move(arg);
-    if (target_field) o[target_field] = *s.target;
+  auto with = [&](const char* tag, JsonOut arg, const char* target_field, bool with_persistent = false) {
+    JsonOut o = JsonOut::object();
+    o.add("arg", std::move(arg));
+    if (target_field) o.add(target_field, *s.target);
+    if (with_persistent) o.add("persistent", *s.persistent);
     return oneKey(tag, std::move(o));
   };
   switch (s.kind) {
     case InputKind::UserInput:
       if (!plain || s.target) break;
       if (s.arg.kind == SpecArg::Kind::Constant && !s.arg.name.empty() && isClean(s.arg)) {
-        OJson o = objectWithRoom(8);
-        o["name"] = s.arg.name;
-        o["value"] = constantValueJson(s.arg.value);
+        JsonOut o = JsonOut::object();
+        o.add("name", s.arg.name);
+        o.add("value", constantValueJson(s.arg.value));
         return oneKey("constant_input", std::move(o));
       }
       return with("user_input", specArgJson(s.arg), nullptr);
@@ -198,9 +194,7 @@ OJson inputSpecJson(const InputSpec& s) {
       break;
     case InputKind::Buffer:
       if (s.persistent && s.target && cleanTensor(s.arg)) {
-        OJson o = with("buffer", nameObject(s.arg.name), "buffer_name");
-        o["buffer"]["persistent"] = *s.persistent;
-        return o;
+        return with("buffer", nameObject(s.arg.name), "buffer_name", /*with_persistent=*/true);
       }
       break;
     case InputKind::ConstantTensor:
@@ -210,8 +204,8 @@ OJson inputSpecJson(const InputSpec& s) {
       break;
     case InputKind::CustomObj:
       if (plain && s.target && s.arg.kind == SpecArg::Kind::CustomObj && isClean(s.arg)) {
-        OJson arg = nameObject(s.arg.name);
-        arg["class_fqn"] = s.arg.class_fqn;
+        JsonOut arg = nameObject(s.arg.name);
+        arg.add("class_fqn", s.arg.class_fqn);
         return with("custom_obj", std::move(arg), "custom_obj_name");
       }
       break;
@@ -221,15 +215,15 @@ OJson inputSpecJson(const InputSpec& s) {
       }
       break;
   }
-  OJson o = objectWithRoom(8);
-  o["kind"] = std::string(inputKindName(s.kind));
-  o["arg"] = specArgJson(s.arg);
-  o["target"] = s.target ? OJson(*s.target) : OJson(nullptr);
-  o["persistent"] = s.persistent ? OJson(*s.persistent) : OJson(nullptr);
+  JsonOut o = JsonOut::object();
+  o.add("kind", std::string(inputKindName(s.kind)));
+  o.add("arg", specArgJson(s.arg));
+  o.add("target", s.target ? JsonOut(*s.target) : JsonOut(nullptr));
+  o.add("persistent", s.persistent ? JsonOut(*s.persistent) : JsonOut(nullptr));
   return oneKey("epsmith.spec", std::move(o));
 }
 
-OJson outputSpecJson(const OutputSpec& s) {
+JsonOut outputSpecJson(const OutputSpec& s) {
   const char* target_field = nullptr;
   const char* tag = nullptr;
   switch (s.kind) {
@@ -261,15 +255,15 @@ OJson outputSpecJson(const OutputSpec& s) {
       break;
   }
   if (tag && cleanTensor(s.arg) && (target_field != nullptr) == s.target.has_value()) {
-    OJson o = objectWithRoom(8);
-    o["arg"] = nameObject(s.arg.name);
-    if (target_field) o[target_field] = *s.target;
+    JsonOut o = JsonOut::object();
+    o.add("arg", nameObject(s.arg.name));
+    if (target_field) o.add(target_field, *s.target);
     return oneKey(tag, std::move(o));
   }
-  OJson o = objectWithRoom(8);
-  o["kind"] = std::string(outputKindName(s.kind));
-  o["arg"] = specArgJson(s.arg);
-  o["target"] = s.target ? OJson(*s.target) : OJson(nullptr);
+  JsonOut o = JsonOut::object();
+  o.add("kind", std::string(outputKindName(s.kind)));
+  o.add("arg", specArgJson(s.arg));
+  o.add("target", s.target ? JsonOut(*s.target) : JsonOut(nullptr));
   return oneKey("epsmith.spec", std::move(o));
 }
 
@@ -278,32 +272,32 @@ bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {
          a.torch_fn == b.torch_fn && a.custom == b.custom;
 }
 
-OJson metaJson(const NodeMeta& m, bool val_written, const std::string& where) {
-  OJson md = objectWithRoom(8);
-  if (m.stack_trace) md[std::string(kStackTrace)] = *m.stack_trace;
+JsonOut metaJson(const NodeMeta& m, bool val_written, const std::string& where) {
+  JsonOut md = JsonOut::object();
+  if (m.stack_trace) md.add(kStackTrace, *m.stack_trace);
   if (m.nn_module_stack) {
     std::string text = encodeModuleStack(*m.nn_module_stack);
     if (decodeModuleStack(text) == m.nn_module_stack) {
-      md[std::string(kModuleStack)] = text;
+      md.add(kModuleStack, text);
     } else {
-      OJson list = OJson::array();
-      for (const auto& e : *m.nn_module_stack) list.push_back({e.key, e.path, e.type});
-      md[std::string(kExtModuleStack)] = dumpEmbedded(list, where);
+      JsonOut list = JsonOut::array();
+      for (const auto& e : *m.nn_module_stack) list.push_back(std::vector<std::string>{e.key, e.path, e.type});
+      md.add(kExtModuleStack, dumpEmbedded(list));
     }
   }
   if (m.torch_fn) {
     std::string text = encodeTorchFn(*m.torch_fn);
     if (decodeTorchFn(text) == m.torch_fn) {
-      md[std::string(kTorchFn)] = text;
+      md.add(kTorchFn, text);
     } else {
-      md[std::string(kExtTorchFn)] =
-          dumpEmbedded(OJson::array({m.torch_fn->first, m.torch_fn->second}), where);
+      md.add(kExtTorchFn,
+             dumpEmbedded(std::vector<std::string>{m.torch_fn->first, m.torch_fn->second}));
     }
   }
   for (const auto& [key, value] : m.custom) {
-    md[isReservedMetaKey(key) ? std::string(kExtCustom) + key : key] = value;
+    md.add(isReservedMetaKey(key) ? std::string(kExtCustom) + key : key, value);
   }
-  if (!val_written) md[std::string(kExtVal)] = dumpEmbedded(valJson(m.val, where), where);
+  if (!val_written) md.add(kExtVal, dumpEmbedded(valJson(m.val, where)));
   return md;
 }
 

@@ -12,28 +12,28 @@
 namespace epsmith::json_detail {
 
 // {"tag": value}: a union member.
-OJson oneKey(std::string_view tag, OJson value);
-OJson nameObject(const std::string& name);  // TensorArgument / TokenArgument: {"name": ...}
+JsonOut oneKey(std::string_view tag, JsonOut value);
+JsonOut nameObject(const std::string& name);  // TensorArgument / TokenArgument: {"name": ...}
 // Compact JSON for a string-valued metadata entry.
-std::string dumpEmbedded(const OJson& j, const std::string& where);
+std::string dumpEmbedded(const JsonOut& j);
 
-OJson dtypeJson(ScalarType t, const std::string& where);
-OJson layoutJson(Layout l, const std::string& where);
-OJson memoryFormatJson(MemoryFormat m, const std::string& where);
-OJson deviceJson(const Device& d);
-OJson symExprJson(const SymExpr& e);
-OJson symIntJson(const SymIntValue& v);
-OJson tensorMetaJson(const TensorMeta& m, const std::string& where);
+JsonOut dtypeJson(ScalarType t, const std::string& where);
+JsonOut layoutJson(Layout l, const std::string& where);
+JsonOut memoryFormatJson(MemoryFormat m, const std::string& where);
+JsonOut deviceJson(const Device& d);
+JsonOut symExprJson(const SymExpr& e);
+JsonOut symIntJson(const SymIntValue& v);
+JsonOut tensorMetaJson(const TensorMeta& m, const std::string& where);
 // The "epsmith.val" union.
-OJson valJson(const Val& v, const std::string& where);
-OJson constantValueJson(const ConstantValue& v);
+JsonOut valJson(const Val& v, const std::string& where);
+JsonOut constantValueJson(const ConstantValue& v);
 
-OJson specArgJson(const SpecArg& a);
-OJson inputSpecJson(const InputSpec& s);
-OJson outputSpecJson(const OutputSpec& s);
+JsonOut specArgJson(const SpecArg& a);
+JsonOut inputSpecJson(const InputSpec& s);
+JsonOut outputSpecJson(const OutputSpec& s);
 
 bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b);
 // Node metadata as torch's {str: str} plus extensions; "epsmith.val" unless `val_written`.
-OJson metaJson(const NodeMeta& m, bool val_written, const std::string& where);
+JsonOut metaJson(const NodeMeta& m, bool val_written, const std::string& where);
 
 }  // namespace epsmith::json_detail

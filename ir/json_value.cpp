@@ -301,27 +301,10 @@ class JsonParser {
     return code;
   }
 
-  // One UTF-8 sequence at p_ (its lead byte ≥ 0x80), checked as RFC 3629 has it: no
-  // overlong forms, no surrogates, nothing past U+10FFFF.
+  // One UTF-8 sequence at p_ (its lead byte ≥ 0x80).
   void utf8(std::string& out) {
-    const auto* s = reinterpret_cast<const unsigned char*>(p_);
-    const size_t left = static_cast<size_t>(end_ - p_);
-    size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-      n = 2;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-      n = 3;
-      if (s[0] == 0xE0) lo = 0xA0;
-      if (s[0] == 0xED) hi = 0x9F;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-      n = 4;
-      if (s[0] == 0xF0) lo = 0x90;
-      if (s[0] == 0xF4) hi = 0x8F;
-    }
-    bool ok = n != 0 && left >= n && s[1] >= lo && s[1] <= hi;
-    for (size_t i = 2; ok && i < n; ++i) ok = s[i] >= 0x80 && s[i] <= 0xBF;
-    if (!ok) failHere("invalid UTF-8 in a string");
+    size_t n = utf8SequenceLength(reinterpret_cast<const unsigned char*>(p_), static_cast<size_t>(end_ - p_));
+    if (n == 0) failHere("invalid UTF-8 in a string");
     out.append(p_, n);
     p_ += n;
   }

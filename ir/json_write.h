@@ -14,10 +14,6 @@
 
 namespace epsmith::json_detail {
 
-// Appends to an ordered object without ordered_map's linear duplicate search: callers know
-// the key is new (node names are checked unique first).
-void appendNew(OJson& obj, std::string key, OJson value);
-
 class ProgramWriter;
 
 // Writes one graph; see "Folding" in docs/json-format.md for the two foldings.
@@ -25,7 +21,7 @@ class GraphWriter {
  public:
   GraphWriter(ProgramWriter& w, const Graph& g, std::string gpath, const GraphSignature* sig)
       : w_(w), g_(g), gpath_(std::move(gpath)), sig_(sig) {}
-  OJson write();
+  JsonOut write();
 
  private:
   struct FoldPlan {
@@ -38,27 +34,37 @@ class GraphWriter {
     return (gpath_.empty() ? "" : gpath_ + "/") + "%" + n.name();
   }
   void validate();
+  // f(), whose failures without a place (a string that is not UTF-8) are placed at `n`.
+  template <typename F>
+  JsonOut located(const Node& n, F&& f) {
+    try {
+      return f();
+    } catch (Failure& failure) {
+      if (failure.error.where.empty()) failure.error.where = where(n);
+      throw;
+    }
+  }
   void planGetitemFolds();
   int64_t foldableGetitemIndex(const Node& m, const Node& producer, const Val::List& list) const;
   void planGetAttrFolds();
   std::string freshName(const std::string& base);
   std::string ref(const Node* n, const Node& user) const;
-  OJson argJson(const Argument& a, const Node& user);
-  std::optional<OJson> outputFor(const std::string& name, const Val& v, const Node& n);
-  OJson inputJson(const Node& p, size_t index, OJson* side);
-  OJson namedInputs(const Node& n);
-  OJson nodeJson(const Node& n);
-  OJson attributeJson(const std::string& name, const Attribute& a);
+  JsonOut argJson(const Argument& a, const Node& user);
+  std::optional<JsonOut> outputFor(const std::string& name, const Val& v, const Node& n);
+  JsonOut inputJson(const Node& p, size_t index, JsonOut* side);
+  JsonOut namedInputs(const Node& n);
+  JsonOut nodeJson(const Node& n);
+  JsonOut attributeJson(const std::string& name, const Attribute& a);
 
   ProgramWriter& w_;
   const Graph& g_;
   std::string gpath_;
   const GraphSignature* sig_;
-  OJson tensor_values_ = OJson::object();
-  OJson sym_int_values_ = OJson::object();
-  OJson sym_bool_values_ = OJson::object();
-  OJson sym_float_values_ = OJson::object();
-  OJson custom_obj_values_ = OJson::object();
+  JsonOut tensor_values_ = JsonOut::object();
+  JsonOut sym_int_values_ = JsonOut::object();
+  JsonOut sym_bool_values_ = JsonOut::object();
+  JsonOut sym_float_values_ = JsonOut::object();
+  JsonOut custom_obj_values_ = JsonOut::object();
   std::unordered_set<std::string> taken_;
   std::unordered_map<const Node*, FoldPlan> folds_;
   std::unordered_set<const Node*> folded_getitems_;
@@ -68,24 +74,24 @@ class GraphWriter {
 class ProgramWriter {
  public:
   explicit ProgramWriter(const ExportedProgram& p) : p_(p) {}
-  OJson write();
-  OJson tensorValueJson(const TensorValue& t, const std::string& where, bool storage_optional);
-  const OJson& subgraphJson(const Graph& g, const std::string& gpath);
-  OJson& attributes() { return attributes_; }
-  OJson& graphs() { return graphs_; }
+  JsonOut write();
+  JsonOut tensorValueJson(const TensorValue& t, const std::string& where, bool storage_optional);
+  const JsonOut& subgraphJson(const Graph& g, const std::string& gpath);
+  JsonOut& attributes() { return attributes_; }
+  JsonOut& graphs() { return graphs_; }
 
  private:
   void registerStorage(const TensorValue& t);
   void registerAttributeStorages(const Graph& g);
-  OJson storagesJson() const;
-  OJson moduleCallGraphJson() const;
+  JsonOut storagesJson() const;
+  JsonOut moduleCallGraphJson() const;
 
   const ExportedProgram& p_;
   std::unordered_map<const Storage*, int64_t> storage_index_;
   std::vector<const Storage*> storages_;
-  std::unordered_map<const Graph*, OJson> subgraphs_;
-  OJson attributes_ = OJson::object();
-  OJson graphs_ = OJson::object();
+  std::unordered_map<const Graph*, JsonOut> subgraphs_;
+  JsonOut attributes_ = JsonOut::object();
+  JsonOut graphs_ = JsonOut::object();
 };
 
 

@@ -177,7 +177,7 @@ std::string GraphWriter::ref(const Node* n, const Node& user) const {
   return n->name();
 }
 
-OJson GraphWriter::argJson(const Argument& a, const Node& user) {
+JsonOut GraphWriter::argJson(const Argument& a, const Node& user) {
   auto tensorArg = [&](const Node* n) { return nameObject(ref(n, user)); };
   auto optionalTensor = [&](const Node* n) {
     return n ? oneKey("as_tensor", tensorArg(n)) : oneKey("as_none", true);
@@ -185,30 +185,30 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
   auto sym = [&](const auto& s, const char* literal_tag, auto literal) {
     return s.node ? oneKey("as_name", ref(s.node, user)) : oneKey(literal_tag, literal(s.literal));
   };
-  auto asIs = [](auto v) { return OJson(v); };
+  auto asIs = [](auto v) { return JsonOut(v); };
   auto asFloat = [](double v) { return floatJson(v); };
   const std::string tag(serializedTag(a.kind()));
-  OJson value = std::visit(
-      [&](const auto& x) -> OJson {
+  JsonOut value = std::visit(
+      [&](const auto& x) -> JsonOut {
         using X = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<X, arg::None>) {
           return true;
         } else if constexpr (std::is_same_v<X, arg::Tensor>) {
           return tensorArg(x.node);
         } else if constexpr (std::is_same_v<X, arg::TensorList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const Node* n : x.nodes) list.push_back(tensorArg(n));
           return list;
         } else if constexpr (std::is_same_v<X, arg::OptionalTensor>) {
           return optionalTensor(x.node);
         } else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const Node* n : x.nodes) list.push_back(optionalTensor(n));
           return list;
         } else if constexpr (std::is_same_v<X, arg::Float>) {
           return floatJson(x.value);
         } else if constexpr (std::is_same_v<X, arg::FloatList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (double v : x.values) list.push_back(floatJson(v));
           return list;
         } else if constexpr (std::is_same_v<X, arg::Int> || std::is_same_v<X, arg::Bool> ||
@@ -225,15 +225,15 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
         } else if constexpr (std::is_same_v<X, arg::SymBool>) {
           return sym(x.value, "as_bool", asIs);
         } else if constexpr (std::is_same_v<X, arg::SymIntList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const auto& s : x.values) list.push_back(sym(s, "as_int", asIs));
           return list;
         } else if constexpr (std::is_same_v<X, arg::SymFloatList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const auto& s : x.values) list.push_back(sym(s, "as_float", asFloat));
           return list;
         } else if constexpr (std::is_same_v<X, arg::SymBoolList>) {
-          OJson list = OJson::array();
+          JsonOut list = JsonOut::array();
           for (const auto& s : x.values) list.push_back(sym(s, "as_bool", asIs));
           return list;
         } else if constexpr (std::is_same_v<X, arg::Dtype>) {
@@ -245,28 +245,28 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
         } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
           return deviceJson(x.value);
         } else if constexpr (std::is_same_v<X, arg::Graph>) {
-          OJson o = objectWithRoom(8);
+          JsonOut o = JsonOut::object();
           if (folded_get_attrs_.count(x.node)) {
-            o["name"] = x.node->attr;
-            o["graph"] = w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
-                                         childGraphPath(gpath_, x.node->attr));
+            o.add("name", x.node->attr);
+            o.add("graph", w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
+                                           childGraphPath(gpath_, x.node->attr)));
           } else {
-            o["name"] = ref(x.node, user);
-            o["graph"] = nullptr;
+            o.add("name", ref(x.node, user));
+            o.add("graph", nullptr);
           }
           return o;
         } else if constexpr (std::is_same_v<X, arg::CustomObj>) {
-          OJson o = nameObject(ref(x.node, user));
-          o["class_fqn"] = x.class_fqn;
+          JsonOut o = nameObject(ref(x.node, user));
+          o.add("class_fqn", x.class_fqn);
           return o;
         } else if constexpr (std::is_same_v<X, arg::Operator>) {
           std::optional<Target> t = Target::parse(x.name, nullptr);
           return t && t->textName() == x.name ? t->exportName() : x.name;
         } else {
           static_assert(std::is_same_v<X, arg::Complex>);
-          OJson o = objectWithRoom(8);
-          o["real"] = floatJson(x.real);
-          o["imag"] = floatJson(x.imag);
+          JsonOut o = JsonOut::object();
+          o.add("real", floatJson(x.real));
+          o.add("imag", floatJson(x.imag));
           return o;
         }
       },
@@ -274,14 +274,14 @@ OJson GraphWriter::argJson(const Argument& a, const Node& user) {
   return oneKey(tag, std::move(value));
 }
 
-std::optional<OJson> GraphWriter::outputFor(const std::string& name, const Val& v,
+std::optional<JsonOut> GraphWriter::outputFor(const std::string& name, const Val& v,
                                             const Node& n) {
-  auto named = [&](OJson& table, const char* tag, OJson value) {
-    appendNew(table, name, std::move(value));
+  auto named = [&](JsonOut& table, const char* tag, JsonOut value) {
+    table.add(name, std::move(value));
     return oneKey(tag, oneKey("as_name", name));
   };
   if (const auto* t = v.tensor()) {
-    appendNew(tensor_values_, name, tensorMetaJson(*t, where(n)));
+    tensor_values_.add(name, tensorMetaJson(*t, where(n)));
     return oneKey("as_tensor", nameObject(name));
   }
   if (const auto* s = v.get<Val::SymInt>()) {
@@ -302,16 +302,16 @@ std::optional<OJson> GraphWriter::outputFor(const std::string& name, const Val& 
   return std::nullopt;
 }
 
-OJson GraphWriter::inputJson(const Node& p, size_t index, OJson* side) {
+JsonOut GraphWriter::inputJson(const Node& p, size_t index, JsonOut* side) {
   const Val& v = p.meta.val;
   bool named = true, val_written = true;
-  OJson arg;
+  JsonOut arg;
   if (v.isTensor() || v.get<Val::SymInt>() || v.get<Val::SymFloat>() || v.get<Val::SymBool>()) {
     arg = *outputFor(p.name(), v, p);
   } else if (const auto* obj = v.get<Val::CustomObj>()) {
-    OJson o = nameObject(p.name());
-    o["class_fqn"] = obj->class_fqn;
-    appendNew(custom_obj_values_, p.name(), o);
+    JsonOut o = nameObject(p.name());
+    o.add("class_fqn", obj->class_fqn);
+    custom_obj_values_.add(p.name(), o);
     arg = oneKey("as_custom_obj", std::move(o));
   } else {
     named = false;
@@ -328,24 +328,24 @@ OJson GraphWriter::inputJson(const Node& p, size_t index, OJson* side) {
       val_written = v.get<Val::None>() != nullptr;
     }
   }
-  OJson meta = metaJson(p.meta, val_written, where(p));
+  JsonOut meta = metaJson(p.meta, val_written, where(p));
   bool rename = !named && p.name() != defaultInputName(sig_, index);
   if (rename || !meta.empty()) {
-    OJson entry = objectWithRoom(8);
-    entry["name"] = rename ? OJson(p.name()) : OJson(nullptr);
-    entry["metadata"] = std::move(meta);
+    JsonOut entry = JsonOut::object();
+    entry.add("name", rename ? JsonOut(p.name()) : JsonOut(nullptr));
+    entry.add("metadata", std::move(meta));
     *side = std::move(entry);
   }
   return arg;
 }
 
-OJson GraphWriter::namedInputs(const Node& n) {
-  OJson list = OJson::array();
+JsonOut GraphWriter::namedInputs(const Node& n) {
+  JsonOut list = JsonOut::array();
   auto add = [&](std::string name, const Argument& a, int kind) {
-    OJson o = objectWithRoom(8);
-    o["name"] = std::move(name);
-    o["arg"] = argJson(a, n);
-    o["kind"] = kind;
+    JsonOut o = JsonOut::object();
+    o.add("name", std::move(name));
+    o.add("arg", argJson(a, n));
+    o.add("kind", kind);
     list.push_back(std::move(o));
   };
   const bool call = n.op() == OpKind::CallFunction;
@@ -369,10 +369,10 @@ OJson GraphWriter::namedInputs(const Node& n) {
   return list;
 }
 
-OJson GraphWriter::nodeJson(const Node& n) {
+JsonOut GraphWriter::nodeJson(const Node& n) {
   const std::string w = where(n);
   const bool call = n.op() == OpKind::CallFunction;
-  OJson node = objectWithRoom(8);
+  JsonOut node = JsonOut::object();
   std::optional<std::string> target_kind;
   if (call) {
     std::string name = n.target.exportName();
@@ -386,31 +386,31 @@ OJson GraphWriter::nodeJson(const Node& n) {
         fail(w, "target '" + name + "' does not read back as itself");
       }
     }
-    node["target"] = name;
+    node.add("target", name);
   } else {
-    node["target"] = n.op() == OpKind::Placeholder ? std::string() : n.attr;
+    node.add("target", n.op() == OpKind::Placeholder ? std::string() : n.attr);
   }
-  node["inputs"] = namedInputs(n);
+  node.add("inputs", namedInputs(n));
 
   const bool hop = call && n.target.kind() == Target::Kind::HigherOrder;
-  OJson outputs = OJson::array();
-  OJson hop_flag = hop ? OJson(true) : OJson(nullptr);
+  JsonOut outputs = JsonOut::array();
+  JsonOut hop_flag = hop ? JsonOut(true) : JsonOut(nullptr);
   bool val_written = true;
   std::vector<int64_t> unused;
   if (auto fold = folds_.find(&n); fold != folds_.end()) {
     const FoldPlan& plan = fold->second;
     const Val::List& list = *n.meta.val.list();
     if (plan.as_tensors) {
-      OJson tensors = OJson::array();
+      JsonOut tensors = JsonOut::array();
       for (size_t i = 0; i < list.size(); ++i) {
-        appendNew(tensor_values_, plan.names[i], tensorMetaJson(*list[i].tensor(), w));
+        tensor_values_.add(plan.names[i], tensorMetaJson(*list[i].tensor(), w));
         tensors.push_back(nameObject(plan.names[i]));
       }
       outputs.push_back(oneKey("as_tensors", std::move(tensors)));
-      hop_flag = hop ? OJson(false) : OJson(nullptr);
+      hop_flag = hop ? JsonOut(false) : JsonOut(nullptr);
     } else {
       for (size_t i = 0; i < list.size(); ++i) outputs.push_back(*outputFor(plan.names[i], list[i], n));
-      hop_flag = hop || list.size() == 1 ? OJson(false) : OJson(nullptr);
+      hop_flag = hop || list.size() == 1 ? JsonOut(false) : JsonOut(nullptr);
     }
     for (size_t i = 0; i < list.size(); ++i) {
       if (!plan.used[i] && !list[i].get<Val::None>()) unused.push_back(static_cast<int64_t>(i));
@@ -422,86 +422,85 @@ OJson GraphWriter::nodeJson(const Node& n) {
       val_written = false;
     }
   }
-  node["outputs"] = std::move(outputs);
-  OJson md = metaJson(n.meta, val_written, w);
-  if (!call) md[std::string(kExtOp)] = std::string(opKindName(n.op()));
-  if (target_kind) md[std::string(kExtTarget)] = *target_kind;
-  if (!unused.empty()) md[std::string(kExtUnused)] = OJson(unused).dump();
-  node["metadata"] = std::move(md);
-  node["is_hop_single_tensor_return"] = std::move(hop_flag);
-  node["name"] = n.name();
+  node.add("outputs", std::move(outputs));
+  JsonOut md = metaJson(n.meta, val_written, w);
+  if (!call) md.add(kExtOp, std::string(opKindName(n.op())));
+  if (target_kind) md.add(kExtTarget, *target_kind);
+  if (!unused.empty()) md.add(kExtUnused, JsonOut(unused).compact());
+  node.add("metadata", std::move(md));
+  node.add("is_hop_single_tensor_return", std::move(hop_flag));
+  node.add("name", n.name());
   return node;
 }
 
-OJson GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
+JsonOut GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
   const std::string child = childGraphPath(gpath_, name);
-  OJson o = objectWithRoom(8);
-  o["kind"] = std::string(attributeKindName(a.kind));
-  o["graph"] = a.subgraph ? w_.subgraphJson(*a.subgraph, child) : OJson(nullptr);
-  o["tensor"] = a.tensor ? w_.tensorValueJson(*a.tensor,
-                                              keyPath(keyPath("$.epsmith.attributes", gpath_), name) + ".tensor",
-                                              /*storage_optional=*/true)
-                         : OJson(nullptr);
-  o["text"] = a.text;
-  OJson field_types = objectWithRoom(8);
-  for (const auto& [field, type] : a.field_types) field_types[field] = type;
-  o["field_types"] = std::move(field_types);
-  o["has_original_module"] = a.has_original_module;
+  JsonOut o = JsonOut::object();
+  o.add("kind", std::string(attributeKindName(a.kind)));
+  o.add("graph", a.subgraph ? w_.subgraphJson(*a.subgraph, child) : JsonOut(nullptr));
+  o.add("tensor", a.tensor ? w_.tensorValueJson(*a.tensor,
+                                                keyPath(keyPath("$.epsmith.attributes", gpath_), name) + ".tensor",
+                                                /*storage_optional=*/true)
+                           : JsonOut(nullptr));
+  o.add("text", a.text);
+  JsonOut field_types = JsonOut::object();
+  for (const auto& [field, type] : a.field_types) field_types.add(field, type);
+  o.add("field_types", std::move(field_types));
+  o.add("has_original_module", a.has_original_module);
   return o;
 }
 
-OJson GraphWriter::write() {
+JsonOut GraphWriter::write() {
   validate();
-  tensor_values_.get_ref<OJson::object_t&>().reserve(g_.nodes().size() + 8);
   planGetitemFolds();
   planGetAttrFolds();
 
-  OJson inputs = OJson::array(), side_inputs = OJson::array();
+  JsonOut inputs = JsonOut::array(), side_inputs = JsonOut::array();
   bool any_side = false;
   auto it = g_.nodes().begin();
   for (size_t index = 0; it != g_.nodes().end() && it->isPlaceholder(); ++it, ++index) {
-    OJson side;
-    inputs.push_back(inputJson(*it, index, &side));
-    any_side = any_side || !side.is_null();
+    JsonOut side;
+    inputs.push_back(located(*it, [&] { return inputJson(*it, index, &side); }));
+    any_side = any_side || !side.isNull();
     side_inputs.push_back(std::move(side));
   }
-  OJson nodes = OJson::array();
+  JsonOut nodes = JsonOut::array();
   for (; it != g_.nodes().end(); ++it) {
     if (it->isOutput() || folded_getitems_.count(&*it) || folded_get_attrs_.count(&*it)) continue;
-    nodes.push_back(nodeJson(*it));
+    nodes.push_back(located(*it, [&] { return nodeJson(*it); }));
   }
   const Node& out = g_.nodes().back();
-  OJson outputs = OJson::array();
+  JsonOut outputs = JsonOut::array();
   for (const auto& a : out.args) outputs.push_back(argJson(a, out));
 
-  OJson graph = objectWithRoom(9);
-  graph["inputs"] = std::move(inputs);
-  graph["outputs"] = std::move(outputs);
-  graph["nodes"] = std::move(nodes);
-  graph["tensor_values"] = std::move(tensor_values_);
-  graph["sym_int_values"] = std::move(sym_int_values_);
-  graph["sym_bool_values"] = std::move(sym_bool_values_);
-  graph["is_single_tensor_return"] = false;
-  graph["custom_obj_values"] = std::move(custom_obj_values_);
-  graph["sym_float_values"] = std::move(sym_float_values_);
+  JsonOut graph = JsonOut::object();
+  graph.add("inputs", std::move(inputs));
+  graph.add("outputs", std::move(outputs));
+  graph.add("nodes", std::move(nodes));
+  graph.add("tensor_values", std::move(tensor_values_));
+  graph.add("sym_int_values", std::move(sym_int_values_));
+  graph.add("sym_bool_values", std::move(sym_bool_values_));
+  graph.add("is_single_tensor_return", false);
+  graph.add("custom_obj_values", std::move(custom_obj_values_));
+  graph.add("sym_float_values", std::move(sym_float_values_));
 
-  OJson side = objectWithRoom(8);
-  if (any_side) side["inputs"] = std::move(side_inputs);
+  JsonOut side = JsonOut::object();
+  if (any_side) side.add("inputs", std::move(side_inputs));
   if (out.name() != "output" || !(out.meta == NodeMeta{})) {
-    OJson o = objectWithRoom(8);
-    o["name"] = out.name();
-    o["metadata"] = metaJson(out.meta, out.meta.val.isMissing(), where(out));
-    side["output"] = std::move(o);
+    JsonOut o = JsonOut::object();
+    o.add("name", out.name());
+    o.add("metadata", metaJson(out.meta, out.meta.val.isMissing(), where(out)));
+    side.add("output", std::move(o));
   }
-  if (!side.empty()) w_.graphs()[gpath_] = std::move(side);
+  if (!side.empty()) w_.graphs().add(gpath_, std::move(side));
 
   std::unordered_set<std::string> folded_attrs;
   for (const Node* n : folded_get_attrs_) folded_attrs.insert(n->attr);
-  OJson attrs = objectWithRoom(8);
+  JsonOut attrs = JsonOut::object();
   for (const auto& [name, a] : g_.attributes()) {
-    if (!folded_attrs.count(name)) attrs[name] = attributeJson(name, a);
+    if (!folded_attrs.count(name)) attrs.add(name, attributeJson(name, a));
   }
-  if (!attrs.empty()) w_.attributes()[gpath_] = std::move(attrs);
+  if (!attrs.empty()) w_.attributes().add(gpath_, std::move(attrs));
   return graph;
 }
 

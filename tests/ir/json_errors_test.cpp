@@ -240,6 +240,27 @@ TEST(JsonWriteErrors, DuplicateNodeNames) {
   EXPECT_EQ(w.error().message, "duplicate node name");
 }
 
+TEST(JsonWriteErrors, AStringThatIsNotUtf8IsRefusedAtItsNode) {
+  ExportedProgram p = addProgram();
+  p.graph().find("x")->meta.custom["note"] = "caf\xe9";  // Latin-1, not UTF-8
+  auto w = writeProgramJson(p);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().where, "%x");
+  EXPECT_NE(w.error().message.find("not valid UTF-8 at its byte 3 (it begins \"caf\")"), std::string::npos)
+      << w.error().str();
+  p.graph().find("x")->meta.custom["note"] = "caf\xc3\xa9";
+  EXPECT_TRUE(writeProgramJson(p)) << "the UTF-8 spelling is written";
+}
+
+TEST(JsonWriteErrors, AStringOutsideTheGraphsIsRefusedAtTheTop) {
+  ExportedProgram p = addProgram();
+  p.metadata["k"] = "\xff";
+  auto w = writeProgramJson(p);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().where, "$");
+  EXPECT_NE(w.error().message.find("not valid UTF-8"), std::string::npos) << w.error().str();
+}
+
 TEST(JsonWriteErrors, StateTensorOutsideItsStorage) {
   ExportedProgram p = addProgram();
   TensorValue t = TensorValue::zeros(ScalarType::Float, {2});
