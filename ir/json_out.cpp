@@ -2,6 +2,7 @@
 #include "ir/json_out.h"
 
 #include <charconv>
+#include <cstring>
 
 #include "ir/json_detail.h"
 
@@ -107,50 +108,80 @@ std::string JsonOut::compact() const {
   return out;
 }
 
-std::string JsonOut::indented() const {
-  std::string text = compact();
-  std::string out;
-  out.reserve(text.size() * 2);
+namespace {
+
+// Whether the quote at `q`, inside the string literal opened at `open`, is escaped: an odd
+// run of backslashes before it.
+bool escapedQuote(const char* open, const char* q) {
+  size_t backslashes = 0;
+  while (q - 1 - backslashes > open && q[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
+}
+
+// Walks compact JSON text as nlohmann's dump(1) lays it out: `emit(bytes, n)` for text
+// copied as it is, `brk(depth)` for a line break indented `depth` spaces.
+template <typename Emit, typename Break>
+void layOut(std::string_view text, Emit&& emit, Break&& brk) {
+  const char* p = text.data();
+  const char* end = p + text.size();
   size_t depth = 0;
-  auto newline = [&] {
-    out += '\n';
-    out.append(depth, ' ');
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    switch (c) {
-      case '"': {  // copy the literal whole
-        size_t j = i + 1;
-        while (text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-        out.append(text, i, j + 1 - i);
-        i = j;
-        break;
+  while (p != end) {
+    const char* run = p;
+    while (p != end && *p != '"' && *p != '{' && *p != '[' && *p != '}' && *p != ']' &&
+           *p != ',' && *p != ':') {
+      ++p;
+    }
+    if (p != run) emit(run, static_cast<size_t>(p - run));
+    if (p == end) break;
+    switch (*p) {
+      case '"': {  // a string literal, whole
+        const char* q = p;
+        do {  // to the next quote that no backslash escapes
+          q = static_cast<const char*>(std::memchr(q + 1, '"', static_cast<size_t>(end - q - 1)));
+        } while (escapedQuote(p, q));
+        emit(p, static_cast<size_t>(q + 1 - p));
+        p = q + 1;
+        continue;
       }
       case '{':
       case '[':
-        if (text[i + 1] == (c == '{' ? '}' : ']')) {
-          out += c;
-          out += text[++i];
-        } else {
-          out += c;
-          ++depth;
-          newline();
+        if (p[1] == (*p == '{' ? '}' : ']')) {  // empty: "{}" / "[]"
+          emit(p, 2);
+          p += 2;
+          continue;
         }
+        emit(p, 1);
+        brk(++depth);
         break;
       case '}':
       case ']':
-        --depth;
-        newline();
-        out += c;
+        brk(--depth);
+        emit(p, 1);
         break;
       case ',':
-        out += ',';
-        newline();
+        emit(p, 1);
+        brk(depth);
         break;
-      case ':': out += ": "; break;
-      default: out += c;
+      default: emit(": ", 2);  // ':'
     }
+    ++p;
   }
+}
+
+}  // namespace
+
+std::string JsonOut::indented() const {
+  const std::string text = compact();
+  // Two passes, one to size the output and one to fill it.
+  size_t size = 0;
+  layOut(text, [&](const char*, size_t n) { size += n; }, [&](size_t depth) { size += 1 + depth; });
+  std::string out(size, ' ');
+  char* at = out.data();
+  layOut(text, [&](const char* s, size_t n) { at = std::copy(s, s + n, at); },
+         [&](size_t depth) {
+           *at = '\n';
+           at += 1 + depth;  // the spaces are there already
+         });
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/json_detail.h"
+#include "ir/json_out.h"
 #include "ir/json_value.h"
 #include "tests/ir/json_test_util.h"
 
@@ -163,6 +164,31 @@ TEST(JsonDocument, ALocatedReaderNamesItsPlaceAndTheLineAndColumn) {
     EXPECT_EQ(f.error.where, "$.a.b");
     EXPECT_NE(f.error.message.find("line 2, column 4"), std::string::npos) << f.error.str();
   }
+}
+
+TEST(JsonOut, WritesWhatTheReferenceWritesInBothLayouts) {
+  using json_detail::JsonOut;
+  JsonOut inner = JsonOut::object();
+  inner.add("q\"uote", "back\\slash\\");
+  inner.add("\\\"", std::vector<std::string>{"\"", "\\", "", "tab\tnl\ncr\r\x01\x1f", "é中😀"});
+  inner.add("empty object", JsonOut::object());
+  inner.add("empty array", JsonOut::array());
+  JsonOut list = JsonOut::array();
+  list.push_back(nullptr);
+  list.push_back(true);
+  list.push_back(int64_t{-9223372036854775807 - 1});
+  list.push_back(JsonOut::number(0.1));
+  list.push_back(JsonOut::number(-2.5e-300));
+  list.push_back(std::move(inner));
+  JsonOut root = JsonOut::object();
+  root.add("list", std::move(list));
+  root.add("ints", std::vector<int64_t>{1, -2, 3});
+  root.add("flags", std::vector<bool>{true, false});
+
+  const Reference expected = Reference::parse(root.compact());
+  EXPECT_EQ(root.compact(), expected.dump());
+  EXPECT_EQ(root.indented(), expected.dump(1));
+  EXPECT_EQ(JsonOut::number(100.0).compact(), "100.0");  // stays a float when read back
 }
 
 // Byte edits of a real program file: wherever the reference accepts the edited text we
