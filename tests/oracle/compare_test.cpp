@@ -165,6 +165,17 @@ TEST(CompareValues, NanEqualsNanByDefault) {
   EXPECT_EQ(compareTensors(f32({NAN, 1}), f32({NAN, 1}), strict).kind, VerdictKind::ValueMismatch);
 }
 
+// Results with the same bytes are settled without the element-wise rule (Note [Identical
+// bytes agree]); results whose bytes differ still get it.
+TEST(CompareValues, BytesThatDifferStillCompareByValue) {
+  EXPECT_EQ(compareTensors(f32({-0.0, 1}), f32({0.0, 1})).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(f64({1.0}), f64({1.0 + 1e-12})).kind, VerdictKind::Match);  // within rtol
+  EXPECT_EQ(compareTensors(f32({1, 2, 3}), f32({1, 2, 3.5})).kind, VerdictKind::ValueMismatch);
+  at::Tensor t = at::arange(6, at::kLong).reshape({2, 3});
+  EXPECT_EQ(compareTensors(t, t.clone()).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(t, t.t().contiguous().t()).kind, VerdictKind::Match);  // same values, other strides
+}
+
 TEST(CompareValues, InfinityMatchesOnlyItself) {
   EXPECT_EQ(compareAs(at::kFloat, kInf, kInf), VerdictKind::Match);
   EXPECT_EQ(compareAs(at::kFloat, -kInf, -kInf), VerdictKind::Match);
