@@ -10,6 +10,8 @@
 
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
+#include "ir/json_format.h"
+#include "ir/text_format.h"
 
 namespace epsmith::bench {
 namespace {
@@ -88,6 +90,41 @@ void BM_Check(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Check)->DenseRange(-1, 4)->Unit(benchmark::kMicrosecond);
+
+// D4's four serialization steps alone, over the same 256 programs: 0 prints the text form,
+// 1 parses it, 2 writes the JSON form, 3 reads it.
+void BM_Format(benchmark::State& state) {
+  prepareCaseProcess();
+  CaseSetup setup;
+  setup.nodes = 16;
+  auto runner = CaseRunner::create(setup);
+  if (!runner.ok()) {
+    state.SkipWithError(runner.error().str().c_str());
+    return;
+  }
+  std::vector<ExportedProgram> programs;
+  std::vector<std::string> texts, jsons;
+  for (uint64_t seed = 1; programs.size() < 256; ++seed) {
+    auto p = runner.value()->generate(seed);
+    if (!p.ok()) continue;
+    texts.push_back(printProgramText(p.value()));
+    jsons.push_back(*writeProgramJson(p.value()));
+    programs.push_back(std::move(p.value()));
+  }
+  static const char* kSteps[] = {"print text", "parse text", "write JSON", "read JSON"};
+  state.SetLabel(kSteps[state.range(0)]);
+  size_t i = 0;
+  for (auto _ : state) {
+    const size_t k = i++ % programs.size();
+    switch (state.range(0)) {
+      case 0: benchmark::DoNotOptimize(printProgramText(programs[k])); break;
+      case 1: benchmark::DoNotOptimize(parseProgramText(texts[k])); break;
+      case 2: benchmark::DoNotOptimize(writeProgramJson(programs[k])); break;
+      default: benchmark::DoNotOptimize(readProgramJson(jsons[k])); break;
+    }
+  }
+}
+BENCHMARK(BM_Format)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace epsmith::bench

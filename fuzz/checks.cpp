@@ -83,7 +83,7 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const Device& 
   if (auto d = programDiff(p, from_text.value()); !d.empty()) {
     return finding(DiffCheck::D4, "text-round-trip-differs", "", "the text form read back differs: " + d);
   }
-  auto json = writeProgramJson(p);
+  auto json = writeProgramJson(p, JsonLayout::Compact);  // the indented layout only adds spaces
   if (!json.ok()) return finding(DiffCheck::D4, "json-unwritable", "", json.error().str());
   auto from_json = readProgramJson(json.value());
   if (!from_json.ok()) return finding(DiffCheck::D4, "json-unreadable", "", from_json.error().str());

@@ -22,7 +22,9 @@ Expected<ExportedProgram> readProgramJson(std::string_view text);
 // `%add` or `true_graph_0/%add`) only for programs no file can hold: a graph without exactly
 // one output node at its end, duplicate node names, a reference to nothing or to a node of
 // another graph, an ATen call its schema cannot bind, or a tensor that does not fit its
-// storage.
-Expected<std::string> writeProgramJson(const ExportedProgram& p);
+// storage. Files are indented one space per level; the compact layout (no whitespace) is
+// the same JSON, for readers that are programs (check D4 reads every program back).
+enum class JsonLayout { Indented, Compact };
+Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout = JsonLayout::Indented);
 
 }  // namespace epsmith

@@ -190,9 +190,10 @@ JsonOut ProgramWriter::write() {
 
 }  // namespace json_detail
 
-Expected<std::string> writeProgramJson(const ExportedProgram& p) {
+Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout) {
   try {
-    return json_detail::ProgramWriter(p).write().indented() + "\n";
+    json_detail::JsonOut root = json_detail::ProgramWriter(p).write();
+    return (layout == JsonLayout::Indented ? root.indented() : root.compact()) + "\n";
   } catch (const json_detail::Failure& f) {
     if (f.error.where.empty()) return LoadError{"$", f.error.message};  // a string outside the graphs
     return f.error;

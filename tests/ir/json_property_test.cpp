@@ -359,6 +359,11 @@ TEST(JsonProperties, WrittenFilesAreJsonInTheIndentedLayout) {
     };
     ASSERT_EQ(numbersBlanked(*text), numbersBlanked(layout)) << "seed " << seed;
     ASSERT_EQ(nlohmann::ordered_json::parse(layout), j);
+    // The compact layout is the same JSON without whitespace.
+    auto compact = writeProgramJson(RandomProgram(3000 + seed).build(), JsonLayout::Compact);
+    ASSERT_TRUE(compact);
+    ASSERT_EQ(numbersBlanked(*compact), numbersBlanked(j.dump() + "\n"));
+    ASSERT_EQ(nlohmann::ordered_json::parse(*compact), j);
   }
 }
 
