@@ -331,10 +331,13 @@ class Comparison {
   // int64, double or complex first. Equal bits are equal values, and within any
   // tolerance, except NaN where NaN is not to equal itself; that case, and every pair whose
   // bits differ (0.0 and -0.0 included), takes the element-wise rule.
+  // Only tensors with memory of their own qualify: a wrapper (LibTorch's functionalization
+  // hands some back) has a storage with no data, which the element-wise path reports.
   bool sameBytes(const at::Tensor& e, const at::Tensor& a) const {
     if (!options_.equal_nan && (e.is_floating_point() || e.is_complex())) return false;
-    if (!e.is_contiguous() || !a.is_contiguous() || e.numel() != a.numel()) return false;
-    return e.numel() == 0 || std::memcmp(e.data_ptr(), a.data_ptr(), e.nbytes()) == 0;
+    if (!e.is_contiguous() || !a.is_contiguous() || e.numel() != a.numel() || e.numel() == 0) return false;
+    auto holdsData = [](const at::Tensor& t) { return t.has_storage() && t.storage().data() != nullptr; };
+    return holdsData(e) && holdsData(a) && std::memcmp(e.data_ptr(), a.data_ptr(), e.nbytes()) == 0;
   }
 
   std::string toleranceText(at::ScalarType t) const {

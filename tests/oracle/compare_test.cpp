@@ -176,6 +176,16 @@ TEST(CompareValues, BytesThatDifferStillCompareByValue) {
   EXPECT_EQ(compareTensors(t, t.t().contiguous().t()).kind, VerdictKind::Match);  // same values, other strides
 }
 
+// A tensor whose storage holds no data (LibTorch's functionalization hands such wrappers
+// back) is not compared by its bytes: the comparator raises LibTorch's error, which the
+// check reports, instead of reading through a null pointer.
+TEST(CompareValues, ATensorWithoutDataRaisesInsteadOfCrashing) {
+  at::Tensor t = at::empty({2}, at::kDouble);  // compared as it is, without a widening copy
+  t.unsafeGetTensorImpl()->set_storage_keep_dtype(
+      c10::Storage(c10::Storage::use_byte_size_t(), 16, at::DataPtr(nullptr, at::kCPU), nullptr, false));
+  EXPECT_THROW(compareTensors(t, t), c10::Error);
+}
+
 TEST(CompareValues, InfinityMatchesOnlyItself) {
   EXPECT_EQ(compareAs(at::kFloat, kInf, kInf), VerdictKind::Match);
   EXPECT_EQ(compareAs(at::kFloat, -kInf, -kInf), VerdictKind::Match);
