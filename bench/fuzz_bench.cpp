@@ -61,23 +61,31 @@ void BM_Case(benchmark::State& state) {
 }
 BENCHMARK(BM_Case)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// The cost of each check alone, in-process, over the same 256 programs of 16 ops: the
-// program's verification and eager run (what every check needs, `none`) plus the check.
-// Subtract `none` for the check's own cost.
-void BM_Check(benchmark::State& state) {
+// The 256 programs of 16 ops that BM_Check and BM_Format share, generated as a campaign
+// case generates them; empty (with the state told why) if the runner cannot be made.
+std::vector<ExportedProgram> casePrograms(benchmark::State& state, const CaseSetup& setup) {
   prepareCaseProcess();
-  CaseSetup setup;
-  setup.nodes = 16;
   auto runner = CaseRunner::create(setup);
   if (!runner.ok()) {
     state.SkipWithError(runner.error().str().c_str());
-    return;
+    return {};
   }
   std::vector<ExportedProgram> programs;
   for (uint64_t seed = 1; programs.size() < 256; ++seed) {
     auto p = runner.value()->generate(seed);
     if (p.ok()) programs.push_back(std::move(p.value()));
   }
+  return programs;
+}
+
+// The cost of each check alone, in-process, over the same 256 programs of 16 ops: the
+// program's verification and eager run (what every check needs, `none`) plus the check.
+// Subtract `none` for the check's own cost.
+void BM_Check(benchmark::State& state) {
+  CaseSetup setup;
+  setup.nodes = 16;
+  std::vector<ExportedProgram> programs = casePrograms(state, setup);
+  if (programs.empty()) return;
   std::vector<DiffCheck> checks;
   if (state.range(0) >= 0) checks.push_back(kAllDiffChecks[state.range(0)]);
   state.SetLabel(checks.empty() ? "none" : std::string(diffCheckName(checks[0])));
@@ -94,22 +102,14 @@ BENCHMARK(BM_Check)->DenseRange(-1, 4)->Unit(benchmark::kMicrosecond);
 // D4's four serialization steps alone, over the same 256 programs: 0 prints the text form,
 // 1 parses it, 2 writes the JSON form, 3 reads it.
 void BM_Format(benchmark::State& state) {
-  prepareCaseProcess();
   CaseSetup setup;
   setup.nodes = 16;
-  auto runner = CaseRunner::create(setup);
-  if (!runner.ok()) {
-    state.SkipWithError(runner.error().str().c_str());
-    return;
-  }
-  std::vector<ExportedProgram> programs;
+  std::vector<ExportedProgram> programs = casePrograms(state, setup);
+  if (programs.empty()) return;
   std::vector<std::string> texts, jsons;
-  for (uint64_t seed = 1; programs.size() < 256; ++seed) {
-    auto p = runner.value()->generate(seed);
-    if (!p.ok()) continue;
-    texts.push_back(printProgramText(p.value()));
-    jsons.push_back(*writeProgramJson(p.value()));
-    programs.push_back(std::move(p.value()));
+  for (const auto& p : programs) {
+    texts.push_back(printProgramText(p));
+    jsons.push_back(*writeProgramJson(p));
   }
   static const char* kSteps[] = {"print text", "parse text", "write JSON", "read JSON"};
   state.SetLabel(kSteps[state.range(0)]);
