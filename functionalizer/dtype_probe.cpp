@@ -28,6 +28,7 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
     }
     key += shortName(m->dtype);
     key += m->sizes.empty() ? "z" : "t";
+    if (m->requires_grad) key += 'g';  // autograd refuses some forms (probeValues)
     if (with_sizes) {
       for (const auto& size : m->sizes) key += size.isConcrete() ? std::to_string(size.concrete()) + "," : "?,";
     }
@@ -179,7 +180,10 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call) { return
 namespace {
 
 // A CPU tensor of `m`'s sizes and dtype holding assorted values: fractional, of both signs
-// (whole numbers for integer dtypes, alternating for bool).
+// (whole numbers for integer dtypes, alternating for bool); requiring grad where `m` does,
+// since under autograd a candidate can raise where the out= call does not (`sum` given
+// dtype=bool of an f64 input that requires grad trips an internal assert in 1.13, while
+// eager's sum.out writes the bool result).
 at::Tensor probeValues(const TensorMeta& m) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
@@ -190,7 +194,9 @@ at::Tensor probeValues(const TensorMeta& m) {
   at::Tensor i = at::arange(numel, at::TensorOptions().dtype(at::kDouble));
   at::Tensor v = (at::remainder(i * 7919, 29) - 14) * 0.29 + 0.07;
   if (m.dtype == ScalarType::Bool) v = at::remainder(i, 3) == 0;
-  return v.reshape(sizes).to(toAten(m.dtype));
+  at::Tensor t = v.reshape(sizes).to(toAten(m.dtype));
+  if (m.requires_grad && (t.is_floating_point() || t.is_complex())) t.requires_grad_(true);
+  return t;
 }
 
 bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {

@@ -352,6 +352,25 @@ signature {
             "aten::mul.Scalar aten::sum aten::_to_copy aten::prod aten::_to_copy aten::cumsum aten::mul.Scalar");
 }
 
+// The probe runs its candidates with grad where the inputs require it: `sum` given
+// dtype=bool of an f64 input that requires grad trips an internal assert in LibTorch 1.13
+// (autograd's isDifferentiableType), while eager's sum.out writes the bool. Without grad on
+// the probe values dtype= was kept and the functional program raised (a campaign D1 case).
+TEST(Functionalize, OutOfPlaceIntoAnotherDtypeProbesWithGrad) {
+  auto p = program(R"(graph {
+  %w: f64[5, 3]<requires_grad=True> = placeholder
+  %flags: b8[5, 3] = aten::logical_not(%w)
+  %sum: b8[] = aten::sum.out(%w, out=%flags)
+  return (%w)
+}
+signature {
+  input user_input %w
+  output user_output %w
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::logical_not aten::sum aten::_to_copy aten::as_strided_scatter");
+}
+
 TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
   auto p = program(R"(graph {
   %x: f32[3] = placeholder
