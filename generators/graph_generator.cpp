@@ -416,6 +416,9 @@ class Generator {
   // A written tensor (self of an in-place op, an out= tensor) that shares memory with an
   // argument the op reads: eager may write before it has read (baddbmm_(x, x, x)) or resize
   // first, so the result depends on the kernel's order of steps — undefined, not generated.
+  // Two written tensors that share memory are the same case: which write lands last is the
+  // kernel's choice (log_sigmoid_forward.output with `output` and `buffer` one tensor; the
+  // trial run on copies cannot see it, since each written argument gets its own copy).
   bool outAliasesAnInput(const OpInfo& op, const std::vector<Argument>& args,
                          const std::vector<std::pair<std::string, Argument>>& kwargs) const {
     std::vector<const at::Tensor*> outs, reads;
@@ -428,9 +431,12 @@ class Generator {
     };
     for (size_t i = 0; i < args.size(); ++i) collect(op.arguments[i].name, args[i]);
     for (const auto& [name, a] : kwargs) collect(name, a);
-    for (const at::Tensor* o : outs) {
+    for (size_t i = 0; i < outs.size(); ++i) {
       for (const at::Tensor* r : reads) {
-        if (o->is_alias_of(*r)) return true;
+        if (outs[i]->is_alias_of(*r)) return true;
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (outs[i]->is_alias_of(*outs[j])) return true;
       }
     }
     return false;
