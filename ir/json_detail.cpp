@@ -102,29 +102,6 @@ void failAt(std::string_view text, size_t pos, const std::string& where, const s
                   std::to_string(column) + ": " + detail);
 }
 
-size_t utf8SequenceLength(const unsigned char* s, size_t left) {
-  if (left == 0) return 0;
-  if (s[0] < 0x80) return 1;
-  size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-    n = 2;
-  } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-    n = 3;
-    if (s[0] == 0xE0) lo = 0xA0;
-    if (s[0] == 0xED) hi = 0x9F;
-  } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-    n = 4;
-    if (s[0] == 0xF0) lo = 0x90;
-    if (s[0] == 0xF4) hi = 0x8F;
-  }
-  if (n == 0 || left < n || s[1] < lo || s[1] > hi) return 0;
-  for (size_t i = 2; i < n; ++i) {
-    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
-  }
-  return n;
-}
-
 std::string base64Encode(const std::vector<uint8_t>& bytes) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);

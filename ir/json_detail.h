@@ -39,10 +39,6 @@ std::string jsonQuoted(std::string_view s);
 [[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
                          const std::string& detail);
 
-// The length of the UTF-8 sequence that begins `s` (`left` bytes on), checked as RFC 3629
-// has it (no overlong forms, no surrogates, nothing past U+10FFFF); 0 when invalid.
-size_t utf8SequenceLength(const unsigned char* s, size_t left);
-
 std::string base64Encode(const std::vector<uint8_t>& bytes);
 // nullopt with `error` set on a malformed string.
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir/json_detail.h"
+#include "ir/utf8.h"
 
 namespace epsmith::json_detail {
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/json_detail.h"
+#include "ir/utf8.h"
 
 namespace epsmith::json_detail {
 
@@ -264,21 +265,7 @@ class JsonParser {
       if (low < 0xDC00 || low > 0xDFFF) failAt(at, "a \\u escape of a high surrogate without its low one");
       code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
     }
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
+    appendUtf8(out, code);
   }
 
   uint32_t hex4(const char* escape_at) {

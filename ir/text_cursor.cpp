@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "ir/utf8.h"
+
 namespace epsmith::text {
 
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -77,25 +79,6 @@ std::string Cursor::word(std::string_view what) {
   return std::string(text_.substr(start, pos_ - start));
 }
 
-namespace {
-void appendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
-}  // namespace
 
 std::string Cursor::string(std::string_view what) {
   if (peek() != '"') fail("expected a string (" + std::string(what) + ")");
