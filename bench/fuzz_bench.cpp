@@ -54,12 +54,58 @@ void BM_Case(benchmark::State& state) {
   const auto n = static_cast<double>(seed - 1);
   state.counters["cases"] = benchmark::Counter(n, benchmark::Counter::kIsRate);
   state.counters["worker_deaths"] = static_cast<double>(deaths);
+  state.counters["in_case_us"] = 1e6 * times.total() / n;  // the phases' time, per case
   for (int i = 0; i < kNumPhases - 1; ++i) {  // minimizing is not part of a case
     state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
         100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
   }
 }
 BENCHMARK(BM_Case)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// A request that does nothing: the round trip to a worker alone.
+void BM_RoundTrip(benchmark::State& state) {
+  WorkerPool pool(1, [](const std::string& request) { return request; }, WorkerLimits{}, prepareCaseProcess);
+  for (auto _ : state) {
+    pool.send(0, "1");
+    std::vector<WorkerPool::Event> events;
+    while (events.empty()) events = pool.wait(1000);
+  }
+}
+BENCHMARK(BM_RoundTrip)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same case in this process, with no worker and no pipe: what BM_Case costs beyond
+// this is the request's round trip and the worker's own process.
+void BM_CaseInProcess(benchmark::State& state) {
+  prepareCaseProcess();
+  CaseSetup setup;
+  setup.nodes = static_cast<int>(state.range(0));
+  setup.checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4, DiffCheck::D6};
+  auto runner = CaseRunner::create(setup);
+  if (!runner.ok()) {
+    state.SkipWithError(runner.error().str().c_str());
+    return;
+  }
+  // Seeds whose case kills the process (LibTorch crashes on a few) are left out: each of
+  // the first 512 is tried once in a forked child first.
+  const CaseRunner& r = *runner.value();
+  std::vector<uint64_t> seeds;
+  WorkerPool pool(1, [&r](const std::string& request) { r.run(std::stoull(request)); return std::string(); },
+                  WorkerLimits{}, prepareCaseProcess);
+  for (uint64_t seed = 1; seed <= 512; ++seed) {
+    pool.send(0, std::to_string(seed));
+    std::vector<WorkerPool::Event> events;
+    while (events.empty()) events = pool.wait(1000);
+    if (events[0].reply) seeds.push_back(seed);
+  }
+  PhaseTimes times;
+  size_t i = 0;
+  for (auto _ : state) times.add(r.run(seeds[i++ % seeds.size()]).times);
+  for (int i = 0; i < kNumPhases - 1; ++i) {
+    state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
+        100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
+  }
+}
+BENCHMARK(BM_CaseInProcess)->Arg(16)->Unit(benchmark::kMicrosecond);
 
 // The 256 programs of 16 ops that BM_Check and BM_Format share, generated as a campaign
 // case generates them; empty (with the state told why) if the runner cannot be made.
