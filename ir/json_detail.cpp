@@ -102,31 +102,23 @@ void failAt(std::string_view text, size_t pos, const std::string& where, const s
                   std::to_string(column) + ": " + detail);
 }
 
-std::string base64Encode(const std::vector<uint8_t>& bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
+void writeBase64(const std::vector<uint8_t>& bytes, char* o) {
   size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
+  for (; i + 3 <= bytes.size(); i += 3, o += 4) {
     uint32_t v = (uint32_t{bytes[i]} << 16) | (uint32_t{bytes[i + 1]} << 8) | bytes[i + 2];
-    out += kBase64[v >> 18];
-    out += kBase64[(v >> 12) & 63];
-    out += kBase64[(v >> 6) & 63];
-    out += kBase64[v & 63];
+    o[0] = kBase64[v >> 18];
+    o[1] = kBase64[(v >> 12) & 63];
+    o[2] = kBase64[(v >> 6) & 63];
+    o[3] = kBase64[v & 63];
   }
-  size_t rest = bytes.size() - i;
-  if (rest == 1) {
-    uint32_t v = uint32_t{bytes[i]} << 16;
-    out += kBase64[v >> 18];
-    out += kBase64[(v >> 12) & 63];
-    out += "==";
-  } else if (rest == 2) {
-    uint32_t v = (uint32_t{bytes[i]} << 16) | (uint32_t{bytes[i + 1]} << 8);
-    out += kBase64[v >> 18];
-    out += kBase64[(v >> 12) & 63];
-    out += kBase64[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
+  const size_t rest = bytes.size() - i;
+  if (rest == 0) return;
+  uint32_t v = uint32_t{bytes[i]} << 16;
+  if (rest == 2) v |= uint32_t{bytes[i + 1]} << 8;
+  o[0] = kBase64[v >> 18];
+  o[1] = kBase64[(v >> 12) & 63];
+  o[2] = rest == 2 ? kBase64[(v >> 6) & 63] : '=';
+  o[3] = '=';
 }
 
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error) {
@@ -160,10 +152,10 @@ std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::str
   return out;
 }
 
-JsonOut floatJson(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  return JsonOut::number(v);
+void floatJson(JsonWriter& w, double v) {
+  if (std::isnan(v)) return w.string("NaN");
+  if (std::isinf(v)) return w.string(v > 0 ? "Infinity" : "-Infinity");
+  w.number(v);
 }
 
 bool isReservedMetaKey(std::string_view key) {

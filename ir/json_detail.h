@@ -39,13 +39,15 @@ std::string jsonQuoted(std::string_view s);
 [[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
                          const std::string& detail);
 
-std::string base64Encode(const std::vector<uint8_t>& bytes);
+// Base64 of `bytes` into base64Size(bytes.size()) bytes at `out`.
+constexpr size_t base64Size(size_t bytes) { return (bytes + 2) / 3 * 4; }
+void writeBase64(const std::vector<uint8_t>& bytes, char* out);
 // nullopt with `error` set on a malformed string.
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);
 
 // A float as torch writes it, plus the NaN extension: a number, "Infinity", "-Infinity" or
 // "NaN".
-JsonOut floatJson(double v);
+void floatJson(JsonWriter& w, double v);
 
 // Node metadata keys.
 inline constexpr std::string_view kStackTrace = "stack_trace";

@@ -4,9 +4,9 @@
 namespace epsmith::json_detail {
 namespace {
 
-JsonOut enumJson(int value, bool known, std::string_view what, const std::string& where) {
+void enumJson(JsonWriter& w, int value, bool known, std::string_view what, const std::string& where) {
   if (!known) fail(where, "unknown " + std::string(what) + " " + std::to_string(value));
-  return value;
+  w.integer(value);
 }
 
 // Fields a SpecArg of its kind does not use are at their defaults.
@@ -17,218 +17,254 @@ bool isClean(const SpecArg& a) {
 
 bool cleanTensor(const SpecArg& a) { return a.kind == SpecArg::Kind::Tensor && isClean(a); }
 
+// {"as_name": name} under `tag`: a symbolic value named in the graph.
+void namedSym(JsonWriter& w, const char* tag, const std::string& name) {
+  oneKey(w, tag, [&] { oneKey(w, "as_name", [&] { w.string(name); }); });
+}
+
+// {"name": name, "class_fqn": fqn}: CustomObjArgument.
+void customObjArgument(JsonWriter& w, const std::string& name, const std::string& class_fqn) {
+  w.beginObject();
+  w.key("name").string(name);
+  w.key("class_fqn").string(class_fqn);
+  w.endObject();
+}
+
 }  // namespace
 
-std::string dumpEmbedded(const JsonOut& j) { return j.compact(); }
-
-JsonOut dtypeJson(ScalarType t, const std::string& where) {
-  return enumJson(static_cast<int>(t), scalarTypeFromInt(static_cast<int>(t)).has_value(),
-                  "dtype", where);
+void dtypeJson(JsonWriter& w, ScalarType t, const std::string& where) {
+  enumJson(w, static_cast<int>(t), scalarTypeFromInt(static_cast<int>(t)).has_value(), "dtype", where);
 }
-JsonOut layoutJson(Layout l, const std::string& where) {
-  return enumJson(static_cast<int>(l), layoutFromInt(static_cast<int>(l)).has_value(), "layout",
-                  where);
+void layoutJson(JsonWriter& w, Layout l, const std::string& where) {
+  enumJson(w, static_cast<int>(l), layoutFromInt(static_cast<int>(l)).has_value(), "layout", where);
 }
-JsonOut memoryFormatJson(MemoryFormat m, const std::string& where) {
-  return enumJson(static_cast<int>(m), memoryFormatFromInt(static_cast<int>(m)).has_value(),
-                  "memory format", where);
+void memoryFormatJson(JsonWriter& w, MemoryFormat m, const std::string& where) {
+  enumJson(w, static_cast<int>(m), memoryFormatFromInt(static_cast<int>(m)).has_value(), "memory format",
+           where);
 }
 
-JsonOut deviceJson(const Device& d) {
-  JsonOut o = JsonOut::object();
-  o.add("type", d.type);
-  o.add("index", d.index ? JsonOut(*d.index) : JsonOut(nullptr));
-  return o;
-}
-
-JsonOut oneKey(std::string_view tag, JsonOut value) {
-  JsonOut o = JsonOut::object();
-  o.add(std::string(tag), std::move(value));
-  return o;
-}
-
-JsonOut nameObject(const std::string& name) { return oneKey("name", name); }
-
-JsonOut symExprJson(const SymExpr& e) {
-  JsonOut o = JsonOut::object();
-  o.add("expr_str", e.expr);
-  if (!e.hint) {
-    o.add("hint", nullptr);
-  } else if (auto* i = std::get_if<int64_t>(&*e.hint)) {
-    o.add("hint", oneKey("as_int", *i));
-  } else if (auto* b = std::get_if<bool>(&*e.hint)) {
-    o.add("hint", oneKey("as_bool", *b));
+void deviceJson(JsonWriter& w, const Device& d) {
+  w.beginObject();
+  w.key("type").string(d.type);
+  w.key("index");
+  if (d.index) {
+    w.integer(*d.index);
   } else {
-    o.add("hint", oneKey("as_float", floatJson(std::get<double>(*e.hint))));
+    w.null();
   }
-  return o;
+  w.endObject();
 }
 
-JsonOut symIntJson(const SymIntValue& v) {
-  if (v.isConcrete()) return oneKey("as_int", v.concrete());
-  return oneKey("as_expr", symExprJson(v.expr()));
+void nameObject(JsonWriter& w, const std::string& name) {
+  w.beginObject();
+  w.key("name").string(name);
+  w.endObject();
 }
 
-JsonOut tensorMetaJson(const TensorMeta& m, const std::string& where) {
-  JsonOut o = JsonOut::object();
-  JsonOut sizes = JsonOut::array(), strides = JsonOut::array();
-  for (const auto& s : m.sizes) sizes.push_back(symIntJson(s));
-  for (const auto& s : m.strides) strides.push_back(symIntJson(s));
-  o.add("dtype", dtypeJson(m.dtype, where));
-  o.add("sizes", sizes);
-  o.add("requires_grad", m.requires_grad);
-  o.add("device", deviceJson(m.device));
-  o.add("strides", strides);
-  o.add("storage_offset", symIntJson(m.storage_offset));
-  o.add("layout", layoutJson(m.layout, where));
-  return o;
+void symExprJson(JsonWriter& w, const SymExpr& e) {
+  w.beginObject();
+  w.key("expr_str").string(e.expr);
+  w.key("hint");
+  if (!e.hint) {
+    w.null();
+  } else if (auto* i = std::get_if<int64_t>(&*e.hint)) {
+    oneKey(w, "as_int", [&] { w.integer(*i); });
+  } else if (auto* b = std::get_if<bool>(&*e.hint)) {
+    oneKey(w, "as_bool", [&] { w.boolean(*b); });
+  } else {
+    oneKey(w, "as_float", [&] { floatJson(w, std::get<double>(*e.hint)); });
+  }
+  w.endObject();
+}
+
+void symIntJson(JsonWriter& w, const SymIntValue& v) {
+  if (v.isConcrete()) return oneKey(w, "as_int", [&] { w.integer(v.concrete()); });
+  oneKey(w, "as_expr", [&] { symExprJson(w, v.expr()); });
+}
+
+void tensorMetaJson(JsonWriter& w, const TensorMeta& m, const std::string& where) {
+  w.beginObject();
+  w.key("dtype");
+  dtypeJson(w, m.dtype, where);
+  w.key("sizes").beginArray();
+  for (const auto& s : m.sizes) symIntJson(w, s);
+  w.endArray();
+  w.key("requires_grad").boolean(m.requires_grad);
+  w.key("device");
+  deviceJson(w, m.device);
+  w.key("strides").beginArray();
+  for (const auto& s : m.strides) symIntJson(w, s);
+  w.endArray();
+  w.key("storage_offset");
+  symIntJson(w, m.storage_offset);
+  w.key("layout");
+  layoutJson(w, m.layout, where);
+  w.endObject();
 }
 
 // The "epsmith.val" union (docs/json-format.md, "Values").
-JsonOut valJson(const Val& v, const std::string& where) {
-  return std::visit(
-      [&](const auto& x) -> JsonOut {
+void valJson(JsonWriter& w, const Val& v, const std::string& where) {
+  std::visit(
+      [&](const auto& x) {
         using X = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<X, Val::Missing>) {
-          return oneKey("as_missing", true);
+          oneKey(w, "as_missing", [&] { w.boolean(true); });
         } else if constexpr (std::is_same_v<X, Val::None>) {
-          return oneKey("as_none", true);
+          oneKey(w, "as_none", [&] { w.boolean(true); });
         } else if constexpr (std::is_same_v<X, TensorMeta>) {
-          return oneKey("as_tensor_meta", tensorMetaJson(x, where));
+          oneKey(w, "as_tensor_meta", [&] { tensorMetaJson(w, x, where); });
         } else if constexpr (std::is_same_v<X, Val::List>) {
-          JsonOut list = JsonOut::array();
-          for (const auto& e : x) list.push_back(valJson(e, where));
-          return oneKey("as_list", std::move(list));
+          oneKey(w, "as_list", [&] {
+            w.beginArray();
+            for (const auto& e : x) valJson(w, e, where);
+            w.endArray();
+          });
         } else if constexpr (std::is_same_v<X, int64_t>) {
-          return oneKey("as_int", x);
+          oneKey(w, "as_int", [&] { w.integer(x); });
         } else if constexpr (std::is_same_v<X, double>) {
-          return oneKey("as_float", floatJson(x));
+          oneKey(w, "as_float", [&] { floatJson(w, x); });
         } else if constexpr (std::is_same_v<X, bool>) {
-          return oneKey("as_bool", x);
+          oneKey(w, "as_bool", [&] { w.boolean(x); });
         } else if constexpr (std::is_same_v<X, std::string>) {
-          return oneKey("as_string", x);
+          oneKey(w, "as_string", [&] { w.string(x); });
         } else if constexpr (std::is_same_v<X, ScalarType>) {
-          return oneKey("as_scalar_type", dtypeJson(x, where));
+          oneKey(w, "as_scalar_type", [&] { dtypeJson(w, x, where); });
         } else if constexpr (std::is_same_v<X, Device>) {
-          return oneKey("as_device", deviceJson(x));
+          oneKey(w, "as_device", [&] { deviceJson(w, x); });
         } else if constexpr (std::is_same_v<X, Layout>) {
-          return oneKey("as_layout", layoutJson(x, where));
+          oneKey(w, "as_layout", [&] { layoutJson(w, x, where); });
         } else if constexpr (std::is_same_v<X, MemoryFormat>) {
-          return oneKey("as_memory_format", memoryFormatJson(x, where));
+          oneKey(w, "as_memory_format", [&] { memoryFormatJson(w, x, where); });
         } else if constexpr (std::is_same_v<X, Val::SymInt>) {
-          return oneKey("as_sym_int", symExprJson(x.expr));
+          oneKey(w, "as_sym_int", [&] { symExprJson(w, x.expr); });
         } else if constexpr (std::is_same_v<X, Val::SymFloat>) {
-          return oneKey("as_sym_float", symExprJson(x.expr));
+          oneKey(w, "as_sym_float", [&] { symExprJson(w, x.expr); });
         } else if constexpr (std::is_same_v<X, Val::SymBool>) {
-          return oneKey("as_sym_bool", symExprJson(x.expr));
+          oneKey(w, "as_sym_bool", [&] { symExprJson(w, x.expr); });
         } else if constexpr (std::is_same_v<X, Val::CustomObj>) {
-          return oneKey("as_custom_obj", oneKey("class_fqn", x.class_fqn));
+          oneKey(w, "as_custom_obj", [&] { oneKey(w, "class_fqn", [&] { w.string(x.class_fqn); }); });
         } else {
           static_assert(std::is_same_v<X, Val::Opaque>);
-          return oneKey("as_opaque", oneKey("type_name", x.type_name));
+          oneKey(w, "as_opaque", [&] { oneKey(w, "type_name", [&] { w.string(x.type_name); }); });
         }
       },
       v.variant());
 }
 
-JsonOut constantValueJson(const ConstantValue& v) {
-  if (auto* i = std::get_if<int64_t>(&v)) return oneKey("as_int", *i);
-  if (auto* f = std::get_if<double>(&v)) return oneKey("as_float", floatJson(*f));
-  if (auto* s = std::get_if<std::string>(&v)) return oneKey("as_string", *s);
-  if (auto* b = std::get_if<bool>(&v)) return oneKey("as_bool", *b);
-  return oneKey("as_none", true);
+void constantValueJson(JsonWriter& w, const ConstantValue& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return oneKey(w, "as_int", [&] { w.integer(*i); });
+  if (auto* f = std::get_if<double>(&v)) return oneKey(w, "as_float", [&] { floatJson(w, *f); });
+  if (auto* s = std::get_if<std::string>(&v)) return oneKey(w, "as_string", [&] { w.string(*s); });
+  if (auto* b = std::get_if<bool>(&v)) return oneKey(w, "as_bool", [&] { w.boolean(*b); });
+  oneKey(w, "as_none", [&] { w.boolean(true); });
 }
 
 // A signature argument as torch's Argument union where it has a form, else the
 // "epsmith.spec_arg" extension.
-JsonOut specArgJson(const SpecArg& a) {
+void specArgJson(JsonWriter& w, const SpecArg& a) {
   using K = SpecArg::Kind;
   if (isClean(a)) {
     switch (a.kind) {
-      case K::Tensor: return oneKey("as_tensor", nameObject(a.name));
-      case K::SymInt: return oneKey("as_sym_int", oneKey("as_name", a.name));
-      case K::SymFloat: return oneKey("as_sym_float", oneKey("as_name", a.name));
-      case K::SymBool: return oneKey("as_sym_bool", oneKey("as_name", a.name));
-      case K::CustomObj: {
-        JsonOut o = nameObject(a.name);
-        o.add("class_fqn", a.class_fqn);
-        return oneKey("as_custom_obj", std::move(o));
-      }
+      case K::Tensor: return oneKey(w, "as_tensor", [&] { nameObject(w, a.name); });
+      case K::SymInt: return namedSym(w, "as_sym_int", a.name);
+      case K::SymFloat: return namedSym(w, "as_sym_float", a.name);
+      case K::SymBool: return namedSym(w, "as_sym_bool", a.name);
+      case K::CustomObj: return oneKey(w, "as_custom_obj", [&] { customObjArgument(w, a.name, a.class_fqn); });
       case K::Constant:
-        if (a.name.empty()) return constantValueJson(a.value);
+        if (a.name.empty()) return constantValueJson(w, a.value);
         break;
       case K::Token: break;
     }
   }
-  JsonOut o = JsonOut::object();
-  o.add("kind", std::string(specArgKindName(a.kind)));
-  o.add("name", a.name);
-  o.add("class_fqn", a.class_fqn);
-  o.add("value", constantValueJson(a.value));
-  return oneKey("epsmith.spec_arg", std::move(o));
+  oneKey(w, "epsmith.spec_arg", [&] {
+    w.beginObject();
+    w.key("kind").string(specArgKindName(a.kind));
+    w.key("name").string(a.name);
+    w.key("class_fqn").string(a.class_fqn);
+    w.key("value");
+    constantValueJson(w, a.value);
+    w.endObject();
+  });
 }
 
-JsonOut inputSpecJson(const InputSpec& s) {
+void inputSpecJson(JsonWriter& w, const InputSpec& s) {
   const bool plain = !s.persistent;
-  auto with = [&](const char* tag, JsonOut arg, const char* target_field, bool with_persistent = false) {
-    JsonOut o = JsonOut::object();
-    o.add("arg", std::move(arg));
-    if (target_field) o.add(target_field, *s.target);
-    if (with_persistent) o.add("persistent", *s.persistent);
-    return oneKey(tag, std::move(o));
+  // {tag: {"arg": ..., target_field: target, "persistent": ...}}, the arg written by `arg()`.
+  auto with = [&](const char* tag, auto&& arg, const char* target_field, bool with_persistent = false) {
+    oneKey(w, tag, [&] {
+      w.beginObject();
+      w.key("arg");
+      arg();
+      if (target_field) w.key(target_field).string(*s.target);
+      if (with_persistent) w.key("persistent").boolean(*s.persistent);
+      w.endObject();
+    });
   };
+  auto name = [&] { nameObject(w, s.arg.name); };
   switch (s.kind) {
     case InputKind::UserInput:
       if (!plain || s.target) break;
       if (s.arg.kind == SpecArg::Kind::Constant && !s.arg.name.empty() && isClean(s.arg)) {
-        JsonOut o = JsonOut::object();
-        o.add("name", s.arg.name);
-        o.add("value", constantValueJson(s.arg.value));
-        return oneKey("constant_input", std::move(o));
+        return oneKey(w, "constant_input", [&] {
+          w.beginObject();
+          w.key("name").string(s.arg.name);
+          w.key("value");
+          constantValueJson(w, s.arg.value);
+          w.endObject();
+        });
       }
-      return with("user_input", specArgJson(s.arg), nullptr);
+      return with("user_input", [&] { specArgJson(w, s.arg); }, nullptr);
     case InputKind::Parameter:
-      if (plain && s.target && cleanTensor(s.arg)) {
-        return with("parameter", nameObject(s.arg.name), "parameter_name");
-      }
+      if (plain && s.target && cleanTensor(s.arg)) return with("parameter", name, "parameter_name");
       break;
     case InputKind::Buffer:
       if (s.persistent && s.target && cleanTensor(s.arg)) {
-        return with("buffer", nameObject(s.arg.name), "buffer_name", /*with_persistent=*/true);
+        return with("buffer", name, "buffer_name", /*with_persistent=*/true);
       }
       break;
     case InputKind::ConstantTensor:
-      if (plain && s.target && cleanTensor(s.arg)) {
-        return with("tensor_constant", nameObject(s.arg.name), "tensor_constant_name");
-      }
+      if (plain && s.target && cleanTensor(s.arg)) return with("tensor_constant", name, "tensor_constant_name");
       break;
     case InputKind::CustomObj:
       if (plain && s.target && s.arg.kind == SpecArg::Kind::CustomObj && isClean(s.arg)) {
-        JsonOut arg = nameObject(s.arg.name);
-        arg.add("class_fqn", s.arg.class_fqn);
-        return with("custom_obj", std::move(arg), "custom_obj_name");
+        return with("custom_obj", [&] { customObjArgument(w, s.arg.name, s.arg.class_fqn); }, "custom_obj_name");
       }
       break;
     case InputKind::Token:
       if (plain && !s.target && s.arg.kind == SpecArg::Kind::Token && isClean(s.arg)) {
-        return with("token", nameObject(s.arg.name), nullptr);
+        return with("token", name, nullptr);
       }
       break;
   }
-  JsonOut o = JsonOut::object();
-  o.add("kind", std::string(inputKindName(s.kind)));
-  o.add("arg", specArgJson(s.arg));
-  o.add("target", s.target ? JsonOut(*s.target) : JsonOut(nullptr));
-  o.add("persistent", s.persistent ? JsonOut(*s.persistent) : JsonOut(nullptr));
-  return oneKey("epsmith.spec", std::move(o));
+  oneKey(w, "epsmith.spec", [&] {
+    w.beginObject();
+    w.key("kind").string(inputKindName(s.kind));
+    w.key("arg");
+    specArgJson(w, s.arg);
+    w.key("target");
+    if (s.target) {
+      w.string(*s.target);
+    } else {
+      w.null();
+    }
+    w.key("persistent");
+    if (s.persistent) {
+      w.boolean(*s.persistent);
+    } else {
+      w.null();
+    }
+    w.endObject();
+  });
 }
 
-JsonOut outputSpecJson(const OutputSpec& s) {
+void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
   const char* target_field = nullptr;
   const char* tag = nullptr;
   switch (s.kind) {
     case OutputKind::UserOutput:
-      if (!s.target) return oneKey("user_output", oneKey("arg", specArgJson(s.arg)));
+      if (!s.target) {
+        return oneKey(w, "user_output", [&] { oneKey(w, "arg", [&] { specArgJson(w, s.arg); }); });
+      }
       break;
     case OutputKind::LossOutput: tag = "loss_output"; break;
     case OutputKind::BufferMutation: tag = "buffer_mutation"; target_field = "buffer_name"; break;
@@ -250,21 +286,32 @@ JsonOut outputSpecJson(const OutputSpec& s) {
       break;
     case OutputKind::Token:
       if (!s.target && s.arg.kind == SpecArg::Kind::Token && isClean(s.arg)) {
-        return oneKey("token", oneKey("arg", nameObject(s.arg.name)));
+        return oneKey(w, "token", [&] { oneKey(w, "arg", [&] { nameObject(w, s.arg.name); }); });
       }
       break;
   }
   if (tag && cleanTensor(s.arg) && (target_field != nullptr) == s.target.has_value()) {
-    JsonOut o = JsonOut::object();
-    o.add("arg", nameObject(s.arg.name));
-    if (target_field) o.add(target_field, *s.target);
-    return oneKey(tag, std::move(o));
+    return oneKey(w, tag, [&] {
+      w.beginObject();
+      w.key("arg");
+      nameObject(w, s.arg.name);
+      if (target_field) w.key(target_field).string(*s.target);
+      w.endObject();
+    });
   }
-  JsonOut o = JsonOut::object();
-  o.add("kind", std::string(outputKindName(s.kind)));
-  o.add("arg", specArgJson(s.arg));
-  o.add("target", s.target ? JsonOut(*s.target) : JsonOut(nullptr));
-  return oneKey("epsmith.spec", std::move(o));
+  oneKey(w, "epsmith.spec", [&] {
+    w.beginObject();
+    w.key("kind").string(outputKindName(s.kind));
+    w.key("arg");
+    specArgJson(w, s.arg);
+    w.key("target");
+    if (s.target) {
+      w.string(*s.target);
+    } else {
+      w.null();
+    }
+    w.endObject();
+  });
 }
 
 bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {
@@ -272,33 +319,47 @@ bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {
          a.torch_fn == b.torch_fn && a.custom == b.custom;
 }
 
-JsonOut metaJson(const NodeMeta& m, bool val_written, const std::string& where) {
-  JsonOut md = JsonOut::object();
-  if (m.stack_trace) md.add(kStackTrace, *m.stack_trace);
+bool metaIsEmpty(const NodeMeta& m, bool val_written) {
+  return !m.stack_trace && !m.nn_module_stack && !m.torch_fn && m.custom.empty() && val_written;
+}
+
+void beginMetaJson(JsonWriter& w, const NodeMeta& m, bool val_written, const std::string& where) {
+  w.beginObject();
+  if (m.stack_trace) w.key(kStackTrace).string(*m.stack_trace);
   if (m.nn_module_stack) {
     std::string text = encodeModuleStack(*m.nn_module_stack);
     if (decodeModuleStack(text) == m.nn_module_stack) {
-      md.add(kModuleStack, text);
+      w.key(kModuleStack).string(text);
     } else {
-      JsonOut list = JsonOut::array();
-      for (const auto& e : *m.nn_module_stack) list.push_back(std::vector<std::string>{e.key, e.path, e.type});
-      md.add(kExtModuleStack, dumpEmbedded(list));
+      JsonWriter list;
+      list.beginArray();
+      for (const auto& e : *m.nn_module_stack) list.strings({e.key, e.path, e.type});
+      list.endArray();
+      w.key(kExtModuleStack).string(list.compact());
     }
   }
   if (m.torch_fn) {
     std::string text = encodeTorchFn(*m.torch_fn);
     if (decodeTorchFn(text) == m.torch_fn) {
-      md.add(kTorchFn, text);
+      w.key(kTorchFn).string(text);
     } else {
-      md.add(kExtTorchFn,
-             dumpEmbedded(std::vector<std::string>{m.torch_fn->first, m.torch_fn->second}));
+      JsonWriter pair;
+      pair.strings({m.torch_fn->first, m.torch_fn->second});
+      w.key(kExtTorchFn).string(pair.compact());
     }
   }
   for (const auto& [key, value] : m.custom) {
-    md.add(isReservedMetaKey(key) ? std::string(kExtCustom) + key : key, value);
+    if (isReservedMetaKey(key)) {
+      w.key(std::string(kExtCustom) + key).string(value);
+    } else {
+      w.key(key).string(value);
+    }
   }
-  if (!val_written) md.add(kExtVal, dumpEmbedded(valJson(m.val, where)));
-  return md;
+  if (!val_written) {
+    JsonWriter val;
+    valJson(val, m.val, where);
+    w.key(kExtVal).string(val.compact());
+  }
 }
 
 }  // namespace epsmith::json_detail

@@ -11,29 +11,38 @@
 
 namespace epsmith::json_detail {
 
-// {"tag": value}: a union member.
-JsonOut oneKey(std::string_view tag, JsonOut value);
-JsonOut nameObject(const std::string& name);  // TensorArgument / TokenArgument: {"name": ...}
-// Compact JSON for a string-valued metadata entry.
-std::string dumpEmbedded(const JsonOut& j);
+// {"tag": value}: a union member, its value written by `value()`.
+template <typename F>
+void oneKey(JsonWriter& w, std::string_view tag, F&& value) {
+  w.beginObject();
+  w.key(tag);
+  value();
+  w.endObject();
+}
+void nameObject(JsonWriter& w, const std::string& name);  // TensorArgument / TokenArgument: {"name": ...}
 
-JsonOut dtypeJson(ScalarType t, const std::string& where);
-JsonOut layoutJson(Layout l, const std::string& where);
-JsonOut memoryFormatJson(MemoryFormat m, const std::string& where);
-JsonOut deviceJson(const Device& d);
-JsonOut symExprJson(const SymExpr& e);
-JsonOut symIntJson(const SymIntValue& v);
-JsonOut tensorMetaJson(const TensorMeta& m, const std::string& where);
+// Where an encoder fails, `where` names the place; "" leaves it to the caller (the graph
+// writer places failures at their node).
+void dtypeJson(JsonWriter& w, ScalarType t, const std::string& where);
+void layoutJson(JsonWriter& w, Layout l, const std::string& where);
+void memoryFormatJson(JsonWriter& w, MemoryFormat m, const std::string& where);
+void deviceJson(JsonWriter& w, const Device& d);
+void symExprJson(JsonWriter& w, const SymExpr& e);
+void symIntJson(JsonWriter& w, const SymIntValue& v);
+void tensorMetaJson(JsonWriter& w, const TensorMeta& m, const std::string& where);
 // The "epsmith.val" union.
-JsonOut valJson(const Val& v, const std::string& where);
-JsonOut constantValueJson(const ConstantValue& v);
+void valJson(JsonWriter& w, const Val& v, const std::string& where);
+void constantValueJson(JsonWriter& w, const ConstantValue& v);
 
-JsonOut specArgJson(const SpecArg& a);
-JsonOut inputSpecJson(const InputSpec& s);
-JsonOut outputSpecJson(const OutputSpec& s);
+void specArgJson(JsonWriter& w, const SpecArg& a);
+void inputSpecJson(JsonWriter& w, const InputSpec& s);
+void outputSpecJson(JsonWriter& w, const OutputSpec& s);
 
 bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b);
 // Node metadata as torch's {str: str} plus extensions; "epsmith.val" unless `val_written`.
-JsonOut metaJson(const NodeMeta& m, bool val_written, const std::string& where);
+// The object is left open for the caller's own extension keys.
+void beginMetaJson(JsonWriter& w, const NodeMeta& m, bool val_written, const std::string& where);
+// Whether beginMetaJson writes no member.
+bool metaIsEmpty(const NodeMeta& m, bool val_written);
 
 }  // namespace epsmith::json_detail

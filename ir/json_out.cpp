@@ -1,6 +1,7 @@
-// JSON values written as text; see ir/json_out.h.
+// JSON written front to back; see ir/json_out.h.
 #include "ir/json_out.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -9,104 +10,145 @@
 
 namespace epsmith::json_detail {
 
-void appendQuoted(std::string& out, std::string_view s) {
+namespace {
+
+// The bytes a string literal holds as they are: printable ASCII but the quote and backslash.
+struct PlainBytes {
+  bool plain[256] = {};
+  constexpr PlainBytes() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainBytes kPlain;
+
+}  // namespace
+
+void JsonWriter::Text::grow(size_t n) {
+  const size_t capacity = std::max(size_ + n, std::max<size_t>(2 * capacity_, 256));
+  char* data = new char[capacity];
+  if (size_) std::memcpy(data, data_, size_);
+  delete[] data_;
+  data_ = data;
+  capacity_ = capacity;
+}
+
+void JsonWriter::quoted(std::string_view s) {
   static const char* kHex = "0123456789abcdef";
-  out += '"';
+  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  size_t plain = 0;
+  while (plain < s.size() && kPlain.plain[bytes[plain]]) ++plain;
+  if (plain == s.size()) {  // nearly every string: nothing to escape, one copy
+    char* o = text_.room(s.size() + 2);
+    o[0] = '"';
+    std::memcpy(o + 1, s.data(), s.size());
+    o[s.size() + 1] = '"';
+    text_.commit(s.size() + 2);
+    return;
+  }
+  text_.push('"');
   size_t i = 0;
   while (i < s.size()) {
     // The run of characters that need no escape, appended at once.
     size_t j = i;
-    while (j < s.size()) {
-      auto c = static_cast<unsigned char>(s[j]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
-      ++j;
-    }
-    out.append(s.data() + i, j - i);
+    while (j < s.size() && kPlain.plain[bytes[j]]) ++j;
+    text_.append(s.data() + i, j - i);
     i = j;
     if (i == s.size()) break;
-    auto c = static_cast<unsigned char>(s[i]);
+    const unsigned char c = bytes[i];
     if (c >= 0x80) {
-      size_t n = utf8SequenceLength(reinterpret_cast<const unsigned char*>(s.data()) + i, s.size() - i);
+      size_t n = utf8SequenceLength(bytes + i, s.size() - i);
       if (n == 0) {
         fail("", "a string is not valid UTF-8 at its byte " + std::to_string(i) + " (it begins " +
                      jsonQuoted(s.substr(0, std::min<size_t>(i, 40))) + ")");
       }
-      out.append(s.data() + i, n);
+      text_.append(s.data() + i, n);
       i += n;
       continue;
     }
-    out += '\\';
+    text_.push('\\');
     switch (c) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '\b': out += 'b'; break;
-      case '\f': out += 'f'; break;
-      case '\n': out += 'n'; break;
-      case '\r': out += 'r'; break;
-      case '\t': out += 't'; break;
-      default:
-        out += "u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
+      case '"': text_.push('"'); break;
+      case '\\': text_.push('\\'); break;
+      case '\b': text_.push('b'); break;
+      case '\f': text_.push('f'); break;
+      case '\n': text_.push('n'); break;
+      case '\r': text_.push('r'); break;
+      case '\t': text_.push('t'); break;
+      default: {
+        const char escape[5] = {'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        text_.append(escape, sizeof escape);
+      }
     }
     ++i;
   }
-  out += '"';
+  text_.push('"');
 }
 
-JsonOut::JsonOut(std::string_view s) {
-  text_.reserve(s.size() + 2);
-  appendQuoted(text_, s);
+void JsonWriter::integer(int64_t v) {
+  separate();
+  char* o = text_.room(24);
+  auto [end, ec] = std::to_chars(o, o + 24, v);
+  text_.commit(static_cast<size_t>(end - o));
+  need_comma_ = true;
 }
 
-JsonOut::JsonOut(const std::vector<int64_t>& v) : JsonOut(Kind::Array) {
-  for (int64_t x : v) push_back(x);
-}
-
-JsonOut::JsonOut(const std::vector<bool>& v) : JsonOut(Kind::Array) {
-  for (bool x : v) push_back(x);
-}
-
-JsonOut::JsonOut(const std::vector<std::string>& v) : JsonOut(Kind::Array) {
-  for (const auto& x : v) push_back(x);
-}
-
-JsonOut JsonOut::number(double v) {
+void JsonWriter::number(double v) {
+  separate();
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  JsonOut out;
-  out.text_.assign(buf, end);
-  if (out.text_.find_first_of(".e") == std::string::npos) out.text_ += ".0";
-  return out;
+  const std::string_view spelled(buf, static_cast<size_t>(end - buf));
+  text_.append(buf, spelled.size());
+  if (spelled.find_first_of(".e") == std::string_view::npos) text_.append(".0", 2);
+  need_comma_ = true;
 }
 
-void JsonOut::separate() {
-  if (count_++) text_ += ',';
-}
-
-void JsonOut::appendTo(std::string& out) const {
-  out += text_;
-  if (kind_ == Kind::Array) out += ']';
-  if (kind_ == Kind::Object) out += '}';
-}
-
-void JsonOut::add(std::string_view key, const JsonOut& value) {
+void JsonWriter::string(std::string_view s) {
   separate();
-  appendQuoted(text_, key);
-  text_ += ':';
-  value.appendTo(text_);
+  quoted(s);
+  need_comma_ = true;
 }
 
-void JsonOut::push_back(const JsonOut& value) {
+void JsonWriter::base64(const std::vector<uint8_t>& bytes) {
   separate();
-  value.appendTo(text_);
+  const size_t n = base64Size(bytes.size());
+  char* o = text_.room(n + 2);
+  o[0] = '"';
+  writeBase64(bytes, o + 1);
+  o[n + 1] = '"';
+  text_.commit(n + 2);
+  need_comma_ = true;
 }
 
-std::string JsonOut::compact() const {
-  std::string out;
-  out.reserve(text_.size() + 1);
-  appendTo(out);
-  return out;
+void JsonWriter::integers(const std::vector<int64_t>& v) {
+  beginArray();
+  for (int64_t x : v) integer(x);
+  endArray();
+}
+
+void JsonWriter::booleans(const std::vector<bool>& v) {
+  beginArray();
+  for (bool x : v) boolean(x);
+  endArray();
+}
+
+void JsonWriter::strings(const std::vector<std::string>& v) {
+  beginArray();
+  for (const auto& x : v) string(x);
+  endArray();
+}
+
+void JsonWriter::raw(std::string_view compact_value) {
+  separate();
+  text_.append(compact_value.data(), compact_value.size());
+  need_comma_ = true;
+}
+
+JsonWriter& JsonWriter::key(std::string_view k) {
+  separate();
+  quoted(k);
+  text_.push(':');
+  need_comma_ = false;
+  return *this;
 }
 
 namespace {
@@ -171,8 +213,7 @@ void layOut(std::string_view text, Emit&& emit, Break&& brk) {
 
 }  // namespace
 
-std::string JsonOut::indented() const {
-  const std::string text = compact();
+std::string JsonWriter::indented(std::string_view text) {
   // Two passes, one to size the output and one to fill it.
   size_t size = 0;
   layOut(text, [&](const char*, size_t n) { size += n; }, [&](size_t depth) { size += 1 + depth; });

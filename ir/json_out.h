@@ -1,70 +1,117 @@
-// A JSON value being written, held as its compact text. Internal to ir/json_*.cpp.
+// JSON written front to back into one string. Internal to ir/json_*.cpp.
 //
 // Note [JSON written as text]
-// The writer built nlohmann's ordered_json tree (a heap block for every object, array,
-// string and key), serialized it and then destroyed it: writing a program took as long as
-// everything else check D4 does but run it. A JsonOut is the value's text from the start:
-// a scalar is its spelling, a container its opening bracket and the members added so far,
-// closed when it is added to its parent or printed. Values are built bottom-up, as the
-// writer always built them, and each byte is written once; the indented form files use
-// (nlohmann's dump(1) layout) is one pass over the finished text. Strings are checked as
-// UTF-8 when they are made: an invalid one fails there (json_detail::fail, with no place:
-// the writer, which knows the node or table, names it).
+// The writer first built nlohmann's ordered_json tree (a heap block for every object,
+// array, string and key), serialized it and then destroyed it; then values that each held
+// their own compact text, copied into their parent's text once per level. Both cost more
+// than the bytes they wrote: the second spent most of its time growing and freeing the
+// thousands of small strings a program's values were, and copying each byte once per
+// level of nesting. A JsonWriter appends every byte once, in file order, to one string:
+// callers open a container, write its members, close it; commas and colons are its own
+// business. Where the file order is not the order the writer learns things in (a graph's
+// tensor_values table, filled while its nodes are written, comes after them), the part
+// learned early goes to a writer of its own and is spliced in whole (`raw`). The indented
+// form files use (nlohmann's dump(1) layout) is one pass over the finished compact text.
+// Strings are checked as UTF-8 when they are written: an invalid one fails there
+// (json_detail::fail, with no place: the writer, which knows the node or table, names it).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace epsmith::json_detail {
 
-class JsonOut {
+class JsonWriter {
  public:
-  JsonOut() : text_("null") {}
-  JsonOut(std::nullptr_t) : JsonOut() {}
-  JsonOut(bool b) : text_(b ? "true" : "false") {}
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  JsonOut(T v) : text_(std::to_string(v)) {}
-  JsonOut(std::string_view s);
-  JsonOut(const std::string& s) : JsonOut(std::string_view(s)) {}
-  JsonOut(const char* s) : JsonOut(std::string_view(s)) {}
-  // Arrays of scalars.
-  JsonOut(const std::vector<int64_t>& v);
-  JsonOut(const std::vector<bool>& v);
-  JsonOut(const std::vector<std::string>& v);
+  JsonWriter() = default;
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
+  // Scalars: a value in an array, after a key in an object, or the whole document.
+  void null() { item("null", 4); }
+  void boolean(bool b) { b ? item("true", 4) : item("false", 5); }
+  void integer(int64_t v);
   // A finite double in its shortest round-trip spelling (with ".0" when integral).
-  static JsonOut number(double v);
-  static JsonOut array() { return JsonOut(Kind::Array); }
-  static JsonOut object() { return JsonOut(Kind::Object); }
+  void number(double v);
+  // A string literal; fails on text that is not valid UTF-8.
+  void string(std::string_view s);
+  // Bytes as a base64 string literal (torch's encoding of storage bytes).
+  void base64(const std::vector<uint8_t>& bytes);
+  // Arrays of scalars.
+  void integers(const std::vector<int64_t>& v);
+  void booleans(const std::vector<bool>& v);
+  void strings(const std::vector<std::string>& v);
+  // A value already written as compact JSON (by another JsonWriter).
+  void raw(std::string_view compact_value);
 
-  // Objects: a member whose key the caller knows is new. Arrays: an element.
-  void add(std::string_view key, const JsonOut& value);
-  void push_back(const JsonOut& value);
+  void beginObject() { open('{'); }
+  void endObject() { close('}'); }
+  void beginArray() { open('['); }
+  void endArray() { close(']'); }
+  // An object member's key; its value is what is written next.
+  JsonWriter& key(std::string_view k);
 
-  bool isNull() const { return kind_ == Kind::Scalar && text_ == "null"; }
-  // Arrays and objects: no members yet.
-  bool empty() const { return count_ == 0; }
-
-  // Compact text, as nlohmann's dump() spells it.
-  std::string compact() const;
+  // The compact text, as nlohmann's dump() spells it.
+  std::string_view compact() const { return text_.view(); }
+  std::string take() const { return std::string(text_.view()); }
   // With one space per level and a line per member, as nlohmann's dump(1).
-  std::string indented() const;
+  static std::string indented(std::string_view compact);
 
  private:
-  enum class Kind : uint8_t { Scalar, Array, Object };
-  explicit JsonOut(Kind kind) : text_(kind == Kind::Array ? "[" : "{"), kind_(kind) {}
-  void appendTo(std::string& out) const;
-  void separate();
+  // A growable run of bytes that, unlike std::string, does not fill what it is about to
+  // overwrite, and appends inline.
+  class Text {
+   public:
+    Text() = default;
+    Text(const Text&) = delete;
+    Text& operator=(const Text&) = delete;
+    ~Text() { delete[] data_; }
+    // Room for `n` more bytes; the caller writes them and then calls commit(n).
+    char* room(size_t n) {
+      if (capacity_ - size_ < n) grow(n);
+      return data_ + size_;
+    }
+    void commit(size_t n) { size_ += n; }
+    void append(const char* p, size_t n) {
+      std::memcpy(room(n), p, n);
+      size_ += n;
+    }
+    void push(char c) {
+      *room(1) = c;
+      ++size_;
+    }
+    std::string_view view() const { return {data_, size_}; }
 
-  std::string text_;  // a container's lacks its closing bracket
-  Kind kind_ = Kind::Scalar;
-  size_t count_ = 0;
+   private:
+    void grow(size_t n);
+    char* data_ = nullptr;
+    size_t size_ = 0, capacity_ = 0;
+  };
+
+  void separate() {
+    if (need_comma_) text_.push(',');
+  }
+  void item(const char* literal, size_t n) {
+    separate();
+    text_.append(literal, n);
+    need_comma_ = true;
+  }
+  void open(char bracket) {
+    separate();
+    text_.push(bracket);
+    need_comma_ = false;
+  }
+  void close(char bracket) {
+    text_.push(bracket);
+    need_comma_ = true;
+  }
+  void quoted(std::string_view s);
+
+  Text text_;
+  bool need_comma_ = false;  // a value or a closed container was the last thing written
 };
-
-// Appends `s` as a JSON string literal; fails on text that is not valid UTF-8.
-void appendQuoted(std::string& out, std::string_view s);
 
 }  // namespace epsmith::json_detail

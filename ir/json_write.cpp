@@ -19,83 +19,93 @@ void ProgramWriter::registerAttributeStorages(const Graph& g) {
   }
 }
 
-JsonOut ProgramWriter::tensorValueJson(const TensorValue& t, const std::string& where,
-                                     bool storage_optional) {
-  JsonOut o = JsonOut::object();
+void ProgramWriter::tensorValueJson(JsonWriter& w, const TensorValue& t, const std::string& where,
+                                    bool storage_optional) {
+  w.beginObject();
+  w.key("storage");
   if (!t.storage) {
     if (!storage_optional) fail(where, "tensor has no storage");
-    o.add("storage", nullptr);
+    w.null();
   } else {
     if (auto error = checkTensorBounds(t)) fail(where, *error);
-    o.add("storage", storage_index_.at(t.storage.get()));
+    w.integer(storage_index_.at(t.storage.get()));
   }
-  o.add("sizes", t.sizes);
-  o.add("strides", t.strides);
-  o.add("storage_offset", t.storage_offset);
-  o.add("requires_grad", t.requires_grad);
-  return o;
+  w.key("sizes").integers(t.sizes);
+  w.key("strides").integers(t.strides);
+  w.key("storage_offset").integer(t.storage_offset);
+  w.key("requires_grad").boolean(t.requires_grad);
+  w.endObject();
 }
 
-const JsonOut& ProgramWriter::subgraphJson(const Graph& g, const std::string& gpath) {
+const std::string& ProgramWriter::subgraphJson(const Graph& g, const std::string& gpath) {
   auto it = subgraphs_.find(&g);
   if (it == subgraphs_.end()) {
-    JsonOut json = GraphWriter(*this, g, gpath, /*sig=*/nullptr).write();
-    it = subgraphs_.emplace(&g, std::move(json)).first;
+    JsonWriter json;
+    GraphWriter(*this, g, gpath, /*sig=*/nullptr).write(json);
+    it = subgraphs_.emplace(&g, json.take()).first;
   }
   return it->second;
 }
 
-JsonOut ProgramWriter::storagesJson() const {
-  JsonOut list = JsonOut::array();
+void ProgramWriter::storagesJson(JsonWriter& w) const {
+  w.beginArray();
   for (size_t i = 0; i < storages_.size(); ++i) {
     const Storage& s = *storages_[i];
     const std::string where = indexPath("$.epsmith.storages", i);
     int64_t size = elementSize(s.dtype);
     if (size == 0 ? !s.bytes.empty() : s.bytes.size() % size != 0) {
-      fail(where, "storage of " + std::string(torchName(s.dtype)) + " has " +
-                      std::to_string(s.bytes.size()) + " bytes, not a whole number of elements");
+      fail(where, "storage of " + std::string(torchName(s.dtype)) + " has " + std::to_string(s.bytes.size()) +
+                      " bytes, not a whole number of elements");
     }
-    JsonOut o = JsonOut::object();
-    o.add("dtype", dtypeJson(s.dtype, where));
-    o.add("numel", s.numel());
-    o.add("data", base64Encode(s.bytes));
-    list.push_back(std::move(o));
+    w.beginObject();
+    w.key("dtype");
+    dtypeJson(w, s.dtype, where);
+    w.key("numel").integer(s.numel());
+    w.key("data").base64(s.bytes);
+    w.endObject();
   }
-  return list;
+  w.endArray();
 }
 
-JsonOut ProgramWriter::moduleCallGraphJson() const {
-  JsonOut list = JsonOut::array();
+void ProgramWriter::moduleCallGraphJson(JsonWriter& w) const {
+  w.beginArray();
   for (const auto& entry : p_.module_call_graph) {
-    JsonOut o = JsonOut::object();
-    o.add("fqn", entry.fqn);
+    w.beginObject();
+    w.key("fqn").string(entry.fqn);
+    w.key("signature");
     if (!entry.signature) {
-      o.add("signature", nullptr);
+      w.null();
     } else {
       const ModuleCallSignature& s = *entry.signature;
-      JsonOut sig = JsonOut::object();
-      JsonOut inputs = JsonOut::array(), outputs = JsonOut::array();
-      for (const auto& a : s.inputs) inputs.push_back(specArgJson(a));
-      for (const auto& a : s.outputs) outputs.push_back(specArgJson(a));
-      sig.add("inputs", inputs);
-      sig.add("outputs", outputs);
-      sig.add("in_spec", s.in_spec);
-      sig.add("out_spec", s.out_spec);
-      sig.add("forward_arg_names", s.forward_arg_names ? JsonOut(*s.forward_arg_names) : JsonOut(nullptr));
-      o.add("signature", std::move(sig));
+      w.beginObject();
+      w.key("inputs").beginArray();
+      for (const auto& a : s.inputs) specArgJson(w, a);
+      w.endArray();
+      w.key("outputs").beginArray();
+      for (const auto& a : s.outputs) specArgJson(w, a);
+      w.endArray();
+      w.key("in_spec").string(s.in_spec);
+      w.key("out_spec").string(s.out_spec);
+      w.key("forward_arg_names");
+      if (s.forward_arg_names) {
+        w.strings(*s.forward_arg_names);
+      } else {
+        w.null();
+      }
+      w.endObject();
     }
-    list.push_back(std::move(o));
+    w.endObject();
   }
-  return list;
+  w.endArray();
 }
 
-static JsonOut stringMap(const std::map<std::string, std::string>& m) {
-  JsonOut o = JsonOut::object();
-  for (const auto& [k, v] : m) o.add(k, v);
-  return o;
+static void stringMap(JsonWriter& w, const std::map<std::string, std::string>& m) {
+  w.beginObject();
+  for (const auto& [k, v] : m) w.key(k).string(v);
+  w.endObject();
 }
 
-JsonOut ProgramWriter::write() {
+std::string ProgramWriter::write() {
   for (const auto& [fqn, entry] : p_.state_dict) registerStorage(entry.tensor);
   for (const auto& [name, c] : p_.constants) {
     if (c.tensor) registerStorage(*c.tensor);
@@ -105,95 +115,120 @@ JsonOut ProgramWriter::write() {
   }
   registerAttributeStorages(p_.graph());
 
-  JsonOut gm = JsonOut::object();
-  gm.add("graph", GraphWriter(*this, p_.graph(), "", &p_.signature).write());
-  JsonOut sig = JsonOut::object();
-  JsonOut input_specs = JsonOut::array(), output_specs = JsonOut::array();
-  for (const auto& s : p_.signature.input_specs) input_specs.push_back(inputSpecJson(s));
-  for (const auto& s : p_.signature.output_specs) output_specs.push_back(outputSpecJson(s));
-  sig.add("input_specs", input_specs);
-  sig.add("output_specs", output_specs);
-  gm.add("signature", std::move(sig));
-  gm.add("module_call_graph", moduleCallGraphJson());
-  gm.add("metadata", stringMap(p_.metadata));
-  JsonOut namedtuples = JsonOut::object();
+  JsonWriter w;
+  w.beginObject();
+  w.key("exported_program").beginObject();
+  w.key("graph_module").beginObject();
+  w.key("graph");
+  GraphWriter(*this, p_.graph(), "", &p_.signature).write(w);
+  w.key("signature").beginObject();
+  w.key("input_specs").beginArray();
+  for (const auto& s : p_.signature.input_specs) inputSpecJson(w, s);
+  w.endArray();
+  w.key("output_specs").beginArray();
+  for (const auto& s : p_.signature.output_specs) outputSpecJson(w, s);
+  w.endArray();
+  w.endObject();
+  w.key("module_call_graph");
+  moduleCallGraphJson(w);
+  w.key("metadata");
+  stringMap(w, p_.metadata);
+  w.key("treespec_namedtuple_fields").beginObject();
   for (const auto& [type, fields] : p_.treespec_namedtuple_fields) {
-    namedtuples.add(type, oneKey("field_names", fields));
+    w.key(type);
+    oneKey(w, "field_names", [&] { w.strings(fields); });
   }
-  gm.add("treespec_namedtuple_fields", std::move(namedtuples));
+  w.endObject();
+  w.endObject();  // graph_module
 
-  JsonOut ep = JsonOut::object();
-  ep.add("graph_module", std::move(gm));
-  JsonOut opset = JsonOut::object();
-  for (const auto& [ns, version] : p_.opset_version) opset.add(ns, version);
-  ep.add("opset_version", std::move(opset));
-  JsonOut ranges = JsonOut::object();
+  w.key("opset_version").beginObject();
+  for (const auto& [ns, version] : p_.opset_version) w.key(ns).integer(version);
+  w.endObject();
+  w.key("range_constraints").beginObject();
   for (const auto& [symbol, range] : p_.range_constraints) {
-    JsonOut r = JsonOut::object();
-    r.add("min_val", range.min_val ? JsonOut(*range.min_val) : JsonOut(nullptr));
-    r.add("max_val", range.max_val ? JsonOut(*range.max_val) : JsonOut(nullptr));
-    ranges.add(symbol, std::move(r));
+    w.key(symbol).beginObject();
+    w.key("min_val");
+    if (range.min_val) {
+      w.integer(*range.min_val);
+    } else {
+      w.null();
+    }
+    w.key("max_val");
+    if (range.max_val) {
+      w.integer(*range.max_val);
+    } else {
+      w.null();
+    }
+    w.endObject();
   }
-  ep.add("range_constraints", std::move(ranges));
-  JsonOut version = JsonOut::object();
-  version.add("major", p_.schema_version.major);
-  version.add("minor", p_.schema_version.minor);
-  ep.add("schema_version", std::move(version));
-  ep.add("verifiers", p_.verifiers);
-  ep.add("torch_version", p_.torch_version);
-  ep.add("guards_code", p_.guards_code);
+  w.endObject();
+  w.key("schema_version").beginObject();
+  w.key("major").integer(p_.schema_version.major);
+  w.key("minor").integer(p_.schema_version.minor);
+  w.endObject();
+  w.key("verifiers").strings(p_.verifiers);
+  w.key("torch_version").string(p_.torch_version);
+  w.key("guards_code").strings(p_.guards_code);
+  w.endObject();  // exported_program
 
-  JsonOut eps = JsonOut::object();
-  eps.add("format_version", kFormatVersion);
-  eps.add("storages", storagesJson());
-  JsonOut state = JsonOut::object();
+  w.key("epsmith").beginObject();
+  w.key("format_version").integer(kFormatVersion);
+  w.key("storages");
+  storagesJson(w);
+  w.key("state_dict").beginObject();
   for (const auto& [fqn, entry] : p_.state_dict) {
-    JsonOut o = JsonOut::object();
-    o.add("is_param", entry.is_parameter);
-    o.add("tensor", tensorValueJson(entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor",
-                                  /*storage_optional=*/false));
-    state.add(fqn, std::move(o));
+    w.key(fqn).beginObject();
+    w.key("is_param").boolean(entry.is_parameter);
+    w.key("tensor");
+    tensorValueJson(w, entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor", /*storage_optional=*/false);
+    w.endObject();
   }
-  eps.add("state_dict", std::move(state));
-  JsonOut constants = JsonOut::object();
+  w.endObject();
+  w.key("constants").beginObject();
   for (const auto& [name, c] : p_.constants) {
-    const std::string where = keyPath("$.epsmith.constants", name);
-    if (c.tensor && !c.class_fqn.empty()) fail(where, "constant has both a tensor and a class");
-    constants.add(name,
-              c.tensor ? oneKey("as_tensor", tensorValueJson(*c.tensor, where + ".as_tensor", false))
-                       : oneKey("as_custom_obj", oneKey("class_fqn", c.class_fqn)));
+    if (c.tensor && !c.class_fqn.empty()) fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
+    w.key(name);
+    if (c.tensor) {
+      oneKey(w, "as_tensor", [&] {
+        tensorValueJson(w, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false);
+      });
+    } else {
+      oneKey(w, "as_custom_obj", [&] { oneKey(w, "class_fqn", [&] { w.string(c.class_fqn); }); });
+    }
   }
-  eps.add("constants", std::move(constants));
-  JsonOut inputs = JsonOut::array();
+  w.endObject();
+  w.key("example_inputs").beginArray();
   for (size_t i = 0; i < p_.example_inputs.size(); ++i) {
     const InputValue& in = p_.example_inputs[i];
     switch (in.kind) {
       case InputValue::Kind::Tensor:
-        inputs.push_back(oneKey(
-            "as_tensor", tensorValueJson(in.tensor, indexPath("$.epsmith.example_inputs", i) + ".as_tensor", false)));
+        oneKey(w, "as_tensor", [&] {
+          tensorValueJson(w, in.tensor, indexPath("$.epsmith.example_inputs", i) + ".as_tensor", false);
+        });
         break;
-      case InputValue::Kind::Int: inputs.push_back(oneKey("as_int", in.i)); break;
-      case InputValue::Kind::Float: inputs.push_back(oneKey("as_float", floatJson(in.f))); break;
-      case InputValue::Kind::Bool: inputs.push_back(oneKey("as_bool", in.b)); break;
-      case InputValue::Kind::None: inputs.push_back(oneKey("as_none", true)); break;
+      case InputValue::Kind::Int: oneKey(w, "as_int", [&] { w.integer(in.i); }); break;
+      case InputValue::Kind::Float: oneKey(w, "as_float", [&] { floatJson(w, in.f); }); break;
+      case InputValue::Kind::Bool: oneKey(w, "as_bool", [&] { w.boolean(in.b); }); break;
+      case InputValue::Kind::None: oneKey(w, "as_none", [&] { w.boolean(true); }); break;
     }
   }
-  eps.add("example_inputs", std::move(inputs));
-  eps.add("attributes", std::move(attributes_));
-  eps.add("graphs", std::move(graphs_));
-
-  JsonOut root = JsonOut::object();
-  root.add("exported_program", std::move(ep));
-  root.add("epsmith", std::move(eps));
-  return root;
+  w.endArray();
+  attributes_.endObject();
+  graphs_.endObject();
+  w.key("attributes").raw(attributes_.compact());
+  w.key("graphs").raw(graphs_.compact());
+  w.endObject();  // epsmith
+  w.endObject();
+  return w.take();
 }
 
 }  // namespace json_detail
 
 Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout) {
   try {
-    json_detail::JsonOut root = json_detail::ProgramWriter(p).write();
-    return (layout == JsonLayout::Indented ? root.indented() : root.compact()) + "\n";
+    std::string compact = json_detail::ProgramWriter(p).write();
+    if (layout == JsonLayout::Indented) compact = json_detail::JsonWriter::indented(compact);
+    return compact + "\n";
   } catch (const json_detail::Failure& f) {
     if (f.error.where.empty()) return LoadError{"$", f.error.message};  // a string outside the graphs
     return f.error;

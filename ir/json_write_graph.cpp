@@ -7,6 +7,13 @@
 
 namespace epsmith::json_detail {
 
+GraphWriter::GraphWriter(ProgramWriter& w, const Graph& g, std::string gpath, const GraphSignature* sig)
+    : w_(w), g_(g), gpath_(std::move(gpath)), sig_(sig) {
+  for (JsonWriter* table : {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
+    table->beginObject();
+  }
+}
+
 void GraphWriter::validate() {
   const std::string graph_where = gpath_.empty() ? "graph" : gpath_;
   if (g_.empty() || !g_.nodes().back().isOutput()) {
@@ -169,7 +176,7 @@ void GraphWriter::planGetAttrFolds() {
   }
 }
 
-std::string GraphWriter::ref(const Node* n, const Node& user) const {
+const std::string& GraphWriter::ref(const Node* n, const Node& user) const {
   if (!n) fail(where(user), "an argument refers to no node");
   if (n->owningGraph() != &g_) {
     fail(where(user), "an argument refers to node '" + n->name() + "' of another graph");
@@ -177,332 +184,434 @@ std::string GraphWriter::ref(const Node* n, const Node& user) const {
   return n->name();
 }
 
-JsonOut GraphWriter::argJson(const Argument& a, const Node& user) {
-  auto tensorArg = [&](const Node* n) { return nameObject(ref(n, user)); };
+namespace {
+
+const std::string kNoWhere;  // failures inside located() are placed at their node
+
+// Whether a node value has a form as a node output (GraphWriter::outputFor).
+bool hasOutputForm(const Val& v) {
+  return v.isTensor() || v.get<Val::SymInt>() || v.get<int64_t>() || v.get<Val::SymFloat>() ||
+         v.get<double>() || v.get<Val::SymBool>() || v.get<bool>() || v.get<Val::None>();
+}
+
+// Whether `t`, written as `name`, reads back as itself. An ATen op or builtin always gives
+// the same answer, so theirs is kept (every node of every program written asks).
+bool readsBack(const Target& t, const std::string& name) {
+  auto check = [&] {
+    std::optional<Target> back = Target::parse(name, nullptr);
+    return back && *back == t;
+  };
+  const void* key = t.kind() == Target::Kind::Aten      ? static_cast<const void*>(t.op())
+                    : t.kind() == Target::Kind::Builtin ? &Target::builtinParamNames(t.builtinOp())
+                                                        : nullptr;
+  if (!key) return check();
+  thread_local std::unordered_map<const void*, bool> known;
+  auto it = known.find(key);
+  if (it == known.end()) it = known.emplace(key, check()).first;
+  return it->second;
+}
+
+}  // namespace
+
+void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
+  auto tensorArg = [&](const Node* n) { nameObject(w, ref(n, user)); };
   auto optionalTensor = [&](const Node* n) {
-    return n ? oneKey("as_tensor", tensorArg(n)) : oneKey("as_none", true);
+    if (n) {
+      oneKey(w, "as_tensor", [&] { tensorArg(n); });
+    } else {
+      oneKey(w, "as_none", [&] { w.boolean(true); });
+    }
   };
   auto sym = [&](const auto& s, const char* literal_tag, auto literal) {
-    return s.node ? oneKey("as_name", ref(s.node, user)) : oneKey(literal_tag, literal(s.literal));
+    if (s.node) {
+      oneKey(w, "as_name", [&] { w.string(ref(s.node, user)); });
+    } else {
+      oneKey(w, literal_tag, [&] { literal(s.literal); });
+    }
   };
-  auto asIs = [](auto v) { return JsonOut(v); };
-  auto asFloat = [](double v) { return floatJson(v); };
-  const std::string tag(serializedTag(a.kind()));
-  JsonOut value = std::visit(
-      [&](const auto& x) -> JsonOut {
+  auto asInt = [&](int64_t v) { w.integer(v); };
+  auto asBool = [&](bool v) { w.boolean(v); };
+  auto asFloat = [&](double v) { floatJson(w, v); };
+  w.beginObject();
+  w.key(serializedTag(a.kind()));
+  std::visit(
+      [&](const auto& x) {
         using X = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<X, arg::None>) {
-          return true;
+          w.boolean(true);
         } else if constexpr (std::is_same_v<X, arg::Tensor>) {
-          return tensorArg(x.node);
+          tensorArg(x.node);
         } else if constexpr (std::is_same_v<X, arg::TensorList>) {
-          JsonOut list = JsonOut::array();
-          for (const Node* n : x.nodes) list.push_back(tensorArg(n));
-          return list;
+          w.beginArray();
+          for (const Node* n : x.nodes) tensorArg(n);
+          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::OptionalTensor>) {
-          return optionalTensor(x.node);
+          optionalTensor(x.node);
         } else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) {
-          JsonOut list = JsonOut::array();
-          for (const Node* n : x.nodes) list.push_back(optionalTensor(n));
-          return list;
+          w.beginArray();
+          for (const Node* n : x.nodes) optionalTensor(n);
+          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::Float>) {
-          return floatJson(x.value);
+          floatJson(w, x.value);
         } else if constexpr (std::is_same_v<X, arg::FloatList>) {
-          JsonOut list = JsonOut::array();
-          for (double v : x.values) list.push_back(floatJson(v));
-          return list;
-        } else if constexpr (std::is_same_v<X, arg::Int> || std::is_same_v<X, arg::Bool> ||
-                             std::is_same_v<X, arg::String>) {
-          return x.value;
-        } else if constexpr (std::is_same_v<X, arg::IntList> ||
-                             std::is_same_v<X, arg::BoolList> ||
-                             std::is_same_v<X, arg::StringList>) {
-          return x.values;
+          w.beginArray();
+          for (double v : x.values) floatJson(w, v);
+          w.endArray();
+        } else if constexpr (std::is_same_v<X, arg::Int>) {
+          w.integer(x.value);
+        } else if constexpr (std::is_same_v<X, arg::Bool>) {
+          w.boolean(x.value);
+        } else if constexpr (std::is_same_v<X, arg::String>) {
+          w.string(x.value);
+        } else if constexpr (std::is_same_v<X, arg::IntList>) {
+          w.integers(x.values);
+        } else if constexpr (std::is_same_v<X, arg::BoolList>) {
+          w.booleans(x.values);
+        } else if constexpr (std::is_same_v<X, arg::StringList>) {
+          w.strings(x.values);
         } else if constexpr (std::is_same_v<X, arg::SymInt>) {
-          return sym(x.value, "as_int", asIs);
+          sym(x.value, "as_int", asInt);
         } else if constexpr (std::is_same_v<X, arg::SymFloat>) {
-          return sym(x.value, "as_float", asFloat);
+          sym(x.value, "as_float", asFloat);
         } else if constexpr (std::is_same_v<X, arg::SymBool>) {
-          return sym(x.value, "as_bool", asIs);
+          sym(x.value, "as_bool", asBool);
         } else if constexpr (std::is_same_v<X, arg::SymIntList>) {
-          JsonOut list = JsonOut::array();
-          for (const auto& s : x.values) list.push_back(sym(s, "as_int", asIs));
-          return list;
+          w.beginArray();
+          for (const auto& s : x.values) sym(s, "as_int", asInt);
+          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::SymFloatList>) {
-          JsonOut list = JsonOut::array();
-          for (const auto& s : x.values) list.push_back(sym(s, "as_float", asFloat));
-          return list;
+          w.beginArray();
+          for (const auto& s : x.values) sym(s, "as_float", asFloat);
+          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::SymBoolList>) {
-          JsonOut list = JsonOut::array();
-          for (const auto& s : x.values) list.push_back(sym(s, "as_bool", asIs));
-          return list;
+          w.beginArray();
+          for (const auto& s : x.values) sym(s, "as_bool", asBool);
+          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::Dtype>) {
-          return dtypeJson(x.value, where(user));
+          dtypeJson(w, x.value, where(user));
         } else if constexpr (std::is_same_v<X, arg::MemFormat>) {
-          return memoryFormatJson(x.value, where(user));
+          memoryFormatJson(w, x.value, where(user));
         } else if constexpr (std::is_same_v<X, arg::TensorLayout>) {
-          return layoutJson(x.value, where(user));
+          layoutJson(w, x.value, where(user));
         } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
-          return deviceJson(x.value);
+          deviceJson(w, x.value);
         } else if constexpr (std::is_same_v<X, arg::Graph>) {
-          JsonOut o = JsonOut::object();
+          w.beginObject();
           if (folded_get_attrs_.count(x.node)) {
-            o.add("name", x.node->attr);
-            o.add("graph", w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
-                                           childGraphPath(gpath_, x.node->attr)));
+            w.key("name").string(x.node->attr);
+            w.key("graph").raw(w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
+                                               childGraphPath(gpath_, x.node->attr)));
           } else {
-            o.add("name", ref(x.node, user));
-            o.add("graph", nullptr);
+            w.key("name").string(ref(x.node, user));
+            w.key("graph").null();
           }
-          return o;
+          w.endObject();
         } else if constexpr (std::is_same_v<X, arg::CustomObj>) {
-          JsonOut o = nameObject(ref(x.node, user));
-          o.add("class_fqn", x.class_fqn);
-          return o;
+          w.beginObject();
+          w.key("name").string(ref(x.node, user));
+          w.key("class_fqn").string(x.class_fqn);
+          w.endObject();
         } else if constexpr (std::is_same_v<X, arg::Operator>) {
           std::optional<Target> t = Target::parse(x.name, nullptr);
-          return t && t->textName() == x.name ? t->exportName() : x.name;
+          w.string(t && t->textName() == x.name ? t->exportName() : x.name);
         } else {
           static_assert(std::is_same_v<X, arg::Complex>);
-          JsonOut o = JsonOut::object();
-          o.add("real", floatJson(x.real));
-          o.add("imag", floatJson(x.imag));
-          return o;
+          w.beginObject();
+          w.key("real");
+          floatJson(w, x.real);
+          w.key("imag");
+          floatJson(w, x.imag);
+          w.endObject();
         }
       },
       a.variant());
-  return oneKey(tag, std::move(value));
+  w.endObject();
 }
 
-std::optional<JsonOut> GraphWriter::outputFor(const std::string& name, const Val& v,
-                                            const Node& n) {
-  auto named = [&](JsonOut& table, const char* tag, JsonOut value) {
-    table.add(name, std::move(value));
-    return oneKey(tag, oneKey("as_name", name));
+void GraphWriter::outputFor(JsonWriter& w, const std::string& name, const Val& v) {
+  // {tag: {"as_name": name}}, with the value itself in `table` under `name`.
+  auto named = [&](JsonWriter& table, const char* tag, const char* value_tag, auto&& value) {
+    table.key(name);
+    oneKey(table, value_tag, value);
+    oneKey(w, tag, [&] { oneKey(w, "as_name", [&] { w.string(name); }); });
   };
   if (const auto* t = v.tensor()) {
-    tensor_values_.add(name, tensorMetaJson(*t, where(n)));
-    return oneKey("as_tensor", nameObject(name));
+    tensor_values_.key(name);
+    tensorMetaJson(tensor_values_, *t, kNoWhere);
+    oneKey(w, "as_tensor", [&] { nameObject(w, name); });
+  } else if (const auto* s = v.get<Val::SymInt>()) {
+    named(sym_int_values_, "as_sym_int", "as_expr", [&] { symExprJson(sym_int_values_, s->expr); });
+  } else if (const auto* i = v.get<int64_t>()) {
+    named(sym_int_values_, "as_sym_int", "as_int", [&] { sym_int_values_.integer(*i); });
+  } else if (const auto* sf = v.get<Val::SymFloat>()) {
+    named(sym_float_values_, "as_sym_float", "as_expr", [&] { symExprJson(sym_float_values_, sf->expr); });
+  } else if (const auto* f = v.get<double>()) {
+    named(sym_float_values_, "as_sym_float", "as_float", [&] { floatJson(sym_float_values_, *f); });
+  } else if (const auto* sb = v.get<Val::SymBool>()) {
+    named(sym_bool_values_, "as_sym_bool", "as_expr", [&] { symExprJson(sym_bool_values_, sb->expr); });
+  } else if (const auto* b = v.get<bool>()) {
+    named(sym_bool_values_, "as_sym_bool", "as_bool", [&] { sym_bool_values_.boolean(*b); });
+  } else {
+    oneKey(w, "as_none", [&] { w.boolean(true); });
   }
-  if (const auto* s = v.get<Val::SymInt>()) {
-    return named(sym_int_values_, "as_sym_int", oneKey("as_expr", symExprJson(s->expr)));
-  }
-  if (const auto* i = v.get<int64_t>()) return named(sym_int_values_, "as_sym_int", oneKey("as_int", *i));
-  if (const auto* s = v.get<Val::SymFloat>()) {
-    return named(sym_float_values_, "as_sym_float", oneKey("as_expr", symExprJson(s->expr)));
-  }
-  if (const auto* f = v.get<double>()) {
-    return named(sym_float_values_, "as_sym_float", oneKey("as_float", floatJson(*f)));
-  }
-  if (const auto* s = v.get<Val::SymBool>()) {
-    return named(sym_bool_values_, "as_sym_bool", oneKey("as_expr", symExprJson(s->expr)));
-  }
-  if (const auto* b = v.get<bool>()) return named(sym_bool_values_, "as_sym_bool", oneKey("as_bool", *b));
-  if (v.get<Val::None>()) return oneKey("as_none", true);
-  return std::nullopt;
 }
 
-JsonOut GraphWriter::inputJson(const Node& p, size_t index, JsonOut* side) {
+void GraphWriter::inputJson(JsonWriter& w, const Node& p, size_t index, JsonWriter& side) {
   const Val& v = p.meta.val;
   bool named = true, val_written = true;
-  JsonOut arg;
   if (v.isTensor() || v.get<Val::SymInt>() || v.get<Val::SymFloat>() || v.get<Val::SymBool>()) {
-    arg = *outputFor(p.name(), v, p);
+    outputFor(w, p.name(), v);
   } else if (const auto* obj = v.get<Val::CustomObj>()) {
-    JsonOut o = nameObject(p.name());
-    o.add("class_fqn", obj->class_fqn);
-    custom_obj_values_.add(p.name(), o);
-    arg = oneKey("as_custom_obj", std::move(o));
+    JsonWriter o;
+    o.beginObject();
+    o.key("name").string(p.name());
+    o.key("class_fqn").string(obj->class_fqn);
+    o.endObject();
+    custom_obj_values_.key(p.name()).raw(o.compact());
+    oneKey(w, "as_custom_obj", [&] { w.raw(o.compact()); });
   } else {
     named = false;
     if (const auto* i = v.get<int64_t>()) {
-      arg = oneKey("as_int", *i);
+      oneKey(w, "as_int", [&] { w.integer(*i); });
     } else if (const auto* f = v.get<double>()) {
-      arg = oneKey("as_float", floatJson(*f));
+      oneKey(w, "as_float", [&] { floatJson(w, *f); });
     } else if (const auto* b = v.get<bool>()) {
-      arg = oneKey("as_bool", *b);
+      oneKey(w, "as_bool", [&] { w.boolean(*b); });
     } else if (const auto* s = v.get<std::string>()) {
-      arg = oneKey("as_string", *s);
+      oneKey(w, "as_string", [&] { w.string(*s); });
     } else {
-      arg = oneKey("as_none", true);
+      oneKey(w, "as_none", [&] { w.boolean(true); });
       val_written = v.get<Val::None>() != nullptr;
     }
   }
-  JsonOut meta = metaJson(p.meta, val_written, where(p));
-  bool rename = !named && p.name() != defaultInputName(sig_, index);
-  if (rename || !meta.empty()) {
-    JsonOut entry = JsonOut::object();
-    entry.add("name", rename ? JsonOut(p.name()) : JsonOut(nullptr));
-    entry.add("metadata", std::move(meta));
-    *side = std::move(entry);
+  const bool rename = !named && p.name() != defaultInputName(sig_, index);
+  if (rename || !metaIsEmpty(p.meta, val_written)) {
+    side.beginObject();
+    side.key("name");
+    if (rename) {
+      side.string(p.name());
+    } else {
+      side.null();
+    }
+    side.key("metadata");
+    beginMetaJson(side, p.meta, val_written, kNoWhere);
+    side.endObject();
+    side.endObject();
   }
-  return arg;
 }
 
-JsonOut GraphWriter::namedInputs(const Node& n) {
-  JsonOut list = JsonOut::array();
-  auto add = [&](std::string name, const Argument& a, int kind) {
-    JsonOut o = JsonOut::object();
-    o.add("name", std::move(name));
-    o.add("arg", argJson(a, n));
-    o.add("kind", kind);
-    list.push_back(std::move(o));
+void GraphWriter::namedInputs(JsonWriter& w, const Node& n) {
+  auto add = [&](std::string_view name, const Argument& a, int kind) {
+    w.beginObject();
+    w.key("name").string(name);
+    w.key("arg");
+    argJson(w, a, n);
+    w.key("kind").integer(kind);
+    w.endObject();
   };
   const bool call = n.op() == OpKind::CallFunction;
   const OpInfo* op = call && n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
   if (op) {
     if (auto error = checkSchemaCall(*op, n.args, n.kwargs)) fail(where(n), *error);
   }
+  w.beginArray();
   for (size_t i = 0; i < n.args.size(); ++i) {
-    std::string name = "arg" + std::to_string(i);
     if (op && i < op->arguments.size()) {
-      name = op->arguments[i].name;
-    } else if (call && n.target.kind() == Target::Kind::Builtin) {
+      add(op->arguments[i].name, n.args[i], /*kind=POSITIONAL*/ 1);
+      continue;
+    }
+    std::string name = "arg" + std::to_string(i);
+    if (call && n.target.kind() == Target::Kind::Builtin) {
       const auto& params = Target::builtinParamNames(n.target.builtinOp());
       if (i < params.size()) name = std::string(params[i]);
     } else if (call && n.target.kind() == Target::Kind::HigherOrder) {
       name.clear();  // torch names higher-order positional arguments ""
     }
-    add(std::move(name), n.args[i], /*kind=POSITIONAL*/ 1);
+    add(name, n.args[i], /*kind=POSITIONAL*/ 1);
   }
   for (const auto& [key, a] : n.kwargs) add(key, a, /*kind=KEYWORD*/ 2);
-  return list;
+  w.endArray();
 }
 
-JsonOut GraphWriter::nodeJson(const Node& n) {
-  const std::string w = where(n);
+void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
   const bool call = n.op() == OpKind::CallFunction;
-  JsonOut node = JsonOut::object();
   std::optional<std::string> target_kind;
+  std::string target;
   if (call) {
-    std::string name = n.target.exportName();
-    std::optional<Target> back = Target::parse(name, nullptr);
-    if (!back || *back != n.target) {
+    target = n.target.exportName();
+    if (!readsBack(n.target, target)) {
       if (n.target.kind() == Target::Kind::Other) {
         target_kind = "other";
       } else if (n.target.kind() == Target::Kind::HigherOrder) {
         target_kind = "higher_order";
       } else {
-        fail(w, "target '" + name + "' does not read back as itself");
+        fail(where(n), "target '" + target + "' does not read back as itself");
       }
     }
-    node.add("target", name);
-  } else {
-    node.add("target", n.op() == OpKind::Placeholder ? std::string() : n.attr);
+  } else if (n.op() != OpKind::Placeholder) {
+    target = n.attr;
   }
-  node.add("inputs", namedInputs(n));
+  w.beginObject();
+  w.key("target").string(target);
+  w.key("inputs");
+  namedInputs(w, n);
 
   const bool hop = call && n.target.kind() == Target::Kind::HigherOrder;
-  JsonOut outputs = JsonOut::array();
-  JsonOut hop_flag = hop ? JsonOut(true) : JsonOut(nullptr);
+  enum class HopFlag { Null, True, False } hop_flag = hop ? HopFlag::True : HopFlag::Null;
   bool val_written = true;
   std::vector<int64_t> unused;
+  w.key("outputs").beginArray();
   if (auto fold = folds_.find(&n); fold != folds_.end()) {
     const FoldPlan& plan = fold->second;
     const Val::List& list = *n.meta.val.list();
     if (plan.as_tensors) {
-      JsonOut tensors = JsonOut::array();
-      for (size_t i = 0; i < list.size(); ++i) {
-        tensor_values_.add(plan.names[i], tensorMetaJson(*list[i].tensor(), w));
-        tensors.push_back(nameObject(plan.names[i]));
-      }
-      outputs.push_back(oneKey("as_tensors", std::move(tensors)));
-      hop_flag = hop ? JsonOut(false) : JsonOut(nullptr);
+      oneKey(w, "as_tensors", [&] {
+        w.beginArray();
+        for (size_t i = 0; i < list.size(); ++i) {
+          tensor_values_.key(plan.names[i]);
+          tensorMetaJson(tensor_values_, *list[i].tensor(), kNoWhere);
+          nameObject(w, plan.names[i]);
+        }
+        w.endArray();
+      });
+      hop_flag = hop ? HopFlag::False : HopFlag::Null;
     } else {
-      for (size_t i = 0; i < list.size(); ++i) outputs.push_back(*outputFor(plan.names[i], list[i], n));
-      hop_flag = hop || list.size() == 1 ? JsonOut(false) : JsonOut(nullptr);
+      for (size_t i = 0; i < list.size(); ++i) outputFor(w, plan.names[i], list[i]);
+      hop_flag = hop || list.size() == 1 ? HopFlag::False : HopFlag::Null;
     }
     for (size_t i = 0; i < list.size(); ++i) {
       if (!plan.used[i] && !list[i].get<Val::None>()) unused.push_back(static_cast<int64_t>(i));
     }
   } else if (!n.meta.val.isMissing()) {
-    if (auto out = outputFor(n.name(), n.meta.val, n)) {
-      outputs.push_back(std::move(*out));
+    if (hasOutputForm(n.meta.val)) {
+      outputFor(w, n.name(), n.meta.val);
     } else {
       val_written = false;
     }
   }
-  node.add("outputs", std::move(outputs));
-  JsonOut md = metaJson(n.meta, val_written, w);
-  if (!call) md.add(kExtOp, std::string(opKindName(n.op())));
-  if (target_kind) md.add(kExtTarget, *target_kind);
-  if (!unused.empty()) md.add(kExtUnused, JsonOut(unused).compact());
-  node.add("metadata", std::move(md));
-  node.add("is_hop_single_tensor_return", std::move(hop_flag));
-  node.add("name", n.name());
-  return node;
+  w.endArray();
+  w.key("metadata");
+  beginMetaJson(w, n.meta, val_written, kNoWhere);
+  if (!call) w.key(kExtOp).string(opKindName(n.op()));
+  if (target_kind) w.key(kExtTarget).string(*target_kind);
+  if (!unused.empty()) {
+    JsonWriter list;
+    list.integers(unused);
+    w.key(kExtUnused).string(list.compact());
+  }
+  w.endObject();
+  w.key("is_hop_single_tensor_return");
+  switch (hop_flag) {
+    case HopFlag::Null: w.null(); break;
+    case HopFlag::True: w.boolean(true); break;
+    case HopFlag::False: w.boolean(false); break;
+  }
+  w.key("name").string(n.name());
+  w.endObject();
 }
 
-JsonOut GraphWriter::attributeJson(const std::string& name, const Attribute& a) {
+void GraphWriter::attributeJson(JsonWriter& w, const std::string& name, const Attribute& a) {
   const std::string child = childGraphPath(gpath_, name);
-  JsonOut o = JsonOut::object();
-  o.add("kind", std::string(attributeKindName(a.kind)));
-  o.add("graph", a.subgraph ? w_.subgraphJson(*a.subgraph, child) : JsonOut(nullptr));
-  o.add("tensor", a.tensor ? w_.tensorValueJson(*a.tensor,
-                                                keyPath(keyPath("$.epsmith.attributes", gpath_), name) + ".tensor",
-                                                /*storage_optional=*/true)
-                           : JsonOut(nullptr));
-  o.add("text", a.text);
-  JsonOut field_types = JsonOut::object();
-  for (const auto& [field, type] : a.field_types) field_types.add(field, type);
-  o.add("field_types", std::move(field_types));
-  o.add("has_original_module", a.has_original_module);
-  return o;
+  w.beginObject();
+  w.key("kind").string(attributeKindName(a.kind));
+  w.key("graph");
+  if (a.subgraph) {
+    w.raw(w_.subgraphJson(*a.subgraph, child));
+  } else {
+    w.null();
+  }
+  w.key("tensor");
+  if (a.tensor) {
+    w_.tensorValueJson(w, *a.tensor, keyPath(keyPath("$.epsmith.attributes", gpath_), name) + ".tensor",
+                       /*storage_optional=*/true);
+  } else {
+    w.null();
+  }
+  w.key("text").string(a.text);
+  w.key("field_types").beginObject();
+  for (const auto& [field, type] : a.field_types) w.key(field).string(type);
+  w.endObject();
+  w.key("has_original_module").boolean(a.has_original_module);
+  w.endObject();
 }
 
-JsonOut GraphWriter::write() {
+void GraphWriter::write(JsonWriter& out) {
   validate();
   planGetitemFolds();
   planGetAttrFolds();
 
-  JsonOut inputs = JsonOut::array(), side_inputs = JsonOut::array();
+  out.beginObject();
+  out.key("inputs").beginArray();
+  JsonWriter side_inputs;  // the "graphs" section's entries of the inputs, null where none
+  side_inputs.beginArray();
   bool any_side = false;
   auto it = g_.nodes().begin();
   for (size_t index = 0; it != g_.nodes().end() && it->isPlaceholder(); ++it, ++index) {
-    JsonOut side;
-    inputs.push_back(located(*it, [&] { return inputJson(*it, index, &side); }));
-    any_side = any_side || !side.isNull();
-    side_inputs.push_back(std::move(side));
+    JsonWriter side;
+    located(*it, [&] { inputJson(out, *it, index, side); });
+    any_side = any_side || !side.compact().empty();
+    if (side.compact().empty()) {
+      side_inputs.null();
+    } else {
+      side_inputs.raw(side.compact());
+    }
   }
-  JsonOut nodes = JsonOut::array();
+  side_inputs.endArray();
+  out.endArray();
+  // Nodes are written before the outputs they follow in the file: the side tables must
+  // have every node's entry by the time they are closed, and `outputs` only refers.
+  JsonWriter nodes;
+  nodes.beginArray();
   for (; it != g_.nodes().end(); ++it) {
     if (it->isOutput() || folded_getitems_.count(&*it) || folded_get_attrs_.count(&*it)) continue;
-    nodes.push_back(located(*it, [&] { return nodeJson(*it); }));
+    located(*it, [&] { nodeJson(nodes, *it); });
   }
-  const Node& out = g_.nodes().back();
-  JsonOut outputs = JsonOut::array();
-  for (const auto& a : out.args) outputs.push_back(argJson(a, out));
-
-  JsonOut graph = JsonOut::object();
-  graph.add("inputs", std::move(inputs));
-  graph.add("outputs", std::move(outputs));
-  graph.add("nodes", std::move(nodes));
-  graph.add("tensor_values", std::move(tensor_values_));
-  graph.add("sym_int_values", std::move(sym_int_values_));
-  graph.add("sym_bool_values", std::move(sym_bool_values_));
-  graph.add("is_single_tensor_return", false);
-  graph.add("custom_obj_values", std::move(custom_obj_values_));
-  graph.add("sym_float_values", std::move(sym_float_values_));
-
-  JsonOut side = JsonOut::object();
-  if (any_side) side.add("inputs", std::move(side_inputs));
-  if (out.name() != "output" || !(out.meta == NodeMeta{})) {
-    JsonOut o = JsonOut::object();
-    o.add("name", out.name());
-    o.add("metadata", metaJson(out.meta, out.meta.val.isMissing(), where(out)));
-    side.add("output", std::move(o));
+  nodes.endArray();
+  const Node& output = g_.nodes().back();
+  out.key("outputs").beginArray();
+  for (const auto& a : output.args) argJson(out, a, output);
+  out.endArray();
+  out.key("nodes").raw(nodes.compact());
+  for (JsonWriter* table : {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
+    table->endObject();
   }
-  if (!side.empty()) w_.graphs().add(gpath_, std::move(side));
+  out.key("tensor_values").raw(tensor_values_.compact());
+  out.key("sym_int_values").raw(sym_int_values_.compact());
+  out.key("sym_bool_values").raw(sym_bool_values_.compact());
+  out.key("is_single_tensor_return").boolean(false);
+  out.key("custom_obj_values").raw(custom_obj_values_.compact());
+  out.key("sym_float_values").raw(sym_float_values_.compact());
+  out.endObject();
+
+  const bool named_output = output.name() != "output" || !(output.meta == NodeMeta{});
+  if (any_side || named_output) {
+    JsonWriter& graphs = w_.graphs();
+    graphs.key(gpath_).beginObject();
+    if (any_side) graphs.key("inputs").raw(side_inputs.compact());
+    if (named_output) {
+      graphs.key("output").beginObject();
+      graphs.key("name").string(output.name());
+      graphs.key("metadata");
+      beginMetaJson(graphs, output.meta, output.meta.val.isMissing(), where(output));
+      graphs.endObject();
+      graphs.endObject();
+    }
+    graphs.endObject();
+  }
 
   std::unordered_set<std::string> folded_attrs;
   for (const Node* n : folded_get_attrs_) folded_attrs.insert(n->attr);
-  JsonOut attrs = JsonOut::object();
+  JsonWriter attrs;  // written before it is known to be empty
+  attrs.beginObject();
+  bool any_attr = false;
   for (const auto& [name, a] : g_.attributes()) {
-    if (!folded_attrs.count(name)) attrs.add(name, attributeJson(name, a));
+    if (folded_attrs.count(name)) continue;
+    attrs.key(name);
+    attributeJson(attrs, name, a);
+    any_attr = true;
   }
-  if (!attrs.empty()) w_.attributes().add(gpath_, std::move(attrs));
-  return graph;
+  attrs.endObject();
+  if (any_attr) w_.attributes().key(gpath_).raw(attrs.compact());
 }
-
 
 }  // namespace epsmith::json_detail

@@ -166,29 +166,47 @@ TEST(JsonDocument, ALocatedReaderNamesItsPlaceAndTheLineAndColumn) {
   }
 }
 
-TEST(JsonOut, WritesWhatTheReferenceWritesInBothLayouts) {
-  using json_detail::JsonOut;
-  JsonOut inner = JsonOut::object();
-  inner.add("q\"uote", "back\\slash\\");
-  inner.add("\\\"", std::vector<std::string>{"\"", "\\", "", "tab\tnl\ncr\r\x01\x1f", "é中😀"});
-  inner.add("empty object", JsonOut::object());
-  inner.add("empty array", JsonOut::array());
-  JsonOut list = JsonOut::array();
-  list.push_back(nullptr);
-  list.push_back(true);
-  list.push_back(int64_t{-9223372036854775807 - 1});
-  list.push_back(JsonOut::number(0.1));
-  list.push_back(JsonOut::number(-2.5e-300));
-  list.push_back(std::move(inner));
-  JsonOut root = JsonOut::object();
-  root.add("list", std::move(list));
-  root.add("ints", std::vector<int64_t>{1, -2, 3});
-  root.add("flags", std::vector<bool>{true, false});
+TEST(JsonWriter, WritesWhatTheReferenceWritesInBothLayouts) {
+  json_detail::JsonWriter w;
+  w.beginObject();
+  w.key("list").beginArray();
+  w.null();
+  w.boolean(true);
+  w.integer(int64_t{-9223372036854775807 - 1});
+  w.number(0.1);
+  w.number(-2.5e-300);
+  w.beginObject();
+  w.key("q\"uote").string("back\\slash\\");
+  w.key("\\\"").strings({"\"", "\\", "", "tab\tnl\ncr\r\x01\x1f", "é中😀"});
+  w.key("empty object").beginObject();
+  w.endObject();
+  w.key("empty array").beginArray();
+  w.endArray();
+  w.key("bytes").base64({0, 1, 2, 250, 251});
+  w.endObject();
+  w.endArray();
+  w.key("ints").integers({1, -2, 3});
+  w.key("flags").booleans({true, false});
+  json_detail::JsonWriter spliced;
+  spliced.beginArray();
+  spliced.string("x");
+  spliced.endArray();
+  w.key("raw").raw(spliced.compact());
+  w.endObject();
 
-  const Reference expected = Reference::parse(root.compact());
-  EXPECT_EQ(root.compact(), expected.dump());
-  EXPECT_EQ(root.indented(), expected.dump(1));
-  EXPECT_EQ(JsonOut::number(100.0).compact(), "100.0");  // stays a float when read back
+  const Reference expected = Reference::parse(w.compact());
+  EXPECT_EQ(w.compact(), expected.dump());
+  EXPECT_EQ(json_detail::JsonWriter::indented(w.compact()), expected.dump(1));
+  EXPECT_EQ(expected["list"][5]["bytes"], "AAEC+vs=");
+  json_detail::JsonWriter hundred;
+  hundred.number(100.0);
+  EXPECT_EQ(hundred.compact(), "100.0");  // stays a float when read back
+}
+
+TEST(JsonWriter, RefusesAStringThatIsNotUtf8) {
+  json_detail::JsonWriter w;
+  w.beginArray();
+  EXPECT_THROW(w.string("ok\xff"), json_detail::Failure);
 }
 
 // Byte edits of a real program file: wherever the reference accepts the edited text we
