@@ -154,6 +154,64 @@ uint16_t floatToBfloat16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
+namespace {
+
+template <typename T>
+void appendInt(std::string& out, T v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// Note [Halves printed directly]
+// A storage element that is a whole number or a half with magnitude below 1024 (what the
+// generators fill inputs with, and most small results) reads back exactly from "k.0" or
+// "k.5" in every floating dtype, and that is also its shortest round-trip text (fixed
+// notation is shorter than scientific below 10 000), so it is written without the general
+// shortest-text search (which for half and bfloat16 tries precisions one by one). That
+// search spells a 16-bit whole number ending in 0 in scientific notation ("1e+01" for 10,
+// "1.1e+02" for 110), and bfloat16, with 8 significant bits, reads "5.3e+02" as 528: those
+// take it still, and bfloat16 takes this path only below 128.
+bool appendHalfStep(std::string& out, double v, bool sixteen_bit = false, double limit = 1024) {
+  const double twice = v * 2;
+  if (!(std::fabs(v) < limit) || twice != std::trunc(twice)) return false;
+  auto steps = static_cast<int64_t>(twice);  // |steps| < 2048
+  if (sixteen_bit && steps % 20 == 0 && steps != 0) return false;
+  if (std::signbit(v)) out += '-';
+  steps = steps < 0 ? -steps : steps;
+  appendInt(out, steps / 2);
+  out += steps % 2 ? ".5" : ".0";
+  return true;
+}
+
+}  // namespace
+
+void appendElement(std::string& out, ScalarType dtype, const uint8_t* p) {
+  switch (dtype) {
+    case ScalarType::Byte: return appendInt(out, load<uint8_t>(p));
+    case ScalarType::Char: return appendInt(out, load<int8_t>(p));
+    case ScalarType::Short: return appendInt(out, load<int16_t>(p));
+    case ScalarType::Int: return appendInt(out, load<int32_t>(p));
+    case ScalarType::Long: return appendInt(out, load<int64_t>(p));
+    case ScalarType::UInt16: return appendInt(out, load<uint16_t>(p));
+    case ScalarType::Bool: out += load<uint8_t>(p) ? "True" : "False"; return;
+    case ScalarType::Float:
+      if (appendHalfStep(out, load<float>(p))) return;
+      break;
+    case ScalarType::Double:
+      if (appendHalfStep(out, load<double>(p))) return;
+      break;
+    case ScalarType::Half:
+      if (appendHalfStep(out, halfToFloat(load<uint16_t>(p)), /*sixteen_bit=*/true)) return;
+      break;
+    case ScalarType::BFloat16:
+      if (appendHalfStep(out, bfloat16ToFloat(load<uint16_t>(p)), /*sixteen_bit=*/true, /*limit=*/128)) return;
+      break;
+    default: break;
+  }
+  out += formatElement(dtype, p);
+}
+
 std::string formatElement(ScalarType dtype, const uint8_t* p) {
   switch (dtype) {
     case ScalarType::Byte: return std::to_string(load<uint8_t>(p));

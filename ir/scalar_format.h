@@ -23,6 +23,8 @@ uint16_t floatToBfloat16(float v);  // round to nearest even
 // One element of a storage of `dtype` at `bytes` (elementSize(dtype) bytes), as the text
 // form writes it; for complex dtypes "complex(re, im)".
 std::string formatElement(ScalarType dtype, const uint8_t* bytes);
+// The same text, appended to `out` (Note [Halves printed directly]).
+void appendElement(std::string& out, ScalarType dtype, const uint8_t* bytes);
 // Parses one real element written by formatElement (not complex) into `out`; returns an
 // error message, or nullopt on success.
 std::optional<std::string> parseRealElement(ScalarType dtype, std::string_view text, uint8_t* out);

@@ -175,7 +175,7 @@ std::string Cursor::nodeName() {
   return ident("node name");
 }
 
-std::string Cursor::rawUntil(std::string_view stops) {
+std::string_view Cursor::rawUntil(std::string_view stops) {
   skipSpace();
   size_t start = pos_;
   int depth = 0;
@@ -189,7 +189,18 @@ std::string Cursor::rawUntil(std::string_view stops) {
   }
   size_t end = pos_;
   while (end > start && (text_[end - 1] == ' ' || text_[end - 1] == '\t')) --end;
-  return std::string(text_.substr(start, end - start));
+  return text_.substr(start, end - start);
+}
+
+std::string_view Cursor::plainToken() {
+  skipSpace();
+  const size_t start = pos_;
+  while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '-' ||
+                                 text_[pos_] == '+' || text_[pos_] == '.')) {
+    ++pos_;
+    ++loc_.col;  // none of these is a line break
+  }
+  return text_.substr(start, pos_ - start);
 }
 
 }  // namespace epsmith::text

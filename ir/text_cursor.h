@@ -61,7 +61,10 @@ class Cursor {
     expect('}', "closing " + std::string(what));
   }
   // Raw characters up to (not including) the first of `stops` at nesting depth 0 of ().
-  std::string rawUntil(std::string_view stops);
+  std::string_view rawUntil(std::string_view stops);
+  // The run of letters, digits, signs and dots at the cursor (a number as the printer
+  // spells it, "True", "nan:0x7fc00001"): possibly empty, never past a line break.
+  std::string_view plainToken();
 
   struct Mark { size_t pos; Loc loc; };
   Mark mark() const { return {pos_, loc_}; }

@@ -236,8 +236,17 @@ void ProgramParser::storagesSection() {
           Loc im_at = c_.loc();
           if (auto e = parseRealElement(part, c_.rawUntil(",)"), out + size / 2)) Cursor::failAt(im_at, *e);
           c_.expect(')', "closing complex(");
-        } else if (auto e = parseRealElement(*t, c_.rawUntil(",]"), out)) {
-          Cursor::failAt(el_at, *e);
+        } else {
+          // An element is nearly always one plain token ("2.5", "-3", "True"); anything
+          // else (a stray character, a comment) is read as before, to the next , or ].
+          const Cursor::Mark before = c_.mark();
+          std::string_view token = c_.plainToken();
+          const char next = c_.peek();
+          if (token.empty() || (next != ',' && next != ']')) {
+            c_.reset(before);
+            token = c_.rawUntil(",]");
+          }
+          if (auto e = parseRealElement(*t, token, out)) Cursor::failAt(el_at, *e);
         }
       } while (c_.tryConsume(','));
       c_.expect(']', "closing the values");

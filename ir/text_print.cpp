@@ -303,14 +303,14 @@ std::string Printer::program(const ExportedProgram& p) {
     line(0, "storages {");
     for (size_t i = 0; i < storages_.size(); ++i) {
       const Storage& s = *storages_[i];
-      std::string values;
+      out_ += "  $" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" +
+              std::to_string(s.numel()) + "] = [";
       const auto size = static_cast<size_t>(elementSize(s.dtype));
       for (size_t off = 0; size && off + size <= s.bytes.size(); off += size) {
-        if (off) values += ", ";
-        values += formatElement(s.dtype, s.bytes.data() + off);
+        if (off) out_ += ", ";
+        appendElement(out_, s.dtype, s.bytes.data() + off);
       }
-      line(1, "$" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" +
-                  std::to_string(s.numel()) + "] = [" + values + "]");
+      out_ += "]\n";
     }
     line(0, "}");
   }

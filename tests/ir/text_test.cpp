@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ir/op_registry.h"
+#include "ir/scalar_format.h"
 #include "ir/text_format.h"
 #include "tests/support/program_text.h"
 
@@ -314,6 +315,34 @@ TEST(TextForm, FloatSpecialsAndNanPayloadsSurvive) {
   auto back = parse(printed);
   EXPECT_EQ(back.state_dict["a"].tensor.storage->bytes, s.bytes);
   EXPECT_EQ(back.state_dict["b"].tensor.storage->bytes, h.bytes);
+}
+
+// appendElement writes whole numbers and halves directly (Note [Halves printed directly]);
+// every 16-bit float, and floats and doubles around the cut-offs, must come out as the
+// general shortest-text path spells them.
+TEST(TextForm, ElementsWrittenDirectlyAreSpelledAsTheShortestText) {
+  auto same = [](ScalarType dtype, const uint8_t* bytes) {
+    std::string direct;
+    appendElement(direct, dtype, bytes);
+    return direct == formatElement(dtype, bytes) ? "" : direct + " vs " + formatElement(dtype, bytes);
+  };
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const uint16_t b = static_cast<uint16_t>(bits);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&b);
+    ASSERT_EQ(same(ScalarType::Half, bytes), "") << "half 0x" << std::hex << bits;
+    ASSERT_EQ(same(ScalarType::BFloat16, bytes), "") << "bfloat16 0x" << std::hex << bits;
+  }
+  std::vector<double> values{0.0, -0.0, 0.5, -0.5, 1023.5, -1023.5, 1024.0, 1000.0, 100.0, 0.25, 1e-300, 3.0};
+  for (int k = -2100; k <= 2100; ++k) values.push_back(k / 2.0);
+  for (double v : values) {
+    const float f = static_cast<float>(v);
+    ASSERT_EQ(same(ScalarType::Float, reinterpret_cast<const uint8_t*>(&f)), "") << v;
+    ASSERT_EQ(same(ScalarType::Double, reinterpret_cast<const uint8_t*>(&v)), "") << v;
+  }
+  std::string ints;
+  const int64_t big = -9223372036854775807 - 1;
+  appendElement(ints, ScalarType::Long, reinterpret_cast<const uint8_t*>(&big));
+  EXPECT_EQ(ints, "-9223372036854775808");
 }
 
 TEST(TextForm, AliasingTensorsShareOneStorage) {
