@@ -32,6 +32,7 @@ void BM_Case(benchmark::State& state) {
         CaseResult result = r.run(std::stoull(request));
         std::ostringstream reply;
         for (double s : result.times.seconds) reply << s << " ";
+        reply << result.times.in_ops;
         return reply.str();
       },
       WorkerLimits{}, prepareCaseProcess);
@@ -46,6 +47,7 @@ void BM_Case(benchmark::State& state) {
       std::istringstream in(*events[0].reply);
       PhaseTimes t;
       for (double& s : t.seconds) in >> s;
+      in >> t.in_ops;
       times.add(t);
     } else {
       ++deaths;
@@ -55,6 +57,7 @@ void BM_Case(benchmark::State& state) {
   state.counters["cases"] = benchmark::Counter(n, benchmark::Counter::kIsRate);
   state.counters["worker_deaths"] = static_cast<double>(deaths);
   state.counters["in_case_us"] = 1e6 * times.total() / n;  // the phases' time, per case
+  state.counters["ops_pct"] = 100.0 * times.in_ops / times.total();  // inside ATen kernels, any phase
   for (int i = 0; i < kNumPhases - 1; ++i) {  // minimizing is not part of a case
     state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
         100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
@@ -104,6 +107,7 @@ void BM_CaseInProcess(benchmark::State& state) {
     state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
         100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
   }
+  state.counters["ops_pct"] = 100.0 * times.in_ops / times.total();
 }
 BENCHMARK(BM_CaseInProcess)->Arg(16)->Unit(benchmark::kMicrosecond);
 

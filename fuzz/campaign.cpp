@@ -24,10 +24,16 @@ using Clock = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_stop_requested = 0;
 extern "C" void requestStop(int) { g_stop_requested = 1; }
 
-json timesJson(const PhaseTimes& t) { return json(std::vector<double>(t.seconds.begin(), t.seconds.end())); }
+// The phases' seconds, then the part of them spent inside ATen kernels.
+json timesJson(const PhaseTimes& t) {
+  std::vector<double> v(t.seconds.begin(), t.seconds.end());
+  v.push_back(t.in_ops);
+  return json(v);
+}
 PhaseTimes timesFrom(const json& j) {
   PhaseTimes t;
   for (size_t i = 0; i < t.seconds.size() && i < j.size(); ++i) t.seconds[i] = j[i].get<double>();
+  if (j.size() > t.seconds.size()) t.in_ops = j[t.seconds.size()].get<double>();
   return t;
 }
 
@@ -379,7 +385,7 @@ void Campaign::statusLine(bool final) {
   for (int i = 0; i < kNumPhases; ++i) {
     log_ << (i ? " " : "") << kPhaseNames[i].substr(0, 3) << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
   }
-  log_ << std::endl;
+  log_ << "\tops " << percent(times_.in_ops, total) << std::endl;
 }
 
 std::string Campaign::reproCommand(const Bucket& b) const {
@@ -413,6 +419,10 @@ void Campaign::writeReport() {
   }
   summary["phase_seconds"] = phases;
   summary["phase_share"] = shares;
+  // Time inside ATen kernels, whatever the phase: the generator's trial calls and the
+  // functionalizer's probes as well as the programs' runs (oracle/op_time.h).
+  summary["op_seconds"] = times_.in_ops;
+  summary["op_share"] = total > 0 ? times_.in_ops / total : 0.0;
   summary["findings"] = findings_;
   summary["generation_errors"] = generation_errors_;
   summary["worker_deaths"] = deaths_;
@@ -456,7 +466,8 @@ void Campaign::writeReport() {
      << "| peak worker RSS | " << (peak_rss_ >> 20) << " MiB |\n"
      << "| time split |";
   for (int i = 0; i < kNumPhases; ++i) md << " " << kPhaseNames[i] << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
-  md << " |\n";
+  md << " |\n"
+     << "| inside ATen kernels | " << percent(times_.in_ops, total) << " (in any phase) |\n";
   for (const auto& [check, n] : skipped_) md << "| " << check << " skipped | " << n << " cases |\n";
   for (const auto& [signature, n] : flaky_) md << "| flaky (not repeated on re-run) | `" << signature << "` × " << n << " |\n";
   if (!errors_.empty()) {
@@ -579,6 +590,7 @@ CampaignResult Campaign::run() {
     log_ << "stat::" << kPhaseNames[i] << "_share: " << std::fixed << std::setprecision(3)
          << (times_.total() > 0 ? times_.seconds[static_cast<size_t>(i)] / times_.total() : 0.0) << "\n";
   }
+  log_ << "stat::op_share: " << (times_.total() > 0 ? times_.in_ops / times_.total() : 0.0) << "\n";
   log_ << std::defaultfloat;
   return result;
 }

@@ -12,6 +12,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
+#include "oracle/op_time.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -84,6 +85,7 @@ Expected<ExportedProgram> CaseRunner::generate(uint64_t seed, PhaseTimes* times)
 CaseResult CaseRunner::run(uint64_t seed) const {
   CaseResult r;
   r.seed = seed;
+  const OpTimeSink ops(&r.times.in_ops);
   auto program = generate(seed, &r.times);
   if (!program.ok()) {
     r.generation_error = program.error().str();
@@ -201,6 +203,7 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
 MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, const std::string& signature,
                                       const std::optional<WorkerDeath>& crash, bool fork_steps) const {
   MinimizedFinding m;
+  const OpTimeSink ops(&m.times.in_ops);
   m.signature = signature;
   m.check = check;
   m.kind = crash ? crash->kindName() : "";

@@ -15,6 +15,8 @@ constexpr std::string_view kPhaseNames[kNumPhases] = {"generate", "verify", "fun
 
 struct PhaseTimes {
   std::array<double, kNumPhases> seconds{};
+  // Of that time, the part spent inside ATen kernels, in whichever phase (oracle/op_time.h).
+  double in_ops = 0;
   double& operator[](Phase p) { return seconds[static_cast<size_t>(p)]; }
   double total() const {
     double t = 0;
@@ -23,6 +25,7 @@ struct PhaseTimes {
   }
   void add(const PhaseTimes& o) {
     for (size_t i = 0; i < seconds.size(); ++i) seconds[i] += o.seconds[i];
+    in_ops += o.in_ops;
   }
 };
 

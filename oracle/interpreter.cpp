@@ -11,6 +11,7 @@
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/util/Logging.h>
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/builtins.h"
+#include "oracle/op_time.h"
 
 namespace epsmith {
 namespace {
@@ -71,6 +73,23 @@ struct Interpreter::Plan {
 namespace {
 
 using Plan = Interpreter::Plan;
+
+// Charges the dispatcher call of its scope, raising or not, to this thread's op-time sink.
+class OpTimer {
+ public:
+  OpTimer() : sink_(opTimeSink()) {
+    if (sink_) start_ = std::chrono::steady_clock::now();
+  }
+  ~OpTimer() {
+    if (sink_) *sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  OpTimer(const OpTimer&) = delete;
+  OpTimer& operator=(const OpTimer&) = delete;
+
+ private:
+  double* sink_;
+  std::chrono::steady_clock::time_point start_;
+};
 using ArgPlan = Plan::ArgPlan;
 
 c10::IValue scalarIValue(const Argument& a) {
@@ -445,7 +464,10 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
           stack.clear();
           for (const auto& a : step.args) stack.push_back(gather(a, env));
           noteOp(step.op->operator_name().name, step.op->operator_name().overload_name);
-          step.op->callBoxed(&stack);
+          {
+            const OpTimer timer;
+            step.op->callBoxed(&stack);
+          }
           if (step.tuple_return) {
             env[static_cast<size_t>(step.slot)] = c10::ivalue::Tuple::create(std::move(stack));
           } else if (step.num_returns == 1) {
