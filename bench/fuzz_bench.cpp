@@ -6,6 +6,7 @@
 // (percent of the case's time). A worker that LibTorch crashes is replaced, as in a campaign.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <sstream>
 
 #include "fuzz/case_runner.h"
@@ -29,15 +30,21 @@ void BM_Case(benchmark::State& state) {
   WorkerPool pool(
       1,
       [&r](const std::string& request) {
-        CaseResult result = r.run(std::stoull(request));
+        const auto start = std::chrono::steady_clock::now();
+        PhaseTimes times;
+        {
+          CaseResult result = r.run(std::stoull(request));
+          times = result.times;
+        }
         std::ostringstream reply;
-        for (double s : result.times.seconds) reply << s << " ";
-        reply << result.times.in_ops;
+        for (double s : times.seconds) reply << s << " ";
+        reply << times.in_ops << " " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return reply.str();
       },
       WorkerLimits{}, prepareCaseProcess);
   uint64_t seed = 1;
   PhaseTimes times;
+  double serving = 0;  // the worker's time from request to reply
   int64_t deaths = 0;
   for (auto _ : state) {
     pool.send(0, std::to_string(seed++));
@@ -47,8 +54,10 @@ void BM_Case(benchmark::State& state) {
       std::istringstream in(*events[0].reply);
       PhaseTimes t;
       for (double& s : t.seconds) in >> s;
-      in >> t.in_ops;
+      double served = 0;
+      in >> t.in_ops >> served;
       times.add(t);
+      serving += served;
     } else {
       ++deaths;
     }
@@ -57,6 +66,7 @@ void BM_Case(benchmark::State& state) {
   state.counters["cases"] = benchmark::Counter(n, benchmark::Counter::kIsRate);
   state.counters["worker_deaths"] = static_cast<double>(deaths);
   state.counters["in_case_us"] = 1e6 * times.total() / n;  // the phases' time, per case
+  state.counters["served_us"] = 1e6 * serving / n;  // and the whole request in the worker
   state.counters["ops_pct"] = 100.0 * times.in_ops / times.total();  // inside ATen kernels, any phase
   for (int i = 0; i < kNumPhases - 1; ++i) {  // minimizing is not part of a case
     state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
