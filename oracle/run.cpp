@@ -91,8 +91,13 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
   return flat;
 }
 
+// A result as the comparator reads it: on CPU and outside autograd. (A CPU tensor that
+// needs no grad is that already; detaching it would only make another handle.)
 c10::IValue toCpu(const c10::IValue& v) {
-  return v.isTensor() ? c10::IValue(v.toTensor().detach().cpu()) : v;
+  if (!v.isTensor()) return v;
+  const at::Tensor& t = v.toTensor();
+  if (t.is_cpu() && !t.requires_grad()) return v;
+  return t.detach().cpu();
 }
 
 // Unwraps a functional tensor after syncing it (identity for anything else).
