@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <numeric>
 #include <type_traits>
+#include <unordered_map>
 
 #include "functionalizer/functionalize.h"
 #include "functionalizer/op_roles.h"
@@ -449,14 +450,7 @@ class Generator {
   // generated log(-x) reached svd.
   bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                          const std::vector<std::pair<std::string, Argument>>& kwargs) const {
-    static constexpr std::string_view kFactorizing[] = {
-        "linalg", "svd", "eig", "lstsq", "pinv", "rank", "nuclear", "det", "inverse", "qr", "lu",
-        "cholesky", "solve", "geqrf", "orgqr", "ormqr", "householder", "cond", "matrix_power", "matrix_exp",
-    };
-    const std::string_view name = op.localName();
-    bool factorizes = false;
-    for (auto f : kFactorizing) factorizes = factorizes || name.find(f) != std::string_view::npos;
-    if (!factorizes) return false;
+    if (!factorizes(op)) return false;
     bool non_finite = false;
     auto check = [&](const Node* n) {
       const at::Tensor* t = valueOf(n);
@@ -467,6 +461,34 @@ class Generator {
     for (const auto& a : args) a.forEachNode(check);
     for (const auto& [k, a] : kwargs) a.forEachNode(check);
     return non_finite;
+  }
+
+  // Whether `op` factorizes a matrix: a linalg op, or one whose name has one of these
+  // words between its underscores (matching whole words: "lu" is not relu's, "det" not
+  // detach's). Kept per op: every candidate asks.
+  bool factorizes(const OpInfo& op) const {
+    static constexpr std::string_view kWords[] = {
+        "svd", "eig", "eigh", "eigvals", "eigvalsh", "symeig", "lstsq", "pinv", "pinverse", "rank", "nuclear",
+        "det", "logdet", "slogdet", "inverse", "qr", "lu", "cholesky", "solve", "geqrf", "orgqr", "ormqr",
+        "householder", "cond", "power", "exp",
+    };
+    thread_local std::unordered_map<const OpInfo*, bool> known;
+    auto it = known.find(&op);
+    if (it != known.end()) return it->second;
+    std::string_view name = op.localName();
+    while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+    bool found = name.rfind("linalg_", 0) == 0;
+    bool after_matrix = false;  // "power" and "exp" count only as matrix_power, matrix_exp
+    for (size_t at = 0; !found && at <= name.size();) {
+      const size_t end = std::min(name.find('_', at), name.size());
+      const std::string_view word = name.substr(at, end - at);
+      for (auto w : kWords) {
+        if (word == w && ((w != "power" && w != "exp") || after_matrix)) found = true;
+      }
+      after_matrix = word == "matrix";
+      at = end + 1;
+    }
+    return known.emplace(&op, found).first->second;
   }
 
   // Note [Results read from uninitialized memory]
