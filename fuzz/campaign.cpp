@@ -521,9 +521,11 @@ CampaignResult Campaign::run() {
   for (;;) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const bool stop_new = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds) || (o_.cases > 0 && issued >= o_.cases);
+    // Each worker has its next case waiting behind the one it serves (Note [Requests queued
+    // ahead]); a minimization waits for a worker with nothing queued.
     for (int w = 0; w < pool.size(); ++w) {
-      if (pool.busy(w)) continue;
-      if (!to_minimize_.empty() && !g_stop_requested) {
+      const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
+      if (minimization_waits && pool.queued(w) == 0) {
         const std::string signature = to_minimize_.front();
         to_minimize_.pop_front();
         const Pending& p = pending_.at(signature);
@@ -532,7 +534,9 @@ CampaignResult Campaign::run() {
         if (p.fork_steps) req["fork_steps"] = true;
         // Every step may run up to a case's time limit; allow the minimization a few minutes.
         pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
-      } else if (!stop_new) {
+        continue;
+      }
+      while (!minimization_waits && !stop_new && pool.queued(w) < 2 && !(o_.cases > 0 && issued >= o_.cases)) {
         const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
         pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
       }

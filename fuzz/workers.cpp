@@ -173,8 +173,27 @@ void WorkerPool::start(size_t w) {
   worker.pid = pid;
   worker.to_child = down[1];
   worker.from_child = up[0];
-  worker.busy = false;
   worker.served = 0;
+}
+
+void WorkerPool::restart(size_t w) {
+  start(w);
+  Worker& worker = workers_[w];
+  worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(worker.queue.front().seconds));
+  // A worker that died at once shows up as a failed write here, or as EOF at wait().
+  for (const Request& r : worker.queue) writeMessage(worker.to_child, r.text);
+}
+
+std::string WorkerPool::finishFront(size_t w) {
+  Worker& worker = workers_[w];
+  std::string request = std::move(worker.queue.front().text);
+  worker.queue.pop_front();
+  if (!worker.queue.empty()) {
+    worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(worker.queue.front().seconds));
+  }
+  return request;
 }
 
 void WorkerPool::stop(size_t w) {
@@ -187,19 +206,19 @@ void WorkerPool::stop(size_t w) {
   while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
   }
   worker.pid = -1;
-  worker.busy = false;
 }
 
 void WorkerPool::send(int w, std::string request, double deadline_seconds) {
   const size_t i = static_cast<size_t>(w);
-  if (workers_[i].pid <= 0) start(i);
   Worker& worker = workers_[i];
   const double seconds = deadline_seconds < 0 ? limits_.seconds_per_request : deadline_seconds;
-  worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  worker.busy = true;
-  worker.request = std::move(request);
+  worker.queue.push_back({std::move(request), seconds});
+  if (worker.pid <= 0) return restart(i);
+  if (worker.queue.size() == 1) {
+    worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
   // A worker that died while idle shows up as a failed write here, or as EOF at wait().
-  writeMessage(worker.to_child, worker.request);
+  writeMessage(worker.to_child, worker.queue.back().text);
 }
 
 WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_for) {
@@ -224,7 +243,6 @@ WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_f
   ::close(worker.to_child);
   ::close(worker.from_child);
   worker.pid = -1;
-  worker.busy = false;
   ++restarts_;
   return death;
 }
@@ -243,7 +261,7 @@ std::vector<WorkerPool::Event> WorkerPool::wait(int timeout_ms) {
   auto now = Clock::now();
   int wait_ms = timeout_ms;
   for (size_t w = 0; w < workers_.size(); ++w) {
-    if (!workers_[w].busy) continue;
+    if (workers_[w].queue.empty()) continue;
     fds.push_back({workers_[w].from_child, POLLIN, 0});
     which.push_back(w);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(workers_[w].deadline - now).count();
@@ -260,31 +278,34 @@ std::vector<WorkerPool::Event> WorkerPool::wait(int timeout_ms) {
     Worker& worker = workers_[w];
     Event e;
     e.worker = static_cast<int>(w);
+    // A death takes the front request with it; the rest go to its replacement.
+    auto died = [&](std::optional<WorkerDeath::Kind> killed_for) {
+      e.death = reap(w, killed_for);
+      e.request = finishFront(w);
+      if (!worker.queue.empty()) restart(w);
+      events.push_back(std::move(e));
+    };
     if (ready > 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
       std::string reply;
-      e.request = std::move(worker.request);
-      if (readMessage(worker.from_child, &reply)) {
-        worker.busy = false;
-        e.reply = std::move(reply);
-        if (limits_.requests_per_worker > 0 && ++worker.served >= limits_.requests_per_worker) {
-          stop(w);  // the next send() starts a fresh one
-          ++recycled_;
-        }
-      } else {
-        e.death = reap(w, std::nullopt);
+      if (!readMessage(worker.from_child, &reply)) {
+        died(std::nullopt);
+        continue;
       }
+      e.reply = std::move(reply);
+      e.request = finishFront(w);
       events.push_back(std::move(e));
+      if (limits_.requests_per_worker > 0 && ++worker.served >= limits_.requests_per_worker) {
+        stop(w);  // the next send() starts a fresh one, or now, for requests already queued
+        ++recycled_;
+        if (!worker.queue.empty()) restart(w);
+      }
       continue;
     }
     if (now >= worker.deadline) {
-      e.request = std::move(worker.request);
-      e.death = reap(w, WorkerDeath::Kind::Timeout);
-      events.push_back(std::move(e));
+      died(WorkerDeath::Kind::Timeout);
     } else if (now - worker.memory_checked >= std::chrono::milliseconds(100) &&
                (worker.memory_checked = now, memoryOf(worker.pid).second > limits_.rss_limit_bytes)) {
-      e.request = std::move(worker.request);
-      e.death = reap(w, WorkerDeath::Kind::OutOfMemory);
-      events.push_back(std::move(e));
+      died(WorkerDeath::Kind::OutOfMemory);
     }
   }
   return events;

@@ -92,6 +92,31 @@ TEST(Workers, RepliesComeBackFromEveryWorker) {
   EXPECT_EQ(replies, (std::vector<std::string>{"0", "1", "2"}));
 }
 
+// Note [Requests queued ahead]: requests sent before the last reply are answered in order;
+// a death takes only the request being served, and the requests queued behind it are
+// answered by the replacement; a queued request's deadline runs from when it is begun.
+TEST(Workers, QueuedRequestsSurviveTheDeathOfTheOneAhead) {
+  WorkerLimits limits;
+  limits.seconds_per_request = 60;
+  WorkerPool pool(1, misbehave, limits);
+  pool.send(0, "echo a");
+  pool.send(0, "segv");
+  pool.send(0, "echo b");
+  pool.send(0, "hang", /*deadline_seconds=*/0.5);
+  pool.send(0, "echo c");
+  EXPECT_EQ(pool.queued(0), 5u);
+  std::vector<std::string> seen;
+  while (seen.size() < 5) {
+    for (auto& e : pool.wait(1000)) {
+      seen.push_back(e.request + " -> " + (e.reply ? *e.reply : e.death->kindName()));
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"echo a -> a", "segv -> crash-SIGSEGV", "echo b -> b",
+                                            "hang -> timeout", "echo c -> c"}));
+  EXPECT_EQ(pool.queued(0), 0u);
+  EXPECT_EQ(pool.restarts(), 2);
+}
+
 // Note [Recycled workers]: after requests_per_worker replies a worker is replaced, without
 // a death and without losing a request.
 TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
@@ -109,6 +134,22 @@ TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
   EXPECT_EQ(pids.size(), 3u);  // requests 1-3, 4-6, 7
   EXPECT_EQ(pool.recycled(), 2);
   EXPECT_EQ(pool.restarts(), 0);
+
+  // The same with the requests queued at once: the replacement takes those left.
+  WorkerPool queued(1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
+  for (int i = 0; i < 7; ++i) queued.send(0, "which");
+  std::vector<std::string> order;
+  while (order.size() < 7) {
+    for (auto& e : queued.wait(1000)) {
+      ASSERT_TRUE(e.reply.has_value());
+      order.push_back(*e.reply);
+    }
+  }
+  EXPECT_EQ(std::set<std::string>(order.begin(), order.end()).size(), 3u);
+  EXPECT_EQ(order[0], order[2]);
+  EXPECT_NE(order[2], order[3]);
+  EXPECT_EQ(order[3], order[5]);
+  EXPECT_EQ(queued.recycled(), 2);
 }
 
 TEST(Workers, RunIsolated) {
