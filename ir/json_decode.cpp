@@ -155,13 +155,28 @@ struct At::Origin {
   const JsonValue* root;
   std::string path;          // of the root, unless it is inside another document
   std::optional<At> outer;   // the string this document was parsed from
+  int64_t users = 0;
 };
 
+At::OriginRef::OriginRef(Origin* o) : o_(o) { ++o_->users; }
+At::OriginRef::OriginRef(const OriginRef& other) : o_(other.o_) {
+  if (o_) ++o_->users;
+}
+At::OriginRef& At::OriginRef::operator=(const OriginRef& other) {
+  if (other.o_) ++other.o_->users;
+  if (o_ && --o_->users == 0) delete o_;
+  o_ = other.o_;
+  return *this;
+}
+At::OriginRef::~OriginRef() {
+  if (o_ && --o_->users == 0) delete o_;
+}
+
 At::At(const JsonValue& j, std::string path)
-    : j_(&j), origin_(std::make_shared<const Origin>(Origin{&j, std::move(path), std::nullopt})) {}
+    : j_(&j), origin_(new Origin{&j, std::move(path), std::nullopt}) {}
 
 At At::inside(const JsonValue& j, const At& outer) {
-  return At(&j, std::make_shared<const Origin>(Origin{&j, "", outer}));
+  return At(&j, OriginRef(new Origin{&j, "", outer}));
 }
 
 namespace {
@@ -224,8 +239,8 @@ void At::allowOnly(std::initializer_list<std::string_view> keys) const {
   }
 }
 
-std::pair<std::string, At> At::unionOf(std::string_view what,
-                                       const std::vector<std::string_view>& tags) const {
+std::pair<std::string_view, At> At::unionOf(std::string_view what,
+                                            const std::vector<std::string_view>& tags) const {
   if (!j_->isObject()) {
     fail("expected an object with one key (the " + std::string(what) + " union), got " +
          describe(*j_));
@@ -240,7 +255,7 @@ std::pair<std::string, At> At::unionOf(std::string_view what,
   if (std::find(tags.begin(), tags.end(), member.key()) == tags.end()) {
     fail("unknown " + std::string(what) + " tag " + jsonQuoted(member.key()));
   }
-  return {std::string(member.key()), At(&member, origin_)};
+  return {member.key(), At(&member, origin_)};
 }
 
 size_t At::size() const {

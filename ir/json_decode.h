@@ -42,9 +42,10 @@ class At {
   At field(std::string_view key) const;  // required
   std::optional<At> optional(std::string_view key) const;  // absent or null: nullopt
   void allowOnly(std::initializer_list<std::string_view> keys) const;
-  // A union: an object with exactly one key, one of `tags`; returns the tag and its value.
-  std::pair<std::string, At> unionOf(std::string_view what,
-                                     const std::vector<std::string_view>& tags) const;
+  // A union: an object with exactly one key, one of `tags`; returns the tag (a view of the
+  // document) and its value.
+  std::pair<std::string_view, At> unionOf(std::string_view what,
+                                          const std::vector<std::string_view>& tags) const;
   template <typename F>
   void forEachEntry(F&& f) const {
     expectObject();
@@ -66,9 +67,24 @@ class At {
 
  private:
   struct Origin;  // the document's root and where that root is
-  At(const JsonValue* j, std::shared_ptr<const Origin> origin) : j_(j), origin_(std::move(origin)) {}
+  // Shares an Origin among a document's cursors, which never leave their thread, so unlike
+  // std::shared_ptr its count is a plain integer (a reader makes thousands of cursors).
+  class OriginRef {
+   public:
+    OriginRef() = default;
+    explicit OriginRef(Origin* o);
+    OriginRef(const OriginRef& other);
+    OriginRef& operator=(const OriginRef& other);
+    ~OriginRef();
+    const Origin* operator->() const { return o_; }
+    const Origin& operator*() const { return *o_; }
+
+   private:
+    Origin* o_ = nullptr;
+  };
+  At(const JsonValue* j, OriginRef origin) : j_(j), origin_(std::move(origin)) {}
   const JsonValue* j_;
-  std::shared_ptr<const Origin> origin_;
+  OriginRef origin_;
 };
 
 // parseJson of the string at `where`, whose path is only found for malformed text.

@@ -58,7 +58,7 @@ class GraphReader {
   void foldInSubgraphs(const At& list, bool named);
   Node* create(OpKind op, const std::string& name, const At& where);
   Node* lookup(const std::string& name, const At& where) const;
-  std::pair<std::string, Val> namedOutput(const std::string& tag, const At& v) const;
+  std::pair<std::string, Val> namedOutput(std::string_view tag, const At& v) const;
   std::pair<std::optional<std::string>, Val> singleOutput(const At& o) const;
   std::vector<Element> foldedOutputs(const At& outputs) const;
   Argument argument(const At& a) const;
@@ -142,7 +142,7 @@ Node* GraphReader::lookup(const std::string& name, const At& where) const {
 }
 
 // A named value (as_tensor {name} or as_sym_* {as_name}) and its entry in the value tables.
-std::pair<std::string, Val> GraphReader::namedOutput(const std::string& tag, const At& v) const {
+std::pair<std::string, Val> GraphReader::namedOutput(std::string_view tag, const At& v) const {
   std::string name;
   const std::unordered_map<std::string, Val>* table = &tensor_vals_;
   const char* table_name = "tensor_values";
@@ -417,7 +417,7 @@ bool boolOf(const At& a) { return a.boolean(); }
 
 Argument GraphReader::argument(const At& a) const {
   const auto tagged = a.unionOf("Argument", argumentTags());
-  const std::string& tag = tagged.first;
+  const std::string_view tag = tagged.first;
   const At& v = tagged.second;  // not a structured binding: lambdas below capture it
   int kind = 0;
   while (kind < kNumArgKinds && serializedTag(static_cast<ArgKind>(kind)) != tag) ++kind;
