@@ -14,6 +14,9 @@ struct FunctionalizeOptions {
   // Grad mode the program is called under: false treats every mutation as happening under
   // no_grad (so parameters that require grad may be mutated).
   bool grad_enabled = true;
+  // The caller has verified the program as TRAINING already (the differential checks do,
+  // before any check runs): the pass does not do it again.
+  bool verified_as_training = false;
 };
 
 struct FunctionalizeError {

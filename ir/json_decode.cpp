@@ -336,6 +336,14 @@ MemoryFormat readMemoryFormat(const At& a) {
 }
 
 Device readDevice(const At& a) {
+  const JsonValue& j = a.json();
+  // {"type": "cpu", "index": null}, as torch writes it.
+  if (j.isObject() && j.size() == 2 && j[0].key() == "type" && j[0].isString() && j[1].key() == "index" &&
+      j[1].isNull()) {
+    Device d;
+    d.type = std::string(j[0].string());
+    return d;
+  }
   a.allowOnly({"type", "index"});
   Device d;
   d.type = a.field("type").string();
@@ -366,19 +374,56 @@ SymIntValue readSymInt(const At& a) {
   return SymIntValue(readSymExpr(v));
 }
 
+// Note [Tensor metas in one pass]
+// A program file holds a tensor meta for every tensor value and placeholder, so reading
+// them is a good part of reading a file: each is read in one pass over its members in the
+// order torch writes them (the common case; any other order takes the general path), with
+// the SymInt unions of its sizes and strides read as plain integers where they are.
+namespace {
+
+// {"as_int": n}: the concrete SymInt, read without a cursor per level.
+std::optional<int64_t> concreteSymInt(const JsonValue& j) {
+  if (!j.isObject() || j.size() != 1 || j[0].key() != "as_int" || j[0].type() != JsonValue::Type::Integer) {
+    return std::nullopt;
+  }
+  return j[0].integer();
+}
+
+void readSymInts(const At& list, std::vector<SymIntValue>& out) {
+  const size_t n = list.size();
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (auto v = concreteSymInt(list.json()[i])) {
+      out.emplace_back(*v);
+    } else {
+      out.push_back(readSymInt(list[i]));
+    }
+  }
+}
+
+}  // namespace
+
 TensorMeta readTensorMeta(const At& a) {
-  a.allowOnly({"dtype", "sizes", "requires_grad", "device", "strides", "storage_offset",
-               "layout"});
+  static constexpr std::string_view kFields[] = {"dtype", "sizes", "requires_grad", "device", "strides",
+                                                 "storage_offset", "layout"};
+  const JsonValue& j = a.json();
+  bool in_order = j.isObject() && j.size() == std::size(kFields);
+  for (size_t i = 0; in_order && i < std::size(kFields); ++i) in_order = j[i].key() == kFields[i];
+  if (!in_order) a.allowOnly({"dtype", "sizes", "requires_grad", "device", "strides", "storage_offset", "layout"});
+  auto member = [&](size_t i) { return in_order ? a.memberAt(i) : a.field(kFields[i]); };
   TensorMeta m;
-  m.dtype = readDtype(a.field("dtype"));
-  At sizes = a.field("sizes");
-  for (size_t i = 0; i < sizes.size(); ++i) m.sizes.push_back(readSymInt(sizes[i]));
-  m.requires_grad = a.field("requires_grad").boolean();
-  m.device = readDevice(a.field("device"));
-  At strides = a.field("strides");
-  for (size_t i = 0; i < strides.size(); ++i) m.strides.push_back(readSymInt(strides[i]));
-  m.storage_offset = readSymInt(a.field("storage_offset"));
-  m.layout = readLayout(a.field("layout"));
+  m.dtype = readDtype(member(0));
+  readSymInts(member(1), m.sizes);
+  m.requires_grad = member(2).boolean();
+  m.device = readDevice(member(3));
+  readSymInts(member(4), m.strides);
+  const At offset = member(5);
+  if (auto v = concreteSymInt(offset.json())) {
+    m.storage_offset = SymIntValue(*v);
+  } else {
+    m.storage_offset = readSymInt(offset);
+  }
+  m.layout = readLayout(member(6));
   return m;
 }
 

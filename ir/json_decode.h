@@ -40,6 +40,7 @@ class At {
   // Objects.
   void expectObject() const;
   At field(std::string_view key) const;  // required
+  At memberAt(size_t i) const { return At(&(*j_)[i], origin_); }  // an object's i-th member
   std::optional<At> optional(std::string_view key) const;  // absent or null: nullopt
   void allowOnly(std::initializer_list<std::string_view> keys) const;
   // A union: an object with exactly one key, one of `tags`; returns the tag (a view of the
