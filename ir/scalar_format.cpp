@@ -267,7 +267,39 @@ std::string formatElement(ScalarType dtype, const uint8_t* p) {
   }
 }
 
+namespace {
+
+// "k.0" / "k.5" with at most four digits before the point, as appendHalfStep writes them:
+// the value, exact in every floating dtype (Note [Halves printed directly]).
+std::optional<double> halfStep(std::string_view t) {
+  const bool negative = !t.empty() && t[0] == '-';
+  if (negative) t.remove_prefix(1);
+  if (t.size() < 3 || t.size() > 6 || t[t.size() - 2] != '.' || (t.back() != '0' && t.back() != '5')) {
+    return std::nullopt;
+  }
+  int whole = 0;
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return std::nullopt;
+    whole = whole * 10 + (t[i] - '0');
+  }
+  const double v = whole + (t.back() == '5' ? 0.5 : 0.0);
+  return negative ? -v : v;
+}
+
+}  // namespace
+
 std::optional<std::string> parseRealElement(ScalarType dtype, std::string_view t, uint8_t* out) {
+  if (isFloatingPoint(dtype)) {
+    if (auto v = halfStep(t)) {
+      switch (dtype) {
+        case ScalarType::Double: store<double>(out, *v); return std::nullopt;
+        case ScalarType::Float: store<float>(out, static_cast<float>(*v)); return std::nullopt;
+        case ScalarType::Half: store<uint16_t>(out, floatToHalf(static_cast<float>(*v))); return std::nullopt;
+        case ScalarType::BFloat16: store<uint16_t>(out, floatToBfloat16(static_cast<float>(*v))); return std::nullopt;
+        default: break;
+      }
+    }
+  }
   switch (dtype) {
     case ScalarType::Byte: return parseInt<uint8_t>(t, out);
     case ScalarType::Char: return parseInt<int8_t>(t, out);

@@ -8,7 +8,6 @@
 
 namespace epsmith::text {
 
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 void Cursor::advance() {
   if (text_[pos_] == '\n') {
@@ -84,6 +83,15 @@ std::string Cursor::string(std::string_view what) {
   if (peek() != '"') fail("expected a string (" + std::string(what) + ")");
   Loc start = loc_;
   advance();
+  // Nearly every literal has no escape: up to its closing quote at once.
+  size_t end = pos_;
+  while (end < text_.size() && text_[end] != '"' && text_[end] != '\\' && text_[end] != '\n') ++end;
+  if (end < text_.size() && text_[end] == '"') {
+    std::string out(text_.substr(pos_, end - pos_));
+    loc_.col += static_cast<int>(end + 1 - pos_);  // no line break among them
+    pos_ = end + 1;
+    return out;
+  }
   std::string out;
   auto hex4 = [&]() -> uint32_t {
     if (pos_ + 4 > text_.size()) fail("truncated \\u escape");
@@ -195,8 +203,8 @@ std::string_view Cursor::rawUntil(std::string_view stops) {
 std::string_view Cursor::plainToken() {
   skipSpace();
   const size_t start = pos_;
-  while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '-' ||
-                                 text_[pos_] == '+' || text_[pos_] == '.')) {
+  while (pos_ < text_.size() && (isIdentChar(text_[pos_]) || text_[pos_] == '-' || text_[pos_] == '+' ||
+                                 text_[pos_] == '.' || text_[pos_] == ':')) {
     ++pos_;
     ++loc_.col;  // none of these is a line break
   }

@@ -82,6 +82,9 @@ class Cursor {
   Loc loc_;
 };
 
-bool isIdentChar(char c);
+// [A-Za-z0-9_], as the "C" locale's isalnum and '_'.
+inline bool isIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 }  // namespace epsmith::text

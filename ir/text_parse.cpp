@@ -215,16 +215,16 @@ void ProgramParser::storagesSection() {
     Storage s;
     s.dtype = *t;
     const size_t size = static_cast<size_t>(elementSize(*t));
-    s.bytes.reserve(static_cast<size_t>(numel) * size);
+    s.bytes.resize(static_cast<size_t>(numel) * size);
+    int64_t listed = 0;
     if (!c_.tryConsume(']')) {
       do {
         Loc el_at = c_.loc();
-        if (static_cast<int64_t>(s.bytes.size() / size) >= numel) {
+        if (listed >= numel) {
           Cursor::failAt(el_at, "storage $" + std::to_string(id) + " lists more than its " +
                                     std::to_string(numel) + " elements");
         }
-        s.bytes.resize(s.bytes.size() + size);
-        uint8_t* out = s.bytes.data() + s.bytes.size() - size;
+        uint8_t* out = s.bytes.data() + static_cast<size_t>(listed++) * size;
         if (isComplex(*t)) {
           ScalarType part = *t == ScalarType::ComplexHalf ? ScalarType::Half
                             : *t == ScalarType::ComplexFloat ? ScalarType::Float : ScalarType::Double;
@@ -251,9 +251,9 @@ void ProgramParser::storagesSection() {
       } while (c_.tryConsume(','));
       c_.expect(']', "closing the values");
     }
-    if (static_cast<int64_t>(s.bytes.size() / size) != numel) {
+    if (listed != numel) {
       Cursor::failAt(at, "storage $" + std::to_string(id) + " declares " + std::to_string(numel) +
-                             " elements but lists " + std::to_string(s.bytes.size() / size));
+                             " elements but lists " + std::to_string(listed));
     }
     g_.defineStorage(id, std::move(s), at);
   });

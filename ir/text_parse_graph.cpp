@@ -46,12 +46,20 @@ bool boolWord(Cursor& c, bool* out) {
 }  // namespace
 
 Node* GraphParser::refTo(std::string name, Loc at) {
+  if (scope_) {
+    auto it = scope_->nodes.find(name);
+    if (it != scope_->nodes.end()) return it->second.second;
+    scope_->forward_references = true;
+  }
   Node* stand_in = scratch_.appendRaw(OpKind::Placeholder, std::move(name));
   stand_in->attr = at.str();
   return stand_in;
 }
 
+void GraphParser::define(Node* n, Loc at) { scope_->nodes.emplace(n->name(), std::make_pair(at, n)); }
+
 void GraphParser::resolve(Graph& g) {
+  if (!scope_->forward_references) return;  // every reference found its node as it was read
   NameIndex index(g);
   for (auto& n : g.nodes()) {
     n.forEachInputRef([&](Node*& ref) {
@@ -442,7 +450,7 @@ void GraphParser::nodeMeta(NodeMeta& meta) {
   c_.expect('}', "closing the metadata");
 }
 
-void GraphParser::outputLine(Graph& g, std::map<std::string, Loc>& defined) {
+void GraphParser::outputLine(Graph& g) {
   Loc at = c_.loc();
   std::string name = "output";
   Val v;
@@ -452,21 +460,20 @@ void GraphParser::outputLine(Graph& g, std::map<std::string, Loc>& defined) {
     if (c_.tryConsume(':')) v = val();
     c_.expect(']', "closing return[...]");
   }
-  if (defined.count(name)) Cursor::failAt(at, "duplicate node name %" + name);
-  defined[name] = at;
+  if (scope_->nodes.count(name)) Cursor::failAt(at, "duplicate node name %" + name);
   Node* n = g.appendRaw(OpKind::Output, name);
+  define(n, at);
   n->meta.val = std::move(v);
   callArgs(*n);
   nodeMeta(n->meta);
 }
 
-void GraphParser::nodeLine(Graph& g, std::map<std::string, Loc>& defined) {
+void GraphParser::nodeLine(Graph& g) {
   Loc at = c_.loc();
   std::string name = c_.nodeName();
-  if (defined.count(name)) {
-    Cursor::failAt(at, "duplicate node name %" + name + " (first defined at " + defined[name].str() + ")");
+  if (auto it = scope_->nodes.find(name); it != scope_->nodes.end()) {
+    Cursor::failAt(at, "duplicate node name %" + name + " (first defined at " + it->second.first.str() + ")");
   }
-  defined[name] = at;
   Val v;
   if (c_.tryConsume(':')) v = val();
   c_.expect('=', "after the node name");
@@ -475,10 +482,12 @@ void GraphParser::nodeLine(Graph& g, std::map<std::string, Loc>& defined) {
   Node* n = nullptr;
   if (op == "placeholder") {
     n = g.appendRaw(OpKind::Placeholder, name);
+    define(n, at);
   } else if (op == "get_attr" || op == "call_module" || op == "call_method") {
     OpKind kind = op == "get_attr" ? OpKind::GetAttr
                   : op == "call_module" ? OpKind::CallModule : OpKind::CallMethod;
     n = g.appendRaw(kind, name);
+    define(n, at);
     c_.expect('(', "after " + op);
     n->attr = c_.string("attribute path");
     c_.expect(')', "closing " + op + "(");
@@ -488,6 +497,7 @@ void GraphParser::nodeLine(Graph& g, std::map<std::string, Loc>& defined) {
     auto target = Target::parse(op, &error);
     if (!target) Cursor::failAt(op_at, error);
     n = g.appendRaw(OpKind::CallFunction, name);
+    define(n, at);
     n->target = *target;
     callArgs(*n);
     if (target->kind() == Target::Kind::Aten) {
@@ -540,14 +550,20 @@ void GraphParser::attrLine(Graph& g, int depth) {
 std::unique_ptr<Graph> GraphParser::graphBlock(int depth) {
   if (depth > 16) c_.fail("subgraphs nested too deeply");
   auto g = std::make_unique<Graph>();
-  std::map<std::string, Loc> defined;
+  Scope scope;
+  struct Enter {
+    Scope*& current;
+    Scope* outer;
+    ~Enter() { current = outer; }
+  } enter{scope_, scope_};
+  scope_ = &scope;
   c_.expect('{', "opening the graph");
   while (!c_.tryConsume('}')) {
     if (c_.atEnd()) c_.fail("unterminated graph block");
     if (c_.peek() == '%') {
-      nodeLine(*g, defined);
+      nodeLine(*g);
     } else if (c_.tryKeyword("return")) {
-      outputLine(*g, defined);
+      outputLine(*g);
     } else if (c_.tryKeyword("attr")) {
       attrLine(*g, depth);
     } else {

@@ -5,6 +5,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
@@ -37,13 +39,21 @@ class GraphParser {
 
  private:
   struct Pending { std::string name; Loc loc; };
+  // The nodes a graph block has defined so far, by name (views of the nodes' own names).
+  struct Scope {
+    std::unordered_map<std::string_view, std::pair<Loc, Node*>> nodes;
+    bool forward_references = false;  // some reference waits for a later node
+  };
+  // The node `name` of the block being read, or a stand-in resolved at its end.
   Node* refTo(std::string name, Loc at);
   Argument argument();
   Argument list(std::string_view tag, Loc at);
   template <typename T>
   arg::SymScalar<T> symScalar(std::string_view what);
-  void nodeLine(Graph& g, std::map<std::string, Loc>& defined);
-  void outputLine(Graph& g, std::map<std::string, Loc>& defined);
+  void nodeLine(Graph& g);
+  void outputLine(Graph& g);
+  // Registers `n`, defined at `at`, in the current scope.
+  void define(Node* n, Loc at);
   void attrLine(Graph& g, int depth);
   void callArgs(Node& n);
   void nodeMeta(NodeMeta& meta);
@@ -52,6 +62,7 @@ class GraphParser {
   SymExpr symExpr();
 
   Cursor& c_;
+  Scope* scope_ = nullptr;  // of the innermost graph block being read
   Graph scratch_;  // stand-in nodes for references, resolved at the end of each graph block
   std::map<int64_t, std::pair<std::shared_ptr<Storage>, Loc>> storages_;
   std::map<int64_t, bool> storage_defined_;

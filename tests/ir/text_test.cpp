@@ -345,6 +345,50 @@ TEST(TextForm, ElementsWrittenDirectlyAreSpelledAsTheShortestText) {
   EXPECT_EQ(ints, "-9223372036854775808");
 }
 
+// parseRealElement reads "k.0" and "k.5" directly; it must store what the general path
+// stores for the same number spelled otherwise ("k.00", "k.50"), in every floating dtype.
+TEST(TextForm, ElementsReadDirectlyHoldWhatTheGeneralPathHolds) {
+  for (ScalarType dtype : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16}) {
+    for (int k = -20000; k <= 20000; ++k) {
+      const std::string whole = std::to_string(std::abs(k) / 2), sign = k < 0 ? "-" : "";
+      const std::string direct = sign + whole + (k % 2 ? ".5" : ".0");
+      const std::string general = sign + whole + (k % 2 ? ".50" : ".00");
+      uint8_t a[8] = {}, b[8] = {};
+      ASSERT_EQ(parseRealElement(dtype, direct, a), std::nullopt) << direct;
+      ASSERT_EQ(parseRealElement(dtype, general, b), std::nullopt) << general;
+      ASSERT_EQ(std::memcmp(a, b, sizeof a), 0) << shortName(dtype) << " " << direct;
+    }
+  }
+}
+
+TEST(TextForm, ACommentMaySitBetweenStorageElements) {
+  const std::string text = R"EPT(program {
+  verifiers ["ATEN"]
+}
+
+graph {
+  return ()
+}
+
+storages {
+  $0: f32[3] = [1.5  # the first
+                , -2.0, 3.25]
+}
+
+state {
+  buffer "b" = $0 f32[3]
+}
+)EPT";
+  auto p = parseProgramText(text);
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const auto& bytes = p->state_dict.at("b").tensor.storage->bytes;
+  float values[3];
+  std::memcpy(values, bytes.data(), sizeof values);
+  EXPECT_EQ(values[0], 1.5f);
+  EXPECT_EQ(values[1], -2.0f);
+  EXPECT_EQ(values[2], 3.25f);
+}
+
 TEST(TextForm, AliasingTensorsShareOneStorage) {
   const std::string text = R"EPT(program {
   verifiers ["ATEN"]
