@@ -364,16 +364,25 @@ bool writesItsSchemaHides(const Node& call, const OpInfo& op) {
 }
 
 const OpRoleInfo& opRole(const OpInfo& op) {
+  // The generator asks for every candidate: each thread keeps what it has looked up, so the
+  // shared table's lock is taken once per op and thread.
+  thread_local std::unordered_map<const OpInfo*, const OpRoleInfo*> seen;
+  if (auto it = seen.find(&op); it != seen.end()) return *it->second;
   static std::mutex mu;
-  static std::unordered_map<const OpInfo*, OpRoleInfo> cache;
+  static std::unordered_map<const OpInfo*, OpRoleInfo> cache;  // node-based: entries never move
+  const OpRoleInfo* found = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(&op);
-    if (it != cache.end()) return it->second;
+    if (it != cache.end()) found = &it->second;
   }
-  OpRoleInfo info = classify(op);  // may recurse into opRole for the functional variant
-  std::lock_guard<std::mutex> lock(mu);
-  return cache.emplace(&op, std::move(info)).first->second;
+  if (!found) {
+    OpRoleInfo info = classify(op);  // may recurse into opRole for the functional variant
+    std::lock_guard<std::mutex> lock(mu);
+    found = &cache.emplace(&op, std::move(info)).first->second;
+  }
+  seen.emplace(&op, found);
+  return *found;
 }
 
 }  // namespace epsmith

@@ -237,22 +237,28 @@ const Node* Graph::firstOutOfOrderUse() const {
 
 std::unique_ptr<Graph> Graph::clone() const {
   auto g = std::make_unique<Graph>();
-  std::unordered_map<const Node*, Node*> remap;
-  remap.reserve(nodes_.size());
+  g->reserve(nodes_.size());
+  // Node i of this graph carries stamp first + i while its copy is made, and copies[i] is
+  // that copy: a reference is remapped by its stamp, without a table keyed by node.
+  const uint64_t first = reserveVisitStamps(nodes_.size());
+  std::vector<Node*> copies;
+  copies.reserve(nodes_.size());
   for (const auto& n : nodes_) {
+    n.visit_stamp = first + copies.size();
     Node* copy = g->appendRaw(n.op_, n.name_);
     copy->target = n.target;
     copy->attr = n.attr;
     copy->args = n.args;
     copy->kwargs = n.kwargs;
     copy->meta = n.meta;
-    remap[&n] = copy;
+    copies.push_back(copy);
   }
   for (auto& n : g->nodes_) {
     n.forEachInputRef([&](Node*& ref) {
-      auto it = remap.find(ref);
       // A reference to a node outside this graph is kept as is (a broken graph stays broken).
-      if (it != remap.end()) ref = it->second;
+      if (ref->graph_ != this) return;
+      const uint64_t i = ref->visit_stamp - first;
+      if (ref->visit_stamp >= first && i < copies.size()) ref = copies[i];
     });
   }
   for (const auto& [name, attr] : attributes_) g->attributes_.emplace(name, attr.clone());
