@@ -1,6 +1,10 @@
 // What the generator keeps of a candidate's result; see result_values.h.
 #include "generators/result_values.h"
 
+#include <ATen/Dispatch.h>
+
+#include <vector>
+
 #include "oracle/aten_bridge.h"
 
 namespace epsmith {
@@ -12,9 +16,52 @@ namespace epsmith {
 // process), and values used as counts or positions (one_hot, arange ends, index
 // arithmetic) then cost unbounded time or memory. Overflow itself is undefined in C++ and
 // differs between kernels legitimately, so a differential tester gains nothing from it.
+namespace {
+
+// Calls f(offset) with the element offset of every element of a strided CPU tensor, in
+// index order, and stops early when f returns false; returns whether it went through.
+// (The generator looks at each candidate's small result: a loop here costs less than the
+// few dispatched ops it would take.)
+template <typename F>
+bool everyElement(const at::Tensor& t, F&& f) {
+  const int64_t rank = t.dim();
+  if (t.numel() == 0) return true;
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  int64_t offset = 0;
+  for (;;) {
+    if (!f(offset)) return false;
+    int64_t d = rank - 1;
+    for (; d >= 0; --d) {
+      const auto k = static_cast<size_t>(d);
+      if (++index[k] < sizes[k]) {
+        offset += strides[k];
+        break;
+      }
+      offset -= strides[k] * (sizes[k] - 1);
+      index[k] = 0;
+    }
+    if (d < 0) return true;
+  }
+}
+
+}  // namespace
+
 bool smallIntegers(const at::Tensor& t) {
   if (!at::isIntegralType(t.scalar_type(), /*includeBool=*/false) || t.numel() == 0) return true;
   constexpr int64_t kLimit = int64_t{1} << 20;
+  if (t.is_cpu() && t.layout() == at::kStrided) {
+    bool small = true;
+    AT_DISPATCH_INTEGRAL_TYPES(t.scalar_type(), "smallIntegers", [&] {
+      const scalar_t* data = t.data_ptr<scalar_t>();
+      small = everyElement(t, [&](int64_t at) {
+        const auto v = static_cast<int64_t>(data[at]);
+        return v >= -kLimit && v <= kLimit;
+      });
+    });
+    return small;
+  }
   at::NoGradGuard no_grad;
   auto [lo, hi] = at::aminmax(t);
   return lo.item<int64_t>() >= -kLimit && hi.item<int64_t>() <= kLimit;
@@ -61,6 +108,24 @@ namespace {
 
 bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided &&
+      !a.is_complex() && a.scalar_type() != at::kBool) {
+    // Equal elements, or NaN in both (the loop walks a's offsets; b's come from its strides).
+    bool same = true;
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, a.scalar_type(), "sameTensor", [&] {
+      const scalar_t* x = a.data_ptr<scalar_t>();
+      const scalar_t* y = b.data_ptr<scalar_t>();
+      std::vector<int64_t> b_offsets;
+      b_offsets.reserve(static_cast<size_t>(b.numel()));
+      everyElement(b, [&](int64_t at) { return b_offsets.push_back(at), true; });
+      size_t i = 0;
+      same = everyElement(a, [&](int64_t at) {
+        const scalar_t u = x[at], v = y[b_offsets[i++]];
+        return u == v || (u != u && v != v);
+      });
+    });
+    return same;
+  }
   at::NoGradGuard no_grad;
   if (at::isFloatingType(a.scalar_type())) {
     return (a.eq(b) | (a.isnan() & b.isnan())).all().item<bool>();

@@ -1,0 +1,58 @@
+// What the generator keeps of a candidate's result: the integer-range check and the
+// same-result test read strided tensors element by element, and must say what LibTorch's
+// own ops say of the same tensors (aminmax; eq with NaN equal to NaN).
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "generators/result_values.h"
+
+namespace epsmith {
+namespace {
+
+// Views of assorted layouts over `base`: itself, transposed, a strided slice, expanded,
+// offset into its storage.
+std::vector<at::Tensor> layoutsOf(const at::Tensor& base) {
+  std::vector<at::Tensor> out{base, base.t(), base.slice(1, 0, base.size(1), 2), base[1].expand({3, base.size(1)}),
+                              base.narrow(0, 1, 2), base.flatten().narrow(0, 3, 5)};
+  return out;
+}
+
+TEST(ResultValues, IntegerRangeIsReadAsAminmaxReadsIt) {
+  for (auto dtype : {at::kLong, at::kInt, at::kShort, at::kChar, at::kByte}) {
+    at::Tensor base = at::arange(24, at::TensorOptions().dtype(dtype)).reshape({4, 6});
+    if (dtype == at::kLong || dtype == at::kInt) base[2][5] = (1 << 20) + 1;
+    for (const at::Tensor& t : layoutsOf(base)) {
+      auto [lo, hi] = at::aminmax(t);
+      const bool expected = lo.item<int64_t>() >= -(1 << 20) && hi.item<int64_t>() <= (1 << 20);
+      EXPECT_EQ(smallIntegers(t), expected) << t.sizes() << " " << t.strides();
+    }
+  }
+  EXPECT_TRUE(smallIntegers(at::zeros({0, 3}, at::kLong)));
+  EXPECT_FALSE(smallIntegers(at::full({}, -(1 << 20) - 1, at::kLong)));
+}
+
+TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong, at::kBool}) {
+    at::Tensor a = at::arange(24, at::kDouble).reshape({4, 6});
+    if (at::isFloatingType(dtype)) a[1][3] = nan;
+    a = a.to(dtype);
+    for (const at::Tensor& t : layoutsOf(a)) {
+      Interpreter::Outcome same;
+      same.outputs.push_back(t.contiguous().clone());
+      EXPECT_TRUE(sameResult(t, same)) << dtype << " " << t.strides();
+      at::Tensor changed = t.contiguous().clone();
+      changed.view(-1)[0] = changed.view(-1)[0].item<double>() == 0 ? 1 : 0;
+      Interpreter::Outcome other;
+      other.outputs.push_back(changed);
+      EXPECT_FALSE(sameResult(t, other)) << dtype << " " << t.strides();
+    }
+  }
+  Interpreter::Outcome zero;
+  zero.outputs.push_back(at::zeros({2}));
+  EXPECT_TRUE(sameResult(at::full({2}, -0.0), zero));  // -0.0 == 0.0, as eq says
+}
+
+}  // namespace
+}  // namespace epsmith
