@@ -17,16 +17,24 @@
 namespace epsmith::bench {
 namespace {
 
-void BM_Case(benchmark::State& state) {
+// A campaign's case runner on the defaults at state.range(0) ops and every check but D3
+// (which skips without CUDA); null, with the state told why, if it cannot be made.
+std::unique_ptr<CaseRunner> caseRunner(benchmark::State& state) {
   CaseSetup setup;
   setup.nodes = static_cast<int>(state.range(0));
   setup.checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4, DiffCheck::D6};
   auto runner = CaseRunner::create(setup);
   if (!runner.ok()) {
     state.SkipWithError(runner.error().str().c_str());
-    return;
+    return nullptr;
   }
-  const CaseRunner& r = *runner.value();
+  return std::move(runner.value());
+}
+
+void BM_Case(benchmark::State& state) {
+  const auto runner = caseRunner(state);
+  if (!runner) return;
+  const CaseRunner& r = *runner;
   WorkerPool pool(
       1,
       [&r](const std::string& request) {
@@ -92,17 +100,11 @@ BENCHMARK(BM_RoundTrip)->Unit(benchmark::kMicrosecond)->UseRealTime();
 // this is the request's round trip and the worker's own process.
 void BM_CaseInProcess(benchmark::State& state) {
   prepareCaseProcess();
-  CaseSetup setup;
-  setup.nodes = static_cast<int>(state.range(0));
-  setup.checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4, DiffCheck::D6};
-  auto runner = CaseRunner::create(setup);
-  if (!runner.ok()) {
-    state.SkipWithError(runner.error().str().c_str());
-    return;
-  }
+  const auto runner = caseRunner(state);
+  if (!runner) return;
   // Seeds whose case kills the process (LibTorch crashes on a few) are left out: each of
   // the first 512 is tried once in a forked child first.
-  const CaseRunner& r = *runner.value();
+  const CaseRunner& r = *runner;
   std::vector<uint64_t> seeds;
   WorkerPool pool(1, [&r](const std::string& request) { r.run(std::stoull(request)); return std::string(); },
                   WorkerLimits{}, prepareCaseProcess);

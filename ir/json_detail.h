@@ -34,6 +34,17 @@ std::string indexPath(const std::string& path, size_t index);
 // A JSON string literal of `s` (for messages and paths).
 std::string jsonQuoted(std::string_view s);
 
+// The bytes a JSON string literal holds as they are (printable ASCII but the quote and the
+// backslash): the writer escapes the others, the reader looks closer at them.
+struct PlainStringBytes {
+  bool plain[256] = {};
+  constexpr PlainStringBytes() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+  bool operator()(char c) const { return plain[static_cast<unsigned char>(c)]; }
+};
+inline constexpr PlainStringBytes kPlainStringByte;
+
 // Fails for malformed JSON at byte `pos` of `text`: at `line:column` when `where` is empty,
 // else at `where` with the line and column in the message.
 [[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,

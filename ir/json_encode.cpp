@@ -46,12 +46,7 @@ void memoryFormatJson(JsonWriter& w, MemoryFormat m, const std::string& where) {
 void deviceJson(JsonWriter& w, const Device& d) {
   w.beginObject();
   w.key("type").string(d.type);
-  w.key("index");
-  if (d.index) {
-    w.integer(*d.index);
-  } else {
-    w.null();
-  }
+  w.key("index").integerOrNull(d.index);
   w.endObject();
 }
 
@@ -241,18 +236,8 @@ void inputSpecJson(JsonWriter& w, const InputSpec& s) {
     w.key("kind").string(inputKindName(s.kind));
     w.key("arg");
     specArgJson(w, s.arg);
-    w.key("target");
-    if (s.target) {
-      w.string(*s.target);
-    } else {
-      w.null();
-    }
-    w.key("persistent");
-    if (s.persistent) {
-      w.boolean(*s.persistent);
-    } else {
-      w.null();
-    }
+    w.key("target").stringOrNull(s.target);
+    w.key("persistent").booleanOrNull(s.persistent);
     w.endObject();
   });
 }
@@ -304,12 +289,7 @@ void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
     w.key("kind").string(outputKindName(s.kind));
     w.key("arg");
     specArgJson(w, s.arg);
-    w.key("target");
-    if (s.target) {
-      w.string(*s.target);
-    } else {
-      w.null();
-    }
+    w.key("target").stringOrNull(s.target);
     w.endObject();
   });
 }

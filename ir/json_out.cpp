@@ -10,19 +10,6 @@
 
 namespace epsmith::json_detail {
 
-namespace {
-
-// The bytes a string literal holds as they are: printable ASCII but the quote and backslash.
-struct PlainBytes {
-  bool plain[256] = {};
-  constexpr PlainBytes() {
-    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
-  }
-};
-constexpr PlainBytes kPlain;
-
-}  // namespace
-
 void JsonWriter::Text::grow(size_t n) {
   const size_t capacity = std::max(size_ + n, std::max<size_t>(2 * capacity_, 256));
   char* data = new char[capacity];
@@ -36,7 +23,7 @@ void JsonWriter::quoted(std::string_view s) {
   static const char* kHex = "0123456789abcdef";
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
   size_t plain = 0;
-  while (plain < s.size() && kPlain.plain[bytes[plain]]) ++plain;
+  while (plain < s.size() && kPlainStringByte.plain[bytes[plain]]) ++plain;
   if (plain == s.size()) {  // nearly every string: nothing to escape, one copy
     char* o = text_.room(s.size() + 2);
     o[0] = '"';
@@ -50,7 +37,7 @@ void JsonWriter::quoted(std::string_view s) {
   while (i < s.size()) {
     // The run of characters that need no escape, appended at once.
     size_t j = i;
-    while (j < s.size() && kPlain.plain[bytes[j]]) ++j;
+    while (j < s.size() && kPlainStringByte.plain[bytes[j]]) ++j;
     text_.append(s.data() + i, j - i);
     i = j;
     if (i == s.size()) break;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ class JsonWriter {
   void string(std::string_view s);
   // Bytes as a base64 string literal (torch's encoding of storage bytes).
   void base64(const std::vector<uint8_t>& bytes);
+  // A value or, when there is none, null.
+  void stringOrNull(const std::optional<std::string>& s) { s ? string(*s) : null(); }
+  void integerOrNull(const std::optional<int64_t>& v) { v ? integer(*v) : null(); }
+  void booleanOrNull(const std::optional<bool>& b) { b ? boolean(*b) : null(); }
   // Arrays of scalars.
   void integers(const std::vector<int64_t>& v);
   void booleans(const std::vector<bool>& v);

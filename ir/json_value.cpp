@@ -39,19 +39,6 @@ const JsonValue* JsonValue::find(std::string_view key) const {
   return nullptr;
 }
 
-namespace {
-
-// The bytes a string holds as they are: printable ASCII but the quote and the backslash.
-struct PlainInString {
-  bool plain[256] = {};
-  constexpr PlainInString() {
-    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
-  }
-};
-constexpr PlainInString kPlainInString;
-
-}  // namespace
-
 class JsonParser {
  public:
   static JsonDocument document(std::string_view text, const std::string& where) {
@@ -216,7 +203,7 @@ class JsonParser {
   // escape, else of its unescaped copy.
   std::string_view string() {
     const char* start = ++p_;
-    while (p_ != end_ && kPlainInString.plain[static_cast<unsigned char>(*p_)]) ++p_;
+    while (p_ != end_ && kPlainStringByte(*p_)) ++p_;
     if (p_ != end_ && *p_ == '"') return std::string_view(start, static_cast<size_t>(p_++ - start));
     // Escapes, control characters or non-ASCII bytes: the careful path.
     std::string& out = out_.unescaped;

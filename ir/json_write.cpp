@@ -87,11 +87,7 @@ void ProgramWriter::moduleCallGraphJson(JsonWriter& w) const {
       w.key("in_spec").string(s.in_spec);
       w.key("out_spec").string(s.out_spec);
       w.key("forward_arg_names");
-      if (s.forward_arg_names) {
-        w.strings(*s.forward_arg_names);
-      } else {
-        w.null();
-      }
+      s.forward_arg_names ? w.strings(*s.forward_arg_names) : w.null();
       w.endObject();
     }
     w.endObject();
@@ -147,18 +143,8 @@ std::string ProgramWriter::write() {
   w.key("range_constraints").beginObject();
   for (const auto& [symbol, range] : p_.range_constraints) {
     w.key(symbol).beginObject();
-    w.key("min_val");
-    if (range.min_val) {
-      w.integer(*range.min_val);
-    } else {
-      w.null();
-    }
-    w.key("max_val");
-    if (range.max_val) {
-      w.integer(*range.max_val);
-    } else {
-      w.null();
-    }
+    w.key("min_val").integerOrNull(range.min_val);
+    w.key("max_val").integerOrNull(range.max_val);
     w.endObject();
   }
   w.endObject();
