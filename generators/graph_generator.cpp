@@ -13,6 +13,7 @@
 #include <ATen/MemoryOverlap.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <type_traits>
 #include <unordered_map>
@@ -52,6 +53,9 @@ class Generator {
   Generator(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random)
       : config_(config), random_(random), catalog_(catalog) {}
 
+  // Whether run() gave up its program (Note [A refused call must leave no trace]).
+  bool compromised() const { return compromised_; }
+
   Expected<ExportedProgram> run() {
     bool any = false;
     for (auto c : {OpCategory::Functional, OpCategory::InPlace, OpCategory::View, OpCategory::Out}) {
@@ -67,6 +71,7 @@ class Generator {
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
       maybeToggleGrad();
       if (tryOne()) ++made;
+      if (compromised_) break;  // Note [A refused call must leave no trace]
     }
     if (!grad_enabled_) setGrad(true);
     finish();
@@ -533,6 +538,45 @@ class Generator {
     return same;
   }
 
+  // The nodes whose tensors the call `n` of `op` writes (its Tensor(a!) arguments).
+  template <typename F>
+  static void forEachWritten(const OpInfo& op, const Node& n, F&& f) {
+    auto collect = [&](const std::string& name, const Argument& a) {
+      const int i = op.argumentIndex(name);
+      if (i >= 0 && op.arguments[static_cast<size_t>(i)].is_write) a.forEachNode(f);
+    };
+    for (size_t i = 0; i < n.args.size(); ++i) collect(op.arguments[i].name, n.args[i]);
+    for (const auto& [name, a] : n.kwargs) collect(name, a);
+  }
+
+  // Note [A refused call must leave no trace]
+  // A mutable candidate runs first on copies of what it writes, then for real; the copies
+  // are plain tensors, though, and the live ones may be leaves that require grad, views of
+  // them, or views made under no_grad, which autograd refuses to write. A refusal usually
+  // comes before any write, but not from an op that composes others: linalg_pinv.out
+  // resizes `out` and then has its copy_ refused, and the live parameter stays resized
+  // although no node says so. The program made from then on is not what its replay
+  // computes (seed 2414 made a movedim whose replay raised). So a refused real run is
+  // checked against the state of what it writes (sizes, strides, offset, storage and its
+  // bytes) from just before; if it changed anything, the program is given up and
+  // generateProgram makes the next one from the same random stream.
+  struct WrittenState {
+    explicit WrittenState(const at::Tensor& t)
+        : tensor(t), sizes(t.sizes().vec()), strides(t.strides().vec()), offset(t.storage_offset()),
+          data(t.storage().data()), bytes(static_cast<const uint8_t*>(t.storage().data()),
+                                          static_cast<const uint8_t*>(t.storage().data()) + t.storage().nbytes()) {}
+    bool unchanged() const {
+      return tensor.sizes() == sizes && tensor.strides() == strides && tensor.storage_offset() == offset &&
+             tensor.storage().data() == data && tensor.storage().nbytes() == bytes.size() &&
+             (bytes.empty() || std::memcmp(data, bytes.data(), bytes.size()) == 0);
+    }
+    at::Tensor tensor;
+    std::vector<int64_t> sizes, strides;
+    int64_t offset;
+    const void* data;
+    std::vector<uint8_t> bytes;
+  };
+
   // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
   bool tryOne() {
     const OpInfo* op = pickOp();
@@ -574,12 +618,7 @@ class Generator {
       // (its result is too big, say) must not have written into the live values or changed
       // their shapes. (Read arguments never share memory with written ones: outAliasesAnInput.)
       std::vector<const Node*> written;
-      auto collect = [&](const std::string& name, const Argument& a) {
-        const int i = op->argumentIndex(name);
-        if (i >= 0 && op->arguments[static_cast<size_t>(i)].is_write) a.forEachNode([&](const Node* w) { written.push_back(w); });
-      };
-      for (size_t i = 0; i < n->args.size(); ++i) collect(op->arguments[i].name, n->args[i]);
-      for (const auto& [name, a] : n->kwargs) collect(name, a);
+      forEachWritten(*op, *n, [&](const Node* w) { written.push_back(w); });
       std::vector<std::pair<at::Tensor, const void*>> copies;  // and their storages before
       auto runOnCopies = [&] {
         return runSingleCall(*n, [&](const Node* in) -> c10::IValue {
@@ -610,11 +649,18 @@ class Generator {
         return t ? c10::IValue(*t) : c10::IValue();
       });
     };
+    std::vector<WrittenState> before;  // Note [A refused call must leave no trace]
+    if (op->is_mutable) {
+      forEachWritten(*op, *n, [&](const Node* w) {
+        if (const at::Tensor* t = valueOf(w)) before.emplace_back(*t);
+      });
+    }
     auto outcome = run();
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n) ||
         (!op->is_mutable && readsAnEmptyTensor(*n) && !sameResult(outcome.outputs[0], run()))) {
+      for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);
       return false;
     }
@@ -702,6 +748,7 @@ class Generator {
 
   const GeneratorConfig& config_;
   RandomSource& random_;
+  bool compromised_ = false;  // a refused call changed a live tensor: give the program up
   ExportedProgram p_;
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;  // constants and immutable state
@@ -713,16 +760,35 @@ class Generator {
 
 }  // namespace
 
+namespace {
+
+// A TRAINING program from `random`: the first one whose generation no refused call
+// compromised (Note [A refused call must leave no trace]), each made from where the last
+// left the stream.
+Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const GeneratorConfig& config,
+                                          RandomSource& random) {
+  constexpr int kTries = 16;
+  for (int i = 0; i < kTries; ++i) {
+    Generator generator(catalog, config, random);
+    auto program = generator.run();
+    if (!program.ok() || !generator.compromised()) return program;
+  }
+  return LoadError{"", "no program of " + std::to_string(kTries) +
+                           " could be generated without a refused call changing a live tensor"};
+}
+
+}  // namespace
+
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random) {
   c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
-  if (config.dialect == IrDialect::Training) return Generator(catalog, config, random).run();
+  if (config.dialect == IrDialect::Training) return trainingProgram(catalog, config, random);
   // ATEN: functionalize what the generator made; a program the functionalizer refuses (it
   // mutates an input's metadata, say) is followed by the next one from the same source.
   constexpr int kTries = 16;
   std::string last;
   for (int i = 0; i < kTries; ++i) {
-    auto training = Generator(catalog, config, random).run();
+    auto training = trainingProgram(catalog, config, random);
     if (!training.ok()) return training.error();
     auto functional = functionalize(training.value());
     if (functional.ok()) return std::move(*functional.program);
