@@ -114,6 +114,10 @@ void BM_CaseInProcess(benchmark::State& state) {
     while (events.empty()) events = pool.wait(1000);
     if (events[0].reply) seeds.push_back(seed);
   }
+  if (seeds.empty()) {
+    state.SkipWithError("every seed's case killed its worker");
+    return;
+  }
   PhaseTimes times;
   size_t i = 0;
   for (auto _ : state) times.add(r.run(seeds[i++ % seeds.size()]).times);

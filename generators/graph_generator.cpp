@@ -766,12 +766,13 @@ namespace {
 // compromised (Note [A refused call must leave no trace]), each made from where the last
 // left the stream.
 Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random) {
+                                          RandomSource& random, GenerationStats* stats) {
   constexpr int kTries = 16;
   for (int i = 0; i < kTries; ++i) {
     Generator generator(catalog, config, random);
     auto program = generator.run();
     if (!program.ok() || !generator.compromised()) return program;
+    if (stats) ++stats->programs_given_up;
   }
   return LoadError{"", "no program of " + std::to_string(kTries) +
                            " could be generated without a refused call changing a live tensor"};
@@ -780,15 +781,15 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
 }  // namespace
 
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random) {
+                                          RandomSource& random, GenerationStats* stats) {
   c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
-  if (config.dialect == IrDialect::Training) return trainingProgram(catalog, config, random);
+  if (config.dialect == IrDialect::Training) return trainingProgram(catalog, config, random, stats);
   // ATEN: functionalize what the generator made; a program the functionalizer refuses (it
   // mutates an input's metadata, say) is followed by the next one from the same source.
   constexpr int kTries = 16;
   std::string last;
   for (int i = 0; i < kTries; ++i) {
-    auto training = trainingProgram(catalog, config, random);
+    auto training = trainingProgram(catalog, config, random, stats);
     if (!training.ok()) return training.error();
     auto functional = functionalize(training.value());
     if (functional.ok()) return std::move(*functional.program);

@@ -44,10 +44,16 @@ struct GeneratorConfig {
   int attempts_per_node = 40;  // candidates tried before giving up on a node
 };
 
+// What making one program took besides the program kept.
+struct GenerationStats {
+  int programs_given_up = 0;  // a refused call changed a live tensor (graph_generator.cpp)
+};
+
 // A program of about `config.nodes` nodes with its example inputs and state, in the
 // configured dialect, or an error when the catalog leaves nothing to build with (or, for
-// ATEN, when no functionalizable program came out of several tries).
+// ATEN, when no functionalizable program came out of several tries). `stats`, when given,
+// is added to.
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random);
+                                          RandomSource& random, GenerationStats* stats = nullptr);
 
 }  // namespace epsmith

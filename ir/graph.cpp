@@ -1,6 +1,7 @@
 // Graph storage and the editing API.
 #include "ir/graph.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstdio>
@@ -238,27 +239,26 @@ const Node* Graph::firstOutOfOrderUse() const {
 std::unique_ptr<Graph> Graph::clone() const {
   auto g = std::make_unique<Graph>();
   g->reserve(nodes_.size());
-  // Node i of this graph carries stamp first + i while its copy is made, and copies[i] is
-  // that copy: a reference is remapped by its stamp, without a table keyed by node.
-  const uint64_t first = reserveVisitStamps(nodes_.size());
-  std::vector<Node*> copies;
+  // Each node and its copy, sorted by the node's address: a reference is remapped by a
+  // binary search, with no table to hash into, no write to this graph (clones of one graph
+  // may run side by side) and nothing read through the reference itself.
+  std::vector<std::pair<const Node*, Node*>> copies;
   copies.reserve(nodes_.size());
   for (const auto& n : nodes_) {
-    n.visit_stamp = first + copies.size();
     Node* copy = g->appendRaw(n.op_, n.name_);
     copy->target = n.target;
     copy->attr = n.attr;
     copy->args = n.args;
     copy->kwargs = n.kwargs;
     copy->meta = n.meta;
-    copies.push_back(copy);
+    copies.emplace_back(&n, copy);
   }
+  std::sort(copies.begin(), copies.end());
   for (auto& n : g->nodes_) {
     n.forEachInputRef([&](Node*& ref) {
+      auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(static_cast<const Node*>(ref), static_cast<Node*>(nullptr)));
       // A reference to a node outside this graph is kept as is (a broken graph stays broken).
-      if (ref->graph_ != this) return;
-      const uint64_t i = ref->visit_stamp - first;
-      if (ref->visit_stamp >= first && i < copies.size()) ref = copies[i];
+      if (it != copies.end() && it->first == ref) ref = it->second;
     });
   }
   for (const auto& [name, attr] : attributes_) g->attributes_.emplace(name, attr.clone());

@@ -329,11 +329,7 @@ void beginMetaJson(JsonWriter& w, const NodeMeta& m, bool val_written, const std
     }
   }
   for (const auto& [key, value] : m.custom) {
-    if (isReservedMetaKey(key)) {
-      w.key(std::string(kExtCustom) + key).string(value);
-    } else {
-      w.key(key).string(value);
-    }
+    w.stringMember(isReservedMetaKey(key) ? std::string(kExtCustom) + key : key, value);
   }
   if (!val_written) {
     JsonWriter val;

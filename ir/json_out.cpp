@@ -27,7 +27,7 @@ void JsonWriter::quoted(std::string_view s) {
   if (plain == s.size()) {  // nearly every string: nothing to escape, one copy
     char* o = text_.room(s.size() + 2);
     o[0] = '"';
-    std::memcpy(o + 1, s.data(), s.size());
+    if (!s.empty()) std::memcpy(o + 1, s.data(), s.size());
     o[s.size() + 1] = '"';
     text_.commit(s.size() + 2);
     return;

@@ -58,6 +58,19 @@ class JsonWriter {
   void endArray() { close(']'); }
   // An object member's key; its value is what is written next.
   JsonWriter& key(std::string_view k);
+  // A member whose key is a name from the program (not the format's own): its value is
+  // written first, by `value(JsonWriter&)`, so a value that cannot be written is reported
+  // before a key that cannot (as the writer always has), then both are placed.
+  template <typename F>
+  void member(std::string_view k, F&& value) {
+    JsonWriter v;
+    value(v);
+    key(k).raw(v.compact());
+  }
+  // A string-valued member of that kind.
+  void stringMember(std::string_view k, std::string_view s) {
+    member(k, [&](JsonWriter& v) { v.string(s); });
+  }
 
   // The compact text, as nlohmann's dump() spells it.
   std::string_view compact() const { return text_.view(); }
@@ -81,6 +94,7 @@ class JsonWriter {
     }
     void commit(size_t n) { size_ += n; }
     void append(const char* p, size_t n) {
+      if (n == 0) return;
       std::memcpy(room(n), p, n);
       size_ += n;
     }

@@ -97,7 +97,7 @@ void ProgramWriter::moduleCallGraphJson(JsonWriter& w) const {
 
 static void stringMap(JsonWriter& w, const std::map<std::string, std::string>& m) {
   w.beginObject();
-  for (const auto& [k, v] : m) w.key(k).string(v);
+  for (const auto& [k, v] : m) w.stringMember(k, v);
   w.endObject();
 }
 
@@ -131,8 +131,7 @@ std::string ProgramWriter::write() {
   stringMap(w, p_.metadata);
   w.key("treespec_namedtuple_fields").beginObject();
   for (const auto& [type, fields] : p_.treespec_namedtuple_fields) {
-    w.key(type);
-    oneKey(w, "field_names", [&] { w.strings(fields); });
+    w.member(type, [&](JsonWriter& v) { oneKey(v, "field_names", [&] { v.strings(fields); }); });
   }
   w.endObject();
   w.endObject();  // graph_module
@@ -163,24 +162,27 @@ std::string ProgramWriter::write() {
   storagesJson(w);
   w.key("state_dict").beginObject();
   for (const auto& [fqn, entry] : p_.state_dict) {
-    w.key(fqn).beginObject();
-    w.key("is_param").boolean(entry.is_parameter);
-    w.key("tensor");
-    tensorValueJson(w, entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor", /*storage_optional=*/false);
-    w.endObject();
+    w.member(fqn, [&](JsonWriter& v) {
+      v.beginObject();
+      v.key("is_param").boolean(entry.is_parameter);
+      v.key("tensor");
+      tensorValueJson(v, entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor", /*storage_optional=*/false);
+      v.endObject();
+    });
   }
   w.endObject();
   w.key("constants").beginObject();
   for (const auto& [name, c] : p_.constants) {
     if (c.tensor && !c.class_fqn.empty()) fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
-    w.key(name);
-    if (c.tensor) {
-      oneKey(w, "as_tensor", [&] {
-        tensorValueJson(w, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false);
-      });
-    } else {
-      oneKey(w, "as_custom_obj", [&] { oneKey(w, "class_fqn", [&] { w.string(c.class_fqn); }); });
-    }
+    w.member(name, [&](JsonWriter& v) {
+      if (c.tensor) {
+        oneKey(v, "as_tensor", [&] {
+          tensorValueJson(v, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false);
+        });
+      } else {
+        oneKey(v, "as_custom_obj", [&] { oneKey(v, "class_fqn", [&] { v.string(c.class_fqn); }); });
+      }
+    });
   }
   w.endObject();
   w.key("example_inputs").beginArray();

@@ -330,27 +330,26 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
 
 void GraphWriter::outputFor(JsonWriter& w, const std::string& name, const Val& v) {
   // {tag: {"as_name": name}}, with the value itself in `table` under `name`.
+  // {tag: {"as_name": name}}, with {value_tag: value} in `table` under `name`.
   auto named = [&](JsonWriter& table, const char* tag, const char* value_tag, auto&& value) {
-    table.key(name);
-    oneKey(table, value_tag, value);
+    table.member(name, [&](JsonWriter& t) { oneKey(t, value_tag, [&] { value(t); }); });
     oneKey(w, tag, [&] { oneKey(w, "as_name", [&] { w.string(name); }); });
   };
   if (const auto* t = v.tensor()) {
-    tensor_values_.key(name);
-    tensorMetaJson(tensor_values_, *t, kNoWhere);
+    tensor_values_.member(name, [&](JsonWriter& table) { tensorMetaJson(table, *t, kNoWhere); });
     oneKey(w, "as_tensor", [&] { nameObject(w, name); });
   } else if (const auto* s = v.get<Val::SymInt>()) {
-    named(sym_int_values_, "as_sym_int", "as_expr", [&] { symExprJson(sym_int_values_, s->expr); });
+    named(sym_int_values_, "as_sym_int", "as_expr", [&](JsonWriter& t) { symExprJson(t, s->expr); });
   } else if (const auto* i = v.get<int64_t>()) {
-    named(sym_int_values_, "as_sym_int", "as_int", [&] { sym_int_values_.integer(*i); });
+    named(sym_int_values_, "as_sym_int", "as_int", [&](JsonWriter& t) { t.integer(*i); });
   } else if (const auto* sf = v.get<Val::SymFloat>()) {
-    named(sym_float_values_, "as_sym_float", "as_expr", [&] { symExprJson(sym_float_values_, sf->expr); });
+    named(sym_float_values_, "as_sym_float", "as_expr", [&](JsonWriter& t) { symExprJson(t, sf->expr); });
   } else if (const auto* f = v.get<double>()) {
-    named(sym_float_values_, "as_sym_float", "as_float", [&] { floatJson(sym_float_values_, *f); });
+    named(sym_float_values_, "as_sym_float", "as_float", [&](JsonWriter& t) { floatJson(t, *f); });
   } else if (const auto* sb = v.get<Val::SymBool>()) {
-    named(sym_bool_values_, "as_sym_bool", "as_expr", [&] { symExprJson(sym_bool_values_, sb->expr); });
+    named(sym_bool_values_, "as_sym_bool", "as_expr", [&](JsonWriter& t) { symExprJson(t, sb->expr); });
   } else if (const auto* b = v.get<bool>()) {
-    named(sym_bool_values_, "as_sym_bool", "as_bool", [&] { sym_bool_values_.boolean(*b); });
+    named(sym_bool_values_, "as_sym_bool", "as_bool", [&](JsonWriter& t) { t.boolean(*b); });
   } else {
     oneKey(w, "as_none", [&] { w.boolean(true); });
   }
@@ -468,8 +467,8 @@ void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
       oneKey(w, "as_tensors", [&] {
         w.beginArray();
         for (size_t i = 0; i < list.size(); ++i) {
-          tensor_values_.key(plan.names[i]);
-          tensorMetaJson(tensor_values_, *list[i].tensor(), kNoWhere);
+          tensor_values_.member(plan.names[i],
+                                [&](JsonWriter& table) { tensorMetaJson(table, *list[i].tensor(), kNoWhere); });
           nameObject(w, plan.names[i]);
         }
         w.endArray();
@@ -585,18 +584,19 @@ void GraphWriter::write(JsonWriter& out) {
 
   const bool named_output = output.name() != "output" || !(output.meta == NodeMeta{});
   if (any_side || named_output) {
-    JsonWriter& graphs = w_.graphs();
-    graphs.key(gpath_).beginObject();
-    if (any_side) graphs.key("inputs").raw(side_inputs.compact());
-    if (named_output) {
-      graphs.key("output").beginObject();
-      graphs.key("name").string(output.name());
-      graphs.key("metadata");
-      beginMetaJson(graphs, output.meta, output.meta.val.isMissing(), where(output));
-      graphs.endObject();
-      graphs.endObject();
-    }
-    graphs.endObject();
+    w_.graphs().member(gpath_, [&](JsonWriter& side) {
+      side.beginObject();
+      if (any_side) side.key("inputs").raw(side_inputs.compact());
+      if (named_output) {
+        side.key("output").beginObject();
+        side.key("name").string(output.name());
+        side.key("metadata");
+        beginMetaJson(side, output.meta, output.meta.val.isMissing(), where(output));
+        side.endObject();
+        side.endObject();
+      }
+      side.endObject();
+    });
   }
 
   std::unordered_set<std::string> folded_attrs;
@@ -606,8 +606,7 @@ void GraphWriter::write(JsonWriter& out) {
   bool any_attr = false;
   for (const auto& [name, a] : g_.attributes()) {
     if (folded_attrs.count(name)) continue;
-    attrs.key(name);
-    attributeJson(attrs, name, a);
+    attrs.member(name, [&](JsonWriter& v) { attributeJson(v, name, a); });
     any_attr = true;
   }
   attrs.endObject();

@@ -1,5 +1,6 @@
 // Text-form parsing of the program-level sections (program, signature, module call graph,
 // range constraints, storages, state, constants, example inputs) on top of GraphParser.
+#include <algorithm>
 #include <set>
 
 #include "ir/scalar_format.h"
@@ -215,7 +216,9 @@ void ProgramParser::storagesSection() {
     Storage s;
     s.dtype = *t;
     const size_t size = static_cast<size_t>(elementSize(*t));
-    s.bytes.resize(static_cast<size_t>(numel) * size);
+    // Room for what it declares, filled (and zeroed) only as far as elements are listed:
+    // a declared count is not trusted with memory before the elements are there.
+    s.bytes.reserve(static_cast<size_t>(numel) * size);
     int64_t listed = 0;
     if (!c_.tryConsume(']')) {
       do {
@@ -224,6 +227,8 @@ void ProgramParser::storagesSection() {
           Cursor::failAt(el_at, "storage $" + std::to_string(id) + " lists more than its " +
                                     std::to_string(numel) + " elements");
         }
+        const size_t end = static_cast<size_t>(listed + 1) * size;
+        if (end > s.bytes.size()) s.bytes.resize(std::min(s.bytes.capacity(), std::max(end, 2 * s.bytes.size())));
         uint8_t* out = s.bytes.data() + static_cast<size_t>(listed++) * size;
         if (isComplex(*t)) {
           ScalarType part = *t == ScalarType::ComplexHalf ? ScalarType::Half
@@ -255,6 +260,7 @@ void ProgramParser::storagesSection() {
       Cursor::failAt(at, "storage $" + std::to_string(id) + " declares " + std::to_string(numel) +
                              " elements but lists " + std::to_string(listed));
     }
+    s.bytes.resize(static_cast<size_t>(numel) * size);
     g_.defineStorage(id, std::move(s), at);
   });
 }

@@ -34,6 +34,10 @@ std::string misbehave(const std::string& request) {
     }
   }
   if (request == "throw") throw std::runtime_error("boom");
+  if (request == "slow") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    return "slept";
+  }
   return "?";
 }
 
@@ -115,6 +119,16 @@ TEST(Workers, QueuedRequestsSurviveTheDeathOfTheOneAhead) {
                                             "hang -> timeout", "echo c -> c"}));
   EXPECT_EQ(pool.queued(0), 0u);
   EXPECT_EQ(pool.restarts(), 2);
+
+  // Queued behind 1.5 s of work, a request with a 1 s limit is answered: its clock starts
+  // when the worker begins it, not when it was queued.
+  pool.send(0, "slow");
+  pool.send(0, "echo d", /*deadline_seconds=*/1.0);
+  seen.clear();
+  while (seen.size() < 2) {
+    for (auto& e : pool.wait(1000)) seen.push_back(e.request + " -> " + (e.reply ? *e.reply : e.death->kindName()));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"slow -> slept", "echo d -> d"}));
 }
 
 // Note [Recycled workers]: after requests_per_worker replies a worker is replaced, without

@@ -88,8 +88,10 @@ TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
 TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
   for (uint64_t seed : {1569, 2168, 2414}) {
     SeededSource random(seed);
-    auto p = generateProgram(catalog(), {}, random);
+    GenerationStats stats;
+    auto p = generateProgram(catalog(), {}, random, &stats);
     ASSERT_TRUE(p.ok());
+    EXPECT_EQ(stats.programs_given_up, 1) << "seed " << seed << " no longer meets the case";
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
     RunOptions options(RunMode::Eager);
     int checked = 0;

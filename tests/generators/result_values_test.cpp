@@ -39,9 +39,13 @@ TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
     if (at::isFloatingType(dtype)) a[1][3] = nan;
     a = a.to(dtype);
     for (const at::Tensor& t : layoutsOf(a)) {
-      Interpreter::Outcome same;
+      Interpreter::Outcome same, same_strided;
       same.outputs.push_back(t.contiguous().clone());
       EXPECT_TRUE(sameResult(t, same)) << dtype << " " << t.strides();
+      if (t.dim() == 2) {  // the same values laid out column-major: b walked by its own strides
+        same_strided.outputs.push_back(t.t().contiguous().t());
+        EXPECT_TRUE(sameResult(t, same_strided)) << dtype << " " << t.strides();
+      }
       at::Tensor changed = t.contiguous().clone();
       changed.view(-1)[0] = changed.view(-1)[0].item<double>() == 0 ? 1 : 0;
       Interpreter::Outcome other;

@@ -272,6 +272,23 @@ TEST(JsonWriteErrors, StateTensorOutsideItsStorage) {
   EXPECT_EQ(w.error().message, "view needs 3 storage elements but the storage has 2");
 }
 
+// A member whose key is a program's name and whose value cannot be written either: the
+// value's fault is the one reported, at the value's own place.
+TEST(JsonWriteErrors, AValueIsReportedBeforeItsKey) {
+  ExportedProgram p = addProgram();
+  TensorValue t = TensorValue::zeros(ScalarType::Float, {2});
+  t.sizes = {3};
+  p.state_dict["w\xff"] = {true, t};
+  auto w = writeProgramJson(p);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message, "view needs 3 storage elements but the storage has 2") << w.error().str();
+  p.state_dict["w\xff"].tensor.sizes = {2};
+  w = writeProgramJson(p);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().where, "$");
+  EXPECT_NE(w.error().message.find("not valid UTF-8"), std::string::npos) << w.error().str();
+}
+
 TEST(JsonWriteErrors, AtenCallTheSchemaCannotBind) {
   ExportedProgram p = addProgram();
   p.graph().find("add")->args.pop_back();
