@@ -13,15 +13,14 @@
 #include <ATen/MemoryOverlap.h>
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <type_traits>
-#include <unordered_map>
 
 #include "functionalizer/functionalize.h"
 #include "functionalizer/op_roles.h"
-#include "oracle/aten_bridge.h"
+#include "generators/module_calls.h"
 #include "generators/result_values.h"
+#include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 
 namespace epsmith {
@@ -455,7 +454,7 @@ class Generator {
   // generated log(-x) reached svd.
   bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                          const std::vector<std::pair<std::string, Argument>>& kwargs) const {
-    if (!factorizes(op)) return false;
+    if (!factorizesMatrix(op)) return false;
     bool non_finite = false;
     auto check = [&](const Node* n) {
       const at::Tensor* t = valueOf(n);
@@ -466,34 +465,6 @@ class Generator {
     for (const auto& a : args) a.forEachNode(check);
     for (const auto& [k, a] : kwargs) a.forEachNode(check);
     return non_finite;
-  }
-
-  // Whether `op` factorizes a matrix: a linalg op, or one whose name has one of these
-  // words between its underscores (matching whole words: "lu" is not relu's, "det" not
-  // detach's). Kept per op: every candidate asks.
-  bool factorizes(const OpInfo& op) const {
-    static constexpr std::string_view kWords[] = {
-        "svd", "eig", "eigh", "eigvals", "eigvalsh", "symeig", "lstsq", "pinv", "pinverse", "rank", "nuclear",
-        "det", "logdet", "slogdet", "inverse", "qr", "lu", "cholesky", "solve", "geqrf", "orgqr", "ormqr",
-        "householder", "cond", "power", "exp",
-    };
-    thread_local std::unordered_map<const OpInfo*, bool> known;
-    auto it = known.find(&op);
-    if (it != known.end()) return it->second;
-    std::string_view name = op.localName();
-    while (!name.empty() && name.front() == '_') name.remove_prefix(1);
-    bool found = name.rfind("linalg_", 0) == 0;
-    bool after_matrix = false;  // "power" and "exp" count only as matrix_power, matrix_exp
-    for (size_t at = 0; !found && at <= name.size();) {
-      const size_t end = std::min(name.find('_', at), name.size());
-      const std::string_view word = name.substr(at, end - at);
-      for (auto w : kWords) {
-        if (word == w && ((w != "power" && w != "exp") || after_matrix)) found = true;
-      }
-      after_matrix = word == "matrix";
-      at = end + 1;
-    }
-    return known.emplace(&op, found).first->second;
   }
 
   // Note [Results read from uninitialized memory]
@@ -548,34 +519,6 @@ class Generator {
     for (size_t i = 0; i < n.args.size(); ++i) collect(op.arguments[i].name, n.args[i]);
     for (const auto& [name, a] : n.kwargs) collect(name, a);
   }
-
-  // Note [A refused call must leave no trace]
-  // A mutable candidate runs first on copies of what it writes, then for real; the copies
-  // are plain tensors, though, and the live ones may be leaves that require grad, views of
-  // them, or views made under no_grad, which autograd refuses to write. A refusal usually
-  // comes before any write, but not from an op that composes others: linalg_pinv.out
-  // resizes `out` and then has its copy_ refused, and the live parameter stays resized
-  // although no node says so. The program made from then on is not what its replay
-  // computes (seed 2414 made a movedim whose replay raised). So a refused real run is
-  // checked against the state of what it writes (sizes, strides, offset, storage and its
-  // bytes) from just before; if it changed anything, the program is given up and
-  // generateProgram makes the next one from the same random stream.
-  struct WrittenState {
-    explicit WrittenState(const at::Tensor& t)
-        : tensor(t), sizes(t.sizes().vec()), strides(t.strides().vec()), offset(t.storage_offset()),
-          data(t.storage().data()), bytes(static_cast<const uint8_t*>(t.storage().data()),
-                                          static_cast<const uint8_t*>(t.storage().data()) + t.storage().nbytes()) {}
-    bool unchanged() const {
-      return tensor.sizes() == sizes && tensor.strides() == strides && tensor.storage_offset() == offset &&
-             tensor.storage().data() == data && tensor.storage().nbytes() == bytes.size() &&
-             (bytes.empty() || std::memcmp(data, bytes.data(), bytes.size()) == 0);
-    }
-    at::Tensor tensor;
-    std::vector<int64_t> sizes, strides;
-    int64_t offset;
-    const void* data;
-    std::vector<uint8_t> bytes;
-  };
 
   // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
   bool tryOne() {
@@ -649,7 +592,7 @@ class Generator {
         return t ? c10::IValue(*t) : c10::IValue();
       });
     };
-    std::vector<WrittenState> before;  // Note [A refused call must leave no trace]
+    std::vector<TensorState> before;  // Note [A refused call must leave no trace] (result_values.h)
     if (op->is_mutable) {
       forEachWritten(*op, *n, [&](const Node* w) {
         if (const at::Tensor* t = valueOf(w)) before.emplace_back(*t);
@@ -706,44 +649,7 @@ class Generator {
       out->args.push_back(arg::Tensor{o});
       p_.signature.output_specs.push_back({OutputKind::UserOutput, SpecArg::tensor(o->name()), std::nullopt});
     }
-    addModuleCallGraph(outputs);
-  }
-
-  // A pytree spec of `leaves` plain leaves in a tuple (in_spec wraps it with empty kwargs).
-  static std::string tupleSpec(size_t leaves) {
-    std::string children;
-    for (size_t i = 0; i < leaves; ++i) {
-      children += std::string(i ? ", " : "") + R"({"type": null, "context": null, "children_spec": []})";
-    }
-    return R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" + children + "]}";
-  }
-
-  // The root entry ("") with the user inputs and outputs, and now and then a submodule
-  // entry from one user input to one user output, as torch.export records a preserved
-  // submodule call. (Intermediate values as boundaries: the functionalizer renames only
-  // inputs and user outputs in the module call graph, docs/functionalizer.md.)
-  void addModuleCallGraph(const std::vector<Node*>& outputs) {
-    ModuleCallSignature root;
-    for (const auto& spec : p_.signature.input_specs) {
-      if (spec.kind == InputKind::UserInput) root.inputs.push_back(spec.arg);
-    }
-    for (Node* o : outputs) root.outputs.push_back(SpecArg::tensor(o->name()));
-    root.in_spec = R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [)" +
-                   tupleSpec(root.inputs.size()) + R"(, {"type": "builtins.dict", "context": "[]", "children_spec": []}]}])";
-    root.out_spec = "[1, " + tupleSpec(root.outputs.size()) + "]";
-    p_.module_call_graph.push_back({"", std::move(root)});
-    std::vector<std::string> user_inputs;
-    for (const auto& spec : p_.signature.input_specs) {
-      if (spec.kind == InputKind::UserInput) user_inputs.push_back(spec.arg.name);
-    }
-    if (!random_.chance(config_.submodule_percent) || user_inputs.empty()) return;
-    ModuleCallSignature sub;
-    sub.inputs.push_back(SpecArg::tensor(user_inputs[random_.below(user_inputs.size())]));
-    sub.outputs.push_back(SpecArg::tensor(outputs[random_.below(outputs.size())]->name()));
-    sub.in_spec = R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [)" + tupleSpec(1) +
-                  R"(, {"type": "builtins.dict", "context": "[]", "children_spec": []}]}])";
-    sub.out_spec = "[1, " + tupleSpec(1) + "]";
-    p_.module_call_graph.push_back({"block", std::move(sub)});
+    addModuleCallGraph(p_, outputs, config_.submodule_percent, random_);
   }
 
   const GeneratorConfig& config_;

@@ -3,6 +3,10 @@
 
 #include <ATen/Dispatch.h>
 
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "oracle/aten_bridge.h"
@@ -159,6 +163,46 @@ bool sameValue(const c10::IValue& a, const c10::IValue& b) {
 
 bool sameResult(const c10::IValue& first, const Interpreter::Outcome& second) {
   return !second.error && !second.outputs.empty() && sameValue(first, second.outputs[0]);
+}
+
+bool factorizesMatrix(const OpInfo& op) {
+  static constexpr std::string_view kWords[] = {
+      "svd", "eig", "eigh", "eigvals", "eigvalsh", "symeig", "lstsq", "pinv", "pinverse", "rank", "nuclear",
+      "det", "logdet", "slogdet", "inverse", "qr", "lu", "cholesky", "solve", "geqrf", "orgqr", "ormqr",
+      "householder", "cond", "power", "exp",
+  };
+  thread_local std::unordered_map<const OpInfo*, bool> known;
+  auto it = known.find(&op);
+  if (it != known.end()) return it->second;
+  std::string_view name = op.localName();
+  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+  bool found = name.rfind("linalg_", 0) == 0;
+  bool after_matrix = false;  // "power" and "exp" count only as matrix_power, matrix_exp
+  for (size_t at = 0; !found && at <= name.size();) {
+    const size_t end = std::min(name.find('_', at), name.size());
+    const std::string_view word = name.substr(at, end - at);
+    for (auto w : kWords) {
+      if (word == w && ((w != "power" && w != "exp") || after_matrix)) found = true;
+    }
+    after_matrix = word == "matrix";
+    at = end + 1;
+  }
+  return known.emplace(&op, found).first->second;
+}
+
+TensorState::TensorState(const at::Tensor& t)
+    : tensor_(t),
+      sizes_(t.sizes().vec()),
+      strides_(t.strides().vec()),
+      offset_(t.storage_offset()),
+      data_(t.storage().data()),
+      bytes_(static_cast<const uint8_t*>(t.storage().data()),
+             static_cast<const uint8_t*>(t.storage().data()) + t.storage().nbytes()) {}
+
+bool TensorState::unchanged() const {
+  return tensor_.sizes() == sizes_ && tensor_.strides() == strides_ && tensor_.storage_offset() == offset_ &&
+         tensor_.storage().data() == data_ && tensor_.storage().nbytes() == bytes_.size() &&
+         (bytes_.empty() || std::memcmp(data_, bytes_.data(), bytes_.size()) == 0);
 }
 
 }  // namespace epsmith

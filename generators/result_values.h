@@ -1,11 +1,16 @@
-// What the graph generator keeps of a candidate's result: meta.val for the values a program
-// can hold, nothing for those it cannot or should not (complex, huge, integers beyond
-// ±2^20, integer tensors that require grad). Internal to generators/ (includes ATen).
+// The graph generator's screening of candidates and their results: meta.val for the
+// values a program can hold, nothing for those it cannot or should not (complex, huge,
+// integers beyond ±2^20, integer tensors that require grad); which ops factorize; what a
+// refused call may have changed. Internal to generators/ (includes ATen).
 #pragma once
 
 #include <ATen/ATen.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "ir/meta.h"
+#include "ir/op_registry.h"
 #include "oracle/interpreter.h"
 
 namespace epsmith {
@@ -17,5 +22,36 @@ bool valOf(const c10::IValue& v, Val* out);
 // Whether a call's second run gave the same result as its first: same kind, sizes, dtypes
 // and elements (NaN equal to NaN); an error in the second run is not the same.
 bool sameResult(const c10::IValue& first, const Interpreter::Outcome& second);
+
+// Whether `op` factorizes a matrix (Note [LAPACK loops on non-finite input] in
+// graph_generator.cpp): a linalg op, or one whose name has one of LAPACK's words between its
+// underscores, matched whole ("lu" is not relu's, "det" not detach's). Kept per op.
+bool factorizesMatrix(const OpInfo& op);
+
+// Note [A refused call must leave no trace]
+// A mutable candidate runs first on copies of what it writes, then for real; the copies
+// are plain tensors, though, and the live ones may be leaves that require grad, views of
+// them, or views made under no_grad, which autograd refuses to write. A refusal usually
+// comes before any write, but not from an op that composes others: linalg_pinv.out
+// resizes `out` and then has its copy_ refused, and the live parameter stays resized
+// although no node says so. The program made from then on is not what its replay
+// computes (seed 2414 made a movedim whose replay raised). So a refused real run is
+// checked against the state of what it writes from just before; if it changed anything,
+// the generator gives the program up and makes the next one from the same random stream.
+//
+// A tensor's state as a refused call may have changed it: sizes, strides, offset, the
+// storage it uses and that storage's bytes.
+class TensorState {
+ public:
+  explicit TensorState(const at::Tensor& t);
+  bool unchanged() const;
+
+ private:
+  at::Tensor tensor_;
+  std::vector<int64_t> sizes_, strides_;
+  int64_t offset_;
+  const void* data_;
+  std::vector<uint8_t> bytes_;
+};
 
 }  // namespace epsmith

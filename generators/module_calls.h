@@ -1,0 +1,21 @@
+// The module call graph of a generated program: what torch.export records of the calls
+// into the module and its preserved submodules. Internal to generators/.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "generators/random_source.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+// Adds the root entry ("") from `p`'s user inputs to `outputs` and, in `submodule_percent`
+// of programs, a submodule entry "block" from one user input to one of `outputs`, as
+// torch.export records a preserved submodule call. (Intermediate values as boundaries:
+// the functionalizer renames only inputs and user outputs in the module call graph,
+// docs/functionalizer.md.)
+void addModuleCallGraph(ExportedProgram& p, const std::vector<Node*>& outputs, uint32_t submodule_percent,
+                        RandomSource& random);
+
+}  // namespace epsmith
