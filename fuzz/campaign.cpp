@@ -520,7 +520,9 @@ CampaignResult Campaign::run() {
   next_case_ = o_.seed;
   for (;;) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    const bool stop_new = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds) || (o_.cases > 0 && issued >= o_.cases);
+    const bool out_of_time = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds);
+    auto casesLeft = [&] { return !out_of_time && !(o_.cases > 0 && issued >= o_.cases); };
+    const bool stop_new = !casesLeft();
     // Each worker has its next case waiting behind the one it serves (Note [Requests queued
     // ahead]); a minimization waits for a worker with nothing queued.
     for (int w = 0; w < pool.size(); ++w) {
@@ -536,7 +538,7 @@ CampaignResult Campaign::run() {
         pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
         continue;
       }
-      while (!minimization_waits && !stop_new && pool.queued(w) < 2 && !(o_.cases > 0 && issued >= o_.cases)) {
+      while (!minimization_waits && pool.queued(w) < 2 && casesLeft()) {
         const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
         pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
       }

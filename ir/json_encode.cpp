@@ -17,6 +17,21 @@ bool isClean(const SpecArg& a) {
 
 bool cleanTensor(const SpecArg& a) { return a.kind == SpecArg::Kind::Tensor && isClean(a); }
 
+// The "epsmith.spec" extension, for a spec torch's unions have no form for: its kind,
+// argument and target, and (input specs only) `persistent`.
+void genericSpec(JsonWriter& w, std::string_view kind, const SpecArg& arg, const std::optional<std::string>& target,
+                 const std::optional<bool>* persistent) {
+  oneKey(w, "epsmith.spec", [&] {
+    w.beginObject();
+    w.key("kind").string(kind);
+    w.key("arg");
+    specArgJson(w, arg);
+    w.key("target").stringOrNull(target);
+    if (persistent) w.key("persistent").booleanOrNull(*persistent);
+    w.endObject();
+  });
+}
+
 // {"as_name": name} under `tag`: a symbolic value named in the graph.
 void namedSym(JsonWriter& w, const char* tag, const std::string& name) {
   oneKey(w, tag, [&] { oneKey(w, "as_name", [&] { w.string(name); }); });
@@ -231,15 +246,7 @@ void inputSpecJson(JsonWriter& w, const InputSpec& s) {
       }
       break;
   }
-  oneKey(w, "epsmith.spec", [&] {
-    w.beginObject();
-    w.key("kind").string(inputKindName(s.kind));
-    w.key("arg");
-    specArgJson(w, s.arg);
-    w.key("target").stringOrNull(s.target);
-    w.key("persistent").booleanOrNull(s.persistent);
-    w.endObject();
-  });
+  genericSpec(w, inputKindName(s.kind), s.arg, s.target, &s.persistent);
 }
 
 void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
@@ -284,14 +291,7 @@ void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
       w.endObject();
     });
   }
-  oneKey(w, "epsmith.spec", [&] {
-    w.beginObject();
-    w.key("kind").string(outputKindName(s.kind));
-    w.key("arg");
-    specArgJson(w, s.arg);
-    w.key("target").stringOrNull(s.target);
-    w.endObject();
-  });
+  genericSpec(w, outputKindName(s.kind), s.arg, s.target, /*persistent=*/nullptr);
 }
 
 bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {

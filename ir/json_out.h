@@ -74,7 +74,7 @@ class JsonWriter {
 
   // The compact text, as nlohmann's dump() spells it.
   std::string_view compact() const { return text_.view(); }
-  std::string take() const { return std::string(text_.view()); }
+  std::string str() const { return std::string(text_.view()); }  // a copy of compact()
   // With one space per level and a line per member, as nlohmann's dump(1).
   static std::string indented(std::string_view compact);
 

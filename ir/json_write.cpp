@@ -42,7 +42,7 @@ const std::string& ProgramWriter::subgraphJson(const Graph& g, const std::string
   if (it == subgraphs_.end()) {
     JsonWriter json;
     GraphWriter(*this, g, gpath, /*sig=*/nullptr).write(json);
-    it = subgraphs_.emplace(&g, json.take()).first;
+    it = subgraphs_.emplace(&g, json.str()).first;
   }
   return it->second;
 }
@@ -207,7 +207,7 @@ std::string ProgramWriter::write() {
   w.key("graphs").raw(graphs_.compact());
   w.endObject();  // epsmith
   w.endObject();
-  return w.take();
+  return w.str();
 }
 
 }  // namespace json_detail

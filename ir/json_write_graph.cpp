@@ -194,20 +194,17 @@ bool hasOutputForm(const Val& v) {
          v.get<double>() || v.get<Val::SymBool>() || v.get<bool>() || v.get<Val::None>();
 }
 
-// Whether `t`, written as `name`, reads back as itself. An ATen op or builtin always gives
-// the same answer, so theirs is kept (every node of every program written asks).
+// Whether `t`, written as `name`, reads back as itself. An ATen op always gives the same
+// answer, so its answer is kept: every call node of every program written asks.
 bool readsBack(const Target& t, const std::string& name) {
   auto check = [&] {
     std::optional<Target> back = Target::parse(name, nullptr);
     return back && *back == t;
   };
-  const void* key = t.kind() == Target::Kind::Aten      ? static_cast<const void*>(t.op())
-                    : t.kind() == Target::Kind::Builtin ? &Target::builtinParamNames(t.builtinOp())
-                                                        : nullptr;
-  if (!key) return check();
-  thread_local std::unordered_map<const void*, bool> known;
-  auto it = known.find(key);
-  if (it == known.end()) it = known.emplace(key, check()).first;
+  if (t.kind() != Target::Kind::Aten) return check();
+  thread_local std::unordered_map<const OpInfo*, bool> known;
+  auto it = known.find(t.op());
+  if (it == known.end()) it = known.emplace(t.op(), check()).first;
   return it->second;
 }
 
