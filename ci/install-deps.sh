@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev librapidcheck-dev
   nlohmann-json3-dev libcli11-dev
   clang-14 libclang-rt-14-dev
+  libtcmalloc-minimal4
 )
 
 missing=()

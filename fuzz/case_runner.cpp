@@ -12,6 +12,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
+#include "oracle/fresh_fill.h"
 #include "oracle/op_time.h"
 #include "oracle/run.h"
 
@@ -124,8 +125,9 @@ std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vect
 // often as not (CI saw exactly that). What tells such a program apart is that eager
 // disagrees with itself once the garbage changes, and two things change it: where the
 // allocator puts the run's blocks (a HeapShift held across the run moves them) and what
-// fresh blocks hold (glibc fills them with a given byte under M_PERTURB; LibTorch's CPU
-// allocator goes through posix_memalign, which honours it). A consecutive re-run changes
+// fresh blocks hold (FreshTensorFill gives every tensor block LibTorch allocates a given
+// byte, Note [Fresh tensors hold a fill]; under glibc's malloc, M_PERTURB does the same
+// for the rest of the heap, and is a no-op under tcmalloc). A consecutive re-run changes
 // neither: it gets back the very blocks the last run freed. Nor does either reach the
 // slack after a block, which a kernel reading past its input's storage reads, and which on
 // some heaps is the same untouched memory every time; so the re-runs also put a different
@@ -137,8 +139,10 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
                                     const std::string& signature) const {
   constexpr int kFlakyLayouts = 4;
   struct Perturbed {
-    explicit Perturbed(int layout) { ::mallopt(M_PERTURB, layout % 2 ? 0x55 : 0xaa); }
+    explicit Perturbed(int layout) : fill(byteFor(layout)) { ::mallopt(M_PERTURB, byteFor(layout)); }
     ~Perturbed() { ::mallopt(M_PERTURB, 0); }
+    static uint8_t byteFor(int layout) { return layout % 2 ? 0x55 : 0xaa; }
+    FreshTensorFill fill;  // Note [Fresh tensors hold a fill]
   };
   const bool compares_runs = std::any_of(checks.begin(), checks.end(), [](DiffCheck c) { return c != DiffCheck::D6; });
   if (compares_runs) {

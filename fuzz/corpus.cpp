@@ -77,13 +77,22 @@ std::string crashKind(const std::string& kind) {
 
 bool sameFailure(const std::string& a, const std::string& b) {
   if (a == b) return true;
-  // "<check or phase> <kind>[ <op>]": the same but for the kind's signal
+  // "<check or phase> <kind>[ <op>]"
   const size_t a_kind = a.find(' '), b_kind = b.find(' ');
   if (a_kind == std::string::npos || b_kind == std::string::npos || a.compare(0, a_kind, b, 0, b_kind) != 0) return false;
   const size_t a_end = std::min(a.find(' ', a_kind + 1), a.size()), b_end = std::min(b.find(' ', b_kind + 1), b.size());
-  const std::string a_rest = a.substr(a_end), b_rest = b.substr(b_end);
+  const std::string a_op = a.substr(a_end), b_op = b.substr(b_end);
   const std::string kind_a = crashKind(a.substr(a_kind + 1, a_end - a_kind - 1));
-  return a_rest == b_rest && kind_a == crashKind(b.substr(b_kind + 1, b_end - b_kind - 1)) && kind_a == "crash-memory";
+  const std::string kind_b = crashKind(b.substr(b_kind + 1, b_end - b_kind - 1));
+  // Note [One memory error, several signals]: the same but for the signal, or for a crash
+  // that showed as an exception at its op or outside every op.
+  auto memoryAsException = [](const std::string& crash, const std::string& crash_op, const std::string& other,
+                              const std::string& other_op) {
+    return crash == "crash-memory" && other.find("exception") != std::string::npos &&
+           (other_op.empty() || other_op == crash_op);
+  };
+  if (kind_a == "crash-memory" && kind_b == "crash-memory") return a_op == b_op;
+  return memoryAsException(kind_a, a_op, kind_b, b_op) || memoryAsException(kind_b, b_op, kind_a, a_op);
 }
 
 std::vector<std::string> opSetOf(const ExportedProgram& p) {

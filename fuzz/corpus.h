@@ -41,7 +41,13 @@ struct BucketKey {
 // abort, in another: the same program, the same op, another heap layout. SIGSEGV, SIGABRT
 // and SIGBUS deaths are therefore one kind, "crash-memory", wherever two failures are
 // asked to be the same: bucket keys, a replay against its recorded signature, a crash's
-// minimization steps. Signatures and reports keep the signal that was seen.
+// minimization steps. Signatures and reports keep the signal that was seen. Where the
+// freed block is still intact the read does not fault at all: LibTorch's own assertions
+// catch it ("isFunctionalTensor(t) INTERNAL ASSERT FAILED"), which tcmalloc, keeping freed
+// blocks as they were, makes common. So a replay or comparison also takes a memory crash
+// and an exception in the same check as one failure when the exception was raised at the
+// crash's op or outside every op (as the results are read back). Bucket keys still tell
+// them apart (a crash's minimization must crash).
 std::string crashKind(const std::string& kind);  // "crash-SIGABRT" → "crash-memory"
 // Whether two signatures ("D2 crash-SIGSEGV aten::expm1_") are the same failure.
 bool sameFailure(const std::string& a, const std::string& b);

@@ -68,7 +68,8 @@ TEST(Corpus, BucketNamesAreStableAndReadable) {
 }
 
 // Note [One memory error, several signals]: a segfault and an abort in the same op of the
-// same program are one bucket and replay as each other; other deaths and findings are not.
+// same program are one bucket and replay as each other, and as an exception at that op (or
+// at none); other deaths and findings are not.
 TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
   const BucketKey segv{"D2", "crash-SIGSEGV", {"aten::expm1_"}, "aten::expm1_"};
   const BucketKey abrt{"D2", "crash-SIGABRT", {"aten::expm1_"}, "aten::expm1_"};
@@ -82,7 +83,15 @@ TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGSEGV aten::exp"));
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D1 crash-SIGABRT aten::expm1_"));
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGFPE aten::expm1_"));
-  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::expm1_"));
+  // A freed block still intact: LibTorch's assertions raise at the op, or as results are read.
+  EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::expm1_"));
+  EXPECT_TRUE(sameFailure("D2 exception-in-one aten::expm1_", "D2 crash-SIGABRT aten::expm1_"));
+  EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::split.Tensor", "D2 exception-in-one"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::exp"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D1 exception-in-one aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGFPE aten::expm1_", "D2 exception-in-one aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 timeout aten::expm1_", "D2 exception-in-one"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 value-mismatch"));
   EXPECT_FALSE(sameFailure("D2 exception-in-one aten::exp", "D2 exception-in-one aten::expm1_"));
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", ""));
 }

@@ -9,6 +9,7 @@
 #include "ir/text_format.h"
 #include "tests/support/program_text.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/fresh_fill.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -532,6 +533,39 @@ signature {
   const RunResult r = runProgram(past, {x}, zeros);
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.error->message.find("out of bounds for storage of size 16"), std::string::npos) << r.error->str();
+}
+
+// Note [Fresh tensors hold a fill]: while a FreshTensorFill lives, every CPU tensor
+// LibTorch allocates starts out holding its byte, whatever malloc is underneath: an
+// uninitialized result (empty_like's) reads as the fill, and nested fills take over and
+// give back.
+TEST(Oracle, FreshTensorMemoryHoldsTheFillOfTheInnermostLiveFill) {
+  ExportedProgram p = parse(R"(graph {
+  %x: f32[256] = placeholder
+  %empty_like: f32[256] = aten::empty_like(%x)
+  return (%empty_like)
+}
+signature {
+  input user_input %x
+  output user_output %empty_like
+})");
+  InputValue x = tensorInput(at::zeros({256}));
+  auto resultBytes = [&] {
+    const RunResult r = runProgram(p, {x});
+    EXPECT_FALSE(r.error) << r.error->str();
+    return r.outputs.at(0).toTensor().view(at::kByte);
+  };
+  for (uint8_t byte : {uint8_t{0x55}, uint8_t{0xaa}}) {
+    SCOPED_TRACE(int(byte));
+    const FreshTensorFill fill(byte);
+    EXPECT_TRUE(resultBytes().eq(byte).all().item<bool>());
+    EXPECT_TRUE(at::empty({3, 5}, at::kDouble).view(at::kByte).eq(byte).all().item<bool>());
+    {
+      const FreshTensorFill inner(0x3c);
+      EXPECT_TRUE(resultBytes().eq(0x3c).all().item<bool>());
+    }
+    EXPECT_TRUE(resultBytes().eq(byte).all().item<bool>());
+  }
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+// See fresh_fill.h.
+#include "oracle/fresh_fill.h"
+
+#include <c10/core/CPUAllocator.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+namespace epsmith {
+namespace {
+
+std::atomic<int> g_fill{-1};  // the byte fresh blocks get; -1: none
+
+class FillingCpuAllocator final : public c10::Allocator {
+ public:
+  explicit FillingCpuAllocator(c10::Allocator* base) : base_(base) {}
+
+  c10::DataPtr allocate(size_t bytes) const override {
+    c10::DataPtr block = base_->allocate(bytes);
+    const int fill = g_fill.load(std::memory_order_relaxed);
+    if (fill >= 0 && bytes > 0 && block.get()) std::memset(block.get(), fill, bytes);
+    return block;
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
+
+ private:
+  c10::Allocator* base_;
+};
+
+void installOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Never destroyed: tensors may outlive static destructors. The blocks keep the base
+    // allocator's deleter, so they are freed the same way whichever allocator made them.
+    static auto* filling = new FillingCpuAllocator(c10::GetCPUAllocator());
+    c10::SetCPUAllocator(filling, /*priority=*/UINT8_MAX);
+  });
+}
+
+}  // namespace
+
+FreshTensorFill::FreshTensorFill(uint8_t byte) {
+  installOnce();
+  previous_ = g_fill.exchange(byte);
+}
+
+FreshTensorFill::~FreshTensorFill() { g_fill.store(previous_); }
+
+}  // namespace epsmith
