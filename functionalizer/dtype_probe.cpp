@@ -5,6 +5,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "functionalizer/view_steps.h"
 #include "ir/op_registry.h"
@@ -84,6 +85,24 @@ bool concreteMeta(const TensorMeta& m) {
   return true;
 }
 
+// Note [Ops without meta kernels]
+// Many kernels have no meta implementation in 1.13 (nan_to_num.out, which nan_to_num_,
+// nan_to_num and others call; hardtanh; logical_xor.out), and the dispatcher's refusal is
+// dear: its message lists every dispatch key of the op and what each computes to, a few
+// hundred thousand instructions, then the exception unwinds. A probe of such an op then
+// runs on CPU anyway. So an op whose meta run was refused for want of a Meta kernel is
+// remembered, and its later probes go to CPU at once: the same answers, as the meta run
+// would only be refused again.
+bool refusedForMeta(const OpInfo* op, const RunError* refusal) {
+  static std::mutex mu;
+  static std::unordered_set<const OpInfo*> no_meta_kernel;
+  std::lock_guard<std::mutex> lock(mu);
+  if (refusal && refusal->message.find("with arguments from the 'Meta' backend") != std::string::npos) {
+    no_meta_kernel.insert(op);
+  }
+  return no_meta_kernel.count(op) > 0;
+}
+
 // Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
 // without a meta implementation, small CPU tensors of the same shapes, all `fill`).
 std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0) {
@@ -107,10 +126,13 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
     elements += numel;
   });
   if (!ok || (device.is_cpu() && elements > (1 << 16))) return std::nullopt;
+  const bool meta = device.is_meta();
+  if (meta && refusedForMeta(call.target.op(), nullptr)) return std::nullopt;
   try {
     auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
       return placeholderTensor(*n->meta.val.tensor(), device, fill);
     });
+    if (outcome.error && meta) refusedForMeta(call.target.op(), &*outcome.error);
     if (outcome.error || outcome.outputs.empty()) return std::nullopt;
     std::vector<ProbedReturn> returns;
     auto add = [&](const at::Tensor& t) {

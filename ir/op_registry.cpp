@@ -84,23 +84,37 @@ ParamInfo digest(const c10::Argument& a) {
   return p;
 }
 
+// Note [Ops found by name without allocating]
+// The text and JSON readers resolve every node's target by name, the functionalizer looks
+// up functional variants, and each used to build two or three strings to ask a map keyed
+// by std::string. The map is keyed by a view of the name the registry keeps ("aten::add.Tensor",
+// "aten::relu" for a default overload: OpInfo::name()) and looked up by a view of the
+// caller's text; a name with no operator keeps its own copy for its (negative) entry.
 class Registry {
  public:
-  const OpInfo* find(const std::string& name, const std::string& overload) {
+  // `full`: "aten::add.Tensor" or "aten::relu" (".default" already dropped).
+  const OpInfo* find(std::string_view full) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto key = name + "." + overload;
-    auto it = by_name_.find(key);
+    auto it = by_name_.find(full);
     if (it != by_name_.end()) return it->second;
+    const size_t sep = full.find("::");
+    const size_t dot = full.find('.', sep == std::string_view::npos ? 0 : sep + 2);
+    const std::string name(full.substr(0, dot));
+    const std::string overload(dot == std::string_view::npos ? std::string_view() : full.substr(dot + 1));
     auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
     const OpInfo* result = handle ? build(*handle) : nullptr;
-    by_name_.emplace(std::move(key), result);
+    // The key must outlive the map entry: the op's own name, or a kept copy.
+    std::string_view key = result && result->name_ == full ? std::string_view(result->name_)
+                                                             : std::string_view(missing_.emplace_back(full));
+    by_name_.emplace(key, result);
     return result;
   }
 
   const std::vector<const OpInfo*>& all() {
     std::call_once(all_once_, [this] {
       for (const auto& op_name : c10::Dispatcher::singleton().getAllOpNames()) {
-        if (const OpInfo* info = find(op_name.name, op_name.overload_name)) all_.push_back(info);
+        const std::string full = op_name.overload_name.empty() ? op_name.name : op_name.name + "." + op_name.overload_name;
+        if (const OpInfo* info = find(full)) all_.push_back(info);
       }
     });
     return all_;
@@ -113,6 +127,10 @@ class Registry {
     OpInfo& info = infos_.emplace_back();
     info.qualified_name = schema.name();
     info.overload = schema.overload_name();
+    info.name_ = info.overload.empty() ? info.qualified_name : info.qualified_name + "." + info.overload;
+    const size_t sep = info.qualified_name.find("::");
+    info.export_name_ = "torch.ops." + info.qualified_name.substr(0, sep) + "." + info.qualified_name.substr(sep + 2) +
+                        "." + (info.overload.empty() ? "default" : info.overload);
     for (const auto& a : schema.arguments()) info.arguments.push_back(digest(a));
     for (const auto& r : schema.returns()) info.returns.push_back(digest(r));
     info.is_mutable = schema.is_mutable();
@@ -135,9 +153,10 @@ class Registry {
 
   std::mutex mu_;
   std::once_flag all_once_;
-  std::deque<c10::OperatorHandle> handles_;  // deque: stable addresses
+  std::deque<c10::OperatorHandle> handles_;  // deques: stable addresses
   std::deque<OpInfo> infos_;
-  std::unordered_map<std::string, const OpInfo*> by_name_;
+  std::deque<std::string> missing_;
+  std::unordered_map<std::string_view, const OpInfo*> by_name_;
   std::vector<const OpInfo*> all_;
 };
 
@@ -148,21 +167,10 @@ Registry& registry() {
 
 }  // namespace
 
-std::string OpInfo::name() const {
-  return overload.empty() ? qualified_name : qualified_name + "." + overload;
-}
-
 std::string_view OpInfo::localName() const {
   std::string_view q = qualified_name;
   auto sep = q.find("::");
   return sep == std::string_view::npos ? q : q.substr(sep + 2);
-}
-
-std::string OpInfo::exportName() const {
-  auto sep = qualified_name.find("::");
-  std::string ns = qualified_name.substr(0, sep);
-  std::string base = qualified_name.substr(sep + 2);
-  return "torch.ops." + ns + "." + base + "." + (overload.empty() ? "default" : overload);
 }
 
 int OpInfo::argumentIndex(std::string_view arg_name) const {
@@ -179,16 +187,20 @@ int OpInfo::positionalCount() const {
 }
 
 const OpInfo* findOp(std::string_view qualified_name, std::string_view overload) {
-  if (overload == "default") overload = "";
-  return registry().find(std::string(qualified_name), std::string(overload));
+  if (overload.empty() || overload == "default") return registry().find(qualified_name);
+  thread_local std::string full;  // reused: no allocation once it has grown
+  full.assign(qualified_name);
+  full += '.';
+  full += overload;
+  return registry().find(full);
 }
 
 const OpInfo* findOpByName(std::string_view name) {
   auto sep = name.find("::");
   if (sep == std::string_view::npos) return nullptr;
   auto dot = name.find('.', sep + 2);
-  if (dot == std::string_view::npos) return findOp(name, "");
-  return findOp(name.substr(0, dot), name.substr(dot + 1));
+  if (dot == std::string_view::npos || name.substr(dot + 1) != "default") return registry().find(name);
+  return registry().find(name.substr(0, dot));
 }
 
 const std::vector<const OpInfo*>& allOps() { return registry().all(); }

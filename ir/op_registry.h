@@ -59,15 +59,20 @@ struct OpInfo {
   const c10::OperatorHandle* handle = nullptr;
 
   // "aten::add.Tensor" (the dispatcher's spelling, as the text form writes it).
-  std::string name() const;
+  const std::string& name() const { return name_; }
   // "add" for "aten::add": the name without its namespace.
   std::string_view localName() const;
   // "torch.ops.aten.add.Tensor" (torch.export's target string).
-  std::string exportName() const;
+  const std::string& exportName() const { return export_name_; }
   // Index of the argument called `name`, or -1.
   int argumentIndex(std::string_view name) const;
   // Count of positional (not keyword-only) arguments.
   int positionalCount() const;
+
+  // Both names, spelled once when the op is resolved (the readers and writers ask for them
+  // per node). Set by the registry.
+  std::string name_;
+  std::string export_name_;
 };
 
 // Finds "aten::add" overload "Tensor" ("" or "default" for the default overload). The result

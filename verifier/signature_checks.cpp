@@ -1,7 +1,6 @@
 // _verify_exported_program_module_call_graph and _verify_exported_program_signature.
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
 
 #include "ir/scalar_format.h"
 #include "verifier/walk.h"
@@ -271,21 +270,19 @@ void checkModuleCallGraph(const ExportedProgram& p, Sink& sink) {
     for (const auto& a : entry.signature->outputs) any_names = any_names || !a.name.empty();
   }
   if (!any_names) return;
-  std::unordered_set<std::string_view> nodes;
-  nodes.reserve(p.graph().size());
-  for (const auto& n : p.graph().nodes()) nodes.insert(n.name());
+  const Graph& g = p.graph();  // its name table knows every node's name
   for (size_t i = 0; i < p.module_call_graph.size(); ++i) {
     const auto& entry = p.module_call_graph[i];
     if (!entry.signature) continue;
-    const std::string where = "module_call_graph[" + std::to_string(i) + "]";
+    auto where = [i] { return "module_call_graph[" + std::to_string(i) + "]"; };
     for (const auto& a : entry.signature->inputs) {
-      if (!a.name.empty() && !nodes.count(a.name)) {
-        sink.report(CheckId::CallGraphInputMissing, where, "Input " + a.name + " does not exist in the graph.");
+      if (!a.name.empty() && !g.hasName(a.name)) {
+        sink.report(CheckId::CallGraphInputMissing, where(), "Input " + a.name + " does not exist in the graph.");
       }
     }
     for (const auto& a : entry.signature->outputs) {
-      if (!a.name.empty() && !nodes.count(a.name)) {
-        sink.report(CheckId::CallGraphOutputMissing, where, "Output " + a.name + " does not exist in the graph.");
+      if (!a.name.empty() && !g.hasName(a.name)) {
+        sink.report(CheckId::CallGraphOutputMissing, where(), "Output " + a.name + " does not exist in the graph.");
       }
     }
   }
