@@ -85,27 +85,12 @@ bool concreteMeta(const TensorMeta& m) {
   return true;
 }
 
-// Note [Ops without meta kernels]
-// Many kernels have no meta implementation in 1.13 (nan_to_num.out, which nan_to_num_,
-// nan_to_num and others call; hardtanh; logical_xor.out), and the dispatcher's refusal is
-// dear: its message lists every dispatch key of the op and what each computes to, a few
-// hundred thousand instructions, then the exception unwinds. A probe of such an op then
-// runs on CPU anyway. So an op whose meta run was refused for want of a Meta kernel is
-// remembered, and its later probes go to CPU at once: the same answers, as the meta run
-// would only be refused again.
-bool refusedForMeta(const OpInfo* op, const RunError* refusal) {
-  static std::mutex mu;
-  static std::unordered_set<const OpInfo*> no_meta_kernel;
-  std::lock_guard<std::mutex> lock(mu);
-  if (refusal && refusal->message.find("with arguments from the 'Meta' backend") != std::string::npos) {
-    no_meta_kernel.insert(op);
-  }
-  return no_meta_kernel.count(op) > 0;
-}
-
 // Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
 // without a meta implementation, small CPU tensors of the same shapes, all `fill`).
-std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0) {
+// `*no_meta_kernel`, where given, says whether a meta run was refused for want of a Meta
+// kernel.
+std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0,
+                                                  bool* no_meta_kernel = nullptr) {
   int64_t elements = 0;
   bool ok = true;
   call.forEachInput([&](const Node* n) {
@@ -126,13 +111,13 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
     elements += numel;
   });
   if (!ok || (device.is_cpu() && elements > (1 << 16))) return std::nullopt;
-  const bool meta = device.is_meta();
-  if (meta && refusedForMeta(call.target.op(), nullptr)) return std::nullopt;
   try {
     auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
       return placeholderTensor(*n->meta.val.tensor(), device, fill);
     });
-    if (outcome.error && meta) refusedForMeta(call.target.op(), &*outcome.error);
+    if (no_meta_kernel && outcome.error) {
+      *no_meta_kernel = outcome.error->message.find("with arguments from the 'Meta' backend") != std::string::npos;
+    }
     if (outcome.error || outcome.outputs.empty()) return std::nullopt;
     std::vector<ProbedReturn> returns;
     auto add = [&](const at::Tensor& t) {
@@ -166,6 +151,7 @@ constexpr size_t kMaxCachedProbes = 4096;
 std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<std::vector<ProbedReturn>>> cache;
+  static std::unordered_set<std::string> no_meta_kernel;  // Note [Ops without meta kernels]
   bool probeable = call.target.kind() == Target::Kind::Aten;
   const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable);
   if (!probeable) return std::nullopt;
@@ -174,12 +160,33 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
+  // Note [Ops without meta kernels]
+  // Many kernels have no meta implementation in 1.13 (nan_to_num.out, which nan_to_num_
+  // and nan_to_num call; hardtanh; logical_xor.out), and the dispatcher's refusal is dear:
+  // its message lists every dispatch key of the op and what each computes to (some 300 000
+  // instructions) before the exception unwinds, and the probe then runs on CPU anyway. So a
+  // call whose meta run was refused that way is remembered by its op, argument dtypes and
+  // literals (what picks the kernels a composite op goes through; not sizes), and later
+  // probes of that form go to CPU first, trying meta only where CPU fails too: the same
+  // answers, wherever a kernel's meta and CPU forms agree on dtypes and sizes.
+  const std::string form = with_sizes ? cacheKey(call, false, &probeable) : key.substr(1);
+  const bool skip_meta = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return no_meta_kernel.count(form) > 0;
+  }();
   // On CPU, zeros first (a valid index into any dimension), then ones: an integer division
   // or remainder by a zero tensor raises (remainder.Scalar_Tensor has no meta kernel).
-  auto returns = runAlone(call, c10::Device(c10::kMeta));
+  std::optional<std::vector<ProbedReturn>> returns;
+  bool refused_for_meta = false;
+  if (!skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, &refused_for_meta);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1);
+  if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta));
   std::lock_guard<std::mutex> lock(mu);
+  if (refused_for_meta) {
+    if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();
+    no_meta_kernel.insert(form);
+  }
   // Keys with sizes are nearly unique in a fuzz campaign: a worker that runs for hours must
   // not keep every one. Starting over costs a few probes.
   if (cache.size() >= kMaxCachedProbes) cache.clear();

@@ -3,6 +3,8 @@
 // signature must carry exactly the mutations, in input order.
 #include <gtest/gtest.h>
 
+#include "functionalizer/dtype_probe.h"
+#include "oracle/aten_bridge.h"
 #include "tests/functionalizer/support.h"
 
 namespace epsmith {
@@ -591,6 +593,41 @@ signature {
   p.graph().find("add_")->meta.val = Val();
   std::string why = rejection(p);
   EXPECT_NE(why.find("does not verify as TRAINING"), std::string::npos) << why;
+}
+
+// Note [Ops without meta kernels]: nan_to_num_ and hardtanh have no Meta kernel in 1.13, so
+// their first probe is refused on meta and answered on CPU, and later probes of the same
+// form go to CPU at once. Every answer, first or later, is the op's own on real tensors.
+TEST(DtypeProbe, OpsWithoutAMetaKernelAreAnsweredTheSameOnEveryProbe) {
+  for (const char* dtype : {"f32", "f64", "i64"}) {
+    for (const char* sizes : {"[2, 3]", "[4]", "[0, 5]", "[3, 1, 2]"}) {
+      const std::string meta = std::string(dtype) + sizes;
+      ExportedProgram p = program("graph {\n  %x: " + meta + " = placeholder\n  %nan_to_num: " + meta +
+                                  " = aten::nan_to_num(%x)\n  %hardtanh: " + meta +
+                                  " = aten::hardtanh(%x)\n  return (%nan_to_num, %hardtanh)\n}\n"
+                                  "signature {\n  input user_input %x\n  output user_output %nan_to_num\n"
+                                  "  output user_output %hardtanh\n}\n");
+      for (const char* name : {"nan_to_num", "hardtanh"}) {
+        SCOPED_TRACE(std::string(name) + " of " + meta);
+        const Node* call = p.graph().find(name);
+        ASSERT_NE(call, nullptr);
+        const RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+        const bool raises = eager.error.has_value();
+        for (int time = 0; time < 2; ++time) {
+          auto returns = probeReturns(*call);
+          if (raises) {  // hardtanh of an integer tensor: no CPU kernel either
+            EXPECT_FALSE(returns.has_value());
+            continue;
+          }
+          ASSERT_TRUE(returns.has_value());
+          ASSERT_EQ(returns->size(), 1u);
+          const at::Tensor out = eager.outputs.at(std::string(name) == "nan_to_num" ? 0 : 1).toTensor();
+          EXPECT_EQ((*returns)[0].dtype, fromAten(out.scalar_type()));
+          EXPECT_EQ((*returns)[0].sizes, std::vector<int64_t>(out.sizes().begin(), out.sizes().end()));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
