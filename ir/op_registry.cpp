@@ -101,12 +101,18 @@ class Registry {
     const size_t dot = full.find('.', sep == std::string_view::npos ? 0 : sep + 2);
     const std::string name(full.substr(0, dot));
     const std::string overload(dot == std::string_view::npos ? std::string_view() : full.substr(dot + 1));
-    auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
-    const OpInfo* result = handle ? build(*handle) : nullptr;
-    // The key must outlive the map entry: the op's own name, or a kept copy.
-    std::string_view key = result && result->name_ == full ? std::string_view(result->name_)
-                                                             : std::string_view(missing_.emplace_back(full));
-    by_name_.emplace(key, result);
+    // Another spelling of an op already resolved ("aten::add." for "aten::add") gets the
+    // same OpInfo: callers compare ops by address.
+    const std::string canonical = overload.empty() ? name : name + "." + overload;
+    const OpInfo* result = nullptr;
+    if (auto known = by_name_.find(canonical); known != by_name_.end()) {
+      result = known->second;
+    } else if (auto handle = c10::Dispatcher::singleton().findSchema({name, overload})) {
+      result = build(*handle);
+    }
+    // Keys must outlive their entries: the op's own name, or a kept copy of another spelling.
+    if (result) by_name_.emplace(std::string_view(result->name_), result);
+    if (!result || result->name_ != full) by_name_.emplace(std::string_view(missing_.emplace_back(full)), result);
     return result;
   }
 

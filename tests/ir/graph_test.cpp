@@ -125,6 +125,27 @@ TEST(GraphEditing, CloneIsDeepAndRemapsReferences) {
   EXPECT_EQ(p.graph().attribute("true_graph_0")->subgraph->size(), 3u);
 }
 
+// Note [Ops found by name without allocating]: every spelling of an op finds the one
+// OpInfo (callers compare ops by address), whichever spelling came first.
+TEST(OpRegistry, EverySpellingOfAnOpFindsTheSameOpInfo) {
+  const OpInfo* relu = findOpByName("aten::relu.");  // asked first in its odd spelling
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(findOpByName("aten::relu"), relu);
+  EXPECT_EQ(findOpByName("aten::relu.default"), relu);
+  EXPECT_EQ(findOp("aten::relu", ""), relu);
+  EXPECT_EQ(findOp("aten::relu", "default"), relu);
+  EXPECT_EQ(relu->name(), "aten::relu");
+  EXPECT_EQ(relu->exportName(), "torch.ops.aten.relu.default");
+  const OpInfo* mul = findOp("aten::mul", "Tensor");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(findOpByName("aten::mul.Tensor"), mul);
+  EXPECT_EQ(mul->name(), "aten::mul.Tensor");
+  EXPECT_EQ(mul->exportName(), "torch.ops.aten.mul.Tensor");
+  EXPECT_EQ(findOp("aten::mul", "NoSuchOverload"), nullptr);
+  EXPECT_EQ(findOp("aten::mul", "NoSuchOverload"), nullptr);  // the negative entry, kept
+  EXPECT_EQ(findOpByName("relu"), nullptr);
+}
+
 TEST(OpRegistry, SchemasComeFromTheDispatcher) {
   const OpInfo* add_ = findOpByName("aten::add_.Tensor");
   ASSERT_NE(add_, nullptr);
