@@ -41,6 +41,7 @@ struct CaseRunner::State {
 };
 
 void prepareCaseProcess() {
+  installFreshTensorFills();  // before any re-run needs it, while no other thread allocates
   at::set_num_threads(1);
   c10::Warning::set_warning_handler(silentWarningHandler());
 }

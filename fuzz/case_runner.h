@@ -87,7 +87,9 @@ class CaseRunner {
 
 // The conditions every case runs under, set once in each worker process: one intra-op
 // thread (so a result never depends on the machine's core count), LibTorch's warnings
-// silenced (they are about programs, not findings). Campaign workers and replay use it.
+// silenced (they are about programs, not findings), the allocator that the flakiness
+// re-runs fill through (Note [Fresh tensors hold a fill]). Campaign workers and replay
+// use it.
 void prepareCaseProcess();
 
 // Blocks of assorted sizes held for a while, so that what is allocated meanwhile lands

@@ -75,24 +75,25 @@ std::string crashKind(const std::string& kind) {
   return kind;
 }
 
-bool sameFailure(const std::string& a, const std::string& b) {
-  if (a == b) return true;
+bool sameFailure(const std::string& now, const std::string& recorded) {
+  if (now == recorded) return true;
   // "<check or phase> <kind>[ <op>]"
-  const size_t a_kind = a.find(' '), b_kind = b.find(' ');
-  if (a_kind == std::string::npos || b_kind == std::string::npos || a.compare(0, a_kind, b, 0, b_kind) != 0) return false;
-  const size_t a_end = std::min(a.find(' ', a_kind + 1), a.size()), b_end = std::min(b.find(' ', b_kind + 1), b.size());
-  const std::string a_op = a.substr(a_end), b_op = b.substr(b_end);
-  const std::string kind_a = crashKind(a.substr(a_kind + 1, a_end - a_kind - 1));
-  const std::string kind_b = crashKind(b.substr(b_kind + 1, b_end - b_kind - 1));
-  // Note [One memory error, several signals]: the same but for the signal, or for a crash
-  // that showed as an exception at its op or outside every op.
-  auto memoryAsException = [](const std::string& crash, const std::string& crash_op, const std::string& other,
-                              const std::string& other_op) {
-    return crash == "crash-memory" && other.find("exception") != std::string::npos &&
-           (other_op.empty() || other_op == crash_op);
-  };
-  if (kind_a == "crash-memory" && kind_b == "crash-memory") return a_op == b_op;
-  return memoryAsException(kind_a, a_op, kind_b, b_op) || memoryAsException(kind_b, b_op, kind_a, a_op);
+  const size_t n_kind = now.find(' '), r_kind = recorded.find(' ');
+  if (n_kind == std::string::npos || r_kind == std::string::npos || now.compare(0, n_kind, recorded, 0, r_kind) != 0) {
+    return false;
+  }
+  const size_t n_end = std::min(now.find(' ', n_kind + 1), now.size());
+  const size_t r_end = std::min(recorded.find(' ', r_kind + 1), recorded.size());
+  const std::string now_op = now.substr(n_end), recorded_op = recorded.substr(r_end);
+  const std::string now_kind = crashKind(now.substr(n_kind + 1, n_end - n_kind - 1));
+  const std::string recorded_kind = crashKind(recorded.substr(r_kind + 1, r_end - r_kind - 1));
+  // Note [One memory error, several signals]: the same but for the signal; or a recorded
+  // memory crash that now raised in one run at its op, or outside every op; or a recorded
+  // exception of one run that now crashes at its op.
+  if (now_kind == "crash-memory" && recorded_kind == "crash-memory") return now_op == recorded_op;
+  if (recorded_kind == "crash-memory" && now_kind == "exception-in-one") return now_op.empty() || now_op == recorded_op;
+  if (recorded_kind == "exception-in-one" && now_kind == "crash-memory") return !now_op.empty() && now_op == recorded_op;
+  return false;
 }
 
 std::vector<std::string> opSetOf(const ExportedProgram& p) {

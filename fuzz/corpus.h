@@ -44,13 +44,14 @@ struct BucketKey {
 // minimization steps. Signatures and reports keep the signal that was seen. Where the
 // freed block is still intact the read does not fault at all: LibTorch's own assertions
 // catch it ("isFunctionalTensor(t) INTERNAL ASSERT FAILED"), which tcmalloc, keeping freed
-// blocks as they were, makes common. So a replay or comparison also takes a memory crash
-// and an exception in the same check as one failure when the exception was raised at the
-// crash's op or outside every op (as the results are read back). Bucket keys still tell
-// them apart (a crash's minimization must crash).
+// blocks as they were, makes common. So a recorded memory crash also comes back as an
+// exception in one run (exception-in-one) in the same check, raised at the crash's op or
+// outside every op (as the results are read back), and a recorded exception in one run
+// as a memory crash in the same check at the same op. Bucket keys still tell them apart
+// (a crash's minimization must crash).
 std::string crashKind(const std::string& kind);  // "crash-SIGABRT" → "crash-memory"
-// Whether two signatures ("D2 crash-SIGSEGV aten::expm1_") are the same failure.
-bool sameFailure(const std::string& a, const std::string& b);
+// Whether what a run shows `now` ("D2 crash-SIGSEGV aten::expm1_") is the failure `recorded`.
+bool sameFailure(const std::string& now, const std::string& recorded);
 
 // The ATen targets of `p`'s graph, sorted and distinct.
 std::vector<std::string> opSetOf(const ExportedProgram& p);

@@ -76,7 +76,10 @@ struct OpInfo {
 };
 
 // Finds "aten::add" overload "Tensor" ("" or "default" for the default overload). The result
-// lives as long as the process; nullptr when the dispatcher has no such operator.
+// lives as long as the process; nullptr when the dispatcher has no such operator. Every
+// spelling of one op gives the same OpInfo. Names are not checked here (a qualified name
+// holding its overload, findOp("aten::add.Tensor", ""), finds that overload): callers that
+// read names from files check them first (Target::parse).
 const OpInfo* findOp(std::string_view qualified_name, std::string_view overload);
 // Parses "aten::add.Tensor" / "aten::relu" and looks it up.
 const OpInfo* findOpByName(std::string_view name);

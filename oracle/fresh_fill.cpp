@@ -29,7 +29,9 @@ class FillingCpuAllocator final : public c10::Allocator {
   c10::Allocator* base_;
 };
 
-void installOnce() {
+}  // namespace
+
+void installFreshTensorFills() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Never destroyed: tensors may outlive static destructors. The blocks keep the base
@@ -39,10 +41,8 @@ void installOnce() {
   });
 }
 
-}  // namespace
-
 FreshTensorFill::FreshTensorFill(uint8_t byte) {
-  installOnce();
+  installFreshTensorFills();
   previous_ = g_fill.exchange(byte);
 }
 

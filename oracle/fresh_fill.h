@@ -14,7 +14,10 @@ namespace epsmith {
 // tcmalloc (Note [tcmalloc in every executable]). So LibTorch's CPU allocator is wrapped,
 // once per process, by one that fills each block it hands out with the byte of the
 // innermost live FreshTensorFill, and otherwise leaves it as it is. Only tensor memory is
-// filled: a kernel's own std::vector scratch is the heap allocator's, as before.
+// filled: a kernel's own std::vector scratch is the heap allocator's (M_PERTURB still
+// fills it where glibc's malloc is in use; under tcmalloc nothing does). The byte is the
+// whole process's, and fills nest first in, last out: for a process's one running thread,
+// as campaign workers and replay children are.
 class FreshTensorFill {
  public:
   explicit FreshTensorFill(uint8_t byte);
@@ -25,5 +28,10 @@ class FreshTensorFill {
  private:
   int previous_;
 };
+
+// Installs the wrapping allocator, filling nothing until a FreshTensorFill lives. LibTorch
+// allows allocators to be set only while no other thread allocates: call it as a process
+// is set up (prepareCaseProcess does); a FreshTensorFill made first installs it then.
+void installFreshTensorFills();
 
 }  // namespace epsmith

@@ -84,14 +84,16 @@ TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D1 crash-SIGABRT aten::expm1_"));
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGFPE aten::expm1_"));
   // A freed block still intact: LibTorch's assertions raise at the op, or as results are read.
-  EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::expm1_"));
-  EXPECT_TRUE(sameFailure("D2 exception-in-one aten::expm1_", "D2 crash-SIGABRT aten::expm1_"));
-  EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::split.Tensor", "D2 exception-in-one"));
-  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one aten::exp"));
-  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D1 exception-in-one aten::expm1_"));
-  EXPECT_FALSE(sameFailure("D2 crash-SIGFPE aten::expm1_", "D2 exception-in-one aten::expm1_"));
-  EXPECT_FALSE(sameFailure("D2 timeout aten::expm1_", "D2 exception-in-one"));
-  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 value-mismatch"));
+  EXPECT_TRUE(sameFailure("D2 exception-in-one aten::expm1_", "D2 crash-SIGSEGV aten::expm1_"));
+  EXPECT_TRUE(sameFailure("D2 exception-in-one", "D2 crash-SIGSEGV aten::split.Tensor"));
+  EXPECT_TRUE(sameFailure("D2 crash-SIGABRT aten::expm1_", "D2 exception-in-one aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 exception-in-one"));  // a crash anywhere
+  EXPECT_FALSE(sameFailure("D2 exception-in-one aten::exp", "D2 crash-SIGSEGV aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D1 exception-in-one aten::expm1_", "D2 crash-SIGSEGV aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 exception-in-one aten::expm1_", "D2 crash-SIGFPE aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 different-exceptions aten::expm1_", "D2 crash-SIGSEGV aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 exception-in-one", "D2 timeout aten::expm1_"));
+  EXPECT_FALSE(sameFailure("D2 value-mismatch", "D2 crash-SIGSEGV aten::expm1_"));
   EXPECT_FALSE(sameFailure("D2 exception-in-one aten::exp", "D2 exception-in-one aten::expm1_"));
   EXPECT_FALSE(sameFailure("D2 crash-SIGSEGV aten::expm1_", ""));
 }

@@ -128,7 +128,7 @@ TEST(GraphEditing, CloneIsDeepAndRemapsReferences) {
 // Note [Ops found by name without allocating]: every spelling of an op finds the one
 // OpInfo (callers compare ops by address), whichever spelling came first.
 TEST(OpRegistry, EverySpellingOfAnOpFindsTheSameOpInfo) {
-  const OpInfo* relu = findOpByName("aten::relu.");  // asked first in its odd spelling
+  const OpInfo* relu = findOpByName("aten::relu.");  // first in this test; maybe not in the binary
   ASSERT_NE(relu, nullptr);
   EXPECT_EQ(findOpByName("aten::relu"), relu);
   EXPECT_EQ(findOpByName("aten::relu.default"), relu);
