@@ -95,7 +95,8 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   }
   r.nodes = callCount(program.value());
   CheckOptions options;
-  options.corruption_seed = seed;
+  options.case_seed = seed;
+  options.one_round_trip_per_case = setup_.one_round_trip_per_case;
   options.corruptions_per_case = setup_.corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;

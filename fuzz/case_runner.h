@@ -24,6 +24,7 @@ struct CaseSetup {
   std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
   Device device;                    // where D1, D2 and D4 run
   int minimize_calls = 500;         // oracle calls per minimization at most
+  bool one_round_trip_per_case = true;  // D4's forms in each case of run(): one or both
   int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)
   WorkerLimits limits;              // for each isolated minimization step
 };

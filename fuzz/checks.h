@@ -3,8 +3,9 @@
 //   D1 eager(original) vs the native functionalizer's ATEN program (exported convention)
 //   D2 eager(original) vs LibTorch's own functionalization of the original
 //   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
-//   D4 the program vs its JSON and text round trips (read back structurally equal,
-//      ir/program_diff.h; the JSON form run gives the same results)
+//   D4 the program vs its text and JSON round trips (read back structurally equal,
+//      ir/program_diff.h; the form read back last, run, gives the same results; a campaign
+//      case round-trips one form, drawn from its seed; elsewhere both)
 //   D6 each corruption tried that has a place in the program is reported first with its
 //      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them)
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
@@ -44,9 +45,12 @@ struct CheckOutcome {
 std::string failureSignature(const CheckOutcome& o);
 
 struct CheckOptions {
-  uint64_t corruption_seed = 1;  // D6 draws the place of each corruption from it
+  uint64_t case_seed = 1;  // D4 draws its form and D6 the place of each corruption from it
+  // D4 round-trips one form, drawn from case_seed, instead of both (Note [Round trips drawn
+  // per case]).
+  bool one_round_trip_per_case = false;
   // D6 tries at most this many corruptions with a place, in an order drawn from
-  // corruption_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
+  // case_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
   int corruptions_per_case = 0;
   PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
   Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)

@@ -32,7 +32,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     auto program = loadOrReport("check", opts->file, exit_code);
     if (!program) return;
     CheckOptions options;
-    options.corruption_seed = opts->seed;
+    options.case_seed = opts->seed;
     int findings = 0;
     for (const auto& o : runChecks(program.value(), *checks, options)) {
       std::cout << diffCheckName(o.check) << " ";

@@ -73,7 +73,7 @@ TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
   std::set<std::vector<std::string>> orders;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     CheckOptions options;
-    options.corruption_seed = seed;
+    options.case_seed = seed;
     options.corruptions_per_case = 3;
     auto drawn = runChecks(p.value(), {DiffCheck::D6}, options);
     ASSERT_EQ(drawn[0].status, CheckOutcome::Status::Pass) << describe(drawn[0]);
@@ -89,6 +89,32 @@ TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
   }
   EXPECT_EQ(seen.size(), every.size());
   EXPECT_GT(orders.size(), 40u);
+}
+
+// Note [Round trips drawn per case]: a campaign case round-trips one form, drawn from its
+// seed, and runs it; elsewhere both forms are read back and the JSON form is run. Over
+// many seeds both forms come up, and the same seed draws the same form.
+TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  SeededSource random(11);
+  auto p = generateProgram(catalog, {}, random);
+  ASSERT_TRUE(p.ok());
+  auto both = runChecks(p.value(), {DiffCheck::D4});
+  ASSERT_EQ(both[0].status, CheckOutcome::Status::Pass) << describe(both[0]);
+  EXPECT_EQ(both[0].report, "the text and JSON forms read back, the JSON form run");
+  std::map<std::string, int> drawn;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    CheckOptions options;
+    options.case_seed = seed;
+    options.one_round_trip_per_case = true;
+    auto one = runChecks(p.value(), {DiffCheck::D4}, options);
+    ASSERT_EQ(one[0].status, CheckOutcome::Status::Pass) << describe(one[0]);
+    ++drawn[one[0].report];
+    EXPECT_EQ(runChecks(p.value(), {DiffCheck::D4}, options)[0].report, one[0].report) << "seed " << seed;
+  }
+  EXPECT_EQ(drawn.size(), 2u);
+  EXPECT_GE(drawn["the text form read back, run"], 10);
+  EXPECT_GE(drawn["the JSON form read back, run"], 10);
 }
 
 TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
@@ -133,7 +159,7 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   for (int layout = 0; layout < 12; ++layout) {
     SCOPED_TRACE("heap layout " + std::to_string(layout));
     for (size_t size : {24, 40, 56, 88, 120, 248, 1016}) ballast.emplace_back(new char[size * (layout % 5 + 1)]);
-    EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, "D4 json-round-trip-runs-differently"));
+    EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, "D4 round-trip-runs-differently"));
     EXPECT_TRUE(runner.value()->comesBackEveryTime(real.value(), {DiffCheck::D2}, "D2 exception-in-one aten::logical_not_"));
   }
 }
