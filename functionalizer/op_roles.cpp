@@ -26,7 +26,7 @@ namespace {
 // reshape, flatten, ravel, contiguous and to() carry `Tensor(a)` returns but alias their
 // input only sometimes (a view when the strides allow it, a copy otherwise). The schema
 // cannot say which; the functionalizer decides per node from the input's metadata
-// (functionalize.cpp, returnsAlias).
+// (pass_views.cpp, Pass::returnsAlias).
 //
 // Some of them (contiguous, to, lift_fresh, resolve_conj, ...) return the very tensor they
 // were given, not a new view: a later metadata mutation through the result (transpose_)

@@ -1,0 +1,160 @@
+// The functionalization pass's state and steps, for the files that implement it (internal to
+// functionalizer/): functionalize.cpp walks the graph and keeps the alias records (Note
+// [Alias tracking]), pass_views.cpp handles view ops, pass_mutations.cpp in-place, out= and
+// metadata-mutating ops.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "functionalizer/emitter.h"
+#include "functionalizer/functionalize.h"
+#include "functionalizer/graph_io.h"
+#include "functionalizer/op_roles.h"
+#include "functionalizer/view_steps.h"
+
+namespace epsmith::functionalizer {
+
+// Thrown by Pass::fail; functionalize() hands it back as its error.
+struct Failure {
+  FunctionalizeError error;
+};
+
+// The records and objects of Note [Alias tracking] (functionalize.cpp): a storage...
+struct AliasStorage {
+  Node* base = nullptr;  // current value of the whole base in the new graph
+  uint32_t gen = 1;
+  int input = -1;               // placeholder ordinal when this is a graph input's storage
+  const Node* first_write = nullptr;
+};
+
+// ...a view record over it...
+struct Rec {
+  AliasStorage* storage = nullptr;
+  Rec* parent = nullptr;  // nullptr: the storage's base itself
+  ViewStep step;
+  Node* value = nullptr;
+  uint32_t gen = 0;
+  const TensorMeta* meta = nullptr;  // the source node's meta.val (outlives the pass)
+  bool fresh = false;  // `value` was made by a write: a new tensor, not a view of the storage
+};
+
+// ...and a tensor's identity, pointing at its current record.
+struct Obj {
+  Rec* rec = nullptr;
+  const Node* metadata_writer = nullptr;  // the last metadata mutation applied to it
+};
+
+// What a source node became in the new graph.
+struct Mapped {
+  Node* node = nullptr;        // non-tensor values and lists: their node in the new graph
+  Obj* tensor = nullptr;       // tensors
+  std::vector<Obj*> elements;  // out= ops with several returns: the objects they return
+  Rec* list_base = nullptr;    // list views (split, unbind): the records their elements view
+  uint32_t list_gen = 0;       // the storage generation the list node was made at
+  ViewFamily list_family = ViewFamily::None;
+  // A tensor's own node in the new graph, while nothing has written its storage or changed
+  // its metadata since: reads use it, so untouched code keeps its names (and a functional
+  // program comes back unchanged).
+  Node* own = nullptr;
+  const Rec* own_rec = nullptr;
+  uint32_t own_gen = 0;
+  int64_t list_dim = 0;
+};
+
+struct InputInfo : GraphInput {
+  Obj* obj = nullptr;  // its identity in the pass
+};
+
+inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// One functionalization: walks the source graph once (Pass::run) and builds the functional
+// program as it goes.
+class Pass {
+ public:
+  Pass(const ExportedProgram& p, const FunctionalizeOptions& o)
+      : source_(p), graph_(std::make_unique<Graph>()), emit_(*graph_, p.graph()), grad_enabled_(o.grad_enabled) {}
+  ExportedProgram run();
+
+ private:
+  [[noreturn]] void fail(const Node* n, std::string message);
+
+  // --- Objects and records --------------------------------------------------------------
+  Obj* freshTensor(Node* value, const TensorMeta& meta, int input = -1);
+  Rec* child(Rec* parent, ViewStep step, const TensorMeta& meta, Node* value);
+  Node* sync(Rec* rec);
+  void write(Rec* rec, Node* value, const Node* writer);
+  void checkInputWrite(const InputInfo& in, const Node* writer);
+
+  // --- Values -------------------------------------------------------------------------
+  Mapped& slot(const Node& n) { return mapped_[n.visit_stamp - first_stamp_]; }
+  void remember(Mapped& m, Node* own);
+  Mapped* entry(const Node* n);
+  Node* resolve(const Node* n);
+  const Resolve resolver_ = [this](const Node* n) { return resolve(n); };
+  Obj* object(const Node* n, const Node* user);
+  const Node* selfArgument(const Node& n);
+  Node* copyRemapped(const Node& n);
+  void bind(const Node& n, Node* value);
+
+  // --- Inputs -------------------------------------------------------------------------
+  void collectInputs();
+  void placeholder(const Node& n);
+
+  // --- Calls --------------------------------------------------------------------------
+  void call(const Node& n);
+  void checkSubgraphsFunctional(const Node& n);
+  void checkHiddenWrites(const Node& n, const OpInfo& op);
+  void aten(const Node& n);
+  bool returnsAlias(const Node& n, const OpInfo& op);
+  void view(const Node& n, const OpRoleInfo& role);
+  Node* rootForAsStrided(Rec* root);
+  static bool isAsStridedStep(const Rec& r);
+  void requireStorageRoot(const Rec& r, const Node* blame);
+  static constexpr std::string_view kStorageRootRefusal =
+      " of a storage that was written, where the storage base is not contiguous from offset 0 or the view "
+      "reaches past it: its offsets address memory the functional program does not have";
+  bool readsAContiguousCopy(const Node& n, const Rec* self);
+  Node* copyOnContiguousSelf(const Node& n, Rec& self);
+  void asStridedCopy(const Node& n, const OpInfo& op);
+  void asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m);
+  Node* copyOnBase(const Node& n, const OpInfo& op, Node* base);
+  Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
+                     Node* self_value);
+  int64_t listDim(const Node& n, const OpInfo& op, int64_t rank);
+  void getitem(const Node& n);
+  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
+                       const std::optional<TensorMeta>& cast_to = std::nullopt);
+  Node* castTo(Node* value, ScalarType have, const TensorMeta& want);
+  void inPlace(const Node& n, const OpRoleInfo& role);
+  bool hasOtherViews(const Rec& rec) const;
+  void outVariant(const Node& n, const OpRoleInfo& role);
+  void metadataMutation(const Node& n, const OpRoleInfo& role);
+
+  // --- Outputs ------------------------------------------------------------------------
+  int mutationTarget(const OutputSpec& spec);
+  Argument remapped(const Argument& a);
+  static SpecArg specArgFor(const SpecArg& original, const Argument& value);
+  ExportedProgram finish(const Node& output);
+  const ExportedProgram& source_;
+  std::unique_ptr<Graph> graph_;
+  Emitter emit_;
+  bool grad_enabled_;
+  std::vector<InputInfo> inputs_;
+  size_t placeholders_ = 0;
+  // Per source node, indexed by the visit stamp the pass gave it (Node::visit_stamp).
+  uint64_t first_stamp_ = 0;
+  std::vector<Mapped> mapped_;
+  std::deque<AliasStorage> storages_;
+  std::deque<Rec> recs_;
+  std::deque<Obj> objs_;
+  std::vector<Node*> superseded_;  // view values replaced by newer ones (dropSupersededViews)
+};
+
+}  // namespace epsmith::functionalizer

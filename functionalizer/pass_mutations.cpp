@@ -1,0 +1,253 @@
+// The functionalization pass (pass.h), its mutating ops: in-place and out= calls become
+// their functional form with the result written back; metadata mutations re-point the
+// object at a new record.
+#include "functionalizer/pass.h"
+
+#include <algorithm>
+
+#include "functionalizer/dtype_probe.h"
+#include "ir/text_format.h"
+
+namespace epsmith::functionalizer {
+
+// The functional call that replaces a mutable one: same arguments minus the out= ones,
+// every tensor at its current value.
+// The functional form of `n`: its arguments but those at `dropped`; with `cast_to`, its
+// floating-point tensor arguments first cast to that dtype (a floating one).
+Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
+                           const std::optional<TensorMeta>& cast_to) {
+  const OpInfo& op = *n.target.op();
+  auto isDropped = [&](std::string_view name) {
+    for (int i : dropped) {
+      if (op.arguments[static_cast<size_t>(i)].name == name) return true;
+    }
+    return false;
+  };
+  std::vector<Argument> args;
+  args.reserve(n.args.size());
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
+    args.push_back(n.args[i]);
+  }
+  std::vector<std::pair<std::string, Argument>> kwargs;
+  for (const auto& kv : n.kwargs) {
+    if (!isDropped(kv.first)) kwargs.push_back(kv);
+  }
+  auto map = [&](Node*& r) {
+    const Node* source = r;
+    r = resolve(r);
+    const TensorMeta* m = source->meta.val.tensor();
+    if (cast_to && m && isFloatingPoint(m->dtype) && isFloatingPoint(cast_to->dtype) && m->dtype != cast_to->dtype) {
+      TensorMeta cast = *m;
+      cast.dtype = cast_to->dtype;
+      r = castTo(r, m->dtype, cast);
+    }
+  };
+  for (auto& a : args) a.forEachNodeRef(map);
+  for (auto& kv : kwargs) kv.second.forEachNodeRef(map);
+  return emit_.call(fn, std::move(args), Val(), std::move(kwargs));
+}
+
+// `value` cast to `want`'s dtype when `have` differs (eager casts on write).
+Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
+  if (have == want.dtype) return value;
+  return emit_.call(*findOpByName("aten::_to_copy"), {arg::Tensor{value}}, want,
+                    {{"dtype", arg::Dtype{want.dtype}}});
+}
+
+void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
+  Obj* self = object(selfArgument(n), &n);
+  const TensorMeta* after = n.meta.val.tensor();
+  const TensorMeta& meta = after ? *after : *self->rec->meta;
+  Node* f = functionalCall(n, *role.functional, {});
+  auto dtypes = probeReturnDtypes(*f);
+  const ScalarType have = dtypes && !dtypes->empty() ? dtypes->front() : meta.dtype;
+  TensorMeta fmeta = meta;
+  fmeta.dtype = have;
+  f->meta.val = fmeta;
+  write(self->rec, castTo(f, have, meta), &n);
+  slot(n).tensor = self;
+}
+
+// Whether some tensor views the storage of `rec` other than through `rec` itself.
+bool Pass::hasOtherViews(const Rec& rec) const {
+  for (const Obj& o : objs_) {
+    if (o.rec && o.rec != &rec && o.rec->storage == rec.storage) return true;
+  }
+  return false;
+}
+
+void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
+  const OpInfo& op = *n.target.op();
+  std::vector<Obj*> outs;
+  for (int i : role.written) {
+    const Argument* a = functionalizer::schemaArgument(n, op, static_cast<size_t>(i));
+    const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+    if (!t || !t->node) fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
+    outs.push_back(object(t->node, &n));
+  }
+  // The metadata each out= tensor has afterwards: the node's own meta.val.
+  std::vector<const TensorMeta*> after;
+  if (const TensorMeta* t = n.meta.val.tensor()) {
+    after.push_back(t);
+  } else if (const auto* list = n.meta.val.list()) {
+    for (const auto& v : *list) {
+      if (!v.tensor()) fail(&n, "meta.val lists a non-tensor return");
+      after.push_back(v.tensor());
+    }
+  }
+  if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
+
+  // Where the computation converts to the out tensor's dtype (Note [out= calls that compute
+  // in another dtype]). Without a probe's answer, a functional form that takes a dtype is
+  // given the out tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as
+  // eager does, rather than the default dtype cast afterwards.
+  const int dtype_at = role.functional->argumentIndex("dtype");
+  const int given_at = op.argumentIndex("dtype");
+  const bool takes_dtype = dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+                           !(given_at >= 0 && functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)));
+  bool other_dtypes = false;  // an input of another dtype than the out tensor
+  n.forEachInput([&](const Node* in) {
+    const TensorMeta* m = in->meta.val.tensor();
+    other_dtypes = other_dtypes || (m && m->dtype != after[0]->dtype);
+  });
+  std::optional<OutForm> form;
+  if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes)) {
+    form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
+  }
+  if (!form) form = takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult;
+  Node* f = functionalCall(n, *role.functional, role.written,
+                           *form == OutForm::CastInputs ? std::optional<TensorMeta>(*after[0]) : std::nullopt);
+  if (outs.size() == 1 && *form == OutForm::DtypeArgument && takes_dtype) {
+    f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
+  }
+  auto probed = probeReturns(*f);
+  std::optional<std::vector<ScalarType>> dtypes;
+  if (probed) {
+    dtypes.emplace();
+    for (const auto& r : *probed) dtypes->push_back(r.dtype);
+  }
+  std::vector<Node*> values;
+  // The functional call's own result: `out`'s metadata, but the dtype and sizes it makes.
+  const auto made = [&](size_t k) {
+    TensorMeta m = *after[k];
+    if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
+    if (probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, m)) {
+      m.sizes.assign((*probed)[k].sizes.begin(), (*probed)[k].sizes.end());
+      m.strides = TensorMeta::contiguousStrides(m.sizes);
+      m.storage_offset = SymIntValue(0);
+    }
+    return m;
+  };
+  if (outs.size() == 1) {
+    f->meta.val = made(0);
+    values.push_back(f);
+  } else {
+    Val::List metas;
+    for (size_t k = 0; k < outs.size(); ++k) metas.push_back(made(k));
+    f->meta.val = metas;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      values.push_back(emit_.builtin(Target::builtin(BuiltinOp::GetItem),
+                                     {arg::Tensor{f}, arg::Int{static_cast<int64_t>(k)}}, metas[k], "getitem"));
+    }
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Obj* out = outs[k];
+    const ScalarType have = values[k]->meta.val.tensor()->dtype;
+    const bool resized = after[k]->sizes != out->rec->meta->sizes;
+    const bool reshaped = !resized && probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k]);
+    Node* value = nullptr;
+    if (!reshaped) {
+      value = castTo(values[k], have, *after[k]);
+    } else if (const auto& made_sizes = (*probed)[k].sizes;
+               !functionalizer::broadcastsTo(made_sizes, *after[k]) &&
+               functionalizer::elementCount(made_sizes) == functionalizer::numelOf(*after[k])) {
+      // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
+      // count differs; otherwise they fill it in its own shape, in order.
+      TensorMeta shaped = *after[k];
+      shaped.dtype = have;
+      shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
+      shaped.storage_offset = SymIntValue(0);
+      // numelOf above was not -1: every size is concrete
+      const std::vector<int64_t> sizes = *functionalizer::concreteSizes(*after[k]);
+      value = castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{values[k]}, arg::IntList{sizes}}, shaped),
+                     have, *after[k]);
+    } else {
+      // Eager copied a result of another shape into `out`, broadcasting (and casting): so
+      // does the graph. A result that cannot broadcast was never copied whole, yet `out`
+      // kept its sizes (binary_cross_entropy.out writes through a squeezed view of `out`,
+      // which it resizes instead): what eager wrote is not known here.
+      if (!functionalizer::broadcastsTo(made_sizes, *after[k])) {
+        std::string sizes;
+        for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+        fail(&n, "out= tensor " + formatTensorMeta(*after[k]) + " keeps its sizes, but the functional result [" + sizes +
+                     "] neither broadcasts into it nor has its element count: what eager wrote is not known");
+      }
+      Node* current = sync(out->rec);
+      value = emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{values[k]}}, *after[k]);
+    }
+    if (resized) {
+      // out= resized its tensor: a metadata mutation.
+      const AliasStorage* s = out->rec->storage;
+      if (s->input >= 0) {
+        fail(&n, "Found an input that received a metadata mutation (input " +
+                     quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
+      }
+      if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
+      if (functionalizer::shrinksInPlace(*out->rec->meta, *after[k])) {
+        // Eager keeps the storage when it shrinks: the result lands in its first elements,
+        // where views taken earlier see it, and the tensor becomes a view of them.
+        ViewStep step;
+        step.kind = ViewStep::Kind::Restride;
+        for (const auto& size : after[k]->sizes) step.sizes.push_back(size.concrete());
+        step.strides.assign(step.sizes.size(), 1);
+        for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
+        Rec* view = child(out->rec, step, *after[k], nullptr);
+        write(view, value, &n);
+        out->rec = view;
+        continue;
+      }
+      const int64_t was = functionalizer::numelOf(*out->rec->meta), now = functionalizer::numelOf(*after[k]);
+      if (now > 0 && was >= now && hasOtherViews(*out->rec)) {
+        // Eager kept the storage (the new size does not grow it) and wrote it in the new,
+        // contiguous order, which views of the old layout see; not modelled here.
+        fail(&n, "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
+                 "what they see afterwards is not modelled");
+      }
+      out->rec = freshTensor(value, *after[k])->rec;  // a grown storage is a new one here
+      continue;
+    }
+    write(out->rec, value, &n);
+  }
+  Mapped& m = slot(n);
+  if (outs.size() == 1) {
+    m.tensor = outs[0];
+  } else {
+    m.elements = outs;
+  }
+}
+
+void Pass::metadataMutation(const Node& n, const OpRoleInfo& role) {
+  const OpInfo& op = *n.target.op();
+  Obj* self = object(selfArgument(n), &n);
+  const AliasStorage* s = self->rec->storage;
+  const TensorMeta* after = n.meta.val.tensor();
+  if (!role.functional) {  // resize_, set_: no view expresses them
+    if (s->input >= 0 && !self->rec->parent) {
+      fail(&n, "Found an input that received a metadata mutation (input " +
+                   quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")");
+    }
+    if (op.qualified_name == "aten::resize_" && after && after->sizes == self->rec->meta->sizes) {
+      slot(n).tensor = self;  // a resize to the same sizes changes nothing
+      return;
+    }
+    fail(&n, op.name() + " replaces the storage or sizes of a tensor, which has no functional form");
+  }
+  if (!after) fail(&n, "meta.val is not a tensor");
+  ViewStep step = ViewStep::ofOp(role.functional, &n, role.view);
+  self->rec = child(self->rec, step, *after, nullptr);
+  self->metadata_writer = &n;
+  slot(n).tensor = self;
+}
+
+}  // namespace epsmith::functionalizer

@@ -1,0 +1,275 @@
+// The functionalization pass (pass.h), its view ops: each takes a new record over the one
+// it views, or reads a copy where eager's view would address a value the graph computed.
+#include "functionalizer/pass.h"
+
+#include <tuple>
+
+namespace epsmith::functionalizer {
+
+// Note [Maybe-aliasing ops] in op_roles.cpp: decided from the input's metadata.
+bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
+  const Node* self = selfArgument(n);
+  const TensorMeta& in = *object(self, &n)->rec->meta;
+  const TensorMeta* out = n.meta.val.tensor();
+  if (!out) return false;
+  const std::string& name = op.qualified_name;
+  if (name == "aten::contiguous") {
+    auto* fmt = functionalizer::schemaArgument(n, op, 1);
+    const auto* f = fmt ? fmt->get<arg::MemFormat>() : nullptr;
+    if (f && f->value == MemoryFormat::Preserve) return true;
+    return (!f || f->value == MemoryFormat::Contiguous) && functionalizer::isContiguous(in);
+  }
+  if (name == "aten::to") {
+    if (out->dtype != in.dtype || !(out->device == in.device)) return false;
+    for (const auto& [key, a] : n.kwargs) {
+      if (key == "copy" && a.get<arg::Bool>() && a.get<arg::Bool>()->value) return false;
+      if (key == "memory_format" && a.kind() == ArgKind::MemoryFormat) {
+        auto f = a.get<arg::MemFormat>()->value;
+        if (f != MemoryFormat::Preserve && !(f == MemoryFormat::Contiguous && functionalizer::isContiguous(in))) return false;
+      }
+    }
+    for (size_t i = 1; i < n.args.size(); ++i) {  // positional copy= (after non_blocking)
+      if (op.arguments.size() > i && op.arguments[i].name == "copy") {
+        if (const auto* b = n.args[i].get<arg::Bool>(); b && b->value) return false;
+      }
+    }
+    return true;
+  }
+  return functionalizer::viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
+}
+
+void Pass::view(const Node& n, const OpRoleInfo& role) {
+  const OpInfo& op = *n.target.op();
+  Obj* self = object(selfArgument(n), &n);
+  Rec* parent = self->rec;
+  if (role.view == ViewFamily::AsStrided && n.meta.val.tensor()) {
+    asStrided(n, op, parent, slot(n));
+    return;
+  }
+  Node* c = readsAContiguousCopy(n, parent) ? copyOnContiguousSelf(n, *parent) : copyRemapped(n);
+  const TensorMeta* shape = n.meta.val.tensor();
+  const OpInfo* sized = functionalizer::sizedForm(op);
+  if (sized && parent->storage->first_write && shape && !c->args.empty()) {
+    // A view of a storage that was written is taken on a value the graph computed, whose
+    // strides view may refuse (Note [Views replayed by their sizes]).
+    if (auto sizes = functionalizer::concreteSizes(*shape)) {
+      c->target = Target::aten(sized);
+      c->args.resize(1);
+      c->args.push_back(arg::IntList{*sizes});
+      c->kwargs.clear();
+    }
+  }
+  Mapped& m = slot(n);
+  if (role.returns_self && n.meta.val.tensor()) {
+    // The same tensor object (Note [Maybe-aliasing ops]): `c` is its current value.
+    m.tensor = self;
+    remember(m, c);
+    return;
+  }
+  if (const TensorMeta* t = n.meta.val.tensor()) {
+    ViewStep step = ViewStep::ofOp(&op, &n, role.view);
+    Obj& o = objs_.emplace_back();
+    o.rec = child(parent, step, *t, c);
+    m.tensor = &o;
+    remember(m, c);
+    return;
+  }
+  m.node = c;
+  if (role.view == ViewFamily::SplitList || role.view == ViewFamily::UnbindList) {
+    m.list_base = parent;
+    m.list_gen = parent->storage->gen;
+    m.list_family = role.view;
+    m.list_dim = listDim(n, op, static_cast<int64_t>(parent->meta->sizes.size()));
+  } else if (n.meta.val.list()) {
+    // Its elements would be taken as tensors of their own, and a later write to the base
+    // would not reach them.
+    fail(&n, "a view op returning a list whose elements the functionalizer cannot replay from their base");
+  }
+}
+
+// Note [as_strided views hang off the storage root]
+// as_strided's offset and strides address the storage, not the tensor it is called on.
+// After a write, a view's functional value is a fresh tensor with a storage of its own,
+// where those offsets mean something else; and as_strided_scatter clones the tensor it
+// writes into, dropping its offset. So an as_strided view's record hangs off the storage's
+// root: it is replayed from, and written back through, the root's current value, with its
+// storage offset spelled out (left out, it means the offset of the tensor it was called
+// on, not the root's). Before any write, the node reads its own argument, a view of the
+// storage itself (so an already functional program comes back unchanged). After one, the
+// root's value is a tensor the graph computed, starting at offset 0 in strides of the
+// kernel's choosing (triu of a column-major input is row-major), so it is read through a
+// contiguous copy; that addresses the same elements as eager only when the root is
+// contiguous from offset 0 and the view stays within the root's elements. Other roots, and
+// views reaching past the root into the rest of its storage, are refused once a write
+// makes them matter. as_strided_copy reads the same way.
+// The root's current value as as_strided may address it: once written, the root's value
+// is a tensor the graph computed, whose strides need not be the root's, so it is read
+// through a contiguous copy (the root is contiguous).
+Node* Pass::rootForAsStrided(Rec* root) {
+  Node* value = sync(root);
+  return root->storage->first_write ? functionalizer::contiguousCopy(emit_, value, *root->meta) : value;
+}
+
+bool Pass::isAsStridedStep(const Rec& r) {
+  return r.step.family == ViewFamily::AsStrided && r.step.kind == ViewStep::Kind::Op;
+}
+
+void Pass::requireStorageRoot(const Rec& r, const Node* blame) {
+  if (!isAsStridedStep(r)) return;
+  if (!r.parent->parent && functionalizer::addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
+  fail(blame, "as_strided" + std::string(kStorageRootRefusal));
+}
+
+// Note [dtype views of computed values]
+// view.dtype to a dtype of another element size reinterprets the bytes along the last
+// dim, which needs that dim's stride to be 1 (and divisible sizes and strides elsewhere).
+// Eager's tensor has the strides eager gave it; once its storage was written, the
+// functional value is one the graph computed, in strides of the kernel's choosing (a
+// 0-element relu of a permuted tensor, a divide_ of an f32[0, 1], came back with a last
+// stride of 2 and 0). Row by row the bytes are the same in a contiguous copy, so such a
+// view, and view_copy.dtype, read one; a 0-element one has no bytes, and reads an
+// as_strided of the value in eager's strides instead.
+bool Pass::readsAContiguousCopy(const Node& n, const Rec* self) {
+  const TensorMeta* in = self ? self->meta : nullptr;
+  const TensorMeta* out = n.meta.val.tensor();
+  return in && out && self->storage->first_write && elementSize(in->dtype) != elementSize(out->dtype) &&
+         n.target.op()->overload == "dtype";
+}
+
+Node* Pass::copyOnContiguousSelf(const Node& n, Rec& self) {
+  return copyWithSelf(n, n.args, n.kwargs, functionalizer::laidOutForDtypeView(emit_, sync(&self), *self.meta));
+}
+
+// as_strided_copy addresses the storage as as_strided does: once the storage was written,
+// it reads the root's value with its offset spelled out, which only a root that stands
+// for its storage allows.
+void Pass::asStridedCopy(const Node& n, const OpInfo& op) {
+  Obj* self = object(selfArgument(n), &n);
+  Rec* root = self->rec;
+  while (root->parent) root = root->parent;
+  if (!root->storage->first_write) return bind(n, copyRemapped(n));
+  if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
+  bind(n, copyOnBase(n, op, rootForAsStrided(root)));
+}
+
+void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
+  Rec* root = parent;
+  while (root->parent) root = root->parent;
+  if (root != parent) {
+    std::vector<Argument> args = n.args;
+    auto kwargs = n.kwargs;
+    if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) {
+      fail(&n, "as_strided of a view, with a symbolic storage offset: its replay from the storage root "
+               "cannot say where it starts");
+    }
+  }
+  // Before any write, the argument is a view of the storage itself; after one, values are
+  // tensors the graph computed, read through the root laid out as it is.
+  Node* c = nullptr;
+  if (!root->storage->first_write) {
+    c = copyRemapped(n);
+  } else {
+    if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
+    c = copyOnBase(n, op, rootForAsStrided(root));
+  }
+  Obj& o = objs_.emplace_back();
+  o.rec = child(root, ViewStep::ofOp(&op, &n, ViewFamily::AsStrided), *n.meta.val.tensor(), c);
+  m.tensor = &o;
+  remember(m, c);
+}
+
+// A copy of the as_strided call `n` on `base`, its storage offset spelled out.
+Node* Pass::copyOnBase(const Node& n, const OpInfo& op, Node* base) {
+  std::vector<Argument> args = n.args;
+  auto kwargs = n.kwargs;
+  if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) fail(&n, "its storage offset is symbolic");
+  return copyWithSelf(n, std::move(args), std::move(kwargs), base);
+}
+
+// A copy of `n` (arguments `args` and `kwargs`) reading `self_value` as its self.
+Node* Pass::copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
+                         Node* self_value) {
+  functionalizer::setSelf(args, kwargs, self_value, resolver_);
+  return emit_.copy(n, std::move(args), std::move(kwargs));
+}
+
+int64_t Pass::listDim(const Node& n, const OpInfo& op, int64_t rank) {
+  const std::string& name = op.qualified_name;
+  std::optional<int64_t> d;
+  if (name == "aten::hsplit") d = rank == 1 ? 0 : 1;
+  else if (name == "aten::vsplit") d = 0;
+  else if (name == "aten::dsplit") d = 2;
+  else if (name == "aten::unbind") d = functionalizer::intArgument(n, op, 1, 0);
+  else d = functionalizer::intArgument(n, op, 2, 0);
+  if (!d) fail(&n, "its dim is not a literal");
+  return *d < 0 ? *d + rank : *d;
+}
+
+void Pass::getitem(const Node& n) {
+  const Node* src = nullptr;
+  if (!n.args.empty()) {
+    if (const auto* t = n.args[0].get<arg::Tensor>()) src = t->node;
+  }
+  const auto* index = n.args.size() > 1 ? n.args[1].get<arg::Int>() : nullptr;
+  Mapped* found = src ? entry(src) : nullptr;
+  if (!found || !index) {
+    bind(n, copyRemapped(n));
+    return;
+  }
+  Mapped& m = *found;
+  const auto k = static_cast<size_t>(index->value);
+  if (!m.elements.empty()) {
+    if (k >= m.elements.size()) fail(&n, "getitem index out of range");
+    slot(n).tensor = m.elements[k];
+    return;
+  }
+  if (!m.list_base || !n.meta.val.tensor()) {
+    bind(n, copyRemapped(n));
+    return;
+  }
+  // An element of a split or unbind: a slice or select of the list's base.
+  ViewStep step;
+  step.dim = m.list_dim;
+  if (m.list_family == ViewFamily::UnbindList) {
+    step.kind = ViewStep::Kind::Select;
+    step.start = index->value;
+  } else {
+    step.kind = ViewStep::Kind::Slice;
+    const auto* list = src->meta.val.list();
+    if (!list || k >= list->size()) fail(&n, "the split's meta.val does not list its elements");
+    int64_t start = 0;
+    for (size_t i = 0; i <= k; ++i) {
+      const TensorMeta* e = (*list)[i].tensor();
+      if (!e || static_cast<size_t>(step.dim) >= e->sizes.size() || !e->sizes[step.dim].isConcrete()) {
+        fail(&n, "the split's elements have symbolic or missing sizes");
+      }
+      if (i < k) start += e->sizes[step.dim].concrete();
+      else step.end = start + e->sizes[step.dim].concrete();
+    }
+    step.start = start;
+    if (auto bounds = functionalizer::tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {
+      std::tie(step.start, step.end) = *bounds;
+    }
+    // tensor_split with indices out of order makes elements that do not follow one
+    // another: the element's offset into the base says where it starts.
+    const TensorMeta& base = *m.list_base->meta;
+    const TensorMeta* e = n.meta.val.tensor();  // the element as its getitem records it
+    const auto d = static_cast<size_t>(step.dim);
+    if (d < base.strides.size() && base.strides[d].isConcrete() && base.strides[d].concrete() > 0 &&
+        e->storage_offset.isConcrete() && base.storage_offset.isConcrete() && d < e->sizes.size() &&
+        e->sizes[d].isConcrete() && e->sizes[d].concrete() > 0) {
+      const int64_t delta = e->storage_offset.concrete() - base.storage_offset.concrete();
+      if (delta >= 0 && delta % base.strides[d].concrete() == 0) {
+        step.start = delta / base.strides[d].concrete();
+        step.end = step.start + e->sizes[d].concrete();
+      }
+    }
+  }
+  const bool current = m.list_gen == m.list_base->storage->gen;
+  Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read
+  Obj& o = objs_.emplace_back();
+  o.rec = child(m.list_base, step, *n.meta.val.tensor(), value);
+  slot(n).tensor = &o;
+}
+
+}  // namespace epsmith::functionalizer
