@@ -165,7 +165,7 @@ void BM_Check(benchmark::State& state) {
   for (auto _ : state) {
     CheckOptions options;
     options.case_seed = i;  // as in a campaign case:
-    options.one_round_trip_per_case = setup.one_round_trip_per_case;
+    options.round_trip = drawnRoundTrip(i);
     options.corruptions_per_case = setup.corruptions_per_case;
     benchmark::DoNotOptimize(runChecks(programs[i++ % programs.size()], checks, options));
   }

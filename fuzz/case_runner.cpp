@@ -96,7 +96,7 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   r.nodes = callCount(program.value());
   CheckOptions options;
   options.case_seed = seed;
-  options.one_round_trip_per_case = setup_.one_round_trip_per_case;
+  if (setup_.one_round_trip_per_case) options.round_trip = drawnRoundTrip(seed);
   options.corruptions_per_case = setup_.corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;
@@ -105,8 +105,8 @@ CaseResult CaseRunner::run(uint64_t seed) const {
 }
 
 std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                       CheckOutcome* finding, PhaseTimes* times) const {
-  CheckOptions options;
+                                       std::string_view focus, CheckOutcome* finding, PhaseTimes* times) const {
+  CheckOptions options = focusedOn(focus);
   options.device = setup_.device;
   options.times = times;
   for (auto& o : runChecks(p, checks, options)) {
@@ -162,7 +162,7 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   for (int layout = 1; layout <= 2; ++layout) {
     const HeapShift shift(layout);
     const Perturbed heap(layout);
-    if (firstSignature(p, checks) != signature) return false;
+    if (firstSignature(p, checks, signature) != signature) return false;
   }
   return true;
 }
@@ -176,7 +176,7 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
   IsolatedOutcome isolated = runIsolated(
       [&] {
         CheckOutcome found;
-        const std::string signature = firstSignature(p, checks, &found);
+        const std::string signature = firstSignature(p, checks, kept, &found);
         return found.kind + '\0' + found.where + '\0' + found.report + '\0' + signature + '\0';
       },
       limits);
@@ -232,8 +232,8 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {
-    if (!fork_steps) return firstSignature(p, checks) == signature;
-    IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks); }, limits);
+    if (!fork_steps) return firstSignature(p, checks, signature) == signature;
+    IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks, signature); }, limits);
     if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
     return o.result == signature;
   };
@@ -270,7 +270,7 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
   } else {
     CheckOutcome o;
     const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, signature, limits, &o)
-                                       : firstSignature(r.program, checks, &o);
+                                       : firstSignature(r.program, checks, signature, &o);
     m.kind = o.kind;
     m.where = o.where;
     m.report = o.report;

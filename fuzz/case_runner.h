@@ -24,7 +24,7 @@ struct CaseSetup {
   std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
   Device device;                    // where D1, D2 and D4 run
   int minimize_calls = 500;         // oracle calls per minimization at most
-  bool one_round_trip_per_case = true;  // D4's forms in each case of run(): one or both
+  bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
   int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)
   WorkerLimits limits;              // for each isolated minimization step
 };
@@ -61,9 +61,11 @@ class CaseRunner {
   int nodes() const;  // ops per program, as configured
   Expected<ExportedProgram> generate(uint64_t seed, PhaseTimes* times = nullptr) const;
   CaseResult run(uint64_t seed) const;
-  // The signature of the first finding of `checks` on `p` ("" when none).
+  // The signature of the first finding of `checks` on `p` ("" when none), the checks
+  // focused on the variant the signature `focus` names (Note [Re-runs focus on the finding]).
   std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                             CheckOutcome* finding = nullptr, PhaseTimes* times = nullptr) const;
+                             std::string_view focus = "", CheckOutcome* finding = nullptr,
+                             PhaseTimes* times = nullptr) const;
   // Whether `signature` is the first finding of `checks` on `p` every time: `p`'s eager run
   // must agree with itself, and the finding come back, on heaps whose fresh memory holds
   // different garbage each time (Note [Re-runs on a perturbed heap]).

@@ -86,11 +86,11 @@ CheckOutcome d3(const ExportedProgram& p, PhaseTimes* times) {
 // holds, not on which other form was tried first. So, as with D6's corruptions (Note
 // [Corruptions drawn per case]), a campaign case round-trips one form, drawn from its
 // seed, and runs what it read back; over a campaign each form still goes round thousands
-// of programs a minute. Elsewhere (minimization, replay, `epsmith check`) both are tried,
-// text first, and the JSON form is run. A case's finding is found again there unless the
-// text form fails too, in which case that one (as much a bug) is what the re-run reports;
-// a round trip that reads back equal but runs differently is one kind whatever the form.
-enum class Form : uint8_t { Text, Json };
+// of programs a minute. `epsmith check` tries both, text first, and runs the JSON form;
+// minimization and replay try the form the finding names (Note [Re-runs focus on the
+// finding]). A round trip that reads back equal but runs differently is one kind whatever
+// the form.
+using Form = RoundTripForm;
 
 std::string_view formName(Form f) { return f == Form::Text ? "text" : "JSON"; }
 
@@ -116,11 +116,7 @@ std::variant<ExportedProgram, CheckOutcome> readBack(Form form, const ExportedPr
 
 CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOptions& options, PhaseTimes* times) {
   std::vector<Form> forms = {Form::Text, Form::Json};
-  if (options.one_round_trip_per_case) {
-    // Its own stream of the seed: D6 draws from the seed itself.
-    SeededSource random(options.case_seed ^ 0xd4d4d4d4d4d4d4d4ULL);
-    forms = {random.chance(50) ? Form::Text : Form::Json};
-  }
+  if (options.round_trip) forms = {*options.round_trip};
   std::optional<ExportedProgram> back;
   {
     PhaseClock clock(times, Phase::Compare);
@@ -147,11 +143,10 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 // everything else a case does. The verifier's answer to a corruption depends on the
 // program's shape, not on which other corruptions were tried, so a campaign case tries a
 // few (`limit`) in an order drawn from its seed, and over a campaign every corruption is
-// still applied to thousands of programs. Elsewhere (minimization, replay, `epsmith
-// check`) every corruption with a place is tried, in check-id order; a finding a case made
-// is then found again unless an earlier corruption fails too, in which case that one
-// (also a verifier bug) is what the re-run reports.
-CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, PhaseTimes* times) {
+// still applied to thousands of programs. `epsmith check` tries every corruption with a
+// place, in check-id order; minimization and replay try the one the finding names (Note
+// [Re-runs focus on the finding]).
+CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, PhaseTimes* times) {
   PhaseClock clock(times, Phase::Verify);
   SeededSource random(seed);
   const auto& all = corruptions();
@@ -166,6 +161,7 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, PhaseTimes* 
   for (size_t index : order) {
     if (limit > 0 && applied == limit) break;
     const Corruption& c = all[index];
+    if (only && c.check != *only) continue;
     if (!spare) spare = p.clone();
     if (!c.apply(*spare, random)) continue;
     ExportedProgram corrupted = std::move(*spare);
@@ -201,6 +197,32 @@ std::string failureSignature(const CheckOutcome& o) {
     ++end;
   }
   return signature + " " + o.report.substr(at, end - at);
+}
+
+RoundTripForm drawnRoundTrip(uint64_t case_seed) {
+  SeededSource random(case_seed ^ 0xd4d4d4d4d4d4d4d4ULL);  // a stream of its own: D6 draws from the seed itself
+  return random.chance(50) ? RoundTripForm::Text : RoundTripForm::Json;
+}
+
+// Note [Re-runs focus on the finding]
+// A campaign case tries one of D4's forms and a few of D6's corruptions (Notes [Round trips
+// drawn per case], [Corruptions drawn per case]). Were minimization and replay to try all
+// of them, a program on which an untried one fails too would show that one first: its
+// finding would look flaky to the campaign, and "changed" to replay, though nothing about
+// it changed. So where a signature names its variant (the form in D4's kinds, the check id
+// in D6's), the re-runs try that one alone.
+CheckOptions focusedOn(std::string_view signature) {
+  CheckOptions options;
+  auto after = [&](std::string_view prefix) -> std::optional<std::string_view> {
+    if (signature.substr(0, prefix.size()) != prefix) return std::nullopt;
+    return signature.substr(prefix.size());
+  };
+  if (after("D4 text-")) options.round_trip = RoundTripForm::Text;
+  if (after("D4 json-")) options.round_trip = RoundTripForm::Json;
+  for (std::string_view kind : {"D6 corruption-unreported:", "D6 corruption-misreported:"}) {
+    if (auto id = after(kind)) options.corruption = checkIdFromName(id->substr(0, id->find(' ')));
+  }
+  return options;
 }
 
 std::string_view diffCheckName(DiffCheck c) {
@@ -276,7 +298,9 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
         case DiffCheck::D2: out.push_back(d2(p, eager, options.device, times)); break;
         case DiffCheck::D3: out.push_back(d3(p, times)); break;
         case DiffCheck::D4: out.push_back(d4(p, eager, options, times)); break;
-        case DiffCheck::D6: out.push_back(d6(p, options.case_seed, options.corruptions_per_case, times)); break;
+        case DiffCheck::D6:
+          out.push_back(d6(p, options.case_seed, options.corruptions_per_case, options.corruption, times));
+          break;
       }
     } catch (const std::exception& e) {
       std::string what = e.what();

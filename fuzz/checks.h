@@ -5,9 +5,11 @@
 //   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
 //   D4 the program vs its text and JSON round trips (read back structurally equal,
 //      ir/program_diff.h; the form read back last, run, gives the same results; a campaign
-//      case round-trips one form, drawn from its seed; elsewhere both)
+//      case round-trips one form, drawn from its seed; elsewhere both, or the one a
+//      finding names)
 //   D6 each corruption tried that has a place in the program is reported first with its
-//      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them)
+//      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them,
+//      or the one a finding names)
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
 // or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
 // disagreement).
@@ -21,6 +23,7 @@
 
 #include "fuzz/phases.h"
 #include "ir/program.h"
+#include "verifier/check_ids.h"
 
 namespace epsmith {
 
@@ -44,17 +47,30 @@ struct CheckOutcome {
 // finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
 std::string failureSignature(const CheckOutcome& o);
 
+enum class RoundTripForm : uint8_t { Text, Json };
+
 struct CheckOptions {
-  uint64_t case_seed = 1;  // D4 draws its form and D6 the place of each corruption from it
-  // D4 round-trips one form, drawn from case_seed, instead of both (Note [Round trips drawn
-  // per case]).
-  bool one_round_trip_per_case = false;
+  uint64_t case_seed = 1;  // D6 draws the place of each corruption from it
+  // D4 round-trips only this form; unset: text, then JSON (Note [Round trips drawn per
+  // case]).
+  std::optional<RoundTripForm> round_trip;
   // D6 tries at most this many corruptions with a place, in an order drawn from
   // case_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
   int corruptions_per_case = 0;
+  // D6 tries only the corruption for this verifier check.
+  std::optional<CheckId> corruption;
   PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
   Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
 };
+
+// The form a campaign case round-trips in D4, drawn from its seed.
+RoundTripForm drawnRoundTrip(uint64_t case_seed);
+
+// Options that re-run exactly the variant of a check a finding came from, where its
+// signature names one: the round trip's form ("D4 json-round-trip-differs"), the
+// corruption's check id ("D6 corruption-unreported:input-count"); default options
+// otherwise (Note [Re-runs focus on the finding]).
+CheckOptions focusedOn(std::string_view signature);
 
 // Runs `checks` on `p`. A program that does not verify in its own dialect cannot be checked:
 // every check asked for reports a finding of kind "invalid-program" with the first

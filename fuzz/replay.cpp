@@ -58,10 +58,10 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     IsolatedOutcome isolated = runIsolated(
         [&]() -> std::string {
           const HeapShift shift(layout);
-          if (c.program) return r.firstSignature(*c.program, setup.checks);
+          if (c.program) return r.firstSignature(*c.program, setup.checks, c.signature);
           auto program = r.generate(c.provenance.seed);
           if (!program.ok()) return "generation-failed";
-          return r.firstSignature(program.value(), setup.checks);
+          return r.firstSignature(program.value(), setup.checks, c.signature);
         },
         limits, prepareCaseProcess);
     ++out.runs;

@@ -54,8 +54,9 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
       return;
     }
     std::cout << "minimizing: " << signature << "\n";
+    const CheckOptions focus = focusedOn(signature);  // Note [Re-runs focus on the finding]
     const auto still_fails = [&](const ExportedProgram& p) {
-      for (const auto& o : runChecks(p, *checks)) {
+      for (const auto& o : runChecks(p, *checks, focus)) {
         if (o.status == CheckOutcome::Status::Finding) return failureSignature(o) == signature;
       }
       return false;

@@ -92,7 +92,7 @@ TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
 }
 
 // Note [Round trips drawn per case]: a campaign case round-trips one form, drawn from its
-// seed, and runs it; elsewhere both forms are read back and the JSON form is run. Over
+// seed, and runs it; given no form, D4 reads both back and runs the JSON form. Over
 // many seeds both forms come up, and the same seed draws the same form.
 TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
   const OpCatalog catalog = OpCatalog::build().value();
@@ -105,8 +105,7 @@ TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
   std::map<std::string, int> drawn;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     CheckOptions options;
-    options.case_seed = seed;
-    options.one_round_trip_per_case = true;
+    options.round_trip = drawnRoundTrip(seed);
     auto one = runChecks(p.value(), {DiffCheck::D4}, options);
     ASSERT_EQ(one[0].status, CheckOutcome::Status::Pass) << describe(one[0]);
     ++drawn[one[0].report];
@@ -115,6 +114,38 @@ TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
   EXPECT_EQ(drawn.size(), 2u);
   EXPECT_GE(drawn["the text form read back, run"], 10);
   EXPECT_GE(drawn["the JSON form read back, run"], 10);
+}
+
+// Note [Re-runs focus on the finding]: a signature that names its variant (D4's form, D6's
+// corruption) re-runs that variant alone; others re-run everything.
+TEST(Checks, ReRunsFocusOnTheVariantAFindingNames) {
+  EXPECT_EQ(focusedOn("D4 json-round-trip-differs").round_trip, RoundTripForm::Json);
+  EXPECT_EQ(focusedOn("D4 json-unreadable").round_trip, RoundTripForm::Json);
+  EXPECT_EQ(focusedOn("D4 text-round-trip-differs").round_trip, RoundTripForm::Text);
+  EXPECT_FALSE(focusedOn("D4 round-trip-runs-differently").round_trip.has_value());
+  EXPECT_FALSE(focusedOn("D2 exception-in-one aten::logical_not_").round_trip.has_value());
+  EXPECT_EQ(focusedOn("D6 corruption-unreported:input-count").corruption, CheckId::InputCount);
+  EXPECT_EQ(focusedOn("D6 corruption-misreported:use-before-def").corruption, CheckId::UseBeforeDef);
+  EXPECT_FALSE(focusedOn("D6 corruption-unreported:no-such-check").corruption.has_value());
+  EXPECT_FALSE(focusedOn("").corruption.has_value());
+
+  const OpCatalog catalog = OpCatalog::build().value();
+  SeededSource random(7);
+  auto p = generateProgram(catalog, {}, random);
+  ASSERT_TRUE(p.ok());
+  // Each corruption the program has a place for, alone.
+  const std::vector<std::string> every = corruptionsTried(runChecks(p.value(), {DiffCheck::D6})[0]);
+  ASSERT_GT(every.size(), 10u);
+  for (const std::string& id : every) {
+    auto one = runChecks(p.value(), {DiffCheck::D6}, focusedOn("D6 corruption-unreported:" + id));
+    ASSERT_EQ(one[0].status, CheckOutcome::Status::Pass) << describe(one[0]);
+    EXPECT_EQ(corruptionsTried(one[0]), std::vector<std::string>{id});
+  }
+  // One form of the round trip, read back and run.
+  auto json = runChecks(p.value(), {DiffCheck::D4}, focusedOn("D4 json-round-trip-differs"));
+  EXPECT_EQ(json[0].report, "the JSON form read back, run") << describe(json[0]);
+  auto text = runChecks(p.value(), {DiffCheck::D4}, focusedOn("D4 text-round-trip-differs"));
+  EXPECT_EQ(text[0].report, "the text form read back, run") << describe(text[0]);
 }
 
 TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
