@@ -88,8 +88,8 @@ CheckOutcome d3(const ExportedProgram& p, PhaseTimes* times) {
 // seed, and runs what it read back; over a campaign each form still goes round thousands
 // of programs a minute. `epsmith check` tries both, text first, and runs the JSON form;
 // minimization and replay try the form the finding names (Note [Re-runs focus on the
-// finding]). A round trip that reads back equal but runs differently is one kind whatever
-// the form.
+// finding]): every D4 kind names its form, a program read back equal that runs
+// differently too.
 using Form = RoundTripForm;
 
 std::string_view formName(Form f) { return f == Form::Text ? "text" : "JSON"; }
@@ -129,7 +129,7 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
   const std::string ran(formName(forms.back()));
   CheckOutcome o = compare(DiffCheck::D4, eager, run(*back, RunOptions(RunMode::Eager, options.device), times), times);
   if (o.status == Status::Finding) {
-    o.kind = "round-trip-runs-differently";
+    o.kind = (forms.back() == Form::Text ? "text-" : "json-") + std::string("round-trip-runs-differently");
     o.report = "the " + ran + " form read back runs differently: " + o.report;
   } else {
     o.report = forms.size() == 1 ? "the " + ran + " form read back, run" : "the text and JSON forms read back, the JSON form run";
@@ -210,7 +210,10 @@ RoundTripForm drawnRoundTrip(uint64_t case_seed) {
 // of them, a program on which an untried one fails too would show that one first: its
 // finding would look flaky to the campaign, and "changed" to replay, though nothing about
 // it changed. So where a signature names its variant (the form in D4's kinds, the check id
-// in D6's), the re-runs try that one alone.
+// in D6's), the re-runs try that one alone. The corruption's place in the program is drawn
+// afresh (from the default seed, and the program being minimized is another), so a
+// verifier bug that shows only at some places may still not come back. Signatures that
+// name no variant (an exception escaping the check, a worker's death) re-run all of them.
 CheckOptions focusedOn(std::string_view signature) {
   CheckOptions options;
   auto after = [&](std::string_view prefix) -> std::optional<std::string_view> {

@@ -66,9 +66,9 @@ struct CheckOptions {
 // The form a campaign case round-trips in D4, drawn from its seed.
 RoundTripForm drawnRoundTrip(uint64_t case_seed);
 
-// Options that re-run exactly the variant of a check a finding came from, where its
-// signature names one: the round trip's form ("D4 json-round-trip-differs"), the
-// corruption's check id ("D6 corruption-unreported:input-count"); default options
+// Options that re-run only the variant of a check a finding came from, where its signature
+// names one: the round trip's form ("D4 json-round-trip-differs"), the corruption's check
+// id ("D6 corruption-unreported:input-count", its place drawn afresh); default options
 // otherwise (Note [Re-runs focus on the finding]).
 CheckOptions focusedOn(std::string_view signature);
 

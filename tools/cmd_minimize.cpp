@@ -14,7 +14,7 @@
 namespace epsmith::cli {
 
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("minimize", "Shrink a program while its first finding stays the same");
+  auto* cmd = app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
   struct Options {
     std::string in;
     std::string out;
