@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "functionalizer/op_roles.h"
 #include "oracle/aten_bridge.h"
 
 namespace epsmith {
@@ -203,6 +204,97 @@ bool TensorState::unchanged() const {
   return tensor_.sizes() == sizes_ && tensor_.strides() == strides_ && tensor_.storage_offset() == offset_ &&
          tensor_.storage().data() == data_ && tensor_.storage().nbytes() == bytes_.size() &&
          (bytes_.empty() || std::memcmp(data_, bytes_.data(), bytes_.size()) == 0);
+}
+
+// A written tensor (self of an in-place op, an out= tensor) that shares memory with an
+// argument the op reads: eager may write before it has read (baddbmm_(x, x, x)) or resize
+// first, so the result depends on the kernel's order of steps — undefined, not generated.
+// Two written tensors that share memory are the same case: which write lands last is the
+// kernel's choice (log_sigmoid_forward.output with `output` and `buffer` one tensor; the
+// trial run on copies cannot see it, since each written argument gets its own copy).
+bool outAliasesAnInput(const OpInfo& op, const std::vector<Argument>& args,
+                       const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  std::vector<const at::Tensor*> outs, reads;
+  auto collect = [&](const std::string& name, const Argument& a) {
+    const int i = op.argumentIndex(name);
+    const bool out = i >= 0 && op.arguments[static_cast<size_t>(i)].is_write;
+    a.forEachNode([&](const Node* n) {
+      if (const at::Tensor* t = valueOf(n)) (out ? outs : reads).push_back(t);
+    });
+  };
+  for (size_t i = 0; i < args.size(); ++i) collect(op.arguments[i].name, args[i]);
+  for (const auto& [name, a] : kwargs) collect(name, a);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    for (const at::Tensor* r : reads) {
+      if (outs[i]->is_alias_of(*r)) return true;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (outs[i]->is_alias_of(*outs[j])) return true;
+    }
+  }
+  return false;
+}
+
+// Note [LAPACK loops on non-finite input]
+// LAPACK's SVD and eigen solvers iterate until convergence, and on NaN or inf they never
+// converge (sbdsqr spins for hours); LibTorch 1.13 passes the values on unchecked. So ops
+// that factorize a matrix are not given a tensor with a non-finite element. Found when a
+// generated log(-x) reached svd.
+bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
+                       const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  if (!factorizesMatrix(op)) return false;
+  bool non_finite = false;
+  auto check = [&](const Node* n) {
+    const at::Tensor* t = valueOf(n);
+    if (non_finite || !t || !at::isFloatingType(t->scalar_type()) || t->numel() == 0) return;
+    at::NoGradGuard no_grad;
+    non_finite = !at::isfinite(*t).all().item<bool>();
+  };
+  for (const auto& a : args) a.forEachNode(check);
+  for (const auto& [k, a] : kwargs) a.forEachNode(check);
+  return non_finite;
+}
+
+// Note [Results read from uninitialized memory]
+// Some LibTorch 1.13 kernels return uninitialized memory for empty inputs
+// (multilabel_margin_loss_forward of a 0-row batch: a different value every run), which
+// no tag says. Such results are not eager semantics anyone can compare against, so a
+// candidate that reads an empty tensor runs twice and is kept only if both runs agree
+// (NaN equal to NaN). Empty inputs are where this happens and are a minority: the check
+// costs little.
+bool readsAnEmptyTensor(const Node& call, LiveValueOf valueOf) {
+  bool empty = false;
+  call.forEachInput([&](const Node* in) {
+    const at::Tensor* t = valueOf(in);
+    empty = empty || (t && t->numel() == 0);
+  });
+  return empty;
+}
+
+// The functional resizes (resize, resize_as) hand back a fresh tensor; grown past their
+// input, the new elements are uninitialized memory (Note [Results read from uninitialized
+// memory]) that two runs may well agree on (malloc hands back the same block). Only
+// resizes that do not grow are generated.
+bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf) {
+  if (op.is_mutable || op.localName().rfind("resize", 0) != 0 || !result.isTensor() || call.args.empty()) return false;
+  const Node* self = call.args[0].get<arg::Tensor>() ? call.args[0].get<arg::Tensor>()->node : nullptr;
+  const at::Tensor* t = self ? valueOf(self) : nullptr;
+  return !t || result.toTensor().numel() > t->numel();
+}
+
+// A non-mutating op that handed back one of its arguments itself (matrix_H of a 0-d
+// tensor, say) although its role does not say it returns self: the functionalizer models
+// such results as new views, so a later metadata mutation through one would not reach the
+// other. Not generated (docs/functionalizer.md, known limits).
+bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf) {
+  if (op.is_mutable || opRole(op).returns_self || !result.isTensor()) return false;
+  const auto* impl = result.toTensor().unsafeGetTensorImpl();
+  bool same = false;
+  call.forEachInput([&](const Node* in) {
+    const at::Tensor* t = valueOf(in);
+    same = same || (t && t->unsafeGetTensorImpl() == impl);
+  });
+  return same;
 }
 
 }  // namespace epsmith

@@ -1,14 +1,21 @@
 // The graph generator's screening of candidates and their results: meta.val for the
 // values a program can hold, nothing for those it cannot or should not (complex, huge,
-// integers beyond ±2^20, integer tensors that require grad); which ops factorize; what a
-// refused call may have changed. Internal to generators/ (includes ATen).
+// integers beyond ±2^20, integer tensors that require grad); which ops factorize; the
+// candidates not generated because eager leaves their result undefined; what a refused call
+// may have changed. Internal to generators/ (includes ATen).
 #pragma once
 
 #include <ATen/ATen.h>
 
+#include <c10/util/FunctionRef.h>
+
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "ir/argument.h"
+#include "ir/graph.h"
 #include "ir/meta.h"
 #include "ir/op_registry.h"
 #include "oracle/interpreter.h"
@@ -23,10 +30,26 @@ bool valOf(const c10::IValue& v, Val* out);
 // and elements (NaN equal to NaN); an error in the second run is not the same.
 bool sameResult(const c10::IValue& first, const Interpreter::Outcome& second);
 
-// Whether `op` factorizes a matrix (Note [LAPACK loops on non-finite input] in
-// graph_generator.cpp): a linalg op, or one whose name has one of LAPACK's words between its
+// Whether `op` factorizes a matrix (Note [LAPACK loops on non-finite input]): a linalg op, or one whose name has one of LAPACK's words between its
 // underscores, matched whole ("lu" is not relu's, "det" not detach's). Kept per op.
 bool factorizesMatrix(const OpInfo& op);
+
+// The candidates not generated, for what eager leaves undefined or a kernel does wrong;
+// `valueOf` gives a node's live tensor during generation (null when it has none).
+using LiveValueOf = c10::function_ref<const at::Tensor*(const Node*)>;
+// A written tensor sharing memory with an argument the op reads, or with another written one.
+bool outAliasesAnInput(const OpInfo& op, const std::vector<Argument>& args,
+                       const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
+bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
+                       const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// A call reading an empty tensor: it runs twice, and is kept only if both runs agree (Note
+// [Results read from uninitialized memory]).
+bool readsAnEmptyTensor(const Node& call, LiveValueOf valueOf);
+// A functional resize that grows past its input into uninitialized memory.
+bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf);
+// A non-mutating op that handed back one of its arguments although its role does not say so.
+bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf);
 
 // Note [A refused call must leave no trace]
 // A mutable candidate runs first on copies of what it writes, then for real; the copies
