@@ -3,8 +3,8 @@
 // ATEN, the eager and functionalized runs, LibTorch's functionalization, one round trip and
 // four corruptions, drawn from the seed as a campaign case draws them), and the reply.
 // Issue 7's target: at least 1 000 cases/s per core at 16 nodes, at least half of the time
-// executing ops. The phase split comes back as counters
-// (percent of the case's time). A worker that LibTorch crashes is replaced, as in a campaign.
+// executing ops. The phase split comes back as counters (percent of the case's time). A
+// worker that LibTorch crashes is replaced, as in a campaign.
 #include <benchmark/benchmark.h>
 
 #include <chrono>

@@ -93,11 +93,13 @@ CheckOutcome d3(const ExportedProgram& p, PhaseTimes* times) {
 using Form = RoundTripForm;
 
 std::string_view formName(Form f) { return f == Form::Text ? "text" : "JSON"; }
+// A D4 kind names its form: "text-unreadable", "json-round-trip-differs".
+std::string_view kindPrefix(Form f) { return f == Form::Text ? "text-" : "json-"; }
 
 // `p` written in `form` and read back, or the D4 finding that says why it is not `p` again
 // (structurally: ir/program_diff.h).
 std::variant<ExportedProgram, CheckOutcome> readBack(Form form, const ExportedProgram& p) {
-  const std::string prefix = form == Form::Text ? "text-" : "json-";
+  const std::string prefix(kindPrefix(form));
   std::optional<Expected<ExportedProgram>> back;
   if (form == Form::Text) {
     back.emplace(parseProgramText(printProgramText(p)));
@@ -129,7 +131,7 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
   const std::string ran(formName(forms.back()));
   CheckOutcome o = compare(DiffCheck::D4, eager, run(*back, RunOptions(RunMode::Eager, options.device), times), times);
   if (o.status == Status::Finding) {
-    o.kind = (forms.back() == Form::Text ? "text-" : "json-") + std::string("round-trip-runs-differently");
+    o.kind = std::string(kindPrefix(forms.back())) + "round-trip-runs-differently";
     o.report = "the " + ran + " form read back runs differently: " + o.report;
   } else {
     o.report = forms.size() == 1 ? "the " + ran + " form read back, run" : "the text and JSON forms read back, the JSON form run";
@@ -220,8 +222,9 @@ CheckOptions focusedOn(std::string_view signature) {
     if (signature.substr(0, prefix.size()) != prefix) return std::nullopt;
     return signature.substr(prefix.size());
   };
-  if (after("D4 text-")) options.round_trip = RoundTripForm::Text;
-  if (after("D4 json-")) options.round_trip = RoundTripForm::Json;
+  for (Form form : {Form::Text, Form::Json}) {
+    if (after("D4 " + std::string(kindPrefix(form)))) options.round_trip = form;
+  }
   for (std::string_view kind : {"D6 corruption-unreported:", "D6 corruption-misreported:"}) {
     if (auto id = after(kind)) options.corruption = checkIdFromName(id->substr(0, id->find(' ')));
   }
