@@ -140,8 +140,8 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 }
 
 // Note [Corruptions drawn per case]
-// A program of 16 ops has a place for about 30 of the corruptions, and each costs a clone
-// of the program and a verification: run them all and D6 alone takes longer than
+// A program of 16 ops has a place for about 30 of the corruptions, and each costs a
+// verification and, for those that edit the graph, a clone of the program: run them all and D6 alone takes longer than
 // everything else a case does. The verifier's answer to a corruption depends on the
 // program's shape, not on which other corruptions were tried, so a campaign case tries a
 // few (`limit`) in an order drawn from its seed, and over a campaign every corruption is
@@ -159,17 +159,23 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
   }
   int applied = 0;
   std::string tried;  // the check ids, for the pass's report
-  std::optional<ExportedProgram> spare;  // a corruption with no place leaves it untouched
+  // A copy of `p` to corrupt. A corruption with no place leaves it untouched; one that
+  // edits only the rest of the program is undone by copying that back from `p`; one that
+  // edits the graph uses it up.
+  std::optional<ExportedProgram> work;
   for (size_t index : order) {
     if (limit > 0 && applied == limit) break;
     const Corruption& c = all[index];
     if (only && c.check != *only) continue;
-    if (!spare) spare = p.clone();
-    if (!c.apply(*spare, random)) continue;
-    ExportedProgram corrupted = std::move(*spare);
-    spare.reset();
+    if (!work) work = p.clone();
+    if (!c.apply(*work, random)) continue;
     ++applied;
-    auto diagnostics = verify(corrupted);
+    auto diagnostics = verify(*work);
+    if (c.scope == Corruption::Scope::Program) {
+      work->copyAllButGraph(p);
+    } else {
+      work.reset();
+    }
     const std::string want(checkIdName(c.check));
     tried += (tried.empty() ? "" : " ") + want;
     if (diagnostics.empty()) {

@@ -20,6 +20,12 @@ struct Corruption {
   // Edits `p`; false (and `p` untouched) when the program offers no place for this edit
   // (no buffer to take out of the state dict, say).
   bool (*apply)(ExportedProgram& p, RandomSource& random);
+  // What the edit may change: the graph (its nodes or attributes) and anything else, or
+  // only the rest of the program (the signature, the state, the constants, the module
+  // call graph, the verifiers). Undoing a Program edit is copying the rest back
+  // (ExportedProgram::copyAllButGraph), much cheaper than a fresh clone.
+  enum class Scope : uint8_t { Graph, Program };
+  Scope scope;
 };
 
 // One per check id, in check-id order.

@@ -13,20 +13,24 @@ ExportedProgram ExportedProgram::clone() const { return cloneWithGraph(graph_->c
 ExportedProgram ExportedProgram::cloneWithGraph(std::unique_ptr<Graph> g) const {
   ExportedProgram p;
   p.graph_ = std::move(g);
-  p.signature = signature;
-  p.state_dict = state_dict;
-  p.constants = constants;
-  p.module_call_graph = module_call_graph;
-  p.range_constraints = range_constraints;
-  p.example_inputs = example_inputs;
-  p.verifiers = verifiers;
-  p.schema_version = schema_version;
-  p.opset_version = opset_version;
-  p.torch_version = torch_version;
-  p.guards_code = guards_code;
-  p.metadata = metadata;
-  p.treespec_namedtuple_fields = treespec_namedtuple_fields;
+  p.copyAllButGraph(*this);
   return p;
+}
+
+void ExportedProgram::copyAllButGraph(const ExportedProgram& from) {
+  signature = from.signature;
+  state_dict = from.state_dict;
+  constants = from.constants;
+  module_call_graph = from.module_call_graph;
+  range_constraints = from.range_constraints;
+  example_inputs = from.example_inputs;
+  verifiers = from.verifiers;
+  schema_version = from.schema_version;
+  opset_version = from.opset_version;
+  torch_version = from.torch_version;
+  guards_code = from.guards_code;
+  metadata = from.metadata;
+  treespec_namedtuple_fields = from.treespec_namedtuple_fields;
 }
 
 std::string ExportedProgram::dialectName() const {

@@ -65,6 +65,8 @@ class ExportedProgram {
   // Everything but the graph copied (tensor payloads shared), with `g` as the graph: for
   // passes that build a new graph.
   ExportedProgram cloneWithGraph(std::unique_ptr<Graph> g) const;
+  // Everything but the graph becomes a copy of `from`'s (the graph stays as it is).
+  void copyAllButGraph(const ExportedProgram& from);
 
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }

@@ -1,6 +1,7 @@
 // The verifier's kill matrix: every corruption (one per check id), applied to generated
 // TRAINING and ATEN programs, is reported by the verifier first with exactly its intended
-// check id — the error PyTorch would raise. Every check id is killed at least once.
+// check id — the error PyTorch would raise. Every check id is killed at least once, and a
+// corruption that says it leaves the graph alone does.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -59,6 +60,12 @@ TEST(Corruptions, KillMatrix) {
       if (!c.apply(p, random)) {
         EXPECT_EQ(printProgramText(p), before) << checkIdName(c.check) << " edited a program it declined";
         continue;
+      }
+      if (c.scope == Corruption::Scope::Program) {
+        // D6 undoes it by copying all but the graph back: the graph must be untouched.
+        ExportedProgram undone = p.clone();
+        undone.copyAllButGraph(original);
+        EXPECT_EQ(printProgramText(undone), before) << checkIdName(c.check) << " edited the graph";
       }
       auto ds = verify(p);
       ASSERT_FALSE(ds.empty()) << checkIdName(c.check) << " (" << c.what << ") went unnoticed in\n"
