@@ -1,6 +1,7 @@
 // Shared helpers of the JSON reader and writer; see ir/json_detail.h.
 #include "ir/json_detail.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -26,7 +27,7 @@ std::pair<size_t, size_t> lineColumn(std::string_view text, size_t pos) {
 constexpr std::string_view kBase64 =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-int base64Value(char c) {
+constexpr int base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
   if (c >= 'a' && c <= 'z') return c - 'a' + 26;
   if (c >= '0' && c <= '9') return c - '0' + 52;
@@ -121,6 +122,15 @@ void writeBase64(const std::vector<uint8_t>& bytes, char* o) {
   o[3] = '=';
 }
 
+// Each byte's base64 digit, or -1.
+struct Base64Digits {
+  int8_t digit[256] = {};
+  constexpr Base64Digits() {
+    for (int c = 0; c < 256; ++c) digit[c] = static_cast<int8_t>(base64Value(static_cast<char>(c)));
+  }
+};
+constexpr Base64Digits kBase64Digits;
+
 std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error) {
   if (text.size() % 4 != 0) {
     *error = "base64 text has length " + std::to_string(text.size()) +
@@ -129,24 +139,27 @@ std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::str
   }
   size_t padding = 0;
   if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
-  std::vector<uint8_t> out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    uint32_t v = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      size_t pos = i + k;
-      char c = text[pos];
-      int digit = base64Value(c);
-      if (digit < 0 && !(c == '=' && pos >= text.size() - padding)) {
-        *error = "invalid base64 character " + jsonQuoted(std::string(1, c)) + " at offset " +
-                 std::to_string(pos);
-        return std::nullopt;
+  std::vector<uint8_t> out(text.size() / 4 * 3);
+  const auto* in = reinterpret_cast<const unsigned char*>(text.data());
+  uint8_t* to = out.data();
+  for (size_t i = 0; i < text.size(); i += 4, to += 3) {
+    const int a = kBase64Digits.digit[in[i]], b = kBase64Digits.digit[in[i + 1]],
+              c = kBase64Digits.digit[in[i + 2]], d = kBase64Digits.digit[in[i + 3]];
+    if ((a | b | c | d) < 0) {  // a byte that is no digit: padding at the end, or an error
+      for (size_t k = 0; k < 4; ++k) {
+        const size_t pos = i + k;
+        if (kBase64Digits.digit[in[pos]] < 0 && !(text[pos] == '=' && pos >= text.size() - padding)) {
+          *error = "invalid base64 character " + jsonQuoted(std::string(1, text[pos])) + " at offset " +
+                   std::to_string(pos);
+          return std::nullopt;
+        }
       }
-      v = (v << 6) | static_cast<uint32_t>(digit < 0 ? 0 : digit);
     }
-    out.push_back(static_cast<uint8_t>(v >> 16));
-    out.push_back(static_cast<uint8_t>(v >> 8));
-    out.push_back(static_cast<uint8_t>(v));
+    const uint32_t v = static_cast<uint32_t>(std::max(a, 0)) << 18 | static_cast<uint32_t>(std::max(b, 0)) << 12 |
+                       static_cast<uint32_t>(std::max(c, 0)) << 6 | static_cast<uint32_t>(std::max(d, 0));
+    to[0] = static_cast<uint8_t>(v >> 16);
+    to[1] = static_cast<uint8_t>(v >> 8);
+    to[2] = static_cast<uint8_t>(v);
   }
   out.resize(out.size() - padding);
   return out;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,27 @@ struct PlainStringBytes {
   bool operator()(char c) const { return plain[static_cast<unsigned char>(c)]; }
 };
 inline constexpr PlainStringBytes kPlainStringByte;
+
+// The end of the run of plain string bytes that starts at `p`, eight bytes at a time: the
+// first that is a quote, a backslash, a control character or non-ASCII, or `end`.
+inline const char* skipPlainStringBytes(const char* p, const char* end) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the first byte in the text is the lowest");
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    const uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
+    // A byte's high bit is set here when the byte is ≥ 0x80, is zero after the xor (a
+    // quote or a backslash), or is below 0x20; a borrow only runs on from such a byte.
+    const uint64_t special = (x | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                              ((x - kOnes * 0x20) & ~x)) & kHigh;
+    // The lowest flagged byte is a true one (little-endian: the first in the text).
+    if (special) return p + __builtin_ctzll(special) / 8;
+    p += 8;
+  }
+  while (p != end && kPlainStringByte(*p)) ++p;
+  return p;
+}
 
 // Fails for malformed JSON at byte `pos` of `text`: at `line:column` when `where` is empty,
 // else at `where` with the line and column in the message.

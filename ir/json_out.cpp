@@ -22,8 +22,7 @@ void JsonWriter::Text::grow(size_t n) {
 void JsonWriter::quoted(std::string_view s) {
   static const char* kHex = "0123456789abcdef";
   const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
-  size_t plain = 0;
-  while (plain < s.size() && kPlainStringByte.plain[bytes[plain]]) ++plain;
+  const size_t plain = static_cast<size_t>(skipPlainStringBytes(s.data(), s.data() + s.size()) - s.data());
   if (plain == s.size()) {  // nearly every string: nothing to escape, one copy
     char* o = text_.room(s.size() + 2);
     o[0] = '"';

@@ -31,10 +31,20 @@ double JsonValue::number() const {
   }
 }
 
+namespace {
+
+// Keys of one object nearly always differ in length or first byte: those decide without
+// a call to memcmp.
+bool sameKey(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a.compare(b) == 0));
+}
+
+}  // namespace
+
 const JsonValue* JsonValue::find(std::string_view key) const {
   if (!isObject()) return nullptr;
   for (const JsonValue& member : *this) {
-    if (member.key_ == key) return &member;
+    if (sameKey(member.key_, key)) return &member;
   }
   return nullptr;
 }
@@ -182,7 +192,7 @@ class JsonParser {
     if (n <= 16) {
       for (size_t i = 1; i < n; ++i) {
         for (size_t j = 0; j < i; ++j) {
-          if (pending_[mark + i].key_ == pending_[mark + j].key_) duplicate(i);
+          if (sameKey(pending_[mark + i].key_, pending_[mark + j].key_)) duplicate(i);
         }
       }
     } else {
@@ -203,7 +213,7 @@ class JsonParser {
   // escape, else of its unescaped copy.
   std::string_view string() {
     const char* start = ++p_;
-    while (p_ != end_ && kPlainStringByte(*p_)) ++p_;
+    p_ = skipPlainStringBytes(p_, end_);
     if (p_ != end_ && *p_ == '"') return std::string_view(start, static_cast<size_t>(p_++ - start));
     // Escapes, control characters or non-ASCII bytes: the careful path.
     std::string& out = out_.unescaped;

@@ -98,6 +98,59 @@ TEST(JsonDocument, ReadsEveryKindOfValueAsTheReferenceDoes) {
   EXPECT_EQ(std::get<Reference>(r)["order"].begin().key(), "zeta");
 }
 
+// The scan for a string's end reads eight bytes at a time: a byte that ends the run (a
+// quote, a backslash, a control character, non-ASCII) at every offset of a word, among
+// plain bytes of every value, is found exactly where the byte-by-byte test finds it.
+TEST(JsonDocument, TheWordAtATimeStringScanStopsWhereTheByteTestDoes) {
+  std::vector<char> plain;
+  for (int c = 0; c < 256; ++c) {
+    if (json_detail::kPlainStringByte(static_cast<char>(c))) plain.push_back(static_cast<char>(c));
+  }
+  std::mt19937 random(7);
+  for (int stop = 0; stop < 256; ++stop) {
+    if (json_detail::kPlainStringByte(static_cast<char>(stop))) continue;
+    for (size_t at = 0; at < 20; ++at) {
+      std::string s(at + 1 + random() % 9, ' ');
+      for (char& c : s) c = plain[random() % plain.size()];
+      s[at] = static_cast<char>(stop);
+      const char* end = s.data() + s.size();
+      ASSERT_EQ(json_detail::skipPlainStringBytes(s.data(), end) - s.data(), static_cast<std::ptrdiff_t>(at))
+          << "byte 0x" << std::hex << stop << " at " << std::dec << at;
+    }
+  }
+  for (size_t n = 0; n < 20; ++n) {  // no stop at all: the end
+    std::string s(n, 'a');
+    EXPECT_EQ(json_detail::skipPlainStringBytes(s.data(), s.data() + n), s.data() + n);
+  }
+}
+
+// Base64 decodes four digits at a time: every length and padding, and a byte that is no
+// digit at every offset.
+TEST(JsonDocument, Base64DecodesWhatItEncodedAndNamesABadByte) {
+  std::mt19937 random(11);
+  for (size_t n = 0; n < 40; ++n) {
+    std::vector<uint8_t> bytes(n);
+    for (auto& b : bytes) b = static_cast<uint8_t>(random());
+    std::string text(json_detail::base64Size(n), ' ');
+    json_detail::writeBase64(bytes, text.data());
+    std::string error;
+    auto back = json_detail::base64Decode(text, &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(*back, bytes);
+    for (size_t at = 0; at < text.size(); ++at) {
+      if (text[at] == '=') continue;
+      std::string bad = text;
+      bad[at] = '!';
+      error.clear();
+      EXPECT_FALSE(json_detail::base64Decode(bad, &error));
+      EXPECT_EQ(error, "invalid base64 character \"!\" at offset " + std::to_string(at));
+    }
+  }
+  std::string error;
+  EXPECT_FALSE(json_detail::base64Decode("A=AA", &error));  // padding only at the end
+  EXPECT_EQ(error, "invalid base64 character \"=\" at offset 1");
+}
+
 TEST(JsonDocument, IntegersKeepTheirExactValueAndNumbersTheirSpelling) {
   JsonDocument doc = json_detail::parseJson(R"([9007199254740993, -5, 18446744073709551615, 1.50])", "");
   const JsonValue& a = doc.root();
