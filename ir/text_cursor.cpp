@@ -19,28 +19,20 @@ void Cursor::advance() {
   ++pos_;
 }
 
-void Cursor::skipSpace() {
+void Cursor::skipSpaceRun() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == '#') {
       while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    } else if (c == '\n') {
       advance();
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      ++pos_;
+      ++loc_.col;
     } else {
       break;
     }
   }
-}
-
-char Cursor::peek() {
-  skipSpace();
-  return rawPeek();
-}
-
-bool Cursor::tryConsume(char c) {
-  if (peek() != c) return false;
-  advance();
-  return true;
 }
 
 void Cursor::expect(char c, std::string_view what) {

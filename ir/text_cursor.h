@@ -21,6 +21,16 @@ struct TextParseError {
   std::string message;
 };
 
+// The bytes that start what skipSpace skips: blanks and comments.
+struct SpaceOrComment {
+  bool byte[256] = {};
+  constexpr SpaceOrComment() {
+    for (unsigned char c : {' ', '\t', '\n', '\r', '#'}) byte[c] = true;
+  }
+  bool operator[](unsigned char c) const { return byte[c]; }
+};
+inline constexpr SpaceOrComment kSpaceOrComment;
+
 class Cursor {
  public:
   explicit Cursor(std::string_view text) : text_(text) {}
@@ -29,11 +39,26 @@ class Cursor {
   Loc loc() { skipSpace(); return loc_; }
   bool atEnd() { skipSpace(); return pos_ >= text_.size(); }
   // The next significant character (after spaces and comments), or '\0' at the end.
-  char peek();
+  char peek() {
+    skipSpace();
+    return rawPeek();
+  }
   // The character right at the cursor, without skipping anything.
   char rawPeek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  void skipSpace();
-  bool tryConsume(char c);
+  void skipSpace() {
+    // Most calls find a significant character right away.
+    if (pos_ < text_.size() && kSpaceOrComment[static_cast<unsigned char>(text_[pos_])]) skipSpaceRun();
+  }
+  bool tryConsume(char c) {
+    if (peek() != c || c == '\0') return false;
+    if (c == '\n') {
+      advance();
+    } else {
+      ++pos_;
+      ++loc_.col;
+    }
+    return true;
+  }
   void expect(char c, std::string_view what);
   // Consumes `word` if it is next and not followed by an identifier character.
   bool tryKeyword(std::string_view word);
@@ -76,6 +101,7 @@ class Cursor {
   }
 
  private:
+  void skipSpaceRun();
   void advance();
   std::string_view text_;
   size_t pos_ = 0;
