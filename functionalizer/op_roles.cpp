@@ -366,23 +366,19 @@ bool writesItsSchemaHides(const Node& call, const OpInfo& op) {
 const OpRoleInfo& opRole(const OpInfo& op) {
   // The generator asks for every candidate: each thread keeps what it has looked up, so the
   // shared table's lock is taken once per op and thread.
-  thread_local std::unordered_map<const OpInfo*, const OpRoleInfo*> seen;
-  if (auto it = seen.find(&op); it != seen.end()) return *it->second;
-  static std::mutex mu;
-  static std::unordered_map<const OpInfo*, OpRoleInfo> cache;  // node-based: entries never move
-  const OpRoleInfo* found = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(&op);
-    if (it != cache.end()) found = &it->second;
-  }
-  if (!found) {
+  thread_local PerOpMemo<const OpRoleInfo*> seen;
+  return *seen.get(op, [&] {
+    static std::mutex mu;
+    static std::unordered_map<const OpInfo*, OpRoleInfo> cache;  // node-based: entries never move
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = cache.find(&op);
+      if (it != cache.end()) return static_cast<const OpRoleInfo*>(&it->second);
+    }
     OpRoleInfo info = classify(op);  // may recurse into opRole for the functional variant
     std::lock_guard<std::mutex> lock(mu);
-    found = &cache.emplace(&op, std::move(info)).first->second;
-  }
-  seen.emplace(&op, found);
-  return *found;
+    return static_cast<const OpRoleInfo*>(&cache.emplace(&op, std::move(info)).first->second);
+  });
 }
 
 }  // namespace epsmith

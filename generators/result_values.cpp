@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "functionalizer/op_roles.h"
@@ -172,23 +171,23 @@ bool factorizesMatrix(const OpInfo& op) {
       "det", "logdet", "slogdet", "inverse", "qr", "lu", "cholesky", "solve", "geqrf", "orgqr", "ormqr",
       "householder", "cond", "power", "exp",
   };
-  thread_local std::unordered_map<const OpInfo*, bool> known;
-  auto it = known.find(&op);
-  if (it != known.end()) return it->second;
-  std::string_view name = op.localName();
-  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
-  bool found = name.rfind("linalg_", 0) == 0;
-  bool after_matrix = false;  // "power" and "exp" count only as matrix_power, matrix_exp
-  for (size_t at = 0; !found && at <= name.size();) {
-    const size_t end = std::min(name.find('_', at), name.size());
-    const std::string_view word = name.substr(at, end - at);
-    for (auto w : kWords) {
-      if (word == w && ((w != "power" && w != "exp") || after_matrix)) found = true;
+  thread_local PerOpMemo<bool> known;
+  return known.get(op, [&] {
+    std::string_view name = op.localName();
+    while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+    bool found = name.rfind("linalg_", 0) == 0;
+    bool after_matrix = false;  // "power" and "exp" count only as matrix_power, matrix_exp
+    for (size_t at = 0; !found && at <= name.size();) {
+      const size_t end = std::min(name.find('_', at), name.size());
+      const std::string_view word = name.substr(at, end - at);
+      for (auto w : kWords) {
+        if (word == w && ((w != "power" && w != "exp") || after_matrix)) found = true;
+      }
+      after_matrix = word == "matrix";
+      at = end + 1;
     }
-    after_matrix = word == "matrix";
-    at = end + 1;
-  }
-  return known.emplace(&op, found).first->second;
+    return found;
+  });
 }
 
 TensorState::TensorState(const at::Tensor& t)

@@ -202,10 +202,8 @@ bool readsBack(const Target& t, const std::string& name) {
     return back && *back == t;
   };
   if (t.kind() != Target::Kind::Aten) return check();
-  thread_local std::unordered_map<const OpInfo*, bool> known;
-  auto it = known.find(t.op());
-  if (it == known.end()) it = known.emplace(t.op(), check()).first;
-  return it->second;
+  thread_local PerOpMemo<bool> known;
+  return known.get(*t.op(), check);
 }
 
 }  // namespace

@@ -131,6 +131,7 @@ class Registry {
     handles_.push_back(h);
     const auto& schema = h.schema();
     OpInfo& info = infos_.emplace_back();
+    info.index = static_cast<uint32_t>(infos_.size() - 1);
     info.qualified_name = schema.name();
     info.overload = schema.overload_name();
     info.name_ = info.overload.empty() ? info.qualified_name : info.qualified_name + "." + info.overload;

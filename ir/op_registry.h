@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,8 @@ struct OpInfo {
   bool composite_implicit = false;
   const c10::FunctionSchema* schema = nullptr;
   const c10::OperatorHandle* handle = nullptr;
+  // Dense, from 0, in the order the registry resolved the ops: what PerOpMemo indexes by.
+  uint32_t index = 0;
 
   // "aten::add.Tensor" (the dispatcher's spelling, as the text form writes it).
   const std::string& name() const { return name_; }
@@ -87,5 +90,26 @@ const OpInfo* findOpByName(std::string_view name);
 const std::vector<const OpInfo*>& allOps();
 
 std::string_view paramTypeName(ParamType t);
+
+// One value per op, computed on first use and indexed by OpInfo::index: a lookup is a
+// load, where a hash map keyed by the OpInfo's address costs a division and a walk through
+// buckets that a case's tensors have long pushed out of the cache (the generator asks
+// several questions of every candidate). Not synchronized: one per thread.
+template <typename T>
+class PerOpMemo {
+ public:
+  // `compute()` may itself ask this memo about other ops.
+  template <typename F>
+  const T& get(const OpInfo& op, F&& compute) {
+    if (op.index < values_.size() && values_[op.index]) return *values_[op.index];
+    T value = compute();
+    if (op.index >= values_.size()) values_.resize(op.index + 1);
+    values_[op.index] = std::move(value);
+    return *values_[op.index];
+  }
+
+ private:
+  std::vector<std::optional<T>> values_;
+};
 
 }  // namespace epsmith

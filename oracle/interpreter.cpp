@@ -11,11 +11,12 @@
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/util/Logging.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "ir/op_registry.h"
 #include "oracle/aten_bridge.h"
@@ -152,15 +153,19 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
 class Planner {
  public:
   explicit Planner(const Graph& g) {
+    slot_of_.reserve(g.size());
     int i = 0;
-    for (const auto& n : g.nodes()) slot_of_[&n] = i++;
+    for (const auto& n : g.nodes()) slot_of_.emplace_back(&n, i++);
+    std::sort(slot_of_.begin(), slot_of_.end());
   }
   // Slots given outright (a single call planned without a graph of its own).
-  explicit Planner(std::unordered_map<const Node*, int> slots) : slot_of_(std::move(slots)) {}
+  explicit Planner(std::vector<std::pair<const Node*, int>> slots) : slot_of_(std::move(slots)) {
+    std::sort(slot_of_.begin(), slot_of_.end());
+  }
 
   int slot(const Node* n) const {
-    auto it = slot_of_.find(n);
-    if (it == slot_of_.end()) throw std::invalid_argument("reference to a node outside the graph");
+    auto it = std::lower_bound(slot_of_.begin(), slot_of_.end(), std::make_pair(n, std::numeric_limits<int>::min()));
+    if (it == slot_of_.end() || it->first != n) throw std::invalid_argument("reference to a node outside the graph");
     return it->second;
   }
 
@@ -225,7 +230,7 @@ class Planner {
   }
 
  private:
-  std::unordered_map<const Node*, int> slot_of_;
+  std::vector<std::pair<const Node*, int>> slot_of_;  // by node address: a few dozen, searched
 };
 
 c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env) {
@@ -295,6 +300,7 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
       bound[static_cast<size_t>(i)] = &value;
     }
     const auto& schema_args = op.schema->arguments();
+    step.args.reserve(bound.size());
     for (size_t i = 0; i < bound.size(); ++i) {
       if (bound[i]) {
         step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
@@ -341,6 +347,7 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
   stopCapturingBacktraces();
   Planner planner(g);
   plan_->num_slots = g.size();
+  plan_->steps.reserve(g.size());
   int index = 0;
   for (const auto& n : g.nodes()) {
     Plan::Step step;
@@ -384,12 +391,14 @@ Interpreter::~Interpreter() = default;
 Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
   try {
     auto plan = std::make_unique<Interpreter::Plan>();
-    std::unordered_map<const Node*, int> slots;
+    std::vector<std::pair<const Node*, int>> slots;
     std::vector<c10::IValue> inputs;
     call.forEachInput([&](const Node* in) {
-      if (slots.count(in)) return;
+      for (const auto& [node, slot] : slots) {
+        if (node == in) return;
+      }
       const int slot = static_cast<int>(slots.size());
-      slots.emplace(in, slot);
+      slots.emplace_back(in, slot);
       inputs.push_back(value_of(in));  // may call into LibTorch (a copy), and fail there too
       Plan::Step step;
       step.kind = Plan::StepKind::Placeholder;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 
 #include "ir/op_registry.h"
@@ -144,6 +145,35 @@ TEST(OpRegistry, EverySpellingOfAnOpFindsTheSameOpInfo) {
   EXPECT_EQ(findOp("aten::mul", "NoSuchOverload"), nullptr);
   EXPECT_EQ(findOp("aten::mul", "NoSuchOverload"), nullptr);  // the negative entry, kept
   EXPECT_EQ(findOpByName("relu"), nullptr);
+}
+
+// Op indices are dense and distinct, so a PerOpMemo holds one slot per op; it computes a
+// value once per op, and a computation may consult the memo about another op.
+TEST(OpRegistry, IndicesAreDenseAndAMemoComputesOncePerOp) {
+  const auto& all = allOps();
+  std::vector<bool> seen(all.size());
+  for (const OpInfo* op : all) {
+    ASSERT_LT(op->index, all.size()) << op->name();
+    EXPECT_FALSE(seen[op->index]) << op->name() << " shares its index";
+    seen[op->index] = true;
+  }
+  const OpInfo* relu = findOpByName("aten::relu");
+  const OpInfo* relu_ = findOpByName("aten::relu_");
+  ASSERT_TRUE(relu && relu_);
+  PerOpMemo<std::string> memo;
+  int computed = 0;
+  std::function<std::string(const OpInfo&)> describe = [&](const OpInfo& op) {
+    return memo.get(op, [&] {
+      ++computed;
+      // The in-place op's answer asks for the functional one's (a later index, maybe).
+      return &op == relu_ ? describe(*relu) + "_" : op.name();
+    });
+  };
+  EXPECT_EQ(describe(*relu_), "aten::relu_");
+  EXPECT_EQ(computed, 2);
+  EXPECT_EQ(describe(*relu), "aten::relu");
+  EXPECT_EQ(describe(*relu_), "aten::relu_");
+  EXPECT_EQ(computed, 2);
 }
 
 TEST(OpRegistry, SchemasComeFromTheDispatcher) {
