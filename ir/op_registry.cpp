@@ -116,6 +116,13 @@ class Registry {
     return result;
   }
 
+  const OpInfo* resolved(std::string_view spelling) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = by_export_.find(spelling); it != by_export_.end()) return it->second;
+    auto it = by_name_.find(spelling);
+    return it != by_name_.end() && it->second && it->second->name_ == spelling ? it->second : nullptr;
+  }
+
   const std::vector<const OpInfo*>& all() {
     std::call_once(all_once_, [this] {
       for (const auto& op_name : c10::Dispatcher::singleton().getAllOpNames()) {
@@ -138,6 +145,7 @@ class Registry {
     const size_t sep = info.qualified_name.find("::");
     info.export_name_ = "torch.ops." + info.qualified_name.substr(0, sep) + "." + info.qualified_name.substr(sep + 2) +
                         "." + (info.overload.empty() ? "default" : info.overload);
+    by_export_.emplace(std::string_view(info.export_name_), &info);
     for (const auto& a : schema.arguments()) info.arguments.push_back(digest(a));
     for (const auto& r : schema.returns()) info.returns.push_back(digest(r));
     info.is_mutable = schema.is_mutable();
@@ -164,6 +172,7 @@ class Registry {
   std::deque<OpInfo> infos_;
   std::deque<std::string> missing_;
   std::unordered_map<std::string_view, const OpInfo*> by_name_;
+  std::unordered_map<std::string_view, const OpInfo*> by_export_;  // keyed by OpInfo::exportName()
   std::vector<const OpInfo*> all_;
 };
 
@@ -209,6 +218,8 @@ const OpInfo* findOpByName(std::string_view name) {
   if (dot == std::string_view::npos || name.substr(dot + 1) != "default") return registry().find(name);
   return registry().find(name.substr(0, dot));
 }
+
+const OpInfo* findResolvedOp(std::string_view spelling) { return registry().resolved(spelling); }
 
 const std::vector<const OpInfo*>& allOps() { return registry().all(); }
 

@@ -86,6 +86,11 @@ struct OpInfo {
 const OpInfo* findOp(std::string_view qualified_name, std::string_view overload);
 // Parses "aten::add.Tensor" / "aten::relu" and looks it up.
 const OpInfo* findOpByName(std::string_view name);
+// The op this exact spelling names, "aten::add.Tensor" (OpInfo::name()) or
+// "torch.ops.aten.add.Tensor" (OpInfo::exportName()), among the ops already resolved; else
+// nullptr, with nothing asked of the dispatcher. The readers try it first: one hash lookup
+// for nearly every node, with the parsing and checking of a name left to the rest.
+const OpInfo* findResolvedOp(std::string_view spelling);
 // Every registered operator overload, in dispatcher order (resolved lazily, cached).
 const std::vector<const OpInfo*>& allOps();
 

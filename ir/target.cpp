@@ -64,10 +64,12 @@ constexpr std::array<std::string_view, kNumTorchFunctions> kTorchFunctions{{
     "torch.fx.experimental.symbolic_shapes.cast_symbool_to_symint_guardless",
 }};
 
+// [A-Za-z_][A-Za-z0-9_]*, as the "C" locale's isalnum has it.
 bool isIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !letter(s[0])) return false;
   for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
   }
   return true;
 }
@@ -140,6 +142,7 @@ Target Target::other(std::string python_path) {
 }
 
 std::optional<Target> Target::parse(std::string_view text, std::string* error) {
+  if (const OpInfo* op = findResolvedOp(text)) return aten(op);
   std::string ignored;
   if (!error) error = &ignored;
   // aten::add.Tensor, aten::relu

@@ -391,6 +391,7 @@ Interpreter::~Interpreter() = default;
 Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
   try {
     auto plan = std::make_unique<Interpreter::Plan>();
+    plan->steps.reserve(6);  // a few placeholders, the call, the output
     std::vector<std::pair<const Node*, int>> slots;
     std::vector<c10::IValue> inputs;
     call.forEachInput([&](const Node* in) {

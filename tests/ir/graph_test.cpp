@@ -176,6 +176,24 @@ TEST(OpRegistry, IndicesAreDenseAndAMemoComputesOncePerOp) {
   EXPECT_EQ(computed, 2);
 }
 
+// The readers' first try: an op already resolved, by its own name or its export name,
+// and nothing for other spellings (those go through Target::parse's checks).
+TEST(OpRegistry, AResolvedOpIsFoundByEitherOfItsExactSpellings) {
+  const OpInfo* mul = findOp("aten::mul", "Tensor");
+  const OpInfo* relu = findOp("aten::relu", "");
+  ASSERT_TRUE(mul && relu);
+  for (const OpInfo* op : {mul, relu}) {
+    EXPECT_EQ(findResolvedOp(op->name()), op);
+    EXPECT_EQ(findResolvedOp(op->exportName()), op);
+  }
+  EXPECT_EQ(findResolvedOp("aten::relu.default"), nullptr);  // another spelling
+  EXPECT_EQ(findResolvedOp("aten::relu."), nullptr);
+  EXPECT_EQ(findResolvedOp("torch.ops.aten.relu"), nullptr);
+  EXPECT_EQ(findResolvedOp("aten::mul.NoSuchOverload"), nullptr);
+  EXPECT_EQ(findResolvedOp(""), nullptr);
+  EXPECT_EQ(Target::parse("aten::relu.default", nullptr), Target::aten(relu));  // still read by the parser
+}
+
 TEST(OpRegistry, SchemasComeFromTheDispatcher) {
   const OpInfo* add_ = findOpByName("aten::add_.Tensor");
   ASSERT_NE(add_, nullptr);
