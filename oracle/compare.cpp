@@ -109,7 +109,10 @@ at::Tensor plain(at::Tensor t) {
   if (!t.device().is_cpu()) t = t.cpu();
   if (t.layout() != at::kStrided) t = t.to_dense();
   if (t.is_quantized()) t = t.dequantize();
-  return t.resolve_conj().resolve_neg().contiguous();
+  // The flags are read here: resolving a tensor without them is still two dispatcher calls.
+  if (t.is_conj()) t = t.resolve_conj();
+  if (t.is_neg()) t = t.resolve_neg();
+  return t.contiguous();
 }
 
 // Element domains: the wide type a dtype's values are compared in, and torch.isclose's pieces.

@@ -245,12 +245,17 @@ TEST(CompareStructure, NonContiguousComparesByLogicalIndex) {
   EXPECT_EQ(compareTensors(strided, i64({1, 4, 8})).kind, VerdictKind::ValueMismatch);
 }
 
-TEST(CompareStructure, ConjugateViewsCompareByValue) {
+TEST(CompareStructure, ConjugateAndNegativeViewsCompareByValue) {
   at::Tensor z = at::tensor({c10::complex<double>(1, 2)}, at::kComplexDouble);
   at::Tensor conj = z.conj();  // lazy: only a bit on the tensor
   at::Tensor materialized = at::tensor({c10::complex<double>(1, -2)}, at::kComplexDouble);
   EXPECT_EQ(compareTensors(conj, materialized).kind, VerdictKind::Match);
   EXPECT_EQ(compareTensors(conj, z).kind, VerdictKind::ValueMismatch);
+  // A negative view is a bit too (conj of an imaginary view sets it).
+  at::Tensor negated = at::_neg_view(at::tensor({1.5, -2.0}, at::kDouble));
+  ASSERT_TRUE(negated.is_neg());
+  EXPECT_EQ(compareTensors(negated, at::tensor({-1.5, 2.0}, at::kDouble)).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(negated, at::tensor({1.5, -2.0}, at::kDouble)).kind, VerdictKind::ValueMismatch);
 }
 
 TEST(CompareStructure, ZeroSizeTensors) {
