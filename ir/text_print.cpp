@@ -1,6 +1,8 @@
 // Printer of the text form; the grammar is in docs/text-format.md.
+#include <charconv>
 #include <unordered_map>
 
+#include "ir/op_registry.h"
 #include "ir/scalar_format.h"
 #include "ir/text_format.h"
 
@@ -18,6 +20,30 @@ bool isPlainName(std::string_view s) {
 std::string refName(const std::string& name) { return isPlainName(name) ? "%" + name : "%" + quote(name); }
 
 std::string ref(const Node* n) { return n ? refName(n->name()) : std::string("None"); }
+
+// Note [Node lines appended in place]
+// Printing is a fifth of what a campaign case's D4 round trip costs. A node line was built
+// from a string per argument, per size and per part, each concatenated into the next; the
+// appenders below write the common pieces (references, integers, tensor types, the usual
+// argument kinds) straight onto the line, and leave the rare ones to the formatters.
+void appendInt(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+void appendNode(std::string& out, const Node& n);  // below, beside formatNode
+
+void appendRef(std::string& out, const Node* n) {
+  if (!n) {
+    out += "None";
+  } else if (isPlainName(n->name())) {
+    out += '%';
+    out += n->name();
+  } else {
+    out += refName(n->name());
+  }
+}
 
 template <typename T, typename F>
 std::string joined(const std::vector<T>& items, F&& format) {
@@ -188,7 +214,11 @@ std::string Printer::attribute(const std::string& name, const Attribute& a, int 
 }
 
 void Printer::graph(const Graph& g, int indent) {
-  for (const auto& n : g.nodes()) line(indent, formatNode(n));
+  for (const auto& n : g.nodes()) {
+    out_.append(static_cast<size_t>(indent) * 2, ' ');
+    appendNode(out_, n);
+    out_ += '\n';
+  }
   for (const auto& [name, a] : g.attributes()) {
     std::string text = attribute(name, a, indent);
     if (!text.empty()) line(indent, text);
@@ -354,18 +384,54 @@ std::string Printer::program(const ExportedProgram& p) {
 
 }  // namespace
 
-std::string formatTensorMeta(const TensorMeta& m) {
-  std::string out(shortName(m.dtype));
-  out += "[" + joined(m.sizes, formatSymIntValue) + "]";
+namespace {
+
+void appendTensorMeta(std::string& out, const TensorMeta& m) {
+  out += shortName(m.dtype);
+  out += '[';
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    if (i) out += ", ";
+    if (m.sizes[i].isConcrete()) appendInt(out, m.sizes[i].concrete());
+    else out += formatSymIntValue(m.sizes[i]);
+  }
+  out += ']';
+  const bool strided = !m.hasContiguousStrides(), offset = !(m.storage_offset == SymIntValue(0));
+  if (!strided && !offset && m.device == Device{} && !m.requires_grad && m.layout == Layout::Strided) return;
   std::vector<std::string> attrs;
-  if (!m.hasContiguousStrides()) attrs.push_back("stride=[" + joined(m.strides, formatSymIntValue) + "]");
-  if (!(m.storage_offset == SymIntValue(0))) attrs.push_back("offset=" + formatSymIntValue(m.storage_offset));
+  if (strided) attrs.push_back("stride=[" + joined(m.strides, formatSymIntValue) + "]");
+  if (offset) attrs.push_back("offset=" + formatSymIntValue(m.storage_offset));
   if (m.device != Device{}) attrs.push_back("device=" + quote(m.device.str()));
   if (m.requires_grad) attrs.push_back("requires_grad=True");
   if (m.layout != Layout::Strided) attrs.push_back("layout=" + std::string(torchName(m.layout)));
-  if (!attrs.empty()) out += "<" + joined(attrs, [](const std::string& s) { return s; }) + ">";
+  out += "<" + joined(attrs, [](const std::string& s) { return s; }) + ">";
+}
+
+}  // namespace
+
+std::string formatTensorMeta(const TensorMeta& m) {
+  std::string out;
+  appendTensorMeta(out, m);
   return out;
 }
+
+namespace {
+
+// The common values in place: a tensor, a tuple of them (Note [Node lines appended in place]).
+void appendVal(std::string& out, const Val& v) {
+  if (const TensorMeta* m = v.tensor()) return appendTensorMeta(out, *m);
+  if (const Val::List* items = v.list()) {
+    out += '(';
+    for (size_t i = 0; i < items->size(); ++i) {
+      if (i) out += ", ";
+      appendVal(out, (*items)[i]);
+    }
+    out += items->size() == 1 ? ",)" : ")";
+    return;
+  }
+  out += formatVal(v);
+}
+
+}  // namespace
 
 std::string formatVal(const Val& v) {
   return std::visit(
@@ -392,6 +458,26 @@ std::string formatVal(const Val& v) {
       },
       v.variant());
 }
+
+namespace {
+
+// The common arguments in place (Note [Node lines appended in place]).
+void appendArgument(std::string& out, const Argument& a) {
+  if (const auto* t = a.get<arg::Tensor>()) return appendRef(out, t->node);
+  if (const auto* i = a.get<arg::Int>()) return appendInt(out, i->value);
+  if (const auto* l = a.get<arg::IntList>()) {
+    out += '[';
+    for (size_t k = 0; k < l->values.size(); ++k) {
+      if (k) out += ", ";
+      appendInt(out, l->values[k]);
+    }
+    out += ']';
+    return;
+  }
+  out += formatArgument(a);
+}
+
+}  // namespace
 
 std::string formatArgument(const Argument& a) {
   return std::visit(
@@ -437,22 +523,54 @@ std::string formatArgument(const Argument& a) {
       a.variant());
 }
 
-std::string formatNode(const Node& n) {
-  std::string args = joined(n.args, formatArgument);
-  for (const auto& [k, v] : n.kwargs) args += (args.empty() ? "" : ", ") + k + "=" + formatArgument(v);
-  std::string val = n.meta.val.isMissing() ? std::string() : ": " + formatVal(n.meta.val);
-  std::string out;
+namespace {
+
+void appendNode(std::string& out, const Node& n) {
+  auto args = [&] {
+    out += '(';
+    bool first = true;
+    for (const auto& a : n.args) {
+      if (!first) out += ", ";
+      first = false;
+      appendArgument(out, a);
+    }
+    for (const auto& [k, v] : n.kwargs) {
+      if (!first) out += ", ";
+      first = false;
+      out += k;
+      out += '=';
+      appendArgument(out, v);
+    }
+    out += ')';
+  };
+  auto head = [&] {  // %name: val
+    appendRef(out, &n);
+    if (!n.meta.val.isMissing()) {
+      out += ": ";
+      appendVal(out, n.meta.val);
+    }
+  };
   switch (n.op()) {
     case OpKind::Output:
-      out = "return";
-      if (n.name() != "output" || !val.empty()) out += "[" + ref(&n) + val + "]";
-      out += " (" + args + ")";
+      out += "return";
+      if (n.name() != "output" || !n.meta.val.isMissing()) {
+        out += '[';
+        head();
+        out += ']';
+      }
+      out += ' ';
+      args();
       break;
-    case OpKind::Placeholder: out = ref(&n) + val + " = placeholder"; break;
-    case OpKind::GetAttr: out = ref(&n) + val + " = get_attr(" + quote(n.attr) + ")"; break;
-    case OpKind::CallModule: out = ref(&n) + val + " = call_module(" + quote(n.attr) + ")(" + args + ")"; break;
-    case OpKind::CallMethod: out = ref(&n) + val + " = call_method(" + quote(n.attr) + ")(" + args + ")"; break;
-    case OpKind::CallFunction: out = ref(&n) + val + " = " + n.target.textName() + "(" + args + ")"; break;
+    case OpKind::Placeholder: head(); out += " = placeholder"; break;
+    case OpKind::GetAttr: head(); out += " = get_attr(" + quote(n.attr) + ")"; break;
+    case OpKind::CallModule: head(); out += " = call_module(" + quote(n.attr) + ")"; args(); break;
+    case OpKind::CallMethod: head(); out += " = call_method(" + quote(n.attr) + ")"; args(); break;
+    case OpKind::CallFunction:
+      head();
+      out += " = ";
+      out += n.target.kind() == Target::Kind::Aten ? n.target.op()->name() : n.target.textName();
+      args();
+      break;
   }
   std::vector<std::string> meta;
   if (n.meta.stack_trace) meta.push_back("stack_trace=" + quote(*n.meta.stack_trace));
@@ -470,6 +588,13 @@ std::string formatNode(const Node& n) {
     meta.push_back("custom={" + m + "}");
   }
   if (!meta.empty()) out += " {" + joined(meta, [](const std::string& s) { return s; }) + "}";
+}
+
+}  // namespace
+
+std::string formatNode(const Node& n) {
+  std::string out;
+  appendNode(out, n);
   return out;
 }
 
