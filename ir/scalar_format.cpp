@@ -353,25 +353,33 @@ std::optional<std::string> parseRealElement(ScalarType dtype, std::string_view t
 }
 
 std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
+  // Runs of bytes that need no escape are appended whole (specs of pytree trees are long).
+  auto plain = [](unsigned char c) { return c >= 0x20 && c != 0x7f && c != '"' && c != '\\'; };
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  for (size_t i = 0; i < s.size();) {
+    size_t j = i;
+    while (j < s.size() && plain(static_cast<unsigned char>(s[j]))) ++j;
+    out.append(s.data() + i, j - i);
+    if (j == s.size()) break;
+    i = j + 1;
+    const auto c = static_cast<unsigned char>(s[j]);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+      default: {  // the other control characters
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      }
     }
   }
-  return out + "\"";
+  out += '"';
+  return out;
 }
 
 }  // namespace epsmith

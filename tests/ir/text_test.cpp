@@ -480,6 +480,42 @@ TEST(TextForm, UntaggedListsTakeTheKindOfTheirFirstElement) {
   EXPECT_EQ(p.dialectName(), "ATEN");
 }
 
+// quote() appends runs of plain bytes whole: every byte value, alone and among plain text,
+// is escaped exactly as one byte at a time would (control characters and DEL as \u00XX,
+// non-ASCII as is), and the parser reads the literal back as the bytes it came from.
+TEST(TextForm, QuotedStringsEscapeEveryByteAsOneAtATimeWould) {
+  auto oneAtATime = [](std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      if (c == '"') out += "\\\"";
+      else if (c == '\\') out += "\\\\";
+      else if (c == '\n') out += "\\n";
+      else if (c == '\t') out += "\\t";
+      else if (c == '\r') out += "\\r";
+      else if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  };
+  for (int c = 0; c < 256; ++c) {
+    for (const std::string& s : {std::string(1, static_cast<char>(c)), "ab" + std::string(1, static_cast<char>(c)) + "cd",
+                                 std::string(3, static_cast<char>(c)) + "x"}) {
+      ASSERT_EQ(quote(s), oneAtATime(s)) << "byte " << c;
+    }
+  }
+  ExportedProgram p = parse("graph {\n  %x: f32[2] = placeholder\n  return (%x)\n}\n");
+  const std::string text = "a\"b\\c\nd\te\x01f\x7fg h{}[]";
+  p.graph().find("x")->meta.stack_trace = text;
+  auto back = parseProgramText(printProgramText(p));
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back.value().graph().find("x")->meta.stack_trace, text);
+}
+
 TEST(TextForm, NamesThatAreNotIdentifiersAreQuotedEverywhere) {
   expectExactRoundTrip(R"EPT(program {
   verifiers ["ATEN"]
