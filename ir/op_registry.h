@@ -103,14 +103,15 @@ std::string_view paramTypeName(ParamType t);
 template <typename T>
 class PerOpMemo {
  public:
-  // `compute()` may itself ask this memo about other ops.
+  // `compute()` may itself ask this memo about other ops. The value is returned as a copy:
+  // a later question about another op may move the ones held.
   template <typename F>
-  const T& get(const OpInfo& op, F&& compute) {
+  T get(const OpInfo& op, F&& compute) {
     if (op.index < values_.size() && values_[op.index]) return *values_[op.index];
     T value = compute();
     if (op.index >= values_.size()) values_.resize(op.index + 1);
-    values_[op.index] = std::move(value);
-    return *values_[op.index];
+    values_[op.index] = value;
+    return value;
   }
 
  private:

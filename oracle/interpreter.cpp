@@ -13,7 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -156,15 +156,15 @@ class Planner {
     slot_of_.reserve(g.size());
     int i = 0;
     for (const auto& n : g.nodes()) slot_of_.emplace_back(&n, i++);
-    std::sort(slot_of_.begin(), slot_of_.end());
+    std::sort(slot_of_.begin(), slot_of_.end(), byNode);
   }
   // Slots given outright (a single call planned without a graph of its own).
   explicit Planner(std::vector<std::pair<const Node*, int>> slots) : slot_of_(std::move(slots)) {
-    std::sort(slot_of_.begin(), slot_of_.end());
+    std::sort(slot_of_.begin(), slot_of_.end(), byNode);
   }
 
   int slot(const Node* n) const {
-    auto it = std::lower_bound(slot_of_.begin(), slot_of_.end(), std::make_pair(n, std::numeric_limits<int>::min()));
+    auto it = std::lower_bound(slot_of_.begin(), slot_of_.end(), std::make_pair(n, 0), byNode);
     if (it == slot_of_.end() || it->first != n) throw std::invalid_argument("reference to a node outside the graph");
     return it->second;
   }
@@ -230,6 +230,10 @@ class Planner {
   }
 
  private:
+  // Nodes of one graph by address (std::less: a total order on unrelated pointers).
+  static bool byNode(const std::pair<const Node*, int>& a, const std::pair<const Node*, int>& b) {
+    return std::less<const Node*>()(a.first, b.first);
+  }
   std::vector<std::pair<const Node*, int>> slot_of_;  // by node address: a few dozen, searched
 };
 
