@@ -141,8 +141,9 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 
 // Note [Corruptions drawn per case]
 // A program of 16 ops has a place for about 30 of the corruptions, and each costs a
-// verification and, for those that edit the graph, a clone of the program: run them all and D6 alone takes longer than
-// everything else a case does. The verifier's answer to a corruption depends on the
+// verification and, for those that edit the graph, a clone of the program (one that edits
+// only the rest is undone by copying that back): run them all and D6 alone takes longer
+// than everything else a case does. The verifier's answer to a corruption depends on the
 // program's shape, not on which other corruptions were tried, so a campaign case tries a
 // few (`limit`) in an order drawn from its seed, and over a campaign every corruption is
 // still applied to thousands of programs. `epsmith check` tries every corruption with a

@@ -154,14 +154,13 @@ uint16_t floatToBfloat16(float f) {
   return static_cast<uint16_t>(x >> 16);
 }
 
-namespace {
-
-template <typename T>
-void appendInt(std::string& out, T v) {
+void appendInt(std::string& out, int64_t v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
 }
+
+namespace {
 
 // Note [Halves printed directly]
 // A storage element that is a whole number or a half with magnitude below 1024 (what the

@@ -11,6 +11,9 @@
 
 namespace epsmith {
 
+// `v` in decimal, appended to `out` (std::to_string's text, without a string of its own).
+void appendInt(std::string& out, int64_t v);
+
 // Shortest text that reads back to exactly `v`, always recognisable as a float
 // ("1.0", "1e-05", "inf", "-inf", "nan").
 std::string formatFloat(double v);

@@ -49,14 +49,11 @@ class Cursor {
     // Most calls find a significant character right away.
     if (pos_ < text_.size() && kSpaceOrComment[static_cast<unsigned char>(text_[pos_])]) skipSpaceRun();
   }
+  // `c` is significant (no blank, no '#'): peek() has skipped those, and it is no line break.
   bool tryConsume(char c) {
     if (peek() != c || c == '\0') return false;
-    if (c == '\n') {
-      advance();
-    } else {
-      ++pos_;
-      ++loc_.col;
-    }
+    ++pos_;
+    ++loc_.col;
     return true;
   }
   void expect(char c, std::string_view what);

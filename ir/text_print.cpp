@@ -1,5 +1,4 @@
 // Printer of the text form; the grammar is in docs/text-format.md.
-#include <charconv>
 #include <unordered_map>
 
 #include "ir/op_registry.h"
@@ -26,12 +25,6 @@ std::string ref(const Node* n) { return n ? refName(n->name()) : std::string("No
 // from a string per argument, per size and per part, each concatenated into the next; the
 // appenders below write the common pieces (references, integers, tensor types, the usual
 // argument kinds) straight onto the line, and leave the rare ones to the formatters.
-void appendInt(std::string& out, int64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, static_cast<size_t>(r.ptr - buf));
-}
-
 void appendNode(std::string& out, const Node& n);  // below, beside formatNode
 
 void appendRef(std::string& out, const Node* n) {
@@ -416,111 +409,99 @@ std::string formatTensorMeta(const TensorMeta& m) {
 
 namespace {
 
-// The common values in place: a tensor, a tuple of them (Note [Node lines appended in place]).
+// Values and arguments are appended in place (Note [Node lines appended in place]).
 void appendVal(std::string& out, const Val& v) {
-  if (const TensorMeta* m = v.tensor()) return appendTensorMeta(out, *m);
-  if (const Val::List* items = v.list()) {
-    out += '(';
-    for (size_t i = 0; i < items->size(); ++i) {
-      if (i) out += ", ";
-      appendVal(out, (*items)[i]);
-    }
-    out += items->size() == 1 ? ",)" : ")";
-    return;
-  }
-  out += formatVal(v);
+  std::visit(
+      [&out](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, Val::Missing>) out += "<missing>";
+        else if constexpr (std::is_same_v<X, Val::None>) out += "None";
+        else if constexpr (std::is_same_v<X, TensorMeta>) appendTensorMeta(out, x);
+        else if constexpr (std::is_same_v<X, Val::List>) {
+          out += '(';
+          for (size_t i = 0; i < x.size(); ++i) {
+            if (i) out += ", ";
+            appendVal(out, x[i]);
+          }
+          out += x.size() == 1 ? ",)" : ")";
+        } else if constexpr (std::is_same_v<X, int64_t>) appendInt(out, x);
+        else if constexpr (std::is_same_v<X, double>) out += formatFloat(x);
+        else if constexpr (std::is_same_v<X, bool>) out += formatBool(x);
+        else if constexpr (std::is_same_v<X, std::string>) out += quote(x);
+        else if constexpr (std::is_same_v<X, ScalarType>) out += torchName(x);
+        else if constexpr (std::is_same_v<X, Device>) out += "device(" + quote(x.str()) + ")";
+        else if constexpr (std::is_same_v<X, Layout>) out += torchName(x);
+        else if constexpr (std::is_same_v<X, MemoryFormat>) out += torchName(x);
+        else if constexpr (std::is_same_v<X, Val::SymInt>) out += "sym_int(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::SymFloat>) out += "sym_float(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::SymBool>) out += "sym_bool(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::CustomObj>) out += "custom_obj(" + quote(x.class_fqn) + ")";
+        else out += "opaque(" + quote(x.type_name) + ")";
+      },
+      v.variant());
+}
+
+void appendArgument(std::string& out, const Argument& a) {
+  std::visit(
+      [&out](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        auto tagged = [](bool need_tag, const char* tag, const std::string& body) {
+          return (need_tag ? std::string(tag) : std::string()) + "[" + body + "]";
+        };
+        if constexpr (std::is_same_v<X, arg::None>) out += "None";
+        else if constexpr (std::is_same_v<X, arg::Tensor>) appendRef(out, x.node);
+        else if constexpr (std::is_same_v<X, arg::TensorList>) out += tagged(needsTag(x), "tensors", joined(x.nodes, ref));
+        else if constexpr (std::is_same_v<X, arg::OptionalTensor>) out += "optional(" + ref(x.node) + ")";
+        else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) out += tagged(needsTag(x), "optional", joined(x.nodes, ref));
+        else if constexpr (std::is_same_v<X, arg::Int>) appendInt(out, x.value);
+        else if constexpr (std::is_same_v<X, arg::IntList>) {
+          out += '[';  // an untagged list is read as ints: never tagged (needsTag)
+          for (size_t i = 0; i < x.values.size(); ++i) {
+            if (i) out += ", ";
+            appendInt(out, x.values[i]);
+          }
+          out += ']';
+        } else if constexpr (std::is_same_v<X, arg::Float>) out += formatFloat(x.value);
+        else if constexpr (std::is_same_v<X, arg::FloatList>) out += tagged(needsTag(x), "floats", joined(x.values, formatFloat));
+        else if constexpr (std::is_same_v<X, arg::Bool>) out += formatBool(x.value);
+        else if constexpr (std::is_same_v<X, arg::BoolList>) {
+          std::vector<bool> values = x.values;
+          std::string body;
+          for (size_t i = 0; i < values.size(); ++i) body += (i ? ", " : "") + formatBool(values[i]);
+          out += tagged(needsTag(x), "bools", body);
+        } else if constexpr (std::is_same_v<X, arg::String>) out += quote(x.value);
+        else if constexpr (std::is_same_v<X, arg::StringList>) {
+          out += tagged(needsTag(x), "strings", joined(x.values, [](const std::string& s) { return quote(s); }));
+        } else if constexpr (std::is_same_v<X, arg::SymInt>) out += "sym_int(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymIntList>) out += tagged(needsTag(x), "sym_ints", joined(x.values, formatSymScalar<int64_t>));
+        else if constexpr (std::is_same_v<X, arg::SymFloat>) out += "sym_float(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymFloatList>) out += tagged(needsTag(x), "sym_floats", joined(x.values, formatSymScalar<double>));
+        else if constexpr (std::is_same_v<X, arg::SymBool>) out += "sym_bool(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymBoolList>) out += tagged(needsTag(x), "sym_bools", joined(x.values, formatSymScalar<bool>));
+        else if constexpr (std::is_same_v<X, arg::Dtype>) out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::MemFormat>) out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::TensorLayout>) out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::DeviceArg>) out += "device(" + quote(x.value.str()) + ")";
+        else if constexpr (std::is_same_v<X, arg::Graph>) out += "graph(" + ref(x.node) + ")";
+        else if constexpr (std::is_same_v<X, arg::CustomObj>) out += "custom_obj(" + ref(x.node) + ", " + quote(x.class_fqn) + ")";
+        else if constexpr (std::is_same_v<X, arg::Operator>) out += "operator(" + quote(x.name) + ")";
+        else out += "complex(" + formatFloat(x.real) + ", " + formatFloat(x.imag) + ")";
+      },
+      a.variant());
 }
 
 }  // namespace
 
 std::string formatVal(const Val& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, Val::Missing>) return "<missing>";
-        else if constexpr (std::is_same_v<X, Val::None>) return "None";
-        else if constexpr (std::is_same_v<X, TensorMeta>) return formatTensorMeta(x);
-        else if constexpr (std::is_same_v<X, Val::List>) {
-          return "(" + joined(x, formatVal) + (x.size() == 1 ? ",)" : ")");
-        } else if constexpr (std::is_same_v<X, int64_t>) return std::to_string(x);
-        else if constexpr (std::is_same_v<X, double>) return formatFloat(x);
-        else if constexpr (std::is_same_v<X, bool>) return formatBool(x);
-        else if constexpr (std::is_same_v<X, std::string>) return quote(x);
-        else if constexpr (std::is_same_v<X, ScalarType>) return std::string(torchName(x));
-        else if constexpr (std::is_same_v<X, Device>) return "device(" + quote(x.str()) + ")";
-        else if constexpr (std::is_same_v<X, Layout>) return std::string(torchName(x));
-        else if constexpr (std::is_same_v<X, MemoryFormat>) return std::string(torchName(x));
-        else if constexpr (std::is_same_v<X, Val::SymInt>) return "sym_int(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::SymFloat>) return "sym_float(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::SymBool>) return "sym_bool(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::CustomObj>) return "custom_obj(" + quote(x.class_fqn) + ")";
-        else return "opaque(" + quote(x.type_name) + ")";
-      },
-      v.variant());
+  std::string out;
+  appendVal(out, v);
+  return out;
 }
-
-namespace {
-
-// The common arguments in place (Note [Node lines appended in place]).
-void appendArgument(std::string& out, const Argument& a) {
-  if (const auto* t = a.get<arg::Tensor>()) return appendRef(out, t->node);
-  if (const auto* i = a.get<arg::Int>()) return appendInt(out, i->value);
-  if (const auto* l = a.get<arg::IntList>()) {
-    out += '[';
-    for (size_t k = 0; k < l->values.size(); ++k) {
-      if (k) out += ", ";
-      appendInt(out, l->values[k]);
-    }
-    out += ']';
-    return;
-  }
-  out += formatArgument(a);
-}
-
-}  // namespace
 
 std::string formatArgument(const Argument& a) {
-  return std::visit(
-      [](const auto& x) -> std::string {
-        using X = std::decay_t<decltype(x)>;
-        auto tagged = [](bool need_tag, const char* tag, const std::string& body) {
-          return (need_tag ? std::string(tag) : std::string()) + "[" + body + "]";
-        };
-        if constexpr (std::is_same_v<X, arg::None>) return "None";
-        else if constexpr (std::is_same_v<X, arg::Tensor>) return ref(x.node);
-        else if constexpr (std::is_same_v<X, arg::TensorList>) return tagged(needsTag(x), "tensors", joined(x.nodes, ref));
-        else if constexpr (std::is_same_v<X, arg::OptionalTensor>) return "optional(" + ref(x.node) + ")";
-        else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) return tagged(needsTag(x), "optional", joined(x.nodes, ref));
-        else if constexpr (std::is_same_v<X, arg::Int>) return std::to_string(x.value);
-        else if constexpr (std::is_same_v<X, arg::IntList>) {
-          return tagged(needsTag(x), "ints", joined(x.values, [](int64_t v) { return std::to_string(v); }));
-        } else if constexpr (std::is_same_v<X, arg::Float>) return formatFloat(x.value);
-        else if constexpr (std::is_same_v<X, arg::FloatList>) return tagged(needsTag(x), "floats", joined(x.values, formatFloat));
-        else if constexpr (std::is_same_v<X, arg::Bool>) return formatBool(x.value);
-        else if constexpr (std::is_same_v<X, arg::BoolList>) {
-          std::vector<bool> values = x.values;
-          std::string body;
-          for (size_t i = 0; i < values.size(); ++i) body += (i ? ", " : "") + formatBool(values[i]);
-          return tagged(needsTag(x), "bools", body);
-        } else if constexpr (std::is_same_v<X, arg::String>) return quote(x.value);
-        else if constexpr (std::is_same_v<X, arg::StringList>) {
-          return tagged(needsTag(x), "strings", joined(x.values, [](const std::string& s) { return quote(s); }));
-        } else if constexpr (std::is_same_v<X, arg::SymInt>) return "sym_int(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymIntList>) return tagged(needsTag(x), "sym_ints", joined(x.values, formatSymScalar<int64_t>));
-        else if constexpr (std::is_same_v<X, arg::SymFloat>) return "sym_float(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymFloatList>) return tagged(needsTag(x), "sym_floats", joined(x.values, formatSymScalar<double>));
-        else if constexpr (std::is_same_v<X, arg::SymBool>) return "sym_bool(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymBoolList>) return tagged(needsTag(x), "sym_bools", joined(x.values, formatSymScalar<bool>));
-        else if constexpr (std::is_same_v<X, arg::Dtype>) return std::string(torchName(x.value));
-        else if constexpr (std::is_same_v<X, arg::MemFormat>) return std::string(torchName(x.value));
-        else if constexpr (std::is_same_v<X, arg::TensorLayout>) return std::string(torchName(x.value));
-        else if constexpr (std::is_same_v<X, arg::DeviceArg>) return "device(" + quote(x.value.str()) + ")";
-        else if constexpr (std::is_same_v<X, arg::Graph>) return "graph(" + ref(x.node) + ")";
-        else if constexpr (std::is_same_v<X, arg::CustomObj>) return "custom_obj(" + ref(x.node) + ", " + quote(x.class_fqn) + ")";
-        else if constexpr (std::is_same_v<X, arg::Operator>) return "operator(" + quote(x.name) + ")";
-        else return "complex(" + formatFloat(x.real) + ", " + formatFloat(x.imag) + ")";
-      },
-      a.variant());
+  std::string out;
+  appendArgument(out, a);
+  return out;
 }
 
 namespace {
