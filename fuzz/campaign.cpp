@@ -1,6 +1,7 @@
 // See campaign.h. Requests and replies between the campaign and its workers are JSON.
 #include "fuzz/campaign.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <deque>
@@ -103,6 +104,7 @@ std::string serve(const CaseRunner& runner, const std::string& request) {
 
 struct Bucket {
   std::string id, key, signature, check, kind, where, report, text, corpus_file;
+  std::string family;  // Note [Families of buckets] (checks.cpp)
   std::vector<std::string> ops;
   bool is_new = false;
   int64_t count = 0;
@@ -110,6 +112,31 @@ struct Bucket {
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
 };
+
+// Buckets of one family (Note [Families of buckets], checks.cpp), in bucket id order.
+struct Family {
+  std::string name;
+  std::vector<const Bucket*> buckets;
+  int64_t findings = 0;  // over its buckets
+  int new_buckets = 0;
+};
+
+// The families of `buckets`, the largest first (ties by name).
+std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
+  std::map<std::string, std::vector<const Bucket*>> by_name;
+  for (const auto& [id, b] : buckets) by_name[b.family].push_back(&b);
+  std::vector<Family> out;
+  for (auto& [name, members] : by_name) {
+    Family f{name, std::move(members)};
+    for (const Bucket* b : f.buckets) {
+      f.findings += b->count;
+      f.new_buckets += b->is_new ? 1 : 0;
+    }
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Family& a, const Family& b) { return a.buckets.size() > b.buckets.size(); });
+  return out;
+}
 
 // A signature seen, its minimization asked for or under way.
 struct Pending {
@@ -221,6 +248,7 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
 Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program) {
   if (b.check.empty()) b.check = p.check;
   if (b.kind.empty()) b.kind = p.kind;
+  b.family = failureFamily(b.check, b.kind, b.report);
   if (b.id.empty()) {
     std::string detail;
     if (p.crash) detail = p.crash->op;
@@ -452,6 +480,15 @@ void Campaign::writeReport() {
   }
   summary["buckets"] = buckets;
   summary["new_buckets"] = new_buckets;
+  const std::vector<Family> families = familiesOf(buckets_);
+  json families_json = json::array();
+  for (const Family& f : families) {
+    json ids = json::array();
+    for (const Bucket* b : f.buckets) ids.push_back(b->id);
+    families_json.push_back({{"family", f.name}, {"buckets", f.buckets.size()}, {"new", f.new_buckets},
+                             {"findings", f.findings}, {"bucket_ids", ids}});
+  }
+  summary["families"] = families_json;
   summary["errors"] = errors_;
 
   std::ostringstream md;
@@ -474,18 +511,33 @@ void Campaign::writeReport() {
     md << "\n## Errors\n\n";
     for (const auto& e : errors_) md << "- " << e << "\n";
   }
+  if (!families.empty()) {
+    md << "\n## Families\n\n"
+       << "Buckets whose failures read alike once the node, the op, numbers and int lists are taken out:\n"
+       << "often one bug met through many ops. The buckets below come in this order.\n\n"
+       << "| buckets | new | findings | family |\n|---|---|---|---|\n";
+    for (const Family& f : families) {
+      std::string cell;  // a '|' would end the table's cell
+      for (char c : f.name) cell += c == '|' ? std::string("\\|") : std::string(1, c);
+      md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << cell << "` |\n";
+    }
+  }
   md << "\n## Buckets\n";
   if (buckets_.empty()) md << "\nNo findings.\n";
-  for (const auto& [id, b] : buckets_) {
-    md << "\n### " << (b.is_new ? "NEW " : "") << id << "\n\n"
-       << "- signature: `" << b.signature << "`\n"
-       << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
-       << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
-       << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
-       << "- reproduce: `" << reproCommand(b) << "`\n";
-    if (!b.where.empty()) md << "- where: " << b.where << "\n";
-    md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
-    if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
+  for (const Family& f : families) {
+    for (const Bucket* bucket : f.buckets) {
+      const Bucket& b = *bucket;
+      md << "\n### " << (b.is_new ? "NEW " : "") << b.id << "\n\n"
+         << "- signature: `" << b.signature << "`\n"
+         << "- family: `" << b.family << "`\n"
+         << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
+         << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
+         << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
+         << "- reproduce: `" << reproCommand(b) << "`\n";
+      if (!b.where.empty()) md << "- where: " << b.where << "\n";
+      md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
+      if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(o_.report_dir, ec);

@@ -47,6 +47,13 @@ struct CheckOutcome {
 // finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
 std::string failureSignature(const CheckOutcome& o);
 
+// The family a bucket belongs to in a campaign's report (Note [Families of buckets]): the
+// check, the kind and, for exceptions, the message with what varies from op to op and
+// program to program (the node, the op that raised, numbers, int lists, quoted op names)
+// taken out: "D2 exception-in-one: Dimension out of range (expected to be in range of [...],
+// but got N)". Buckets of one family are likely one bug met through many ops.
+std::string failureFamily(std::string_view check, std::string_view kind, std::string_view report);
+
 enum class RoundTripForm : uint8_t { Text, Json };
 
 struct CheckOptions {

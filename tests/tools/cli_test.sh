@@ -152,6 +152,8 @@ if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out
   echo "FAIL fuzz campaign: exit $code"; echo "$out" | tail -20; failures=$((failures + 1)); fi
 check fuzz_summary 0 '"phase_share"' -- cat "$work/report/summary.json"
 check fuzz_report 0 "## Buckets" -- cat "$work/report/report.md"
+check fuzz_report_families 0 "## Families" -- cat "$work/report/report.md"
+check fuzz_summary_families 0 '"families"' -- cat "$work/report/summary.json"
 buckets=$(find "$work/corpus/regressions" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
 files=$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | wc -l)
 if [ "$buckets" -gt 0 ] && [ "$buckets" -eq "$files" ]; then passes=$((passes + 1)); else
