@@ -194,6 +194,30 @@ TEST(OpRegistry, AResolvedOpIsFoundByEitherOfItsExactSpellings) {
   EXPECT_EQ(Target::parse("aten::relu.default", nullptr), Target::aten(relu));  // still read by the parser
 }
 
+// Each thread remembers the ops it resolved last (Note [Spellings remembered per thread]):
+// a table of 1 024 slots that every op of the dispatcher's 3 000 and more shares, so
+// spellings collide. Asked twice, in both spellings, every op comes back as itself, and
+// spellings of no op find nothing, before and after the table is full.
+TEST(OpRegistry, EveryOpIsFoundByItsSpellingsAgainAndAgain) {
+  const auto& ops = allOps();
+  ASSERT_GT(ops.size(), 2048u);
+  for (int round = 0; round < 2; ++round) {
+    for (const OpInfo* op : ops) {
+      ASSERT_EQ(findResolvedOp(op->name()), op) << op->name();
+      ASSERT_EQ(findResolvedOp(op->exportName()), op) << op->exportName();
+      ASSERT_EQ(findOpByName(op->name()), op) << op->name();
+      ASSERT_EQ(findOp(op->qualified_name, op->overload), op) << op->name();
+    }
+    EXPECT_EQ(findResolvedOp("aten::relu.default"), nullptr);
+    EXPECT_EQ(findResolvedOp("torch.ops.aten.relu"), nullptr);
+    EXPECT_EQ(findOpByName("aten::no_such_op"), nullptr);
+    EXPECT_EQ(findOp("aten::mul", "NoSuchOverload"), nullptr);
+  }
+  // Other spellings of one op still find it, not another op that shares its slot.
+  EXPECT_EQ(findOpByName("aten::relu.default"), findOp("aten::relu", ""));
+  EXPECT_EQ(findOp("aten::relu", "default"), findOp("aten::relu", ""));
+}
+
 TEST(OpRegistry, SchemasComeFromTheDispatcher) {
   const OpInfo* add_ = findOpByName("aten::add_.Tensor");
   ASSERT_NE(add_, nullptr);
