@@ -4,6 +4,7 @@
 #include <ATen/Dispatch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -239,15 +240,27 @@ bool outAliasesAnInput(const OpInfo& op, const std::vector<Argument>& args,
 // converge (sbdsqr spins for hours); LibTorch 1.13 passes the values on unchecked. So ops
 // that factorize a matrix are not given a tensor with a non-finite element. Found when a
 // generated log(-x) reached svd.
+bool allFinite(const at::Tensor& t) {
+  if (!at::isFloatingType(t.scalar_type()) || t.numel() == 0) return true;
+  if (t.is_cpu() && t.layout() == at::kStrided) {
+    bool finite = true;
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, t.scalar_type(), "allFinite", [&] {
+      const scalar_t* data = t.data_ptr<scalar_t>();
+      finite = everyElement(t, [&](int64_t at) { return std::isfinite(static_cast<double>(data[at])); });
+    });
+    return finite;
+  }
+  at::NoGradGuard no_grad;
+  return at::isfinite(t).all().item<bool>();
+}
+
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
   if (!factorizesMatrix(op)) return false;
   bool non_finite = false;
   auto check = [&](const Node* n) {
     const at::Tensor* t = valueOf(n);
-    if (non_finite || !t || !at::isFloatingType(t->scalar_type()) || t->numel() == 0) return;
-    at::NoGradGuard no_grad;
-    non_finite = !at::isfinite(*t).all().item<bool>();
+    if (!non_finite && t) non_finite = !allFinite(*t);
   };
   for (const auto& a : args) a.forEachNode(check);
   for (const auto& [k, a] : kwargs) a.forEachNode(check);

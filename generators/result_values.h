@@ -40,6 +40,9 @@ using LiveValueOf = c10::function_ref<const at::Tensor*(const Node*)>;
 // A written tensor sharing memory with an argument the op reads, or with another written one.
 bool outAliasesAnInput(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Whether every element of a floating-point tensor is finite (true for other dtypes and for
+// empty tensors), as at::isfinite(t).all() says; CPU tensors are read element by element.
+bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);

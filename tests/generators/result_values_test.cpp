@@ -32,6 +32,27 @@ TEST(ResultValues, IntegerRangeIsReadAsAminmaxReadsIt) {
   EXPECT_FALSE(smallIntegers(at::full({}, -(1 << 20) - 1, at::kLong)));
 }
 
+TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16}) {
+    for (double bad : {inf, -inf, nan}) {
+      // [2][5] lies inside some of the views and outside others (the strided slice, the
+      // expanded row, the narrowed rows): only what a view shows counts.
+      at::Tensor base = at::arange(24, at::kDouble).reshape({4, 6});
+      base[2][5] = bad;
+      base = base.to(dtype);
+      for (const at::Tensor& t : layoutsOf(base)) {
+        EXPECT_EQ(allFinite(t), at::isfinite(t).all().item<bool>()) << dtype << " " << t.sizes() << " " << t.strides();
+      }
+      EXPECT_FALSE(allFinite(base));
+      EXPECT_FALSE(allFinite(base[2][5]));  // a 0-dim view
+    }
+    EXPECT_TRUE(allFinite(at::zeros({0, 3}, dtype)));
+    EXPECT_TRUE(allFinite(at::full({}, 1e4, dtype)));
+  }
+  EXPECT_TRUE(allFinite(at::full({2}, 7, at::kLong)));  // integers are always finite
+}
+
 TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong, at::kBool}) {
