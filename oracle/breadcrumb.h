@@ -23,6 +23,7 @@ struct Breadcrumb {
 // Installs `b` (nullptr: none) for this process.
 void installBreadcrumb(Breadcrumb* b);
 void notePhase(std::string_view phase);
-void noteOp(std::string_view name, std::string_view overload);
+// `name` and, when not empty, '.' and `overload`: "aten::add.Tensor".
+void noteOp(std::string_view name, std::string_view overload = {});
 
 }  // namespace epsmith

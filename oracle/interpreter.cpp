@@ -60,6 +60,9 @@ struct Interpreter::Plan {
     StepKind kind = StepKind::Skip;
     int slot = -1;
     const c10::OperatorHandle* op = nullptr;
+    // The op's full name ("aten::add.Tensor"), for the breadcrumb: our registry's copy, as
+    // the dispatcher's own lies in memory that nothing else touches before the call.
+    std::string_view op_name;
     size_t num_returns = 0;
     bool tuple_return = false;
     std::vector<ArgPlan> args;
@@ -290,6 +293,7 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
     const OpInfo& op = *t.op();
     step.kind = Plan::StepKind::Aten;
     step.op = op.handle;
+    step.op_name = op.name();
     step.num_returns = op.returns.size();
     step.tuple_return = op.returns.size() > 1;
     std::vector<const Argument*> bound(op.arguments.size(), nullptr);
@@ -477,7 +481,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
         case Plan::StepKind::Aten: {
           stack.clear();
           for (const auto& a : step.args) stack.push_back(gather(a, env));
-          noteOp(step.op->operator_name().name, step.op->operator_name().overload_name);
+          noteOp(step.op_name);
           {
             const OpTimer timer;
             step.op->callBoxed(&stack);
