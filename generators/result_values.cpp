@@ -11,6 +11,7 @@
 
 #include "functionalizer/op_roles.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/strided.h"
 
 namespace epsmith {
 
@@ -29,26 +30,7 @@ namespace {
 // few dispatched ops it would take.)
 template <typename F>
 bool everyElement(const at::Tensor& t, F&& f) {
-  const int64_t rank = t.dim();
-  if (t.numel() == 0) return true;
-  const auto sizes = t.sizes();
-  const auto strides = t.strides();
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
-  int64_t offset = 0;
-  for (;;) {
-    if (!f(offset)) return false;
-    int64_t d = rank - 1;
-    for (; d >= 0; --d) {
-      const auto k = static_cast<size_t>(d);
-      if (++index[k] < sizes[k]) {
-        offset += strides[k];
-        break;
-      }
-      offset -= strides[k] * (sizes[k] - 1);
-      index[k] = 0;
-    }
-    if (d < 0) return true;
-  }
+  return forEachElementOffset<1>(t.sizes(), {t.strides()}, [&](const std::array<int64_t, 1>& at) { return f(at[0]); });
 }
 
 }  // namespace
@@ -115,17 +97,13 @@ bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
   if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided &&
       !a.is_complex() && a.scalar_type() != at::kBool) {
-    // Equal elements, or NaN in both (the loop walks a's offsets; b's come from its strides).
+    // Equal elements, or NaN in both, index by index.
     bool same = true;
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, a.scalar_type(), "sameTensor", [&] {
       const scalar_t* x = a.data_ptr<scalar_t>();
       const scalar_t* y = b.data_ptr<scalar_t>();
-      std::vector<int64_t> b_offsets;
-      b_offsets.reserve(static_cast<size_t>(b.numel()));
-      everyElement(b, [&](int64_t at) { return b_offsets.push_back(at), true; });
-      size_t i = 0;
-      same = everyElement(a, [&](int64_t at) {
-        const scalar_t u = x[at], v = y[b_offsets[i++]];
+      same = forEachElementOffset<2>(a.sizes(), {a.strides(), b.strides()}, [&](const std::array<int64_t, 2>& at) {
+        const scalar_t u = x[at[0]], v = y[at[1]];
         return u == v || (u != u && v != v);
       });
     });

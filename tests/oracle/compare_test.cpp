@@ -4,9 +4,11 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 
 namespace epsmith {
@@ -243,6 +245,54 @@ TEST(CompareStructure, NonContiguousComparesByLogicalIndex) {
   at::Tensor strided = at::arange(10, at::kLong).slice(0, 1, 10, 3);  // [1, 4, 7]
   EXPECT_EQ(compareTensors(strided, i64({1, 4, 7})).kind, VerdictKind::Match);
   EXPECT_EQ(compareTensors(strided, i64({1, 4, 8})).kind, VerdictKind::ValueMismatch);
+}
+
+// Results are compared where they lie, element by element (Note [Results compared in
+// place]): whatever the two layouts, the verdict is torch.isclose's over the logical
+// elements, widened as the comparator widens them. One element at a time is pushed by
+// amounts around each dtype's tolerance, made NaN or infinite, in tensors viewed through
+// transposes, strided slices, offsets and broadcasts.
+TEST(CompareStructure, LayoutsDoNotChangeTheVerdict) {
+  at::manual_seed(7);
+  const std::vector<at::ScalarType> dtypes = {at::kHalf,  at::kBFloat16, at::kFloat, at::kDouble, at::kComplexFloat,
+                                              at::kComplexDouble, at::kLong, at::kInt, at::kByte, at::kBool};
+  const std::vector<double> pushes = {0, 1e-9, 1e-6, 3e-6, 1e-4, 2e-3, 3e-2, 1, kNan, kNan, kInf};
+  auto views = [](const at::Tensor& t) {  // t is [4, 6]
+    return std::vector<at::Tensor>{t, t.t(), t.slice(1, 1, 6, 2), t.narrow(0, 1, 2), t[2].expand({3, 6}),
+                                   t.flatten().narrow(0, 5, 7)};
+  };
+  int matched = 0, differed = 0;
+  for (auto dtype : dtypes) {
+    const bool floating = at::isFloatingType(dtype) || at::isComplexType(dtype);
+    for (size_t p = 0; p < pushes.size(); ++p) {
+      at::Tensor expected = (at::randn({4, 6}, at::kDouble) * 3).to(dtype);
+      if (!floating) expected = at::randint(0, 2, {4, 6}, at::kLong).to(dtype);
+      at::Tensor actual = expected.clone();
+      const int64_t at_index = static_cast<int64_t>(p * 5 % 24);
+      at::Tensor element = actual.view(-1)[at_index];
+      if (floating) {
+        element.add_(std::isnan(pushes[p]) || std::isinf(pushes[p]) ? pushes[p] : pushes[p] * (1 + element.abs().item<double>()));
+      } else if (pushes[p] >= 1) {
+        element.fill_(dtype == at::kBool ? !element.item<bool>() : element.item<int64_t>() + 1);
+      }
+      if (floating && std::isnan(pushes[p]) && p % 2 == 0) expected.view(-1)[at_index].fill_(kNan);  // NaN in both
+      const Tolerance tol = defaultTolerance(fromAten(dtype));
+      const auto e_views = views(expected), a_views = views(actual);
+      for (size_t v = 0; v < e_views.size(); ++v) {
+        const at::ScalarType wide = floating ? (at::isComplexType(dtype) ? at::kComplexDouble : at::kDouble) : at::kLong;
+        const bool close = at::isclose(a_views[v].to(wide), e_views[v].to(wide), tol.rtol, tol.atol, /*equal_nan=*/true).all().item<bool>();
+        // The actual side also in another layout of its own: the same values, column-major.
+        for (const at::Tensor& a : {a_views[v], a_views[v].t().contiguous().t()}) {
+          const VerdictKind kind = compareTensors(e_views[v], a).kind;
+          EXPECT_EQ(kind, close ? VerdictKind::Match : VerdictKind::ValueMismatch)
+              << dtype << " push " << pushes[p] << " view " << v << " strides " << a.strides();
+          (kind == VerdictKind::Match ? matched : differed)++;
+        }
+      }
+    }
+  }
+  EXPECT_GT(matched, 100);  // both outcomes are exercised
+  EXPECT_GT(differed, 100);
 }
 
 TEST(CompareStructure, ConjugateAndNegativeViewsCompareByValue) {
