@@ -248,7 +248,8 @@ class Generator {
   }
 
   // --- Candidates ---------------------------------------------------------------------
-  const OpInfo* pickOp() {
+  // An enabled op, and the category it was drawn from (`*category`).
+  const OpInfo* pickOp(OpCategory* category) {
     // Random and nondeterministic ops (off by default) weigh as functional ones when a
     // config enables them.
     static constexpr OpCategory kCategories[] = {OpCategory::Functional, OpCategory::InPlace, OpCategory::View,
@@ -260,7 +261,8 @@ class Generator {
     for (size_t i = 0; i < weights.size(); ++i) {
       if (catalog_.enabledOps(kCategories[i]).empty()) weights[i] = 0;
     }
-    const auto& list = catalog_.enabledOps(kCategories[random_.weighted(weights)]);
+    *category = kCategories[random_.weighted(weights)];
+    const auto& list = catalog_.enabledOps(*category);
     return list.empty() ? nullptr : list[random_.below(list.size())];
   }
 
@@ -431,11 +433,17 @@ class Generator {
 
   // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
   bool tryOne() {
-    const OpInfo* op = pickOp();
+    OpCategory category;
+    const OpInfo* op = pickOp(&category);
     if (!op) return false;
     std::vector<Argument> args;
     std::vector<std::pair<std::string, Argument>> kwargs;
-    const bool metadata = opRole(*op).role == OpRole::MetadataMutation;
+    // Whether it mutates its argument's metadata: the category says so, but for the random
+    // and nondeterministic ones, which are filed apart whatever their role. (Asking the
+    // role's memo for every candidate missed the cache.)
+    const bool metadata = category == OpCategory::MetadataMutation ||
+                          ((category == OpCategory::Random || category == OpCategory::Nondeterministic) &&
+                           opRole(*op).role == OpRole::MetadataMutation);
     const at::Tensor* ref = nullptr;  // the first tensor argument: dims and shapes follow it
     bool defaults_from_here = false;  // positional defaults trail: once one is left out, all are
     last_list_.clear();

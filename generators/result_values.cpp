@@ -277,14 +277,14 @@ bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, c
 // such results as new views, so a later metadata mutation through one would not reach the
 // other. Not generated (docs/functionalizer.md, known limits).
 bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf) {
-  if (op.is_mutable || opRole(op).returns_self || !result.isTensor()) return false;
+  if (op.is_mutable || !result.isTensor()) return false;
   const auto* impl = result.toTensor().unsafeGetTensorImpl();
   bool same = false;
   call.forEachInput([&](const Node* in) {
     const at::Tensor* t = valueOf(in);
     same = same || (t && t->unsafeGetTensorImpl() == impl);
   });
-  return same;
+  return same && !opRole(op).returns_self;  // the role last: its memo is seldom in the cache
 }
 
 }  // namespace epsmith
