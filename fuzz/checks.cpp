@@ -141,9 +141,8 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 
 // Note [Corruptions drawn per case]
 // A program of 16 ops has a place for about 30 of the corruptions, and each costs a
-// verification and, for those that edit the graph, a clone of the program (one that edits
-// only the rest is undone by copying that back): run them all and D6 alone takes longer
-// than everything else a case does. The verifier's answer to a corruption depends on the
+// verification and an undo (Note [Corruptions undone]): run them all and D6 alone takes
+// longer than everything else a case does. The verifier's answer to a corruption depends on the
 // program's shape, not on which other corruptions were tried, so a campaign case tries a
 // few (`limit`) in an order drawn from its seed, and over a campaign every corruption is
 // still applied to thousands of programs. `epsmith check` tries every corruption with a
@@ -160,23 +159,22 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
   }
   int applied = 0;
   std::string tried;  // the check ids, for the pass's report
-  // A copy of `p` to corrupt. A corruption with no place leaves it untouched; one that
-  // edits only the rest of the program is undone by copying that back from `p`; one that
-  // edits the graph uses it up.
+  // One copy of `p` to corrupt: a corruption with no place leaves it untouched, and each
+  // that is applied is undone after its verification (Note [Corruptions undone]).
   std::optional<ExportedProgram> work;
+  std::optional<CorruptionUndo> undo;
   for (size_t index : order) {
     if (limit > 0 && applied == limit) break;
     const Corruption& c = all[index];
     if (only && c.check != *only) continue;
-    if (!work) work = p.clone();
+    if (!work) {
+      work = p.clone();
+      undo.emplace(*work, p);
+    }
     if (!c.apply(*work, random)) continue;
     ++applied;
     auto diagnostics = verify(*work);
-    if (c.scope == Corruption::Scope::Program) {
-      work->copyAllButGraph(p);
-    } else {
-      work.reset();
-    }
+    undo->undo(c);
     const std::string want(checkIdName(c.check));
     tried += (tried.empty() ? "" : " ") + want;
     if (diagnostics.empty()) {

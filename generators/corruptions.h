@@ -28,6 +28,31 @@ struct Corruption {
   Scope scope;
 };
 
+// Note [Corruptions undone]
+// D6 applies several corruptions to one copy of a program, and a fresh clone for each costs
+// more than the verification it serves. A Program edit is undone by copying the rest of the
+// program back. A Graph edit adds nodes and attributes, or changes the fields of one node
+// (its target, an argument, its meta.val); none erases, renames or moves a node. So the copy
+// is made the program again by erasing what was added, copying the fields back into the
+// nodes that no longer agree with the program's (ir/program_diff.h), and copying the rest
+// back. What is not restored is the graph's memory of the names it handed out: a later
+// corruption's new node may be called corrupt_get_1 where a fresh clone would say
+// corrupt_get. tests/generators/corruptions_test.cpp checks that every corruption, applied
+// after others were undone, leaves a copy that programDiff finds equal to the program.
+class CorruptionUndo {
+ public:
+  // `work` must be a fresh clone of `original`; both must outlive this object.
+  CorruptionUndo(ExportedProgram& work, const ExportedProgram& original);
+  // Makes `work` equal to `original` again after `c` was applied to it.
+  void undo(const Corruption& c);
+
+ private:
+  void restoreGraph();
+  ExportedProgram& work_;
+  const ExportedProgram& original_;
+  std::vector<Node*> nodes_;  // work's nodes as cloned, in order: the k-th is a copy of the original's k-th
+};
+
 // One per check id, in check-id order.
 const std::vector<Corruption>& corruptions();
 const Corruption& corruptionFor(CheckId check);

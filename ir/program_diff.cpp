@@ -94,7 +94,9 @@ std::string tensorDiff(const TensorValue& a, const TensorValue& b, const std::st
   return "";
 }
 
+// The first difference between two nodes; "" (and nothing built) when they agree.
 std::string nodeDiff(const Node& a, const Node& b) {
+  if (nodesAgree(a, b)) return "";
   const std::string where = "node " + a.name();
   if (a.name() != b.name()) return where + ": name differs (" + b.name() + ")";
   if (a.op() != b.op()) return where + ": op differs";
@@ -110,8 +112,7 @@ std::string nodeDiff(const Node& a, const Node& b) {
       return where + ": keyword argument " + a.kwargs[i].first + " differs";
     }
   }
-  if (!(a.meta == b.meta)) return where + ": meta differs";
-  return "";
+  return where + ": meta differs";
 }
 
 std::string graphDiff(const Graph& a, const Graph& b, const std::string& path, StoragePairs& pairs) {
@@ -160,6 +161,20 @@ bool sameCallSignature(const ModuleCallSignature& x, const ModuleCallSignature& 
 }
 
 }  // namespace
+
+bool nodesAgree(const Node& a, const Node& b) {
+  if (a.name() != b.name() || a.op() != b.op() || a.target != b.target || a.attr != b.attr ||
+      a.args.size() != b.args.size() || a.kwargs.size() != b.kwargs.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (!sameArgument(a.args[i], b.args[i])) return false;
+  }
+  for (size_t i = 0; i < a.kwargs.size(); ++i) {
+    if (a.kwargs[i].first != b.kwargs[i].first || !sameArgument(a.kwargs[i].second, b.kwargs[i].second)) return false;
+  }
+  return a.meta == b.meta;
+}
 
 std::string programDiff(const ExportedProgram& a, const ExportedProgram& b) {
   StoragePairs pairs;

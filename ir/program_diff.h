@@ -13,4 +13,8 @@ namespace epsmith {
 // ("graph '': node add: arg 1 %x vs %y", "state L__self___weight: storage contents differ").
 std::string programDiff(const ExportedProgram& a, const ExportedProgram& b);
 
+// Whether two nodes (of two programs) agree as programDiff compares nodes: name, op,
+// target, attribute path, arguments (the nodes they read by name) and metadata.
+bool nodesAgree(const Node& a, const Node& b);
+
 }  // namespace epsmith

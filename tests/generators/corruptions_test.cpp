@@ -10,6 +10,7 @@
 
 #include "generators/corruptions.h"
 #include "generators/graph_generator.h"
+#include "ir/program_diff.h"
 #include "ir/text_format.h"
 #include "verifier/verifier.h"
 
@@ -86,6 +87,39 @@ TEST(Corruptions, KillMatrix) {
   std::cout << "\nlater diagnostics of other ids:";
   for (const auto& [pair, n] : collateral) std::cout << " [" << pair << "]=" << n;
   std::cout << "\n";
+}
+
+// D6 corrupts one copy of a program again and again (Note [Corruptions undone]): every
+// corruption, applied in a random order to a copy on which others were applied and undone,
+// is still reported first with its own check id, and after its undo the copy is the
+// program again, to programDiff and to the printer (names, order and attributes alike).
+TEST(Corruptions, EachIsUndoneOnOneCopy) {
+  const auto generated = programs();
+  SeededSource random(11);
+  std::map<CheckId, int> undone;
+  for (const auto& original : generated) {
+    ExportedProgram work = original.clone();
+    CorruptionUndo undo(work, original);
+    const std::string before = printProgramText(original);
+    std::vector<const Corruption*> order;
+    for (const auto& c : corruptions()) order.push_back(&c);
+    for (int round = 0; round < 2; ++round) {  // every corruption twice, in two orders
+      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random.below(i)]);
+      for (const Corruption* c : order) {
+        if (!c->apply(work, random)) continue;
+        auto ds = verify(work);
+        ASSERT_FALSE(ds.empty()) << checkIdName(c->check) << " went unnoticed after earlier undos";
+        ASSERT_EQ(checkIdName(ds[0].check), checkIdName(c->check)) << ds[0].str();
+        undo.undo(*c);
+        ASSERT_EQ(programDiff(work, original), "") << checkIdName(c->check) << " was not undone";
+        ASSERT_EQ(printProgramText(work), before) << checkIdName(c->check) << " was not undone";
+        ++undone[c->check];
+      }
+    }
+  }
+  for (const auto& c : corruptions()) {
+    EXPECT_GT(undone[c.check], 0) << checkIdName(c.check) << " never applied";
+  }
 }
 
 }  // namespace
