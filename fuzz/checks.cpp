@@ -14,6 +14,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
+#include "oracle/interpreter.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
 
@@ -65,16 +66,24 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
   return compare(DiffCheck::D1, eager, run(*f->program, RunOptions(RunMode::Exported, device), times), times);
 }
 
-CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
-  return compare(DiffCheck::D2, eager, run(p, RunOptions(RunMode::LibTorchFunctionalize, device), times), times);
+// Options for a run of `p` in `mode`, with `p`'s shared plan when there is one.
+RunOptions runOf(RunMode mode, const Device& device, const Interpreter* plan) {
+  RunOptions options(mode, device);
+  options.plan = plan;
+  return options;
 }
 
-CheckOutcome d3(const ExportedProgram& p, PhaseTimes* times) {
+CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, const Interpreter* plan,
+                PhaseTimes* times) {
+  return compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, device, plan), times), times);
+}
+
+CheckOutcome d3(const ExportedProgram& p, const Interpreter* plan, PhaseTimes* times) {
   if (!cudaAvailable()) return skip(DiffCheck::D3, "CUDA is not available in this LibTorch build or machine");
-  RunResult cpu = run(p, RunOptions(RunMode::Exported), times);
+  RunResult cpu = run(p, runOf(RunMode::Exported, Device(), plan), times);
   Device cuda_device;
   cuda_device.type = "cuda";
-  RunResult cuda = run(p, RunOptions(RunMode::Exported, cuda_device), times);
+  RunResult cuda = run(p, runOf(RunMode::Exported, cuda_device, plan), times);
   return compare(DiffCheck::D3, cpu, cuda, times);
 }
 
@@ -386,7 +395,21 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     return out;
   }
   notePhase("eager");
-  const RunResult eager = run(p, RunOptions(RunMode::Eager, options.device), times);
+  // The eager run, D2 and D3 run `p` itself: one plan serves them all when it can (Note
+  // [One plan for the runs of a program]); a graph that cannot be planned is left to each
+  // run, which reports why.
+  std::optional<Interpreter> plan;
+  {
+    PhaseClock clock(times, Phase::Execute);
+    try {
+      plan.emplace(p.graph());
+      if (!plan->servesManyRuns()) plan.reset();
+    } catch (const std::exception&) {
+      plan.reset();
+    }
+  }
+  const Interpreter* shared = plan ? &*plan : nullptr;
+  const RunResult eager = run(p, runOf(RunMode::Eager, options.device, shared), times);
   for (DiffCheck c : checks) {
     notePhase(diffCheckName(c));
     if (!eager.ok() && (c == DiffCheck::D1 || c == DiffCheck::D2)) {
@@ -398,8 +421,8 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     try {
       switch (c) {
         case DiffCheck::D1: out.push_back(d1(p, eager, options.device, times)); break;
-        case DiffCheck::D2: out.push_back(d2(p, eager, options.device, times)); break;
-        case DiffCheck::D3: out.push_back(d3(p, times)); break;
+        case DiffCheck::D2: out.push_back(d2(p, eager, options.device, shared, times)); break;
+        case DiffCheck::D3: out.push_back(d3(p, shared, times)); break;
         case DiffCheck::D4: out.push_back(d4(p, eager, options, times)); break;
         case DiffCheck::D6:
           out.push_back(d6(p, options.case_seed, options.corruptions_per_case, options.corruption, times));

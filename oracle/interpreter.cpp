@@ -394,6 +394,17 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
 
 Interpreter::~Interpreter() = default;
 
+bool Interpreter::servesManyRuns() const {
+  for (const auto& step : plan_->steps) {
+    if (step.kind == Plan::StepKind::Constant) continue;  // a fresh copy per run
+    if (!step.subgraphs.empty()) return false;
+    for (const auto& a : step.args) {
+      if (a.kind == ArgPlan::Kind::Constant && (a.constant.isTensor() || a.constant.isTensorList())) return false;
+    }
+  }
+  return true;
+}
+
 // Plans the call alone: one placeholder step per distinct node it reads, the call, an
 // output step; no graph is built (the generators call this for every candidate).
 Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {

@@ -50,6 +50,14 @@ class Interpreter {
   // `observe`, when set, sees each call_function node's value as soon as it is computed.
   Outcome run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe = {}) const;
 
+  // Note [One plan for the runs of a program]
+  // A plan holds the IValues of its literal arguments, and a literal number passed for a
+  // Tensor parameter is planned as a 0-dim tensor: an op that writes into that argument
+  // would change it for every later run. A plan without such tensors can serve any number
+  // of runs of its graph (the eager run and LibTorch's functionalization of one program,
+  // say); one with them serves one run, as a fresh plan per run always did.
+  bool servesManyRuns() const;
+
   struct Plan;  // defined in interpreter.cpp
 
  private:

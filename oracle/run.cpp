@@ -110,7 +110,8 @@ c10::IValue unwrapFunctional(const c10::IValue& v) {
 
 RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
   RunResult result;
-  Interpreter interpreter(p.graph());
+  std::optional<Interpreter> own;
+  const Interpreter& interpreter = options.plan ? *options.plan : own.emplace(p.graph());
   std::vector<c10::IValue> inputs;
   inputs.reserve(flat.size());
   for (const auto& in : flat) inputs.push_back(in.value);

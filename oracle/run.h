@@ -12,6 +12,8 @@
 
 namespace epsmith {
 
+class Interpreter;
+
 enum class RunMode : uint8_t {
   Eager,                  // run the graph on the lifted inputs; in-place writes are the effect
   Exported,               // as Eager, then write mutation outputs back (the calling convention)
@@ -32,6 +34,9 @@ struct RunOptions {
   ValueObserver observe;
   // The byte past each input storage's end (Note [Over-reads see a fill]); -1: none.
   int overread_fill = -1;
+  // The program's graph already planned (Note [One plan for the runs of a program]), or
+  // null to plan it for this run.
+  const Interpreter* plan = nullptr;
 };
 
 // Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in

@@ -10,6 +10,7 @@
 #include "tests/support/program_text.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/fresh_fill.h"
+#include "oracle/interpreter.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -412,6 +413,54 @@ signature {
   EXPECT_EQ(r.outputs[0].toTensor().scalar_type(), at::kInt);
   EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::add(x, 1));
   EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::mul(v, 3));
+}
+
+// Note [One plan for the runs of a program]: a plan whose literals hold no tensor serves
+// any number of runs, and each gives what a run with a fresh plan gives (inputs are fresh
+// per run, so in-place writes do not carry over); a literal number passed for a Tensor
+// parameter is a planned tensor, so that plan serves one run.
+TEST(Oracle, OnePlanServesManyRunsUnlessItHoldsTensors) {
+  ExportedProgram mutating = parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %row: f32[3] = aten::select.int(%x, 0, 1)
+  %mul_: f32[3] = aten::mul_.Scalar(%row, 3)
+  %sum: f32[] = aten::sum(%x)
+  return (%mul_, %sum)
+}
+signature {
+  input user_input %x
+  output user_output %mul_
+  output user_output %sum
+}
+)EPT");
+  Interpreter plan(mutating.graph());
+  ASSERT_TRUE(plan.servesManyRuns());
+  const std::vector<InputValue> inputs = {tensorInput(kX)};
+  const RunResult fresh = runProgram(mutating, inputs, {RunMode::Eager});
+  ASSERT_TRUE(fresh.ok()) << fresh.error->str();
+  for (RunMode mode : {RunMode::Eager, RunMode::LibTorchFunctionalize, RunMode::Eager}) {
+    RunOptions options(mode);
+    options.plan = &plan;
+    const RunResult again = runProgram(mutating, inputs, options);
+    ASSERT_TRUE(again.ok()) << again.error->str();
+    EXPECT_TENSOR_EQ(again.outputs[0].toTensor(), fresh.outputs[0].toTensor());
+    EXPECT_TENSOR_EQ(finalInput(again, "user_input:x"), finalInput(fresh, "user_input:x"));
+  }
+  at::Tensor written = kX.clone();
+  written[1].mul_(3);
+  EXPECT_TENSOR_EQ(finalInput(fresh, "user_input:x"), written);
+
+  ExportedProgram wrapped = parse(R"EPT(graph {
+  %x: i32[] = placeholder
+  %add: i32[] = aten::add.Tensor(%x, 1)
+  return (%add)
+}
+signature {
+  input user_input %x
+  output user_output %add
+}
+)EPT");
+  EXPECT_FALSE(Interpreter(wrapped.graph()).servesManyRuns());
 }
 
 TEST(Oracle, CallingConventionPutsLiftedInputsBeforeUserInputs) {
