@@ -296,7 +296,15 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
     step.op_name = op.name();
     step.num_returns = op.returns.size();
     step.tuple_return = op.returns.size() > 1;
-    std::vector<const Argument*> bound(op.arguments.size(), nullptr);
+    // The argument bound to each schema parameter (most ops have a few: no allocation).
+    constexpr size_t kInlineParams = 24;
+    const Argument* inline_bound[kInlineParams] = {};
+    std::vector<const Argument*> heap_bound;
+    const Argument** bound = inline_bound;
+    if (op.arguments.size() > kInlineParams) {
+      heap_bound.assign(op.arguments.size(), nullptr);
+      bound = heap_bound.data();
+    }
     if (n.args.size() > static_cast<size_t>(op.positionalCount())) {
       throw std::invalid_argument("%" + n.name() + ": too many positional arguments for " + op.name());
     }
@@ -308,8 +316,8 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
       bound[static_cast<size_t>(i)] = &value;
     }
     const auto& schema_args = op.schema->arguments();
-    step.args.reserve(bound.size());
-    for (size_t i = 0; i < bound.size(); ++i) {
+    step.args.reserve(op.arguments.size());
+    for (size_t i = 0; i < op.arguments.size(); ++i) {
       if (bound[i]) {
         step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
       } else {
