@@ -135,7 +135,7 @@ void Graph::dropName(const Node& n) {
 }
 
 Node* Graph::insertAt(NodeList::iterator pos, OpKind op, std::string name) {
-  auto it = nodes_.emplace(pos, Node(this, op, std::move(name)));
+  auto it = nodes_.emplace(pos, Node::Key(), this, op, std::move(name));  // made in place
   it->self_ = it;
   addName(*it);
   return &*it;

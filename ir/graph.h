@@ -78,9 +78,16 @@ class Node {
   Node* next() const;  // nullptr at the end
   Node* prev() const;  // nullptr at the start
 
+  // Only a Graph makes nodes (the key is its own); public so that the node list can build
+  // one in place.
+  class Key {
+    friend class Graph;
+    Key() {}  // user-provided: not an aggregate, so no one else can brace-make one
+  };
+  Node(Key, Graph* g, OpKind op, std::string name) : graph_(g), op_(op), name_(std::move(name)) {}
+
  private:
   friend class Graph;
-  Node(Graph* g, OpKind op, std::string name) : graph_(g), op_(op), name_(std::move(name)) {}
   std::string name_;
   NodeList::iterator self_;
 };
