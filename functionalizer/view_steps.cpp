@@ -238,7 +238,7 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
   return true;
 }
 
-bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape) {
+bool viewable(const TensorMeta& input, const SymIntList& shape) {
   auto old_shape = concreteSizes(input);
   std::vector<int64_t> new_shape, old_stride;
   for (const auto& s : shape) {

@@ -97,7 +97,7 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
 
 // Whether a tensor of these sizes/strides can be viewed with `shape` without a copy
 // (ATen's computeStride), i.e. whether reshape would alias.
-bool viewable(const TensorMeta& input, const std::vector<SymIntValue>& shape);
+bool viewable(const TensorMeta& input, const SymIntList& shape);
 // is_contiguous for the contiguous memory format.
 bool isContiguous(const TensorMeta& m);
 // ATen's is_non_overlapping_and_dense: contiguous up to a permutation of the dims.

@@ -389,7 +389,7 @@ std::optional<int64_t> concreteSymInt(const JsonValue& j) {
   return j[0].integer();
 }
 
-void readSymInts(const At& list, std::vector<SymIntValue>& out) {
+void readSymInts(const At& list, SymIntList& out) {
   const size_t n = list.size();
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {

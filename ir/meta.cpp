@@ -1,10 +1,28 @@
 // TensorMeta helpers and structural equality of node values.
 #include "ir/meta.h"
 
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 namespace epsmith {
 
-std::vector<SymIntValue> TensorMeta::contiguousStrides(const std::vector<SymIntValue>& sizes) {
-  std::vector<SymIntValue> strides(sizes.size());
+const SymExpr* internSymExpr(SymExpr e) {
+  // Expressions by their text (few: only files with symbolic shapes have any); nodes of a
+  // std::unordered_map never move, so the pointers handed out stay valid.
+  static std::mutex mu;
+  static auto* table = new std::unordered_multimap<std::string, SymExpr>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto [first, last] = table->equal_range(e.expr);
+  for (auto it = first; it != last; ++it) {
+    if (it->second == e) return &it->second;
+  }
+  std::string key = e.expr;
+  return &table->emplace(std::move(key), std::move(e))->second;
+}
+
+SymIntList TensorMeta::contiguousStrides(const SymIntList& sizes) {
+  SymIntList strides(sizes.size());
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;

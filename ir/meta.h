@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/enums.h"
+#include "ir/inline_vector.h"
 
 namespace epsmith {
 
@@ -23,13 +24,23 @@ struct SymExpr {
   }
 };
 
-// A size, stride or offset: a concrete integer or a symbolic expression. Compact (24 bytes):
-// sizes and strides of every node are made of these, and symbolic ones are rare, so the
-// expression lives out of line, immutable and shared by copies.
+// The process's one copy of an expression equal to `e`, kept for the life of the process.
+const SymExpr* internSymExpr(SymExpr e);
+
+// A size, stride or offset: a concrete integer or a symbolic expression.
+//
+// Note [Sizes kept inline]
+// Every node's meta.val holds its sizes and strides, and a case makes, copies and frees a
+// few hundred of them (the generator, the functionalizer, the readers, clones). As
+// std::vectors they were two heap blocks each; as InlineVectors of up to kInlineRank
+// elements they live in the TensorMeta, copied as bytes. That needs an element copied as
+// bytes: a SymIntValue is an integer or a pointer to an interned expression
+// (internSymExpr), which is never freed. Symbolic sizes come only from files that have
+// them (the generators make none), so what the process keeps is what it read.
 class SymIntValue {
  public:
   SymIntValue(int64_t v = 0) : int_(v) {}  // NOLINT: an int is a SymInt
-  SymIntValue(SymExpr e) : expr_(std::make_shared<const SymExpr>(std::move(e))) {}  // NOLINT
+  SymIntValue(SymExpr e) : expr_(internSymExpr(std::move(e))) {}  // NOLINT
   bool isConcrete() const { return !expr_; }
   // Throws std::bad_variant_access for a symbolic value.
   int64_t concrete() const {
@@ -48,20 +59,23 @@ class SymIntValue {
 
  private:
   int64_t int_ = 0;
-  std::shared_ptr<const SymExpr> expr_;
+  const SymExpr* expr_ = nullptr;
 };
+
+constexpr size_t kInlineRank = 5;
+using SymIntList = InlineVector<SymIntValue, kInlineRank>;
 
 struct TensorMeta {
   ScalarType dtype = ScalarType::Float;
-  std::vector<SymIntValue> sizes;
-  std::vector<SymIntValue> strides;
+  SymIntList sizes;
+  SymIntList strides;
   SymIntValue storage_offset = 0;
   Device device;
   bool requires_grad = false;
   Layout layout = Layout::Strided;
 
   // Contiguous row-major strides for concrete `sizes` (symbolic sizes give symbolic-free 1s).
-  static std::vector<SymIntValue> contiguousStrides(const std::vector<SymIntValue>& sizes);
+  static SymIntList contiguousStrides(const SymIntList& sizes);
   static TensorMeta contiguous(ScalarType dtype, std::vector<int64_t> sizes);
   bool hasContiguousStrides() const;
   friend bool operator==(const TensorMeta& a, const TensorMeta& b);

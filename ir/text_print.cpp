@@ -39,7 +39,7 @@ void appendRef(std::string& out, const Node* n) {
 }
 
 template <typename T, typename F>
-std::string joined(const std::vector<T>& items, F&& format) {
+std::string joined(const T& items, F&& format) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";

@@ -5,7 +5,11 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <random>
+#include <type_traits>
 
+#include "ir/inline_vector.h"
+#include "ir/meta.h"
 #include "ir/op_registry.h"
 #include "ir/text_format.h"
 #include "tests/support/program_text.h"
@@ -315,6 +319,98 @@ TEST(NameTable, GraphKeepsDuplicateNamesCountedAcrossEraseAndRename) {
   EXPECT_FALSE(g.hasName("x"));
   EXPECT_TRUE(g.hasName("y"));
   EXPECT_EQ(g.uniqueName("x"), "x");
+}
+
+}  // namespace
+}  // namespace epsmith
+
+namespace epsmith {
+namespace {
+
+// Note [Sizes kept inline]: an InlineVector does what a std::vector does under the same
+// edits, whether its elements sit inline or have moved to the heap, and copies and moves
+// leave the source as std::vector's would (a moved-from vector empty).
+TEST(InlineVector, EditsAsStdVectorDoes) {
+  std::mt19937 random(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    InlineVector<int64_t, 3> v;
+    std::vector<int64_t> expected;
+    for (int step = 0; step < 40; ++step) {
+      const int64_t x = static_cast<int64_t>(random() % 100);
+      switch (random() % 9) {
+        case 0: case 1: v.push_back(x); expected.push_back(x); break;
+        case 2: v.emplace_back(x); expected.emplace_back(x); break;
+        case 3:
+          if (!expected.empty()) { v.pop_back(); expected.pop_back(); }
+          break;
+        case 4: {
+          const size_t at = expected.empty() ? 0 : random() % (expected.size() + 1);
+          v.insert(v.begin() + at, x);
+          expected.insert(expected.begin() + static_cast<std::ptrdiff_t>(at), x);
+          break;
+        }
+        case 5:
+          if (!expected.empty()) {
+            const size_t at = random() % expected.size();
+            v.erase(v.begin() + at);
+            expected.erase(expected.begin() + static_cast<std::ptrdiff_t>(at));
+          }
+          break;
+        case 6: {
+          const size_t n = random() % 8;
+          v.resize(n, x);
+          expected.resize(n, x);
+          break;
+        }
+        case 7: {  // copy, then move, through both constructors and assignments
+          InlineVector<int64_t, 3> copy(v);
+          InlineVector<int64_t, 3> moved(std::move(copy));
+          EXPECT_TRUE(copy.empty());
+          InlineVector<int64_t, 3> assigned;
+          assigned = moved;
+          v = std::move(assigned);
+          EXPECT_TRUE(assigned.empty());
+          break;
+        }
+        default: {
+          std::vector<int64_t> source(random() % 7, x);
+          v.assign(source.begin(), source.end());
+          expected = source;
+        }
+      }
+      ASSERT_EQ(std::vector<int64_t>(v.begin(), v.end()), expected) << "trial " << trial << " step " << step;
+      ASSERT_EQ(v.size(), expected.size());
+      ASSERT_GE(v.capacity(), v.size());
+    }
+    EXPECT_TRUE((v == InlineVector<int64_t, 3>(expected.begin(), expected.end())));
+  }
+  InlineVector<int64_t, 3> a{1, 2, 3, 4}, b{1, 2, 3};
+  EXPECT_NE(a, b);
+  b.push_back(a[1]);  // an element of its own pushed as it grows: a copy is taken first
+  b.push_back(b[0]);
+  EXPECT_EQ(std::vector<int64_t>(b.begin(), b.end()), (std::vector<int64_t>{1, 2, 3, 2, 1}));
+}
+
+// A symbolic size is an interned expression: equal expressions share one copy, copies of a
+// SymIntValue are its bytes, and a TensorMeta holding some compares by the expressions.
+TEST(InlineVector, SymbolicSizesAreInterned) {
+  static_assert(std::is_trivially_copyable_v<SymIntValue>, "copied as bytes");
+  SymIntValue a(SymExpr{"s0 + 1", std::variant<int64_t, bool, double>(int64_t{3})});
+  SymIntValue b(SymExpr{"s0 + 1", std::variant<int64_t, bool, double>(int64_t{3})});
+  SymIntValue c(SymExpr{"s0 + 1", std::nullopt});
+  EXPECT_EQ(&a.expr(), &b.expr());
+  EXPECT_NE(&a.expr(), &c.expr());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, SymIntValue(3));
+  TensorMeta m = TensorMeta::contiguous(ScalarType::Float, {2, 3, 4, 5, 6, 7});  // past the inline rank
+  ASSERT_GT(m.sizes.size(), kInlineRank);
+  m.sizes[0] = a;
+  TensorMeta copy = m;
+  EXPECT_EQ(copy, m);
+  EXPECT_EQ(copy.sizes[0].expr().expr, "s0 + 1");
+  copy.sizes[0] = c;
+  EXPECT_NE(copy, m);
 }
 
 }  // namespace
