@@ -287,7 +287,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
         if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
       });
       values[out] = at::zeros_like(values[out]);
-      auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return values.at(n).clone(); });
+      auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(values.at(n)); });
       if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
       const at::Tensor want = eager.outputs[0].toTensor();
       if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
@@ -304,7 +304,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
       }
       auto run = [&](bool cast_inputs) -> std::optional<at::Tensor> {
         auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
-          at::Tensor t = values.at(n).clone();
+          at::Tensor t = cloneOf(values.at(n));
           if (cast_inputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) t = t.to(toAten(out_meta.dtype));
           return t;
         });

@@ -486,7 +486,7 @@ class Generator {
           const at::Tensor* t = valueOf(in);
           if (!t) return c10::IValue();
           if (std::find(written.begin(), written.end(), in) == written.end()) return *t;
-          at::Tensor copy = t->clone();
+          at::Tensor copy = cloneOf(*t);
           copies.emplace_back(copy, copy.storage().data());
           return copy;
         });

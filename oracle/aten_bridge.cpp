@@ -101,6 +101,19 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
   return t;
 }
 
+at::Tensor cloneOf(const at::Tensor& t) {
+  if (!t.defined() || !t.is_cpu() || t.layout() != at::kStrided || t.requires_grad() || t.is_conj() || t.is_neg() ||
+      t._is_zerotensor() || t.is_quantized() || t.has_names() || !t.is_non_overlapping_and_dense()) {
+    return t.clone();
+  }
+  // As at::native::clone does for such a tensor: empty_strided with its sizes and strides,
+  // then its elements, which here are one block starting at element 0 (strides are not
+  // negative), copied as bytes.
+  at::Tensor copy = at::empty_strided(t.sizes(), t.strides(), t.options());
+  if (t.numel() > 0) std::memcpy(copy.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()) * t.element_size());
+  return copy;
+}
+
 TensorMeta tensorMetaOf(const at::Tensor& t) {
   TensorMeta m;
   m.dtype = fromAten(t.scalar_type());

@@ -42,6 +42,13 @@ class TensorMaterializer {
   std::unordered_map<const Storage*, at::Tensor> bases_;
 };
 
+// What t.clone() makes, without the dispatcher where that is a byte copy: a CPU strided
+// tensor whose elements fill one block of memory (non-overlapping and dense), that autograd
+// does not track and that has no conjugate, negative or zero bit is copied as clone copies
+// it (same sizes and strides, into a fresh storage) with one memcpy; anything else goes
+// through t.clone(). (The generator copies the arguments a candidate writes, every time.)
+at::Tensor cloneOf(const at::Tensor& t);
+
 // The inverse, for generators and minimizers: a CPU tensor's storage and view.
 TensorValue toTensorValue(const at::Tensor& t);
 // The tensor's metadata as meta.val records it (dtype, sizes, strides, offset, requires_grad).

@@ -463,6 +463,28 @@ signature {
   EXPECT_FALSE(Interpreter(wrapped.graph()).servesManyRuns());
 }
 
+// cloneOf makes what clone makes (sizes, strides, dtype, values, no shared memory, no
+// autograd history), by a byte copy for dense tensors and through clone for the rest.
+TEST(Oracle, CloneOfIsClone) {
+  const at::Tensor base = at::arange(24, at::kDouble).reshape({2, 3, 4});
+  std::vector<at::Tensor> cases = {base, base.permute({2, 0, 1}), base.transpose(0, 1), base[1], base.select(2, 3),
+                                   base.unsqueeze(1), base.expand({3, 2, 3, 4}), base.slice(2, 0, 4, 2),
+                                   at::empty({0, 3}), at::full({}, 7, at::kLong), base[0].to(at::kHalf).t(),
+                                   at::ones({2, 2}).requires_grad_(true)};
+  for (const at::Tensor& t : cases) {
+    const at::Tensor expected = t.clone();
+    const at::Tensor copy = cloneOf(t);
+    EXPECT_EQ(copy.sizes(), expected.sizes());
+    EXPECT_EQ(copy.strides(), expected.strides()) << t.sizes() << " " << t.strides();
+    EXPECT_EQ(copy.storage_offset(), expected.storage_offset());
+    EXPECT_EQ(copy.scalar_type(), expected.scalar_type());
+    EXPECT_EQ(copy.requires_grad(), expected.requires_grad());
+    EXPECT_EQ(copy.is_leaf(), expected.is_leaf());
+    EXPECT_TRUE(at::equal(copy.detach(), t.detach()));
+    if (t.numel() > 0) EXPECT_FALSE(copy.is_alias_of(t));
+  }
+}
+
 TEST(Oracle, CallingConventionPutsLiftedInputsBeforeUserInputs) {
   // exported_program.py: additional_inputs + flat_args, whatever the spec order.
   auto p = parse(R"EPT(graph {
