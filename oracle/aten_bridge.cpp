@@ -2,6 +2,7 @@
 #include "oracle/aten_bridge.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
 
 #include <algorithm>
 #include <cstring>
@@ -89,7 +90,9 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
       base.storage().set_nbytes(v.storage->bytes.size());  // the fill lies past the storage's end
       base = base.as_strided({v.storage->numel()}, {1}, 0);
     } else {
-      base = at::empty({v.storage->numel()}, options);
+      // Undispatched: the base is never seen, only views of it, and this is all at::empty
+      // does on CPU (the registered CPU allocator included).
+      base = at::detail::empty_cpu({v.storage->numel()}, toAten(v.dtype()), /*pin_memory=*/false, c10::nullopt);
     }
     if (!v.storage->bytes.empty()) std::memcpy(base.data_ptr(), v.storage->bytes.data(), v.storage->bytes.size());
     if (!device_.is_cpu()) base = base.to(device_);
@@ -109,7 +112,7 @@ at::Tensor cloneOf(const at::Tensor& t) {
   // As at::native::clone does for such a tensor: empty_strided with its sizes and strides,
   // then its elements, which here are one block starting at element 0 (strides are not
   // negative), copied as bytes.
-  at::Tensor copy = at::empty_strided(t.sizes(), t.strides(), t.options());
+  at::Tensor copy = at::detail::empty_strided_cpu(t.sizes(), t.strides(), t.scalar_type());
   if (t.numel() > 0) std::memcpy(copy.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()) * t.element_size());
   return copy;
 }
