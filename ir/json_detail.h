@@ -35,16 +35,6 @@ std::string indexPath(const std::string& path, size_t index);
 // A JSON string literal of `s` (for messages and paths).
 std::string jsonQuoted(std::string_view s);
 
-// The bytes a JSON string literal holds as they are (printable ASCII but the quote and the
-// backslash): the writer escapes the others, the reader looks closer at them.
-struct PlainStringBytes {
-  bool plain[256] = {};
-  constexpr PlainStringBytes() {
-    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
-  }
-  bool operator()(char c) const { return plain[static_cast<unsigned char>(c)]; }
-};
-inline constexpr PlainStringBytes kPlainStringByte;
 
 // The end of the run of plain string bytes that starts at `p`, eight bytes at a time: the
 // first that is a quote, a backslash, a control character or non-ASCII, or `end`.

@@ -35,8 +35,7 @@ void JsonWriter::quoted(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     // The run of characters that need no escape, appended at once.
-    size_t j = i;
-    while (j < s.size() && kPlainStringByte.plain[bytes[j]]) ++j;
+    const size_t j = static_cast<size_t>(skipPlainStringBytes(s.data() + i, s.data() + s.size()) - s.data());
     text_.append(s.data() + i, j - i);
     i = j;
     if (i == s.size()) break;

@@ -25,6 +25,17 @@
 
 namespace epsmith::json_detail {
 
+// The bytes a JSON string literal holds as they are (printable ASCII but the quote and the
+// backslash): the writer escapes the others, the reader looks closer at them.
+struct PlainStringBytes {
+  bool plain[256] = {};
+  constexpr PlainStringBytes() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+  bool operator()(char c) const { return plain[static_cast<unsigned char>(c)]; }
+};
+inline constexpr PlainStringBytes kPlainStringByte;
+
 class JsonWriter {
  public:
   JsonWriter() = default;
@@ -58,6 +69,25 @@ class JsonWriter {
   void endArray() { close(']'); }
   // An object member's key; its value is what is written next.
   JsonWriter& key(std::string_view k);
+  // A key spelled in the code (a string literal: "name", "as_tensor"): when it needs no
+  // escape, which the compiler can see, one copy of `"key":` with no scan at run time.
+  template <size_t N>
+  JsonWriter& key(const char (&literal)[N]) {
+    const size_t n = std::char_traits<char>::length(literal);
+    for (size_t i = 0; i < n; ++i) {
+      if (!kPlainStringByte(literal[i])) return key(std::string_view(literal, n));
+    }
+    char* o = text_.room(n + 4);
+    size_t at = 0;
+    if (need_comma_) o[at++] = ',';
+    o[at++] = '"';
+    std::memcpy(o + at, literal, n);
+    o[at + n] = '"';
+    o[at + n + 1] = ':';
+    text_.commit(at + n + 2);
+    need_comma_ = false;
+    return *this;
+  }
   // A member whose key is a name from the program (not the format's own): its value is
   // written first, by `value(JsonWriter&)`, so a value that cannot be written is reported
   // before a key that cannot (as the writer always has), then both are placed.
