@@ -67,7 +67,7 @@ class GraphWriter {
   const GraphSignature* sig_;
   // The side tables, each an object still open while the nodes are written.
   JsonWriter tensor_values_, sym_int_values_, sym_bool_values_, sym_float_values_, custom_obj_values_;
-  std::unordered_set<std::string> taken_;
+  std::unordered_set<std::string> fresh_;  // names freshName handed out (the graph's are its own)
   std::unordered_map<const Node*, FoldPlan> folds_;
   std::unordered_set<const Node*> folded_getitems_;
   std::unordered_set<const Node*> folded_get_attrs_;

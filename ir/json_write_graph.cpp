@@ -22,8 +22,11 @@ void GraphWriter::validate() {
     }
     fail(graph_where, "the graph has no output node");
   }
+  // The graph counts its names as it is edited: only a graph with a duplicate is walked
+  // to find the first one.
+  std::unordered_set<std::string_view> seen;
   for (const auto& n : g_.nodes()) {
-    if (!taken_.insert(n.name()).second) fail(where(n), "duplicate node name");
+    if (g_.hasDuplicateNames() && !seen.insert(n.name()).second) fail(where(n), "duplicate node name");
     if (n.isOutput() && &n != &g_.nodes().back()) fail(where(n), "more than one output node");
     bool has_target = n.target.kind() != Target::Kind::None;
     switch (n.op()) {
@@ -50,8 +53,8 @@ void GraphWriter::validate() {
 
 std::string GraphWriter::freshName(const std::string& base) {
   std::string name = base;
-  for (int i = 1; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
-  taken_.insert(name);
+  for (int i = 1; g_.hasName(name) || fresh_.count(name); ++i) name = base + "_" + std::to_string(i);
+  fresh_.insert(name);
   return name;
 }
 
