@@ -151,27 +151,6 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 
 }  // namespace
 
-struct At::Origin {
-  const JsonValue* root;
-  std::string path;          // of the root, unless it is inside another document
-  std::optional<At> outer;   // the string this document was parsed from
-  int64_t users = 0;
-};
-
-At::OriginRef::OriginRef(Origin* o) : o_(o) { ++o_->users; }
-At::OriginRef::OriginRef(const OriginRef& other) : o_(other.o_) {
-  if (o_) ++o_->users;
-}
-At::OriginRef& At::OriginRef::operator=(const OriginRef& other) {
-  if (other.o_) ++other.o_->users;
-  if (o_ && --o_->users == 0) delete o_;
-  o_ = other.o_;
-  return *this;
-}
-At::OriginRef::~OriginRef() {
-  if (o_ && --o_->users == 0) delete o_;
-}
-
 At::At(const JsonValue& j, std::string path)
     : j_(&j), origin_(new Origin{&j, std::move(path), std::nullopt}) {}
 

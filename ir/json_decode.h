@@ -76,7 +76,7 @@ class At {
     explicit OriginRef(Origin* o);
     OriginRef(const OriginRef& other);
     OriginRef& operator=(const OriginRef& other);
-    ~OriginRef();
+    ~OriginRef();  // inline below: a reader makes and drops a cursor per value it reads
     const Origin* operator->() const { return o_; }
     const Origin& operator*() const { return *o_; }
 
@@ -87,6 +87,27 @@ class At {
   const JsonValue* j_;
   OriginRef origin_;
 };
+
+struct At::Origin {
+  const JsonValue* root;
+  std::string path;          // of the root, unless it is inside another document
+  std::optional<At> outer;   // the string this document was parsed from
+  int64_t users = 0;
+};
+
+inline At::OriginRef::OriginRef(Origin* o) : o_(o) { ++o_->users; }
+inline At::OriginRef::OriginRef(const OriginRef& other) : o_(other.o_) {
+  if (o_) ++o_->users;
+}
+inline At::OriginRef& At::OriginRef::operator=(const OriginRef& other) {
+  if (other.o_) ++other.o_->users;
+  if (o_ && --o_->users == 0) delete o_;
+  o_ = other.o_;
+  return *this;
+}
+inline At::OriginRef::~OriginRef() {
+  if (o_ && --o_->users == 0) delete o_;
+}
 
 // parseJson of the string at `where`, whose path is only found for malformed text.
 JsonDocument parseJsonAt(std::string_view text, const At& where);
