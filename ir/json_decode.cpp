@@ -212,8 +212,9 @@ std::optional<At> At::optional(std::string_view key) const {
 void At::allowOnly(std::initializer_list<std::string_view> keys) const {
   expectObject();
   for (const JsonValue& member : *j_) {
-    if (std::find(keys.begin(), keys.end(), member.key()) == keys.end()) {
-      fail("unknown field " + jsonQuoted(member.key()));
+    const std::string_view key = member.key();
+    if (std::none_of(keys.begin(), keys.end(), [&](std::string_view k) { return sameKey(k, key); })) {
+      fail("unknown field " + jsonQuoted(key));
     }
   }
 }
@@ -231,7 +232,7 @@ std::pair<std::string_view, At> At::unionOf(std::string_view what,
          std::to_string(j_->size()) + (keys.empty() ? "" : " (" + keys + ")"));
   }
   const JsonValue& member = (*j_)[0];
-  if (std::find(tags.begin(), tags.end(), member.key()) == tags.end()) {
+  if (std::none_of(tags.begin(), tags.end(), [&](std::string_view t) { return sameKey(t, member.key()); })) {
     fail("unknown " + std::string(what) + " tag " + jsonQuoted(member.key()));
   }
   return {member.key(), At(&member, origin_)};

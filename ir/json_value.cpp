@@ -31,16 +31,6 @@ double JsonValue::number() const {
   }
 }
 
-namespace {
-
-// Keys of one object nearly always differ in length or first byte: those decide without
-// a call to memcmp.
-bool sameKey(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a.compare(b) == 0));
-}
-
-}  // namespace
-
 const JsonValue* JsonValue::find(std::string_view key) const {
   if (!isObject()) return nullptr;
   for (const JsonValue& member : *this) {

@@ -20,6 +20,12 @@
 
 namespace epsmith::json_detail {
 
+// Whether two keys are equal. Keys of one object, and the keys a reader asks for, nearly
+// always differ in length or first byte: those decide without a call to memcmp.
+inline bool sameKey(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a.compare(b) == 0));
+}
+
 class JsonValue {
  public:
   enum class Type : uint8_t { Null, Boolean, Integer, Unsigned, Float, String, Array, Object };
