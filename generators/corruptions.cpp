@@ -4,6 +4,8 @@
 #include "generators/corruptions.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -47,6 +49,14 @@ Node* insertCall(ExportedProgram& p, const OpInfo* op, Node* arg) {
   n->args = {arg::Tensor{arg}};
   n->meta.val = arg->meta.val;
   return n;
+}
+
+// A name for a new attribute: free among the graph's nodes and its attributes (a
+// corruption adds an attribute; it never replaces one the program has).
+std::string freshAttributeName(const Graph& g, const std::string& base) {
+  std::string name = g.uniqueName(base);
+  for (int i = 1; g.attributes().count(name); ++i) name = g.uniqueName(base + "_" + std::to_string(i));
+  return name;
 }
 
 // A get_attr / call_module / call_method node before the output.
@@ -133,7 +143,7 @@ bool argNotInGraph(ExportedProgram& p, RandomSource& random) {
   n->meta.val = outer->meta.val;
   Node* out = sub->append(OpKind::Output, "output");
   out->args = {arg::Tensor{n}};
-  p.graph().attributes()[p.graph().uniqueName("corrupt_subgraph")] = Attribute::makeSubgraph(std::move(sub));
+  p.graph().attributes()[freshAttributeName(p.graph(), "corrupt_subgraph")] = Attribute::makeSubgraph(std::move(sub));
   return true;
 }
 
@@ -180,7 +190,7 @@ bool callModuleTargetNotModule(ExportedProgram& p, RandomSource& random) {
   if (!x) return false;
   Attribute w;
   w.kind = Attribute::Kind::Parameter;
-  const std::string name = p.graph().uniqueName("corrupt_weight");
+  const std::string name = freshAttributeName(p.graph(), "corrupt_weight");
   p.graph().attributes()[name] = std::move(w);
   Node* n = insertAttrNode(p, OpKind::CallModule, "corrupt_call", name);
   n->args = {arg::Tensor{x}};
@@ -215,7 +225,7 @@ bool callModule(ExportedProgram& p, RandomSource& random) {
   Attribute m;
   m.kind = Attribute::Kind::Module;
   m.text = "torch.nn.modules.linear.Linear";
-  const std::string name = p.graph().uniqueName("corrupt_linear");
+  const std::string name = freshAttributeName(p.graph(), "corrupt_linear");
   p.graph().attributes()[name] = std::move(m);
   Node* n = insertAttrNode(p, OpKind::CallModule, "corrupt_call", name);
   n->args = {arg::Tensor{x}};
@@ -282,7 +292,7 @@ bool dialectOp(ExportedProgram& p, RandomSource& random) {
 bool invalidGetAttrType(ExportedProgram& p, RandomSource&) {
   Attribute w;
   w.kind = Attribute::Kind::Parameter;
-  const std::string name = p.graph().uniqueName("corrupt_weight");
+  const std::string name = freshAttributeName(p.graph(), "corrupt_weight");
   p.graph().attributes()[name] = std::move(w);
   insertAttrNode(p, OpKind::GetAttr, "corrupt_get", name);
   return true;
@@ -294,7 +304,7 @@ bool invalidLoweredModule(ExportedProgram& p, RandomSource&) {
   m.text = "LoweredBackendModule";
   m.field_types = {{"backend_id", "str"}, {"processed_bytes", "str"}, {"compile_specs", "list"}};
   m.has_original_module = true;
-  const std::string name = p.graph().uniqueName("corrupt_lowered");
+  const std::string name = freshAttributeName(p.graph(), "corrupt_lowered");
   p.graph().attributes()[name] = std::move(m);
   insertAttrNode(p, OpKind::GetAttr, "corrupt_get", name);
   return true;
@@ -661,6 +671,11 @@ void CorruptionUndo::restoreGraph() {
     }
   };
   for (auto [node, original] : changed) {
+    // What no corruption does, and copying fields back could not undo.
+    if (node->name() != original->name() || node->op() != original->op()) {
+      std::fprintf(stderr, "epsmith internal error: a corruption renamed %%%s or changed its op\n", original->name().c_str());
+      std::abort();
+    }
     node->target = original->target;
     node->attr = original->attr;
     node->args = original->args;
@@ -669,9 +684,12 @@ void CorruptionUndo::restoreGraph() {
     node->forEachInputRef(counterpart);
   }
   for (auto it = added.rbegin(); it != added.rend(); ++it) g.erase(*it);
+  // Attributes a corruption added go; the program's own are copied back whole (programs
+  // seldom have any, and a corruption is not trusted to have left them alone).
   for (auto it = g.attributes().begin(); it != g.attributes().end();) {
     it = from.attributes().count(it->first) ? std::next(it) : g.attributes().erase(it);
   }
+  for (const auto& [name, attribute] : from.attributes()) g.attributes()[name] = attribute.clone();
 }
 
 const std::vector<Corruption>& corruptions() { return table(); }

@@ -103,7 +103,7 @@ class InlineVector {
   void push_back(const T& value) {
     if (size_ == capacity_) {
       const T copy = value;  // `value` may be one of ours
-      reserve(2 * capacity_);
+      reserve(2 * static_cast<size_t>(capacity_));
       data()[size_++] = copy;
       return;
     }
@@ -116,8 +116,9 @@ class InlineVector {
   }
   void pop_back() { --size_; }
   void resize(size_t n, const T& value = T()) {
+    const T copy = value;  // `value` may be one of ours, and reserve() may free it
     reserve(n);
-    for (size_t i = size_; i < n; ++i) data()[i] = value;
+    for (size_t i = size_; i < n; ++i) data()[i] = copy;
     size_ = n;
   }
   template <typename It>
@@ -134,13 +135,14 @@ class InlineVector {
     }
   }
   void assign(size_t n, const T& value) {
+    const T copy = value;  // as in resize()
     clear();
-    resize(n, value);
+    resize(n, copy);
   }
   iterator insert(const_iterator pos, const T& value) {
     const size_t at = static_cast<size_t>(pos - begin());
     const T copy = value;
-    if (size_ == capacity_) reserve(2 * capacity_);
+    if (size_ == capacity_) reserve(2 * static_cast<size_t>(capacity_));
     T* d = data();
     std::memmove(static_cast<void*>(d + at + 1), d + at, (size_ - at) * sizeof(T));
     d[at] = copy;

@@ -151,6 +151,8 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 
 }  // namespace
 
+void At::OriginRef::destroy(Origin* o) { delete o; }
+
 At::At(const JsonValue& j, std::string path)
     : j_(&j), origin_(new Origin{&j, std::move(path), std::nullopt}) {}
 

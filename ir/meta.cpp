@@ -1,11 +1,30 @@
 // TensorMeta helpers and structural equality of node values.
 #include "ir/meta.h"
 
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 namespace epsmith {
+
+namespace {
+
+// The same expression to the bit: a hint of -0.0 is not one of 0.0, and a NaN hint is its
+// own (SymExpr's == says otherwise of both, and interning must not merge what a file spells
+// differently, nor add a NaN-hinted expression once per read).
+bool sameSpelling(const SymExpr& a, const SymExpr& b) {
+  if (a.expr != b.expr || a.hint.has_value() != b.hint.has_value()) return false;
+  if (!a.hint) return true;
+  if (a.hint->index() != b.hint->index()) return false;
+  if (const double* x = std::get_if<double>(&*a.hint)) {
+    const double y = std::get<double>(*b.hint);
+    return std::memcmp(x, &y, sizeof y) == 0;
+  }
+  return *a.hint == *b.hint;
+}
+
+}  // namespace
 
 const SymExpr* internSymExpr(SymExpr e) {
   // Expressions by their text (few: only files with symbolic shapes have any); nodes of a
@@ -15,7 +34,7 @@ const SymExpr* internSymExpr(SymExpr e) {
   std::lock_guard<std::mutex> lock(mu);
   auto [first, last] = table->equal_range(e.expr);
   for (auto it = first; it != last; ++it) {
-    if (it->second == e) return &it->second;
+    if (sameSpelling(it->second, e)) return &it->second;
   }
   std::string key = e.expr;
   return &table->emplace(std::move(key), std::move(e))->second;

@@ -122,5 +122,38 @@ TEST(Corruptions, EachIsUndoneOnOneCopy) {
   }
 }
 
+// A program that already has attributes under the names corruptions use for theirs: a
+// corruption adds its own beside them, and its undo gives the program's back unchanged.
+TEST(Corruptions, TheProgramsOwnAttributesSurvive) {
+  auto generated = programs();
+  SeededSource random(13);
+  int applied = 0;
+  for (auto& original : generated) {
+    for (const char* name : {"corrupt_subgraph", "corrupt_weight", "corrupt_linear", "corrupt_lowered"}) {
+      Attribute a;
+      a.kind = Attribute::Kind::Module;
+      a.text = std::string("the program's own ") + name;
+      original.graph().attributes()[name] = std::move(a);
+    }
+    ASSERT_TRUE(verify(original).empty()) << printProgramText(original);
+    ExportedProgram work = original.clone();
+    CorruptionUndo undo(work, original);
+    for (const auto& c : corruptions()) {
+      if (!c.apply(work, random)) continue;
+      ++applied;
+      for (const char* name : {"corrupt_subgraph", "corrupt_weight", "corrupt_linear", "corrupt_lowered"}) {
+        const Attribute* a = work.graph().attribute(name);
+        ASSERT_TRUE(a && a->text == std::string("the program's own ") + name) << checkIdName(c.check) << " replaced " << name;
+      }
+      auto ds = verify(work);
+      ASSERT_FALSE(ds.empty());
+      ASSERT_EQ(checkIdName(ds[0].check), checkIdName(c.check)) << ds[0].str();
+      undo.undo(c);
+      ASSERT_EQ(programDiff(work, original), "") << checkIdName(c.check) << " was not undone";
+    }
+  }
+  EXPECT_GT(applied, 100);
+}
+
 }  // namespace
 }  // namespace epsmith

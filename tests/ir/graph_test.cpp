@@ -5,6 +5,8 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <type_traits>
 
@@ -384,6 +386,12 @@ TEST(InlineVector, EditsAsStdVectorDoes) {
     }
     EXPECT_TRUE((v == InlineVector<int64_t, 3>(expected.begin(), expected.end())));
   }
+  // An element of its own as the fill of a resize that moves it to a bigger block.
+  InlineVector<int64_t, 2> heap{7, 8, 9};
+  heap.resize(100, heap[0]);
+  EXPECT_EQ(heap[99], 7);
+  heap.assign(300, heap[1]);
+  EXPECT_EQ(heap[299], 8);
   InlineVector<int64_t, 3> a{1, 2, 3, 4}, b{1, 2, 3};
   EXPECT_NE(a, b);
   b.push_back(a[1]);  // an element of its own pushed as it grows: a copy is taken first
@@ -411,6 +419,13 @@ TEST(InlineVector, SymbolicSizesAreInterned) {
   EXPECT_EQ(copy.sizes[0].expr().expr, "s0 + 1");
   copy.sizes[0] = c;
   EXPECT_NE(copy, m);
+  // Interned by spelling, to the bit: -0.0 is not 0.0, and a NaN hint is one expression.
+  using Hint = std::variant<int64_t, bool, double>;
+  const SymIntValue zero(SymExpr{"s1", Hint(0.0)}), negative_zero(SymExpr{"s1", Hint(-0.0)});
+  EXPECT_NE(&zero.expr(), &negative_zero.expr());
+  EXPECT_TRUE(std::signbit(std::get<double>(*negative_zero.expr().hint)));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(&SymIntValue(SymExpr{"s2", Hint(nan)}).expr(), &SymIntValue(SymExpr{"s2", Hint(nan)}).expr());
 }
 
 }  // namespace

@@ -481,7 +481,9 @@ TEST(Oracle, CloneOfIsClone) {
     EXPECT_EQ(copy.requires_grad(), expected.requires_grad());
     EXPECT_EQ(copy.is_leaf(), expected.is_leaf());
     EXPECT_TRUE(at::equal(copy.detach(), t.detach()));
-    if (t.numel() > 0) EXPECT_FALSE(copy.is_alias_of(t));
+    if (t.numel() > 0) {
+      EXPECT_FALSE(copy.is_alias_of(t));
+    }
   }
 }
 
