@@ -120,6 +120,11 @@ class Pass {
   static constexpr std::string_view kStorageRootRefusal =
       " of a storage that was written, where the storage base is not contiguous from offset 0 or the view "
       "reaches past it: its offsets address memory the functional program does not have";
+  // as_strided reads its input's storage in its input's dtype; replayed on the storage root
+  // it would read the root's.
+  static constexpr std::string_view kOtherDtypeRefusal =
+      " of a view that reads its written storage as another dtype (view.dtype): replayed on the storage root it "
+      "would read the root's dtype";
   bool readsAContiguousCopy(const Node& n, const Rec* self);
   Node* copyOnContiguousSelf(const Node& n, Rec& self);
   void asStridedCopy(const Node& n, const OpInfo& op);

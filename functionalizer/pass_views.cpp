@@ -2,9 +2,29 @@
 // it views, or reads a copy where eager's view would address a value the graph computed.
 #include "functionalizer/pass.h"
 
+#include <ATen/ATen.h>
+
 #include <tuple>
 
 namespace epsmith::functionalizer {
+namespace {
+
+// Note [How ravel aliases]
+// ravel is reshape(-1) in some LibTorch versions and contiguous().view(-1) in others (1.13's
+// is the second): a view of a non-contiguous input whose elements one stride can walk is a
+// view in the first and a copy in the second. The schema cannot say which; asking the
+// LibTorch at hand once can. The probe: a [1, 3, 1] view with strides [6, 2, 7], which
+// reshape(-1) views (stride 2) and which is not contiguous.
+bool ravelIsReshape() {
+  static const bool reshape = [] {
+    at::Tensor base = at::zeros({8});
+    at::Tensor strided = base.as_strided({1, 3, 1}, {6, 2, 7}, 1);
+    return strided.ravel().is_alias_of(strided);
+  }();
+  return reshape;
+}
+
+}  // namespace
 
 // Note [Maybe-aliasing ops] in op_roles.cpp: decided from the input's metadata.
 bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
@@ -35,6 +55,7 @@ bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
     }
     return true;
   }
+  if (name == "aten::ravel" && !ravelIsReshape()) return functionalizer::isContiguous(in);  // Note [How ravel aliases]
   return functionalizer::viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
 }
 
@@ -149,6 +170,7 @@ void Pass::asStridedCopy(const Node& n, const OpInfo& op) {
   while (root->parent) root = root->parent;
   if (!root->storage->first_write) return bind(n, copyRemapped(n));
   if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
+  if (self->rec->meta->dtype != root->meta->dtype) fail(&n, "as_strided_copy" + std::string(kOtherDtypeRefusal));
   bind(n, copyOnBase(n, op, rootForAsStrided(root)));
 }
 
@@ -170,6 +192,7 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
     c = copyRemapped(n);
   } else {
     if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
+    if (parent->meta->dtype != root->meta->dtype) fail(&n, "as_strided" + std::string(kOtherDtypeRefusal));
     c = copyOnBase(n, op, rootForAsStrided(root));
   }
   Obj& o = objs_.emplace_back();
