@@ -69,14 +69,27 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   return key;
 }
 
+// Elements a probe's placeholder storage holds past the tensor's own: an as_strided or
+// as_strided_copy call addresses the storage, which in eager may reach past the tensor it
+// is called on (as_strided_copy.out at offset 4 of an i32[4] of stride 2 raised on a storage
+// of just its elements, the probe gave up, and the functional result went uncast).
+constexpr int64_t kStorageSlack = 4096;
+
 at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) {
   std::vector<int64_t> sizes, strides;
   for (const auto& s : m.sizes) sizes.push_back(s.concrete());
   for (const auto& s : m.strides) strides.push_back(s.concrete());
-  if (strides.size() != sizes.size()) return at::empty(sizes, at::TensorOptions().dtype(toAten(m.dtype)).device(device));
-  auto t = at::empty_strided(sizes, strides, at::TensorOptions().dtype(toAten(m.dtype)).device(device));
-  if (device.is_cpu()) t.fill_(fill);
-  return t;
+  const auto options = at::TensorOptions().dtype(toAten(m.dtype)).device(device);
+  if (strides.size() != sizes.size()) return at::empty(sizes, options);
+  int64_t extent = 1;  // elements the tensor spans from its first
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) extent = 0;
+    if (strides[d] < 0) return at::empty_strided(sizes, strides, options);  // as_strided refuses; let LibTorch say so
+    if (extent > 0) extent += (sizes[d] - 1) * strides[d];
+  }
+  at::Tensor storage = at::empty({extent + kStorageSlack}, options);
+  if (device.is_cpu()) storage.fill_(fill);
+  return storage.as_strided(sizes, strides, 0);
 }
 
 bool concreteMeta(const TensorMeta& m) {
@@ -228,9 +241,12 @@ at::Tensor probeValues(const TensorMeta& m) {
   return t;
 }
 
+// Element by element in order: an out= kernel that resized `out` may have copied a result
+// of the same element count but another shape into it (huber_loss.out given a reduction it
+// does not know), which the pass writes in `out`'s shape.
 bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {
-  if (eager.sizes() != candidate.sizes()) return false;
-  const at::Tensor c = candidate.to(eager.scalar_type());
+  if (eager.numel() != candidate.numel()) return false;
+  const at::Tensor c = candidate.reshape(eager.sizes()).to(eager.scalar_type());
   if (!eager.is_floating_point()) return at::equal(eager, c);
   return at::allclose(eager, c, 1e-6, 1e-7, /*equal_nan=*/true);
 }
@@ -302,10 +318,15 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
       for (const auto& kv : out_call.kwargs) {
         if (kv.first != out_name) f->kwargs.push_back(kv);
       }
-      auto run = [&](bool cast_inputs) -> std::optional<at::Tensor> {
+      const at::ScalarType out_dtype = toAten(out_meta.dtype);
+      auto run = [&](OutForm form) -> std::optional<at::Tensor> {
         auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
           at::Tensor t = cloneOf(values.at(n));
-          if (cast_inputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) t = t.to(toAten(out_meta.dtype));
+          if (t.scalar_type() != out_dtype &&
+              ((form == OutForm::CastInputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) ||
+               form == OutForm::CastEveryInput)) {
+            t = t.to(out_dtype);
+          }
           return t;
         });
         if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
@@ -316,12 +337,13 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
                                   !functionalizer::schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
       if (dtype_argument) {
         f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
-        auto r = run(false);
+        auto r = run(OutForm::DtypeArgument);
         f->kwargs.pop_back();
         if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
       }
-      if (auto r = run(false); r && sameValues(want, *r)) return OutForm::CastResult;
-      if (auto r = run(true); r && sameValues(want, *r)) return OutForm::CastInputs;
+      for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput}) {
+        if (auto r = run(form); r && sameValues(want, *r)) return form;
+      }
       return std::nullopt;
     }();
   } catch (const std::exception&) {
@@ -331,6 +353,52 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   if (cache.size() >= kMaxCachedProbes) cache.clear();
   cache.emplace(key, form);
   return form;
+}
+
+bool probeAutogradRefuses(const Node& call) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, bool> cache;
+  bool probeable = call.target.kind() == Target::Kind::Aten;
+  bool grad = false;
+  int64_t elements = 0;
+  call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !concreteMeta(*m)) {
+      probeable = false;
+      return;
+    }
+    grad = grad || (m->requires_grad && (isFloatingPoint(m->dtype) || isComplex(m->dtype)));
+    elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+  });
+  if (!probeable || !grad || elements > (1 << 12)) return false;
+  const std::string key = cacheKey(call, false, &probeable);
+  if (!probeable) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  bool refuses = false;
+  try {
+    const at::AutoGradMode grad_mode(true);
+    std::unordered_map<const Node*, at::Tensor> values;
+    call.forEachInput([&](const Node* n) {
+      if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
+    });
+    auto run = [&](bool detached) {
+      return !runSingleCall(call, [&](const Node* n) -> c10::IValue {
+                const at::Tensor& t = values.at(n);
+                return detached ? t.detach().clone() : cloneOf(t);
+              }).error;
+    };
+    refuses = !run(false) && run(true);
+  } catch (const std::exception&) {
+    refuses = false;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kMaxCachedProbes) cache.clear();
+  cache.emplace(key, refuses);
+  return refuses;
 }
 
 }  // namespace epsmith

@@ -36,13 +36,34 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // the out= call and each candidate once on small CPU tensors of the inputs' metadata, filled
 // with assorted fractional values of both signs, and keeping the first that writes what
 // eager writes: the functional op given `dtype=` the out tensor's dtype (where it takes one),
-// its result cast, or its floating-point inputs cast first.
-enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs };
+// its result cast, its floating-point inputs cast first, or every input of another dtype
+// cast first (`huber_loss.out` of a bool or i64 input into an f32 `out` computes in f32,
+// where the functional `huber_loss` makes its result in the input's dtype and refuses to
+// cast the f32 loss into it).
+enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput };
 
 // The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
 // terms of `functional`, its functional variant; nullopt when no candidate reproduces eager
 // on the probe values or a call cannot be run (callers keep their default). Cached per op,
 // argument dtypes and literals (and whether an input is empty), not sizes.
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name);
+
+// Note [out= calls autograd lets through]
+// An out= call never records autograd history: LibTorch refuses one whose inputs require
+// grad where the op has a derivative, and otherwise runs the kernel below autograd. Its
+// functional form, called on the same inputs, goes through autograd, which can refuse
+// where the out= call ran: `prod(dtype=int64)` or `sum(dtype=bool)` of an input that
+// requires grad trips 1.13's isDifferentiableType assert, `select_scatter` into a bool
+// tensor of a src that requires grad too, and `binary_cross_entropy_with_logits` refuses a
+// weight that requires grad. Reading those inputs through `detach` gives the functional
+// form what the out= kernel saw: the same values, and no history to record, as eager
+// recorded none. Which forms autograd refuses is in no schema, so the call is run once on
+// small CPU tensors with and without grad; only a form refused with grad and run without
+// gets the detach, so graphs that run as they are stay as they are.
+//
+// Whether `call` (a functional call in a scratch graph whose tensor arguments carry their
+// eager metadata, some requiring grad) raises under autograd but runs with every input
+// detached. Cached per op, argument dtypes and literals.
+bool probeAutogradRefuses(const Node& call);
 
 }  // namespace epsmith

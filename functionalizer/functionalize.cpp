@@ -95,7 +95,7 @@ Node* Pass::sync(Rec* rec) {
   for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
     requireStorageRoot(**it, (*it)->step.node);
     if ((*it)->value) superseded_.push_back((*it)->value);
-    if (isAsStridedStep(**it) && rec->storage->first_write) {
+    if (isAsStridedStep(**it) && rec->storage->stridesAreTheGraphs()) {
       value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
     } else if (const Node* at = (*it)->step.node; at && (*it)->step.kind == ViewStep::Kind::Op &&
                                                    readsAContiguousCopy(*at, (*it)->parent)) {
@@ -113,7 +113,7 @@ Node* Pass::sync(Rec* rec) {
 void Pass::write(Rec* rec, Node* value, const Node* writer) {
   AliasStorage* s = rec->storage;
   if (s->input >= 0) checkInputWrite(inputs_[static_cast<size_t>(s->input)], writer);
-  const bool computed = s->first_write != nullptr;  // the base's value is the graph's, not the input
+  const bool computed = s->stridesAreTheGraphs();  // the base's value is the graph's, not the input
   if (!s->first_write) s->first_write = writer;
   std::vector<std::pair<Rec*, Node*>> updates{{rec, value}};
   Node* current = value;
@@ -219,12 +219,25 @@ Node* Pass::copyRemapped(const Node& n) {
 
 // Records the value of a node that returned something new (not an alias).
 void Pass::bind(const Node& n, Node* value) {
+  bool from_written = false;  // a tensor read whose strides may not be eager's
+  n.forEachInput([&](const Node* in) {
+    const Mapped* e = entry(in);
+    if (!e) return;
+    if (e->tensor && e->tensor->rec) from_written = from_written || e->tensor->rec->storage->stridesAreTheGraphs();
+    for (const Obj* o : e->elements) {
+      if (o && o->rec) from_written = from_written || o->rec->storage->stridesAreTheGraphs();
+    }
+    if (e->list_base) from_written = from_written || e->list_base->storage->stridesAreTheGraphs();
+    from_written = from_written || e->from_written;
+  });
   Mapped& m = slot(n);
   if (const TensorMeta* t = n.meta.val.tensor()) {
     m.tensor = freshTensor(value, *t);
+    m.tensor->rec->storage->from_written = from_written;
     remember(m, value);
   } else {
     m.node = value;
+    m.from_written = from_written;
   }
 }
 

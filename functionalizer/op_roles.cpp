@@ -36,7 +36,10 @@ namespace {
 // Functional variants are found by name (add_ → add, __iand__ → __and__, the out= overload's
 // own base name) and checked against the argument lists. The pairs that do not follow the
 // naming rule are listed here: the random in-place ops whose functional forms LibTorch names
-// `*_functional` or differently.
+// `*_functional` or differently; and conj_physical_ and conj_physical.out, whose namesake
+// `conj_physical` returns a real input itself (an alias its schema does not declare, so a
+// write-back of the value into that input copied a tensor onto its own memory), while
+// `_conj_physical` always makes a new tensor.
 struct ViewRow {
   std::string_view name;      // qualified name
   std::string_view overload;  // "*": every overload
@@ -108,18 +111,23 @@ constexpr std::string_view kUnannotatedViews[] = {"aten::_unsafe_view"};
 // do not declare either; an alias of an argument other than `self` is not tracked, so they
 // are refused (found by the generator: a later write through the result reached `source`).
 // Composite ops that may return their inputs themselves (when they are already of the
-// asked shape or dtype) with nothing in the schema saying so; export decomposes them before
+// asked shape or dtype; conj_physical of a real tensor; dropout when not training;
+// cartesian_prod of one tensor) with nothing in the schema saying so; export decomposes them before
 // functionalizing, and the pass refuses them rather than guess (found by the generator).
 constexpr std::string_view kUndeclaredOtherAliases[] = {
     "aten::set", "aten::lift", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d", "aten::type_as",
     "aten::sum_to_size", "aten::broadcast_tensors", "aten::meshgrid", "aten::einsum",
-    "aten::unsafe_split", "aten::unsafe_split_with_sizes", "aten::unsafe_chunk",
+    "aten::unsafe_split", "aten::unsafe_split_with_sizes", "aten::unsafe_chunk", "aten::conj_physical",
+    "aten::dropout", "aten::alpha_dropout", "aten::feature_dropout", "aten::feature_alpha_dropout",
+    "aten::cartesian_prod",
 };
 
 // Note [Irregular functional variants]
 constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
     {"aten::normal_", "aten::normal_functional"},
     {"aten::bernoulli_.float", "aten::bernoulli.p"},
+    {"aten::conj_physical_", "aten::_conj_physical"},
+    {"aten::conj_physical.out", "aten::_conj_physical"},
 };
 
 // Note [Writes schemas do not declare]

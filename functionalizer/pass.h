@@ -32,6 +32,11 @@ struct AliasStorage {
   uint32_t gen = 1;
   int input = -1;               // placeholder ordinal when this is a graph input's storage
   const Node* first_write = nullptr;
+  // Computed from a value in strides of the graph's choosing (Note [dtype views of computed
+  // values]): a written storage's, or another such.
+  bool from_written = false;
+  // Whether the value's strides may not be eager's: written, or computed from such a value.
+  bool stridesAreTheGraphs() const { return first_write || from_written; }
 };
 
 // ...a view record over it...
@@ -56,6 +61,7 @@ struct Mapped {
   Node* node = nullptr;        // non-tensor values and lists: their node in the new graph
   Obj* tensor = nullptr;       // tensors
   std::vector<Obj*> elements;  // out= ops with several returns: the objects they return
+  bool from_written = false;   // a non-tensor value (a tuple) computed as AliasStorage::from_written says
   Rec* list_base = nullptr;    // list views (split, unbind): the records their elements view
   uint32_t list_gen = 0;       // the storage generation the list node was made at
   ViewFamily list_family = ViewFamily::None;
@@ -73,6 +79,13 @@ struct InputInfo : GraphInput {
 };
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// How a functional call reads its tensor arguments (Pass::functionalCall).
+struct ArgumentReads {
+  const TensorMeta* cast_to = nullptr;  // cast first to this dtype: floating inputs to a floating one,
+  bool cast_every_dtype = false;        // or, with this, every input of another dtype
+  bool detach_grad = false;             // Note [out= calls autograd lets through]
+};
 
 // One functionalization: walks the source graph once (Pass::run) and builds the functional
 // program as it goes.
@@ -128,14 +141,16 @@ class Pass {
   bool readsAContiguousCopy(const Node& n, const Rec* self);
   Node* copyOnContiguousSelf(const Node& n, Rec& self);
   void asStridedCopy(const Node& n, const OpInfo& op);
+  // What as_strided_copy `n` (or its out= form) reads once its storage was written: the
+  // root's value as as_strided may address it; nullptr before any write (it reads its self).
+  Node* asStridedCopyBase(const Node& n, const OpInfo& op);
   void asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m);
   Node* copyOnBase(const Node& n, const OpInfo& op, Node* base);
   Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
                      Node* self_value);
   int64_t listDim(const Node& n, const OpInfo& op, int64_t rank);
   void getitem(const Node& n);
-  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
-                       const std::optional<TensorMeta>& cast_to = std::nullopt);
+  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped, ArgumentReads reads = ArgumentReads());
   Node* castTo(Node* value, ScalarType have, const TensorMeta& want);
   void inPlace(const Node& n, const OpRoleInfo& role);
   bool hasOtherViews(const Rec& rec) const;

@@ -10,34 +10,56 @@
 
 namespace epsmith::functionalizer {
 
-// The functional call that replaces a mutable one: same arguments minus the out= ones,
-// every tensor at its current value.
-// The functional form of `n`: its arguments but those at `dropped`; with `cast_to`, its
-// floating-point tensor arguments first cast to that dtype (a floating one).
-Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
-                           const std::optional<TensorMeta>& cast_to) {
-  const OpInfo& op = *n.target.op();
+namespace {
+
+// The arguments of `n` (of `op`) but those at `dropped`: what its functional form takes.
+void keptArguments(const Node& n, const OpInfo& op, const std::vector<int>& dropped, std::vector<Argument>& args,
+                   std::vector<std::pair<std::string, Argument>>& kwargs) {
   auto isDropped = [&](std::string_view name) {
     for (int i : dropped) {
       if (op.arguments[static_cast<size_t>(i)].name == name) return true;
     }
     return false;
   };
-  std::vector<Argument> args;
   args.reserve(n.args.size());
   for (size_t i = 0; i < n.args.size(); ++i) {
     if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
     args.push_back(n.args[i]);
   }
-  std::vector<std::pair<std::string, Argument>> kwargs;
   for (const auto& kv : n.kwargs) {
     if (!isDropped(kv.first)) kwargs.push_back(kv);
   }
+}
+
+bool differentiable(const TensorMeta& m) { return isFloatingPoint(m.dtype) || isComplex(m.dtype); }
+
+}  // namespace
+
+// The functional call that replaces a mutable one `n`: its arguments but those at
+// `dropped`, every tensor at its current value, read as `reads` says.
+Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped, ArgumentReads reads) {
+  const TensorMeta* cast_to = reads.cast_to;
+  const bool detach_grad = reads.detach_grad;
+  std::vector<Argument> args;
+  std::vector<std::pair<std::string, Argument>> kwargs;
+  keptArguments(n, *n.target.op(), dropped, args, kwargs);
+  std::vector<std::pair<const Node*, Node*>> detached;  // source node, its detach
   auto map = [&](Node*& r) {
     const Node* source = r;
     r = resolve(r);
     const TensorMeta* m = source->meta.val.tensor();
-    if (cast_to && m && isFloatingPoint(m->dtype) && isFloatingPoint(cast_to->dtype) && m->dtype != cast_to->dtype) {
+    if (detach_grad && m && m->requires_grad && differentiable(*m)) {
+      auto it = std::find_if(detached.begin(), detached.end(), [&](const auto& d) { return d.first == source; });
+      if (it == detached.end()) {
+        TensorMeta plain = *m;
+        plain.requires_grad = false;
+        detached.emplace_back(source, emit_.call(*findOpByName("aten::detach"), {arg::Tensor{r}}, plain));
+        it = detached.end() - 1;
+      }
+      r = it->second;
+    }
+    if (cast_to && m && m->dtype != cast_to->dtype &&
+        (reads.cast_every_dtype || (isFloatingPoint(m->dtype) && isFloatingPoint(cast_to->dtype)))) {
       TensorMeta cast = *m;
       cast.dtype = cast_to->dtype;
       r = castTo(r, m->dtype, cast);
@@ -51,8 +73,9 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
 // `value` cast to `want`'s dtype when `have` differs (eager casts on write).
 Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
   if (have == want.dtype) return value;
-  return emit_.call(*findOpByName("aten::_to_copy"), {arg::Tensor{value}}, want,
-                    {{"dtype", arg::Dtype{want.dtype}}});
+  TensorMeta cast = want;  // requiring grad as the value it casts does
+  if (const TensorMeta* v = value->meta.val.tensor()) cast.requires_grad = v->requires_grad && differentiable(want);
+  return emit_.call(*findOpByName("aten::_to_copy"), {arg::Tensor{value}}, cast, {{"dtype", arg::Dtype{want.dtype}}});
 }
 
 void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
@@ -107,20 +130,41 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   const bool takes_dtype = dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
                            !(given_at >= 0 && functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)));
   bool other_dtypes = false;  // an input of another dtype than the out tensor
+  bool grad_input = false;    // an input that requires grad
   n.forEachInput([&](const Node* in) {
     const TensorMeta* m = in->meta.val.tensor();
     other_dtypes = other_dtypes || (m && m->dtype != after[0]->dtype);
+    grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
   });
   std::optional<OutForm> form;
   if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes)) {
     form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (!form) form = takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult;
-  Node* f = functionalCall(n, *role.functional, role.written,
-                           *form == OutForm::CastInputs ? std::optional<TensorMeta>(*after[0]) : std::nullopt);
-  if (outs.size() == 1 && *form == OutForm::DtypeArgument && takes_dtype) {
-    f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
+  const bool dtype_argument = outs.size() == 1 && *form == OutForm::DtypeArgument && takes_dtype;
+  // Note [out= calls autograd lets through] (dtype_probe.h)
+  bool detach_grad = false;
+  if (grad_enabled_ && grad_input) {
+    Graph scratch;
+    Node* g = scratch.append(OpKind::CallFunction, role.functional->localName());
+    g->target = Target::aten(role.functional);
+    keptArguments(n, op, role.written, g->args, g->kwargs);
+    if (dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
+    detach_grad = probeAutogradRefuses(*g);
   }
+  // as_strided_copy.out addresses the storage of its self as as_strided_copy does.
+  Node* strided_base = role.functional->qualified_name == "aten::as_strided_copy" ? asStridedCopyBase(n, op) : nullptr;
+  ArgumentReads reads;
+  reads.cast_to = *form == OutForm::CastInputs || *form == OutForm::CastEveryInput ? after[0] : nullptr;
+  reads.cast_every_dtype = *form == OutForm::CastEveryInput;
+  reads.detach_grad = detach_grad;
+  Node* f = functionalCall(n, *role.functional, role.written, reads);
+  if (strided_base) {
+    if (f->args.empty()) fail(&n, "as_strided_copy.out without a positional self");
+    f->args[0] = arg::Tensor{strided_base};
+    if (!functionalizer::pinStorageOffset(n, op, f->args, f->kwargs)) fail(&n, "its storage offset is symbolic");
+  }
+  if (dtype_argument) f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
   auto probed = probeReturns(*f);
   std::optional<std::vector<ScalarType>> dtypes;
   if (probed) {
@@ -132,6 +176,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   const auto made = [&](size_t k) {
     TensorMeta m = *after[k];
     if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
+    m.requires_grad = m.requires_grad && !detach_grad && differentiable(m);
     if (probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, m)) {
       m.sizes.assign((*probed)[k].sizes.begin(), (*probed)[k].sizes.end());
       m.strides = TensorMeta::contiguousStrides(m.sizes);
@@ -155,15 +200,22 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     Obj* out = outs[k];
     const ScalarType have = values[k]->meta.val.tensor()->dtype;
     const bool resized = after[k]->sizes != out->rec->meta->sizes;
-    const bool reshaped = !resized && probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k]);
+    const bool other_sizes = probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k]);
     Node* value = nullptr;
-    if (!reshaped) {
+    if (resized && other_sizes && functionalizer::elementCount((*probed)[k].sizes) != functionalizer::numelOf(*after[k])) {
+      fail(&n, "out= resizes its tensor to " + formatTensorMeta(*after[k]) +
+                   ", which the functional result, of another element count, cannot fill: what eager wrote is not known");
+    }
+    if (!other_sizes) {
       value = castTo(values[k], have, *after[k]);
     } else if (const auto& made_sizes = (*probed)[k].sizes;
-               !functionalizer::broadcastsTo(made_sizes, *after[k]) &&
-               functionalizer::elementCount(made_sizes) == functionalizer::numelOf(*after[k])) {
+               resized || (!functionalizer::broadcastsTo(made_sizes, *after[k]) &&
+                           functionalizer::elementCount(made_sizes) == functionalizer::numelOf(*after[k]))) {
       // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
-      // count differs; otherwise they fill it in its own shape, in order.
+      // count differs; otherwise they fill it in its own shape, in order. And a kernel that
+      // resizes `out` and then copies in a result of the same element count but another
+      // shape (huber_loss.out given a reduction it does not know: resize_({}), then the
+      // unreduced loss of one element) leaves that result in `out`'s new shape.
       TensorMeta shaped = *after[k];
       shaped.dtype = have;
       shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
@@ -196,12 +248,19 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
       if (functionalizer::shrinksInPlace(*out->rec->meta, *after[k])) {
         // Eager keeps the storage when it shrinks: the result lands in its first elements,
-        // where views taken earlier see it, and the tensor becomes a view of them.
+        // where views taken earlier see it, and the tensor becomes a view of them. In the
+        // strides eager gave it: contiguous, or, where the kernel's TensorIterator lays a
+        // resized output out like its inputs (tan.out of a permuted input), theirs, which
+        // `out`'s metadata afterwards records; views taken earlier read the storage in
+        // that order.
         ViewStep step;
         step.kind = ViewStep::Kind::Restride;
         for (const auto& size : after[k]->sizes) step.sizes.push_back(size.concrete());
         step.strides.assign(step.sizes.size(), 1);
         for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
+        if (functionalizer::isDenseLayout(*after[k])) {
+          for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after[k]->strides[d].concrete();
+        }
         Rec* view = child(out->rec, step, *after[k], nullptr);
         write(view, value, &n);
         out->rec = view;
@@ -214,7 +273,12 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
         fail(&n, "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
                  "what they see afterwards is not modelled");
       }
-      out->rec = freshTensor(value, *after[k])->rec;  // a grown storage is a new one here
+      // A grown storage is a new one here. Its value is the result alone, where eager's
+      // storage (kept when it was large enough) still holds what was there before: it
+      // counts as written, so an as_strided read past the result is refused rather than
+      // taken for a view of memory the functional program does not have.
+      out->rec = freshTensor(value, *after[k])->rec;
+      out->rec->storage->first_write = &n;
       continue;
     }
     write(out->rec, value, &n);

@@ -70,7 +70,7 @@ void Pass::view(const Node& n, const OpRoleInfo& role) {
   Node* c = readsAContiguousCopy(n, parent) ? copyOnContiguousSelf(n, *parent) : copyRemapped(n);
   const TensorMeta* shape = n.meta.val.tensor();
   const OpInfo* sized = functionalizer::sizedForm(op);
-  if (sized && parent->storage->first_write && shape && !c->args.empty()) {
+  if (sized && parent->storage->stridesAreTheGraphs() && shape && !c->args.empty()) {
     // A view of a storage that was written is taken on a value the graph computed, whose
     // strides view may refuse (Note [Views replayed by their sizes]).
     if (auto sizes = functionalizer::concreteSizes(*shape)) {
@@ -122,13 +122,14 @@ void Pass::view(const Node& n, const OpRoleInfo& role) {
 // contiguous copy; that addresses the same elements as eager only when the root is
 // contiguous from offset 0 and the view stays within the root's elements. Other roots, and
 // views reaching past the root into the rest of its storage, are refused once a write
-// makes them matter. as_strided_copy reads the same way.
+// makes them matter. as_strided_copy reads the same way. A value computed from a written
+// one has strides of the graph's choosing too, and its storage counts as written here.
 // The root's current value as as_strided may address it: once written, the root's value
 // is a tensor the graph computed, whose strides need not be the root's, so it is read
 // through a contiguous copy (the root is contiguous).
 Node* Pass::rootForAsStrided(Rec* root) {
   Node* value = sync(root);
-  return root->storage->first_write ? functionalizer::contiguousCopy(emit_, value, *root->meta) : value;
+  return root->storage->stridesAreTheGraphs() ? functionalizer::contiguousCopy(emit_, value, *root->meta) : value;
 }
 
 bool Pass::isAsStridedStep(const Rec& r) {
@@ -147,13 +148,21 @@ void Pass::requireStorageRoot(const Rec& r, const Node* blame) {
 // Eager's tensor has the strides eager gave it; once its storage was written, the
 // functional value is one the graph computed, in strides of the kernel's choosing (a
 // 0-element relu of a permuted tensor, a divide_ of an f32[0, 1], came back with a last
-// stride of 2 and 0). Row by row the bytes are the same in a contiguous copy, so such a
-// view, and view_copy.dtype, read one; a 0-element one has no bytes, and reads an
-// as_strided of the value in eager's strides instead.
+// stride of 2 and 0). So do tensors computed from such values, and from those in turn:
+// elementwise kernels follow their inputs' strides (log2 of an mH of a column-major input
+// that tril_ wrote came back with a last stride of 3, where eager's was 1); the storages of
+// such tensors are marked (AliasStorage::from_written) and treated as written ones are,
+// here and by as_strided (Note [as_strided views hang off the storage root]). Row by row
+// the bytes are the same in a contiguous copy, so such a view, and view_copy.dtype, read
+// one; a 0-element one has no bytes, and reads an as_strided of the value in eager's
+// strides instead. Values computed from untouched inputs have eager's strides, and a
+// dtype view of them stays a view of their storage (an as_strided after it may reach past
+// it, as in eager).
 bool Pass::readsAContiguousCopy(const Node& n, const Rec* self) {
   const TensorMeta* in = self ? self->meta : nullptr;
   const TensorMeta* out = n.meta.val.tensor();
-  return in && out && self->storage->first_write && elementSize(in->dtype) != elementSize(out->dtype) &&
+  const AliasStorage* s = self ? self->storage : nullptr;
+  return in && out && s->stridesAreTheGraphs() && elementSize(in->dtype) != elementSize(out->dtype) &&
          n.target.op()->overload == "dtype";
 }
 
@@ -163,15 +172,20 @@ Node* Pass::copyOnContiguousSelf(const Node& n, Rec& self) {
 
 // as_strided_copy addresses the storage as as_strided does: once the storage was written,
 // it reads the root's value with its offset spelled out, which only a root that stands
-// for its storage allows.
+// for its storage allows. Its out= form reads the same way (asStridedCopyBase).
 void Pass::asStridedCopy(const Node& n, const OpInfo& op) {
+  Node* base = asStridedCopyBase(n, op);
+  bind(n, base ? copyOnBase(n, op, base) : copyRemapped(n));
+}
+
+Node* Pass::asStridedCopyBase(const Node& n, const OpInfo& op) {
   Obj* self = object(selfArgument(n), &n);
   Rec* root = self->rec;
   while (root->parent) root = root->parent;
-  if (!root->storage->first_write) return bind(n, copyRemapped(n));
+  if (!root->storage->stridesAreTheGraphs()) return nullptr;
   if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
   if (self->rec->meta->dtype != root->meta->dtype) fail(&n, "as_strided_copy" + std::string(kOtherDtypeRefusal));
-  bind(n, copyOnBase(n, op, rootForAsStrided(root)));
+  return rootForAsStrided(root);
 }
 
 void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
@@ -188,7 +202,7 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
   // Before any write, the argument is a view of the storage itself; after one, values are
   // tensors the graph computed, read through the root laid out as it is.
   Node* c = nullptr;
-  if (!root->storage->first_write) {
+  if (!root->storage->stridesAreTheGraphs()) {
     c = copyRemapped(n);
   } else {
     if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));

@@ -147,11 +147,15 @@ std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo&
 }
 
 bool isContiguous(const TensorMeta& m) {
+  // As c10's compute_contiguous: a tensor of no element is contiguous whatever its strides
+  // (contiguous() of a transposed [2, 0, 2] returns the tensor itself).
+  for (const auto& size : m.sizes) {
+    if (size.isConcrete() && size.concrete() == 0) return true;
+  }
   int64_t expected = 1;
   for (size_t i = m.sizes.size(); i-- > 0;) {
     if (!m.sizes[i].isConcrete() || i >= m.strides.size() || !m.strides[i].isConcrete()) return false;
     const int64_t size = m.sizes[i].concrete();
-    if (size == 0) return true;
     if (size != 1 && m.strides[i].concrete() != expected) return false;
     expected *= size;
   }
@@ -188,6 +192,23 @@ bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
   const int64_t was = numelOf(before), now = numelOf(after);
   return was >= 0 && now > 0 && now <= was && isContiguous(before) &&
          before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
+}
+
+bool isDenseLayout(const TensorMeta& m) {
+  if (m.sizes.size() != m.strides.size() || !m.storage_offset.isConcrete() || m.storage_offset.concrete() != 0) return false;
+  std::vector<std::pair<int64_t, int64_t>> dims;  // stride, size of each dim of more than one element
+  for (size_t d = 0; d < m.sizes.size(); ++d) {
+    if (!m.sizes[d].isConcrete() || !m.strides[d].isConcrete()) return false;
+    if (m.sizes[d].concrete() == 0) return false;
+    if (m.sizes[d].concrete() > 1) dims.emplace_back(m.strides[d].concrete(), m.sizes[d].concrete());
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
 }
 
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
@@ -353,7 +374,12 @@ bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root
 std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
                                                              int64_t dim) {
   const OpInfo* o = split.target.op();
-  if (!o || o->qualified_name != "aten::tensor_split" || o->overload != "indices") return std::nullopt;
+  // tensor_split.indices and the `array` forms of hsplit, vsplit and dsplit (which call it)
+  const bool by_indices = o && ((o->qualified_name == "aten::tensor_split" && o->overload == "indices") ||
+                                ((o->qualified_name == "aten::hsplit" || o->qualified_name == "aten::vsplit" ||
+                                  o->qualified_name == "aten::dsplit") &&
+                                 o->overload == "array"));
+  if (!by_indices) return std::nullopt;
   auto indices = intListArgument(split, *o, 1);
   if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size() ||
       !base.sizes[static_cast<size_t>(dim)].isConcrete()) {

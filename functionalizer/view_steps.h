@@ -74,7 +74,8 @@ bool standsForStorage(const TensorMeta& root);
 // standsForStorage, and the as_strided call `n` (of `o`) stays within the root's elements.
 bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root);
 
-// Element k of tensor_split.indices `split` is base[indices[k-1]:indices[k]] along `dim`,
+// Element k of tensor_split.indices `split` (or of hsplit, vsplit or dsplit's `array` form)
+// is base[indices[k-1]:indices[k]] along `dim`,
 // with slice's wrapping and clamping: with indices out of order an element need not start
 // where the one before it ended ([1, 0] makes [0:1], [1:1] and [0:]), and an element of a
 // dim of stride 0 has no offset to tell. nullopt for the other splits.
@@ -112,6 +113,10 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
 // Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
 bool overlapsItself(const TensorMeta& m);
+// Whether `m` is laid out densely from offset 0: concrete sizes and strides that are a
+// permutation of a contiguous tensor's (dims of size 1 aside), so its elements are exactly
+// the first numel of its storage.
+bool isDenseLayout(const TensorMeta& m);
 // Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);
 int64_t elementCount(const std::vector<int64_t>& sizes);

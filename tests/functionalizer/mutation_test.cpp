@@ -162,6 +162,92 @@ signature {
   EXPECT_EQ(outputKinds(f), "parameter_mutation w, user_output");
 }
 
+// conj_physical of a real tensor returns the tensor itself, an alias its schema does not
+// declare: conj_physical_ and conj_physical.out take _conj_physical, which makes a new one,
+// and conj_physical itself is refused. A campaign found conj_physical_ of a squeezed mT
+// view, whose value was the input itself in other strides: the write-back copied the input
+// onto itself.
+TEST(Functionalize, ConjPhysicalTakesTheFormThatMakesANewTensor) {
+  auto p = program(R"(graph {
+  %x: f32[1, 3, 1] = placeholder
+  %y: f32[3] = placeholder
+  %o: f32[3] = placeholder
+  %mT: f32[1, 1, 3]<stride=[3, 1, 1]> = aten::mT(%x)
+  %squeeze_: f32[3] = aten::squeeze_(%mT)
+  %conj_physical_: f32[3] = aten::conj_physical_(%mT)
+  %conj_physical: f32[3] = aten::conj_physical.out(%y, out=%o)
+  %add_: f32[3] = aten::add_.Scalar(%y, 1)
+  return (%o)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  input user_input %o
+  output user_output %o
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_NE(targets(f).find("aten::_conj_physical aten::reshape aten::permute aten::_conj_physical"), std::string::npos)
+      << targets(f);
+  std::string why = rejection(program(R"(graph {
+  %x: f32[3] = placeholder
+  %c: f32[3] = aten::conj_physical(%x)
+  %add_: f32[3] = aten::add_.Scalar(%c, 1)
+  return (%c)
+}
+signature {
+  input user_input %x
+  output user_output %c
+})"));
+  EXPECT_NE(why.find("%c: aten::conj_physical may return an alias of its arguments that its schema does not declare"),
+            std::string::npos)
+      << why;
+}
+
+// Note [out= calls autograd lets through]: eager runs these out= calls on inputs that
+// require grad (no history is recorded), while their functional forms under autograd raise
+// (1.13's isDifferentiableType assert for an integer or bool result; a weight that requires
+// grad). A campaign found each. The functional form reads those inputs through detach, and
+// only where autograd refuses it: eq.Tensor_out's functional form runs as it is.
+TEST(Functionalize, OutCallsAutogradRefusesReadDetachedInputs) {
+  auto p = program(R"(graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %p_s: f64[]<requires_grad=True> = placeholder
+  %flags: b8[3] = placeholder
+  %x: f32[3] = placeholder
+  %buf: f32[] = placeholder
+  %sel: f32[3] = placeholder
+  %loss: f32[3] = placeholder
+  %same: b8[3] = placeholder
+  %prod: f32[] = aten::prod.out(%p_w, dtype=torch.int64, out=%buf)
+  %select_scatter: f32[3] = aten::select_scatter.out(%flags, %p_s, 0, 1, out=%sel)
+  %bce: f32[3] = aten::binary_cross_entropy_with_logits.out(%x, %x, %p_w, None, 0, out=%loss)
+  %eq: b8[3] = aten::eq.Tensor_out(%x, %p_w, out=%same)
+  return (%x)
+}
+signature {
+  input parameter %p_w -> "w"
+  input parameter %p_s -> "s"
+  input user_input %flags
+  input user_input %x
+  input user_input %buf
+  input user_input %sel
+  input user_input %loss
+  input user_input %same
+  output user_output %x
+})");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f),
+            "aten::detach aten::prod aten::_to_copy aten::detach aten::select_scatter aten::_to_copy aten::detach "
+            "aten::binary_cross_entropy_with_logits aten::eq.Tensor");
+  // Integer and bool results carry no requires_grad in the functional graph's metadata.
+  for (const Node& n : f.graph().nodes()) {
+    const TensorMeta* m = n.meta.val.tensor();
+    if (m && !isFloatingPoint(m->dtype)) {
+      EXPECT_FALSE(m->requires_grad) << n.name();
+    }
+  }
+}
+
 TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
   auto p = program(R"(graph {
   %p_w: f32[3]<requires_grad=True> = placeholder
@@ -542,6 +628,124 @@ signature {
 })");
   std::string why = rejection(p);
   EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [0]"), std::string::npos) << why;
+}
+
+// huber_loss.out computes in the out tensor's dtype, where the functional huber_loss makes
+// its loss in the input's and refuses to cast the f32 loss into a bool or i64 one: every
+// input is cast first. Given a reduction it does not know, huber_loss.out resizes `out` to
+// [] and copies in the unreduced loss of one element, which the functional program gives
+// in `out`'s new shape. Campaigns found each.
+TEST(Functionalize, OutCallsThatConvertEveryInputOrResizeToAnotherShape) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %flag: b8[] = placeholder
+  %n: i64[3] = placeholder
+  %t: f32[3] = placeholder
+  %a: f32[1, 1, 1] = placeholder
+  %o1: f32[3] = placeholder
+  %o2: f32[3] = placeholder
+  %h1: f32[3] = aten::huber_loss.out(%flag, %t, 0, out=%o1)
+  %h2: f32[3] = aten::huber_loss.out(%n, %t, 0, out=%o2)
+  %o3: f32[1, 1, 1] = aten::floor(%a)
+  %h3: f32[] = aten::huber_loss.out(%a, %a, 4, out=%o3)
+  return (%h1, %h2, %h3)
+}
+signature {
+  input user_input %flag
+  input user_input %n
+  input user_input %t
+  input user_input %a
+  input user_input %o1
+  input user_input %o2
+  output user_output %h1
+  output user_output %h2
+  output user_output %h3
+})"));
+  EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::huber_loss aten::floor aten::huber_loss aten::reshape "
+            "aten::as_strided_scatter");
+}
+
+// An out= tensor reshaped in place keeps eager's layout: tan.out of a permuted input lays
+// the resized `out` out like the input, and a view of `out` taken before reads the storage
+// in that order. And given a reduction it does not know, huber_loss.out of an i64 input
+// grows an empty `out` to the broadcast [1], then leaves the one-element loss in it resized
+// to []. Campaigns found both.
+TEST(Functionalize, OutTensorsResizedInPlaceKeepEagersLayout) {
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[1, 1, 3, 3] = placeholder
+  %n: i64[] = placeholder
+  %w: f32[1] = placeholder
+  %numpy_T: f32[3, 3, 1, 1]<stride=[1, 3, 9, 9]> = aten::numpy_T(%x)
+  %round: f32[1, 1, 3, 3] = aten::round(%x)
+  %swapaxes: f32[1, 1, 3, 3] = aten::swapaxes(%round, 0, 0)
+  %tan: f32[3, 3, 1, 1]<stride=[1, 3, 9, 9]> = aten::tan.out(%numpy_T, out=%round)
+  %out: f32[1, 1, 3, 3] = aten::mul.Scalar(%swapaxes, 1)
+  %window: f32[0] = aten::hann_window(0)
+  %huber: f32[] = aten::huber_loss.out(%n, %w, -2, out=%window)
+  return (%out, %huber)
+}
+signature {
+  input user_input %x
+  input user_input %n
+  input user_input %w
+  output user_output %out
+  output user_output %huber
+})"));
+}
+
+// The dtype probe runs a call on placeholders of its inputs' metadata: as_strided_copy.out
+// at offset 4 of an i32[4] of stride 2 reads past the tensor's elements, which the
+// placeholder must have for the probe to say the result is i32 (cast into the f32 `out`).
+TEST(Functionalize, OutCallsReadingPastTheirInputAreStillProbed) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %x: i32[8] = placeholder
+  %o: f32[4] = placeholder
+  %every_other: i32[4]<stride=[2]> = aten::slice.Tensor(%x, 0, 0, 8, 2)
+  %a: f32[4] = aten::as_strided_copy.out(%every_other, [4], [1], 4, out=%o)
+  return (%o)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %o
+})"));
+  EXPECT_EQ(targets(f), "aten::slice.Tensor aten::as_strided_copy aten::_to_copy");
+}
+
+// as_strided_copy.out addresses its self's storage as as_strided_copy does: after
+// subtract.out shrank `x` in place to one element, offset 1 is still x's old second element
+// (a campaign's case read the written value alone, and raised). A storage that out= resized
+// to one of its own is not the one eager kept: an as_strided past the result is refused.
+TEST(Functionalize, StridedReadsOfAStorageThatOutResized) {
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[1, 1, 2] = placeholder
+  %s: f32[] = placeholder
+  %o: f32[1] = placeholder
+  %c: f32[1, 1, 2] = aten::floor(%x)
+  %sub: f32[] = aten::subtract.out(%s, %s, out=%c)
+  %a: f32[1] = aten::as_strided_copy.out(%c, [1], [0], 1, out=%o)
+  return (%a)
+}
+signature {
+  input user_input %x
+  input user_input %s
+  input user_input %o
+  output user_output %a
+})"));
+  std::string why = rejection(program(R"(graph {
+  %x: f32[1, 6, 5, 4]<stride=[1, 1, 6, 30]> = placeholder
+  %w: f32[1, 1] = placeholder
+  %le: b8[1, 6, 5, 4]<stride=[1, 1, 6, 30]> = aten::le.Scalar(%x, 0)
+  %zero: b8[1, 1] = aten::zero.out(%w, out=%le)
+  %a: b8[1, 1, 1]<stride=[0, 0, 0], offset=1> = aten::as_strided(%le, [1, 1, 1], [0, 0, 0], 1)
+  %out: b8[1, 1, 1] = aten::logical_not(%a)
+  return (%out)
+}
+signature {
+  input user_input %x
+  input user_input %w
+  output user_output %out
+})"));
+  EXPECT_NE(why.find("%a: as_strided of a storage that was written"), std::string::npos) << why;
 }
 
 // zero_ accepts a tensor whose elements share memory; copy_, which the exported program's

@@ -201,6 +201,22 @@ TEST(FunctionalizeViews, ElementsOfASplitByUnorderedIndicesAreTheWindowsTheyName
 )"));
 }
 
+// vsplit, hsplit and dsplit given an index list split as tensor_split.indices does: an
+// element starts at the index before it, not where the one before it ended (a campaign found
+// vsplit's [0, 1, 0] on a dim of stride 0 written back through the window [1:9] of 8 rows).
+TEST(FunctionalizeViews, ElementsOfAnArraySplitAreTheWindowsTheyName) {
+  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
+  %vsplit: (f32[0, 6], f32[1, 6], f32[0, 6]<offset=6>, f32[4, 6]) = aten::vsplit.array(%clone, [0, 1, 0])
+  %rows: f32[4, 6] = operator.getitem(%vsplit, 3)
+  %mul_: f32[4, 6] = aten::mul_.Scalar(%rows, -3)
+  %hsplit: (f32[4, 2]<stride=[6, 1]>, f32[4, 0]<stride=[6, 1], offset=2>, f32[4, 5]<stride=[6, 1], offset=1>) = aten::hsplit.array(%clone, [2, 1])
+  %cols: f32[4, 5]<stride=[6, 1], offset=1> = operator.getitem(%hsplit, 2)
+  %add_: f32[4, 5]<stride=[6, 1], offset=1> = aten::add_.Scalar(%cols, 1)
+  %out: f32[4, 6] = aten::mul.Scalar(%clone, 2)
+  return (%out)
+)"));
+}
+
 TEST(FunctionalizeViews, OutputsThatAliasInputsAndIntermediates) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
@@ -407,6 +423,54 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %out: b8[0, 4] = aten::logical_not(%view_copy)
   return (%out)
 )", "f32[0, 1]"));
+  // Of a value computed from a written one: log2 follows the strides of the functional
+  // tril, which are not those of eager's tril_ of a column-major input (a campaign's case).
+  functionalAgreesWithEager(onX(R"(  %mH: f32[3, 6] = aten::mH(%x)
+  %tril_: f32[6, 3]<stride=[1, 6]> = aten::tril_(%x, 0)
+  %log2: f32[3, 6] = aten::log2(%mH)
+  %view: b8[3, 24] = aten::view.dtype(%log2, torch.bool)
+  %out: b8[3, 24] = aten::logical_not(%view)
+  return (%out)
+)", "f32[6, 3]<stride=[1, 6]>"));
+  // as_strided of such a value addresses eager's layout, read off a contiguous copy.
+  functionalAgreesWithEager(onX(R"(  %t: f32[3, 6] = aten::t(%x)
+  %tril_: f32[6, 3]<stride=[1, 6]> = aten::tril_(%x, 0)
+  %log2: f32[3, 6] = aten::log2(%t)
+  %a: f32[2] = aten::as_strided(%log2, [2], [1], 0)
+  %out: f32[2] = aten::mul.Scalar(%a, 2)
+  return (%out)
+)", "f32[6, 3]<stride=[1, 6]>"));
+  // Through a tuple result: sort of a 0-element tensor eq_ wrote, viewed as f64.
+  functionalAgreesWithEager(onX(R"(  %unfold_copy: f32[1, 3, 0]<stride=[4, 2, 1]> = aten::unfold_copy(%x, 1, 0, 2)
+  %eq_: f32[1, 3, 0]<stride=[4, 2, 1]> = aten::eq_.Scalar(%unfold_copy, 0)
+  %sort: (f32[1, 3, 0]<stride=[4, 2, 1]>, i64[1, 3, 0]<stride=[4, 2, 1]>) = aten::sort(%unfold_copy)
+  %values: f32[1, 3, 0]<stride=[4, 2, 1]> = operator.getitem(%sort, 0)
+  %view: f64[1, 3, 0]<stride=[2, 1, 1]> = aten::view.dtype(%values, torch.float64)
+  %out: f64[1, 3, 0] = aten::mul.Scalar(%view, 2)
+  return (%out)
+)", "f32[1, 4]"));
+  // A value computed from untouched inputs has eager's strides: a dtype view of it stays a
+  // view of its storage, which an as_strided after it may address past the view.
+  functionalAgreesWithEager(onX(R"(  %exp: f32[4, 6] = aten::exp(%x)
+  %split: (f32[3, 6], f32[1, 6]<offset=18>) = aten::split_with_sizes(%exp, [3, 1])
+  %top: f32[3, 6] = operator.getitem(%split, 0)
+  %view: f16[3, 12] = aten::view.dtype(%top, torch.float16)
+  %a: f16[3, 12]<offset=1> = aten::as_strided(%view, [3, 12], [12, 1], 1)
+  %out: f16[3, 12] = aten::mul.Scalar(%a, 2)
+  return (%out)
+)"));
+}
+
+// A tensor of no element is contiguous whatever its strides: contiguous() returns it
+// itself, and a later metadata mutation through the original reaches the result (a
+// campaign's case, taken for a copy).
+TEST(FunctionalizeViews, ContiguousOfATensorOfNoElementIsTheTensor) {
+  functionalAgreesWithEager(onX(R"(  %tanh: f32[2, 0, 2] = aten::tanh(%x)
+  %transpose_: f32[2, 0, 2]<stride=[1, 2, 2]> = aten::transpose_(%tanh, -1, 0)
+  %out: f32[2, 0, 2]<stride=[1, 2, 2]> = aten::contiguous(%tanh)
+  %unsqueeze_: f32[1, 2, 0, 2]<stride=[2, 1, 2, 2]> = aten::unsqueeze_(%transpose_, 0)
+  return (%out)
+)", "f32[2, 0, 2]"));
 }
 
 TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {
