@@ -213,12 +213,30 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, c
   m.signature = signature;
   m.check = check;
   m.kind = crash ? crash->kindName() : "";
-  auto program = generate(seed, &m.times);
-  if (!program.ok()) {
+  auto generated = generate(seed, &m.times);
+  if (!generated.ok()) {
     m.bucket = BucketKey{check, m.kind, {}, crash ? lastWordIfOp(signature) : ""};
-    m.report = "the generator made nothing of this seed: " + program.error().str();
+    m.report = "the generator made nothing of this seed: " + generated.error().str();
     return m;
   }
+  return minimizeFrom(std::move(generated.value()), std::move(m), crash, fork_steps);
+}
+
+MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const std::string& check,
+                                             const std::string& signature, const std::optional<WorkerDeath>& crash,
+                                             bool fork_steps) const {
+  MinimizedFinding m;
+  m.signature = signature;
+  m.check = check;
+  m.kind = crash ? crash->kindName() : "";
+  return minimizeFrom(p.clone(), std::move(m), crash, fork_steps);
+}
+
+MinimizedFinding CaseRunner::minimizeFrom(ExportedProgram start, MinimizedFinding m,
+                                          const std::optional<WorkerDeath>& crash, bool fork_steps) const {
+  const OpTimeSink ops(&m.times.in_ops);
+  const std::string check = m.check, signature = m.signature;
+  std::optional<ExportedProgram> program(std::move(start));
   m.nodes_before = m.nodes_after = callCount(program.value());
   // The checks that see it: the one named, or, for a worker that died outside every check
   // (the eager run, verification), all of them.

@@ -78,9 +78,14 @@ class CaseRunner {
   // forked steps]).
   MinimizedFinding minimize(uint64_t seed, const std::string& check, const std::string& signature,
                             const std::optional<WorkerDeath>& crash, bool fork_steps = false) const;
+  // The same for a program at hand (a corpus case's), not remade from a seed.
+  MinimizedFinding minimizeProgram(const ExportedProgram& p, const std::string& check, const std::string& signature,
+                                   const std::optional<WorkerDeath>& crash, bool fork_steps = false) const;
 
  private:
   explicit CaseRunner(CaseSetup setup);
+  MinimizedFinding minimizeFrom(ExportedProgram start, MinimizedFinding m, const std::optional<WorkerDeath>& crash,
+                                bool fork_steps) const;
   std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const std::string& kept, const WorkerLimits& limits, CheckOutcome* finding) const;
   struct State;

@@ -84,13 +84,17 @@ bool hasCpuKernel(const OpInfo& op) {
 // Note [Kernels whose cost follows tensor values]
 // Ops whose time or memory grows with the values of a tensor argument, not its size: the
 // orthogonal polynomials loop n times per element (n read from a tensor), bincount and
-// repeat_interleave allocate max(value) or sum(values) elements. Values made by earlier
-// nodes (pow, cumprod, exp) reach 1e18, and one candidate then runs for hours or takes all
-// memory; the generator cannot interrupt a kernel, so it does not pick them. Name prefixes.
+// repeat_interleave allocate max(value) or sum(values) elements, and the Hurwitz zeta
+// behind special_zeta and polygamma (n >= 1) steps its q up by 1 until it passes 9, so a
+// q of -1.2e11 + 0.5 takes 1.2e11 steps (a campaign's generate timeout: polygamma.out of
+// an f64 tensor an earlier node made). Values made by earlier nodes (pow, cumprod, exp)
+// reach 1e18, and one candidate then runs for hours or takes all memory; the generator
+// cannot interrupt a kernel, so it does not pick them. Name prefixes.
 constexpr std::string_view kCostFollowsValues[] = {
     "aten::special_chebyshev_polynomial_", "aten::special_shifted_chebyshev_polynomial_",
     "aten::special_hermite_polynomial_", "aten::special_laguerre_polynomial_",
     "aten::special_legendre_polynomial_", "aten::bincount", "aten::repeat_interleave",
+    "aten::polygamma", "aten::special_polygamma", "aten::special_zeta",
 };
 
 bool generatableKind(ParamType t) {

@@ -82,11 +82,12 @@ TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
 
 // Note [A refused call must leave no trace]: a real run that autograd refuses part way
 // (linalg_pinv.out resizing a parameter before its copy_ is refused) must not leave the
-// program built on what it changed. Seeds 1569, 2168 and 2414 did so; 2414's program then
-// raised on its own replay. Each now replays, and its every node's value is what its
-// meta.val says.
+// program built on what it changed. Seeds 1569, 2168 and 2414 did so (one's program then
+// raised on its own replay); since the catalog left out polygamma and special_zeta, seeds
+// 5475, 5586 and 6508 are the ones among the first 12 000 that meet a refused call. Each
+// now replays, and its every node's value is what its meta.val says.
 TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
-  for (uint64_t seed : {1569, 2168, 2414}) {
+  for (uint64_t seed : {5475, 5586, 6508}) {
     SeededSource random(seed);
     GenerationStats stats;
     auto p = generateProgram(catalog(), {}, random, &stats);
