@@ -2,13 +2,49 @@
 // on one program and prints, per check, pass / skipped (why) / the finding, readably.
 // Exit 0 when nothing was found, 1 when a check found something, 2 for unreadable input or
 // bad flags.
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 
+#include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
+#include "fuzz/workers.h"
 #include "ir/program_io.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
+namespace {
+
+// Each check runs in a child process (Note [Checks out of harm's way]).
+std::string encode(const CheckOutcome& o) {
+  return nlohmann::json{{"status", static_cast<int>(o.status)}, {"kind", o.kind}, {"where", o.where}, {"report", o.report}}
+      .dump();
+}
+
+CheckOutcome decode(DiffCheck check, const std::string& text) {
+  CheckOutcome o;
+  o.check = check;
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    o.status = CheckOutcome::Status::Finding;
+    o.kind = "check-error";
+    o.report = "the check's process sent back no outcome";
+    return o;
+  }
+  o.status = static_cast<CheckOutcome::Status>(j.value("status", 1));
+  o.kind = j.value("kind", "");
+  o.where = j.value("where", "");
+  o.report = j.value("report", "");
+  return o;
+}
+
+}  // namespace
+
+// Note [Checks out of harm's way]
+// A check can meet a LibTorch memory error (the corpus's d2-crash-memory cases segfault in
+// LibTorch's functionalization) or a kernel that hangs. Each check runs in a child, so such
+// a program shows as that check's finding, naming the op it was running, and the other
+// checks still run; the fork costs a few milliseconds a check.
 
 void addCheckCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D4, D6) on one program");
@@ -16,11 +52,15 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     std::string file;
     std::string checks = "D1,D2,D3,D4,D6";
     uint64_t seed = 1;
+    double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("FILE", opts->file, "program file (.json or .ept)")->required();
   cmd->add_option("--checks", opts->checks, "comma-separated subset of D1,D2,D3,D4,D6")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "where D6 places its corruptions")->capture_default_str();
+  cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->callback([opts, &exit_code] {
     std::string error;
     auto checks = parseDiffChecks(opts->checks, &error);
@@ -33,8 +73,27 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     if (!program) return;
     CheckOptions options;
     options.case_seed = opts->seed;
+    WorkerLimits limits;
+    limits.seconds_per_request = opts->timeout;
+    std::vector<CheckOutcome> outcomes;
+    for (DiffCheck c : *checks) {
+      IsolatedOutcome r = runIsolated([&] {
+        auto one = runChecks(program.value(), {c}, options);
+        return one.empty() ? std::string() : encode(one.front());
+      }, limits);
+      if (r.result) {
+        outcomes.push_back(decode(c, *r.result));
+        continue;
+      }
+      CheckOutcome died;
+      died.check = c;
+      died.status = CheckOutcome::Status::Finding;
+      died.kind = r.death ? r.death->kindName() : "check-error";
+      died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")" : "the check sent back nothing";
+      outcomes.push_back(died);
+    }
     int findings = 0;
-    for (const auto& o : runChecks(program.value(), *checks, options)) {
+    for (const auto& o : outcomes) {
       std::cout << diffCheckName(o.check) << " ";
       switch (o.status) {
         case CheckOutcome::Status::Pass: std::cout << "pass\n"; break;

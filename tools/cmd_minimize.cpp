@@ -3,15 +3,62 @@
 // (check, kind, and the op that raised). Prints each accepted step, the sizes and the oracle
 // calls spent, and the minimized program (or writes it to OUT). Exit 0 when minimized, 1
 // when IN shows no finding to minimize, 2 for unreadable input or bad flags.
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 
+#include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
+#include "fuzz/corpus.h"
+#include "fuzz/workers.h"
 #include "ir/program_io.h"
 #include "ir/text_format.h"
 #include "minimizer/minimize.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
+namespace {
+
+// Note [Minimizing out of harm's way]
+// Some findings are LibTorch memory errors: a step of their minimization can read a freed
+// tensor and end the process (the corpus's var.correction case did, with SIGSEGV). So the
+// checks run first in a child; the whole minimization then runs in one child, steps
+// in-process, and comes back as JSON; if that child dies, or the finding is itself a crash,
+// each step runs in a child of its own (slower by a fork a step), a step whose child dies
+// some other way counting as not failing. A crash is minimized while it crashes the same way.
+constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running every step
+
+std::string firstFinding(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
+  for (const auto& o : runChecks(p, checks, focus)) {
+    if (o.status == CheckOutcome::Status::Finding) return failureSignature(o);
+  }
+  return "";
+}
+
+std::string encode(const MinimizeResult& r) {
+  auto program = renderProgram(r.program, FileFormat::Json);
+  nlohmann::json j = {{"log", r.log},
+                      {"before", r.nodes_before},
+                      {"after", r.nodes_after},
+                      {"calls", r.oracle_calls},
+                      {"program", program.ok() ? program.value() : ""}};
+  return j.dump();
+}
+
+std::optional<MinimizeResult> decode(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto program = parseProgram(j.value("program", ""), FileFormat::Json, "the minimizing child's program");
+  if (!program.ok()) return std::nullopt;
+  MinimizeResult r{std::move(program.value()), 0, 0, 0, {}};
+  r.log = j.value("log", std::vector<std::string>{});
+  r.nodes_before = j.value("before", size_t{0});
+  r.nodes_after = j.value("after", size_t{0});
+  r.oracle_calls = j.value("calls", 0);
+  return r;
+}
+
+}  // namespace
 
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
@@ -41,13 +88,10 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     }
     auto program = loadOrReport("minimize", opts->in, exit_code);
     if (!program) return;
-    std::string signature;
-    for (const auto& o : runChecks(program.value(), *checks)) {
-      if (o.status == CheckOutcome::Status::Finding) {
-        signature = failureSignature(o);
-        break;
-      }
-    }
+    const WorkerLimits limits;  // a step: the campaign's time and memory limits
+    IsolatedOutcome first = runIsolated([&] { return firstFinding(program.value(), *checks, {}); }, limits);
+    const bool crash = first.death.has_value();
+    const std::string signature = crash ? deathSignature(*first.death) : first.result.value_or("");
     if (signature.empty()) {
       std::cerr << "epsmith minimize: " << opts->in << ": no check finds anything; nothing to minimize\n";
       exit_code = kExitFindings;
@@ -55,15 +99,29 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     }
     std::cout << "minimizing: " << signature << "\n";
     const CheckOptions focus = focusedOn(signature);  // Note [Re-runs focus on the finding]
-    const auto still_fails = [&](const ExportedProgram& p) {
-      for (const auto& o : runChecks(p, *checks, focus)) {
-        if (o.status == CheckOutcome::Status::Finding) return failureSignature(o) == signature;
-      }
-      return false;
-    };
     MinimizeOptions options;
     options.max_oracle_calls = opts->max_calls;
-    MinimizeResult r = minimize(program.value(), still_fails, options);
+    std::optional<MinimizeResult> minimized;
+    if (!crash) {  // every step in one child
+      WorkerLimits all = limits;
+      all.seconds_per_request = kSecondsForAllSteps;
+      IsolatedOutcome o = runIsolated([&] {
+        return encode(minimize(program.value(),
+                               [&](const ExportedProgram& p) { return firstFinding(p, *checks, focus) == signature; },
+                               options));
+      }, all);
+      if (o.result) minimized = decode(*o.result);
+      if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
+    }
+    if (!minimized) {
+      const auto still_fails = [&](const ExportedProgram& p) {
+        IsolatedOutcome o = runIsolated([&] { return firstFinding(p, *checks, focus); }, limits);
+        if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
+        return o.result && *o.result == signature;
+      };
+      minimized = minimize(program.value(), still_fails, options);
+    }
+    const MinimizeResult& r = *minimized;
     for (const auto& step : r.log) std::cout << "  " << step << "\n";
     std::cout << r.nodes_before << " -> " << r.nodes_after << " calls, " << r.oracle_calls << " oracle calls\n";
     if (opts->out.empty()) {

@@ -124,12 +124,19 @@ check generate_bad_count 2 "count" -- "$epsmith" generate --count 0 --out "$work
 check check_example 0 "D1 pass" -- "$epsmith" check "$src/examples/linear_counter.ept"
 check check_no_cuda 0 "D3 skipped: CUDA is not available" -- "$epsmith" check --checks D3 "$src/examples/linear_counter.ept"
 check check_finding 1 "D2 FINDING exception-in-one" -- "$epsmith" check "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept"
+# A LibTorch use-after-free (segfault or exception, as the heap falls): that check's
+# finding, and the other checks still run (Note [Checks out of harm's way]).
+check check_memory_error 1 "D2 FINDING" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
+check check_memory_error_goes_on 1 "D6 pass" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
 check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
 # minimize: the first finding, kept while the program shrinks.
 check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "$epsmith" minimize "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept" -o "$work/min.ept"
 check minimize_result 1 "D2 FINDING exception-in-one" -- "$epsmith" check --checks D2 "$work/min.ept"
+# A LibTorch use-after-free: a step of its minimization can end the process; the
+# minimization goes on in children (Note [Minimizing out of harm's way]).
+check minimize_memory_error 0 "minimizing: D2 exception-in-one aten::var.correction" -- "$epsmith" minimize "$src/corpus/regressions/d2-exception-in-one-f939b4f2/seed-5522.json" -o "$work/min_uaf.json"
 check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
