@@ -258,7 +258,9 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
         for (const auto& size : after[k]->sizes) step.sizes.push_back(size.concrete());
         step.strides.assign(step.sizes.size(), 1);
         for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
-        if (functionalizer::isDenseLayout(*after[k])) {
+        const TensorMeta& now_meta = *after[k];  // dense from offset 0: the first elements, permuted
+        if (functionalizer::numelOf(now_meta) > 0 && functionalizer::isNonOverlappingAndDense(now_meta) &&
+            now_meta.storage_offset.isConcrete() && now_meta.storage_offset.concrete() == 0) {
           for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after[k]->strides[d].concrete();
         }
         Rec* view = child(out->rec, step, *after[k], nullptr);

@@ -194,23 +194,6 @@ bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
          before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
 }
 
-bool isDenseLayout(const TensorMeta& m) {
-  if (m.sizes.size() != m.strides.size() || !m.storage_offset.isConcrete() || m.storage_offset.concrete() != 0) return false;
-  std::vector<std::pair<int64_t, int64_t>> dims;  // stride, size of each dim of more than one element
-  for (size_t d = 0; d < m.sizes.size(); ++d) {
-    if (!m.sizes[d].isConcrete() || !m.strides[d].isConcrete()) return false;
-    if (m.sizes[d].concrete() == 0) return false;
-    if (m.sizes[d].concrete() > 1) dims.emplace_back(m.strides[d].concrete(), m.sizes[d].concrete());
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
-
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
   std::vector<int64_t> sizes;
   for (const auto& s : m.sizes) {

@@ -113,10 +113,7 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
 // Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
 bool overlapsItself(const TensorMeta& m);
-// Whether `m` is laid out densely from offset 0: concrete sizes and strides that are a
-// permutation of a contiguous tensor's (dims of size 1 aside), so its elements are exactly
-// the first numel of its storage.
-bool isDenseLayout(const TensorMeta& m);
+
 // Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);
 int64_t elementCount(const std::vector<int64_t>& sizes);
