@@ -101,9 +101,10 @@ bool concreteMeta(const TensorMeta& m) {
 // Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
 // without a meta implementation, small CPU tensors of the same shapes, all `fill`).
 // `*no_meta_kernel`, where given, says whether a meta run was refused for want of a Meta
-// kernel.
+// kernel; `*declined`, whether the call was not run at all (metadata that is symbolic or
+// too large to run on CPU): an answer that says nothing of the call's form.
 std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0,
-                                                  bool* no_meta_kernel = nullptr) {
+                                                  bool* no_meta_kernel = nullptr, bool* declined = nullptr) {
   int64_t elements = 0;
   bool ok = true;
   call.forEachInput([&](const Node* n) {
@@ -123,7 +124,10 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
     }
     elements += numel;
   });
-  if (!ok || (device.is_cpu() && elements > (1 << 16))) return std::nullopt;
+  if (!ok || (device.is_cpu() && elements > (1 << 16))) {
+    if (declined) *declined = true;
+    return std::nullopt;
+  }
   try {
     auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
       return placeholderTensor(*n->meta.val.tensor(), device, fill);
@@ -190,16 +194,21 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
   // On CPU, zeros first (a valid index into any dimension), then ones: an integer division
   // or remainder by a zero tensor raises (remainder.Scalar_Tensor has no meta kernel).
   std::optional<std::vector<ProbedReturn>> returns;
-  bool refused_for_meta = false;
-  if (!skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, &refused_for_meta);
-  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0);
-  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1);
-  if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta));
+  bool refused_for_meta = false, declined = false;
+  if (!skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, &refused_for_meta, &declined);
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0, nullptr, &declined);
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1, nullptr, &declined);
+  if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, nullptr, &declined);
   std::lock_guard<std::mutex> lock(mu);
   if (refused_for_meta) {
     if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();
     no_meta_kernel.insert(form);
   }
+  // Note [Probe answers are the key's alone]: a cached answer serves every later call of the
+  // key, in whatever case a worker runs next; one that depended on more than the key (this
+  // call's sizes were too large to run) would make a case's program depend on the cases
+  // the worker ran before it, and the same seed give another program.
+  if (!returns && declined) return returns;
   // Keys with sizes are nearly unique in a fuzz campaign: a worker that runs for hours must
   // not keep every one. Starting over costs a few probes.
   if (cache.size() >= kMaxCachedProbes) cache.clear();
@@ -272,6 +281,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
     if (it != cache.end()) return it->second;
   }
   std::optional<OutForm> form;
+  bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
   try {
     form = [&]() -> std::optional<OutForm> {
       const OpInfo& op = *out_call.target.op();
@@ -307,6 +317,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
       if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
       const at::Tensor want = eager.outputs[0].toTensor();
       if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
+      settled = true;
 
       // The functional call: out_call's arguments but the out tensor, in a graph of its own.
       Graph scratch;
@@ -348,7 +359,9 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
     }();
   } catch (const std::exception&) {
     form = std::nullopt;
+    settled = false;
   }
+  if (!settled) return form;
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= kMaxCachedProbes) cache.clear();
   cache.emplace(key, form);
@@ -391,9 +404,17 @@ bool probeAutogradRefuses(const Node& call) {
                 return detached ? t.detach().clone() : cloneOf(t);
               }).error;
     };
-    refuses = !run(false) && run(true);
+    // Settled when one of the runs went through; both raising says nothing of autograd
+    // (Note [Probe answers are the key's alone]).
+    if (run(false)) {
+      refuses = false;
+    } else if (run(true)) {
+      refuses = true;
+    } else {
+      return false;
+    }
   } catch (const std::exception&) {
-    refuses = false;
+    return false;
   }
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= kMaxCachedProbes) cache.clear();

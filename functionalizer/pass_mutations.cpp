@@ -78,10 +78,33 @@ Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
   return emit_.call(*findOpByName("aten::_to_copy"), {arg::Tensor{value}}, cast, {{"dtype", arg::Dtype{want.dtype}}});
 }
 
+// Note [copy returns its source]
+// LibTorch 1.13's functional `copy(self, src)` returns `src` itself when it already has
+// self's sizes, dtype and device (whatever the strides), an alias its schema does not
+// declare. In a functional graph nothing writes it, but the exported program's caller does:
+// a copy_ of input x into input b became b's mutation output, that output was x, and the
+// write-back of x's own new value (from a later le_) reached b before b's was copied in
+// (a campaign's D1 case). Such a copy_ takes `clone` of its source instead: the same values,
+// always a tensor of its own. A copy_ that casts or broadcasts keeps `copy`, which makes one.
+Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
+  const Argument* a = functionalizer::schemaArgument(n, *n.target.op(), 1);
+  const auto* src = a ? a->get<arg::Tensor>() : nullptr;
+  const TensorMeta* m = src && src->node ? src->node->meta.val.tensor() : nullptr;
+  if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes) return nullptr;
+  return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta);
+}
+
 void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   Obj* self = object(selfArgument(n), &n);
   const TensorMeta* after = n.meta.val.tensor();
   const TensorMeta& meta = after ? *after : *self->rec->meta;
+  if (n.target.op()->qualified_name == "aten::copy_") {
+    if (Node* fresh = sameShapeCopy(n, meta)) {
+      write(self->rec, fresh, &n);
+      slot(n).tensor = self;
+      return;
+    }
+  }
   Node* f = functionalCall(n, *role.functional, {});
   auto dtypes = probeReturnDtypes(*f);
   const ScalarType have = dtypes && !dtypes->empty() ? dtypes->front() : meta.dtype;

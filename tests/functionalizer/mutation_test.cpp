@@ -120,7 +120,31 @@ signature {
 })");
   auto f = functionalAgreesWithEager(p);
   EXPECT_EQ(outputKinds(f), "buffer_mutation count, buffer_mutation stats, user_output");
-  EXPECT_EQ(targets(f), "aten::add.Scalar aten::copy aten::mul.Tensor");
+  EXPECT_EQ(targets(f), "aten::add.Scalar aten::clone aten::mul.Tensor");  // Note [copy returns its source]
+}
+
+// Note [copy returns its source]: copy_ of input x into input b, then a write to x. LibTorch
+// 1.13's copy(b, x) is x itself, so b's mutation output was x, which the write-back of x's
+// new value reached first (a campaign's D1 case). A copy_ that casts keeps copy.
+TEST(Functionalize, ACopiedInputWrittenLaterIsNotTheCopy) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %x: i32[3] = placeholder
+  %b: i32[3] = placeholder
+  %c: f32[3] = placeholder
+  %t: f32[] = placeholder
+  %copy_: i32[3] = aten::copy_(%b, %x)
+  %copy__1: f32[3] = aten::copy_(%c, %x)
+  %le_: i32[3] = aten::le_.Tensor(%x, %t)
+  return (%x)
+}
+signature {
+  input user_input %x
+  input user_input %b
+  input user_input %c
+  input user_input %t
+  output user_output %x
+})"));
+  EXPECT_EQ(targets(f), "aten::clone aten::copy aten::le.Tensor aten::_to_copy");
 }
 
 TEST(Functionalize, DeclaredBufferMutationOfTheTrainingIrIsKept) {
@@ -709,6 +733,30 @@ signature {
   output user_output %o
 })"));
   EXPECT_EQ(targets(f), "aten::slice.Tensor aten::as_strided_copy aten::_to_copy");
+}
+
+// Note [Probe answers are the key's alone]: the out= form probe runs on inputs of at most
+// 4 096 elements; a larger call of the same op and dtypes got no answer, which was cached
+// and then served to a small one (a campaign's case failed or not by the cases its worker
+// had run before). A small call finds its form whatever came first.
+TEST(Functionalize, ProbeAnswersDoNotDependOnEarlierCalls) {
+  auto huber = [](const std::string& size) {
+    return program(R"(graph {
+  %n: i32[)" + size + R"(] = placeholder
+  %w: f32[)" + size + R"(] = placeholder
+  %o: f32[)" + size + R"(] = placeholder
+  %h: f32[)" + size + R"(] = aten::huber_loss.out(%n, %w, 0, out=%o)
+  return (%h)
+}
+signature {
+  input user_input %n
+  input user_input %w
+  input user_input %o
+  output user_output %h
+})");
+  };
+  (void)functionalize(huber("80, 80"));  // too large to probe
+  functionalAgreesWithEager(huber("3"));
 }
 
 // as_strided_copy.out addresses its self's storage as as_strided_copy does: after
