@@ -2,6 +2,7 @@
 #include "functionalizer/dtype_probe.h"
 
 #include <ATen/ATen.h>
+#include <ATen/native/TypeProperties.h>
 
 #include <mutex>
 #include <unordered_map>
@@ -262,6 +263,47 @@ bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {
 
 }  // namespace
 
+std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& out_name) {
+  const OpInfo* op = call.target.op();
+  const int out_at = op ? op->argumentIndex(out_name) : -1;
+  const Node* out = nullptr;
+  if (out_at >= 0) {
+    if (const Argument* a = functionalizer::schemaArgument(call, *op, static_cast<size_t>(out_at))) {
+      if (const auto* t = a->get<arg::Tensor>()) out = t->node;
+    }
+  }
+  at::native::ResultTypeState state;
+  bool any = false;
+  call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || n == out) return;
+    // Only the dtype and whether it has dimensions count: a meta tensor of that rank.
+    const std::vector<int64_t> sizes(m->sizes.size(), 1);
+    state = at::native::update_result_type_state(
+        at::empty(sizes, at::TensorOptions().dtype(toAten(m->dtype)).device(at::kMeta)), state);
+    any = true;
+  });
+  if (!any) return std::nullopt;
+  return fromAten(at::native::result_type(state));
+}
+
+bool replaceDtypeArgument(Node& call, const OpInfo& op, ScalarType dtype) {
+  const int at = op.argumentIndex("dtype");
+  if (at < 0) return false;
+  if (static_cast<size_t>(at) < call.args.size()) {
+    if (!call.args[static_cast<size_t>(at)].get<arg::Dtype>()) return false;
+    call.args[static_cast<size_t>(at)] = arg::Dtype{dtype};
+    return true;
+  }
+  for (auto& [name, a] : call.kwargs) {
+    if (name == "dtype" && a.get<arg::Dtype>()) {
+      a = arg::Dtype{dtype};
+      return true;
+    }
+  }
+  return false;
+}
+
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<OutForm>> cache;
@@ -330,6 +372,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
         if (kv.first != out_name) f->kwargs.push_back(kv);
       }
       const at::ScalarType out_dtype = toAten(out_meta.dtype);
+      const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
       auto run = [&](OutForm form) -> std::optional<at::Tensor> {
         auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
           at::Tensor t = cloneOf(values.at(n));
@@ -338,6 +381,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
                form == OutForm::CastEveryInput)) {
             t = t.to(out_dtype);
           }
+          if (form == OutForm::CastToCommon && common && t.scalar_type() != toAten(*common)) t = t.to(toAten(*common));
           return t;
         });
         if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
@@ -352,8 +396,12 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
         f->kwargs.pop_back();
         if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
       }
-      for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput}) {
+      for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
+        if (form == OutForm::CastToCommon && !common) continue;
         if (auto r = run(form); r && sameValues(want, *r)) return form;
+      }
+      if (replaceDtypeArgument(*f, functional, out_meta.dtype)) {
+        if (auto r = run(OutForm::OutDtype); r && sameValues(want, *r)) return OutForm::OutDtype;
       }
       return std::nullopt;
     }();

@@ -40,7 +40,18 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // cast first (`huber_loss.out` of a bool or i64 input into an f32 `out` computes in f32,
 // where the functional `huber_loss` makes its result in the input's dtype and refuses to
 // cast the f32 loss into it).
-enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput };
+// Two more: every input cast to the dtype the inputs promote to (`huber_loss.out` of an i32
+// and an f32 input into a bf16 `out` computes in f32, casting only the result), and a
+// `dtype=` the call gives replaced by the out tensor's (`norm.dtype_out` asked for bf16 into
+// an f32 `out` computes in f32).
+enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput, CastToCommon, OutDtype };
+
+// The dtype the tensor arguments of `call` but `out_name` promote to (at::result_type's
+// rule: dimensioned tensors before 0-dim ones); nullopt without tensor arguments.
+std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& out_name);
+// Replaces the `dtype` argument `call` (of `op`) gives, positional or keyword; false when it
+// gives none.
+bool replaceDtypeArgument(Node& call, const OpInfo& op, ScalarType dtype);
 
 // The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
 // terms of `functional`, its functional variant; nullopt when no candidate reproduces eager

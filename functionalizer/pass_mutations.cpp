@@ -160,7 +160,12 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
   });
   std::optional<OutForm> form;
-  if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes)) {
+  const int given_dtype_at = role.functional->argumentIndex("dtype");
+  const Argument* given_dtype =
+      given_at >= 0 ? functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)) : nullptr;
+  const bool other_dtype_asked = given_dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
+                                 given_dtype->get<arg::Dtype>()->value != after[0]->dtype;
+  if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
     form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (!form) form = takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult;
@@ -178,10 +183,18 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   // as_strided_copy.out addresses the storage of its self as as_strided_copy does.
   Node* strided_base = role.functional->qualified_name == "aten::as_strided_copy" ? asStridedCopyBase(n, op) : nullptr;
   ArgumentReads reads;
-  reads.cast_to = *form == OutForm::CastInputs || *form == OutForm::CastEveryInput ? after[0] : nullptr;
-  reads.cast_every_dtype = *form == OutForm::CastEveryInput;
+  TensorMeta common;  // the dtype every input is cast to, for CastToCommon
+  if (*form == OutForm::CastToCommon) {
+    common = *after[0];
+    common.dtype = commonInputDtype(n, op.arguments[static_cast<size_t>(role.written[0])].name).value_or(after[0]->dtype);
+  }
+  reads.cast_to = *form == OutForm::CastInputs || *form == OutForm::CastEveryInput ? after[0]
+                  : *form == OutForm::CastToCommon                                 ? &common
+                                                                                   : nullptr;
+  reads.cast_every_dtype = *form == OutForm::CastEveryInput || *form == OutForm::CastToCommon;
   reads.detach_grad = detach_grad;
   Node* f = functionalCall(n, *role.functional, role.written, reads);
+  if (*form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
   if (strided_base) {
     if (f->args.empty()) fail(&n, "as_strided_copy.out without a positional self");
     f->args[0] = arg::Tensor{strided_base};

@@ -735,6 +735,33 @@ signature {
   EXPECT_EQ(targets(f), "aten::slice.Tensor aten::as_strided_copy aten::_to_copy");
 }
 
+// Two more forms eager's out= kernels take (Note [out= calls that compute in another
+// dtype]): huber_loss.out of an i32 and an f32 input into a bf16 `out` computes in f32 and
+// casts the loss (casting the inputs to bf16 rounds them first); norm.dtype_out asked for
+// bf16 into an f32 `out` computes in f32. Campaigns found both.
+TEST(Functionalize, OutCallsThatComputeInTheInputsDtypeOrIgnoreTheirDtype) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %n: i32[3] = placeholder
+  %w: f32[3] = placeholder
+  %o: bf16[3] = placeholder
+  %x: f32[1, 3] = placeholder
+  %o2: f32[] = placeholder
+  %huber: bf16[3] = aten::huber_loss.out(%n, %w, 0, out=%o)
+  %norm: f32[] = aten::norm.dtype_out(%x, 2, [0, 1], False, dtype=torch.bfloat16, out=%o2)
+  return (%huber, %norm)
+}
+signature {
+  input user_input %n
+  input user_input %w
+  input user_input %o
+  input user_input %x
+  input user_input %o2
+  output user_output %huber
+  output user_output %norm
+})"));
+  EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
+}
+
 // Note [Probe answers are the key's alone]: the out= form probe runs on inputs of at most
 // 4 096 elements; a larger call of the same op and dtypes got no answer, which was cached
 // and then served to a small one (a campaign's case failed or not by the cases its worker
