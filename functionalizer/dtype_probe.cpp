@@ -233,9 +233,9 @@ namespace {
 
 // A CPU tensor of `m`'s sizes and dtype holding assorted values: fractional, of both signs
 // (whole numbers for integer dtypes, alternating for bool); requiring grad where `m` does,
-// since under autograd a candidate can raise where the out= call does not (`sum` given
-// dtype=bool of an f64 input that requires grad trips an internal assert in 1.13, while
-// eager's sum.out writes the bool result).
+// for probeAutogradRefuses (under autograd a functional form can raise where the out= call
+// does not: `sum` given dtype=bool of an f64 input that requires grad trips an internal
+// assert in 1.13, while eager's sum.out writes the bool result).
 at::Tensor probeValues(const TensorMeta& m) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
@@ -308,14 +308,11 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<OutForm>> cache;
   bool probeable = out_call.target.kind() == Target::Kind::Aten;
-  // Where a kernel converts depends on the op, the dtypes and the literals, not on sizes;
-  // but with an empty input every candidate writes the same nothing, so those are kept apart.
-  bool empty = false;
-  out_call.forEachInput([&](const Node* n) {
-    const TensorMeta* m = n->meta.val.tensor();
-    empty = empty || (m && functionalizer::numelOf(*m) == 0);
-  });
-  const std::string key = cacheKey(out_call, false, &probeable) + (empty ? "|empty" : "|");
+  // Where a kernel converts depends on the op, the dtypes and the literals; but which
+  // candidate writes what eager writes on the probe's values can depend on the sizes too
+  // (a mean over one element is that element in any dtype; over thirty, f16 and f32 sums
+  // part), so sizes are part of the key (Note [Probe answers are the key's alone]).
+  const std::string key = cacheKey(out_call, true, &probeable);
   if (!probeable) return std::nullopt;
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -325,6 +322,10 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   std::optional<OutForm> form;
   bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
   try {
+    // Values only: an out= call raises under autograd on inputs that require grad (a
+    // program calls it under no_grad), and whether autograd lets a functional form through
+    // is probeAutogradRefuses's to say.
+    const at::NoGradGuard no_grad;
     form = [&]() -> std::optional<OutForm> {
       const OpInfo& op = *out_call.target.op();
       const Node* out = nullptr;
@@ -431,7 +432,7 @@ bool probeAutogradRefuses(const Node& call) {
     grad = grad || (m->requires_grad && (isFloatingPoint(m->dtype) || isComplex(m->dtype)));
     elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
   });
-  if (!probeable || !grad || elements > (1 << 12)) return false;
+  if (!probeable || !grad || elements > (1 << 16)) return false;
   const std::string key = cacheKey(call, false, &probeable);
   if (!probeable) return false;
   {

@@ -89,7 +89,10 @@ Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
 Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   const Argument* a = functionalizer::schemaArgument(n, *n.target.op(), 1);
   const auto* src = a ? a->get<arg::Tensor>() : nullptr;
-  const TensorMeta* m = src && src->node ? src->node->meta.val.tensor() : nullptr;
+  if (!src || !src->node || !src->node->meta.val.tensor()) return nullptr;
+  // The source as it is now: a metadata mutation (squeeze_) since its node may have
+  // changed its sizes.
+  const TensorMeta* m = object(src->node, &n)->rec->meta;
   if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes) return nullptr;
   return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta);
 }
