@@ -3,9 +3,12 @@
 // outputs and every input whose value changed.
 #include <ATen/ATen.h>
 
+#include <cstring>
 #include <iostream>
 #include <sstream>
 
+#include "fuzz/case_runner.h"
+#include "fuzz/workers.h"
 #include "ir/program_io.h"
 #include "ir/scalar_format.h"
 #include "oracle/aten_bridge.h"
@@ -88,23 +91,45 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitBadInput;
       return;
     }
-    RunResult r = runProgram(program.value(), options);
     std::cout << opts->file << ": " << opts->mode << " on " << opts->device << "\n";
-    if (!r.ok()) {
-      std::cout << "  raised: " << r.error->str() << "\n";
+    // The run happens in a child (as `check`'s checks do, Note [Checks out of harm's way]):
+    // a LibTorch memory error ends it, not the command. The child sends back the exit code
+    // and the lines to print.
+    // On CUDA it runs here: CUDA, which the parent has asked about, does not survive a fork.
+    WorkerLimits limits;
+    limits.seconds_per_request = 24 * 3600;
+    auto runAndSay = [&] {
+      RunResult r = runProgram(program.value(), options);
+      if (!r.ok()) return std::to_string(kExitFindings) + "  raised: " + r.error->str() + "\n";
+      std::string lines;
+      for (size_t i = 0; i < r.outputs.size(); ++i) {
+        lines += "  output " + std::to_string(i) + ": " + summarize(r.outputs[i]) + "\n";
+      }
+      for (const auto& [name, value] : r.final_inputs) {
+        auto before = initialValue(program.value(), name);
+        // Bit for bit: a NaN left as it was is not a change.
+        bool changed = !before || before->sizes() != value.sizes() || before->scalar_type() != value.scalar_type();
+        if (!changed) {
+          const at::Tensor a = before->contiguous(), b = value.contiguous();
+          changed = std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) != 0;
+        }
+        if (changed) lines += "  mutated " + name + ": " + summarize(value) + "\n";
+      }
+      return std::to_string(kExitOk) + lines;
+    };
+    IsolatedOutcome o;
+    if (options.device.type == "cuda") {
+      o.result = runAndSay();
+    } else {
+      o = runIsolated(runAndSay, limits);
+    }
+    if (!o.result || o.result->empty()) {
+      std::cout << "  died: " << (o.death ? deathSignature(*o.death) : std::string("the run sent back nothing")) << "\n";
       exit_code = kExitFindings;
       return;
     }
-    for (size_t i = 0; i < r.outputs.size(); ++i) {
-      std::cout << "  output " << i << ": " << summarize(r.outputs[i]) << "\n";
-    }
-    for (const auto& [name, value] : r.final_inputs) {
-      auto before = initialValue(program.value(), name);
-      bool changed = !before || before->sizes() != value.sizes() || before->scalar_type() != value.scalar_type() ||
-                     !at::equal(*before, value);
-      if (changed) std::cout << "  mutated " << name << ": " << summarize(value) << "\n";
-    }
-    exit_code = kExitOk;
+    std::cout << o.result->substr(1);
+    exit_code = (*o.result)[0] - '0';
   });
 }
 

@@ -128,6 +128,8 @@ check check_finding 1 "D2 FINDING exception-in-one" -- "$epsmith" check "$src/te
 # finding, and the other checks still run (Note [Checks out of harm's way]).
 check check_memory_error 1 "D2 FINDING" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
 check check_memory_error_goes_on 1 "D6 pass" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
+# A segfault or an exception as the heap falls: either way the command reports it, in a child.
+check run_memory_error 1 "aten::expm1_" -- "$epsmith" run --mode libtorch-functionalize "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
 check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
