@@ -179,12 +179,36 @@ Mapped* Pass::entry(const Node* n) {
   return m.tensor || m.node || !m.elements.empty() ? &m : nullptr;
 }
 
+// Note [Views of a detached base]
+// detach_ of a tensor is, for what it reads from then on, a detach view of it (a metadata
+// mutation). But in eager a view's requires_grad follows its base's: views taken before
+// the detach_ stop requiring grad too, and autograd then lets through calls on them that it
+// refuses on a tensor that requires grad (cumsum(dtype=int64) of a view of a parameter
+// trips 1.13's isDifferentiableType assert; a campaign's D1 case). So once a storage was
+// detached, a read of any other tensor of it that requires grad goes through detach (one
+// per value read); values are the same either way.
+Node* Pass::readDetachedIfNeeded(Rec& rec, Node* value) {
+  if (!rec.storage->detached || !rec.meta || !rec.meta->requires_grad) return value;
+  for (const Rec* r = &rec; r; r = r->parent) {
+    if (r->step.kind == ViewStep::Kind::Op && r->step.op && r->step.op->qualified_name == "aten::detach") return value;
+  }
+  if (rec.detached_of != value) {
+    TensorMeta plain = *rec.meta;
+    plain.requires_grad = false;
+    rec.detached_value = emit_.call(*findOpByName("aten::detach"), {arg::Tensor{value}}, plain);
+    rec.detached_of = value;
+  }
+  return rec.detached_value;
+}
+
 Node* Pass::resolve(const Node* n) {
   Mapped* found = entry(n);
   if (!found) fail(n, "internal: used before it was functionalized");
   Mapped& m = *found;
-  if (m.tensor && m.own && m.tensor->rec == m.own_rec && m.own_rec->storage->gen == m.own_gen) return m.own;
-  if (m.tensor) return sync(m.tensor->rec);
+  if (m.tensor && m.own && m.tensor->rec == m.own_rec && m.own_rec->storage->gen == m.own_gen) {
+    return readDetachedIfNeeded(*m.tensor->rec, m.own);
+  }
+  if (m.tensor) return readDetachedIfNeeded(*m.tensor->rec, sync(m.tensor->rec));
   if (m.node) return m.node;
   fail(n, "its value (the several returns of an out= call) is used other than through getitem");
 }

@@ -37,6 +37,7 @@ struct AliasStorage {
   bool from_written = false;
   // Whether the value's strides may not be eager's: written, or computed from such a value.
   bool stridesAreTheGraphs() const { return first_write || from_written; }
+  bool detached = false;  // detach_ was applied to it (Note [Views of a detached base])
 };
 
 // ...a view record over it...
@@ -48,6 +49,8 @@ struct Rec {
   uint32_t gen = 0;
   const TensorMeta* meta = nullptr;  // the source node's meta.val (outlives the pass)
   bool fresh = false;  // `value` was made by a write: a new tensor, not a view of the storage
+  Node* detached_of = nullptr;     // the value last read through detach (Note [Views of a detached base])
+  Node* detached_value = nullptr;  // and its detach
 };
 
 // ...and a tensor's identity, pointing at its current record.
@@ -110,6 +113,7 @@ class Pass {
   void remember(Mapped& m, Node* own);
   Mapped* entry(const Node* n);
   Node* resolve(const Node* n);
+  Node* readDetachedIfNeeded(Rec& rec, Node* value);  // Note [Views of a detached base]
   const Resolve resolver_ = [this](const Node* n) { return resolve(n); };
   Obj* object(const Node* n, const Node* user);
   const Node* selfArgument(const Node& n);

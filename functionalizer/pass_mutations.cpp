@@ -353,6 +353,7 @@ void Pass::metadataMutation(const Node& n, const OpRoleInfo& role) {
   self->rec = child(self->rec, step, *after, nullptr);
   self->metadata_writer = &n;
   slot(n).tensor = self;
+  if (op.qualified_name == "aten::detach_") self->rec->storage->detached = true;  // Note [Views of a detached base]
 }
 
 }  // namespace epsmith::functionalizer

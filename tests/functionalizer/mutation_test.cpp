@@ -279,6 +279,29 @@ signature {
   }
 }
 
+// Note [Views of a detached base]: in eager a view's requires_grad follows its base, so
+// after detach_ of the parameter a view taken before no longer requires grad, and autograd
+// lets cumsum(dtype=int64) of it through (a campaign's D1 case: the functional program read
+// the view as it was and tripped 1.13's isDifferentiableType assert).
+TEST(Functionalize, ViewsTakenBeforeADetachOfTheirBaseReadDetached) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %p_w: bf16[6]<requires_grad=True> = placeholder
+  %x: f32[1] = placeholder
+  %off: None = torch._C._set_grad_enabled(False)
+  %t: bf16[6]<requires_grad=True> = aten::t(%p_w)
+  %detach_: bf16[6] = aten::detach_(%p_w)
+  %on: None = torch._C._set_grad_enabled(True)
+  %cumsum: i64[6] = aten::cumsum(%t, 0, dtype=torch.int64)
+  return (%cumsum)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %x
+  output user_output %cumsum
+})"));
+  EXPECT_EQ(targets(f), "torch._C._set_grad_enabled aten::t torch._C._set_grad_enabled aten::detach aten::cumsum");
+}
+
 TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
   auto p = program(R"(graph {
   %p_w: f32[3]<requires_grad=True> = placeholder
