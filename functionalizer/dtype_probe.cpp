@@ -19,7 +19,18 @@ namespace {
 
 // Type promotion depends on each tensor's dtype and on whether it is 0-dim (or a wrapped
 // number), and on the literal arguments (a float scalar, a dtype= keyword, rounding_mode),
-// never on sizes: the cache key holds exactly those.
+// never on sizes: the key without sizes holds exactly those; with sizes, for answers that
+// depend on them too (Note [Probe answers are the key's alone]).
+//
+// Note [Probe answers are the key's alone]
+// A cached answer serves every later call of its key, in whatever case a worker runs next.
+// One that depended on more than the key would make a case's functional program depend on
+// the cases the worker ran before it (the same seed giving another program, a minimizer
+// keeping a program that fails only after another): so an answer is cached only when it
+// was settled on what the key holds. Calls too large or too symbolic to run, and runs that
+// raise for the probe's values alone (an index out of range), are not cached; the out=
+// form probe, whose answer can depend on sizes (a mean over one element is that element in
+// any dtype), is keyed by sizes.
 std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   std::string key = call.target.textName();
   auto tensorKey = [&](const Node* n) {
@@ -87,6 +98,13 @@ at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) 
     if (sizes[d] == 0) extent = 0;
     if (strides[d] < 0) return at::empty_strided(sizes, strides, options);  // as_strided refuses; let LibTorch say so
     if (extent > 0) extent += (sizes[d] - 1) * strides[d];
+  }
+  // A tensor spread over a huge extent (a select of stride 1e8) keeps a storage of its own
+  // elements' span, untouched between them, as empty_strided makes it.
+  if (extent > (int64_t{1} << 16)) {
+    at::Tensor t = at::empty_strided(sizes, strides, options);
+    if (device.is_cpu()) t.fill_(fill);
+    return t;
   }
   at::Tensor storage = at::empty({extent + kStorageSlack}, options);
   if (device.is_cpu()) storage.fill_(fill);
@@ -205,10 +223,7 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();
     no_meta_kernel.insert(form);
   }
-  // Note [Probe answers are the key's alone]: a cached answer serves every later call of the
-  // key, in whatever case a worker runs next; one that depended on more than the key (this
-  // call's sizes were too large to run) would make a case's program depend on the cases
-  // the worker ran before it, and the same seed give another program.
+  // Not run (too large, symbolic): no answer to keep (Note [Probe answers are the key's alone]).
   if (!returns && declined) return returns;
   // Keys with sizes are nearly unique in a fuzz campaign: a worker that runs for hours must
   // not keep every one. Starting over costs a few probes.
@@ -349,7 +364,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
           if (const auto* t = a.get<arg::Tensor>()) out = t->node;
         }
       }
-      if (!ok || !out || elements > (1 << 12)) return std::nullopt;
+      if (!ok || !out || elements > (1 << 16)) return std::nullopt;
       const TensorMeta& out_meta = *out->meta.val.tensor();
       std::unordered_map<const Node*, at::Tensor> values;
       out_call.forEachInput([&](const Node* n) {
@@ -454,13 +469,19 @@ bool probeAutogradRefuses(const Node& call) {
               }).error;
     };
     // Settled when one of the runs went through; both raising says nothing of autograd
-    // (Note [Probe answers are the key's alone]).
-    if (run(false)) {
-      refuses = false;
-    } else if (run(true)) {
-      refuses = true;
-    } else {
-      return false;
+    // (Note [Probe answers are the key's alone]). The assorted values can be what raises
+    // (an index of -3 into a dim of 2): integer inputs are tried again as zeros.
+    auto settle = [&](bool* answer) {
+      if (run(false)) *answer = false;
+      else if (run(true)) *answer = true;
+      else return false;
+      return true;
+    };
+    if (!settle(&refuses)) {
+      for (auto& [n, t] : values) {
+        if (!t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
+      }
+      if (!settle(&refuses)) return false;
     }
   } catch (const std::exception&) {
     return false;

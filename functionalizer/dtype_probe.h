@@ -55,8 +55,9 @@ bool replaceDtypeArgument(Node& call, const OpInfo& op, ScalarType dtype);
 
 // The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
 // terms of `functional`, its functional variant; nullopt when no candidate reproduces eager
-// on the probe values or a call cannot be run (callers keep their default). Cached per op,
-// argument dtypes and literals (and whether an input is empty), not sizes.
+// on the probe values or a call cannot be run (callers keep their default; calls of more
+// than 65 536 input elements are not run). Cached per op, argument dtypes, sizes and
+// literals, when settled (Note [Probe answers are the key's alone]).
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name);
 
 // Note [out= calls autograd lets through]
@@ -74,7 +75,8 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
 //
 // Whether `call` (a functional call in a scratch graph whose tensor arguments carry their
 // eager metadata, some requiring grad) raises under autograd but runs with every input
-// detached. Cached per op, argument dtypes and literals.
+// detached. Cached per op, argument dtypes and literals, when one of the runs went through
+// (Note [Probe answers are the key's alone]).
 bool probeAutogradRefuses(const Node& call);
 
 }  // namespace epsmith

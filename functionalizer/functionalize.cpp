@@ -95,7 +95,7 @@ Node* Pass::sync(Rec* rec) {
   for (auto it = stale.rbegin(); it != stale.rend(); ++it) {
     requireStorageRoot(**it, (*it)->step.node);
     if ((*it)->value) superseded_.push_back((*it)->value);
-    if (isAsStridedStep(**it) && rec->storage->stridesAreTheGraphs()) {
+    if (addressesStorage(**it) && rec->storage->stridesAreTheGraphs()) {
       value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
     } else if (const Node* at = (*it)->step.node; at && (*it)->step.kind == ViewStep::Kind::Op &&
                                                    readsAContiguousCopy(*at, (*it)->parent)) {
@@ -120,7 +120,7 @@ void Pass::write(Rec* rec, Node* value, const Node* writer) {
   for (Rec* r = rec; r->parent; r = r->parent) {
     requireStorageRoot(*r, writer);
     Node* parent_value = sync(r->parent);
-    if (isAsStridedStep(*r) && computed) parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
+    if (addressesStorage(*r) && computed) parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
     std::string error;
     auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current, &error);
     if (!up) fail(writer, error);

@@ -133,6 +133,7 @@ class Pass {
   void view(const Node& n, const OpRoleInfo& role);
   Node* rootForAsStrided(Rec* root);
   static bool isAsStridedStep(const Rec& r);
+  static bool addressesStorage(const Rec& r);
   void requireStorageRoot(const Rec& r, const Node* blame);
   static constexpr std::string_view kStorageRootRefusal =
       " of a storage that was written, where the storage base is not contiguous from offset 0 or the view "

@@ -94,7 +94,10 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   // changed its sizes.
   const TensorMeta* m = object(src->node, &n)->rec->meta;
   if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes) return nullptr;
-  return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta);
+  // In self's layout where that is contiguous (as eager's self stays), else the source's.
+  std::vector<std::pair<std::string, Argument>> format;
+  if (functionalizer::isContiguous(self_meta)) format.emplace_back("memory_format", arg::MemFormat{MemoryFormat::Contiguous});
+  return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta, std::move(format));
 }
 
 void Pass::inPlace(const Node& n, const OpRoleInfo& role) {

@@ -136,6 +136,11 @@ bool Pass::isAsStridedStep(const Rec& r) {
   return r.step.family == ViewFamily::AsStrided && r.step.kind == ViewStep::Kind::Op;
 }
 
+// An as_strided view, or the restride of a tensor an out= call shrank in place: both name
+// storage offsets, which a value in strides of the graph's choosing does not have, so they
+// read and write a contiguous copy of such a base (its root, contiguous from offset 0).
+bool Pass::addressesStorage(const Rec& r) { return isAsStridedStep(r) || r.step.kind == ViewStep::Kind::Restride; }
+
 void Pass::requireStorageRoot(const Rec& r, const Node* blame) {
   if (!isAsStridedStep(r)) return;
   if (!r.parent->parent && functionalizer::addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;

@@ -176,6 +176,14 @@ class Campaign {
   std::map<std::string, std::string> bucket_of_;  // signature → bucket id
   std::map<std::string, Pending> pending_;
   std::map<std::string, int64_t> flaky_;          // signature → findings that did not repeat
+  // Note [A flaky finding does not hide its signature]: a signature as coarse as
+  // "D1 value-mismatch" covers many bugs; one finding of it that did not repeat (a kernel
+  // reading uninitialized memory) must not make every later one count as flaky unseen.
+  // The next few findings of a flaky signature are minimized too, and the first to repeat
+  // becomes its bucket; the seeds of flaky ones go to the report, to be looked at.
+  static constexpr int kFlakyRetries = 4;
+  std::map<std::string, int> flaky_retries_;
+  std::map<std::string, std::vector<uint64_t>> flaky_seeds_;  // the first few of each
   std::deque<std::string> to_minimize_;           // signatures
   // Note [Campaigns that do not depend on timing]
   struct CaseEvent {
@@ -225,9 +233,12 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
     ++buckets_[b->second].count;
     return;
   }
-  if (auto f = flaky_.find(signature); f != flaky_.end()) {
-    ++f->second;
-    return;
+  if (auto f = flaky_.find(signature); f != flaky_.end() && !pending_.count(signature)) {
+    if (flaky_retries_[signature] >= kFlakyRetries) {
+      ++f->second;
+      return;
+    }
+    ++flaky_retries_[signature];  // Note [A flaky finding does not hide its signature]
   }
   auto [it, fresh] = pending_.try_emplace(signature);
   ++it->second.count;
@@ -374,6 +385,7 @@ void Campaign::settleMinimized(const std::string& signature, const json& reply) 
   times_.add(timesFrom(reply.at("times")));
   if (reply.at("flaky").get<bool>()) {
     flaky_[signature] += p.count;
+    if (auto& seeds = flaky_seeds_[signature]; seeds.size() < 3) seeds.push_back(p.seed);
     return;
   }
   b.id = reply.at("bucket").get<std::string>();
@@ -459,6 +471,7 @@ void Campaign::writeReport() {
   summary["peak_rss_bytes"] = peak_rss_;
   summary["skipped"] = skipped_;
   summary["flaky"] = flaky_;
+  summary["flaky_seeds"] = flaky_seeds_;
   json buckets = json::array();
   int new_buckets = 0;
   for (const auto& [id, b] : buckets_) {
@@ -506,7 +519,15 @@ void Campaign::writeReport() {
   md << " |\n"
      << "| inside ATen kernels | " << percent(times_.in_ops, total) << " (in any phase) |\n";
   for (const auto& [check, n] : skipped_) md << "| " << check << " skipped | " << n << " cases |\n";
-  for (const auto& [signature, n] : flaky_) md << "| flaky (not repeated on re-run) | `" << signature << "` × " << n << " |\n";
+  for (const auto& [signature, n] : flaky_) {
+    md << "| flaky (not repeated on re-run) | `" << signature << "` × " << n;
+    if (auto seeds = flaky_seeds_.find(signature); seeds != flaky_seeds_.end() && !seeds->second.empty()) {
+      md << " (seeds";
+      for (uint64_t seed : seeds->second) md << " " << seed;
+      md << ")";
+    }
+    md << " |\n";
+  }
   if (!errors_.empty()) {
     md << "\n## Errors\n\n";
     for (const auto& e : errors_) md << "- " << e << "\n";

@@ -5,6 +5,7 @@
 // when IN shows no finding to minimize, 2 for unreadable input or bad flags.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "fuzz/case_runner.h"
@@ -25,7 +26,8 @@ namespace {
 // checks run first in a child; the whole minimization then runs in one child, steps
 // in-process, and comes back as JSON; if that child dies, or the finding is itself a crash,
 // each step runs in a child of its own (slower by a fork a step), a step whose child dies
-// some other way counting as not failing. A crash is minimized while it crashes the same way.
+// some other way counting as not failing; the minimizer's own eager runs stay in the child.
+// A crash is minimized while it crashes the same way, a hang in at most 20 steps.
 constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running every step
 
 std::string firstFinding(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
@@ -67,12 +69,16 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     std::string out;
     std::string checks = "D1,D2,D3,D4,D6";
     int max_calls = 2000;
+    double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("IN", opts->in, "program file (.json or .ept)")->required();
   cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json or .ept)");
   cmd->add_option("--checks", opts->checks, "checks whose first finding is minimized")->capture_default_str();
   cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--timeout", opts->timeout, "seconds the checks of one step may run before they are a hang")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->callback([opts, &exit_code] {
     std::string error;
     auto checks = parseDiffChecks(opts->checks, &error);
@@ -88,7 +94,8 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     }
     auto program = loadOrReport("minimize", opts->in, exit_code);
     if (!program) return;
-    const WorkerLimits limits;  // a step: the campaign's time and memory limits
+    WorkerLimits limits;  // a step: the campaign's memory limit, --timeout
+    limits.seconds_per_request = opts->timeout;
     IsolatedOutcome first = runIsolated([&] { return firstFinding(program.value(), *checks, {}); }, limits);
     const bool crash = first.death.has_value();
     const std::string signature = crash ? deathSignature(*first.death) : first.result.value_or("");
@@ -101,10 +108,12 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     const CheckOptions focus = focusedOn(signature);  // Note [Re-runs focus on the finding]
     MinimizeOptions options;
     options.max_oracle_calls = opts->max_calls;
+    // A hang costs the whole time limit a step (as in a campaign).
+    if (crash && first.death->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+    WorkerLimits all = limits;
+    all.seconds_per_request = kSecondsForAllSteps;
     std::optional<MinimizeResult> minimized;
     if (!crash) {  // every step in one child
-      WorkerLimits all = limits;
-      all.seconds_per_request = kSecondsForAllSteps;
       IsolatedOutcome o = runIsolated([&] {
         return encode(minimize(program.value(),
                                [&](const ExportedProgram& p) { return firstFinding(p, *checks, focus) == signature; },
@@ -114,12 +123,24 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
       if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
     }
     if (!minimized) {
-      const auto still_fails = [&](const ExportedProgram& p) {
-        IsolatedOutcome o = runIsolated([&] { return firstFinding(p, *checks, focus); }, limits);
-        if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
-        return o.result && *o.result == signature;
-      };
-      minimized = minimize(program.value(), still_fails, options);
+      // The minimizer runs programs eagerly itself (to cut a call to an input, to shrink
+      // inputs): it runs in a child too, each step's checks in a grandchild.
+      IsolatedOutcome o = runIsolated([&] {
+        const auto still_fails = [&](const ExportedProgram& p) {
+          IsolatedOutcome step = runIsolated([&] { return firstFinding(p, *checks, focus); }, limits);
+          if (crash) return step.death && sameFailure(deathSignature(*step.death), signature);
+          return step.result && *step.result == signature;
+        };
+        return encode(minimize(program.value(), still_fails, options));
+      }, all);
+      if (o.result) minimized = decode(*o.result);
+      if (!minimized) {
+        std::cerr << "epsmith minimize: the minimization died ("
+                  << (o.death ? deathSignature(*o.death) : std::string("it sent back nothing"))
+                  << "); nothing written\n";
+        exit_code = kExitFindings;
+        return;
+      }
     }
     const MinimizeResult& r = *minimized;
     for (const auto& step : r.log) std::cout << "  " << step << "\n";

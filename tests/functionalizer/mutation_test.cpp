@@ -793,10 +793,11 @@ signature {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
 }
 
-// Note [Probe answers are the key's alone]: the out= form probe runs on inputs of at most
+// Note [Probe answers are the key's alone]: the out= form probe ran on inputs of at most
 // 4 096 elements; a larger call of the same op and dtypes got no answer, which was cached
 // and then served to a small one (a campaign's case failed or not by the cases its worker
-// had run before). A small call finds its form whatever came first.
+// had run before). A small call finds its form whatever came first, and a call of 6 400
+// elements is probed too.
 TEST(Functionalize, ProbeAnswersDoNotDependOnEarlierCalls) {
   auto huber = [](const std::string& size) {
     return program(R"(graph {
@@ -813,8 +814,54 @@ signature {
   output user_output %h
 })");
   };
-  (void)functionalize(huber("80, 80"));  // too large to probe
+  functionalAgreesWithEager(huber("80, 80"));
   functionalAgreesWithEager(huber("3"));
+}
+
+// The autograd probe's assorted values can make a call raise for themselves (an index of -3
+// into a dim of 2): it tries integer inputs as zeros before it says nothing. index_fill.out
+// into bool of a value that requires grad was left undetached on a dim of 2, and the
+// functional program tripped autograd's assert (found by review).
+TEST(Functionalize, AutogradProbeValuesDoNotDecide) {
+  functionalAgreesWithEager(program(R"(graph {
+  %p_v: f32[]<requires_grad=True> = placeholder
+  %flags: b8[2] = placeholder
+  %idx: i64[1] = aten::zeros([1], dtype=torch.int64)
+  %o: b8[2] = placeholder
+  %r: b8[2] = aten::index_fill.int_Tensor_out(%flags, 0, %idx, %p_v, out=%o)
+  return (%r)
+}
+signature {
+  input parameter %p_v -> "v"
+  input user_input %flags
+  input user_input %o
+  output user_output %r
+})"));
+}
+
+// A tensor an out= call shrinks in place is restrided over its storage: after copy_ of a
+// transposed source, the functional value of `o` need not have eager's strides, so the
+// restride reads and writes a contiguous copy of it, as as_strided does (found by review:
+// a row view of `o` read the sum's elements in the wrong places).
+TEST(Functionalize, ARestrideOfAWrittenStorageReadsItContiguously) {
+  // x is f64, so copy_ casts (copy, which keeps the transposed source's strides).
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f64[3, 3] = placeholder
+  %y: f32[2, 3] = placeholder
+  %t: f64[3, 3]<stride=[1, 3]> = aten::t(%x)
+  %o: f32[3, 3] = aten::zeros([3, 3])
+  %c: f32[3, 3] = aten::copy_(%o, %t)
+  %v: f32[3] = aten::select.int(%o, 0, 1)
+  %s: f32[3] = aten::sum.IntList_out(%y, [0], False, out=%o)
+  %w: f32[3] = aten::mul.Scalar(%v, 1)
+  return (%w, %s)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %w
+  output user_output %s
+})"));
 }
 
 // as_strided_copy.out addresses its self's storage as as_strided_copy does: after
