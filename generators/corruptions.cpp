@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
-#include <mutex>
 
+#include "generators/probe_dialect.h"
 #include "ir/op_registry.h"
 #include "ir/program_diff.h"
 #include "verifier/verifier.h"
@@ -94,41 +93,6 @@ std::vector<InputSpec*> buffersWhere(ExportedProgram& p, bool persistent) {
 
 bool isMutation(OutputKind k) {
   return k == OutputKind::BufferMutation || k == OutputKind::ParameterMutation || k == OutputKind::UserInputMutation;
-}
-
-// --- The probe dialect ------------------------------------------------------------------
-
-// The one op the probe dialect refuses; the generators can emit it too.
-bool probeRefuses(const Target& target) {
-  return target.kind() == Target::Kind::Aten && target.op()->qualified_name == "aten::alias_copy";
-}
-
-class ProbeDialect : public Dialect {
- public:
-  ProbeDialect() : Dialect("EPSMITH_PROBE") {}
-  std::optional<std::string> checkValidOp(const Target& target) const override {
-    if (probeRefuses(target)) return "aten::alias_copy is not part of EPSMITH_PROBE";
-    return std::nullopt;
-  }
-  void checkAdditional(const Graph& g, std::vector<std::string>& problems) const override {
-    const Node* out = g.outputNode();
-    if (!out) return;
-    std::vector<const Node*> seen;
-    for (const auto& a : out->args) {
-      a.forEachNode([&](const Node* n) {
-        if (std::find(seen.begin(), seen.end(), n) != seen.end()) {
-          problems.push_back("EPSMITH_PROBE graphs return each value once; " + n->name() + " twice");
-        }
-        seen.push_back(n);
-      });
-    }
-  }
-};
-
-void useProbeDialect(ExportedProgram& p) {
-  static std::once_flag once;
-  std::call_once(once, [] { registerDialect(std::make_unique<ProbeDialect>()); });
-  p.verifiers = {std::string(probeDialectName())};
 }
 
 // --- The corruptions, in check-id order -----------------------------------------------
@@ -702,7 +666,5 @@ void CorruptionUndo::restoreGraph() {
 const std::vector<Corruption>& corruptions() { return table(); }
 
 const Corruption& corruptionFor(CheckId check) { return table()[static_cast<size_t>(check)]; }
-
-std::string_view probeDialectName() { return "EPSMITH_PROBE"; }
 
 }  // namespace epsmith

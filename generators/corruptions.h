@@ -57,9 +57,4 @@ class CorruptionUndo {
 const std::vector<Corruption>& corruptions();
 const Corruption& corruptionFor(CheckId check);
 
-// The dialect the dialect-op and dialect-graph corruptions switch a program to (registered
-// on first use): ATEN's rules, plus it refuses aten::alias_copy and graphs that return one
-// value twice.
-std::string_view probeDialectName();
-
 }  // namespace epsmith
