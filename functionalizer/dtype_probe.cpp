@@ -379,14 +379,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
 
       // The functional call: out_call's arguments but the out tensor, in a graph of its own.
       Graph scratch;
-      Node* f = scratch.append(OpKind::CallFunction, functional.localName());
-      f->target = Target::aten(&functional);
-      for (size_t i = 0; i < out_call.args.size(); ++i) {
-        if (static_cast<int>(i) != out_at) f->args.push_back(out_call.args[i]);
-      }
-      for (const auto& kv : out_call.kwargs) {
-        if (kv.first != out_name) f->kwargs.push_back(kv);
-      }
+      Node* f = functionalizer::scratchFunctionalCall(scratch, out_call, functional, {out_at});
       const at::ScalarType out_dtype = toAten(out_meta.dtype);
       const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
       auto run = [&](OutForm form) -> std::optional<at::Tensor> {

@@ -12,25 +12,6 @@ namespace epsmith::functionalizer {
 
 namespace {
 
-// The arguments of `n` (of `op`) but those at `dropped`: what its functional form takes.
-void keptArguments(const Node& n, const OpInfo& op, const std::vector<int>& dropped, std::vector<Argument>& args,
-                   std::vector<std::pair<std::string, Argument>>& kwargs) {
-  auto isDropped = [&](std::string_view name) {
-    for (int i : dropped) {
-      if (op.arguments[static_cast<size_t>(i)].name == name) return true;
-    }
-    return false;
-  };
-  args.reserve(n.args.size());
-  for (size_t i = 0; i < n.args.size(); ++i) {
-    if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
-    args.push_back(n.args[i]);
-  }
-  for (const auto& kv : n.kwargs) {
-    if (!isDropped(kv.first)) kwargs.push_back(kv);
-  }
-}
-
 bool differentiable(const TensorMeta& m) { return isFloatingPoint(m.dtype) || isComplex(m.dtype); }
 
 }  // namespace
@@ -42,7 +23,7 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
   const bool detach_grad = reads.detach_grad;
   std::vector<Argument> args;
   std::vector<std::pair<std::string, Argument>> kwargs;
-  keptArguments(n, *n.target.op(), dropped, args, kwargs);
+  functionalizer::keptArguments(n, *n.target.op(), dropped, args, kwargs);
   std::vector<std::pair<const Node*, Node*>> detached;  // source node, its detach
   auto map = [&](Node*& r) {
     const Node* source = r;
@@ -180,9 +161,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   bool detach_grad = false;
   if (grad_enabled_ && grad_input) {
     Graph scratch;
-    Node* g = scratch.append(OpKind::CallFunction, role.functional->localName());
-    g->target = Target::aten(role.functional);
-    keptArguments(n, op, role.written, g->args, g->kwargs);
+    Node* g = functionalizer::scratchFunctionalCall(scratch, n, *role.functional, role.written);
     if (dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
     detach_grad = probeAutogradRefuses(*g);
   }

@@ -82,6 +82,14 @@ bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root
 std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
                                                              int64_t dim);
 
+// The arguments of `n` (of `op`) but those at `dropped` (schema indices): what the
+// functional form of an in-place or out= call takes.
+void keptArguments(const Node& n, const OpInfo& op, const std::vector<int>& dropped, std::vector<Argument>& args,
+                   std::vector<std::pair<std::string, Argument>>& kwargs);
+// A call of `fn` in `scratch` with those arguments, still naming `n`'s inputs: for probing a
+// functional form (its inputs' metadata is eager's) before it joins the graph.
+Node* scratchFunctionalCall(Graph& scratch, const Node& n, const OpInfo& fn, const std::vector<int>& dropped);
+
 // Makes `self` the self argument of a call's `args` and `kwargs` (the first positional one,
 // or the keyword "self") and resolves every other node they name.
 void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Argument>>& kwargs, Node* self,
