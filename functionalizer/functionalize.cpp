@@ -115,6 +115,7 @@ void Pass::write(Rec* rec, Node* value, const Node* writer) {
   if (s->input >= 0) checkInputWrite(inputs_[static_cast<size_t>(s->input)], writer);
   const bool computed = s->stridesAreTheGraphs();  // the base's value is the graph's, not the input
   if (!s->first_write) s->first_write = writer;
+  written_ = true;
   std::vector<std::pair<Rec*, Node*>> updates{{rec, value}};
   Node* current = value;
   for (Rec* r = rec; r->parent; r = r->parent) {
@@ -244,16 +245,18 @@ Node* Pass::copyRemapped(const Node& n) {
 // Records the value of a node that returned something new (not an alias).
 void Pass::bind(const Node& n, Node* value) {
   bool from_written = false;  // a tensor read whose strides may not be eager's
-  n.forEachInput([&](const Node* in) {
-    const Mapped* e = entry(in);
-    if (!e) return;
-    if (e->tensor && e->tensor->rec) from_written = from_written || e->tensor->rec->storage->stridesAreTheGraphs();
-    for (const Obj* o : e->elements) {
-      if (o && o->rec) from_written = from_written || o->rec->storage->stridesAreTheGraphs();
-    }
-    if (e->list_base) from_written = from_written || e->list_base->storage->stridesAreTheGraphs();
-    from_written = from_written || e->from_written;
-  });
+  if (written_) {  // before any write, every value has eager's strides
+    n.forEachInput([&](const Node* in) {
+      const Mapped* e = entry(in);
+      if (!e) return;
+      if (e->tensor && e->tensor->rec) from_written = from_written || e->tensor->rec->storage->stridesAreTheGraphs();
+      for (const Obj* o : e->elements) {
+        if (o && o->rec) from_written = from_written || o->rec->storage->stridesAreTheGraphs();
+      }
+      if (e->list_base) from_written = from_written || e->list_base->storage->stridesAreTheGraphs();
+      from_written = from_written || e->from_written;
+    });
+  }
   Mapped& m = slot(n);
   if (const TensorMeta* t = n.meta.val.tensor()) {
     m.tensor = freshTensor(value, *t);

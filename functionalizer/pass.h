@@ -172,6 +172,7 @@ class Pass {
   std::unique_ptr<Graph> graph_;
   Emitter emit_;
   bool grad_enabled_;
+  bool written_ = false;  // some storage was written (so some value's strides may not be eager's)
   std::vector<InputInfo> inputs_;
   size_t placeholders_ = 0;
   // Per source node, indexed by the visit stamp the pass gave it (Node::visit_stamp).

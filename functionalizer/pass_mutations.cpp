@@ -302,6 +302,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       // taken for a view of memory the functional program does not have.
       out->rec = freshTensor(value, *after[k])->rec;
       out->rec->storage->first_write = &n;
+      written_ = true;
       continue;
     }
     write(out->rec, value, &n);
