@@ -1,30 +1,74 @@
 #!/usr/bin/env bash
-# Installs epsmith's build and test dependencies from Debian 12's packages. Idempotent and
-# quiet; returns at once when everything is already installed.
+# Installs what epsmith builds and tests with: Debian packages (Debian 12 or 13, asking apt
+# for what the release has), and a project-local virtual environment, .venv, holding the
+# torch 2.13 wheel whose LibTorch the default build uses. With --debian-libtorch it also
+# installs Debian's libtorch-dev, for the `debian` presets. Idempotent and quiet; returns at
+# once when everything is present.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-packages=(
-  cmake ninja-build ccache g++
-  libtorch-dev
-  libgtest-dev libbenchmark-dev librapidcheck-dev
-  nlohmann-json3-dev libcli11-dev
-  clang-14 libclang-rt-14-dev
-  libtcmalloc-minimal4
-)
-
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+debian_libtorch=0
+for arg in "$@"; do
+  case $arg in
+    --debian-libtorch) debian_libtorch=1 ;;
+    *) echo "usage: ci/install-deps.sh [--debian-libtorch]" >&2; exit 2 ;;
+  esac
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
+
+torch_version=2.13.0
+
+# Each entry: alternatives, best first, of which apt installs the first the release has
+# (Debian 13 renamed tcmalloc's library in its 64-bit time_t transition and ships clang 19).
+wanted=(
+  cmake ninja-build ccache g++ python3-venv
+  libgtest-dev libbenchmark-dev libbenchmark-tools librapidcheck-dev
+  nlohmann-json3-dev libcli11-dev valgrind
+  "clang-14|clang-19|clang"
+  "libclang-rt-14-dev|libclang-rt-19-dev|libclang-rt-dev"
+  "libtcmalloc-minimal4|libtcmalloc-minimal4t64"
+)
+if [ "$debian_libtorch" = 1 ]; then wanted+=(libtorch-dev); fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-echo "ci/install-deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+available() { apt-cache policy "$1" 2>/dev/null | grep -q "Candidate: [^(]"; }
+
+missing=()
+for entry in "${wanted[@]}"; do
+  IFS='|' read -r -a alternatives <<<"$entry"
+  done_already=0
+  for p in "${alternatives[@]}"; do
+    if installed "$p"; then done_already=1; break; fi
+  done
+  [ "$done_already" = 1 ] || missing+=("$entry")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  "${sudo_cmd[@]}" apt-get update -qq
+  chosen=()
+  for entry in "${missing[@]}"; do
+    IFS='|' read -r -a alternatives <<<"$entry"
+    pick=""
+    for p in "${alternatives[@]}"; do
+      if available "$p"; then pick=$p; break; fi
+    done
+    if [ -z "$pick" ]; then
+      echo "ci/install-deps.sh: apt has none of: ${alternatives[*]} (Debian $(cat /etc/debian_version))" >&2
+      exit 1
+    fi
+    chosen+=("$pick")
+  done
+  echo "ci/install-deps.sh: installing ${chosen[*]}"
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${chosen[@]}" >/dev/null
+fi
+
+# The torch wheel, in .venv: the default build's LibTorch (cmake/LibTorch.cmake finds it).
+have=$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('torch').split('+')[0])" 2>/dev/null || true)
+if [ "$have" != "$torch_version" ]; then
+  echo "ci/install-deps.sh: installing torch==$torch_version into .venv"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check "torch==$torch_version" numpy
+fi

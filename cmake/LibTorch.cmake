@@ -1,0 +1,70 @@
+# Which LibTorch epsmith builds against, and the C++ standard that follows from it.
+#
+# By default, the torch wheel in the project's virtual environment (.venv, made by
+# ci/install-deps.sh): its LibTorch is appended to CMAKE_PREFIX_PATH, so a LibTorch named
+# there first (a CUDA build, a nightly) still wins. EPSMITH_LIBTORCH_FROM_VENV=OFF (the
+# `debian` preset) leaves the search to CMAKE_PREFIX_PATH and the system, where Debian's
+# libtorch-dev installs its TorchConfig.cmake.
+option(EPSMITH_LIBTORCH_FROM_VENV "Build against the torch wheel in .venv" ON)
+set(EPSMITH_VENV "${PROJECT_SOURCE_DIR}/.venv" CACHE PATH "The virtual environment holding torch")
+
+if(EPSMITH_LIBTORCH_FROM_VENV)
+  if(NOT EXISTS "${EPSMITH_VENV}/bin/python")
+    message(FATAL_ERROR "no virtual environment at ${EPSMITH_VENV}: run ci/install-deps.sh, "
+                        "or configure with -DEPSMITH_LIBTORCH_FROM_VENV=OFF (the `debian` preset) "
+                        "to use a LibTorch from CMAKE_PREFIX_PATH or the system")
+  endif()
+  execute_process(
+    COMMAND "${EPSMITH_VENV}/bin/python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+    OUTPUT_VARIABLE _epsmith_torch_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _epsmith_torch_status ERROR_VARIABLE _epsmith_torch_error)
+  if(NOT _epsmith_torch_status EQUAL 0)
+    message(FATAL_ERROR "${EPSMITH_VENV}/bin/python cannot import torch: ${_epsmith_torch_error}"
+                        "run ci/install-deps.sh")
+  endif()
+  list(APPEND CMAKE_PREFIX_PATH "${_epsmith_torch_prefix}")
+endif()
+
+# A system MKL can trip the wheel's caffe2::mkl target; epsmith calls no MKL of its own.
+set(CMAKE_DISABLE_FIND_PACKAGE_MKL TRUE)
+find_package(Torch REQUIRED)
+
+# Note [LibTorch versions epsmith supports] (oracle/libtorch_compat.h).
+if(Torch_VERSION VERSION_LESS 1.13 OR
+   (Torch_VERSION VERSION_GREATER_EQUAL 1.14 AND Torch_VERSION VERSION_LESS 2.13))
+  message(FATAL_ERROR "LibTorch ${Torch_VERSION} (${Torch_DIR}) is not supported: epsmith "
+                      "builds against LibTorch 1.13 and 2.13 or newer")
+endif()
+message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
+
+# LibTorch 2.14's headers require C++20; older ones build as C++17. EPSMITH_CXX_STANDARD
+# overrides (CI builds 2.13 as C++20 so the code stays C++20-clean).
+if(Torch_VERSION VERSION_GREATER_EQUAL 2.14)
+  set(_epsmith_std 20)
+else()
+  set(_epsmith_std 17)
+endif()
+set(EPSMITH_CXX_STANDARD "" CACHE STRING "C++ standard (empty: the one the LibTorch needs)")
+if(EPSMITH_CXX_STANDARD)
+  if(EPSMITH_CXX_STANDARD LESS _epsmith_std)
+    message(FATAL_ERROR "LibTorch ${Torch_VERSION} needs C++${_epsmith_std}, not C++${EPSMITH_CXX_STANDARD}")
+  endif()
+  set(_epsmith_std ${EPSMITH_CXX_STANDARD})
+endif()
+set(CMAKE_CXX_STANDARD ${_epsmith_std})
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+
+# The torch.export serialized schema of the release at hand (SCHEMA_VERSION in
+# torch/_export/serde/schema.py beside the wheel's LibTorch), stamped on the programs
+# epsmith makes. Debian's LibTorch 1.13 has no torch.export: programs made on it carry the
+# newest schema epsmith writes (ir/program.h's SchemaVersion).
+set(_epsmith_schema_py "${Torch_DIR}/../../../_export/serde/schema.py")
+if(EXISTS "${_epsmith_schema_py}")
+  file(STRINGS "${_epsmith_schema_py}" _epsmith_schema_line REGEX "^SCHEMA_VERSION = \\([0-9]+, [0-9]+\\)")
+  string(REGEX MATCH "([0-9]+), ([0-9]+)" _ "${_epsmith_schema_line}")
+  if(CMAKE_MATCH_1)
+    set(EPSMITH_EXPORT_SCHEMA_MAJOR ${CMAKE_MATCH_1})
+    set(EPSMITH_EXPORT_SCHEMA_MINOR ${CMAKE_MATCH_2})
+    message(STATUS "torch.export schema ${CMAKE_MATCH_1}.${CMAKE_MATCH_2} (${_epsmith_schema_py})")
+  endif()
+endif()
