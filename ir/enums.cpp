@@ -13,29 +13,31 @@ struct DtypeRow {
   std::string_view short_name;
   std::string_view torch_name;
   int64_t element_size;
-  bool in_libtorch_113;
 };
 
-constexpr std::array<DtypeRow, 19> kDtypes{{
-    {ScalarType::Unknown, "unknown", "torch.unknown", 0, false},
-    {ScalarType::Byte, "u8", "torch.uint8", 1, true},
-    {ScalarType::Char, "i8", "torch.int8", 1, true},
-    {ScalarType::Short, "i16", "torch.int16", 2, true},
-    {ScalarType::Int, "i32", "torch.int32", 4, true},
-    {ScalarType::Long, "i64", "torch.int64", 8, true},
-    {ScalarType::Half, "f16", "torch.float16", 2, true},
-    {ScalarType::Float, "f32", "torch.float32", 4, true},
-    {ScalarType::Double, "f64", "torch.float64", 8, true},
-    {ScalarType::ComplexHalf, "c32", "torch.complex32", 4, true},
-    {ScalarType::ComplexFloat, "c64", "torch.complex64", 8, true},
-    {ScalarType::ComplexDouble, "c128", "torch.complex128", 16, true},
-    {ScalarType::Bool, "b8", "torch.bool", 1, true},
-    {ScalarType::BFloat16, "bf16", "torch.bfloat16", 2, true},
-    {ScalarType::UInt16, "u16", "torch.uint16", 2, false},
-    {ScalarType::Float8E4M3FN, "f8e4m3fn", "torch.float8_e4m3fn", 1, false},
-    {ScalarType::Float8E5M2, "f8e5m2", "torch.float8_e5m2", 1, false},
-    {ScalarType::Float8E4M3FNUZ, "f8e4m3fnuz", "torch.float8_e4m3fnuz", 1, false},
-    {ScalarType::Float8E5M2FNUZ, "f8e5m2fnuz", "torch.float8_e5m2fnuz", 1, false},
+constexpr std::array<DtypeRow, 22> kDtypes{{
+    {ScalarType::Unknown, "unknown", "torch.unknown", 0},
+    {ScalarType::Byte, "u8", "torch.uint8", 1},
+    {ScalarType::Char, "i8", "torch.int8", 1},
+    {ScalarType::Short, "i16", "torch.int16", 2},
+    {ScalarType::Int, "i32", "torch.int32", 4},
+    {ScalarType::Long, "i64", "torch.int64", 8},
+    {ScalarType::Half, "f16", "torch.float16", 2},
+    {ScalarType::Float, "f32", "torch.float32", 4},
+    {ScalarType::Double, "f64", "torch.float64", 8},
+    {ScalarType::ComplexHalf, "c32", "torch.complex32", 4},
+    {ScalarType::ComplexFloat, "c64", "torch.complex64", 8},
+    {ScalarType::ComplexDouble, "c128", "torch.complex128", 16},
+    {ScalarType::Bool, "b8", "torch.bool", 1},
+    {ScalarType::BFloat16, "bf16", "torch.bfloat16", 2},
+    {ScalarType::UInt16, "u16", "torch.uint16", 2},
+    {ScalarType::Float8E4M3FN, "f8e4m3fn", "torch.float8_e4m3fn", 1},
+    {ScalarType::Float8E5M2, "f8e5m2", "torch.float8_e5m2", 1},
+    {ScalarType::Float8E4M3FNUZ, "f8e4m3fnuz", "torch.float8_e4m3fnuz", 1},
+    {ScalarType::Float8E5M2FNUZ, "f8e5m2fnuz", "torch.float8_e5m2fnuz", 1},
+    {ScalarType::Float8E8M0FNU, "f8e8m0fnu", "torch.float8_e8m0fnu", 1},
+    {ScalarType::UInt32, "u32", "torch.uint32", 4},
+    {ScalarType::UInt64, "u64", "torch.uint64", 8},
 }};
 
 constexpr std::array<std::pair<Layout, std::string_view>, 8> kLayouts{{
@@ -169,6 +171,7 @@ bool isFloatingPoint(ScalarType t) {
     case ScalarType::Float8E5M2:
     case ScalarType::Float8E4M3FNUZ:
     case ScalarType::Float8E5M2FNUZ:
+    case ScalarType::Float8E8M0FNU:
       return true;
     default:
       return false;
@@ -179,7 +182,5 @@ bool isComplex(ScalarType t) {
   return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat ||
          t == ScalarType::ComplexDouble;
 }
-
-bool existsInLibTorch113(ScalarType t) { return row(t).in_libtorch_113; }
 
 }  // namespace epsmith

@@ -30,6 +30,9 @@ enum class ScalarType : int {
   Float8E5M2 = 30,
   Float8E4M3FNUZ = 31,
   Float8E5M2FNUZ = 32,
+  Float8E8M0FNU = 33,
+  UInt32 = 34,
+  UInt64 = 35,
 };
 
 enum class Layout : int {
@@ -83,7 +86,5 @@ std::optional<MemoryFormat> memoryFormatFromTorchName(std::string_view name);
 int64_t elementSize(ScalarType t);
 bool isFloatingPoint(ScalarType t);
 bool isComplex(ScalarType t);
-// Whether LibTorch 1.13 has this dtype (UInt16 and the float8 types came later).
-bool existsInLibTorch113(ScalarType t);
 
 }  // namespace epsmith

@@ -1,4 +1,4 @@
-// The JSON program file: torch.export's serialized ExportedProgram (schema.py 8.17) plus an
+// The JSON program file: torch.export's serialized ExportedProgram (schema.py 8.20, 2.13's) plus an
 // "epsmith" section with the state, constants, example inputs and whatever torch's schema
 // cannot carry. docs/json-format.md describes the file; this header is the whole API.
 #pragma once

@@ -222,6 +222,13 @@ ExportedProgram ProgramReader::read(const JsonValue& root) {
   version.allowOnly({"major", "minor"});
   p.schema_version.major = version.field("major").integer();
   p.schema_version.minor = version.field("minor").integer();
+  // A new major version renames or drops fields (schema.py's upgrade rule); minor versions
+  // only add them, and a field this reader does not know is refused where it stands.
+  if (p.schema_version.major != SchemaVersion{}.major) {
+    version.field("major").fail("schema version " + std::to_string(p.schema_version.major) + "." +
+                                std::to_string(p.schema_version.minor) + " is not readable: epsmith reads major version " +
+                                std::to_string(SchemaVersion{}.major));
+  }
   auto verifiers = ep.optional("verifiers");
   p.verifiers = verifiers ? verifiers->strings() : std::vector<std::string>{};
   auto torch_version = ep.optional("torch_version");

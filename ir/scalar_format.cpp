@@ -193,6 +193,13 @@ void appendElement(std::string& out, ScalarType dtype, const uint8_t* p) {
     case ScalarType::Int: return appendInt(out, load<int32_t>(p));
     case ScalarType::Long: return appendInt(out, load<int64_t>(p));
     case ScalarType::UInt16: return appendInt(out, load<uint16_t>(p));
+    case ScalarType::UInt32: return appendInt(out, load<uint32_t>(p));
+    case ScalarType::UInt64: {
+      char buf[24];
+      auto r = std::to_chars(buf, buf + sizeof buf, load<uint64_t>(p));
+      out.append(buf, r.ptr);
+      return;
+    }
     case ScalarType::Bool: out += load<uint8_t>(p) ? "True" : "False"; return;
     case ScalarType::Float:
       if (appendHalfStep(out, load<float>(p))) return;
@@ -219,6 +226,8 @@ std::string formatElement(ScalarType dtype, const uint8_t* p) {
     case ScalarType::Int: return std::to_string(load<int32_t>(p));
     case ScalarType::Long: return std::to_string(load<int64_t>(p));
     case ScalarType::UInt16: return std::to_string(load<uint16_t>(p));
+    case ScalarType::UInt32: return std::to_string(load<uint32_t>(p));
+    case ScalarType::UInt64: return std::to_string(load<uint64_t>(p));
     case ScalarType::Bool: return load<uint8_t>(p) ? "True" : "False";
     case ScalarType::Float: {
       auto bits = load<uint32_t>(p);
@@ -306,6 +315,8 @@ std::optional<std::string> parseRealElement(ScalarType dtype, std::string_view t
     case ScalarType::Int: return parseInt<int32_t>(t, out);
     case ScalarType::Long: return parseInt<int64_t>(t, out);
     case ScalarType::UInt16: return parseInt<uint16_t>(t, out);
+    case ScalarType::UInt32: return parseInt<uint32_t>(t, out);
+    case ScalarType::UInt64: return parseInt<uint64_t>(t, out);
     case ScalarType::Bool:
       if (t != "True" && t != "False") return "expected True or False";
       store<uint8_t>(out, t == "True" ? 1 : 0);

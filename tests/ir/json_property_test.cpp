@@ -315,7 +315,7 @@ class RandomProgram {
   static inline const std::vector<ScalarType> kDtypes = {
       ScalarType::Byte, ScalarType::Float, ScalarType::Double, ScalarType::Half,
       ScalarType::Bool, ScalarType::ComplexDouble, ScalarType::Float8E5M2FNUZ,
-      ScalarType::UInt16};
+      ScalarType::UInt16, ScalarType::UInt32, ScalarType::UInt64, ScalarType::Float8E8M0FNU};
   std::mt19937 rng_;
 };
 

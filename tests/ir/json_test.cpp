@@ -72,7 +72,7 @@ TEST(JsonFormat, AddNodeHasTorchShape) {
                             "storage_offset": {"as_int": 0}, "layout": 7})"));
   EXPECT_EQ(j["exported_program"]["graph_module"]["signature"]["input_specs"][0],
             Json::parse(R"({"user_input": {"arg": {"as_tensor": {"name": "x"}}}})"));
-  EXPECT_EQ(j["exported_program"]["schema_version"], Json::parse(R"({"major": 8, "minor": 17})"));
+  EXPECT_EQ(j["exported_program"]["schema_version"], Json::parse(R"({"major": 8, "minor": 20})"));
   EXPECT_EQ(keysOf(j["epsmith"]),
             (std::vector<std::string>{"format_version", "storages", "state_dict", "constants",
                                       "example_inputs", "attributes", "graphs"}));
@@ -179,7 +179,8 @@ TEST(JsonFormat, EveryScalarTypeRoundTripsWithPayloadBytes) {
       ScalarType::ComplexHalf,   ScalarType::ComplexFloat, ScalarType::ComplexDouble,
       ScalarType::Bool,          ScalarType::BFloat16,     ScalarType::UInt16,
       ScalarType::Float8E4M3FN,  ScalarType::Float8E5M2,   ScalarType::Float8E4M3FNUZ,
-      ScalarType::Float8E5M2FNUZ};
+      ScalarType::Float8E5M2FNUZ, ScalarType::Float8E8M0FNU, ScalarType::UInt32,
+      ScalarType::UInt64};
   ExportedProgram p = addProgram();
   Graph& g = p.graph();
   Node* first = &g.nodes().front();
