@@ -13,6 +13,7 @@
 #include "ir/text_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {

@@ -15,6 +15,7 @@
 #include "oracle/fresh_fill.h"
 #include "oracle/op_time.h"
 #include "oracle/run.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -43,7 +44,7 @@ struct CaseRunner::State {
 void prepareCaseProcess() {
   installFreshTensorFills();  // before any re-run needs it, while no other thread allocates
   at::set_num_threads(1);
-  c10::Warning::set_warning_handler(silentWarningHandler());
+  compat::setWarningHandler(silentWarningHandler());
 }
 
 HeapShift::HeapShift(int layout) {
@@ -148,7 +149,7 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   };
   const bool compares_runs = std::any_of(checks.begin(), checks.end(), [](DiffCheck c) { return c != DiffCheck::D6; });
   if (compares_runs) {
-    c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
+    compat::WarningHandlerGuard quiet(silentWarningHandler());
     const RunOptions eager(RunMode::Eager, setup_.device);
     const RunResult first = runProgram(p, eager);
     for (int layout = 1; layout <= kFlakyLayouts; ++layout) {

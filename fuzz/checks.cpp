@@ -17,6 +17,7 @@
 #include "oracle/interpreter.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -378,7 +379,7 @@ std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std
 std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const CheckOptions& options) {
   // LibTorch's deprecation warnings (out= resizes, say) are about the program, not findings.
-  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
   std::vector<CheckOutcome> out;
   PhaseTimes* times = options.times;
   notePhase("verify");

@@ -22,6 +22,7 @@
 #include "generators/result_values.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -65,6 +66,7 @@ class Generator {
     }
     at::AutoGradMode grad(true);
     p_.setDialect(IrDialect::Training);
+    compat::stampWithThisLibTorch(p_);
     addPlaceholders();
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
@@ -606,7 +608,7 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
 
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random, GenerationStats* stats) {
-  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
   if (config.dialect == IrDialect::Training) return trainingProgram(catalog, config, random, stats);
   // ATEN: functionalize what the generator made; a program the functionalizer refuses (it
   // mutates an input's metadata, say) is followed by the next one from the same source.

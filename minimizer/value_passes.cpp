@@ -7,6 +7,7 @@
 #include "minimizer/passes.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/run.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -51,7 +52,7 @@ bool replaceUserInput(ExportedProgram& q, size_t i, const std::function<at::Tens
 // The value eager computes for `name` when it runs (a dense copy), or an undefined tensor
 // when the run never gets there.
 at::Tensor valueOf(const ExportedProgram& p, const std::string& name) {
-  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
   at::Tensor value;
   RunOptions options(RunMode::Eager);
   options.observe = [&](const Node& n, const c10::IValue& v) {
@@ -111,7 +112,7 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p) {
 }
 
 bool refreshVals(ExportedProgram& p) {
-  c10::Warning::WarningHandlerGuard quiet(silentWarningHandler());  // warnings are about programs
+  compat::WarningHandlerGuard quiet(silentWarningHandler());  // warnings are about programs
   std::map<const Node*, Val> vals;
   bool holdable = true;
   RunOptions options(RunMode::Eager);

@@ -1,6 +1,8 @@
 // IR ⇄ ATen value conversions; see aten_bridge.h.
 #include "oracle/aten_bridge.h"
 
+#include "oracle/libtorch_compat.h"
+
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 
@@ -26,6 +28,7 @@ c10::ScalarType toAten(ScalarType t) {
     case ScalarType::Bool: return c10::kBool;
     case ScalarType::BFloat16: return c10::kBFloat16;
     default:
+      if (auto later = compat::laterDtype(t)) return *later;
       throw std::invalid_argument("dtype " + std::string(torchName(t)) +
                                   " does not exist in this LibTorch build");
   }
@@ -46,7 +49,7 @@ ScalarType fromAten(c10::ScalarType t) {
     case c10::kComplexDouble: return ScalarType::ComplexDouble;
     case c10::kBool: return ScalarType::Bool;
     case c10::kBFloat16: return ScalarType::BFloat16;
-    default: return ScalarType::Unknown;
+    default: return compat::laterDtype(t).value_or(ScalarType::Unknown);
   }
 }
 
@@ -106,7 +109,7 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
 
 at::Tensor cloneOf(const at::Tensor& t) {
   if (!t.defined() || !t.is_cpu() || t.layout() != at::kStrided || t.requires_grad() || t.is_conj() || t.is_neg() ||
-      t._is_zerotensor() || t.is_quantized() || t.has_names() || !t.is_non_overlapping_and_dense()) {
+      t._is_zerotensor() || t.is_quantized() || compat::hasNames(t) || !t.is_non_overlapping_and_dense()) {
     return t.clone();
   }
   // As at::native::clone does for such a tensor: empty_strided with its sizes and strides,
@@ -146,11 +149,7 @@ TensorValue toTensorValue(const at::Tensor& input) {
 }
 
 c10::WarningHandler* silentWarningHandler() {
-  class Silent : public c10::WarningHandler {
-   public:
-    void process(const c10::SourceLocation&, const std::string&, bool) override {}
-  };
-  static Silent silent;
+  static compat::DroppingWarningHandler silent;
   return &silent;
 }
 

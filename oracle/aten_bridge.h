@@ -14,7 +14,7 @@
 
 namespace epsmith {
 
-c10::ScalarType toAten(ScalarType t);  // throws std::invalid_argument for dtypes 1.13 lacks
+c10::ScalarType toAten(ScalarType t);  // throws std::invalid_argument for dtypes this LibTorch lacks
 ScalarType fromAten(c10::ScalarType t);
 c10::Layout toAten(Layout l);
 c10::MemoryFormat toAten(MemoryFormat m);

@@ -1,5 +1,6 @@
 // Python number semantics for builtins and torch.sym_* functions; see builtins.h.
 #include "oracle/builtins.h"
+#include "oracle/libtorch_compat.h"
 
 #include <ATen/ATen.h>
 

@@ -1,6 +1,8 @@
 // See fresh_fill.h.
 #include "oracle/fresh_fill.h"
 
+#include "oracle/libtorch_compat.h"
+
 #include <c10/core/CPUAllocator.h>
 
 #include <atomic>
@@ -12,21 +14,17 @@ namespace {
 
 std::atomic<int> g_fill{-1};  // the byte fresh blocks get; -1: none
 
-class FillingCpuAllocator final : public c10::Allocator {
+class FillingCpuAllocator final : public compat::ForwardingAllocator {
  public:
-  explicit FillingCpuAllocator(c10::Allocator* base) : base_(base) {}
+  using ForwardingAllocator::ForwardingAllocator;
 
-  c10::DataPtr allocate(size_t bytes) const override {
-    c10::DataPtr block = base_->allocate(bytes);
+ protected:
+  c10::DataPtr allocateFrom(c10::Allocator& base, size_t bytes) const override {
+    c10::DataPtr block = base.allocate(bytes);
     const int fill = g_fill.load(std::memory_order_relaxed);
     if (fill >= 0 && bytes > 0 && block.get()) std::memset(block.get(), fill, bytes);
     return block;
   }
-
-  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
-
- private:
-  c10::Allocator* base_;
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "oracle/breadcrumb.h"
 #include "oracle/builtins.h"
 #include "oracle/op_time.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
