@@ -12,6 +12,8 @@
 
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
+#include "oracle/libtorch_compat.h"
+#include "oracle/planted_fault.h"
 
 namespace epsmith {
 namespace {
@@ -117,6 +119,7 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   for (const auto& in : flat) inputs.push_back(in.value);
 
   Interpreter::Outcome outcome;
+  installPlantedFaults();  // Note [Planted faults]
   if (options.mode == RunMode::LibTorchFunctionalize) {
     for (auto& v : inputs) {
       if (!v.isTensor()) continue;

@@ -17,6 +17,8 @@
 #include "fuzz/corpus.h"
 #include "generators/graph_generator.h"
 #include "ir/program_io.h"
+#include "ir/text_format.h"
+#include "tests/support/planted_fault.h"
 #include "verifier/check_ids.h"
 
 namespace epsmith {
@@ -149,8 +151,9 @@ TEST(Checks, ReRunsFocusOnTheVariantAFindingNames) {
   EXPECT_EQ(text[0].report, "the text form read back, run") << describe(text[0]);
 }
 
-TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
-  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_logical_not_no_meta_kernel.ept");
+// Note [Planted faults]: LibTorch's functionalization of logical_not_ raises in this binary.
+TEST(Checks, AFunctionalizationFaultIsAD2Finding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
   ASSERT_TRUE(p.ok()) << p.error().str();
   auto outcomes = runChecks(p.value(), {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4});
   ASSERT_EQ(outcomes.size(), 3u);
@@ -163,7 +166,7 @@ TEST(Checks, KnownLibTorchDivergenceIsAD2Finding) {
   EXPECT_EQ(failureSignature(outcomes[1]), "D2 exception-in-one aten::logical_not_");
   // Its family: the message without the op, so the same refusal by another op joins it.
   EXPECT_EQ(failureFamily("D2", outcomes[1].kind, outcomes[1].report).rfind(
-                "D2 exception-in-one: Could not run 'aten::*' with arguments from the 'Meta' backend.", 0),
+                "D2 exception-in-one: planted fault: 'aten::*' refused under functionalization", 0),
             0u)
       << failureFamily("D2", outcomes[1].kind, outcomes[1].report);
 }
@@ -240,16 +243,17 @@ TEST(Checks, AProgramThatDoesNotVerifyIsReportedAsSuch) {
   }
 }
 
-// nanmedian.dim on a stride-0 input reads past its one-element storage in LibTorch 1.13, so
-// its index is whatever lies there, and a plain D4 sees the round trip "run differently".
-// The campaign's re-runs (Note [Re-runs on a perturbed heap]) must call that flaky whatever
-// the heap looked like beforehand, and still let a real, deterministic finding through.
+// The planted polygamma kernel reads the byte past its input's storage (Note [Planted
+// faults]), so its value is whatever lies there, and a plain D4 sees the round trip "run
+// differently". The campaign's re-runs (Note [Re-runs on a perturbed heap]) must call that
+// flaky whatever the heap looked like beforehand, and still let a real, deterministic
+// finding through.
 TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   auto runner = CaseRunner::create(CaseSetup{});
   ASSERT_TRUE(runner.ok());
-  auto garbage = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_nanmedian_reads_uninitialized_memory.ept");
+  auto garbage = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_planted_overread_polygamma.ept");
   ASSERT_TRUE(garbage.ok()) << garbage.error().str();
-  auto real = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_logical_not_no_meta_kernel.ept");
+  auto real = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
   ASSERT_TRUE(real.ok()) << real.error().str();
   // A plain run of D4 does see the garbage (not on every heap: the bytes may happen to agree).
   const std::string seen = "D4 json-round-trip-runs-differently";
@@ -267,41 +271,33 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   }
 }
 
-// Seed 5522's D2 finding (var.correction raises under LibTorch's functionalization) shrinks
-// to programs that read a freed tensor: minimized in-process, a step segfaulted and ended
+// A kernel that crashes (the planted polygamma_ functionalization fault, Note [Planted
+// faults], as LibTorch's memory errors do): minimized in-process, the first step would end
 // the campaign's worker. Minimized in forked steps (Note [Minimizing in forked steps]) it
-// comes back not flaky, still failing in that call, and this process lives on. It starts
-// from the minimized program the corpus keeps (the seed makes another program once the op
-// catalog changes).
+// comes back not flaky, down to the crashing call, still crashing there, and this process
+// lives on.
 TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
   auto runner = CaseRunner::create(CaseSetup{});
   ASSERT_TRUE(runner.ok());
-  const std::string signature = "D2 exception-in-one aten::var.correction";
-  auto found = readCaseFile(std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions/d2-exception-in-one-f939b4f2/seed-5522.json");
+  const std::string signature = "D2 crash-SIGSEGV aten::polygamma_";
+  auto found = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_crash_polygamma.ept");
   ASSERT_TRUE(found.ok()) << found.error().str();
-  ASSERT_TRUE(found->program.has_value());
-  const ExportedProgram& program = *found->program;
-  ASSERT_EQ(runner.value()->firstSignature(program, {DiffCheck::D2}), signature);
-  MinimizedFinding m = runner.value()->minimizeProgram(program, "D2", signature, std::nullopt, /*fork_steps=*/true);
+  const ExportedProgram& program = found.value();
+  auto run = [&](const ExportedProgram& p) {
+    return runIsolated([&] { return runner.value()->firstSignature(p, {DiffCheck::D2}); }, WorkerLimits{});
+  };
+  IsolatedOutcome first = run(program);
+  ASSERT_TRUE(first.death.has_value()) << first.result.value_or("");
+  ASSERT_TRUE(sameFailure(deathSignature(*first.death), signature)) << deathSignature(*first.death);
+  MinimizedFinding m = runner.value()->minimizeProgram(program, "D2", signature, first.death, /*fork_steps=*/true);
   EXPECT_FALSE(m.flaky) << m.report;
   ASSERT_TRUE(m.program.has_value());
-  // The corpus keeps it minimized already: every step is tried again (each in its child,
-  // some of them reading the freed tensor) and none shrinks it further.
   EXPECT_GT(m.oracle_calls, 1);
-  EXPECT_EQ(m.nodes_after, m.nodes_before);
-  EXPECT_EQ(m.kind, "exception-in-one");
-  // It reads freed memory, so whether a run raises as before or dies in that same call
-  // depends on the heap it inherits (with tcmalloc it often dies): on each of a few heap
-  // layouts it must fail in D2 at var.correction one way or the other (Note [One memory
-  // error, several signals]).
-  for (int layout = 0; layout < 4; ++layout) {
-    IsolatedOutcome again = runIsolated([&] {
-      const HeapShift shift(layout);
-      return runner.value()->firstSignature(*m.program, {DiffCheck::D2});
-    }, WorkerLimits{});
-    const std::string seen = again.death ? deathSignature(*again.death) : again.result.value_or("");
-    EXPECT_TRUE(sameFailure(seen, signature)) << "layout " << layout << ": " << seen;
-  }
+  EXPECT_LT(m.nodes_after, m.nodes_before);
+  EXPECT_NE(m.program->graph().find("polygamma_"), nullptr) << printProgramText(*m.program);
+  IsolatedOutcome again = run(*m.program);
+  ASSERT_TRUE(again.death.has_value());
+  EXPECT_TRUE(sameFailure(deathSignature(*again.death), signature));
 }
 
 TEST(Checks, CheckListsParse) {

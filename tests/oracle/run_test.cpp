@@ -7,11 +7,13 @@
 
 #include "ir/program_io.h"
 #include "ir/text_format.h"
-#include "tests/support/program_text.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/fresh_fill.h"
 #include "oracle/interpreter.h"
+#include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
+#include "tests/support/planted_fault.h"
+#include "tests/support/program_text.h"
 
 namespace epsmith {
 namespace {
@@ -575,11 +577,11 @@ TEST(Oracle, IntegerOverflowInBuiltinsIsAnErrorNotACrash) {
 }
 
 // Note [Over-reads see a fill]: the bytes past each input storage are the fill, so a kernel
-// that reads past its input (nanmedian.dim of a stride-0 input in 1.13) returns different
-// values under different fills, while the storage keeps its size: a view that would reach
-// past it still raises.
+// that reads past its input (the planted polygamma kernel, Note [Planted faults]) returns
+// different values under different fills, while the storage keeps its size: a view that
+// would reach past it still raises.
 TEST(Oracle, AnOverreadFillLiesPastEachInputStorage) {
-  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_nanmedian_reads_uninitialized_memory.ept");
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_planted_overread_polygamma.ept");
   ASSERT_TRUE(p.ok()) << p.error().str();
   RunOptions zeros(RunMode::Eager), ones(RunMode::Eager);
   zeros.overread_fill = 0x00;
@@ -591,7 +593,7 @@ TEST(Oracle, AnOverreadFillLiesPastEachInputStorage) {
   for (size_t i = 0; i < a.outputs.size() && i < b.outputs.size(); ++i) {
     differ = differ || !at::equal(a.outputs[i].toTensor(), b.outputs[i].toTensor());
   }
-  EXPECT_TRUE(differ) << "nanmedian read past its input without seeing the fill";
+  EXPECT_TRUE(differ) << "polygamma read past its input without seeing the fill";
 
   ExportedProgram past = parse(R"(graph {
   %x: f32[4] = placeholder

@@ -120,25 +120,30 @@ check generate_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'
 check generate_bad_dialect 2 "dialect" -- "$epsmith" generate --dialect CORE --out "$work/gen_bad"
 check generate_bad_count 2 "count" -- "$epsmith" generate --count 0 --out "$work/gen_bad"
 
-# check: the differential checks on one program; a known LibTorch 1.13 divergence is a D2 finding.
+# Planted faults (Note [Planted faults]): findings that do not depend on an upstream bug.
+planted=(env EPSMITH_PLANTED_FAULT=aten::logical_not_)
+crashing=(env EPSMITH_PLANTED_FAULT=crash:aten::polygamma_)
+crash_case=$src/tests/data/findings/d2_planted_crash_polygamma.ept
+
+# check: the differential checks on one program; a planted functionalization fault is a D2 finding.
 check check_example 0 "D1 pass" -- "$epsmith" check "$src/examples/linear_counter.ept"
 check check_no_cuda 0 "D3 skipped: CUDA is not available" -- "$epsmith" check --checks D3 "$src/examples/linear_counter.ept"
-check check_finding 1 "D2 FINDING exception-in-one" -- "$epsmith" check "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept"
-# A LibTorch use-after-free (segfault or exception, as the heap falls): that check's
-# finding, and the other checks still run (Note [Checks out of harm's way]).
-check check_memory_error 1 "D2 FINDING" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
-check check_memory_error_goes_on 1 "D6 pass" -- "$epsmith" check "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
-# A segfault or an exception as the heap falls: either way the command reports it, in a child.
-check run_memory_error 1 "aten::expm1_" -- "$epsmith" run --mode libtorch-functionalize "$src/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json"
+check check_finding 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check "$src/tests/data/findings/d2_planted_logical_not.ept"
+# A crash in LibTorch: that check's finding, and the other checks still run (Note [Checks
+# out of harm's way]); `run` reports it from its child.
+check check_memory_error 1 "D2 FINDING crash-SIGSEGV" -- "${crashing[@]}" "$epsmith" check "$crash_case"
+check check_memory_error_goes_on 1 "D6 pass" -- "${crashing[@]}" "$epsmith" check "$crash_case"
+check run_memory_error 1 "aten::polygamma_" -- "${crashing[@]}" "$epsmith" run --mode libtorch-functionalize "$crash_case"
 check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
 # minimize: the first finding, kept while the program shrinks.
-check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "$epsmith" minimize "$src/tests/data/findings/d2_logical_not_no_meta_kernel.ept" -o "$work/min.ept"
-check minimize_result 1 "D2 FINDING exception-in-one" -- "$epsmith" check --checks D2 "$work/min.ept"
-# A LibTorch use-after-free: a step of its minimization can end the process; the
-# minimization goes on in children (Note [Minimizing out of harm's way]).
-check minimize_memory_error 0 "minimizing: D2 exception-in-one aten::var.correction" -- "$epsmith" minimize "$src/corpus/regressions/d2-exception-in-one-f939b4f2/seed-5522.json" -o "$work/min_uaf.json"
+check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "${planted[@]}" "$epsmith" minimize "$src/tests/data/findings/d2_planted_logical_not.ept" -o "$work/min.ept"
+check minimize_result 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check --checks D2 "$work/min.ept"
+# A crash in LibTorch: the minimization goes on in children (Note [Minimizing out of harm's
+# way]) and keeps the crashing call.
+check minimize_memory_error 0 "minimizing: D2 crash-SIGSEGV aten::polygamma_" -- "${crashing[@]}" "$epsmith" minimize "$crash_case" -o "$work/min_crash.ept"
+check minimize_memory_error_result 0 "aten::polygamma_" -- "$epsmith" print "$work/min_crash.ept"
 check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
@@ -154,7 +159,8 @@ if [ -e "$work/fc" ] || [ -e "$work/fr" ]; then echo "FAIL fuzz wrote something 
 # A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
 printf 'nodes 8\n' >"$work/fuzz.cfg"
-fuzz() { "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
+campaign_faults=(env EPSMITH_PLANTED_FAULT=aten::add_.Tensor,aten::mul_.Tensor,aten::add_.Scalar,aten::mul_.Scalar,aten::abs_,aten::neg_)
+fuzz() { "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
 out=$(fuzz --corpus "$work/corpus" --report "$work/report" 2>&1); code=$?
 if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out" && grep -q "cases/s:" <<<"$out" &&
    grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
@@ -180,15 +186,15 @@ printf 'nodes 3\nallow ^aten::logical_not_$\nallow ^aten::relu$\n' >"$work/race.
 raced=""
 for run in 1 2 3 4 5; do
   rm -rf "$work/corpus_race"
-  "$epsmith" fuzz --cases 12 --jobs 3 --seed 1 --config "$work/race.cfg" --checks D2 --minimize-calls 50 \
+  "${planted[@]}" "$epsmith" fuzz --cases 12 --jobs 3 --seed 1 --config "$work/race.cfg" --checks D2 --minimize-calls 50 \
     --corpus "$work/corpus_race" --report "$work/report_race" >/dev/null 2>&1
   raced="$raced$(cases "$work/corpus_race" | tr '\n' ' ')|"
 done
 first=${raced%%|*}
 if [[ "$first" == *"/seed-1.json "* ]] && [ "$raced" = "$first|$first|$first|$first|$first|" ]; then
   passes=$((passes + 1)); else echo "FAIL racing workers filed:$raced"; failures=$((failures + 1)); fi
-check replay_campaign 0 "0 not as expected" -- "$epsmith" replay "$work/corpus"
-check check_case_file 1 "FINDING" -- "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
+check replay_campaign 0 "0 not as expected" -- "${campaign_faults[@]}" "$epsmith" replay "$work/corpus"
+check check_case_file 1 "FINDING" -- "${campaign_faults[@]}" "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
 check replay_missing 2 "no such file or directory" -- "$epsmith" replay "$work/none"
 printf '{"epsmith_case": 1}' >"$work/bad_case.json"
 check replay_bad_case 2 "bad_case.json: \$.bucket" -- "$epsmith" replay "$work/bad_case.json"

@@ -1,0 +1,118 @@
+// See planted_fault.h.
+#include "oracle/planted_fault.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+namespace epsmith {
+namespace {
+
+void raisePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack*) {
+  TORCH_CHECK(false, "planted fault: '", op.schema().operator_name(),
+              "' refused under functionalization (EPSMITH_PLANTED_FAULT)");
+}
+
+void crashPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
+  std::raise(SIGSEGV);
+}
+
+// A result the size of the first tensor argument, every element the byte just past that
+// tensor's storage: what a kernel that reads beyond its input sees.
+void overreadPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  const size_t n = op.schema().arguments().size();
+  at::Tensor self;
+  for (const c10::IValue& a : torch::jit::last(*stack, n)) {
+    if (a.isTensor()) {
+      self = a.toTensor();
+      break;
+    }
+  }
+  TORCH_CHECK(self.defined(), "planted fault: ", op.schema().operator_name(), " has no tensor argument");
+  const c10::Storage& storage = self.storage();
+  const auto* data = static_cast<const uint8_t*>(storage.data());
+  const uint8_t past = data != nullptr && storage.nbytes() > 0 ? data[storage.nbytes()] : 0;
+  at::Tensor out = at::empty(self.sizes(), self.options().requires_grad(false));
+  out.fill_(static_cast<int64_t>(past));
+  torch::jit::drop(*stack, n);
+  torch::jit::push(*stack, std::move(out));
+}
+
+enum class FaultKind { Raise, Crash, Overread };
+
+struct FaultSpelling {
+  std::string_view prefix;
+  FaultKind kind;
+  c10::DispatchKey key;
+  const char* what;
+};
+constexpr FaultSpelling kSpellings[] = {
+    {"crash:", FaultKind::Crash, c10::DispatchKey::Functionalize, "a crash in LibTorch's functionalization"},
+    {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
+    {"", FaultKind::Raise, c10::DispatchKey::Functionalize, "an exception in LibTorch's functionalization"},
+};
+
+torch::CppFunction kernelFor(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Crash: return torch::CppFunction::makeFromBoxedFunction<&crashPlantedFault>();
+    case FaultKind::Overread: return torch::CppFunction::makeFromBoxedFunction<&overreadPlantedFault>();
+    case FaultKind::Raise: break;
+  }
+  return torch::CppFunction::makeFromBoxedFunction<&raisePlantedFault>();
+}
+
+// One entry of the list: "[crash:|overread:]ns::name[.overload]". False when it names no
+// operator.
+bool plantOne(std::string entry, std::vector<std::string>& planted) {
+  const std::string spelled = entry;
+  const FaultSpelling* spelling = &kSpellings[0];
+  while (entry.rfind(spelling->prefix, 0) != 0) ++spelling;  // the last prefix is empty
+  entry.erase(0, spelling->prefix.size());
+  const size_t sep = entry.find("::");
+  if (sep == std::string::npos) return false;
+  const size_t dot = entry.find('.', sep);
+  const std::string base = entry.substr(0, dot);
+  const std::string overload = dot == std::string::npos ? "" : entry.substr(dot + 1);
+  if (!c10::Dispatcher::singleton().findOp({base, overload})) return false;
+  // Never destroyed: the registration lasts for the process.
+  auto* library = new torch::Library(torch::Library::IMPL, base.substr(0, sep), spelling->key, __FILE__, __LINE__);
+  const std::string local = entry.substr(sep + 2);
+  library->impl(local.c_str(), kernelFor(spelling->kind));
+  std::fprintf(stderr, "epsmith: planted fault: %s for %s (EPSMITH_PLANTED_FAULT)\n", spelling->what, entry.c_str());
+  planted.push_back(spelled);
+  return true;
+}
+
+std::vector<std::string> plant() {
+  std::vector<std::string> planted;
+  const char* spec = std::getenv("EPSMITH_PLANTED_FAULT");
+  if (spec == nullptr) return planted;
+  const std::string_view list(spec);
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string entry(list.substr(start, end - start));
+    if (!entry.empty() && !plantOne(entry, planted)) {
+      std::fprintf(stderr, "epsmith: EPSMITH_PLANTED_FAULT: '%s' names no operator; not planted\n", entry.c_str());
+    }
+    start = end + 1;
+  }
+  return planted;
+}
+
+}  // namespace
+
+const std::vector<std::string>& installPlantedFaults() {
+  static std::once_flag once;
+  static std::vector<std::string> planted;
+  std::call_once(once, [] { planted = plant(); });
+  return planted;
+}
+
+}  // namespace epsmith

@@ -1,0 +1,28 @@
+// Planted faults: deliberately wrong kernels that tests switch on, so that a test needing a
+// finding does not depend on an upstream bug still existing in the LibTorch at hand.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace epsmith {
+
+// Note [Planted faults]
+// EPSMITH_PLANTED_FAULT is a comma-separated list of op overloads (`aten::logical_not_`,
+// `aten::add_.Tensor`). For each it registers a Functionalize-key kernel that raises
+// "planted fault: ..."; an entry written `crash:aten::polygamma_` gets one that dies of
+// SIGSEGV, as LibTorch's memory errors do. Eager runs never reach the Functionalize key, so
+// the program runs as before everywhere but under LibTorch's functionalization: D2 reports
+// exception-in-one (or a crash) at that op while D1 and D4 pass, on every LibTorch version,
+// for as long as the variable is set. `overread:aten::polygamma` replaces the op's CPU
+// kernel, in every run mode, with one whose every element is the byte just past its first
+// tensor argument's storage: a kernel reading memory it does not own, as 1.13's nanmedian.dim
+// did (Note [Over-reads see a fill]). The variable is read once per process, before its
+// first run (forked workers inherit the registrations), and every fault planted is reported
+// on standard error so that no campaign runs with one unawares. Meant for tests.
+//
+// Installs the faults the environment names, once; returns those planted. An entry that
+// names no operator is reported on standard error and skipped.
+const std::vector<std::string>& installPlantedFaults();
+
+}  // namespace epsmith
