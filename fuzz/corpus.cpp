@@ -1,7 +1,7 @@
 // See corpus.h.
 #include "fuzz/corpus.h"
 
-#include <torch/csrc/api/include/torch/version.h>
+#include "oracle/libtorch_compat.h"
 
 #include <algorithm>
 #include <cctype>
@@ -203,6 +203,10 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
       if (!read.ok()) {
         LoadError error = read.error();
         if (error.where.rfind("$", 0) == 0) error.where = "$.program" + error.where.substr(1);
+        if (!c.provenance.libtorch.empty() && c.provenance.libtorch != libtorchVersion()) {
+          c.program_unreadable_here = error.str();
+          return c;
+        }
         error.where = where + ": " + error.where;
         return error;
       }
@@ -290,9 +294,7 @@ Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>
   return out;
 }
 
-std::string libtorchVersion() {
-  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
-}
+std::string libtorchVersion() { return compat::libtorchVersion(); }
 
 std::string utcNow() {
   const std::time_t t = std::time(nullptr);

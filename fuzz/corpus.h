@@ -88,6 +88,9 @@ struct CaseFile {
   std::string note;                // for people: why known upstream, which commit fixed it
   Provenance provenance;
   std::optional<ExportedProgram> program;  // none: remake it from the seed and config
+  // For a case found on another LibTorch whose program this one cannot read (an operator
+  // or overload it lacks): why, and `program` is empty (Note [Cases found on another LibTorch]).
+  std::string program_unreadable_here;
 };
 
 Expected<CaseFile> readCaseFile(const std::string& path);

@@ -2,6 +2,7 @@
 #include "fuzz/replay.h"
 
 #include "fuzz/case_runner.h"
+#include "minimizer/passes.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -29,6 +30,12 @@ std::string_view replayVerdictName(ReplayVerdict v) {
 
 ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   ReplayOutcome out;
+  if (!c.program_unreadable_here.empty()) {  // Note [Cases found on another LibTorch]
+    out.error = "found on LibTorch " + c.provenance.libtorch + "; LibTorch " + libtorchVersion() +
+                " cannot run its program: " + c.program_unreadable_here;
+    out.not_here = true;
+    return out;
+  }
   CaseSetup setup;
   setup.config_text = c.provenance.config;
   setup.config_name = "the case's config";
@@ -54,11 +61,20 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     return out;
   }
   const CaseRunner& r = *runner.value();
+  // Its meta.val are what the LibTorch that found it computed; on another one they are
+  // recomputed by an eager run here, as an export here would (Note [Cases found on another
+  // LibTorch]). A program that raises here keeps its own.
+  const bool found_here = c.provenance.libtorch == libtorchVersion();
+  std::optional<ExportedProgram> program;
+  if (c.program) {
+    program = c.program->clone();
+    if (!found_here) refreshVals(*program);
+  }
   for (int layout = 0; layout < kReplayLayouts; ++layout) {
     IsolatedOutcome isolated = runIsolated(
         [&]() -> std::string {
           const HeapShift shift(layout);
-          if (c.program) return r.firstSignature(*c.program, setup.checks, c.signature);
+          if (program) return r.firstSignature(*program, setup.checks, c.signature);
           auto program = r.generate(c.provenance.seed);
           if (!program.ok()) return "generation-failed";
           return r.firstSignature(program.value(), setup.checks, c.signature);
@@ -75,12 +91,24 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
   else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
   else out.verdict = ReplayVerdict::Changed;
+  // Note [Cases found on another LibTorch]
+  // A case records the LibTorch it was found on. An upstream bug, or an open one of ours
+  // whose showing depends on LibTorch's behaviour, that does not come back on another
+  // release is a fact about that release ("fixed in 2.13"), not a failure; a bug of ours
+  // marked fixed must stay fixed on every release. A program that calls an operator or
+  // overload another release lacks (1.13's named-tensor overloads are gone from 2.x) cannot
+  // run there at all: replay says so and moves on, as expected whatever its status. And its
+  // meta.val are the finding release's: where an op's result differs between releases (2.x's
+  // as_strided_copy.out resizes an out 1.13 refused), they are recomputed here first.
+  if (!found_here && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
+    out.fixed_in = libtorchVersion();
+  }
   switch (c.status) {
-    case CaseStatus::Open: out.as_expected = out.verdict == ReplayVerdict::Reproduces; break;
-    case CaseStatus::Fixed: out.as_expected = out.verdict == ReplayVerdict::Fixed; break;
+    case CaseStatus::Open:
     case CaseStatus::KnownUpstream:
-      out.as_expected = out.verdict == ReplayVerdict::Reproduces || c.provenance.libtorch != libtorchVersion();
+      out.as_expected = out.verdict == ReplayVerdict::Reproduces || !found_here;
       break;
+    case CaseStatus::Fixed: out.as_expected = out.verdict == ReplayVerdict::Fixed; break;
   }
   return out;
 }

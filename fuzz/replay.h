@@ -22,8 +22,13 @@ struct ReplayOutcome {
   ReplayVerdict verdict = ReplayVerdict::Reproduces;
   std::string now;       // the signature now ("" when fixed)
   bool as_expected = true;  // what the case's status expects (open/known-upstream: reproduces;
-                            // fixed: fixed; known-upstream on another LibTorch: anything)
+                            // fixed: fixed; open/known-upstream found on another LibTorch:
+                            // anything, Note [Cases found on another LibTorch])
+  std::string fixed_in;  // this LibTorch ("2.13"), when a case found on another one no
+                         // longer shows its recorded failure here
   std::string error;     // the case could not be replayed (its config no longer reads, ...)
+  bool not_here = false;  // ... because it was found on another LibTorch, whose operators its
+                          // program calls (as expected: Note [Cases found on another LibTorch])
   int runs = 0;          // runs made: 1, or more when the first did not reproduce
 };
 

@@ -28,7 +28,7 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
     }
     WorkerLimits limits;
     limits.seconds_per_request = opts->timeout;
-    int counts[3] = {0, 0, 0}, unexpected = 0, unreadable = 0;
+    int counts[3] = {0, 0, 0}, unexpected = 0, unreadable = 0, fixed_in_this = 0, not_here = 0;
     for (const auto& path : files.value()) {
       auto c = readCaseFile(path);
       if (!c.ok()) {
@@ -37,6 +37,11 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
         continue;
       }
       ReplayOutcome o = replayCase(c.value(), limits);
+      if (o.not_here) {
+        ++not_here;
+        std::cout << "not here    " << path << ": " << o.error << "\n";
+        continue;
+      }
       if (!o.error.empty()) {
         std::cout << "error       " << path << ": " << o.error << "\n";
         unexpected += o.as_expected ? 0 : 1;
@@ -48,13 +53,22 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
                 << path << "  [" << caseStatusName(c->status) << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
                 << "    was: " << c->signature << "\n";
       if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
+      if (!o.fixed_in.empty()) {
+        ++fixed_in_this;
+        std::cout << "    found on LibTorch " << c->provenance.libtorch << ": fixed in " << o.fixed_in << "\n";
+      }
       if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
         std::cout << "    on run " << o.runs << " of " << kReplayLayouts
                   << ", under another heap layout: a memory error (docs/fuzzing.md, Replay)\n";
       }
     }
     std::cout << files->size() << " case" << (files->size() == 1 ? "" : "s") << ": " << counts[0] << " reproduce, "
-              << counts[1] << " fixed, " << counts[2] << " changed; " << unexpected << " not as expected"
+              << counts[1] << " fixed, " << counts[2] << " changed"
+              << (fixed_in_this ? " (" + std::to_string(fixed_in_this) + " fixed in " +
+                                      libtorchVersion() + ")"
+                                : "")
+              << (not_here ? ", " + std::to_string(not_here) + " not runnable on " + libtorchVersion() : "")
+              << "; " << unexpected << " not as expected"
               << (unreadable ? ", " + std::to_string(unreadable) + " unreadable" : "") << "\n";
     exit_code = unreadable ? kExitBadInput : unexpected ? kExitFindings : kExitOk;
   });

@@ -1,6 +1,6 @@
 // The corpus: bucket names, case files that read back as written, one file per bucket even
 // when a second is offered, located errors for bad case files, and replay's three verdicts
-// on a real LibTorch 1.13 divergence (the logical_not_ program of tests/data/findings).
+// on a planted functionalization fault (the logical_not_ program of tests/data/findings).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,8 +11,10 @@
 #include "fuzz/case_runner.h"
 #include "fuzz/corpus.h"
 #include "fuzz/replay.h"
+#include "ir/op_registry.h"
 #include "ir/program_io.h"
 #include "ir/text_format.h"
+#include "tests/support/planted_fault.h"
 
 namespace epsmith {
 namespace {
@@ -32,7 +34,7 @@ class TempDir {
 };
 
 ExportedProgram logicalNotProgram() {
-  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_logical_not_no_meta_kernel.ept");
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
   EXPECT_TRUE(p.ok()) << p.error().str();
   return std::move(p.value());
 }
@@ -100,7 +102,7 @@ TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
 
 TEST(Corpus, CaseFilesReadBackAsWritten) {
   CaseFile c = logicalNotCase();
-  c.note = "LibTorch 1.13 has no Meta kernel for logical_not.out";
+  c.note = "the planted fault in logical_not_'s functionalization";
   c.provenance.config = "nodes 8\n";
   c.provenance.nodes_before = 50;
   c.provenance.nodes_after = 1;
@@ -212,26 +214,56 @@ TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
   EXPECT_TRUE(o.as_expected);
 }
 
-// A LibTorch 1.13 use-after-free from the corpus: whether it segfaults or raises depends on
-// the heap layout the replaying process happens to have (Note [Replaying memory errors]) —
-// the length of the case file's path is enough to change it. Whatever the replaying process
-// allocated and freed before, replay shows the recorded crash.
-TEST(Replay, AMemoryErrorReproducesWhateverTheHeapLooksLike) {
-  auto c = readCaseFile(std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions/d2-crash-memory-05c719f9/seed-2984.json");
-  ASSERT_TRUE(c.ok()) << c.error().str();
-  ASSERT_EQ(c->signature, "D2 crash-SIGSEGV aten::expm1_");
+// A crash in LibTorch (the planted polygamma_ fault, Note [Planted faults]) replays as the
+// recorded crash whatever the replaying process allocated and freed before (Note
+// [Replaying memory errors]).
+TEST(Replay, ACrashReproducesWhateverTheHeapLooksLike) {
+  CaseFile c;
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_crash_polygamma.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  c.program = std::move(p.value());
+  c.check = "D2";
+  c.kind = "crash-SIGSEGV";
+  c.signature = "D2 crash-SIGSEGV aten::polygamma_";
+  c.status = CaseStatus::KnownUpstream;
+  c.provenance.libtorch = libtorchVersion();
   std::vector<std::unique_ptr<char[]>> kept;
-  for (size_t shift = 0; shift < 40; ++shift) {
+  for (size_t shift = 0; shift < 10; ++shift) {
     std::vector<std::unique_ptr<char[]>> freed;
     for (size_t size = 16 + 8 * shift; size < 70000; size = size * 3 / 2 + 8) {
       freed.emplace_back(new char[size]);
       kept.emplace_back(new char[size + shift]);
     }
     freed.clear();
-    ReplayOutcome o = replayCase(c.value(), WorkerLimits{});
+    ReplayOutcome o = replayCase(c, WorkerLimits{});
     EXPECT_EQ(o.verdict, ReplayVerdict::Reproduces) << "heap shift " << shift << ": now " << o.now;
     EXPECT_TRUE(o.as_expected);
   }
+}
+
+// Note [Cases found on another LibTorch]: an upstream bug recorded on another release that
+// does not come back here is "fixed in" this one, as expected; a fixed bug of ours must stay
+// fixed whatever release recorded it.
+TEST(Replay, AnUpstreamBugGoneOnThisLibTorchIsFixedInIt) {
+  CaseFile c = logicalNotCase();
+  c.program->graph().find("logical_not_")->target = Target::aten(findOp("aten::neg_", ""));
+  c.provenance.libtorch = "1.13";
+  if (libtorchVersion() == "1.13") c.provenance.libtorch = "2.13";
+  ReplayOutcome gone = replayCase(c, WorkerLimits{});
+  EXPECT_EQ(gone.verdict, ReplayVerdict::Fixed) << gone.now;
+  EXPECT_TRUE(gone.as_expected);
+  EXPECT_EQ(gone.fixed_in, libtorchVersion());
+  c.provenance.libtorch = libtorchVersion();
+  ReplayOutcome here = replayCase(c, WorkerLimits{});
+  EXPECT_FALSE(here.as_expected);  // found here, and not coming back: not as expected
+  EXPECT_TRUE(here.fixed_in.empty());
+
+  CaseFile ours = logicalNotCase();
+  ours.status = CaseStatus::Fixed;
+  ours.provenance.libtorch = gone.fixed_in == "1.13" ? "2.13" : "1.13";
+  ReplayOutcome back = replayCase(ours, WorkerLimits{});
+  EXPECT_EQ(back.verdict, ReplayVerdict::Reproduces);
+  EXPECT_FALSE(back.as_expected);  // a fixed bug of ours that came back, on any release
 }
 
 }  // namespace
