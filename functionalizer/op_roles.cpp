@@ -55,6 +55,7 @@ constexpr ViewRow kViewRows[] = {
     {"aten::unflatten", "int", ViewFamily::Reshape},
     {"aten::squeeze", "", ViewFamily::Reshape},
     {"aten::squeeze", "dim", ViewFamily::Reshape},
+    {"aten::squeeze", "dims", ViewFamily::Reshape},  // 2.x
     {"aten::unsqueeze", "", ViewFamily::Reshape},
     {"aten::reshape", "", ViewFamily::Reshape, true},
     {"aten::reshape_as", "", ViewFamily::Reshape, true},
@@ -131,7 +132,8 @@ constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
 };
 
 // Note [Writes schemas do not declare]
-// LibTorch 1.13's batch-norm schemas do not annotate running_mean/running_var as written,
+// The batch-norm schemas of LibTorch 1.13 and 2.13 do not annotate running_mean/running_var
+// as written (2.x's _native_batch_norm_legit does, and needs no row),
 // yet with training=True (instance_norm: use_input_stats=True) eager updates them in place.
 // The schema cannot say so; the ops are listed here and refused when they would write.
 struct HiddenWrite {

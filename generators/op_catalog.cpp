@@ -20,6 +20,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "functionalizer/op_roles.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -36,22 +37,43 @@ constexpr std::string_view kBackendFragments[] = {
 };
 
 // Ops whose results are uninitialized memory: nondeterministic although no tag says so.
+// The schema names with "empty" or "resize" in LibTorch 1.13 and 2.13 (2.x adds
+// empty_permuted and functional resize, resize_as and _resize_output), less the sparse and
+// quantized ones the catalog leaves out anyway.
 constexpr std::string_view kUninitialized[] = {
-    "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty", "aten::new_empty_strided",
-    "aten::resize_", "aten::resize_as_",
+    "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::empty_permuted", "aten::new_empty",
+    "aten::new_empty_strided", "aten::resize_", "aten::resize_as_", "aten::resize", "aten::resize_as",
+    "aten::_resize_output",
 };
 
 // Note [Kernels that crash on generated values]
-// LibTorch 1.13 kernels that read positions from tensor values without bounds checks and
-// write out of bounds (a segfault, not an exception), or divide by a zero size
-// (batch_norm_update_stats of an empty batch: SIGFPE), on the values a generator makes. The
-// campaign's forked workers survive them (and report them); in-process generation must not
-// pick them. Found by running the generator; each entry is a qualified name.
-constexpr std::string_view kCrashOnGeneratedValues[] = {
-    "aten::max_unpool2d", "aten::max_unpool3d", "aten::slow_conv3d", "aten::slow_conv3d_forward",
-    "aten::native_batch_norm", "aten::batch_norm_update_stats", "aten::thnn_conv2d",
-    "aten::_slow_conv2d_forward", "aten::lu_unpack",
+// Kernels that read positions from tensor values without bounds checks and write out of
+// bounds (a segfault, not an exception), or divide by zero (batch_norm_update_stats of an
+// empty batch, range with a zero integer step: SIGFPE), on the values a generator makes.
+// The campaign's forked workers survive them (and report them); in-process generation must
+// not pick them. Found by running the generator with the list emptied and only these ops
+// and a few elementwise ones allowed (`epsmith fuzz --checks D4`, generation crashes name the
+// op), on each LibTorch: each entry says which releases crashed. The 1.13-only entries did
+// not crash in 3 000 such cases on 2.13, so 2.13 generates them.
+struct CrashingKernel {
+  std::string_view name;  // qualified name
+  bool on_libtorch1;      // crashes on 1.13
+  bool on_libtorch2;      // crashes on 2.13
 };
+constexpr CrashingKernel kCrashOnGeneratedValues[] = {
+    {"aten::max_unpool2d", true, false},       {"aten::max_unpool3d", true, false},
+    {"aten::slow_conv3d", true, false},        {"aten::slow_conv3d_forward", true, false},
+    {"aten::thnn_conv2d", true, false},        {"aten::_slow_conv2d_forward", true, false},
+    {"aten::native_batch_norm", true, true},   {"aten::batch_norm_update_stats", true, true},
+    {"aten::lu_unpack", true, true},           {"aten::range", false, true},
+};
+
+bool crashesOnGeneratedValues(const OpInfo& op) {
+  for (const auto& k : kCrashOnGeneratedValues) {
+    if (op.qualified_name == k.name && (compat::kLibTorch1 ? k.on_libtorch1 : k.on_libtorch2)) return true;
+  }
+  return false;
+}
 
 // Ops that never run on the dense CPU tensors a generator makes although a CPU or composite
 // kernel is registered: they need CUDA (pinned memory) or complex inputs (the generator
@@ -152,8 +174,8 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
   for (auto fragment : kBackendFragments) {
     if (local.find(fragment) != std::string_view::npos) return set("backend-specific", std::string(fragment));
   }
-  for (auto name : kCrashOnGeneratedValues) {
-    if (op.qualified_name == name) return set("crashes LibTorch 1.13 on generated values", "");
+  if (crashesOnGeneratedValues(op)) {
+    return set("crashes LibTorch " + compat::libtorchVersion() + " on generated values", "");
   }
   if (!hasCpuKernel(op)) return set("no CPU kernel (sparse, quantized or accelerator only)", "");
   for (auto name : kNeverOnDenseRealCpu) {

@@ -12,6 +12,7 @@
 #include "functionalizer/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/strided.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 
@@ -37,6 +38,9 @@ bool everyElement(const at::Tensor& t, F&& f) {
 
 bool smallIntegers(const at::Tensor& t) {
   if (!at::isIntegralType(t.scalar_type(), /*includeBool=*/false) || t.numel() == 0) return true;
+  // 2.x's UInt16/32/64 have few kernels (no aminmax, no integral dispatch): a value of
+  // theirs is not taken, as if it were large.
+  if (compat::laterDtype(t.scalar_type())) return false;
   constexpr int64_t kLimit = int64_t{1} << 20;
   if (t.is_cpu() && t.layout() == at::kStrided) {
     bool small = true;
@@ -95,6 +99,10 @@ namespace {
 
 bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  if (compat::laterDtype(a.scalar_type())) {  // few kernels but copy: the bytes decide
+    const at::Tensor x = a.contiguous(), y = b.contiguous();
+    return std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) == 0;
+  }
   if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided &&
       !a.is_complex() && a.scalar_type() != at::kBool) {
     // Equal elements, or NaN in both, index by index.

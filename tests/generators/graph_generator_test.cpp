@@ -82,17 +82,18 @@ TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
 
 // Note [A refused call must leave no trace]: a real run that autograd refuses part way
 // (linalg_pinv.out resizing a parameter before its copy_ is refused) must not leave the
-// program built on what it changed. Seeds 1569, 2168 and 2414 did so (one's program then
-// raised on its own replay); since the catalog left out polygamma and special_zeta, seeds
-// 5475, 5586 and 6508 are the ones among the first 12 000 that meet a refused call. Each
-// now replays, and its every node's value is what its meta.val says.
+// program built on what it changed. Which seeds meet such a call depends on the catalog, so
+// on the LibTorch at hand (3 among the first 12 000 on 1.13): the first three found are
+// taken. Each must replay, and its every node's value is what its meta.val says.
 TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
-  for (uint64_t seed : {5475, 5586, 6508}) {
+  int met = 0;
+  for (uint64_t seed = 1; seed <= 20000 && met < 3; ++seed) {
     SeededSource random(seed);
     GenerationStats stats;
     auto p = generateProgram(catalog(), {}, random, &stats);
     ASSERT_TRUE(p.ok());
-    EXPECT_EQ(stats.programs_given_up, 1) << "seed " << seed << " no longer meets the case";
+    if (stats.programs_given_up == 0) continue;
+    ++met;
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
     RunOptions options(RunMode::Eager);
     int checked = 0;
@@ -106,6 +107,8 @@ TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
     EXPECT_TRUE(eager.ok()) << eager.error->str();
     EXPECT_GT(checked, 0);
   }
+  std::cout << "[ refused  ] " << met << " programs that met a refused call\n";
+  EXPECT_GT(met, 0) << "no seed up to 20 000 meets a refused call: the property went unexercised";
 }
 
 // Every generated program verifies and runs eagerly from its example inputs (the run that
@@ -141,7 +144,7 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
     Verdict v = compareResults(eager, runProgram(*f.program, RunOptions(RunMode::Exported)));
     if (!v.match()) {
       disagreements.push_back(seed);
-      std::cout << "[ D1 ] seed " << seed << ": " << verdictKindName(v.kind) << " at " << v.where << "\n";
+      std::cout << "[ D1 ] seed " << seed << ": " << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report << "\n";
     }
   }
   std::string why;
