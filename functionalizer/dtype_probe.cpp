@@ -198,8 +198,9 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     if (it != cache.end()) return it->second;
   }
   // Note [Ops without meta kernels]
-  // Many kernels have no meta implementation in 1.13 (nan_to_num.out, which nan_to_num_
-  // and nan_to_num call; hardtanh; logical_xor.out), and the dispatcher's refusal is dear:
+  // Many kernels have no C++ meta implementation (nan_to_num.out, which nan_to_num_ and
+  // nan_to_num call, hardtanh and logical_xor.out in 1.13; abs.out in 2.13, whose meta
+  // kernels for such ops are registered from Python, absent in epsmith's process), and the dispatcher's refusal is dear:
   // its message lists every dispatch key of the op and what each computes to (some 300 000
   // instructions) before the exception unwinds, and the probe then runs on CPU anyway. So a
   // call whose meta run was refused that way is remembered by its op, argument dtypes and
@@ -251,7 +252,7 @@ namespace {
 // (whole numbers for integer dtypes, alternating for bool); requiring grad where `m` does,
 // for probeAutogradRefuses (under autograd a functional form can raise where the out= call
 // does not: `sum` given dtype=bool of an f64 input that requires grad trips an internal
-// assert in 1.13, while eager's sum.out writes the bool result).
+// assert in 1.13 and raises in 2.13, while eager's sum.out writes the bool result).
 at::Tensor probeValues(const TensorMeta& m) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;

@@ -65,7 +65,8 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
 // grad where the op has a derivative, and otherwise runs the kernel below autograd. Its
 // functional form, called on the same inputs, goes through autograd, which can refuse
 // where the out= call ran: `prod(dtype=int64)` or `sum(dtype=bool)` of an input that
-// requires grad trips 1.13's isDifferentiableType assert, `select_scatter` into a bool
+// requires grad trips 1.13's isDifferentiableType assert (2.13 raises "Autograd not support
+// dtype"; the probe runs the form and sees either), `select_scatter` into a bool
 // tensor of a src that requires grad too, and `binary_cross_entropy_with_logits` refuses a
 // weight that requires grad. Reading those inputs through `detach` gives the functional
 // form what the out= kernel saw: the same values, and no history to record, as eager

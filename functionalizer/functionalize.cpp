@@ -185,7 +185,7 @@ Mapped* Pass::entry(const Node* n) {
 // mutation). But in eager a view's requires_grad follows its base's: views taken before
 // the detach_ stop requiring grad too, and autograd then lets through calls on them that it
 // refuses on a tensor that requires grad (cumsum(dtype=int64) of a view of a parameter
-// trips 1.13's isDifferentiableType assert; a campaign's D1 case). So once a storage was
+// trips 1.13's isDifferentiableType assert, and 2.13 raises; a campaign's D1 case). So once a storage was
 // detached, a read of any other tensor of it that requires grad goes through detach (one
 // per value read); values are the same either way.
 Node* Pass::readDetachedIfNeeded(Rec& rec, Node* value) {

@@ -62,7 +62,7 @@ Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
 // Note [copy returns its source]
 // LibTorch 1.13's functional `copy(self, src)` returns `src` itself when it already has
 // self's sizes, dtype and device (whatever the strides), an alias its schema does not
-// declare. In a functional graph nothing writes it, but the exported program's caller does:
+// declare (2.13's makes a fresh tensor; the code does not ask, as clone is right on both). In a functional graph nothing writes it, but the exported program's caller does:
 // a copy_ of input x into input b became b's mutation output, that output was x, and the
 // write-back of x's own new value (from a later le_) reached b before b's was copied in
 // (a campaign's D1 case). Such a copy_ takes `clone` of its source instead: the same values,
@@ -110,8 +110,36 @@ bool Pass::hasOtherViews(const Rec& rec) const {
   return false;
 }
 
+// Note [out= kernels that skip their functional form's checks]
+// 2.13's max.unary_out and min.unary_out of an empty input write the reduction's identity
+// (-inf, INT64_MIN), where max and min, and amax and amin, raise "Expected reduction dim to
+// be specified for input.numel() == 0" (1.13's out= kernels raise as well, so no such
+// program runs there). No functional op computes what eager wrote, so the call is refused
+// rather than turned into one that raises (a 2.13 campaign's D1 case). Written once here:
+// which out= kernels skip which checks is in no schema.
+namespace {
+constexpr std::string_view kEmptyReductionOuts[] = {"aten::max.unary_out", "aten::min.unary_out"};
+
+bool isEmptyTensorArgument(const Node& n, const OpInfo& op, size_t i) {
+  const Argument* a = functionalizer::schemaArgument(n, op, i);
+  const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+  const TensorMeta* meta = t && t->node ? t->node->meta.val.tensor() : nullptr;
+  if (!meta) return false;
+  for (const auto& size : meta->sizes) {
+    if (size.isConcrete() && size.concrete() == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   const OpInfo& op = *n.target.op();
+  for (std::string_view name : kEmptyReductionOuts) {
+    if (op.name() == name && isEmptyTensorArgument(n, op, 0)) {
+      fail(&n, std::string(name) + " of an empty input writes the reduction's identity, which no functional form "
+               "computes; epsmith does not functionalize that");
+    }
+  }
   std::vector<Obj*> outs;
   for (int i : role.written) {
     const Argument* a = functionalizer::schemaArgument(n, op, static_cast<size_t>(i));
