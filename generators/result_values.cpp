@@ -20,7 +20,7 @@ namespace epsmith {
 // Integer results are kept only while every element lies within ±2^20. Larger ones come
 // from overflowing chains (cumprod, pow) and wrap to INT_MIN, where LibTorch 1.13 kernels
 // trap instead of raising (fmod/remainder of INT_MIN by -1: SIGFPE, which kills the
-// process), and values used as counts or positions (one_hot, arange ends, index
+// process; 2.13's fmod returns 0 there, and the bound stays for the other reasons), and values used as counts or positions (one_hot, arange ends, index
 // arithmetic) then cost unbounded time or memory. Overflow itself is undefined in C++ and
 // differs between kernels legitimately, so a differential tester gains nothing from it.
 namespace {
@@ -254,9 +254,9 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
 }
 
 // Note [Results read from uninitialized memory]
-// Some LibTorch 1.13 kernels return uninitialized memory for empty inputs
-// (multilabel_margin_loss_forward of a 0-row batch: a different value every run), which
-// no tag says. Such results are not eager semantics anyone can compare against, so a
+// Some kernels return uninitialized memory for empty inputs (1.13's
+// multilabel_margin_loss_forward of a 0-row batch: a different value every run), which
+// no tag says; the check runs on every LibTorch, so it needs no list of them. Such results are not eager semantics anyone can compare against, so a
 // candidate that reads an empty tensor runs twice and is kept only if both runs agree
 // (NaN equal to NaN). Empty inputs are where this happens and are a minority: the check
 // costs little.
