@@ -43,6 +43,10 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   setup.limits = limits;
   if (auto check = diffCheckFromName(c.check)) {
     setup.checks = {*check};
+  } else if (c.check == "generate") {
+    // A failure to generate: whether the seed's program is made now, and nothing else (a
+    // remade program may well meet some check's finding that has no bearing on this case).
+    setup.checks.clear();
   } else {
     setup.checks.clear();  // a worker died outside every check: all of them run, as then
     for (DiffCheck d : kAllDiffChecks) {

@@ -3,12 +3,25 @@
 // that is what its status expects (known upstream LibTorch bugs reproduce; fixed bugs of
 // ours stay fixed). Exit 0 when every case is as expected, 1 when one is not, 2 for
 // unreadable cases or bad flags.
+#include <cstdio>
 #include <iostream>
 
 #include "fuzz/replay.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
+namespace {
+
+// Whether release "a" ("1.13") comes before "b" ("2.13"), by major and minor.
+bool versionBefore(const std::string& a, const std::string& b) {
+  int a_major = 0, a_minor = 0, b_major = 0, b_minor = 0;
+  std::sscanf(a.c_str(), "%d.%d", &a_major, &a_minor);
+  std::sscanf(b.c_str(), "%d.%d", &b_major, &b_minor);
+  return a_major != b_major ? a_major < b_major : a_minor < b_minor;
+}
+
+}  // namespace
+
 
 void addReplayCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("replay", "Re-run corpus cases: reproduces, fixed, or changed");
@@ -55,7 +68,10 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
       if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
       if (!o.fixed_in.empty()) {
         ++fixed_in_this;
-        std::cout << "    found on LibTorch " << c->provenance.libtorch << ": fixed in " << o.fixed_in << "\n";
+        // "Fixed in" a later release; an earlier one simply never had the bug.
+        const bool later = versionBefore(c->provenance.libtorch, o.fixed_in);
+        std::cout << "    found on LibTorch " << c->provenance.libtorch << (later ? ": fixed in " : ": not on ") << o.fixed_in
+                  << "\n";
       }
       if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
         std::cout << "    on run " << o.runs << " of " << kReplayLayouts
@@ -64,7 +80,7 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
     }
     std::cout << files->size() << " case" << (files->size() == 1 ? "" : "s") << ": " << counts[0] << " reproduce, "
               << counts[1] << " fixed, " << counts[2] << " changed"
-              << (fixed_in_this ? " (" + std::to_string(fixed_in_this) + " fixed in " +
+              << (fixed_in_this ? " (" + std::to_string(fixed_in_this) + " found on another LibTorch, not on " +
                                       libtorchVersion() + ")"
                                 : "")
               << (not_here ? ", " + std::to_string(not_here) + " not runnable on " + libtorchVersion() : "")

@@ -4,6 +4,7 @@
 
 #include "fuzz/corpus.h"
 #include "ir/program_io.h"
+#include "oracle/planted_fault.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
@@ -18,10 +19,13 @@ std::optional<ExportedProgram> loadOrReport(std::string_view command, const std:
     if (isCaseFileText(head)) {
       auto c = readCaseFile(path);
       if (c.ok() && c->program) return std::move(*c->program);
-      std::cerr << "epsmith " << command << ": "
-                << (c.ok() ? path + ": the case keeps no program (it is remade from its seed: epsmith replay " + path + ")"
-                           : c.error().str())
-                << "\n";
+      std::string why = c.ok() ? path + ": the case keeps no program (it is remade from its seed: epsmith replay " + path + ")"
+                               : c.error().str();
+      if (c.ok() && !c->program_unreadable_here.empty()) {
+        why = path + ": found on LibTorch " + c->provenance.libtorch + ", whose program this LibTorch cannot read: " +
+              c->program_unreadable_here;
+      }
+      std::cerr << "epsmith " << command << ": " << why << "\n";
       exit_code = kExitBadInput;
       return std::nullopt;
     }
@@ -45,6 +49,8 @@ int main(int argc, char** argv) {
 #define EPSMITH_COMMAND(name, function) epsmith::cli::function(app, exit_code);
 #include "tools/commands.def"
 #undef EPSMITH_COMMAND
+  // Once, here, so that the children every command forks inherit them (Note [Planted faults]).
+  epsmith::installPlantedFaults();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
