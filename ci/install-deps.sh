@@ -33,8 +33,10 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-available() { apt-cache policy "$1" 2>/dev/null | grep -q "Candidate: [^(]"; }
+# Each reads the whole answer before matching: `grep -q` would stop reading at the first
+# match, and under pipefail the writer's SIGPIPE would fail the test.
+installed() { [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == *"install ok installed"* ]]; }
+available() { apt-cache policy "$1" 2>/dev/null | grep "Candidate: [^(]" >/dev/null; }
 
 missing=()
 for entry in "${wanted[@]}"; do
