@@ -1,7 +1,8 @@
 // Interpreter overhead: a 1 000-node program of small ops run by the oracle's interpreter,
 // against the same ops called directly through the boxed dispatcher with pre-built argument
 // lists. Target (issue 4): the interpreter adds at most 25%.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <benchmark/benchmark.h>
 

@@ -1,8 +1,17 @@
 // Result dtypes by meta execution; see dtype_probe.h.
 #include "functionalizer/dtype_probe.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/native/TypeProperties.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/remainder.h>
+#include <ATen/ops/zeros_like.h>
 
 #include <mutex>
 #include <unordered_map>

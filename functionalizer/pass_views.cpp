@@ -2,7 +2,8 @@
 // it views, or reads a copy where eager's view would address a value the graph computed.
 #include "functionalizer/pass.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/zeros.h>
 
 #include <tuple>
 

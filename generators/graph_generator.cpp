@@ -8,7 +8,10 @@
 // draws small values; a candidate that does not run is dropped, so these are only odds.
 #include "generators/graph_generator.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
 #include <ATen/Dispatch.h>
 #include <ATen/MemoryOverlap.h>
 

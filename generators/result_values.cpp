@@ -2,6 +2,9 @@
 #include "generators/result_values.h"
 
 #include <ATen/Dispatch.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/aminmax.h>
+#include <ATen/ops/equal.h>
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,8 @@
 // may have changed. Internal to generators/ (includes ATen).
 #pragma once
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/isfinite.h>
 
 #include <c10/util/FunctionRef.h>
 

@@ -1,5 +1,6 @@
 // The value passes and meta.val rebuilding; see passes.h.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
 
 #include <map>
 

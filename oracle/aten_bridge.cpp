@@ -3,7 +3,10 @@
 
 #include "oracle/libtorch_compat.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/ops/clone_native.h>
+#include <ATen/ops/empty.h>
 #include <ATen/EmptyTensor.h>
 
 #include <algorithm>

@@ -2,7 +2,8 @@
 #include "oracle/builtins.h"
 #include "oracle/libtorch_compat.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
 
 #include <climits>
 #include <cmath>

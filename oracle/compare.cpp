@@ -2,7 +2,8 @@
 // double over the logical (row-major) order of each tensor; the first difference sets the verdict.
 #include "oracle/compare.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/scalar_tensor.h>
 
 #include <algorithm>
 #include <cmath>

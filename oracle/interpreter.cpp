@@ -5,7 +5,10 @@
 // IValues onto the stack and calls the kernel.
 #include "oracle/interpreter.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/ScalarOps.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>

@@ -1,7 +1,8 @@
 // See planted_fault.h.
 #include "oracle/planted_fault.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 

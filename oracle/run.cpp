@@ -6,7 +6,11 @@
 // plain tensors and trip LibTorch's internal asserts, which are harness artifacts.
 #include "oracle/run.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/Context.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 

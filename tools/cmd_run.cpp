@@ -1,7 +1,7 @@
 // `epsmith run FILE [--mode eager|exported|libtorch-functionalize] [--device cpu|cuda]`:
 // runs a program on its example inputs through the eager oracle and summarises the user
 // outputs and every input whose value changed.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstring>
 #include <iostream>

@@ -6,7 +6,8 @@
 // offset inputs, with reads of stale views in between.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/zeros.h>
 
 #include <algorithm>
 #include <numeric>

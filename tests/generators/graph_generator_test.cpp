@@ -3,7 +3,7 @@
 // functionalizer agrees with eager on them.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <iostream>
 #include <map>

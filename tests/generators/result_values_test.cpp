@@ -1,6 +1,10 @@
 // What the generator keeps of a candidate's result: the integer-range check and the
 // same-result test read strided tensors element by element, and must say what LibTorch's
 // own ops say of the same tensors (aminmax; eq with NaN equal to NaN).
+#include <ATen/ops/aminmax.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
 #include <gtest/gtest.h>
 
 #include <limits>

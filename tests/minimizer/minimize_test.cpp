@@ -4,7 +4,7 @@
 // end at a handful of nodes with the failure intact and a bounded number of oracle calls.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <iostream>
 

@@ -2,7 +2,20 @@
 // structural differences, scalar outputs, exceptions, and what the report tells a person.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorIndexing.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/Context.h>
+#include <ATen/ops/_neg_view.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/isclose.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
 
 #include <cmath>
 #include <cstdint>

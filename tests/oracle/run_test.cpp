@@ -2,7 +2,24 @@
 // test with ATen, independently of the interpreter.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/max.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/neg.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/split.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/FunctionalTensorWrapper.h>
 
 #include "ir/program_io.h"
