@@ -344,6 +344,10 @@ void Pass::aten(const Node& n) {
   switch (role.role) {
     case OpRole::Functional:
       if (op.qualified_name == "aten::as_strided_copy") return asStridedCopy(n, op);
+      if (op.qualified_name == "aten::as_strided_scatter") {
+        Node* self = asStridedScatterSelf(n, op);
+        return bind(n, self ? copyWithSelf(n, n.args, n.kwargs, self) : copyRemapped(n));
+      }
       if (op.qualified_name == "aten::view_copy") {
         const Node* self = selfArgument(n);
         Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;

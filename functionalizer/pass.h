@@ -150,6 +150,9 @@ class Pass {
   // root's value as as_strided may address it; nullptr before any write (it reads its self).
   Node* asStridedCopyBase(const Node& n, const OpInfo& op);
   void asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m);
+  // What as_strided_scatter `n` (or its out= form) reads as its self once its storage was
+  // written (Note [as_strided_scatter clones its self's storage]); nullptr before any write.
+  Node* asStridedScatterSelf(const Node& n, const OpInfo& op);
   Node* copyOnBase(const Node& n, const OpInfo& op, Node* base);
   Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
                      Node* self_value);

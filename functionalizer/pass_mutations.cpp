@@ -193,8 +193,12 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     if (dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
     detach_grad = probeAutogradRefuses(*g);
   }
-  // as_strided_copy.out addresses the storage of its self as as_strided_copy does.
-  Node* strided_base = role.functional->qualified_name == "aten::as_strided_copy" ? asStridedCopyBase(n, op) : nullptr;
+  // as_strided_copy.out and as_strided_scatter.out address the storage of their self as
+  // their functional forms do.
+  const std::string& functional_name = role.functional->qualified_name;
+  Node* strided_base = functional_name == "aten::as_strided_copy"      ? asStridedCopyBase(n, op)
+                       : functional_name == "aten::as_strided_scatter" ? asStridedScatterSelf(n, op)
+                                                                       : nullptr;
   ArgumentReads reads;
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
   if (*form == OutForm::CastToCommon) {
@@ -209,7 +213,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   Node* f = functionalCall(n, *role.functional, role.written, reads);
   if (*form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
   if (strided_base) {
-    if (f->args.empty()) fail(&n, "as_strided_copy.out without a positional self");
+    if (f->args.empty()) fail(&n, op.name() + " without a positional self");
     f->args[0] = arg::Tensor{strided_base};
     if (!functionalizer::pinStorageOffset(n, op, f->args, f->kwargs)) fail(&n, "its storage offset is symbolic");
   }

@@ -221,6 +221,27 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
   remember(m, c);
 }
 
+// Note [as_strided_scatter clones its self's storage]
+// as_strided_scatter(self, src, size, stride, offset) clones self's whole storage (2.x's
+// clone_preserve_strides; 1.13's clone of a dense self is sized to its elements), writes
+// src through as_strided(size, stride, offset) of that clone and returns the clone in
+// self's geometry. Its offsets address self's storage, as as_strided's do (Note
+// [as_strided views hang off the storage root]), and elements it writes outside self's are
+// not seen but must lie in the storage. Before any write, self is a view of the storage
+// itself and the call reads it unchanged. After one, self's value is a tensor the graph
+// computed, holding just its elements, in strides of the kernel's choosing: the call reads a
+// contiguous copy of it, which addresses what eager addresses only when self is its
+// storage's root, contiguous from offset 0, and the scatter stays within its elements.
+// Anything else is refused.
+Node* Pass::asStridedScatterSelf(const Node& n, const OpInfo& op) {
+  Rec* self = object(selfArgument(n), &n)->rec;
+  if (!self->storage->stridesAreTheGraphs()) return nullptr;
+  if (self->parent || !functionalizer::addressesOnlyItsRoot(n, op, *self->meta)) {
+    fail(&n, "as_strided_scatter" + std::string(kStorageRootRefusal));
+  }
+  return rootForAsStrided(self);
+}
+
 // A copy of the as_strided call `n` on `base`, its storage offset spelled out.
 Node* Pass::copyOnBase(const Node& n, const OpInfo& op, Node* base) {
   std::vector<Argument> args = n.args;

@@ -91,12 +91,21 @@ Argument argumentOr(const Node& n, const OpInfo& o, size_t i, Argument fallback)
   return a ? *a : fallback;
 }
 
+// The schema index of the argument named `name`: as_strided and as_strided_copy take their
+// geometry from index 1, as_strided_scatter from 2 (src comes first).
+size_t argumentIndex(const OpInfo& o, std::string_view name) {
+  for (size_t i = 0; i < o.arguments.size(); ++i) {
+    if (o.arguments[i].name == name) return i;
+  }
+  return o.arguments.size();
+}
+
 // as_strided's storage_offset, explicit (Note [as_strided views hang off the storage root]):
 // None, or left out, means the offset of the tensor it is called on (its argument's meta);
 // replayed from the storage root, it would mean the root's offset instead. nullopt when
 // that offset is symbolic.
 std::optional<Argument> explicitStorageOffset(const Node& n, const OpInfo& o) {
-  Argument a = argumentOr(n, o, 3, arg::None{});
+  Argument a = argumentOr(n, o, argumentIndex(o, "storage_offset"), arg::None{});
   if (a.kind() != ArgKind::None) return a;
   const Argument* self = schemaArgument(n, o, 0);
   const auto* t = self ? self->get<arg::Tensor>() : nullptr;
@@ -311,8 +320,9 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
       return true;
     }
   }
-  if (args.size() > 3) args[3] = *offset;
-  else if (args.size() == 3) args.push_back(*offset);
+  const size_t at = argumentIndex(o, "storage_offset");
+  if (args.size() > at) args[at] = *offset;
+  else if (args.size() == at) args.push_back(*offset);
   else kwargs.emplace_back("storage_offset", *offset);
   return true;
 }
@@ -376,7 +386,8 @@ std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, 
 }
 
 bool asStridedWithin(const Node& n, const OpInfo& o, const TensorMeta& root) {
-  auto sizes = intListArgument(n, o, 1), strides = intListArgument(n, o, 2);
+  auto sizes = intListArgument(n, o, argumentIndex(o, "size"));
+  auto strides = intListArgument(n, o, argumentIndex(o, "stride"));
   auto offset = explicitStorageOffset(n, o);
   const int64_t* start = offset ? (offset->get<arg::Int>() ? &offset->get<arg::Int>()->value : nullptr) : nullptr;
   if (!sizes || !strides || !start || sizes->size() != strides->size() || *start < 0) return false;

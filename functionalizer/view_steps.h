@@ -44,14 +44,15 @@ using Resolve = std::function<Node*(const Node*)>;
 // sizes]).
 const OpInfo* sizedForm(const OpInfo& view_op);
 
-// Makes the storage_offset of `n`, a call of as_strided `o`, explicit in `args` and
+// Makes the storage_offset of `n`, a call of as_strided `o` (or of its _copy or _scatter
+// form, whose arguments the schema names alike), explicit in `args` and
 // `kwargs` (a copy of its arguments): None means the offset of the tensor it is called on,
 // which a view hung off the storage root is not (Note [as_strided views hang off the
 // storage root]). False, changing nothing, when that offset is symbolic.
 bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& args,
                       std::vector<std::pair<std::string, Argument>>& kwargs);
 
-// Whether every element the as_strided call `n` (of `o`, or its _copy form) addresses lies
+// Whether every element the as_strided call `n` (of `o`, or its _copy or _scatter form) addresses lies
 // within `root`, a tensor that starts its storage densely at offset 0: false when its
 // geometry is symbolic or it reaches past the root's elements (its storage may hold more;
 // a value the graph computes for the root does not).

@@ -319,51 +319,49 @@ TEST(FunctionalizeViews, AsStridedCopyOfAWrittenPieceReadsTheStorage) {
 )"));
 }
 
+// Note [as_strided_scatter clones its self's storage]: once a write through a transposed
+// view replaced the clone's value by a permuted one (tril makes a row-major result of the
+// column-major view), the scatter's offsets must still address the clone's elements in
+// eager's row-major order.
+TEST(FunctionalizeViews, AsStridedScatterOfAWrittenTensorAddressesItsElements) {
+  functionalAgreesWithEager(onX(R"(  %clone: f32[2, 3] = aten::clone(%x)
+  %t: f32[3, 2]<stride=[1, 3]> = aten::t(%clone)
+  %tril_: f32[3, 2]<stride=[1, 3]> = aten::tril_(%t)
+  %src: f32[2]<stride=[3]> = aten::select.int(%x, 1, 0)
+  %out: f32[2, 3] = aten::as_strided_scatter(%clone, %src, [2], [1], 1)
+  return (%out)
+)", "f32[2, 3]"));
+}
+
+// Past a written input's elements, or of a view of a written storage, the scatter addresses
+// memory the functional program does not have: refused (a 2.13 campaign's D1 case raised
+// setStorage out of bounds), in the functional and the out= form alike.
+TEST(FunctionalizeViews, AsStridedScatterPastAWrittenTensorIsRefused) {
+  std::string why = rejection(onX(R"(  %add_: f32[4] = aten::add_.Scalar(%x, 1)
+  %src: f32[4] = aten::mul.Scalar(%x, 2)
+  %out: f32[4] = aten::as_strided_scatter(%x, %src, [4], [1], 1)
+  return (%out)
+)", "f32[4]"));
+  EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
+  why = rejection(onX(R"(  %slice: f32[2] = aten::slice.Tensor(%x, 0, 0, 2)
+  %add_: f32[4] = aten::add_.Scalar(%x, 1)
+  %src: f32[2] = aten::mul.Scalar(%slice, 2)
+  %out: f32[2] = aten::as_strided_scatter(%slice, %src, [2], [1], 0)
+  return (%out)
+)", "f32[4]"));
+  EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
+  why = rejection(onX(R"(  %add_: f32[4] = aten::add_.Scalar(%x, 1)
+  %src: f32[4] = aten::mul.Scalar(%x, 2)
+  %y: f32[4] = aten::clone(%x)
+  %out: f32[4] = aten::as_strided_scatter.out(%x, %src, [4], [1], 1, out=%y)
+  return (%out)
+)", "f32[4]"));
+  EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
+}
+
 // Read after a write, an as_strided of an input that does not start its storage, or that
 // reaches past the input's elements, addresses memory the functional program does not have:
 // refused, not run out of bounds.
-// Note [How ravel aliases]: LibTorch 1.13's ravel is contiguous().view(-1), so ravel of a
-// non-contiguous view copies even where one stride walks its elements (reshape would
-// view): the later write to the base does not reach it. Of a contiguous tensor it is a
-// view, which the write reaches. (A campaign's D1 case: the first read the write.)
-TEST(FunctionalizeViews, RavelAliasesOnlyAContiguousInput) {
-  functionalAgreesWithEager(program(R"(graph {
-  %x: f32[1, 1, 3, 2] = placeholder
-  %linalg_diagonal: f32[1, 3, 1]<stride=[6, 2, 7], offset=1> = aten::linalg_diagonal(%x, offset=1, dim1=-3)
-  %ravel: f32[3] = aten::ravel(%linalg_diagonal)
-  %ravel_1: f32[6] = aten::ravel(%x)
-  %elu_: f32[1, 1, 3, 2] = aten::elu_(%x)
-  return (%ravel, %ravel_1)
-}
-signature {
-  input user_input %x
-  output user_output %ravel
-  output user_output %ravel_1
-})"));
-}
-
-// as_strided reads its input's storage in its input's dtype: of an f16 view of an f32
-// storage that var.out wrote, a replay on the storage root would read f32. Refused (a
-// campaign's D1 case, where the replay returned f32).
-TEST(FunctionalizeViews, AsStridedOfAWrittenStorageReadAsAnotherDtypeIsRefused) {
-  const std::string why = rejection(program(R"(graph {
-  %x: f32[1, 1] = placeholder
-  %z: f32[4] = placeholder
-  %y: f32[4] = aten::clone(%z)
-  %var: f32[1] = aten::var.out(%x, [0], False, out=%y)
-  %view: f16[2] = aten::view.dtype(%y, torch.float16)
-  %as_strided: f16[1]<offset=1> = aten::as_strided(%view, [1], [1], 1)
-  return (%as_strided)
-}
-signature {
-  input user_input %x
-  input user_input %z
-  output user_output %as_strided
-})"));
-  EXPECT_NE(why.find("%as_strided: as_strided of a view that reads its written storage as another dtype"),
-            std::string::npos) << why;
-}
-
 TEST(FunctionalizeViews, AsStridedOfAWrittenInputThatDoesNotStartItsStorageIsRefused) {
   std::string why = rejection(onX(R"(  %add_: f32[4]<offset=4> = aten::add_.Scalar(%x, 1)
   %as_strided: f32[2]<offset=1> = aten::as_strided(%x, [2], [1], 1)
