@@ -123,6 +123,15 @@ constexpr std::string_view kUndeclaredOtherAliases[] = {
     "aten::cartesian_prod",
 };
 
+// Note [Views in another tensor's geometry]
+// slice_inverse(self, src, ...) (2.x; LibTorch's own functionalization makes it to replay a
+// slice backwards) is self.as_strided(src's sizes, strides and offset): a view of self's
+// storage that reaches elements outside self, wherever src lay. Replayed in a functional
+// program, src's value has strides of the graph's choosing and self's value only self's
+// elements, so the replay reads other memory than eager's view; its geometry is not an
+// argument the pass could pin as it pins as_strided's. It is refused.
+constexpr std::string_view kViewsInAnotherGeometry[] = {"aten::slice_inverse"};
+
 // Note [Irregular functional variants]
 constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
     {"aten::normal_", "aten::normal_functional"},
@@ -251,6 +260,13 @@ OpRoleInfo classify(const OpInfo& op) {
       if (op.qualified_name == name) {
         info.role = OpRole::Unsupported;
         info.reason = "may return an alias of its arguments that its schema does not declare";
+        return info;
+      }
+    }
+    for (auto name : kViewsInAnotherGeometry) {
+      if (op.qualified_name == name) {
+        info.role = OpRole::Unsupported;
+        info.reason = "views its self's storage in another tensor's geometry, outside self's elements";
         return info;
       }
     }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "ir/op_registry.h"
 #include "ir/program_io.h"
 
 #include "ir/text_format.h"
@@ -357,6 +358,60 @@ TEST(FunctionalizeViews, AsStridedScatterPastAWrittenTensorIsRefused) {
   return (%out)
 )", "f32[4]"));
   EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
+}
+
+// Note [Views in another tensor's geometry]: slice_inverse (2.x) is refused by name.
+TEST(FunctionalizeViews, SliceInverseIsRefused) {
+  if (!findOpByName("aten::slice_inverse")) GTEST_SKIP() << "this LibTorch has no aten::slice_inverse";
+  const std::string why = rejection(onX(R"(  %slice: f32[2]<offset=1> = aten::slice.Tensor(%x, 0, 1, 3)
+  %slice_inverse: f32[4] = aten::slice_inverse(%slice, %x, 0, 1, 3)
+  %out: f32[4] = aten::mul.Scalar(%slice_inverse, 2)
+  return (%out)
+)", "f32[4]"));
+  EXPECT_NE(why.find("%slice_inverse: aten::slice_inverse views its self's storage in another tensor's geometry"),
+            std::string::npos) << why;
+}
+
+// Note [How ravel aliases]: LibTorch 1.13's ravel is contiguous().view(-1), so ravel of a
+// non-contiguous view copies even where one stride walks its elements (reshape would
+// view): the later write to the base does not reach it. Of a contiguous tensor it is a
+// view, which the write reaches. (A campaign's D1 case: the first read the write.)
+TEST(FunctionalizeViews, RavelAliasesOnlyAContiguousInput) {
+  functionalAgreesWithEager(program(R"(graph {
+  %x: f32[1, 1, 3, 2] = placeholder
+  %linalg_diagonal: f32[1, 3, 1]<stride=[6, 2, 7], offset=1> = aten::linalg_diagonal(%x, offset=1, dim1=-3)
+  %ravel: f32[3] = aten::ravel(%linalg_diagonal)
+  %ravel_1: f32[6] = aten::ravel(%x)
+  %elu_: f32[1, 1, 3, 2] = aten::elu_(%x)
+  return (%ravel, %ravel_1)
+}
+signature {
+  input user_input %x
+  output user_output %ravel
+  output user_output %ravel_1
+})"));
+}
+
+// as_strided reads its input's storage in its input's dtype: of an f16 view of an f32
+// storage that var.out wrote, a replay on the storage root would read f32. Refused (a
+// campaign's D1 case, where the replay returned f32).
+TEST(FunctionalizeViews, AsStridedOfAWrittenStorageReadAsAnotherDtypeIsRefused) {
+  const std::string why = rejection(program(R"(graph {
+  %x: f32[1, 1] = placeholder
+  %z: f32[4] = placeholder
+  %y: f32[4] = aten::clone(%z)
+  %var: f32[1] = aten::var.out(%x, [0], False, out=%y)
+  %view: f16[2] = aten::view.dtype(%y, torch.float16)
+  %as_strided: f16[1]<offset=1> = aten::as_strided(%view, [1], [1], 1)
+  return (%as_strided)
+}
+signature {
+  input user_input %x
+  input user_input %z
+  output user_output %as_strided
+})"));
+  EXPECT_NE(why.find("%as_strided: as_strided of a view that reads its written storage as another dtype"),
+            std::string::npos) << why;
 }
 
 // Read after a write, an as_strided of an input that does not start its storage, or that
