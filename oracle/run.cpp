@@ -11,8 +11,13 @@
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
-#include <ATen/FunctionalTensorWrapper.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -217,7 +222,26 @@ std::optional<RunMode> runModeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-bool cudaAvailable() { return at::hasCUDA(); }
+// Note [Asking for CUDA in a child]
+// LibTorch answers "is CUDA available" by counting devices through the CUDA runtime, which
+// initializes the driver in the asking process, and a process forked after that cannot use
+// CUDA at all. epsmith forks its workers and checks from the process that asks (fuzz, check,
+// minimize, replay), so the question goes to a child of its own, once per process, and the
+// answer is remembered: the asking process stays free to fork children that use CUDA, and
+// so do they (a worker inherits the answer with its memory).
+bool cudaAvailable() {
+  static const bool available = [] {
+    std::fflush(nullptr);  // a child's exit must not write the parent's buffered output twice
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(at::hasCUDA() ? 0 : 1);
+    if (pid < 0) return at::hasCUDA();  // no child to ask: ask here, at the cost above
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }();
+  return available;
+}
 
 RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
                      const RunOptions& options) {

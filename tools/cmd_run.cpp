@@ -95,7 +95,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
     // The run happens in a child (as `check`'s checks do, Note [Checks out of harm's way]):
     // a LibTorch memory error ends it, not the command. The child sends back the exit code
     // and the lines to print.
-    // On CUDA it runs here: CUDA, which the parent has asked about, does not survive a fork.
+    // On CUDA too: the parent asks for CUDA without initializing it (Note [Asking for CUDA
+    // in a child]), so the child may use it.
     WorkerLimits limits;
     limits.seconds_per_request = 24 * 3600;
     auto runAndSay = [&] {
@@ -117,12 +118,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
       }
       return std::to_string(kExitOk) + lines;
     };
-    IsolatedOutcome o;
-    if (options.device.type == "cuda") {
-      o.result = runAndSay();
-    } else {
-      o = runIsolated(runAndSay, limits);
-    }
+    IsolatedOutcome o = runIsolated(runAndSay, limits);
     if (!o.result || o.result->empty()) {
       std::cout << "  died: " << (o.death ? deathSignature(*o.death) : std::string("the run sent back nothing")) << "\n";
       exit_code = kExitFindings;
