@@ -45,7 +45,28 @@ void overreadPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, to
   torch::jit::push(*stack, std::move(out));
 }
 
-enum class FaultKind { Raise, Crash, Overread };
+// The op computed on the CPU, its floating results shifted by one, back on the device of its
+// first tensor argument: a CUDA kernel that disagrees with the CPU's, for D3.
+void offByOnePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  const size_t n = op.schema().arguments().size();
+  c10::Device device = c10::kCPU;
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    c10::IValue& a = (*stack)[i];
+    if (!a.isTensor()) continue;
+    if (device == c10::kCPU) device = a.toTensor().device();
+    a = a.toTensor().cpu();
+  }
+  op.callBoxed(stack);
+  for (size_t i = stack->size() - op.schema().returns().size(); i < stack->size(); ++i) {
+    c10::IValue& r = (*stack)[i];
+    if (!r.isTensor()) continue;
+    at::Tensor t = r.toTensor();
+    if (at::isFloatingType(t.scalar_type())) t = t.add(1);
+    r = t.to(device);
+  }
+}
+
+enum class FaultKind { Raise, Crash, Overread, OffByOne };
 
 struct FaultSpelling {
   std::string_view prefix;
@@ -56,6 +77,7 @@ struct FaultSpelling {
 constexpr FaultSpelling kSpellings[] = {
     {"crash:", FaultKind::Crash, c10::DispatchKey::Functionalize, "a crash in LibTorch's functionalization"},
     {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
+    {"cuda:", FaultKind::OffByOne, c10::DispatchKey::CUDA, "a CUDA kernel off by one"},
     {"", FaultKind::Raise, c10::DispatchKey::Functionalize, "an exception in LibTorch's functionalization"},
 };
 
@@ -63,12 +85,13 @@ torch::CppFunction kernelFor(FaultKind kind) {
   switch (kind) {
     case FaultKind::Crash: return torch::CppFunction::makeFromBoxedFunction<&crashPlantedFault>();
     case FaultKind::Overread: return torch::CppFunction::makeFromBoxedFunction<&overreadPlantedFault>();
+    case FaultKind::OffByOne: return torch::CppFunction::makeFromBoxedFunction<&offByOnePlantedFault>();
     case FaultKind::Raise: break;
   }
   return torch::CppFunction::makeFromBoxedFunction<&raisePlantedFault>();
 }
 
-// One entry of the list: "[crash:|overread:]ns::name[.overload]". False when it names no
+// One entry of the list: "[crash:|overread:|cuda:]ns::name[.overload]". False when it names no
 // operator.
 bool plantOne(std::string entry, std::vector<std::string>& planted) {
   const std::string spelled = entry;

@@ -17,7 +17,9 @@ namespace epsmith {
 // for as long as the variable is set. `overread:aten::polygamma` replaces the op's CPU
 // kernel, in every run mode, with one whose every element is the byte just past its first
 // tensor argument's storage: a kernel reading memory it does not own, as 1.13's nanmedian.dim
-// did (Note [Over-reads see a fill]). The variable is read once per process, before its
+// did (Note [Over-reads see a fill]). `cuda:aten::sigmoid` replaces the op's CUDA kernel with
+// the CPU's result plus one (floating results), so D3 reports a value mismatch there; where
+// no CUDA device exists the kernel is registered and never called. The variable is read once per process, before its
 // first run (forked workers inherit the registrations), and every fault planted is reported
 // on standard error so that no campaign runs with one unawares. Meant for tests.
 //

@@ -18,6 +18,7 @@
 #include "generators/graph_generator.h"
 #include "ir/program_io.h"
 #include "ir/text_format.h"
+#include "oracle/run.h"
 #include "tests/support/planted_fault.h"
 #include "verifier/check_ids.h"
 
@@ -170,6 +171,26 @@ TEST(Checks, AFunctionalizationFaultIsAD2Finding) {
                 "D2 exception-in-one: planted fault: 'aten::*' refused under functionalization", 0),
             0u)
       << failureFamily("D2", outcomes[1].kind, outcomes[1].report);
+}
+
+// Note [Planted faults]: special_zeta's CUDA kernel is off by one in this binary. Where
+// CUDA is, D3 (CPU against CUDA) reports it at the output and D1 and D4 pass; elsewhere D3
+// says why it did not run.
+TEST(Checks, AWrongCudaKernelIsAD3Finding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d3_planted_special_zeta.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  auto outcomes = runChecks(p.value(), {DiffCheck::D1, DiffCheck::D3, DiffCheck::D4});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].status, CheckOutcome::Status::Pass) << describe(outcomes[0]);
+  EXPECT_EQ(outcomes[2].status, CheckOutcome::Status::Pass) << describe(outcomes[2]);
+  if (!cudaAvailable()) {
+    EXPECT_EQ(outcomes[1].status, CheckOutcome::Status::Skipped) << describe(outcomes[1]);
+    GTEST_SKIP() << "no CUDA here: " << outcomes[1].report;
+  }
+  EXPECT_EQ(outcomes[1].status, CheckOutcome::Status::Finding) << describe(outcomes[1]);
+  EXPECT_EQ(outcomes[1].kind, "value-mismatch") << describe(outcomes[1]);
+  EXPECT_EQ(failureSignature(outcomes[1]), "D3 value-mismatch") << describe(outcomes[1]);
+  EXPECT_EQ(outcomes[1].where, "output 0") << describe(outcomes[1]);
 }
 
 // Reports as the comparator writes them (the checked-in corpus has each of these).
