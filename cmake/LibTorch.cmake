@@ -37,6 +37,27 @@ if(Torch_VERSION VERSION_LESS 1.13 OR
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 
+# Note [LibTorch's libraries from its own prefix]
+# TorchConfig.cmake finds some libraries by name (find_library(c10_LIBRARY c10 PATHS
+# <its prefix>/lib)), and CMake searches the system's directories before PATHS: with Debian's
+# libtorch-dev installed beside the wheel, a wheel build linked Debian's libc10.so and
+# libtorch.so too. Every library TORCH_LIBRARIES names by path outside the LibTorch found is
+# replaced by its namesake there, where it has one (Debian's own build finds its libraries
+# under its multiarch directory, which has none of them, and is left as it is).
+set(_epsmith_torch_lib "${TORCH_INSTALL_PREFIX}/lib")
+set(_epsmith_libraries)
+foreach(_lib IN LISTS TORCH_LIBRARIES)
+  if(IS_ABSOLUTE "${_lib}")
+    get_filename_component(_dir "${_lib}" DIRECTORY)
+    get_filename_component(_name "${_lib}" NAME)
+    if(NOT _dir STREQUAL _epsmith_torch_lib AND EXISTS "${_epsmith_torch_lib}/${_name}")
+      set(_lib "${_epsmith_torch_lib}/${_name}")
+    endif()
+  endif()
+  list(APPEND _epsmith_libraries "${_lib}")
+endforeach()
+set(TORCH_LIBRARIES ${_epsmith_libraries})
+
 # LibTorch 2.14's headers require C++20; older ones build as C++17. EPSMITH_CXX_STANDARD
 # overrides (CI builds 2.13 as C++20 so the code stays C++20-clean).
 if(Torch_VERSION VERSION_GREATER_EQUAL 2.14)
