@@ -31,9 +31,9 @@ find_package(Torch REQUIRED)
 
 # Note [LibTorch versions epsmith supports] (oracle/libtorch_compat.h).
 if(Torch_VERSION VERSION_LESS 1.13 OR
-   (Torch_VERSION VERSION_GREATER_EQUAL 1.14 AND Torch_VERSION VERSION_LESS 2.13))
+   (Torch_VERSION VERSION_GREATER_EQUAL 1.14 AND Torch_VERSION VERSION_LESS 2.11))
   message(FATAL_ERROR "LibTorch ${Torch_VERSION} (${Torch_DIR}) is not supported: epsmith "
-                      "builds against LibTorch 1.13 and 2.13 or newer")
+                      "builds against LibTorch 1.13 and 2.11 or newer")
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 

@@ -22,13 +22,14 @@ class ExportedProgram;
 namespace epsmith::compat {
 
 // Note [LibTorch versions epsmith supports]
-// 1.13 (Debian 12's libtorch-dev) and 2.13 or newer (the torch wheel; 2.13 is the default
-// build). The releases between changed the C++ API in steps no build here has followed, so
-// CMake refuses them at configure time, by name and version; this check catches a build whose
-// headers are not a release CMake would accept.
+// 1.13 (Debian 12's libtorch-dev) and 2.11 or newer: 2.13, the torch wheel's, is the default
+// build, and 2.11 is the CUDA release of the GPU machines epsmith's D3 runs on (built against
+// its wheel, torch 2.11.0+cu130). The releases between 1.13 and 2.11 changed the C++ API in
+// steps no build here has followed, so CMake refuses them at configure time, by name and
+// version; this check catches a build whose headers are not a release CMake would accept.
 static_assert((TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13) ||
-                  (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 13),
-              "epsmith supports LibTorch 1.13 and 2.13 or newer");
+                  (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 11),
+              "epsmith supports LibTorch 1.13 and 2.11 or newer");
 inline constexpr bool kLibTorch1 = TORCH_VERSION_MAJOR == 1;
 
 // "2.13": the release, as corpus cases record it.
