@@ -9,7 +9,6 @@
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/core/grad_mode.h>
-#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/util/Logging.h>
@@ -76,6 +75,7 @@ struct Interpreter::Plan {
   std::vector<Step> steps;
   size_t num_slots = 0;
   size_t num_placeholders = 0;
+  c10::Device device = c10::kCPU;  // Note [Programs moved to a device]
 };
 
 namespace {
@@ -109,21 +109,35 @@ c10::IValue scalarIValue(const Argument& a) {
 }
 
 // A Python number passed for a Tensor parameter, as Python's argument parser makes it: a
-// 0-dim tensor marked as a wrapped number, so type promotion treats it as a scalar.
-at::Tensor wrappedNumber(const at::Scalar& s) {
-  at::Tensor t = at::scalar_to_tensor(s);
+// 0-dim tensor marked as a wrapped number, so type promotion treats it as a scalar; on the
+// device the program runs on (Note [Programs moved to a device]).
+at::Tensor wrappedNumber(const at::Scalar& s, c10::Device device) {
+  at::Tensor t = at::scalar_to_tensor(s, device);
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;
 }
 
+// Note [Programs moved to a device]
+// A program runs on CPU as written. Run on another device (D3's CUDA run, --device cuda),
+// it is moved there first, as torch.export's move_to_device_pass moves an exported program:
+// its inputs and constants are materialized on the device, every device argument names it,
+// and so does an op's `device` parameter the call leaves to its default (a factory call
+// without one would make a CPU tensor beside the program's CUDA ones). Numbers passed for
+// Tensor parameters become wrapped numbers on the device, where a lifted constant would
+// be. A plan is made for one device.
+c10::IValue onDevice(const ParamInfo* param, c10::Device device) {
+  return param && param->type == ParamType::Device && !device.is_cpu() ? c10::IValue(device) : c10::IValue();
+}
+
 // The constant IValue for a literal argument, shaped for the parameter it binds.
-c10::IValue literal(const Argument& a, const ParamInfo* param) {
+c10::IValue literal(const Argument& a, const ParamInfo* param, c10::Device device) {
+  if (c10::IValue moved = onDevice(param, device); !moved.isNone()) return moved;
   switch (a.kind()) {
     case ArgKind::None: return c10::IValue();
     case ArgKind::Int: {
       int64_t v = a.get<arg::Int>()->value;
       if (param && param->type == ParamType::Float) return static_cast<double>(v);
-      if (param && param->type == ParamType::Tensor) return wrappedNumber(at::Scalar(v));
+      if (param && param->type == ParamType::Tensor) return wrappedNumber(at::Scalar(v), device);
       if (param && (param->type == ParamType::IntList || param->type == ParamType::SymIntList)) {
         return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(param->fixed_list_size, 1)), v);
       }
@@ -133,7 +147,7 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
     case ArgKind::Bool:
     case ArgKind::Complex: {
       c10::IValue v = scalarIValue(a);
-      if (param && param->type == ParamType::Tensor) return wrappedNumber(v.toScalar());
+      if (param && param->type == ParamType::Tensor) return wrappedNumber(v.toScalar(), device);
       return v;
     }
     case ArgKind::IntList: return a.get<arg::IntList>()->values;
@@ -159,16 +173,18 @@ c10::IValue literal(const Argument& a, const ParamInfo* param) {
 
 class Planner {
  public:
-  explicit Planner(const Graph& g) {
+  Planner(const Graph& g, c10::Device device) : device_(device) {
     slot_of_.reserve(g.size());
     int i = 0;
     for (const auto& n : g.nodes()) slot_of_.emplace_back(&n, i++);
     std::sort(slot_of_.begin(), slot_of_.end(), byNode);
   }
   // Slots given outright (a single call planned without a graph of its own).
-  explicit Planner(std::vector<std::pair<const Node*, int>> slots) : slot_of_(std::move(slots)) {
+  explicit Planner(std::vector<std::pair<const Node*, int>> slots) : slot_of_(std::move(slots)), device_(c10::kCPU) {
     std::sort(slot_of_.begin(), slot_of_.end(), byNode);
   }
+
+  c10::Device device() const { return device_; }
 
   int slot(const Node* n) const {
     auto it = std::lower_bound(slot_of_.begin(), slot_of_.end(), std::make_pair(n, 0), byNode);
@@ -203,7 +219,7 @@ class Planner {
         const Node* n = nullptr;
         a.forEachNode([&](const Node* x) { n = x; });
         if (!n) {
-          p.constant = literal(a, param);
+          p.constant = literal(a, param, device_);
           return p;
         }
         p.kind = param && param->type == ParamType::Tensor ? ArgPlan::Kind::WrapSlot : ArgPlan::Kind::Slot;
@@ -231,7 +247,7 @@ class Planner {
       case ArgKind::CustomObj:
         return p;  // handled by the higher-order op; None on the stack
       default:
-        p.constant = literal(a, param);
+        p.constant = literal(a, param, device_);
         return p;
     }
   }
@@ -242,16 +258,17 @@ class Planner {
     return std::less<const Node*>()(a.first, b.first);
   }
   std::vector<std::pair<const Node*, int>> slot_of_;  // by node address: a few dozen, searched
+  c10::Device device_;
 };
 
-c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env) {
+c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env, c10::Device device) {
   switch (p.kind) {
     case ArgPlan::Kind::Constant: return p.constant;
     case ArgPlan::Kind::Slot: return env[static_cast<size_t>(p.slot)];
     case ArgPlan::Kind::WrapSlot: {
       const c10::IValue& v = env[static_cast<size_t>(p.slot)];
       if (v.isTensor() || v.isNone()) return v;
-      return wrappedNumber(v.toScalar());
+      return wrappedNumber(v.toScalar(), device);
     }
     case ArgPlan::Kind::SlotList: {
       c10::List<at::Tensor> l;
@@ -326,7 +343,8 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
         step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
       } else {
         ArgPlan d;
-        if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
+        if (c10::IValue moved = onDevice(&op.arguments[i], planner.device()); !moved.isNone()) d.constant = moved;
+        else if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
         else throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
         step.args.push_back(std::move(d));
       }
@@ -351,7 +369,7 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
       if (const auto* ga = a.get<arg::Graph>()) {
         const Attribute* attr = ga->node && g ? g->attribute(ga->node->attr) : nullptr;
         if (!attr || !attr->subgraph) throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
-        step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph));
+        step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph, planner.device()));
       }
     }
   } else {
@@ -363,9 +381,10 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
 
 Interpreter::Interpreter(std::unique_ptr<Plan> plan) : plan_(std::move(plan)) { stopCapturingBacktraces(); }
 
-Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
+Interpreter::Interpreter(const Graph& g, c10::Device device) : plan_(std::make_unique<Plan>()) {
   stopCapturingBacktraces();
-  Planner planner(g);
+  plan_->device = device;
+  Planner planner(g, device);
   plan_->num_slots = g.size();
   plan_->steps.reserve(g.size());
   int index = 0;
@@ -386,7 +405,7 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
         step.kind = Plan::StepKind::Constant;
         const Attribute* attr = g.attribute(n.attr);
         if (attr && attr->tensor && (attr->kind == Attribute::Kind::Parameter || attr->kind == Attribute::Kind::Tensor)) {
-          TensorMaterializer m;
+          TensorMaterializer m(device);
           ArgPlan c;
           c.constant = m.materialize(*attr->tensor);
           step.args.push_back(std::move(c));
@@ -405,6 +424,8 @@ Interpreter::Interpreter(const Graph& g) : plan_(std::make_unique<Plan>()) {
 }
 
 Interpreter::~Interpreter() = default;
+
+c10::Device Interpreter::device() const { return plan_->device; }
 
 bool Interpreter::servesManyRuns() const {
   for (const auto& step : plan_->steps) {
@@ -499,11 +520,11 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
           }
           break;
         case Plan::StepKind::Output:
-          for (const auto& a : step.args) out.outputs.push_back(gather(a, env));
+          for (const auto& a : step.args) out.outputs.push_back(gather(a, env, plan_->device));
           break;
         case Plan::StepKind::Aten: {
           stack.clear();
-          for (const auto& a : step.args) stack.push_back(gather(a, env));
+          for (const auto& a : step.args) stack.push_back(gather(a, env, plan_->device));
           noteOp(step.op_name);
           {
             const OpTimer timer;
@@ -519,7 +540,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
         case Plan::StepKind::Builtin:
         case Plan::StepKind::TorchFunction: {
           std::vector<c10::IValue> args;
-          for (const auto& a : step.args) args.push_back(gather(a, env));
+          for (const auto& a : step.args) args.push_back(gather(a, env, plan_->device));
           env[static_cast<size_t>(step.slot)] = step.kind == Plan::StepKind::Builtin
                                                     ? callBuiltin(step.node->target.builtinOp(), args)
                                                     : callTorchFunction(step.node->target.torchFunctionId(), args);
@@ -527,7 +548,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
         }
         case Plan::StepKind::HigherOrder: {
           std::vector<c10::IValue> args;
-          for (const auto& a : step.args) args.push_back(gather(a, env));
+          for (const auto& a : step.args) args.push_back(gather(a, env, plan_->device));
           HigherOrderCall call{*step.node, args, {}};
           for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
           env[static_cast<size_t>(step.slot)] = step.hop(call);

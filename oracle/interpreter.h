@@ -33,9 +33,10 @@ void registerHigherOrderOp(const std::string& name, HigherOrderFn fn);
 
 class Interpreter {
  public:
-  // Resolves every node of `g` (and, recursively, of the subgraphs it calls). Throws
-  // std::invalid_argument for a graph it cannot plan (a target with no semantics).
-  explicit Interpreter(const Graph& g);
+  // Resolves every node of `g` (and, recursively, of the subgraphs it calls), for a run on
+  // `device` (Note [Programs moved to a device]). Throws std::invalid_argument for a graph
+  // it cannot plan (a target with no semantics).
+  explicit Interpreter(const Graph& g, c10::Device device = c10::kCPU);
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
@@ -57,6 +58,7 @@ class Interpreter {
   // of runs of its graph (the eager run and LibTorch's functionalization of one program,
   // say); one with them serves one run, as a fresh plan per run always did.
   bool servesManyRuns() const;
+  c10::Device device() const;
 
   struct Plan;  // defined in interpreter.cpp
 

@@ -122,7 +122,9 @@ c10::IValue unwrapFunctional(const c10::IValue& v) {
 RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
   RunResult result;
   std::optional<Interpreter> own;
-  const Interpreter& interpreter = options.plan ? *options.plan : own.emplace(p.graph());
+  const c10::Device device = toAten(options.device);
+  const bool planned = options.plan && options.plan->device() == device;
+  const Interpreter& interpreter = planned ? *options.plan : own.emplace(p.graph(), device);
   std::vector<c10::IValue> inputs;
   inputs.reserve(flat.size());
   for (const auto& in : flat) inputs.push_back(in.value);

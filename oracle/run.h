@@ -35,7 +35,8 @@ struct RunOptions {
   // The byte past each input storage's end (Note [Over-reads see a fill]); -1: none.
   int overread_fill = -1;
   // The program's graph already planned (Note [One plan for the runs of a program]), or
-  // null to plan it for this run.
+  // null to plan it for this run; a plan made for another device than `device` is not
+  // used (Note [Programs moved to a device]).
   const Interpreter* plan = nullptr;
 };
 

@@ -482,6 +482,37 @@ signature {
   EXPECT_FALSE(Interpreter(wrapped.graph()).servesManyRuns());
 }
 
+// Note [Programs moved to a device]: planned for another device (the meta device, which
+// every build has, stands in for CUDA), a program's number literals and the device of its
+// factory calls, given or defaulted, go there too, so nothing is made elsewhere. Planned
+// for CPU, the same program on a meta input mixes devices and raises.
+TEST(Oracle, AProgramPlannedForADeviceRunsEntirelyThere) {
+  ExportedProgram p = parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %zeros: f32[2, 3] = aten::zeros([2, 3])
+  %full: f32[3] = aten::full([3], 1.5, device=device("cpu"))
+  %add: f32[2, 3] = aten::add.Tensor(%x, 2)
+  %mul: f32[2, 3] = aten::mul.Tensor(%add, %zeros)
+  %sub: f32[2, 3] = aten::sub.Tensor(%mul, %full)
+  return (%sub)
+}
+signature {
+  input user_input %x
+  output user_output %sub
+}
+)EPT");
+  const std::vector<c10::IValue> inputs = {at::empty({2, 3}, at::TensorOptions().device(c10::kMeta))};
+  Interpreter meta(p.graph(), c10::kMeta);
+  EXPECT_EQ(meta.device(), c10::Device(c10::kMeta));
+  Interpreter::Outcome moved = meta.run(inputs);
+  ASSERT_FALSE(moved.error) << moved.error->str();
+  EXPECT_TRUE(moved.outputs[0].toTensor().is_meta());
+  EXPECT_EQ(moved.outputs[0].toTensor().sizes(), at::IntArrayRef({2, 3}));
+  Interpreter::Outcome mixed = Interpreter(p.graph()).run(inputs);
+  ASSERT_TRUE(mixed.error);
+  EXPECT_EQ(mixed.error->node, "mul") << mixed.error->str();
+}
+
 // cloneOf makes what clone makes (sizes, strides, dtype, values, no shared memory, no
 // autograd history), by a byte copy for dense tensors and through clone for the rest.
 TEST(Oracle, CloneOfIsClone) {
