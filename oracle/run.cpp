@@ -18,6 +18,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -245,6 +247,33 @@ bool cudaAvailable() {
   return available;
 }
 
+// Note [CUDA errors that end the process]
+// Some CUDA errors leave the process's CUDA context unusable (a kernel's device-side assert,
+// an illegal memory access, a launch failure): every later CUDA call of the process fails
+// with the same error, so a process that went on would report every later run as failing
+// at whatever op it reached. A run that meets one ends the process instead (abort), as a
+// crash in the op it was running, which campaigns minimize in forked steps. Kernels are
+// launched synchronously on CUDA (CUDA_LAUNCH_BLOCKING=1, unless the user set it), so that
+// op is the one whose kernel failed, not a later one that synchronized.
+bool leavesCudaUnusable(std::string_view message) {
+  for (std::string_view sticky : {"device-side assert triggered", "an illegal memory access", "unspecified launch failure",
+                                  "misaligned address", "an illegal instruction"}) {
+    if (message.find(sticky) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+namespace {
+
+void endOnUnusableCuda(const RunResult& r) {
+  if (!r.error || !leavesCudaUnusable(r.error->message)) return;
+  std::fprintf(stderr, "epsmith: %s: this process's CUDA context is unusable (Note [CUDA errors that end the process])\n",
+               r.error->str().c_str());
+  std::abort();
+}
+
+}  // namespace
+
 RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
                      const RunOptions& options) {
   RunResult result;
@@ -254,6 +283,7 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
       result.error = RunError{"", "", "CUDA not available in this LibTorch build"};
       return result;
     }
+    if (device.is_cuda()) ::setenv("CUDA_LAUNCH_BLOCKING", "1", /*overwrite=*/0);
     std::optional<at::AutoGradMode> grad;
     std::optional<c10::InferenceMode> inference;
     if (options.grad == GradMode::Inference) inference.emplace();
@@ -263,12 +293,13 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
     TensorMaterializer materializer(device);
     materializer.setOverreadFill(options.overread_fill);
     std::vector<LiftedInput> flat = liftInputs(p, user_inputs, materializer);
-    return runLifted(p, flat, options);
+    result = runLifted(p, flat, options);
   } catch (const c10::Error& e) {
     result.error = RunError{"", "", e.what_without_backtrace()};
   } catch (const std::exception& e) {
     result.error = RunError{"", "", e.what()};
   }
+  if (options.device.type == "cuda") endOnUnusableCuda(result);
   return result;
 }
 

@@ -52,4 +52,8 @@ RunResult runProgram(const ExportedProgram& p, const RunOptions& options = {});
 // Whether this LibTorch build can run on CUDA right now.
 bool cudaAvailable();
 
+// Whether a CUDA error message is one that leaves the process's CUDA context unusable
+// (Note [CUDA errors that end the process]); a CUDA run that raises one ends the process.
+bool leavesCudaUnusable(std::string_view message);
+
 }  // namespace epsmith

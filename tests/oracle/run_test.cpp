@@ -378,6 +378,17 @@ TEST(Oracle, CudaRequestsFailCleanlyWithoutCuda) {
   EXPECT_EQ(r.error->message, "CUDA not available in this LibTorch build");
 }
 
+// Note [CUDA errors that end the process]: the errors after which a process's CUDA context
+// is unusable, as LibTorch words them, and some that are not.
+TEST(Oracle, StickyCudaErrorsAreTold) {
+  EXPECT_TRUE(leavesCudaUnusable("CUDA error: device-side assert triggered"));
+  EXPECT_TRUE(leavesCudaUnusable("CUDA error: an illegal memory access was encountered"));
+  EXPECT_TRUE(leavesCudaUnusable("CUDA error: unspecified launch failure"));
+  EXPECT_FALSE(leavesCudaUnusable("CUDA error: out of memory"));
+  EXPECT_FALSE(leavesCudaUnusable("CUDA error: invalid argument"));
+  EXPECT_FALSE(leavesCudaUnusable("index 3 is out of bounds for dimension 0 with size 2"));
+}
+
 TEST(Oracle, AliasingStateSharesStorage) {
   auto p = parse(R"EPT(program {
   verifiers ["TRAINING"]
