@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "oracle/breadcrumb.h"
+#include "oracle/run.h"
 
 namespace epsmith {
 namespace {
@@ -150,10 +151,15 @@ void WorkerPool::start(size_t w) {
     try {
       if (init_) init_();
       // A memory backstop besides the parent's watch: allocations past it fail at once
-      // (LibTorch raises), where resident growth would only be seen at the next look.
-      const size_t mapped = memoryOf(::getpid()).first;
-      rlimit limit{mapped + 2 * limits_.rss_limit_bytes, mapped + 2 * limits_.rss_limit_bytes};
-      ::setrlimit(RLIMIT_AS, &limit);
+      // (LibTorch raises), where resident growth would only be seen at the next look. Not
+      // where CUDA is: its driver reserves address space for its unified memory far past
+      // what it uses, and under such a cap every CUDA call fails "out of memory" (seen on
+      // an H200 machine); the parent's watch of resident memory stays.
+      if (!cudaAvailable()) {
+        const size_t mapped = memoryOf(::getpid()).first;
+        rlimit limit{mapped + 2 * limits_.rss_limit_bytes, mapped + 2 * limits_.rss_limit_bytes};
+        ::setrlimit(RLIMIT_AS, &limit);
+      }
       std::string request;
       while (readMessage(down[0], &request)) {
         notePhase("");
