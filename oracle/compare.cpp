@@ -476,10 +476,13 @@ class Comparison {
   std::vector<Difference> diffs_;
 };
 
-Verdict compareErrors(const RunResult& expected, const RunResult& actual) {
+Verdict compareErrors(const RunResult& expected, const RunResult& actual, const CompareOptions& options) {
   if (expected.error && actual.error) {
-    if (expected.error->op == actual.error->op &&
-        expected.error->message == actual.error->message) {
+    const RunError& e = *expected.error;
+    const RunError& a = *actual.error;
+    const bool agree = options.same_node_raising_agrees ? e.node == a.node && e.op == a.op
+                                                         : e.op == a.op && e.message == a.message;
+    if (agree) {
       return {VerdictKind::Match, "", "match: both raised " + expected.error->str()};
     }
     return {VerdictKind::DifferentExceptions, "",
@@ -499,7 +502,7 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual) {
 
 Verdict compareResults(const RunResult& expected, const RunResult& actual,
                        const CompareOptions& options) {
-  if (!expected.ok() || !actual.ok()) return compareErrors(expected, actual);
+  if (!expected.ok() || !actual.ok()) return compareErrors(expected, actual, options);
   Comparison c(options);
   c.outputs(expected.outputs, actual.outputs);
   c.inputs(expected.final_inputs, actual.final_inputs);

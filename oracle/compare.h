@@ -27,6 +27,10 @@ Tolerance defaultTolerance(ScalarType dtype);
 struct CompareOptions {
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
   bool equal_nan = true;               // NaN equals NaN
+  // Two runs that raise at the same node agree whatever their messages say: the runs of
+  // one program on two devices call different kernels, which word their refusals apart
+  // ("... (when checking argument in method wrapper_CUDA_...)").
+  bool same_node_raising_agrees = false;
 };
 
 struct Verdict {

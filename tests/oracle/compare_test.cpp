@@ -442,6 +442,23 @@ TEST(CompareExceptions, SameExceptionMatchesDifferentDoesNot) {
             VerdictKind::DifferentExceptions);
 }
 
+// Runs of one program on two devices raise through different kernels, which word their
+// refusals apart: with same_node_raising_agrees, raising at the same node is agreement
+// whatever the messages, and raising at different nodes is not.
+TEST(CompareExceptions, RaisingAtTheSameNodeAgreesAcrossDevices) {
+  CompareOptions devices;
+  devices.same_node_raising_agrees = true;
+  RunResult cpu = raised("lt_", "aten::lt_.Scalar", "result type Float can't be cast to the desired output type Long");
+  RunResult cuda = raised("lt_", "aten::lt_.Scalar", "result type Float can't be cast (wrapper_CUDA_lt_)");
+  EXPECT_EQ(compareResults(cpu, cuda).kind, VerdictKind::DifferentExceptions);
+  Verdict v = compareResults(cpu, cuda, devices);
+  EXPECT_EQ(v.kind, VerdictKind::Match) << v.report;
+  EXPECT_EQ(compareResults(cpu, raised("lt__1", "aten::lt_.Scalar", "same words"), devices).kind,
+            VerdictKind::DifferentExceptions);
+  EXPECT_EQ(compareResults(cpu, raised("lt_", "aten::gt_.Scalar", "same words"), devices).kind,
+            VerdictKind::DifferentExceptions);
+}
+
 TEST(CompareReport, ValueMismatchReport) {
   Verdict v = compareTensors(f32({1, 2, 3, 4}).reshape({2, 2}),
                              f32({1, 2.25, 3, 4.5}).reshape({2, 2}));
