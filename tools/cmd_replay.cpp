@@ -83,7 +83,7 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
               << (fixed_in_this ? " (" + std::to_string(fixed_in_this) + " found on another LibTorch, not on " +
                                       libtorchVersion() + ")"
                                 : "")
-              << (not_here ? ", " + std::to_string(not_here) + " not runnable on " + libtorchVersion() : "")
+              << (not_here ? ", " + std::to_string(not_here) + " not runnable here" : "")
               << "; " << unexpected << " not as expected"
               << (unreadable ? ", " + std::to_string(unreadable) + " unreadable" : "") << "\n";
     exit_code = unreadable ? kExitBadInput : unexpected ? kExitFindings : kExitOk;
