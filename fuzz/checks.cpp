@@ -365,6 +365,20 @@ RoundTripForm drawnRoundTrip(uint64_t case_seed) {
   return random.chance(50) ? RoundTripForm::Text : RoundTripForm::Json;
 }
 
+// Note [Round trips sampled]
+// D4 is epsmith's own check on its formats, and a campaign's cases are all made by one
+// generator through one printer and two readers: run on every case it was a fifth of a
+// case's time, and no campaign has filed a D4 bucket (the formats' bugs were found by
+// the property tests over random programs, which run it on everything). So a campaign
+// case runs it on one case in `--round-trip-every` (8 by default), drawn from its seed;
+// over a campaign each form still goes round thousands of programs a minute. `epsmith
+// check`, minimization and replay run it whenever asked.
+bool drawnForRoundTrip(uint64_t case_seed, int every) {
+  if (every <= 1) return true;
+  SeededSource random(case_seed ^ 0x4d4d4d4d4d4d4d4dULL);  // apart from the form's draw
+  return random.below(static_cast<uint64_t>(every)) == 0;
+}
+
 // Note [Re-runs focus on the finding]
 // A campaign case tries one of D4's forms and a few of D6's corruptions (Notes [Round trips
 // drawn per case], [Corruptions drawn per case]). Were minimization and replay to try all

@@ -72,6 +72,9 @@ struct CheckOptions {
 
 // The form a campaign case round-trips in D4, drawn from its seed.
 RoundTripForm drawnRoundTrip(uint64_t case_seed);
+// Whether a campaign case runs D4 at all: one case in `every` (1: each), drawn from its
+// seed (Note [Round trips sampled]).
+bool drawnForRoundTrip(uint64_t case_seed, int every);
 
 // Options that re-run only the variant of a check a finding came from, where its signature
 // names one: the round trip's form ("D4 json-round-trip-differs"), the corruption's check

@@ -31,6 +31,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     double timeout = 10;
     int64_t rss_limit_mb = 2048;
     int minimize_calls = 500;
+    int round_trip_every = 8;
     double status = 3;
   };
   auto opts = std::make_shared<Options>();
@@ -52,6 +53,8 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(int64_t{64}, int64_t{1} << 30))->capture_default_str();
   cmd->add_option("--minimize-calls", opts->minimize_calls, "oracle calls per minimization at most")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("--round-trip-every", opts->round_trip_every, "run D4 on one case in N, drawn from its seed")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--status-every", opts->status, "seconds between status lines")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
   cmd->callback([opts, cmd, &exit_code] {
     auto fail = [&](const std::string& message) {
@@ -73,6 +76,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     }
     o.setup.nodes = opts->nodes;
     o.setup.minimize_calls = opts->minimize_calls;
+    o.setup.round_trip_every = opts->round_trip_every;
     o.setup.limits.seconds_per_request = opts->timeout;
     o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts->rss_limit_mb) << 20;
     o.device = opts->device;

@@ -127,6 +127,29 @@ TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
 
 // Note [Re-runs focus on the finding]: a signature that names its variant (D4's form, D6's
 // corruption) re-runs that variant alone; others re-run everything.
+// Note [Round trips sampled]: a campaign case runs D4 on one case in `round_trip_every`,
+// drawn from its seed (the same seed draws the same), and on each when it is 1.
+TEST(Checks, ACampaignRoundTripsASampleOfItsCases) {
+  CaseSetup setup;
+  setup.checks = {DiffCheck::D4};
+  auto runner = CaseRunner::create(setup);
+  ASSERT_TRUE(runner.ok()) << runner.error().str();
+  int with_d4 = 0;
+  for (uint64_t seed = 1; seed <= 160; ++seed) {
+    const bool drawn = drawnForRoundTrip(seed, 8);
+    EXPECT_EQ(drawn, drawnForRoundTrip(seed, 8)) << "seed " << seed;
+    EXPECT_TRUE(drawnForRoundTrip(seed, 1));
+    with_d4 += drawn ? 1 : 0;
+    if (seed <= 24) {
+      CaseResult r = runner.value()->run(seed);
+      if (r.generation_error) continue;
+      EXPECT_EQ(r.outcomes.size(), drawn ? 1u : 0u) << "seed " << seed;
+    }
+  }
+  EXPECT_GE(with_d4, 8);   // 20 expected
+  EXPECT_LE(with_d4, 36);
+}
+
 TEST(Checks, ReRunsFocusOnTheVariantAFindingNames) {
   EXPECT_EQ(focusedOn("D4 json-round-trip-differs").round_trip, RoundTripForm::Json);
   EXPECT_EQ(focusedOn("D4 json-unreadable").round_trip, RoundTripForm::Json);
