@@ -5,6 +5,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
@@ -239,8 +240,18 @@ MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const std
   return minimizeFrom(p.clone(), std::move(m), crash, fork_steps);
 }
 
+// The minimization's time is charged after it returns: a clock in its scope would charge
+// the finding it had already handed back.
 MinimizedFinding CaseRunner::minimizeFrom(ExportedProgram start, MinimizedFinding m,
                                           const std::optional<WorkerDeath>& crash, bool fork_steps) const {
+  const auto began = std::chrono::steady_clock::now();
+  MinimizedFinding done = minimizeSteps(std::move(start), std::move(m), crash, fork_steps);
+  done.times[Phase::Minimize] += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return done;
+}
+
+MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFinding m,
+                                           const std::optional<WorkerDeath>& crash, bool fork_steps) const {
   const OpTimeSink ops(&m.times.in_ops);
   const std::string check = m.check, signature = m.signature;
   std::optional<ExportedProgram> program(std::move(start));
@@ -250,7 +261,6 @@ MinimizedFinding CaseRunner::minimizeFrom(ExportedProgram start, MinimizedFindin
   std::vector<DiffCheck> checks = setup_.checks;
   if (auto c = diffCheckFromName(check)) checks = {*c};
   notePhase("minimize");
-  PhaseClock clock(&m.times, Phase::Minimize);
   // A crash being minimized must crash again to count: each step of it runs in a forked
   // child. Other findings are minimized in-process unless `fork_steps` (Note [Minimizing in
   // forked steps]).

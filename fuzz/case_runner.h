@@ -87,6 +87,8 @@ class CaseRunner {
   explicit CaseRunner(CaseSetup setup);
   MinimizedFinding minimizeFrom(ExportedProgram start, MinimizedFinding m, const std::optional<WorkerDeath>& crash,
                                 bool fork_steps) const;
+  MinimizedFinding minimizeSteps(ExportedProgram start, MinimizedFinding m, const std::optional<WorkerDeath>& crash,
+                                 bool fork_steps) const;
   std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const std::string& kept, const WorkerLimits& limits, CheckOutcome* finding) const;
   struct State;

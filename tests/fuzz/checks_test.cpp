@@ -381,6 +381,8 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
   IsolatedOutcome again = run(*m.program);
   ASSERT_TRUE(again.death.has_value());
   EXPECT_TRUE(sameFailure(deathSignature(*again.death), signature));
+  // Its forked steps took time, which the finding carries to the campaign's minimize phase.
+  EXPECT_GT(m.times.seconds[static_cast<size_t>(Phase::Minimize)], 0.0);
 }
 
 TEST(Checks, CheckListsParse) {
