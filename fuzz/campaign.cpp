@@ -156,7 +156,8 @@ class Campaign {
   void onCase(const json& reply);
   void onCaseDeath(uint64_t seed, const WorkerDeath& d);
   void onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
-                 std::optional<WorkerDeath> crash);
+                 const std::string& report, std::optional<WorkerDeath> crash);
+  bool familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family);
   void onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death);
   void takeCasesInOrder(bool stopping);
   void onMinimized(const json& reply);
@@ -167,6 +168,7 @@ class Campaign {
   void statusLine(bool final);
   void writeReport();
   std::string reproCommand(const Bucket& b) const;
+  void writeOverBudget(std::ostream& md) const;
 
   const CampaignOptions& o_;
   std::ostream& log_;
@@ -185,6 +187,14 @@ class Campaign {
   std::map<std::string, int> flaky_retries_;
   std::map<std::string, std::vector<uint64_t>> flaky_seeds_;  // the first few of each
   std::deque<std::string> to_minimize_;           // signatures
+  // Note [A minimization budget per family]
+  struct OverBudget {
+    int64_t findings = 0;
+    std::map<std::string, uint64_t> first_seeds;  // signature → the seed it was first met in
+  };
+  std::map<std::string, int> minimizations_;                 // family → minimizations asked for
+  std::map<std::string, OverBudget> over_budget_;            // family → what it met past its budget
+  std::map<std::string, std::string> family_over_budget_;    // signature → its family, when past
   // Note [Campaigns that do not depend on timing]
   struct CaseEvent {
     std::optional<json> reply;
@@ -215,7 +225,8 @@ void Campaign::onCase(const json& reply) {
     const std::string check = jo.at("check").get<std::string>();
     if (status == CheckOutcome::Status::Skipped) ++skipped_[check];
     if (status != CheckOutcome::Status::Finding) continue;
-    onFinding(seed, jo.at("signature").get<std::string>(), check, jo.at("kind").get<std::string>(), std::nullopt);
+    onFinding(seed, jo.at("signature").get<std::string>(), check, jo.at("kind").get<std::string>(),
+              jo.at("report").get<std::string>(), std::nullopt);
   }
 }
 
@@ -223,14 +234,46 @@ void Campaign::onCaseDeath(uint64_t seed, const WorkerDeath& d) {
   ++cases_;
   ++deaths_;
   const std::string check = d.phase.empty() ? "worker" : d.phase;
-  onFinding(seed, deathSignature(d), check, d.kindName(), d);
+  onFinding(seed, deathSignature(d), check, d.kindName(), "", d);
+}
+
+// Note [A minimization budget per family]
+// A bucket is keyed by its minimized program, so a campaign cannot tell a new bug from one
+// it met before until it has minimized the finding, and one LibTorch bug that many ops lead
+// to (a lost metadata mutation, a read of freed memory under functionalization) costs a
+// minimization for each op it is met through. A finding's family (Note [Families of
+// buckets]) reads off its report before any minimization, so each family gets at most
+// --minimize-per-family minimizations (0: no limit). A new signature of a family past its
+// budget is counted under the family and listed in the report with its first seed, and a
+// campaign from that seed without the limit files it: nothing is lost, and the campaign's
+// time goes to cases and to families it has not yet met.
+bool Campaign::familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family) {
+  int& asked = minimizations_[family];
+  if (o_.minimize_per_family <= 0 || asked < o_.minimize_per_family) {
+    ++asked;
+    return false;
+  }
+  OverBudget& over = over_budget_[family];
+  ++over.findings;
+  over.first_seeds.emplace(signature, seed);
+  family_over_budget_[signature] = family;
+  return true;
 }
 
 void Campaign::onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
-                         std::optional<WorkerDeath> crash) {
+                         const std::string& report, std::optional<WorkerDeath> crash) {
   ++findings_;
   if (auto b = bucket_of_.find(signature); b != bucket_of_.end()) {
     ++buckets_[b->second].count;
+    return;
+  }
+  if (auto f = family_over_budget_.find(signature); f != family_over_budget_.end()) {
+    ++over_budget_[f->second].findings;
+    return;
+  }
+  const bool generation_crash = crash && crash->phase == "generate";  // nothing to minimize
+  if (!pending_.count(signature) && !generation_crash &&
+      familyBudgetSpent(seed, signature, failureFamily(check, kind, report))) {
     return;
   }
   if (auto f = flaky_.find(signature); f != flaky_.end() && !pending_.count(signature)) {
@@ -409,6 +452,13 @@ void Campaign::settleMinimized(const std::string& signature, const json& reply) 
   bucket_of_[signature] = settled.id;
 }
 
+// `s` in a Markdown table's cell, where a '|' would end it.
+std::string markdownCell(const std::string& s) {
+  std::string cell;
+  for (char c : s) cell += c == '|' ? std::string("\\|") : std::string(1, c);
+  return cell;
+}
+
 std::string percent(double part, double whole) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(0) << (whole > 0 ? 100 * part / whole : 0) << "%";
@@ -426,6 +476,24 @@ void Campaign::statusLine(bool final) {
     log_ << (i ? " " : "") << kPhaseNames[i].substr(0, 3) << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
   }
   log_ << "\tops " << percent(times_.in_ops, total) << std::endl;
+}
+
+// The report's list of what families met past their minimization budget (Note [A
+// minimization budget per family]), each signature with the seed that finds it.
+void Campaign::writeOverBudget(std::ostream& md) const {
+  if (over_budget_.empty()) return;
+  md << "\n## Not minimized: the family had its " << o_.minimize_per_family << " minimizations\n\n"
+     << "New signatures of families that had their share of minimizations (--minimize-per-family): each\n"
+     << "is found again by `epsmith fuzz --seed S --cases 1 --minimize-per-family 0`.\n\n"
+     << "| family | findings | signature | seed |\n|---|---|---|---|\n";
+  for (const auto& [family, over] : over_budget_) {
+    bool first = true;
+    for (const auto& [signature, seed] : over.first_seeds) {
+      md << "| " << (first ? "`" + markdownCell(family) + "`" : "") << " | " << (first ? std::to_string(over.findings) : "")
+         << " | `" << markdownCell(signature) << "` | " << seed << " |\n";
+      first = false;
+    }
+  }
 }
 
 std::string Campaign::reproCommand(const Bucket& b) const {
@@ -502,6 +570,14 @@ void Campaign::writeReport() {
                              {"findings", f.findings}, {"bucket_ids", ids}});
   }
   summary["families"] = families_json;
+  summary["minimize_per_family"] = o_.minimize_per_family;
+  json over_budget = json::array();
+  for (const auto& [family, over] : over_budget_) {
+    json seeds = json::object();
+    for (const auto& [signature, seed] : over.first_seeds) seeds[signature] = seed;
+    over_budget.push_back({{"family", family}, {"findings", over.findings}, {"first_seeds", seeds}});
+  }
+  summary["not_minimized"] = over_budget;
   summary["errors"] = errors_;
 
   std::ostringstream md;
@@ -538,11 +614,10 @@ void Campaign::writeReport() {
        << "often one bug met through many ops. The buckets below come in this order.\n\n"
        << "| buckets | new | findings | family |\n|---|---|---|---|\n";
     for (const Family& f : families) {
-      std::string cell;  // a '|' would end the table's cell
-      for (char c : f.name) cell += c == '|' ? std::string("\\|") : std::string(1, c);
-      md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << cell << "` |\n";
+      md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name) << "` |\n";
     }
   }
+  writeOverBudget(md);
   md << "\n## Buckets\n";
   if (buckets_.empty()) md << "\nNo findings.\n";
   for (const Family& f : families) {
@@ -663,6 +738,7 @@ CampaignResult Campaign::run() {
        << "stat::buckets: " << buckets_.size() << "\n"
        << "stat::new_buckets: " << result.new_buckets << "\n"
        << "stat::flaky_findings: " << flaky << "\n"
+       << "stat::unminimized_signatures: " << family_over_budget_.size() << "\n"
        << "stat::worker_deaths: " << deaths_ << "\n"
        << "stat::peak_rss_mb: " << (peak_rss_ >> 20) << "\n";
   for (int i = 0; i < kNumPhases; ++i) {

@@ -23,6 +23,7 @@ struct CampaignOptions {
   std::string corpus_dir = "corpus";
   std::string report_dir = "fuzz-report";
   double status_seconds = 3;  // between status lines
+  int minimize_per_family = 3;  // Note [A minimization budget per family] (campaign.cpp); 0: no limit
   std::string command_line;   // for the report
 };
 

@@ -32,6 +32,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     int64_t rss_limit_mb = 2048;
     int minimize_calls = 500;
     int round_trip_every = 8;
+    int minimize_per_family = 3;
     double status = 3;
   };
   auto opts = std::make_shared<Options>();
@@ -52,6 +53,9 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--rss-limit-mb", opts->rss_limit_mb, "resident memory a worker may reach")
       ->check(CLI::Range(int64_t{64}, int64_t{1} << 30))->capture_default_str();
   cmd->add_option("--minimize-calls", opts->minimize_calls, "oracle calls per minimization at most")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("--minimize-per-family", opts->minimize_per_family,
+                  "minimizations per family of findings at most (0: no limit)")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("--round-trip-every", opts->round_trip_every, "run D4 on one case in N, drawn from its seed")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
@@ -77,6 +81,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     o.setup.nodes = opts->nodes;
     o.setup.minimize_calls = opts->minimize_calls;
     o.setup.round_trip_every = opts->round_trip_every;
+    o.minimize_per_family = opts->minimize_per_family;
     o.setup.limits.seconds_per_request = opts->timeout;
     o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts->rss_limit_mb) << 20;
     o.device = opts->device;

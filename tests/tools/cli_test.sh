@@ -186,6 +186,13 @@ files=$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' |
 if [ "$buckets" -gt 0 ] && [ "$buckets" -eq "$files" ]; then passes=$((passes + 1)); else
   echo "FAIL fuzz corpus: $buckets buckets, $files case files"; failures=$((failures + 1)); fi
 check fuzz_known_buckets 0 "stat::new_buckets: 0" -- fuzz --corpus "$work/corpus" --report "$work/report2"
+# Note [A minimization budget per family]: the planted faults are one family; past its one
+# minimization a new signature of it is listed with its seed, not minimized.
+out=$(fuzz --corpus "$work/corpus_budget" --report "$work/report_budget" --minimize-per-family 1 2>&1)
+unminimized=$(grep -o "^stat::unminimized_signatures: [0-9]*" <<<"$out" | grep -o "[0-9]*$")
+if [ "${unminimized:-0}" -gt 0 ] && grep -q "^## Not minimized" "$work/report_budget/report.md" &&
+   grep -q '"not_minimized"' "$work/report_budget/summary.json"; then passes=$((passes + 1)); else
+  echo "FAIL fuzz_budget: ${unminimized:-no} unminimized signatures"; echo "$out" | tail -5; failures=$((failures + 1)); fi
 # The same seed makes the same cases, whatever --jobs is: the same case files from a fresh
 # corpus (Note [Campaigns that do not depend on timing]).
 cases() { (cd "$1/regressions" && find . -name '*.json' ! -path '*/.incoming/*' | sort); }
