@@ -7,10 +7,16 @@
 // executing ops. The phase split comes back as counters (percent of the case's time). A
 // worker that LibTorch crashes is replaced, as in a campaign.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fuzz/campaign.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
 #include "ir/json_format.h"
@@ -93,6 +99,41 @@ void BM_Case(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Case)->Args({16, 1})->Args({64, 1})->Args({16, 0})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// A whole campaign on the defaults, as a user runs one (one job, every check, seeds from 1,
+// an empty corpus): what BM_Case leaves out, on the seeds a campaign meets, findings and
+// crashes included: each new signature's re-runs on perturbed heaps, its minimization
+// within the family budget, worker deaths and their replacements, the parent's books.
+// `cases_per_s` is the campaign's own figure (summary.json's cases_per_second), `min_pct`
+// the share of the worker's time spent minimizing. state.range(0) cases per campaign.
+void BM_Campaign(benchmark::State& state) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("epsmith_bm_campaign_" + std::to_string(::getpid()));
+  CampaignOptions options;
+  options.cases = state.range(0);
+  options.seconds = 0;
+  options.corpus_dir = (dir / "corpus").string();
+  options.report_dir = (dir / "report").string();
+  options.status_seconds = 3600;
+  double cases_per_s = 0, min_share = 0, findings = 0, deaths = 0;
+  for (auto _ : state) {
+    std::filesystem::remove_all(dir);
+    std::ostringstream log;
+    runCampaign(options, log);
+    std::ifstream in(dir / "report" / "summary.json");
+    const auto summary = nlohmann::json::parse(in);
+    cases_per_s += summary.at("cases_per_second").get<double>();
+    min_share += summary.at("phase_share").at("minimize").get<double>();
+    findings += summary.at("findings").get<double>();
+    deaths += summary.at("worker_deaths").get<double>();
+  }
+  std::filesystem::remove_all(dir);
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["cases_per_s"] = cases_per_s / n;
+  state.counters["min_pct"] = 100 * min_share / n;
+  state.counters["findings"] = findings / n;
+  state.counters["worker_deaths"] = deaths / n;
+}
+BENCHMARK(BM_Campaign)->Arg(4000)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 // A request that does nothing: the round trip to a worker alone.
 void BM_RoundTrip(benchmark::State& state) {
