@@ -8,8 +8,8 @@ Emitter::Emitter(Graph& g, const Graph& source) : graph_(g), source_(source) {
 }
 
 namespace {
-// A base ending in `_<digits>` could spell another base's suffixed name (Note [Emitted
-// names]); such bases get a trailing `_` (an op's local name never ends so).
+// A base ending in `_<digits>` could spell another base's suffixed name
+// (Note [Emitted names]); such bases get a trailing `_` (an op's local name never ends so).
 std::string safeBase(std::string_view base) {
   size_t i = base.size();
   while (i > 0 && base[i - 1] >= '0' && base[i - 1] <= '9') --i;

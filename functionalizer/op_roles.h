@@ -61,8 +61,8 @@ const OpRoleInfo& opRole(const OpInfo& op);
 // lists; nullptr when there is none. Exposed for `epsmith ops` and the tests.
 const OpInfo* functionalVariant(const OpInfo& op);
 
-// Whether this call writes an argument its schema does not mark written (Note [Writes
-// schemas do not declare] in op_roles.cpp).
+// Whether this call writes an argument its schema does not mark written
+// (Note [Writes schemas do not declare] in op_roles.cpp).
 bool writesItsSchemaHides(const Node& call, const OpInfo& op);
 
 }  // namespace epsmith

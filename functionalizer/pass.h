@@ -32,8 +32,8 @@ struct AliasStorage {
   uint32_t gen = 1;
   int input = -1;               // placeholder ordinal when this is a graph input's storage
   const Node* first_write = nullptr;
-  // Computed from a value in strides of the graph's choosing (Note [dtype views of computed
-  // values]): a written storage's, or another such.
+  // Computed from a value in strides of the graph's choosing
+  // (Note [dtype views of computed values]): a written storage's, or another such.
   bool from_written = false;
   // Whether the value's strides may not be eager's: written, or computed from such a value.
   bool stridesAreTheGraphs() const { return first_write || from_written; }

@@ -159,8 +159,8 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   }
   if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
 
-  // Where the computation converts to the out tensor's dtype (Note [out= calls that compute
-  // in another dtype]). Without a probe's answer, a functional form that takes a dtype is
+  // Where the computation converts to the out tensor's dtype
+  // (Note [out= calls that compute in another dtype]). Without a probe's answer, a functional form that takes a dtype is
   // given the out tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as
   // eager does, rather than the default dtype cast afterwards.
   const int dtype_at = role.functional->argumentIndex("dtype");

@@ -40,15 +40,15 @@ struct ViewStep {
 using Resolve = std::function<Node*(const Node*)>;
 
 // The op that takes `view_op`'s view from the view's sizes alone (view, view_as,
-// reshape_as → reshape; expand_as → expand), or nullptr (Note [Views replayed by their
-// sizes]).
+// reshape_as → reshape; expand_as → expand), or nullptr
+// (Note [Views replayed by their sizes]).
 const OpInfo* sizedForm(const OpInfo& view_op);
 
 // Makes the storage_offset of `n`, a call of as_strided `o` (or of its _copy or _scatter
 // form, whose arguments the schema names alike), explicit in `args` and
 // `kwargs` (a copy of its arguments): None means the offset of the tensor it is called on,
-// which a view hung off the storage root is not (Note [as_strided views hang off the
-// storage root]). False, changing nothing, when that offset is symbolic.
+// which a view hung off the storage root is not
+// (Note [as_strided views hang off the storage root]). False, changing nothing, when that offset is symbolic.
 bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& args,
                       std::vector<std::pair<std::string, Argument>>& kwargs);
 
@@ -63,14 +63,14 @@ Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta);
 // `m` with the strides and offset of a contiguous tensor of its sizes (unchanged when a size
 // is symbolic).
 TensorMeta contiguousMeta(const TensorMeta& m);
-// `value` in strides a dtype view of eager's `meta` accepts (Note [dtype views of computed
-// values]): a contiguous copy, or, with no element to copy, an as_strided in the very
+// `value` in strides a dtype view of eager's `meta` accepts
+// (Note [dtype views of computed values]): a contiguous copy, or, with no element to copy, an as_strided in the very
 // strides eager had (0-element sizes make a contiguous stride of 1 that view.dtype may
 // refuse where eager's was 0).
 Node* laidOutForDtypeView(Emitter& e, Node* value, const TensorMeta& meta);
 
-// Whether a storage root lets as_strided address it after a write (Note [as_strided views
-// hang off the storage root]): contiguous from offset 0.
+// Whether a storage root lets as_strided address it after a write
+// (Note [as_strided views hang off the storage root]): contiguous from offset 0.
 bool standsForStorage(const TensorMeta& root);
 // standsForStorage, and the as_strided call `n` (of `o`) stays within the root's elements.
 bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root);

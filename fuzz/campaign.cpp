@@ -241,8 +241,8 @@ void Campaign::onCaseDeath(uint64_t seed, const WorkerDeath& d) {
 // A bucket is keyed by its minimized program, so a campaign cannot tell a new bug from one
 // it met before until it has minimized the finding, and one LibTorch bug that many ops lead
 // to (a lost metadata mutation, a read of freed memory under functionalization) costs a
-// minimization for each op it is met through. A finding's family (Note [Families of
-// buckets]) reads off its report before any minimization, so each family gets at most
+// minimization for each op it is met through. A finding's family
+// (Note [Families of buckets]) reads off its report before any minimization, so each family gets at most
 // --minimize-per-family minimizations (0: no limit). A new signature of a family past its
 // budget is counted under the family and listed in the report with its first seed, and a
 // campaign from that seed without the limit files it: nothing is lost, and the campaign's
@@ -478,8 +478,8 @@ void Campaign::statusLine(bool final) {
   log_ << "\tops " << percent(times_.in_ops, total) << std::endl;
 }
 
-// The report's list of what families met past their minimization budget (Note [A
-// minimization budget per family]), each signature with the seed that finds it.
+// The report's list of what families met past their minimization budget
+// (Note [A minimization budget per family]), each signature with the seed that finds it.
 void Campaign::writeOverBudget(std::ostream& md) const {
   if (over_budget_.empty()) return;
   md << "\n## Not minimized: the family had its " << o_.minimize_per_family << " minimizations\n\n"
@@ -671,8 +671,8 @@ CampaignResult Campaign::run() {
     const bool out_of_time = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds);
     auto casesLeft = [&] { return !out_of_time && !(o_.cases > 0 && issued >= o_.cases); };
     const bool stop_new = !casesLeft();
-    // Each worker has its next case waiting behind the one it serves (Note [Requests queued
-    // ahead]); a minimization waits for a worker with nothing queued.
+    // Each worker has its next case waiting behind the one it serves
+    // (Note [Requests queued ahead]); a minimization waits for a worker with nothing queued.
     for (int w = 0; w < pool.size(); ++w) {
       const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
       if (minimization_waits && pool.queued(w) == 0) {

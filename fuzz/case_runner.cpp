@@ -262,8 +262,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   if (auto c = diffCheckFromName(check)) checks = {*c};
   notePhase("minimize");
   // A crash being minimized must crash again to count: each step of it runs in a forked
-  // child. Other findings are minimized in-process unless `fork_steps` (Note [Minimizing in
-  // forked steps]).
+  // child. Other findings are minimized in-process unless `fork_steps`
+  // (Note [Minimizing in forked steps]).
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {

@@ -75,8 +75,8 @@ class CaseRunner {
   // Minimizes the failure `signature` of the case `seed`: one that a check reports (`crash`
   // unset) or one that killed a worker (`crash`: its kind and op, "crash-SIGSEGV"). Each
   // step of a crash is tried in a forked child; so is each step of any finding when
-  // `fork_steps` is set (a minimization that ended its worker once, Note [Minimizing in
-  // forked steps]).
+  // `fork_steps` is set (a minimization that ended its worker once,
+  // Note [Minimizing in forked steps]).
   MinimizedFinding minimize(uint64_t seed, const std::string& check, const std::string& signature,
                             const std::optional<WorkerDeath>& crash, bool fork_steps = false) const;
   // The same for a program at hand (a corpus case's), not remade from a seed.

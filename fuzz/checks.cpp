@@ -149,8 +149,8 @@ CheckOutcome d3(const ExportedProgram& p, const Interpreter* plan, PhaseTimes* t
 // [Corruptions drawn per case]), a campaign case round-trips one form, drawn from its
 // seed, and runs what it read back; over a campaign each form still goes round thousands
 // of programs a minute. `epsmith check` tries both, text first, and runs the JSON form;
-// minimization and replay try the form the finding names (Note [Re-runs focus on the
-// finding]): every D4 kind names its form, a program read back equal that runs
+// minimization and replay try the form the finding names
+// (Note [Re-runs focus on the finding]): every D4 kind names its form, a program read back equal that runs
 // differently too.
 using Form = RoundTripForm;
 

@@ -58,8 +58,8 @@ enum class RoundTripForm : uint8_t { Text, Json };
 
 struct CheckOptions {
   uint64_t case_seed = 1;  // D6 draws the place of each corruption from it
-  // D4 round-trips only this form; unset: text, then JSON (Note [Round trips drawn per
-  // case]).
+  // D4 round-trips only this form; unset: text, then JSON
+  // (Note [Round trips drawn per case]).
   std::optional<RoundTripForm> round_trip;
   // D6 tries at most this many corruptions with a place, in an order drawn from
   // case_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).

@@ -25,8 +25,8 @@ std::string_view replayVerdictName(ReplayVerdict v) {
 // under other heap layouts (each a fresh child that first allocates and keeps a few blocks
 // of assorted sizes), up to kReplayLayouts runs. Deterministic failures reproduce on the
 // first run and cost nothing extra; a fixed case costs kReplayLayouts runs of a small
-// program. A memory error may also show as another signal (Note [One memory error, several
-// signals]).
+// program. A memory error may also show as another signal
+// (Note [One memory error, several signals]).
 
 ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   ReplayOutcome out;
@@ -66,8 +66,8 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   }
   const CaseRunner& r = *runner.value();
   // Its meta.val are what the LibTorch that found it computed; on another one they are
-  // recomputed by an eager run here, as an export here would (Note [Cases found on another
-  // LibTorch]). A program that raises here keeps its own.
+  // recomputed by an eager run here, as an export here would
+  // (Note [Cases found on another LibTorch]). A program that raises here keeps its own.
   const bool found_here = c.provenance.libtorch == libtorchVersion();
   std::optional<ExportedProgram> program;
   if (c.program) {

@@ -28,8 +28,8 @@ struct ReplayOutcome {
                          // longer shows its recorded failure here
   std::string error;     // the case could not be replayed (its config no longer reads, ...)
   bool not_here = false;  // ... because this machine cannot run it, as expected: it calls
-                          // operators only another LibTorch has (Note [Cases found on another
-                          // LibTorch]), or its check is D3 and there is no CUDA here
+                          // operators only another LibTorch has
+                          // (Note [Cases found on another LibTorch]), or its check is D3 and there is no CUDA here
   int runs = 0;          // runs made: 1, or more when the first did not reproduce
 };
 

@@ -273,8 +273,8 @@ bool readsAnEmptyTensor(const Node& call, LiveValueOf valueOf) {
 }
 
 // The functional resizes (resize, resize_as) hand back a fresh tensor; grown past their
-// input, the new elements are uninitialized memory (Note [Results read from uninitialized
-// memory]) that two runs may well agree on (malloc hands back the same block). Only
+// input, the new elements are uninitialized memory
+// (Note [Results read from uninitialized memory]) that two runs may well agree on (malloc hands back the same block). Only
 // resizes that do not grow are generated.
 bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf) {
   if (op.is_mutable || op.localName().rfind("resize", 0) != 0 || !result.isTensor() || call.args.empty()) return false;

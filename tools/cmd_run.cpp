@@ -95,8 +95,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
     // The run happens in a child (as `check`'s checks do, Note [Checks out of harm's way]):
     // a LibTorch memory error ends it, not the command. The child sends back the exit code
     // and the lines to print.
-    // On CUDA too: the parent asks for CUDA without initializing it (Note [Asking for CUDA
-    // in a child]), so the child may use it.
+    // On CUDA too: the parent asks for CUDA without initializing it
+    // (Note [Asking for CUDA in a child]), so the child may use it.
     WorkerLimits limits;
     limits.seconds_per_request = 24 * 3600;
     auto runAndSay = [&] {

@@ -359,8 +359,8 @@ signature {
   EXPECT_EQ(targets(f), "aten::slice.Tensor aten::as_strided_copy aten::_to_copy");
 }
 
-// Two more forms eager's out= kernels take (Note [out= calls that compute in another
-// dtype]): huber_loss.out of an i32 and an f32 input into a bf16 `out` computes in f32 and
+// Two more forms eager's out= kernels take
+// (Note [out= calls that compute in another dtype]): huber_loss.out of an i32 and an f32 input into a bf16 `out` computes in f32 and
 // casts the loss (casting the inputs to bf16 rounds them first); norm.dtype_out asked for
 // bf16 into an f32 `out` computes in f32. Campaigns found both.
 TEST(Functionalize, OutCallsThatComputeInTheInputsDtypeOrIgnoreTheirDtype) {

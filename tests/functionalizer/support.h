@@ -97,8 +97,8 @@ inline std::optional<std::string> eagerRefuses(const ExportedProgram& p, bool gr
 }
 #define EPSMITH_SKIP_WHERE_EAGER_REFUSES(p)                                               \
   if (auto epsmith_refused = ::epsmith::test::eagerRefuses(p))                            \
-  GTEST_SKIP() << "this LibTorch refuses the program eagerly (Note [Programs a LibTorch " \
-                  "refuses]): "                                                           \
+  GTEST_SKIP() << "this LibTorch refuses the program eagerly "                          \
+                  "(Note [Programs a LibTorch refuses]): "                                 \
                << *epsmith_refused
 
 // Functionalizes `p` and checks the D1 contract; returns the functional program.

@@ -326,8 +326,8 @@ TEST(Checks, AProgramThatDoesNotVerifyIsReportedAsSuch) {
   }
 }
 
-// The planted polygamma kernel reads the byte past its input's storage (Note [Planted
-// faults]), so its value is whatever lies there, and a plain D4 sees the round trip "run
+// The planted polygamma kernel reads the byte past its input's storage
+// (Note [Planted faults]), so its value is whatever lies there, and a plain D4 sees the round trip "run
 // differently". The campaign's re-runs (Note [Re-runs on a perturbed heap]) must call that
 // flaky whatever the heap looked like beforehand, and still let a real, deterministic
 // finding through.
@@ -354,8 +354,8 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   }
 }
 
-// A kernel that crashes (the planted polygamma_ functionalization fault, Note [Planted
-// faults], as LibTorch's memory errors do): minimized in-process, the first step would end
+// A kernel that crashes (the planted polygamma_ functionalization fault,
+// Note [Planted faults], as LibTorch's memory errors do): minimized in-process, the first step would end
 // the campaign's worker. Minimized in forked steps (Note [Minimizing in forked steps]) it
 // comes back not flaky, down to the crashing call, still crashing there, and this process
 // lives on.

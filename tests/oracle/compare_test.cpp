@@ -180,8 +180,8 @@ TEST(CompareValues, NanEqualsNanByDefault) {
   EXPECT_EQ(compareTensors(f32({NAN, 1}), f32({NAN, 1}), strict).kind, VerdictKind::ValueMismatch);
 }
 
-// Results with the same bytes are settled without the element-wise rule (Note [Identical
-// bytes agree]); results whose bytes differ still get it.
+// Results with the same bytes are settled without the element-wise rule
+// (Note [Identical bytes agree]); results whose bytes differ still get it.
 TEST(CompareValues, BytesThatDifferStillCompareByValue) {
   EXPECT_EQ(compareTensors(f32({-0.0, 1}), f32({0.0, 1})).kind, VerdictKind::Match);
   EXPECT_EQ(compareTensors(f64({1.0}), f64({1.0 + 1e-12})).kind, VerdictKind::Match);  // within rtol
@@ -260,8 +260,8 @@ TEST(CompareStructure, NonContiguousComparesByLogicalIndex) {
   EXPECT_EQ(compareTensors(strided, i64({1, 4, 8})).kind, VerdictKind::ValueMismatch);
 }
 
-// Results are compared where they lie, element by element (Note [Results compared in
-// place]): whatever the two layouts, the verdict is torch.isclose's over the logical
+// Results are compared where they lie, element by element
+// (Note [Results compared in place]): whatever the two layouts, the verdict is torch.isclose's over the logical
 // elements, widened as the comparator widens them. One element at a time is pushed by
 // amounts around each dtype's tolerance, made NaN or infinite, in tensors viewed through
 // transposes, strided slices, offsets and broadcasts.

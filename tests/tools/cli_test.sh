@@ -139,8 +139,8 @@ else
   check check_no_cuda 0 "D3 skipped: CUDA is not available" -- "$epsmith" check --checks D3 "$src/examples/linear_counter.ept"
 fi
 check check_finding 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check "$src/tests/data/findings/d2_planted_logical_not.ept"
-# A crash in LibTorch: that check's finding, and the other checks still run (Note [Checks
-# out of harm's way]); `run` reports it from its child.
+# A crash in LibTorch: that check's finding, and the other checks still run
+# (Note [Checks out of harm's way]); `run` reports it from its child.
 check check_memory_error 1 "D2 FINDING crash-SIGSEGV" -- "${crashing[@]}" "$epsmith" check "$crash_case"
 check check_memory_error_goes_on 1 "D6 pass" -- "${crashing[@]}" "$epsmith" check "$crash_case"
 check run_memory_error 1 "aten::polygamma_" -- "${crashing[@]}" "$epsmith" run --mode libtorch-functionalize "$crash_case"
@@ -150,8 +150,8 @@ check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 # minimize: the first finding, kept while the program shrinks.
 check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "${planted[@]}" "$epsmith" minimize "$src/tests/data/findings/d2_planted_logical_not.ept" -o "$work/min.ept"
 check minimize_result 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check --checks D2 "$work/min.ept"
-# A crash in LibTorch: the minimization goes on in children (Note [Minimizing out of harm's
-# way]) and keeps the crashing call.
+# A crash in LibTorch: the minimization goes on in children
+# (Note [Minimizing out of harm's way]) and keeps the crashing call.
 check minimize_memory_error 0 "minimizing: D2 crash-SIGSEGV aten::polygamma_" -- "${crashing[@]}" "$epsmith" minimize "$crash_case" -o "$work/min_crash.ept"
 check minimize_memory_error_result 0 "aten::polygamma_" -- "$epsmith" print "$work/min_crash.ept"
 check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
