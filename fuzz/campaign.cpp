@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "epsmith/version.h"
 #include "ir/json_format.h"
 #include "ir/program_io.h"
 #include "ir/text_format.h"
@@ -332,7 +333,7 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
     c.provenance.config = o_.setup.config_text;
     c.provenance.nodes = runner_->nodes();
     c.provenance.libtorch = libtorchVersion();
-    c.provenance.epsmith = "0.1.0";
+    c.provenance.epsmith = std::string(kEpsmithVersion);
     c.provenance.date = utcNow();
     c.provenance.nodes_before = b.nodes_before;
     c.provenance.nodes_after = b.nodes_after;
@@ -505,7 +506,7 @@ void Campaign::writeReport() {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const double total = times_.total();
   json summary;
-  summary["epsmith"] = "0.1.0";
+  summary["epsmith"] = std::string(kEpsmithVersion);
   summary["libtorch"] = libtorchVersion();
   summary["command"] = o_.command_line;
   summary["started"] = started_at_;

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "epsmith/version.h"
 #include "fuzz/corpus.h"
 #include "ir/program_io.h"
 #include "oracle/planted_fault.h"
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
       "epsmith: fuzzing and differential testing for PyTorch's export IR.\n"
       "Programs are files in torch.export JSON (.json) or the epsmith text form (.ept)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "epsmith 0.1.0");
+  app.set_version_flag("--version", "epsmith " + std::string(epsmith::kEpsmithVersion));
   int exit_code = epsmith::cli::kExitOk;
 #define EPSMITH_COMMAND(name, function) epsmith::cli::function(app, exit_code);
 #include "tools/commands.def"
