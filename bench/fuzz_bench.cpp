@@ -16,11 +16,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "formats/json_format.h"
+#include "formats/text_format.h"
 #include "fuzz/campaign.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
-#include "ir/json_format.h"
-#include "ir/text_format.h"
 
 namespace epsmith::bench {
 namespace {

@@ -4,6 +4,7 @@
 // outside the timed region.
 #include <benchmark/benchmark.h>
 
+#include "fuzz/programs.h"
 #include "generators/graph_generator.h"
 #include "verifier/verifier.h"
 
@@ -24,7 +25,7 @@ void BM_Generate(benchmark::State& state) {
   uint64_t seed = 1, verified = 0, nodes = 0;
   for (auto _ : state) {
     SeededSource random(seed++);
-    auto p = generateProgram(catalog(), config, random);
+    auto p = generateInDialect(catalog(), config, random);
     if (!p.ok()) {
       state.SkipWithError(p.error().message.c_str());
       return;

@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "bench/programs.h"
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 #include "oracle/interpreter.h"
 
 namespace epsmith::bench {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 
 namespace epsmith::bench {
 

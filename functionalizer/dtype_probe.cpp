@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "formats/text_format.h"
 #include "functionalizer/view_steps.h"
-#include "ir/op_registry.h"
-#include "ir/text_format.h"
+#include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
@@ -294,7 +294,7 @@ std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& 
   const int out_at = op ? op->argumentIndex(out_name) : -1;
   const Node* out = nullptr;
   if (out_at >= 0) {
-    if (const Argument* a = functionalizer::schemaArgument(call, *op, static_cast<size_t>(out_at))) {
+    if (const Argument* a = schemaArgument(call, *op, static_cast<size_t>(out_at))) {
       if (const auto* t = a->get<arg::Tensor>()) out = t->node;
     }
   }
@@ -409,7 +409,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
       };
       const int dtype_at = functional.argumentIndex("dtype");
       const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
-                                  !functionalizer::schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
+                                  !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
       if (dtype_argument) {
         f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
         auto r = run(OutForm::DtypeArgument);

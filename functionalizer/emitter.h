@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 
 namespace epsmith::functionalizer {
 

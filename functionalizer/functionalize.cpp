@@ -25,8 +25,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include "formats/text_format.h"
 #include "functionalizer/pass.h"
-#include "ir/text_format.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <unordered_map>
 
-#include "functionalizer/op_roles.h"
+#include "ops/op_roles.h"
 
 namespace epsmith::functionalizer {
 namespace {

@@ -16,8 +16,8 @@
 #include "functionalizer/emitter.h"
 #include "functionalizer/functionalize.h"
 #include "functionalizer/graph_io.h"
-#include "functionalizer/op_roles.h"
 #include "functionalizer/view_steps.h"
+#include "ops/op_roles.h"
 
 namespace epsmith::functionalizer {
 

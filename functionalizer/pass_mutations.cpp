@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "formats/text_format.h"
 #include "functionalizer/dtype_probe.h"
-#include "ir/text_format.h"
 
 namespace epsmith::functionalizer {
 
@@ -68,7 +68,7 @@ Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
 // (a campaign's D1 case). Such a copy_ takes `clone` of its source instead: the same values,
 // always a tensor of its own. A copy_ that casts or broadcasts keeps `copy`, which makes one.
 Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
-  const Argument* a = functionalizer::schemaArgument(n, *n.target.op(), 1);
+  const Argument* a = schemaArgument(n, *n.target.op(), 1);
   const auto* src = a ? a->get<arg::Tensor>() : nullptr;
   if (!src || !src->node || !src->node->meta.val.tensor()) return nullptr;
   // The source as it is now: a metadata mutation (squeeze_) since its node may have
@@ -121,7 +121,7 @@ namespace {
 constexpr std::string_view kEmptyReductionOuts[] = {"aten::max.unary_out", "aten::min.unary_out"};
 
 bool isEmptyTensorArgument(const Node& n, const OpInfo& op, size_t i) {
-  const Argument* a = functionalizer::schemaArgument(n, op, i);
+  const Argument* a = schemaArgument(n, op, i);
   const auto* t = a ? a->get<arg::Tensor>() : nullptr;
   const TensorMeta* meta = t && t->node ? t->node->meta.val.tensor() : nullptr;
   if (!meta) return false;
@@ -142,7 +142,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   }
   std::vector<Obj*> outs;
   for (int i : role.written) {
-    const Argument* a = functionalizer::schemaArgument(n, op, static_cast<size_t>(i));
+    const Argument* a = schemaArgument(n, op, static_cast<size_t>(i));
     const auto* t = a ? a->get<arg::Tensor>() : nullptr;
     if (!t || !t->node) fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
     outs.push_back(object(t->node, &n));
@@ -166,7 +166,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   const int dtype_at = role.functional->argumentIndex("dtype");
   const int given_at = op.argumentIndex("dtype");
   const bool takes_dtype = dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
-                           !(given_at >= 0 && functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)));
+                           !(given_at >= 0 && schemaArgument(n, op, static_cast<size_t>(given_at)));
   bool other_dtypes = false;  // an input of another dtype than the out tensor
   bool grad_input = false;    // an input that requires grad
   n.forEachInput([&](const Node* in) {
@@ -177,7 +177,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   std::optional<OutForm> form;
   const int given_dtype_at = role.functional->argumentIndex("dtype");
   const Argument* given_dtype =
-      given_at >= 0 ? functionalizer::schemaArgument(n, op, static_cast<size_t>(given_at)) : nullptr;
+      given_at >= 0 ? schemaArgument(n, op, static_cast<size_t>(given_at)) : nullptr;
   const bool other_dtype_asked = given_dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
                                  given_dtype->get<arg::Dtype>()->value != after[0]->dtype;
   if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {

@@ -27,7 +27,7 @@ bool ravelIsReshape() {
 
 }  // namespace
 
-// Note [Maybe-aliasing ops] in op_roles.cpp: decided from the input's metadata.
+// Note [Maybe-aliasing ops] in ops/op_roles.cpp: decided from the input's metadata.
 bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
   const Node* self = selfArgument(n);
   const TensorMeta& in = *object(self, &n)->rec->meta;
@@ -35,7 +35,7 @@ bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
   if (!out) return false;
   const std::string& name = op.qualified_name;
   if (name == "aten::contiguous") {
-    auto* fmt = functionalizer::schemaArgument(n, op, 1);
+    auto* fmt = schemaArgument(n, op, 1);
     const auto* f = fmt ? fmt->get<arg::MemFormat>() : nullptr;
     if (f && f->value == MemoryFormat::Preserve) return true;
     return (!f || f->value == MemoryFormat::Contiguous) && functionalizer::isContiguous(in);
@@ -263,8 +263,8 @@ int64_t Pass::listDim(const Node& n, const OpInfo& op, int64_t rank) {
   if (name == "aten::hsplit") d = rank == 1 ? 0 : 1;
   else if (name == "aten::vsplit") d = 0;
   else if (name == "aten::dsplit") d = 2;
-  else if (name == "aten::unbind") d = functionalizer::intArgument(n, op, 1, 0);
-  else d = functionalizer::intArgument(n, op, 2, 0);
+  else if (name == "aten::unbind") d = intArgument(n, op, 1, 0);
+  else d = intArgument(n, op, 2, 0);
   if (!d) fail(&n, "its dim is not a literal");
   return *d < 0 ? *d + rank : *d;
 }

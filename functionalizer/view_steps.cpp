@@ -1,5 +1,5 @@
 // Replaying and inverting view steps; see view_steps.h and Note [View inverses] in
-// op_roles.cpp.
+// ops/op_roles.cpp.
 #include "functionalizer/view_steps.h"
 
 #include <algorithm>
@@ -91,13 +91,12 @@ Argument argumentOr(const Node& n, const OpInfo& o, size_t i, Argument fallback)
   return a ? *a : fallback;
 }
 
-// The schema index of the argument named `name`: as_strided and as_strided_copy take their
-// geometry from index 1, as_strided_scatter from 2 (src comes first).
+// The schema index of the argument named `name` (as_strided and as_strided_copy take their
+// geometry from index 1, as_strided_scatter from 2: src comes first); past the arguments
+// when there is none.
 size_t argumentIndex(const OpInfo& o, std::string_view name) {
-  for (size_t i = 0; i < o.arguments.size(); ++i) {
-    if (o.arguments[i].name == name) return i;
-  }
-  return o.arguments.size();
+  const int i = o.argumentIndex(name);
+  return i < 0 ? o.arguments.size() : static_cast<size_t>(i);
 }
 
 // as_strided's storage_offset, explicit (Note [as_strided views hang off the storage root]):
@@ -121,39 +120,6 @@ bool literalOnly(const Argument& a) {
 }
 
 }  // namespace
-
-const Argument* schemaArgument(const Node& n, const OpInfo& o, size_t i) {
-  if (i < n.args.size()) return &n.args[i];
-  if (i >= o.arguments.size()) return nullptr;
-  for (const auto& [name, a] : n.kwargs) {
-    if (name == o.arguments[i].name) return &a;
-  }
-  return nullptr;
-}
-
-std::optional<int64_t> intArgument(const Node& n, const OpInfo& o, size_t i, std::optional<int64_t> fallback) {
-  const Argument* a = schemaArgument(n, o, i);
-  if (!a || a->kind() == ArgKind::None) return fallback;
-  if (const auto* v = a->get<arg::Int>()) return v->value;
-  if (const auto* v = a->get<arg::SymInt>(); v && v->value.isLiteral()) return v->value.literal;
-  return std::nullopt;
-}
-
-std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo& o, size_t i) {
-  const Argument* a = schemaArgument(n, o, i);
-  if (!a) return std::nullopt;
-  if (const auto* v = a->get<arg::IntList>()) return v->values;
-  if (const auto* v = a->get<arg::Int>()) return std::vector<int64_t>{v->value};
-  if (const auto* v = a->get<arg::SymIntList>()) {
-    std::vector<int64_t> out;
-    for (const auto& s : v->values) {
-      if (!s.isLiteral()) return std::nullopt;
-      out.push_back(s.literal);
-    }
-    return out;
-  }
-  return std::nullopt;
-}
 
 bool isContiguous(const TensorMeta& m) {
   // As c10's compute_contiguous: a tensor of no element is contiguous whatever its strides

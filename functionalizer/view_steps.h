@@ -8,8 +8,9 @@
 #include <utility>
 
 #include "functionalizer/emitter.h"
-#include "functionalizer/op_roles.h"
 #include "ir/graph.h"
+#include "ops/call_args.h"
+#include "ops/op_roles.h"
 
 namespace epsmith::functionalizer {
 
@@ -127,9 +128,5 @@ bool overlapsItself(const TensorMeta& m);
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);
 int64_t elementCount(const std::vector<int64_t>& sizes);
 
-// The i-th schema argument of `n` (positional, else by keyword), or nullptr when defaulted.
-const Argument* schemaArgument(const Node& n, const OpInfo& op, size_t i);
-std::optional<int64_t> intArgument(const Node& n, const OpInfo& op, size_t i, std::optional<int64_t> fallback);
-std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo& op, size_t i);
 
 }  // namespace epsmith::functionalizer

@@ -13,9 +13,9 @@
 #include <sstream>
 
 #include "epsmith/version.h"
-#include "ir/json_format.h"
-#include "ir/program_io.h"
-#include "ir/text_format.h"
+#include "formats/json_format.h"
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 
 namespace epsmith {
 namespace {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "fuzz/programs.h"
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
 #include "minimizer/minimize.h"
@@ -14,9 +15,9 @@
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
 #include "oracle/fresh_fill.h"
+#include "oracle/libtorch_compat.h"
 #include "oracle/op_time.h"
 #include "oracle/run.h"
-#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -83,7 +84,7 @@ Expected<ExportedProgram> CaseRunner::generate(uint64_t seed, PhaseTimes* times)
   notePhase("generate");
   PhaseClock clock(times, Phase::Generate);
   SeededSource random(seed);
-  return generateProgram(state_->catalog, state_->config.generator, random);
+  return generateInDialect(state_->catalog, state_->config.generator, random);
 }
 
 CaseResult CaseRunner::run(uint64_t seed) const {

@@ -5,20 +5,20 @@
 #include <exception>
 #include <variant>
 
+#include "formats/json_format.h"
+#include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/corruptions.h"
 #include "generators/random_source.h"
-#include "ir/json_format.h"
-#include "ir/op_registry.h"
 #include "ir/program_diff.h"
-#include "ir/text_format.h"
+#include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/compare.h"
 #include "oracle/interpreter.h"
+#include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
-#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {

@@ -1,4 +1,4 @@
-// The differential checks of DESIGN.md on one program, as the campaign and `epsmith check`
+// The differential checks of docs/design.md on one program, as the campaign and `epsmith check`
 // run them:
 //   D1 eager(original) vs the native functionalizer's ATEN program (exported convention)
 //   D2 eager(original) vs LibTorch's own functionalization of the original

@@ -15,8 +15,8 @@
 #include <set>
 #include <sstream>
 
-#include "ir/json_format.h"
-#include "ir/program_io.h"
+#include "formats/json_format.h"
+#include "formats/program_io.h"
 
 namespace epsmith {
 namespace fs = std::filesystem;

@@ -70,7 +70,7 @@ struct Provenance {
   std::string config;              // the generation config's text ("" = defaults)
   int nodes = 16;                  // ops per program asked for
   std::string libtorch;            // "1.13"
-  std::string epsmith;             // "0.1.0"
+  std::string epsmith;             // epsmith's version (kEpsmithVersion)
   std::string date;                // ISO 8601, UTC
   size_t nodes_before = 0;         // call nodes before minimization
   size_t nodes_after = 0;

@@ -1,4 +1,4 @@
-// Where a campaign's time goes: the phases of a case (DESIGN.md's data flow) and a clock
+// Where a campaign's time goes: the phases of a case (docs/design.md's data flow) and a clock
 // that charges a scope to one of them.
 #pragma once
 

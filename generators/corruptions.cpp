@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "generators/probe_dialect.h"
-#include "ir/op_registry.h"
 #include "ir/program_diff.h"
+#include "ops/op_registry.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {

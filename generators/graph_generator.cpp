@@ -19,10 +19,9 @@
 #include <numeric>
 #include <type_traits>
 
-#include "functionalizer/functionalize.h"
-#include "functionalizer/op_roles.h"
 #include "generators/module_calls.h"
 #include "generators/result_values.h"
+#include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
@@ -283,7 +282,7 @@ class Generator {
   }
 
   // A tensor that may be written: no element shared by two indices (eager leaves writes to
-  // those undefined, DESIGN.md).
+  // those undefined, docs/design.md).
   const Live* writableTensor(bool metadata = false) {
     for (int tries = 0; tries < 8; ++tries) {
       const Live& l = anyTensor();
@@ -612,20 +611,7 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random, GenerationStats* stats) {
   compat::WarningHandlerGuard quiet(silentWarningHandler());
-  if (config.dialect == IrDialect::Training) return trainingProgram(catalog, config, random, stats);
-  // ATEN: functionalize what the generator made; a program the functionalizer refuses (it
-  // mutates an input's metadata, say) is followed by the next one from the same source.
-  constexpr int kTries = 16;
-  std::string last;
-  for (int i = 0; i < kTries; ++i) {
-    auto training = trainingProgram(catalog, config, random, stats);
-    if (!training.ok()) return training.error();
-    auto functional = functionalize(training.value());
-    if (functional.ok()) return std::move(*functional.program);
-    last = functional.error->str();
-  }
-  return LoadError{"", "no generated program of " + std::to_string(kTries) +
-                           " could be functionalized for the ATEN dialect; the last: " + last};
+  return trainingProgram(catalog, config, random, stats);
 }
 
 }  // namespace epsmith

@@ -40,7 +40,9 @@ struct GeneratorConfig {
   uint32_t token_percent = 10;          // programs that thread an effect token through
   uint32_t no_grad_percent = 10;        // per node: a no_grad region opens (or closes)
   uint32_t submodule_percent = 30;      // programs whose module call graph has a submodule entry
-  IrDialect dialect = IrDialect::Training;  // ATEN: the TRAINING program, functionalized
+  // The dialect asked for: the generator makes TRAINING programs, which the callers that
+  // want ATEN ones functionalize (fuzz/programs.h).
+  IrDialect dialect = IrDialect::Training;
   int attempts_per_node = 40;  // candidates tried before giving up on a node
 };
 
@@ -49,10 +51,8 @@ struct GenerationStats {
   int programs_given_up = 0;  // a refused call changed a live tensor (graph_generator.cpp)
 };
 
-// A program of about `config.nodes` nodes with its example inputs and state, in the
-// configured dialect, or an error when the catalog leaves nothing to build with (or, for
-// ATEN, when no functionalizable program came out of several tries). `stats`, when given,
-// is added to.
+// A TRAINING program of about `config.nodes` nodes with its example inputs and state, or an
+// error when the catalog leaves nothing to build with. `stats`, when given, is added to.
 Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random, GenerationStats* stats = nullptr);
 

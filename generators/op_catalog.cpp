@@ -19,7 +19,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
-#include "functionalizer/op_roles.h"
+#include "ops/op_roles.h"
 #include "oracle/libtorch_compat.h"
 
 namespace epsmith {

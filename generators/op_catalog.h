@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 
 namespace epsmith {
 

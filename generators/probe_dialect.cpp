@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {

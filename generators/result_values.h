@@ -1,6 +1,5 @@
-// The graph generator's screening of candidates and their results: meta.val for the
-// values a program can hold, nothing for those it cannot or should not (complex, huge,
-// integers beyond ±2^20, integer tensors that require grad); which ops factorize; the
+// The graph generator's screening of candidates and their results (meta.val for the values
+// a program can hold is oracle/values.h's valOf): which ops factorize; the
 // candidates not generated because eager leaves their result undefined; what a refused call
 // may have changed. Internal to generators/ (includes ATen).
 #pragma once
@@ -18,15 +17,12 @@
 #include "ir/argument.h"
 #include "ir/graph.h"
 #include "ir/meta.h"
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 #include "oracle/interpreter.h"
+#include "oracle/values.h"
 
 namespace epsmith {
 
-// Whether every element of an integer tensor lies within ±2^20 (true for other dtypes).
-bool smallIntegers(const at::Tensor& t);
-// meta.val for a call's value; false for values a program cannot hold.
-bool valOf(const c10::IValue& v, Val* out);
 // Whether a call's second run gave the same result as its first: same kind, sizes, dtypes
 // and elements (NaN equal to NaN); an error in the second run is not the same.
 bool sameResult(const c10::IValue& first, const Interpreter::Outcome& second);

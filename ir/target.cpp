@@ -1,11 +1,11 @@
-// Target spellings: the builtin and torch-function tables of verifier.py, and parsing of
-// every accepted target name.
+// Target spellings: the builtin and torch-function tables of verifier.py, and the syntax of
+// target names (ops/targets.h parses them, resolving ATen names through the op registry).
 #include "ir/target.h"
 
 #include <array>
 #include <cctype>
 
-#include "ir/op_registry.h"
+#include "ir/op_info.h"
 
 namespace epsmith {
 namespace {
@@ -64,46 +64,6 @@ constexpr std::array<std::string_view, kNumTorchFunctions> kTorchFunctions{{
     "torch.fx.experimental.symbolic_shapes.cast_symbool_to_symint_guardless",
 }};
 
-// [A-Za-z_][A-Za-z0-9_]*, as the "C" locale's isalnum has it.
-bool isIdentifier(std::string_view s) {
-  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (s.empty() || !letter(s[0])) return false;
-  for (char c : s) {
-    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-// "a.b.c" with every part an identifier.
-bool isDottedPath(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    auto dot = s.find('.', start);
-    if (!isIdentifier(s.substr(start, dot - start))) return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-std::optional<Target> resolveAten(std::string_view ns_name, std::string_view overload,
-                                  std::string* error) {
-  if (const OpInfo* op = findOp(ns_name, overload)) return Target::aten(op);
-  std::string known;
-  for (const OpInfo* op : allOps()) {
-    if (op->qualified_name == ns_name) {
-      known += known.empty() ? "" : ", ";
-      known += op->overload.empty() ? "default" : op->overload;
-    }
-  }
-  if (known.empty()) {
-    *error = "unknown operator " + std::string(ns_name);
-  } else {
-    *error = "unknown overload '" + std::string(overload.empty() ? "default" : overload) +
-             "' of " + std::string(ns_name) + " (known: " + known + ")";
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 Target Target::aten(const OpInfo* op) {
@@ -141,57 +101,6 @@ Target Target::other(std::string python_path) {
   return t;
 }
 
-std::optional<Target> Target::parse(std::string_view text, std::string* error) {
-  if (const OpInfo* op = findResolvedOp(text)) return aten(op);
-  std::string ignored;
-  if (!error) error = &ignored;
-  // aten::add.Tensor, aten::relu
-  if (auto sep = text.find("::"); sep != std::string_view::npos) {
-    auto dot = text.find('.', sep + 2);
-    auto ns_name = text.substr(0, dot);
-    auto overload = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-    if (!isIdentifier(text.substr(0, sep)) || !isIdentifier(ns_name.substr(sep + 2)) ||
-        (dot != std::string_view::npos && !isIdentifier(overload))) {
-      *error = "malformed operator name '" + std::string(text) + "'";
-      return std::nullopt;
-    }
-    return resolveAten(ns_name, overload, error);
-  }
-  if (!isDottedPath(text)) {
-    *error = "malformed target '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  // torch.ops.<ns>.<name>.<overload>, torch.ops.higher_order.<name>
-  constexpr std::string_view kOps = "torch.ops.";
-  if (text.substr(0, kOps.size()) == kOps) {
-    auto rest = text.substr(kOps.size());
-    auto dot1 = rest.find('.');
-    if (dot1 == std::string_view::npos) {
-      *error = "malformed operator name '" + std::string(text) + "'";
-      return std::nullopt;
-    }
-    auto ns = rest.substr(0, dot1);
-    auto after = rest.substr(dot1 + 1);
-    if (ns == "higher_order") return higherOrder(std::string(after));
-    auto dot2 = after.find('.');
-    if (dot2 == std::string_view::npos || after.find('.', dot2 + 1) != std::string_view::npos) {
-      *error = "operator '" + std::string(text) + "' must be torch.ops.<namespace>.<name>.<overload>";
-      return std::nullopt;
-    }
-    return resolveAten(std::string(ns) + "::" + std::string(after.substr(0, dot2)),
-                       after.substr(dot2 + 1), error);
-  }
-  constexpr std::string_view kHop = "higher_order.";
-  if (text.substr(0, kHop.size()) == kHop) return higherOrder(std::string(text.substr(kHop.size())));
-  for (const auto& row : builtins()) {
-    if (row.text == text || row.export_name == text) return builtin(row.op);
-  }
-  for (int i = 0; i < kNumTorchFunctions; ++i) {
-    if (kTorchFunctions[i] == text) return torchFunction(static_cast<TorchFunction>(i));
-  }
-  return other(std::string(text));
-}
-
 std::string Target::textName() const {
   switch (kind_) {
     case Kind::None: return "<none>";
@@ -211,6 +120,41 @@ std::string Target::exportName() const {
     case Kind::HigherOrder: return "torch.ops.higher_order." + name_;
     default: return textName();
   }
+}
+
+// [A-Za-z_][A-Za-z0-9_]*, as the "C" locale's isalnum has it.
+bool isIdentifier(std::string_view s) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !letter(s[0])) return false;
+  for (char c : s) {
+    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+// "a.b.c" with every part an identifier.
+bool isDottedPath(std::string_view s) {
+  size_t start = 0;
+  while (true) {
+    auto dot = s.find('.', start);
+    if (!isIdentifier(s.substr(start, dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+std::optional<BuiltinOp> builtinNamed(std::string_view name) {
+  for (const auto& row : builtins()) {
+    if (row.text == name || row.export_name == name) return row.op;
+  }
+  return std::nullopt;
+}
+
+std::optional<TorchFunction> torchFunctionNamed(std::string_view name) {
+  for (int i = 0; i < kNumTorchFunctions; ++i) {
+    if (kTorchFunctions[i] == name) return static_cast<TorchFunction>(i);
+  }
+  return std::nullopt;
 }
 
 const std::vector<std::string_view>& Target::builtinParamNames(BuiltinOp op) {

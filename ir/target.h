@@ -37,12 +37,6 @@ class Target {
   static Target higherOrder(std::string name);  // "cond"
   static Target other(std::string python_path);  // "operator.matmul"
 
-  // Parses any spelling the IR accepts: "aten::add.Tensor", "torch.ops.aten.add.Tensor",
-  // "operator.add", "_operator.add", "math.ceil", "round", "builtins.round", "torch.sym_int",
-  // "torch.ops.higher_order.cond", "higher_order.cond", or any other dotted Python path.
-  // Returns nullopt with `error` set for an unknown ATen op or overload, or a malformed name.
-  static std::optional<Target> parse(std::string_view text, std::string* error);
-
   Kind kind() const { return kind_; }
   const OpInfo* op() const { return op_; }
   BuiltinOp builtinOp() const { return builtin_; }
@@ -69,6 +63,14 @@ class Target {
   TorchFunction torch_fn_ = TorchFunction::SetGradEnabled;
   std::string name_;
 };
+
+// The builtin spelled `name` in the text form or in torch.export's ("operator.add",
+// "_operator.add"), and the torch function so spelled; nullopt for any other name.
+std::optional<BuiltinOp> builtinNamed(std::string_view name);
+std::optional<TorchFunction> torchFunctionNamed(std::string_view name);
+// [A-Za-z_][A-Za-z0-9_]*, as the "C" locale's isalnum has it; and "a.b.c" of such parts.
+bool isIdentifier(std::string_view s);
+bool isDottedPath(std::string_view s);
 
 std::string_view builtinTextName(BuiltinOp op);    // "operator.add", "math.ceil", "round"
 std::string_view builtinExportName(BuiltinOp op);  // "_operator.add", "math.ceil", "builtins.round"

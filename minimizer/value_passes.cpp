@@ -4,11 +4,11 @@
 
 #include <map>
 
-#include "generators/result_values.h"
 #include "minimizer/passes.h"
 #include "oracle/aten_bridge.h"
-#include "oracle/run.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/run.h"
+#include "oracle/values.h"
 
 namespace epsmith {
 namespace {

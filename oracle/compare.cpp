@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "ir/scalar_format.h"
+#include "formats/scalar_format.h"
 #include "oracle/strided.h"
 
 namespace epsmith {

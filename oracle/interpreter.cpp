@@ -20,12 +20,12 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/builtins.h"
-#include "oracle/op_time.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/op_time.h"
 
 namespace epsmith {
 namespace {

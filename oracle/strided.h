@@ -46,4 +46,13 @@ bool forEachElementOffset(c10::IntArrayRef sizes, const std::array<c10::IntArray
   }
 }
 
+// Calls f(offset) with the element offset of every element of a strided tensor's sizes and
+// strides, in index order, and stops early when f returns false; returns whether it went
+// through (a candidate's small result is read by a loop that costs less than the few
+// dispatched ops it replaces).
+template <typename Tensor, typename F>
+bool everyElement(const Tensor& t, F&& f) {
+  return forEachElementOffset<1>(t.sizes(), {t.strides()}, [&](const std::array<int64_t, 1>& at) { return f(at[0]); });
+}
+
 }  // namespace epsmith

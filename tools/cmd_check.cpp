@@ -6,10 +6,10 @@
 
 #include <iostream>
 
+#include "formats/program_io.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/workers.h"
-#include "ir/program_io.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {

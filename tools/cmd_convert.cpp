@@ -1,7 +1,7 @@
 // `epsmith convert IN OUT`: converts between JSON and text, by the files' extensions.
 #include <iostream>
 
-#include "ir/program_io.h"
+#include "formats/program_io.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {

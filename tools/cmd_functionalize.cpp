@@ -3,9 +3,9 @@
 // it must refuse prints the reason and exits 1; unreadable input exits 2.
 #include <iostream>
 
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
-#include "ir/program_io.h"
-#include "ir/text_format.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {

@@ -5,8 +5,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "formats/program_io.h"
+#include "fuzz/programs.h"
 #include "generators/generation_config.h"
-#include "ir/program_io.h"
 #include "tools/command.h"
 #include "verifier/verifier.h"
 
@@ -63,7 +64,7 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
     for (int64_t i = 0; i < opts->count; ++i) {
       const uint64_t seed = opts->seed + static_cast<uint64_t>(i);
       SeededSource random(seed);
-      auto program = generateProgram(catalog.value(), config.generator, random);
+      auto program = generateInDialect(catalog.value(), config.generator, random);
       if (!program.ok()) {
         std::cerr << "epsmith generate: seed " << seed << ": " << program.error().str() << "\n";
         exit_code = kExitBadInput;

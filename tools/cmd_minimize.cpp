@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <iostream>
 
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/corpus.h"
 #include "fuzz/workers.h"
-#include "ir/program_io.h"
-#include "ir/text_format.h"
 #include "minimizer/minimize.h"
 #include "tools/command.h"
 

@@ -1,8 +1,8 @@
 // `epsmith print FILE`: the program in text form on stdout.
 #include <iostream>
 
-#include "ir/program_io.h"
-#include "ir/text_format.h"
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {

@@ -7,10 +7,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "formats/program_io.h"
+#include "formats/scalar_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
-#include "ir/program_io.h"
-#include "ir/scalar_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/run.h"
 #include "tools/command.h"

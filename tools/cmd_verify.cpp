@@ -2,7 +2,7 @@
 // per line as `FILE: <where>: error[<check-id>]: <message>`.
 #include <iostream>
 
-#include "ir/program_io.h"
+#include "formats/program_io.h"
 #include "tools/command.h"
 #include "verifier/verifier.h"
 

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "epsmith/version.h"
+#include "formats/program_io.h"
 #include "fuzz/corpus.h"
-#include "ir/program_io.h"
 #include "oracle/planted_fault.h"
 #include "tools/command.h"
 

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "ir/op_registry.h"
-#include "ir/text_format.h"
+#include "formats/text_format.h"
+#include "ops/op_registry.h"
 #include "verifier/walk.h"
 
 namespace epsmith::verifier_detail {

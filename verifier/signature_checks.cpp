@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ir/scalar_format.h"
+#include "formats/scalar_format.h"
 #include "verifier/walk.h"
 
 namespace epsmith::verifier_detail {

@@ -4,7 +4,7 @@
 #include <map>
 #include <mutex>
 
-#include "ir/scalar_format.h"
+#include "formats/scalar_format.h"
 #include "verifier/walk.h"
 
 namespace epsmith {

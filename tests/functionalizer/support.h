@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
-#include "ir/text_format.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
 #include "tests/support/program_text.h"

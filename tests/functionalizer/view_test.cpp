@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "ir/op_registry.h"
-#include "ir/program_io.h"
+#include "formats/program_io.h"
+#include "ops/op_registry.h"
 
-#include "ir/text_format.h"
+#include "formats/text_format.h"
 #include "tests/functionalizer/support.h"
 
 namespace epsmith {

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/corpus.h"
 #include "fuzz/workers.h"
 #include "generators/graph_generator.h"
-#include "ir/program_io.h"
-#include "ir/text_format.h"
 #include "oracle/run.h"
 #include "tests/support/planted_fault.h"
 #include "tests/support/program_text.h"

@@ -8,12 +8,12 @@
 #include <memory>
 #include <vector>
 
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/corpus.h"
 #include "fuzz/replay.h"
-#include "ir/op_registry.h"
-#include "ir/program_io.h"
-#include "ir/text_format.h"
+#include "ops/op_registry.h"
 #include "tests/support/planted_fault.h"
 
 namespace epsmith {

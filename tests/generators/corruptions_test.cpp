@@ -8,10 +8,11 @@
 #include <map>
 #include <set>
 
+#include "formats/text_format.h"
+#include "fuzz/programs.h"
 #include "generators/corruptions.h"
 #include "generators/graph_generator.h"
 #include "ir/program_diff.h"
-#include "ir/text_format.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -40,7 +41,7 @@ std::vector<ExportedProgram> programs() {
     config.dialect = dialect;
     for (uint64_t seed = 1; seed <= 40; ++seed) {
       SeededSource random(seed);
-      auto p = generateProgram(catalog(), config, random);
+      auto p = generateInDialect(catalog(), config, random);
       EXPECT_TRUE(p.ok()) << p.error().str();
       if (p.ok()) out.push_back(std::move(p.value()));
     }

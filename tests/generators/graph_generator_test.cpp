@@ -8,9 +8,9 @@
 #include <iostream>
 #include <map>
 
+#include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
-#include "ir/text_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"

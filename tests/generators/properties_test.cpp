@@ -13,10 +13,11 @@
 
 #include <memory>
 
+#include "formats/json_format.h"
+#include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
+#include "fuzz/programs.h"
 #include "generators/graph_generator.h"
-#include "ir/json_format.h"
-#include "ir/text_format.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
@@ -53,7 +54,7 @@ rc::Gen<Generated> genProgram(IrDialect dialect) {
         config.nodes = nodes;
         config.dialect = dialect;
         ByteSource random(bytes.data(), bytes.size());
-        auto p = generateProgram(catalog(), config, random);
+        auto p = generateInDialect(catalog(), config, random);
         if (!p.ok()) throw std::runtime_error("generation failed: " + p.error().str());
         return Generated{std::make_shared<const ExportedProgram>(std::move(p.value())), nodes, draws.size()};
       });

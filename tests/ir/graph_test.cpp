@@ -10,10 +10,11 @@
 #include <random>
 #include <type_traits>
 
+#include "formats/text_format.h"
 #include "ir/inline_vector.h"
 #include "ir/meta.h"
-#include "ir/op_registry.h"
-#include "ir/text_format.h"
+#include "ops/op_registry.h"
+#include "ops/targets.h"
 #include "tests/support/program_text.h"
 
 namespace epsmith {
@@ -197,7 +198,7 @@ TEST(OpRegistry, AResolvedOpIsFoundByEitherOfItsExactSpellings) {
   EXPECT_EQ(findResolvedOp("torch.ops.aten.relu"), nullptr);
   EXPECT_EQ(findResolvedOp("aten::mul.NoSuchOverload"), nullptr);
   EXPECT_EQ(findResolvedOp(""), nullptr);
-  EXPECT_EQ(Target::parse("aten::relu.default", nullptr), Target::aten(relu));  // still read by the parser
+  EXPECT_EQ(parseTarget("aten::relu.default", nullptr), Target::aten(relu));  // still read by the parser
 }
 
 // Each thread remembers the ops it resolved last (Note [Spellings remembered per thread]):
@@ -247,26 +248,26 @@ TEST(OpRegistry, SchemasComeFromTheDispatcher) {
 
 TEST(Targets, EverySpellingResolves) {
   std::string error;
-  EXPECT_EQ(Target::parse("torch.ops.aten.add.Tensor", &error)->op(), findOpByName("aten::add.Tensor"));
-  EXPECT_EQ(Target::parse("torch.ops.aten.relu.default", &error)->op(), findOpByName("aten::relu"));
-  EXPECT_EQ(Target::parse("_operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
-  EXPECT_EQ(Target::parse("operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
-  EXPECT_EQ(Target::parse("builtins.round", &error)->builtinOp(), BuiltinOp::Round);
-  EXPECT_EQ(Target::parse("math.trunc", &error)->textName(), "math.trunc");
-  EXPECT_EQ(Target::parse("torch.sym_max", &error)->kind(), Target::Kind::TorchFunction);
-  EXPECT_EQ(Target::parse("torch.ops.higher_order.cond", &error)->textName(), "higher_order.cond");
-  EXPECT_EQ(Target::parse("operator.matmul", &error)->kind(), Target::Kind::Other);
-  EXPECT_FALSE(Target::parse("torch.ops.aten.nope.default", &error));
+  EXPECT_EQ(parseTarget("torch.ops.aten.add.Tensor", &error)->op(), findOpByName("aten::add.Tensor"));
+  EXPECT_EQ(parseTarget("torch.ops.aten.relu.default", &error)->op(), findOpByName("aten::relu"));
+  EXPECT_EQ(parseTarget("_operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(parseTarget("operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(parseTarget("builtins.round", &error)->builtinOp(), BuiltinOp::Round);
+  EXPECT_EQ(parseTarget("math.trunc", &error)->textName(), "math.trunc");
+  EXPECT_EQ(parseTarget("torch.sym_max", &error)->kind(), Target::Kind::TorchFunction);
+  EXPECT_EQ(parseTarget("torch.ops.higher_order.cond", &error)->textName(), "higher_order.cond");
+  EXPECT_EQ(parseTarget("operator.matmul", &error)->kind(), Target::Kind::Other);
+  EXPECT_FALSE(parseTarget("torch.ops.aten.nope.default", &error));
   EXPECT_EQ(error, "unknown operator aten::nope");
-  EXPECT_FALSE(Target::parse("aten::add..x", &error));
-  EXPECT_FALSE(Target::parse("not a name", &error));
+  EXPECT_FALSE(parseTarget("aten::add..x", &error));
+  EXPECT_FALSE(parseTarget("not a name", &error));
   for (int i = 0; i < kNumBuiltinOps; ++i) {
     auto op = static_cast<BuiltinOp>(i);
-    EXPECT_EQ(Target::parse(std::string(builtinExportName(op)), &error)->builtinOp(), op);
+    EXPECT_EQ(parseTarget(std::string(builtinExportName(op)), &error)->builtinOp(), op);
   }
   for (int i = 0; i < kNumTorchFunctions; ++i) {
     auto fn = static_cast<TorchFunction>(i);
-    EXPECT_EQ(Target::parse(std::string(torchFunctionName(fn)), &error)->torchFunctionId(), fn);
+    EXPECT_EQ(parseTarget(std::string(torchFunctionName(fn)), &error)->torchFunctionId(), fn);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "ir/program_diff.h"
-#include "tests/ir/json_test_util.h"
+#include "tests/formats/json_test_util.h"
 
 namespace epsmith::testing {
 namespace {

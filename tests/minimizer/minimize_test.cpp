@@ -8,15 +8,15 @@
 
 #include <iostream>
 
+#include "formats/text_format.h"
 #include "fuzz/checks.h"
 #include "fuzz/workers.h"
 #include "generators/graph_generator.h"
-#include "ir/op_registry.h"
-#include "ir/text_format.h"
 #include "minimizer/minimize.h"
+#include "ops/op_registry.h"
 #include "oracle/run.h"
-#include "verifier/verifier.h"
 #include "tests/support/planted_fault.h"
+#include "verifier/verifier.h"
 
 namespace epsmith {
 namespace {

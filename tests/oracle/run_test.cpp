@@ -22,8 +22,8 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/FunctionalTensorWrapper.h>
 
-#include "ir/program_io.h"
-#include "ir/text_format.h"
+#include "formats/program_io.h"
+#include "formats/text_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/fresh_fill.h"
 #include "oracle/interpreter.h"

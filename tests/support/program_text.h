@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ir/text_format.h"
+#include "formats/text_format.h"
 
 namespace epsmith::test {
 

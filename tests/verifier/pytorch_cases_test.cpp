@@ -3,7 +3,7 @@
 // several violations (the first diagnostic is the error Python raises).
 #include <gtest/gtest.h>
 
-#include "ir/text_format.h"
+#include "formats/text_format.h"
 #include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "ir/op_registry.h"
+#include "ops/op_registry.h"
 #include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "ir/op_registry.h"
-#include "ir/text_format.h"
+#include "formats/text_format.h"
+#include "ops/op_registry.h"
 #include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 

@@ -1,0 +1,228 @@
+// Writes an ExportedProgram as torch.export's JSON (schema.py field order) plus the epsmith
+// section; docs/json-format.md is the reference for every choice made here.
+#include "formats/json_format.h"
+#include "formats/json_write.h"
+
+namespace epsmith {
+namespace json_detail {
+
+void ProgramWriter::registerStorage(const TensorValue& t) {
+  if (t.storage && storage_index_.emplace(t.storage.get(), storages_.size()).second) {
+    storages_.push_back(t.storage.get());
+  }
+}
+
+void ProgramWriter::registerAttributeStorages(const Graph& g) {
+  for (const auto& [name, a] : g.attributes()) {
+    if (a.tensor) registerStorage(*a.tensor);
+    if (a.subgraph) registerAttributeStorages(*a.subgraph);
+  }
+}
+
+void ProgramWriter::tensorValueJson(JsonWriter& w, const TensorValue& t, const std::string& where,
+                                    bool storage_optional) {
+  w.beginObject();
+  w.key("storage");
+  if (!t.storage) {
+    if (!storage_optional) fail(where, "tensor has no storage");
+    w.null();
+  } else {
+    if (auto error = checkTensorBounds(t)) fail(where, *error);
+    w.integer(storage_index_.at(t.storage.get()));
+  }
+  w.key("sizes").integers(t.sizes);
+  w.key("strides").integers(t.strides);
+  w.key("storage_offset").integer(t.storage_offset);
+  w.key("requires_grad").boolean(t.requires_grad);
+  w.endObject();
+}
+
+const std::string& ProgramWriter::subgraphJson(const Graph& g, const std::string& gpath) {
+  auto it = subgraphs_.find(&g);
+  if (it == subgraphs_.end()) {
+    JsonWriter json;
+    GraphWriter(*this, g, gpath, /*sig=*/nullptr).write(json);
+    it = subgraphs_.emplace(&g, json.str()).first;
+  }
+  return it->second;
+}
+
+void ProgramWriter::storagesJson(JsonWriter& w) const {
+  w.beginArray();
+  for (size_t i = 0; i < storages_.size(); ++i) {
+    const Storage& s = *storages_[i];
+    const std::string where = indexPath("$.epsmith.storages", i);
+    int64_t size = elementSize(s.dtype);
+    if (size == 0 ? !s.bytes.empty() : s.bytes.size() % size != 0) {
+      fail(where, "storage of " + std::string(torchName(s.dtype)) + " has " + std::to_string(s.bytes.size()) +
+                      " bytes, not a whole number of elements");
+    }
+    w.beginObject();
+    w.key("dtype");
+    dtypeJson(w, s.dtype, where);
+    w.key("numel").integer(s.numel());
+    w.key("data").base64(s.bytes);
+    w.endObject();
+  }
+  w.endArray();
+}
+
+void ProgramWriter::moduleCallGraphJson(JsonWriter& w) const {
+  w.beginArray();
+  for (const auto& entry : p_.module_call_graph) {
+    w.beginObject();
+    w.key("fqn").string(entry.fqn);
+    w.key("signature");
+    if (!entry.signature) {
+      w.null();
+    } else {
+      const ModuleCallSignature& s = *entry.signature;
+      w.beginObject();
+      w.key("inputs").beginArray();
+      for (const auto& a : s.inputs) specArgJson(w, a);
+      w.endArray();
+      w.key("outputs").beginArray();
+      for (const auto& a : s.outputs) specArgJson(w, a);
+      w.endArray();
+      w.key("in_spec").string(s.in_spec);
+      w.key("out_spec").string(s.out_spec);
+      w.key("forward_arg_names");
+      s.forward_arg_names ? w.strings(*s.forward_arg_names) : w.null();
+      w.endObject();
+    }
+    w.endObject();
+  }
+  w.endArray();
+}
+
+static void stringMap(JsonWriter& w, const std::map<std::string, std::string>& m) {
+  w.beginObject();
+  for (const auto& [k, v] : m) w.stringMember(k, v);
+  w.endObject();
+}
+
+std::string ProgramWriter::write() {
+  for (const auto& [fqn, entry] : p_.state_dict) registerStorage(entry.tensor);
+  for (const auto& [name, c] : p_.constants) {
+    if (c.tensor) registerStorage(*c.tensor);
+  }
+  for (const auto& in : p_.example_inputs) {
+    if (in.kind == InputValue::Kind::Tensor) registerStorage(in.tensor);
+  }
+  registerAttributeStorages(p_.graph());
+
+  JsonWriter w;
+  w.beginObject();
+  w.key("exported_program").beginObject();
+  w.key("graph_module").beginObject();
+  w.key("graph");
+  GraphWriter(*this, p_.graph(), "", &p_.signature).write(w);
+  w.key("signature").beginObject();
+  w.key("input_specs").beginArray();
+  for (const auto& s : p_.signature.input_specs) inputSpecJson(w, s);
+  w.endArray();
+  w.key("output_specs").beginArray();
+  for (const auto& s : p_.signature.output_specs) outputSpecJson(w, s);
+  w.endArray();
+  w.endObject();
+  w.key("module_call_graph");
+  moduleCallGraphJson(w);
+  w.key("metadata");
+  stringMap(w, p_.metadata);
+  w.key("treespec_namedtuple_fields").beginObject();
+  for (const auto& [type, fields] : p_.treespec_namedtuple_fields) {
+    w.member(type, [&](JsonWriter& v) { oneKey(v, "field_names", [&] { v.strings(fields); }); });
+  }
+  w.endObject();
+  w.endObject();  // graph_module
+
+  w.key("opset_version").beginObject();
+  for (const auto& [ns, version] : p_.opset_version) w.key(ns).integer(version);
+  w.endObject();
+  w.key("range_constraints").beginObject();
+  for (const auto& [symbol, range] : p_.range_constraints) {
+    w.key(symbol).beginObject();
+    w.key("min_val").integerOrNull(range.min_val);
+    w.key("max_val").integerOrNull(range.max_val);
+    w.endObject();
+  }
+  w.endObject();
+  w.key("schema_version").beginObject();
+  w.key("major").integer(p_.schema_version.major);
+  w.key("minor").integer(p_.schema_version.minor);
+  w.endObject();
+  w.key("verifiers").strings(p_.verifiers);
+  w.key("torch_version").string(p_.torch_version);
+  w.key("guards_code").strings(p_.guards_code);
+  w.endObject();  // exported_program
+
+  w.key("epsmith").beginObject();
+  w.key("format_version").integer(kFormatVersion);
+  w.key("storages");
+  storagesJson(w);
+  w.key("state_dict").beginObject();
+  for (const auto& [fqn, entry] : p_.state_dict) {
+    w.member(fqn, [&](JsonWriter& v) {
+      v.beginObject();
+      v.key("is_param").boolean(entry.is_parameter);
+      v.key("tensor");
+      tensorValueJson(v, entry.tensor, keyPath("$.epsmith.state_dict", fqn) + ".tensor", /*storage_optional=*/false);
+      v.endObject();
+    });
+  }
+  w.endObject();
+  w.key("constants").beginObject();
+  for (const auto& [name, c] : p_.constants) {
+    if (c.tensor && !c.class_fqn.empty()) fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
+    w.member(name, [&](JsonWriter& v) {
+      if (c.tensor) {
+        oneKey(v, "as_tensor", [&] {
+          tensorValueJson(v, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false);
+        });
+      } else {
+        oneKey(v, "as_custom_obj", [&] { oneKey(v, "class_fqn", [&] { v.string(c.class_fqn); }); });
+      }
+    });
+  }
+  w.endObject();
+  w.key("example_inputs").beginArray();
+  for (size_t i = 0; i < p_.example_inputs.size(); ++i) {
+    const InputValue& in = p_.example_inputs[i];
+    switch (in.kind) {
+      case InputValue::Kind::Tensor:
+        oneKey(w, "as_tensor", [&] {
+          tensorValueJson(w, in.tensor, indexPath("$.epsmith.example_inputs", i) + ".as_tensor", false);
+        });
+        break;
+      case InputValue::Kind::Int: oneKey(w, "as_int", [&] { w.integer(in.i); }); break;
+      case InputValue::Kind::Float: oneKey(w, "as_float", [&] { floatJson(w, in.f); }); break;
+      case InputValue::Kind::Bool: oneKey(w, "as_bool", [&] { w.boolean(in.b); }); break;
+      case InputValue::Kind::None: oneKey(w, "as_none", [&] { w.boolean(true); }); break;
+    }
+  }
+  w.endArray();
+  attributes_.endObject();
+  graphs_.endObject();
+  w.key("attributes").raw(attributes_.compact());
+  w.key("graphs").raw(graphs_.compact());
+  w.endObject();  // epsmith
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace json_detail
+
+Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout) {
+  try {
+    std::string compact = json_detail::ProgramWriter(p).write();
+    if (layout == JsonLayout::Indented) compact = json_detail::JsonWriter::indented(compact);
+    return compact + "\n";
+  } catch (const json_detail::Failure& f) {
+    if (f.error.where.empty()) return LoadError{"$", f.error.message};  // a string outside the graphs
+    return f.error;
+  } catch (const std::exception& e) {
+    return LoadError{"", std::string("internal error while writing JSON: ") + e.what()};
+  }
+}
+
+}  // namespace epsmith

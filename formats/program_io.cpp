@@ -1,0 +1,111 @@
+// Reading and writing program files; see ir/program_io.h.
+#include "formats/program_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "formats/json_format.h"
+#include "formats/text_format.h"
+
+namespace epsmith {
+namespace {
+
+std::string extensionOf(const std::string& path) {
+  return std::filesystem::path(path).extension().string();
+}
+
+LoadError located(const std::string& file, const LoadError& e) {
+  if (e.where.empty()) return {file, e.message};
+  // Text positions read as file:line:col, JSON paths as "file: $.path".
+  bool is_position = !e.where.empty() && std::isdigit(static_cast<unsigned char>(e.where[0]));
+  return {file + (is_position ? ":" : ": ") + e.where, e.message};
+}
+
+}  // namespace
+
+std::optional<FileFormat> formatFromPath(const std::string& path) {
+  auto ext = extensionOf(path);
+  if (ext == ".json") return FileFormat::Json;
+  if (ext == ".ept" || ext == ".txt") return FileFormat::Text;
+  return std::nullopt;
+}
+
+Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,
+                                       const std::string& name) {
+  auto result = format == FileFormat::Json ? readProgramJson(contents) : parseProgramText(contents);
+  if (!result.ok()) return located(name, result.error());
+  return result;
+}
+
+Expected<ExportedProgram> loadProgram(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return LoadError{path, "is a directory, not a program file"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return LoadError{path, std::string("cannot open: ") + std::strerror(errno)};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return LoadError{path, "read error"};
+  std::string contents = ss.str();
+  auto format = formatFromPath(path);
+  if (!format) {
+    auto first = contents.find_first_not_of(" \t\r\n");
+    format = first != std::string::npos && contents[first] == '{' ? FileFormat::Json : FileFormat::Text;
+  }
+  return parseProgram(contents, *format, path);
+}
+
+Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format) {
+  if (format == FileFormat::Text) return printProgramText(p);
+  return writeProgramJson(p);
+}
+
+std::optional<LoadError> writeFileAtomically(const std::string& path, const std::string& contents) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return LoadError{path, std::string("cannot create a temporary file: ") + std::strerror(errno)};
+  const char* data = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      return LoadError{path, std::string("write failed: ") + std::strerror(err)};
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  ::fchmod(fd, 0644);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    return LoadError{path, std::string("write failed: ") + std::strerror(errno)};
+  }
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    return LoadError{path, std::string("cannot rename into place: ") + std::strerror(err)};
+  }
+  return std::nullopt;
+}
+
+std::optional<LoadError> saveProgram(const std::string& path, const ExportedProgram& p) {
+  auto format = formatFromPath(path);
+  if (!format) return LoadError{path, "unknown extension (use .json or .ept)"};
+  auto rendered = renderProgram(p, *format);
+  if (!rendered.ok()) return LoadError{path, "cannot be written: " + rendered.error().str()};
+  return writeFileAtomically(path, rendered.value());
+}
+
+}  // namespace epsmith
