@@ -324,9 +324,10 @@ class Comparison {
     if (diffs_.empty()) {
       return {VerdictKind::Match, "",
               "match: " + plural(outputs, "output") + " and " + plural(inputs, "input") +
-                  " agree"};
+                  " agree",
+            ""};
     }
-    Verdict v{diffs_[0].kind, diffs_[0].where, diffs_[0].report};
+    Verdict v{diffs_[0].kind, diffs_[0].where, diffs_[0].report, ""};
     if (diffs_.size() > 1) {
       v.report += "\nalso differ:";
       for (size_t i = 1; i < diffs_.size(); ++i) {
@@ -483,11 +484,12 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual, const 
     const bool agree = options.same_node_raising_agrees ? e.node == a.node && e.op == a.op
                                                          : e.op == a.op && e.message == a.message;
     if (agree) {
-      return {VerdictKind::Match, "", "match: both raised " + expected.error->str()};
+      return {VerdictKind::Match, "", "match: both raised " + expected.error->str(), ""};
     }
     return {VerdictKind::DifferentExceptions, "",
             "different exceptions:\n  expected: " + expected.error->str() +
-                "\n  actual:   " + actual.error->str()};
+                "\n  actual:   " + actual.error->str(),
+            e.op};
   }
   bool in_expected = expected.error.has_value();
   const RunResult& raised = in_expected ? expected : actual;
@@ -495,7 +497,8 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual, const 
   return {VerdictKind::ExceptionInOne, "",
           std::string("exception in ") + (in_expected ? "expected" : "actual") +
               " only: " + raised.error->str() + "\n  " + (in_expected ? "actual" : "expected") +
-              " completed with " + std::to_string(completed.outputs.size()) + " output(s)"};
+              " completed with " + std::to_string(completed.outputs.size()) + " output(s)",
+          raised.error->op};
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct Verdict {
   VerdictKind kind = VerdictKind::Match;
   std::string where;   // "output 1", "input buffer:calls", "" for exceptions
   std::string report;  // several lines, for people
+  std::string op;      // for an exception: the op that raised ("aten::add_.Tensor"; expected's where both did)
   bool match() const { return kind == VerdictKind::Match; }
 };
 
