@@ -16,6 +16,7 @@
 #include "formats/json_format.h"
 #include "formats/program_io.h"
 #include "formats/text_format.h"
+#include "fuzz/messages.h"
 
 namespace epsmith {
 namespace {
@@ -26,31 +27,6 @@ using Clock = std::chrono::steady_clock;
 volatile std::sig_atomic_t g_stop_requested = 0;
 extern "C" void requestStop(int) { g_stop_requested = 1; }
 
-// The phases' seconds, then the part of them spent inside ATen kernels.
-json timesJson(const PhaseTimes& t) {
-  std::vector<double> v(t.seconds.begin(), t.seconds.end());
-  v.push_back(t.in_ops);
-  return json(v);
-}
-PhaseTimes timesFrom(const json& j) {
-  PhaseTimes t;
-  for (size_t i = 0; i < t.seconds.size() && i < j.size(); ++i) t.seconds[i] = j[i].get<double>();
-  if (j.size() > t.seconds.size()) t.in_ops = j[t.seconds.size()].get<double>();
-  return t;
-}
-
-json deathJson(const WorkerDeath& d) {
-  return {{"kind", static_cast<int>(d.kind)}, {"code", d.code}, {"phase", d.phase}, {"op", d.op}};
-}
-WorkerDeath deathFrom(const json& j) {
-  WorkerDeath d;
-  d.kind = static_cast<WorkerDeath::Kind>(j.at("kind").get<int>());
-  d.code = j.at("code").get<int>();
-  d.phase = j.at("phase").get<std::string>();
-  d.op = j.at("op").get<std::string>();
-  return d;
-}
-
 // ---- what a worker does ----------------------------------------------------------------
 
 std::string serve(const CaseRunner& runner, const std::string& request) {
@@ -59,27 +35,15 @@ std::string serve(const CaseRunner& runner, const std::string& request) {
   json reply{{"type", req.at("type")}, {"seed", seed}};
   if (req.at("type") == "case") {
     CaseResult r = runner.run(seed);
-    reply["times"] = timesJson(r.times);
+    reply["times"] = toJson(r.times);
     reply["nodes"] = r.nodes;
     if (r.generation_error) reply["generation_error"] = *r.generation_error;
     json outcomes = json::array();
-    for (const auto& o : r.outcomes) {
-      json jo{{"check", diffCheckName(o.check)}, {"status", static_cast<int>(o.status)}};
-      if (o.status == CheckOutcome::Status::Finding) {
-        jo["kind"] = o.kind;
-        jo["where"] = o.where;
-        jo["report"] = o.report;
-        jo["signature"] = failureSignature(o);
-      }
-      outcomes.push_back(std::move(jo));
-    }
+    for (const auto& o : r.outcomes) outcomes.push_back(toJson(o));
     reply["outcomes"] = std::move(outcomes);
-    return reply.dump(-1, ' ', false, json::error_handler_t::replace);
+    return messageText(reply);
   }
-  std::optional<WorkerDeath> crash;
-  if (req.contains("crash")) crash = deathFrom(req.at("crash"));
-  MinimizedFinding m = runner.minimize(seed, req.at("check").get<std::string>(), req.at("signature").get<std::string>(), crash,
-                                       req.value("fork_steps", false));
+  MinimizedFinding m = runner.minimize(seed, failingFrom(req.at("failing")), req.value("fork_steps", false));
   reply["signature"] = m.signature;
   reply["bucket"] = m.bucket.id();
   reply["bucket_key"] = m.bucket.str();
@@ -88,23 +52,26 @@ std::string serve(const CaseRunner& runner, const std::string& request) {
   reply["kind"] = m.kind;
   reply["where"] = m.where;
   reply["report"] = m.report;
+  reply["op"] = m.op;
+  reply["variant"] = m.variant;
   reply["nodes_before"] = m.nodes_before;
   reply["nodes_after"] = m.nodes_after;
   reply["oracle_calls"] = m.oracle_calls;
-  reply["times"] = timesJson(m.times);
+  reply["times"] = toJson(m.times);
   reply["flaky"] = m.flaky;
   if (m.program) {
     auto program = writeProgramJson(*m.program);
     if (program.ok()) reply["program"] = program.value();
     reply["text"] = printProgramText(*m.program);
   }
-  return reply.dump(-1, ' ', false, json::error_handler_t::replace);
+  return messageText(reply);
 }
 
 // ---- the campaign's books --------------------------------------------------------------
 
 struct Bucket {
   std::string id, key, signature, check, kind, where, report, text, corpus_file;
+  std::string op, variant;  // the finding's fields (CheckOutcome)
   std::string family;  // Note [Families of buckets] (checks.cpp)
   std::vector<std::string> ops;
   bool is_new = false;
@@ -141,8 +108,8 @@ std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
 
 // A signature seen, its minimization asked for or under way.
 struct Pending {
-  std::string check, kind;
-  std::optional<WorkerDeath> crash;
+  Failing failing;
+  std::string kind;
   uint64_t seed = 0;
   int64_t count = 0;
   bool fork_steps = false;  // its minimization ended a worker once (Note [Minimizing in forked steps])
@@ -156,8 +123,7 @@ class Campaign {
  private:
   void onCase(const json& reply);
   void onCaseDeath(uint64_t seed, const WorkerDeath& d);
-  void onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
-                 const std::string& report, std::optional<WorkerDeath> crash);
+  void onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& report);
   bool familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family);
   void onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death);
   void takeCasesInOrder(bool stopping);
@@ -222,20 +188,16 @@ void Campaign::onCase(const json& reply) {
   times_.add(timesFrom(reply.at("times")));
   if (reply.contains("generation_error")) ++generation_errors_;
   for (const auto& jo : reply.at("outcomes")) {
-    const auto status = static_cast<CheckOutcome::Status>(jo.at("status").get<int>());
-    const std::string check = jo.at("check").get<std::string>();
-    if (status == CheckOutcome::Status::Skipped) ++skipped_[check];
-    if (status != CheckOutcome::Status::Finding) continue;
-    onFinding(seed, jo.at("signature").get<std::string>(), check, jo.at("kind").get<std::string>(),
-              jo.at("report").get<std::string>(), std::nullopt);
+    const CheckOutcome o = outcomeFrom(jo);
+    if (o.status == CheckOutcome::Status::Skipped) ++skipped_[std::string(diffCheckName(o.check))];
+    if (o.status == CheckOutcome::Status::Finding) onFinding(seed, Failing::of(o), o.kind, o.report);
   }
 }
 
 void Campaign::onCaseDeath(uint64_t seed, const WorkerDeath& d) {
   ++cases_;
   ++deaths_;
-  const std::string check = d.phase.empty() ? "worker" : d.phase;
-  onFinding(seed, deathSignature(d), check, d.kindName(), "", d);
+  onFinding(seed, Failing::of(d), d.kindName(), "");
 }
 
 // Note [A minimization budget per family]
@@ -261,9 +223,10 @@ bool Campaign::familyBudgetSpent(uint64_t seed, const std::string& signature, co
   return true;
 }
 
-void Campaign::onFinding(uint64_t seed, const std::string& signature, const std::string& check, const std::string& kind,
-                         const std::string& report, std::optional<WorkerDeath> crash) {
+void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& report) {
   ++findings_;
+  const std::string& signature = failing.signature;
+  const std::optional<WorkerDeath>& crash = failing.crash;
   if (auto b = bucket_of_.find(signature); b != bucket_of_.end()) {
     ++buckets_[b->second].count;
     return;
@@ -274,7 +237,7 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
   }
   const bool generation_crash = crash && crash->phase == "generate";  // nothing to minimize
   if (!pending_.count(signature) && !generation_crash &&
-      familyBudgetSpent(seed, signature, failureFamily(check, kind, report))) {
+      familyBudgetSpent(seed, signature, failureFamily(failing.check, kind, report))) {
     return;
   }
   if (auto f = flaky_.find(signature); f != flaky_.end() && !pending_.count(signature)) {
@@ -287,7 +250,7 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
   auto [it, fresh] = pending_.try_emplace(signature);
   ++it->second.count;
   if (!fresh) return;
-  it->second = Pending{check, kind, crash, seed, 1};
+  it->second = Pending{failing, kind, seed, 1};
   order_.emplace(seed, signature);
   // A crash while generating leaves no program to shrink: its bucket is its signature.
   if (crash && crash->phase == "generate") {
@@ -301,12 +264,16 @@ void Campaign::onFinding(uint64_t seed, const std::string& signature, const std:
 // Files a minimized (or unminimizable) finding under its bucket: counts merge into a bucket
 // seen before; a bucket the corpus lacks gets its case file.
 Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program) {
-  if (b.check.empty()) b.check = p.check;
+  if (b.check.empty()) b.check = p.failing.check;
   if (b.kind.empty()) b.kind = p.kind;
+  if (b.id.empty() && p.failing.finding) {  // not minimized: the finding as the case found it
+    b.op = p.failing.finding->op;
+    b.variant = p.failing.finding->variant;
+  }
   b.family = failureFamily(b.check, b.kind, b.report);
   if (b.id.empty()) {
     std::string detail;
-    if (p.crash) detail = p.crash->op;
+    if (p.failing.crash) detail = p.failing.crash->op;
     BucketKey key{b.check, b.kind, b.ops, detail};
     b.id = key.id();
     b.key = key.str();
@@ -327,6 +294,8 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
     c.check = b.check;
     c.kind = b.kind;
     c.signature = b.signature;
+    c.op = b.op;
+    c.variant = b.variant;
     c.report = b.report;
     c.status = CaseStatus::Open;
     c.provenance.seed = p.seed;
@@ -390,7 +359,7 @@ void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& 
   auto it = pending_.find(signature);
   if (it == pending_.end()) return;
   ++deaths_;
-  if (!it->second.crash && !it->second.fork_steps) {
+  if (!it->second.failing.crash && !it->second.fork_steps) {
     it->second.fork_steps = true;  // once more, each step in a child of its own
     to_minimize_.push_front(signature);
     return;
@@ -438,6 +407,8 @@ void Campaign::settleMinimized(const std::string& signature, const json& reply) 
   b.kind = reply.at("kind").get<std::string>();
   b.where = reply.at("where").get<std::string>();
   b.report = reply.at("report").get<std::string>();
+  b.op = reply.at("op").get<std::string>();
+  b.variant = reply.at("variant").get<std::string>();
   b.ops = reply.at("ops").get<std::vector<std::string>>();
   b.nodes_before = reply.at("nodes_before").get<size_t>();
   b.nodes_after = reply.at("nodes_after").get<size_t>();
@@ -680,8 +651,7 @@ CampaignResult Campaign::run() {
         const std::string signature = to_minimize_.front();
         to_minimize_.pop_front();
         const Pending& p = pending_.at(signature);
-        json req{{"type", "minimize"}, {"seed", p.seed}, {"check", p.check}, {"signature", signature}};
-        if (p.crash) req["crash"] = deathJson(*p.crash);
+        json req{{"type", "minimize"}, {"seed", p.seed}, {"failing", toJson(p.failing)}};
         if (p.fork_steps) req["fork_steps"] = true;
         // Every step may run up to a case's time limit; allow the minimization a few minutes.
         pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "fuzz/messages.h"
 #include "fuzz/programs.h"
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
@@ -26,14 +27,6 @@ size_t callCount(const ExportedProgram& p) {
   size_t n = 0;
   for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
   return n;
-}
-
-// The raising op at the end of an exception's signature ("D2 exception-in-one aten::x").
-std::string lastWordIfOp(const std::string& signature) {
-  const size_t space = signature.rfind(' ');
-  if (space == std::string::npos) return "";
-  std::string word = signature.substr(space + 1);
-  return word.rfind("aten::", 0) == 0 ? word : "";
 }
 
 }  // namespace
@@ -56,12 +49,6 @@ HeapShift::HeapShift(int layout) {
       blocks_.back()[0] = 0;
     }
   }
-}
-
-std::string deathSignature(const WorkerDeath& d) {
-  std::string s = (d.phase.empty() ? "worker" : d.phase) + " " + d.kindName();
-  if (!d.op.empty()) s += " " + d.op;
-  return s;
 }
 
 CaseRunner::CaseRunner(CaseSetup setup) : setup_(std::move(setup)) {}
@@ -114,8 +101,8 @@ CaseResult CaseRunner::run(uint64_t seed) const {
 }
 
 std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                       std::string_view focus, CheckOutcome* finding, PhaseTimes* times) const {
-  CheckOptions options = focusedOn(focus);
+                                       const Failing* focus, CheckOutcome* finding, PhaseTimes* times) const {
+  CheckOptions options = focus ? focusedOn(*focus) : CheckOptions{};
   options.device = setup_.device;
   options.times = times;
   for (auto& o : runChecks(p, checks, options)) {
@@ -147,7 +134,7 @@ std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vect
 // shifted, perturbed, filled heaps as on the heap as it is; then the checks must report
 // the same finding under two of them.
 bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                    const std::string& signature) const {
+                                    const Failing& f) const {
   constexpr int kFlakyLayouts = 4;
   struct Perturbed {
     explicit Perturbed(int layout) : fill(byteFor(layout)) { ::mallopt(M_PERTURB, byteFor(layout)); }
@@ -171,40 +158,32 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   for (int layout = 1; layout <= 2; ++layout) {
     const HeapShift shift(layout);
     const Perturbed heap(layout);
-    if (firstSignature(p, checks, signature) != signature) return false;
+    if (firstSignature(p, checks, &f) != f.signature) return false;
   }
   return true;
 }
 
-// firstSignature in a forked child; the outcome's kind, where and report come back with the
-// signature, each ended by a NUL. A child that dies is taken to fail as `kept`, the
-// signature the program last showed.
+// firstSignature in a forked child; the finding's fields come back as a message
+// (fuzz/messages.h). A child that dies is taken to fail as `f` does: the failure the
+// program last showed.
 std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                              const std::string& kept, const WorkerLimits& limits,
-                                              CheckOutcome* finding) const {
+                                              const Failing& f, const WorkerLimits& limits, CheckOutcome* finding) const {
   IsolatedOutcome isolated = runIsolated(
       [&] {
         CheckOutcome found;
-        const std::string signature = firstSignature(p, checks, kept, &found);
-        return found.kind + '\0' + found.where + '\0' + found.report + '\0' + signature + '\0';
+        const std::string signature = firstSignature(p, checks, &f, &found);
+        return messageText({{"signature", signature}, {"finding", toJson(found)}});
       },
       limits);
-  std::vector<std::string> fields;
-  const std::string text = isolated.result.value_or("");
-  for (size_t at = 0, end; (end = text.find('\0', at)) != std::string::npos; at = end + 1) {
-    fields.push_back(text.substr(at, end - at));
+  if (isolated.result) {
+    const auto reply = nlohmann::json::parse(*isolated.result);
+    *finding = outcomeFrom(reply.at("finding"));
+    return reply.at("signature").get<std::string>();
   }
-  if (fields.size() == 4) {
-    finding->kind = fields[0];
-    finding->where = fields[1];
-    finding->report = fields[2];
-    return fields[3];
-  }
-  const size_t kind_at = kept.find(' ') + 1;
-  finding->kind = kept.substr(kind_at, kept.find(' ', kind_at) - kind_at);
-  finding->report = "the program fails as " + kept + ", but a later look at it ended its child" +
+  if (f.finding) *finding = *f.finding;
+  finding->report = "the program fails as " + f.signature + ", but a later look at it ended its child" +
                     (isolated.death ? " (" + isolated.death->kindName() + ")" : "");
-  return kept;
+  return f.signature;
 }
 
 // Note [Minimizing in forked steps]
@@ -215,46 +194,45 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
 // the re-runs and the final look at the program each run in a forked child, and a step
 // whose child dies does not count as failing the same way. Only the few findings that
 // killed a minimizing worker pay for the forks.
-MinimizedFinding CaseRunner::minimize(uint64_t seed, const std::string& check, const std::string& signature,
-                                      const std::optional<WorkerDeath>& crash, bool fork_steps) const {
+MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork_steps) const {
   MinimizedFinding m;
   const OpTimeSink ops(&m.times.in_ops);
-  m.signature = signature;
-  m.check = check;
-  m.kind = crash ? crash->kindName() : "";
+  m.signature = f.signature;
+  m.check = f.check;
+  m.kind = f.crash ? f.crash->kindName() : "";
   auto generated = generate(seed, &m.times);
   if (!generated.ok()) {
-    m.bucket = BucketKey{check, m.kind, {}, crash ? lastWordIfOp(signature) : ""};
+    m.bucket = BucketKey{f.check, m.kind, {}, f.crash ? f.crash->op : ""};
     m.report = "the generator made nothing of this seed: " + generated.error().str();
     return m;
   }
-  return minimizeFrom(std::move(generated.value()), std::move(m), crash, fork_steps);
+  return minimizeFrom(std::move(generated.value()), std::move(m), f, fork_steps);
 }
 
-MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const std::string& check,
-                                             const std::string& signature, const std::optional<WorkerDeath>& crash,
-                                             bool fork_steps) const {
+MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const Failing& f, bool fork_steps) const {
   MinimizedFinding m;
-  m.signature = signature;
-  m.check = check;
-  m.kind = crash ? crash->kindName() : "";
-  return minimizeFrom(p.clone(), std::move(m), crash, fork_steps);
+  m.signature = f.signature;
+  m.check = f.check;
+  m.kind = f.crash ? f.crash->kindName() : "";
+  return minimizeFrom(p.clone(), std::move(m), f, fork_steps);
 }
 
 // The minimization's time is charged after it returns: a clock in its scope would charge
 // the finding it had already handed back.
-MinimizedFinding CaseRunner::minimizeFrom(ExportedProgram start, MinimizedFinding m,
-                                          const std::optional<WorkerDeath>& crash, bool fork_steps) const {
+MinimizedFinding CaseRunner::minimizeFrom(ExportedProgram start, MinimizedFinding m, const Failing& f,
+                                          bool fork_steps) const {
   const auto began = std::chrono::steady_clock::now();
-  MinimizedFinding done = minimizeSteps(std::move(start), std::move(m), crash, fork_steps);
+  MinimizedFinding done = minimizeSteps(std::move(start), std::move(m), f, fork_steps);
   done.times[Phase::Minimize] += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return done;
 }
 
-MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFinding m,
-                                           const std::optional<WorkerDeath>& crash, bool fork_steps) const {
+MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFinding m, const Failing& f,
+                                           bool fork_steps) const {
   const OpTimeSink ops(&m.times.in_ops);
-  const std::string check = m.check, signature = m.signature;
+  const std::string& check = f.check;
+  const std::string& signature = f.signature;
+  const std::optional<WorkerDeath>& crash = f.crash;
   std::optional<ExportedProgram> program(std::move(start));
   m.nodes_before = m.nodes_after = callCount(program.value());
   // The checks that see it: the one named, or, for a worker that died outside every check
@@ -268,8 +246,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {
-    if (!fork_steps) return firstSignature(p, checks, signature) == signature;
-    IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks, signature); }, limits);
+    if (!fork_steps) return firstSignature(p, checks, &f) == signature;
+    IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks, &f); }, limits);
     if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
     return o.result == signature;
   };
@@ -278,10 +256,10 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   if (!crash) {
     if (fork_steps) {
       IsolatedOutcome o = runIsolated(
-          [&] { return std::string(comesBackEveryTime(program.value(), checks, signature) ? "yes" : "no"); }, limits);
+          [&] { return std::string(comesBackEveryTime(program.value(), checks, f) ? "yes" : "no"); }, limits);
       m.flaky = o.result == "no";
     } else {
-      m.flaky = !comesBackEveryTime(program.value(), checks, signature);
+      m.flaky = !comesBackEveryTime(program.value(), checks, f);
     }
     if (m.flaky) {
       m.bucket = BucketKey{check, "flaky", opSetOf(program.value()), ""};
@@ -302,16 +280,18 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
     m.kind = crash->kindName();
     m.report = "the worker died (" + crash->kindName() + ") in " + crash->phase +
                (crash->op.empty() ? "" : " while running " + crash->op);
-    detail = lastWordIfOp(signature);
+    detail = crash->op;
   } else {
     CheckOutcome o;
-    const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, signature, limits, &o)
-                                       : firstSignature(r.program, checks, signature, &o);
+    const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, f, limits, &o)
+                                       : firstSignature(r.program, checks, &f, &o);
     m.kind = o.kind;
     m.where = o.where;
     m.report = o.report;
+    m.op = o.op;
+    m.variant = o.variant;
     m.flaky = now != signature;
-    detail = o.kind.find("exception") != std::string::npos ? lastWordIfOp(signature) : whereKind(o.where);
+    detail = o.op.empty() ? whereKind(o.where) : o.op;
   }
   m.bucket = BucketKey{check, m.kind, opSetOf(r.program), detail};
   m.program = std::move(r.program);

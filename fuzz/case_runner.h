@@ -11,6 +11,7 @@
 
 #include "fuzz/checks.h"
 #include "fuzz/corpus.h"
+#include "fuzz/failing.h"
 #include "fuzz/phases.h"
 #include "fuzz/workers.h"
 #include "ir/program.h"
@@ -44,6 +45,7 @@ struct MinimizedFinding {
   BucketKey bucket;
   std::optional<ExportedProgram> program;  // none when it was never made (a crash while generating)
   std::string check, kind, where, report;  // of the minimized program
+  std::string op, variant;                 // the finding's (CheckOutcome), for its case file
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
   PhaseTimes times;
@@ -63,34 +65,28 @@ class CaseRunner {
   Expected<ExportedProgram> generate(uint64_t seed, PhaseTimes* times = nullptr) const;
   CaseResult run(uint64_t seed) const;
   // The signature of the first finding of `checks` on `p` ("" when none), the checks
-  // focused on the variant the signature `focus` names (Note [Re-runs focus on the finding]).
+  // focused on the variant `focus` was found by (Note [Re-runs focus on the finding]).
   std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                             std::string_view focus = "", CheckOutcome* finding = nullptr,
+                             const Failing* focus = nullptr, CheckOutcome* finding = nullptr,
                              PhaseTimes* times = nullptr) const;
-  // Whether `signature` is the first finding of `checks` on `p` every time: `p`'s eager run
-  // must agree with itself, and the finding come back, on heaps whose fresh memory holds
+  // Whether `f` is the first finding of `checks` on `p` every time: `p`'s eager run must
+  // agree with itself, and the finding come back, on heaps whose fresh memory holds
   // different garbage each time (Note [Re-runs on a perturbed heap]).
-  bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                          const std::string& signature) const;
-  // Minimizes the failure `signature` of the case `seed`: one that a check reports (`crash`
-  // unset) or one that killed a worker (`crash`: its kind and op, "crash-SIGSEGV"). Each
-  // step of a crash is tried in a forked child; so is each step of any finding when
-  // `fork_steps` is set (a minimization that ended its worker once,
+  bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f) const;
+  // Minimizes the failure `f` of the case `seed`: one that a check reports, or one that
+  // killed a worker (`f.crash`). Each step of a crash is tried in a forked child; so is each
+  // step of any finding when `fork_steps` is set (a minimization that ended its worker once,
   // Note [Minimizing in forked steps]).
-  MinimizedFinding minimize(uint64_t seed, const std::string& check, const std::string& signature,
-                            const std::optional<WorkerDeath>& crash, bool fork_steps = false) const;
+  MinimizedFinding minimize(uint64_t seed, const Failing& f, bool fork_steps = false) const;
   // The same for a program at hand (a corpus case's), not remade from a seed.
-  MinimizedFinding minimizeProgram(const ExportedProgram& p, const std::string& check, const std::string& signature,
-                                   const std::optional<WorkerDeath>& crash, bool fork_steps = false) const;
+  MinimizedFinding minimizeProgram(const ExportedProgram& p, const Failing& f, bool fork_steps = false) const;
 
  private:
   explicit CaseRunner(CaseSetup setup);
-  MinimizedFinding minimizeFrom(ExportedProgram start, MinimizedFinding m, const std::optional<WorkerDeath>& crash,
-                                bool fork_steps) const;
-  MinimizedFinding minimizeSteps(ExportedProgram start, MinimizedFinding m, const std::optional<WorkerDeath>& crash,
-                                 bool fork_steps) const;
-  std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                    const std::string& kept, const WorkerLimits& limits, CheckOutcome* finding) const;
+  MinimizedFinding minimizeFrom(ExportedProgram start, MinimizedFinding m, const Failing& f, bool fork_steps) const;
+  MinimizedFinding minimizeSteps(ExportedProgram start, MinimizedFinding m, const Failing& f, bool fork_steps) const;
+  std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f,
+                                    const WorkerLimits& limits, CheckOutcome* finding) const;
   struct State;
   CaseSetup setup_;
   std::unique_ptr<State> state_;
@@ -113,8 +109,5 @@ class HeapShift {
  private:
   std::vector<std::unique_ptr<char[]>> blocks_;
 };
-
-// The signature of a failure that killed a worker: "D2 crash-SIGSEGV aten::foo.default".
-std::string deathSignature(const WorkerDeath& d);
 
 }  // namespace epsmith

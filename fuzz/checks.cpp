@@ -25,15 +25,17 @@ namespace {
 
 using Status = CheckOutcome::Status;
 
-CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", ""}; }
-CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why)}; }
-CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report) {
-  return {c, Status::Finding, std::move(kind), std::move(where), std::move(report)};
+CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", "", "", ""}; }
+CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why), "", ""}; }
+CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report, std::string variant = "") {
+  return {c, Status::Finding, std::move(kind), std::move(where), std::move(report), "", std::move(variant)};
 }
 
 CheckOutcome fromVerdict(DiffCheck c, const Verdict& v) {
   if (v.match()) return pass(c);
-  return finding(c, std::string(verdictKindName(v.kind)), v.where, v.report);
+  CheckOutcome o = finding(c, std::string(verdictKindName(v.kind)), v.where, v.report);
+  o.op = v.op;
+  return o;
 }
 
 RunResult run(const ExportedProgram& p, const RunOptions& options, PhaseTimes* times) {
@@ -155,25 +157,26 @@ CheckOutcome d3(const ExportedProgram& p, const Interpreter* plan, PhaseTimes* t
 using Form = RoundTripForm;
 
 std::string_view formName(Form f) { return f == Form::Text ? "text" : "JSON"; }
-// A D4 kind names its form: "text-unreadable", "json-round-trip-differs".
-std::string_view kindPrefix(Form f) { return f == Form::Text ? "text-" : "json-"; }
+// A D4 finding's variant, and its kind's first word: "text-unreadable", "json-round-trip-differs".
+std::string_view variantName(Form f) { return f == Form::Text ? "text" : "json"; }
+std::string kindPrefix(Form f) { return std::string(variantName(f)) + "-"; }
 
 // `p` written in `form` and read back, or the D4 finding that says why it is not `p` again
 // (structurally: ir/program_diff.h).
 std::variant<ExportedProgram, CheckOutcome> readBack(Form form, const ExportedProgram& p) {
-  const std::string prefix(kindPrefix(form));
+  const std::string prefix = kindPrefix(form), variant(variantName(form));
   std::optional<Expected<ExportedProgram>> back;
   if (form == Form::Text) {
     back.emplace(parseProgramText(printProgramText(p)));
   } else {
     auto json = writeProgramJson(p, JsonLayout::Compact);  // the indented layout only adds spaces
-    if (!json.ok()) return finding(DiffCheck::D4, "json-unwritable", "", json.error().str());
+    if (!json.ok()) return finding(DiffCheck::D4, "json-unwritable", "", json.error().str(), variant);
     back.emplace(readProgramJson(json.value()));
   }
-  if (!back->ok()) return finding(DiffCheck::D4, prefix + "unreadable", "", back->error().str());
+  if (!back->ok()) return finding(DiffCheck::D4, prefix + "unreadable", "", back->error().str(), variant);
   if (auto d = programDiff(p, back->value()); !d.empty()) {
     return finding(DiffCheck::D4, prefix + "round-trip-differs", "",
-                   "the " + std::string(formName(form)) + " form read back differs: " + d);
+                   "the " + std::string(formName(form)) + " form read back differs: " + d, variant);
   }
   return std::move(back->value());
 }
@@ -193,7 +196,9 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
   const std::string ran(formName(forms.back()));
   CheckOutcome o = compare(DiffCheck::D4, eager, run(*back, RunOptions(RunMode::Eager, options.device), times), times);
   if (o.status == Status::Finding) {
-    o.kind = std::string(kindPrefix(forms.back())) + "round-trip-runs-differently";
+    o.kind = kindPrefix(forms.back()) + "round-trip-runs-differently";
+    o.variant = variantName(forms.back());
+    o.op.clear();  // an exception in a round trip's run is the round trip's finding
     o.report = "the " + ran + " form read back runs differently: " + o.report;
   } else {
     o.report = forms.size() == 1 ? "the " + ran + " form read back, run" : "the text and JSON forms read back, the JSON form run";
@@ -240,11 +245,12 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
     const std::string want(checkIdName(c.check));
     tried += (tried.empty() ? "" : " ") + want;
     if (diagnostics.empty()) {
-      return finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it");
+      return finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it",
+                     want);
     }
     if (diagnostics.front().check != c.check) {
       return finding(DiffCheck::D6, "corruption-misreported:" + want, diagnostics.front().where,
-                     std::string(c.what) + ": reported first as " + diagnostics.front().str());
+                     std::string(c.what) + ": reported first as " + diagnostics.front().str(), want);
     }
   }
   if (applied == 0) return skip(DiffCheck::D6, "no corruption has a place in this program");
@@ -257,15 +263,27 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
 
 std::string failureSignature(const CheckOutcome& o) {
   std::string signature = std::string(diffCheckName(o.check)) + " " + o.kind;
-  if (o.kind.find("exception") == std::string::npos) return signature;
-  const size_t at = o.report.find("aten::");
-  if (at == std::string::npos) return signature;
-  size_t end = at + 6;
-  while (end < o.report.size() && (std::isalnum(static_cast<unsigned char>(o.report[end])) || o.report[end] == '_' ||
-                                   o.report[end] == '.')) {
-    ++end;
+  return o.op.empty() ? signature : signature + " " + o.op;
+}
+
+std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
+  const size_t space = signature.find(' ');
+  const auto check = diffCheckFromName(signature.substr(0, space));
+  if (!check || space == std::string_view::npos) return std::nullopt;
+  CheckOutcome o = finding(*check, "", "", "");
+  std::string_view rest = signature.substr(space + 1);
+  const size_t op_at = rest.find(" aten::");
+  o.kind = std::string(rest.substr(0, op_at));
+  if (op_at != std::string_view::npos) o.op = std::string(rest.substr(op_at + 1));
+  if (*check == DiffCheck::D4) {
+    for (Form form : {Form::Text, Form::Json}) {
+      if (o.kind.rfind(kindPrefix(form), 0) == 0) o.variant = variantName(form);
+    }
   }
-  return signature + " " + o.report.substr(at, end - at);
+  if (*check == DiffCheck::D6) {
+    if (const size_t colon = o.kind.find(':'); colon != std::string::npos) o.variant = o.kind.substr(colon + 1);
+  }
+  return o;
 }
 
 // Note [Families of buckets]
@@ -380,28 +398,28 @@ bool drawnForRoundTrip(uint64_t case_seed, int every) {
 }
 
 // Note [Re-runs focus on the finding]
-// A campaign case tries one of D4's forms and a few of D6's corruptions (Notes [Round trips
-// drawn per case], [Corruptions drawn per case]). Were minimization and replay to try all
-// of them, a program on which an untried one fails too would show that one first: its
-// finding would look flaky to the campaign, and "changed" to replay, though nothing about
-// it changed. So where a signature names its variant (the form in D4's kinds, the check id
-// in D6's), the re-runs try that one alone. The corruption's place in the program is drawn
-// afresh (from the default seed, and the program being minimized is another), so a
-// verifier bug that shows only at some places may still not come back. Signatures that
-// name no variant (an exception escaping the check, a worker's death) re-run all of them.
-CheckOptions focusedOn(std::string_view signature) {
+// A campaign case tries one of D4's forms and a few of D6's corruptions
+// (Note [Round trips drawn per case], Note [Corruptions drawn per case]). Were minimization
+// and replay to try all of them, a program on which an untried one fails too would show
+// that one first: its finding would look flaky to the campaign, and "changed" to replay,
+// though nothing about it changed. So a finding records the variant that found it (D4's
+// form, D6's check id) and the re-runs try that one alone. The corruption's place in the
+// program is drawn afresh (from the default seed, and the program being minimized is
+// another), so a verifier bug that shows only at some places may still not come back.
+// Findings with no variant (an exception escaping the check, a worker's death) re-run all.
+CheckOptions focusedOn(const CheckOutcome& finding) {
   CheckOptions options;
-  auto after = [&](std::string_view prefix) -> std::optional<std::string_view> {
-    if (signature.substr(0, prefix.size()) != prefix) return std::nullopt;
-    return signature.substr(prefix.size());
-  };
-  for (Form form : {Form::Text, Form::Json}) {
-    if (after("D4 " + std::string(kindPrefix(form)))) options.round_trip = form;
+  if (finding.variant.empty()) return options;
+  if (finding.check == DiffCheck::D4) {
+    options.round_trip = finding.variant == variantName(Form::Text) ? Form::Text : Form::Json;
   }
-  for (std::string_view kind : {"D6 corruption-unreported:", "D6 corruption-misreported:"}) {
-    if (auto id = after(kind)) options.corruption = checkIdFromName(id->substr(0, id->find(' ')));
-  }
+  if (finding.check == DiffCheck::D6) options.corruption = checkIdFromName(finding.variant);
   return options;
+}
+
+CheckOptions focusedOn(std::string_view signature) {
+  const auto finding = findingFromSignature(signature);
+  return finding ? focusedOn(*finding) : CheckOptions{};
 }
 
 std::string_view diffCheckName(DiffCheck c) {

@@ -34,18 +34,26 @@ std::optional<DiffCheck> diffCheckFromName(std::string_view name);
 // "D1,D2,D6" → the checks, in the order given; nullopt with `error` set for an unknown name.
 std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std::string* error);
 
+// A check's result. A finding is a record whose fields every stage carries unchanged (the
+// worker's reply, the minimizer's "still fails", buckets, case files, replay): keys and
+// re-runs are computed from the fields, never read back out of the report.
 struct CheckOutcome {
   enum class Status : uint8_t { Pass, Finding, Skipped };
   DiffCheck check = DiffCheck::D1;
   Status status = Status::Pass;
-  std::string kind;    // a finding's kind: a verdict kind, "invalid-functional-program", ...
-  std::string where;   // "output 1", "%add_", "input buffer:calls"
-  std::string report;  // for people; for a skip, the reason
+  std::string kind;     // a finding's kind: a verdict kind, "invalid-functional-program", ...
+  std::string where;    // "output 1", "%add_", "input buffer:calls"
+  std::string report;   // for people; for a skip, the reason
+  std::string op;       // an exception's raising op ("aten::logical_not_"); "" otherwise
+  std::string variant;  // the check's variant that found it: D4's form ("text", "json"), D6's check id
 };
 
 // What stays the same while a failure is minimized and what buckets it: the check, the
 // finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
 std::string failureSignature(const CheckOutcome& o);
+// The fields a stored signature names (check, kind, op, variant), for case files written
+// before they kept the fields themselves; nullopt when it names no check of ours.
+std::optional<CheckOutcome> findingFromSignature(std::string_view signature);
 
 // The family a bucket belongs to in a campaign's report (Note [Families of buckets]): the
 // check, the kind and, for exceptions, the message with what varies from op to op and
@@ -76,10 +84,10 @@ RoundTripForm drawnRoundTrip(uint64_t case_seed);
 // seed (Note [Round trips sampled]).
 bool drawnForRoundTrip(uint64_t case_seed, int every);
 
-// Options that re-run only the variant of a check a finding came from, where its signature
-// names one: the round trip's form ("D4 json-round-trip-differs"), the corruption's check
-// id ("D6 corruption-unreported:input-count", its place drawn afresh); default options
-// otherwise (Note [Re-runs focus on the finding]).
+// Options that re-run only the variant of a check a finding came from, where it has one:
+// D4's form, D6's corruption (its place drawn afresh); default options otherwise
+// (Note [Re-runs focus on the finding]). The second form reads the variant from a signature.
+CheckOptions focusedOn(const CheckOutcome& finding);
 CheckOptions focusedOn(std::string_view signature);
 
 // Runs `checks` on `p`. A program that does not verify in its own dialect cannot be checked:

@@ -17,6 +17,7 @@
 
 #include "formats/json_format.h"
 #include "formats/program_io.h"
+#include "fuzz/checks.h"
 
 namespace epsmith {
 namespace fs = std::filesystem;
@@ -129,7 +130,10 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   j["bucket_key"] = c.bucket_key;
   j["status"] = std::string(caseStatusName(c.status));
   if (!c.note.empty()) j["note"] = c.note;
-  j["expected"] = {{"check", c.check}, {"kind", c.kind}, {"signature", c.signature}, {"report", c.report}};
+  j["expected"] = {{"check", c.check}, {"kind", c.kind}, {"signature", c.signature}};
+  if (!c.op.empty()) j["expected"]["op"] = c.op;
+  if (!c.variant.empty()) j["expected"]["variant"] = c.variant;
+  j["expected"]["report"] = c.report;
   const Provenance& p = c.provenance;
   j["provenance"] = {{"seed", p.seed},
                      {"config", p.config},
@@ -180,6 +184,9 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     c.kind = e.at("kind").get<std::string>();
     c.signature = e.at("signature").get<std::string>();
     c.report = e.value("report", "");
+    const auto named = findingFromSignature(c.signature);
+    c.op = e.value("op", named ? named->op : "");
+    c.variant = e.value("variant", named ? named->variant : "");
     path = "$.status";
     auto status = caseStatusFromName(j.value("status", "open"));
     if (!status) return LoadError{where + ": " + path, "unknown status " + j.at("status").dump() + " (open, known-upstream, fixed)"};

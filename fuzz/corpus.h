@@ -83,6 +83,8 @@ struct CaseFile {
   std::string check;               // the expected verdict:
   std::string kind;
   std::string signature;           // failureSignature, or "<phase> <death> <op>" for a crash
+  std::string op, variant;         // the finding's fields (CheckOutcome); read from the
+                                   // signature in case files that predate them
   std::string report;              // what the check printed when it was found
   CaseStatus status = CaseStatus::Open;
   std::string note;                // for people: why known upstream, which commit fixed it

@@ -7,6 +7,26 @@
 
 namespace epsmith {
 
+namespace {
+
+// The failure a case file records, as the fields its re-runs focus on. A death's case
+// ("D2 crash-SIGSEGV aten::x") has no variant, so its re-runs try every one.
+Failing recordedFailing(const CaseFile& c) {
+  Failing f{c.check, c.signature, std::nullopt, std::nullopt};
+  if (auto check = diffCheckFromName(c.check)) {
+    CheckOutcome o;
+    o.check = *check;
+    o.status = CheckOutcome::Status::Finding;
+    o.kind = c.kind;
+    o.op = c.op;
+    o.variant = c.variant;
+    f.finding = o;
+  }
+  return f;
+}
+
+}  // namespace
+
 std::string_view replayVerdictName(ReplayVerdict v) {
   switch (v) {
     case ReplayVerdict::Reproduces: return "reproduces";
@@ -74,14 +94,15 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     program = c.program->clone();
     if (!found_here) refreshVals(*program);
   }
+  const Failing recorded = recordedFailing(c);
   for (int layout = 0; layout < kReplayLayouts; ++layout) {
     IsolatedOutcome isolated = runIsolated(
         [&]() -> std::string {
           const HeapShift shift(layout);
-          if (program) return r.firstSignature(*program, setup.checks, c.signature);
+          if (program) return r.firstSignature(*program, setup.checks, &recorded);
           auto program = r.generate(c.provenance.seed);
           if (!program.ok()) return "generation-failed";
-          return r.firstSignature(program.value(), setup.checks, c.signature);
+          return r.firstSignature(program.value(), setup.checks, &recorded);
         },
         limits, prepareCaseProcess);
     ++out.runs;

@@ -13,6 +13,7 @@
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/corpus.h"
+#include "fuzz/messages.h"
 #include "fuzz/workers.h"
 #include "minimizer/minimize.h"
 #include "tools/command.h"
@@ -29,6 +30,14 @@ namespace {
 // some other way counting as not failing; the minimizer's own eager runs stay in the child.
 // A crash is minimized while it crashes the same way, a hang in at most 20 steps.
 constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running every step
+
+// The first finding of `checks` on `p`, as a message (fuzz/messages.h); "" when none.
+std::string firstFindingMessage(const ExportedProgram& p, const std::vector<DiffCheck>& checks) {
+  for (const auto& o : runChecks(p, checks)) {
+    if (o.status == CheckOutcome::Status::Finding) return messageText(toJson(o));
+  }
+  return "";
+}
 
 std::string firstFinding(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
   for (const auto& o : runChecks(p, checks, focus)) {
@@ -96,16 +105,18 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     if (!program) return;
     WorkerLimits limits;  // a step: the campaign's memory limit, --timeout
     limits.seconds_per_request = opts->timeout;
-    IsolatedOutcome first = runIsolated([&] { return firstFinding(program.value(), *checks, {}); }, limits);
+    IsolatedOutcome first = runIsolated([&] { return firstFindingMessage(program.value(), *checks); }, limits);
     const bool crash = first.death.has_value();
-    const std::string signature = crash ? deathSignature(*first.death) : first.result.value_or("");
+    std::optional<CheckOutcome> found;
+    if (first.result && !first.result->empty()) found = outcomeFrom(nlohmann::json::parse(*first.result));
+    const std::string signature = crash ? deathSignature(*first.death) : found ? failureSignature(*found) : "";
     if (signature.empty()) {
       std::cerr << "epsmith minimize: " << opts->in << ": no check finds anything; nothing to minimize\n";
       exit_code = kExitFindings;
       return;
     }
     std::cout << "minimizing: " << signature << "\n";
-    const CheckOptions focus = focusedOn(signature);  // Note [Re-runs focus on the finding]
+    const CheckOptions focus = found ? focusedOn(*found) : CheckOptions{};  // Note [Re-runs focus on the finding]
     MinimizeOptions options;
     options.max_oracle_calls = opts->max_calls;
     // A hang costs the whole time limit a step (as in a campaign).

@@ -17,6 +17,7 @@
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/corpus.h"
+#include "fuzz/messages.h"
 #include "fuzz/workers.h"
 #include "generators/graph_generator.h"
 #include "oracle/run.h"
@@ -181,6 +182,83 @@ TEST(Checks, ReRunsFocusOnTheVariantAFindingNames) {
   EXPECT_EQ(text[0].report, "the text form read back, run") << describe(text[0]);
 }
 
+// A finding's signature is made of its fields: a report that quotes other ops does not
+// change it, and the op is named only where the check recorded one.
+TEST(Checks, ASignatureComesFromTheFindingsFieldsNotItsReport) {
+  CheckOutcome o;
+  o.check = DiffCheck::D2;
+  o.status = CheckOutcome::Status::Finding;
+  o.kind = "exception-in-one";
+  o.report = "exception in actual only: node %x: aten::add.Tensor: 'aten::mul.out' said no";
+  EXPECT_EQ(failureSignature(o), "D2 exception-in-one");
+  o.op = "aten::sub.Tensor";
+  EXPECT_EQ(failureSignature(o), "D2 exception-in-one aten::sub.Tensor");
+}
+
+// Stored signatures (case files written before they kept the fields) read back into the
+// fields the checks would have recorded, and give the same signature again.
+TEST(Checks, AStoredSignatureReadsBackIntoItsFields) {
+  struct Want {
+    std::string signature, kind, op, variant;
+  };
+  for (const Want& w : {Want{"D2 exception-in-one aten::logical_not_", "exception-in-one", "aten::logical_not_", ""},
+                        Want{"D1 different-exceptions aten::add_.Tensor", "different-exceptions", "aten::add_.Tensor", ""},
+                        Want{"D4 json-round-trip-differs", "json-round-trip-differs", "", "json"},
+                        Want{"D4 text-unreadable", "text-unreadable", "", "text"},
+                        Want{"D6 corruption-misreported:use-before-def", "corruption-misreported:use-before-def", "",
+                             "use-before-def"},
+                        Want{"D3 value-mismatch", "value-mismatch", "", ""}}) {
+    SCOPED_TRACE(w.signature);
+    auto o = findingFromSignature(w.signature);
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(o->kind, w.kind);
+    EXPECT_EQ(o->op, w.op);
+    EXPECT_EQ(o->variant, w.variant);
+    EXPECT_EQ(failureSignature(*o), w.signature);
+  }
+  EXPECT_FALSE(findingFromSignature("generate timeout").has_value());
+  EXPECT_FALSE(findingFromSignature("").has_value());
+}
+
+// What crosses from a worker is the record itself: every field comes back, bytes that are
+// not UTF-8 in a kernel's message included (replaced, not refused).
+TEST(Messages, AnOutcomeCrossesAProcessBoundaryWithEveryField) {
+  CheckOutcome o;
+  o.check = DiffCheck::D6;
+  o.status = CheckOutcome::Status::Finding;
+  o.kind = "corruption-unreported:input-count";
+  o.where = "%add_";
+  o.op = "aten::add_.Tensor";
+  o.variant = "input-count";
+  o.report = std::string("bad byte \xff here\nand a second line");
+  const CheckOutcome back = outcomeFrom(nlohmann::json::parse(messageText(toJson(o))));
+  EXPECT_EQ(back.check, o.check);
+  EXPECT_EQ(back.status, o.status);
+  EXPECT_EQ(back.kind, o.kind);
+  EXPECT_EQ(back.where, o.where);
+  EXPECT_EQ(back.op, o.op);
+  EXPECT_EQ(back.variant, o.variant);
+  EXPECT_EQ(back.report.substr(0, 9), "bad byte ");
+  EXPECT_NE(back.report.find("and a second line"), std::string::npos);
+  EXPECT_EQ(focusedOn(back).corruption, CheckId::InputCount);
+
+  WorkerDeath d;
+  d.kind = WorkerDeath::Kind::Signal;
+  d.code = 11;
+  d.phase = "D2";
+  d.op = "aten::polygamma_";
+  const Failing f = failingFrom(nlohmann::json::parse(messageText(toJson(Failing::of(d)))));
+  EXPECT_EQ(f.signature, deathSignature(d));
+  EXPECT_EQ(f.check, "D2");
+  ASSERT_TRUE(f.crash.has_value());
+  EXPECT_EQ(f.crash->op, d.op);
+  EXPECT_FALSE(f.finding.has_value());
+  const Failing g = failingFrom(nlohmann::json::parse(messageText(toJson(Failing::of(o)))));
+  EXPECT_EQ(g.signature, failureSignature(o));
+  ASSERT_TRUE(g.finding.has_value());
+  EXPECT_EQ(g.finding->variant, "input-count");
+}
+
 // Note [Planted faults]: LibTorch's functionalization of logical_not_ raises in this binary.
 TEST(Checks, AFunctionalizationFaultIsAD2Finding) {
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
@@ -192,7 +270,9 @@ TEST(Checks, AFunctionalizationFaultIsAD2Finding) {
   EXPECT_EQ(outcomes[1].kind, "exception-in-one");
   EXPECT_NE(outcomes[1].report.find("logical_not"), std::string::npos) << outcomes[1].report;
   EXPECT_EQ(outcomes[2].status, CheckOutcome::Status::Pass) << describe(outcomes[2]);
-  // Its signature, what minimizing keeps and buckets count: check, kind, the op that raised.
+  // Its signature, what minimizing keeps and buckets count: check, kind, the op that raised,
+  // which the check records as a field of its own.
+  EXPECT_EQ(outcomes[1].op, "aten::logical_not_");
   EXPECT_EQ(failureSignature(outcomes[1]), "D2 exception-in-one aten::logical_not_");
   // Its family: the message without the op, so the same refusal by another op joins it.
   EXPECT_EQ(failureFamily("D2", outcomes[1].kind, outcomes[1].report).rfind(
@@ -349,8 +429,9 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   for (int layout = 0; layout < 12; ++layout) {
     SCOPED_TRACE("heap layout " + std::to_string(layout));
     for (size_t size : {24, 40, 56, 88, 120, 248, 1016}) ballast.emplace_back(new char[size * (layout % 5 + 1)]);
-    EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, seen));
-    EXPECT_TRUE(runner.value()->comesBackEveryTime(real.value(), {DiffCheck::D2}, "D2 exception-in-one aten::logical_not_"));
+    EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, Failing::of(*findingFromSignature(seen))));
+    EXPECT_TRUE(runner.value()->comesBackEveryTime(
+        real.value(), {DiffCheck::D2}, Failing::of(*findingFromSignature("D2 exception-in-one aten::logical_not_"))));
   }
 }
 
@@ -372,7 +453,7 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
   IsolatedOutcome first = run(program);
   ASSERT_TRUE(first.death.has_value()) << first.result.value_or("");
   ASSERT_TRUE(sameFailure(deathSignature(*first.death), signature)) << deathSignature(*first.death);
-  MinimizedFinding m = runner.value()->minimizeProgram(program, "D2", signature, first.death, /*fork_steps=*/true);
+  MinimizedFinding m = runner.value()->minimizeProgram(program, Failing::of(*first.death), /*fork_steps=*/true);
   EXPECT_FALSE(m.flaky) << m.report;
   ASSERT_TRUE(m.program.has_value());
   EXPECT_GT(m.oracle_calls, 1);

@@ -2,6 +2,7 @@
 // when a second is offered, located errors for bad case files, and replay's three verdicts
 // on a planted functionalization fault (the logical_not_ program of tests/data/findings).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -119,6 +120,35 @@ TEST(Corpus, CaseFilesReadBackAsWritten) {
   EXPECT_EQ(back->provenance.nodes_before, 50u);
   ASSERT_TRUE(back->program.has_value());
   EXPECT_EQ(printProgramText(*back->program), printProgramText(*c.program));
+}
+
+// A case file keeps the finding's fields beside its signature; one written before it did
+// reads them out of the signature, so every case in the corpus still focuses its re-runs.
+TEST(Corpus, CaseFilesKeepTheFindingsFieldsAndOldOnesStillRead) {
+  CaseFile c = logicalNotCase();
+  c.check = "D6";
+  c.kind = "corruption-unreported:input-count";
+  c.signature = "D6 corruption-unreported:input-count";
+  c.variant = "input-count";
+  auto text = writeCaseFileText(c);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("\"variant\": \"input-count\""), std::string::npos) << text.value();
+  auto back = parseCaseFile(text.value(), "case.json");
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->variant, "input-count");
+  EXPECT_EQ(back->op, "");
+
+  nlohmann::json old = nlohmann::json::parse(writeCaseFileText(logicalNotCase()).value());
+  old["expected"].erase("op");
+  old["expected"].erase("variant");
+  old["expected"]["signature"] = "D4 text-round-trip-differs";
+  auto old_back = parseCaseFile(old.dump(), "old.json");
+  ASSERT_TRUE(old_back.ok()) << old_back.error().str();
+  EXPECT_EQ(old_back->variant, "text");
+  old["expected"]["signature"] = "D2 exception-in-one aten::logical_not_";
+  old_back = parseCaseFile(old.dump(), "old.json");
+  ASSERT_TRUE(old_back.ok()) << old_back.error().str();
+  EXPECT_EQ(old_back->op, "aten::logical_not_");
 }
 
 TEST(Corpus, BadCaseFilesNameThePlace) {
