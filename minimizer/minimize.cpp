@@ -77,22 +77,10 @@ std::vector<std::string> callNames(const ExportedProgram& p) {
   return names;
 }
 
-// remove-nodes: the later half, quarter, ... of the calls at once, then each call alone,
-// latest first (later calls have fewer users).
+// remove-nodes: each call, latest first (later calls have fewer users).
 std::vector<Variant> removeNodes(const ExportedProgram& p) {
   std::vector<Variant> out;
   const auto names = callNames(p);
-  for (size_t chunk = names.size() / 2; chunk >= 2; chunk /= 2) {
-    for (size_t end = names.size(); end >= chunk; end -= chunk) {
-      std::vector<std::string> run(names.begin() + static_cast<long>(end - chunk), names.begin() + static_cast<long>(end));
-      out.push_back({"remove-nodes: " + std::to_string(chunk) + " from %" + run.front(), [run](ExportedProgram& q) {
-                       for (auto it = run.rbegin(); it != run.rend(); ++it) {
-                         if (!removeCall(q, *it)) return false;
-                       }
-                       return true;
-                     }});
-    }
-  }
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     const std::string name = *it;
     out.push_back({"remove-nodes: %" + name, [name](ExportedProgram& q) { return removeCall(q, name); }});
@@ -110,9 +98,15 @@ std::vector<Variant> removeOutputs(const ExportedProgram& p) {
   for (size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].kind != OutputKind::UserOutput) continue;
     const std::string name = specs[i].arg.name;
-    out.push_back({"remove-outputs: " + name, [i, name](ExportedProgram& q) {
+    out.push_back({"remove-outputs: " + name, [name](ExportedProgram& q) {
+                     // Found by name: an earlier edit of the same chunk may have moved it.
+                     auto& now = q.signature.output_specs;
+                     size_t i = 0;
+                     while (i < now.size() && !(now[i].kind == OutputKind::UserOutput && now[i].arg.name == name)) ++i;
+                     size_t users = 0;
+                     for (const auto& s : now) users += s.kind == OutputKind::UserOutput ? 1 : 0;
                      Node* o = q.graph().outputNode();
-                     if (!o || i >= o->args.size()) return false;
+                     if (!o || i >= now.size() || i >= o->args.size() || users < 2) return false;
                      o->args.erase(o->args.begin() + static_cast<long>(i));
                      q.signature.output_specs.erase(q.signature.output_specs.begin() + static_cast<long>(i));
                      for (auto& entry : q.module_call_graph) {
@@ -134,8 +128,14 @@ std::vector<Variant> demoteState(const ExportedProgram& p) {
   for (size_t i = 0; i < specs.size(); ++i) {
     const InputKind k = specs[i].kind;
     if (k != InputKind::Parameter && k != InputKind::Buffer && k != InputKind::ConstantTensor) continue;
-    out.push_back({"demote-state: " + specs[i].arg.name, [i](ExportedProgram& q) {
-                     InputSpec& s = q.signature.input_specs[i];
+    const std::string input = specs[i].arg.name;
+    out.push_back({"demote-state: " + input, [input](ExportedProgram& q) {
+                     // Found by name: an earlier edit of the same chunk may have moved it.
+                     auto& now = q.signature.input_specs;
+                     size_t i = 0;
+                     while (i < now.size() && now[i].arg.name != input) ++i;
+                     if (i == now.size() || now[i].kind == InputKind::UserInput) return false;
+                     InputSpec& s = now[i];
                      if (!s.target) return false;
                      std::optional<TensorValue> value;
                      if (auto it = q.state_dict.find(*s.target); it != q.state_dict.end() && s.persistent != false) {
@@ -263,9 +263,82 @@ std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
   return out;
 }
 
-using Pass = std::vector<Variant> (*)(const ExportedProgram&);
-constexpr Pass kPasses[] = {removeNodes,  removeOutputs,  demoteState,    removeInputs, cutToInputs,
-                            shrinkShapes, simplifyDtypes, simplifyScalars};
+// A pass only enumerates its targets; the engine owns the policy (Note [The delta engine]).
+struct Pass {
+  std::vector<Variant> (*targets)(const ExportedProgram&);
+  // Each edit runs the program eagerly (to make a value): one target at a time, each edit
+  // counted as a run.
+  bool edits_run = false;
+};
+constexpr Pass kPasses[] = {{removeNodes},          {removeOutputs},          {demoteState},
+                            {removeInputs},         {cutToInputs, true},      {shrinkShapes, true},
+                            {simplifyDtypes, true}, {simplifyScalars}};
+
+// Note [The delta engine]
+// llvm-reduce's model (llvm/tools/llvm-reduce/deltas/Delta.cpp): passes enumerate targets,
+// the engine decides what to try. Each pass's targets are tried in chunks, all of them at
+// once first, halving the chunk ddmin-style while no chunk of that size is accepted; an
+// accepted chunk re-enumerates the pass's targets on the smaller program and goes on at the
+// same size. Passes run in order, the whole sequence again until a round accepts nothing,
+// so a pass is not re-run from scratch after every step of another. A candidate is
+// verified first (free, and the verifier is structural: stale vals cannot fail it), and
+// only a verified one costs runs: the eager run that rebuilds its vals and the predicate,
+// each counted against the budget, as is each edit that runs the program. The value passes
+// edit by running the program, so they go one target at a time.
+class Engine {
+ public:
+  Engine(const StillFails& still_fails, const MinimizeOptions& options, MinimizeResult& result)
+      : still_fails_(still_fails), options_(options), r_(result) {}
+
+  bool spent() const { return r_.oracle_calls >= options_.max_oracle_calls; }
+
+  // Runs `pass` to its fixpoint; whether it accepted anything.
+  bool run(const Pass& pass) {
+    bool accepted_any = false;
+    std::vector<Variant> targets = pass.targets(r_.program);
+    size_t chunk = pass.edits_run ? 1 : targets.size();
+    while (chunk >= 1 && !targets.empty() && !spent()) {
+      bool accepted = false;
+      for (size_t start = 0; start < targets.size() && !spent(); start += chunk) {
+        const size_t end = std::min(targets.size(), start + chunk);
+        if (!tryChunk(targets, start, end, pass.edits_run)) continue;
+        accepted = accepted_any = true;
+        targets = pass.targets(r_.program);
+        break;
+      }
+      if (!accepted) chunk /= 2;
+      chunk = std::min(chunk, targets.size());
+    }
+    return accepted_any;
+  }
+
+ private:
+  bool tryChunk(const std::vector<Variant>& targets, size_t start, size_t end, bool edits_run) {
+    ExportedProgram candidate = r_.program.clone();
+    size_t applied = 0;
+    for (size_t i = start; i < end && !spent(); ++i) {
+      if (edits_run) ++r_.oracle_calls;
+      applied += targets[i].edit(candidate) ? 1 : 0;
+    }
+    // Two runs to come: the refresh and the predicate.
+    if (applied == 0 || !verify(candidate).empty() || r_.oracle_calls + 2 > options_.max_oracle_calls) return false;
+    // Removing a call or changing an argument can change the shapes after it: meta.val
+    // follows an eager run where the program still runs (a finding that raises eagerly
+    // keeps the vals it had).
+    ++r_.oracle_calls;
+    refreshVals(candidate);
+    ++r_.oracle_calls;
+    if (!still_fails_(candidate)) return false;
+    r_.program = std::move(candidate);
+    r_.log.push_back(end - start == 1 ? targets[start].what
+                                      : targets[start].what + " and " + std::to_string(end - start - 1) + " more");
+    return true;
+  }
+
+  const StillFails& still_fails_;
+  const MinimizeOptions& options_;
+  MinimizeResult& r_;
+};
 
 }  // namespace
 
@@ -273,30 +346,11 @@ MinimizeResult minimize(const ExportedProgram& p, const StillFails& still_fails,
   MinimizeResult result;
   result.program = p.clone();
   result.nodes_before = callCount(p);
-  // Greedy to a fixpoint: a pass's variants are tried in order; an accepted one restarts
-  // the round from the first pass on the smaller program.
+  Engine engine(still_fails, options, result);
   bool progress = true;
-  while (progress && result.oracle_calls < options.max_oracle_calls) {
+  while (progress && !engine.spent()) {
     progress = false;
-    for (Pass pass : kPasses) {
-      for (const Variant& v : pass(result.program)) {
-        if (result.oracle_calls >= options.max_oracle_calls) break;
-        ExportedProgram candidate = result.program.clone();
-        if (!v.edit(candidate)) continue;
-        // Removing a call or changing an argument can change the shapes after it: meta.val
-        // follows an eager run where the program still runs (a finding that raises eagerly
-        // keeps the vals it had).
-        refreshVals(candidate);
-        if (!verify(candidate).empty()) continue;
-        ++result.oracle_calls;
-        if (!still_fails(candidate)) continue;
-        result.program = std::move(candidate);
-        result.log.push_back(v.what);
-        progress = true;
-        break;
-      }
-      if (progress) break;
-    }
+    for (const Pass& pass : kPasses) progress = engine.run(pass) || progress;
   }
   result.nodes_after = callCount(result.program);
   return result;

@@ -1,12 +1,15 @@
-// The minimizer: one delta engine and small independent delta passes. Each pass proposes
-// smaller variants of the current program; the engine keeps a variant when it still
-// verifies in its dialect (checked first, free) and the caller's predicate says it still
-// fails the same way (an oracle call, counted and bounded). Passes, in order:
-//   remove-nodes    drop a call (a trailing run first, then one at a time), its uses
-//                   reconnected to its first tensor argument of the same dtype
+// The minimizer: one delta engine and small independent delta passes, on llvm-reduce's
+// model (Note [The delta engine]). Each pass enumerates its targets, smaller or simpler
+// variants of the current program by one edit each; the engine tries them in chunks,
+// keeping a chunk when the result still verifies in its dialect (checked first, free) and
+// the caller's predicate says it still fails the same way. Every eager run and every
+// predicate call is counted against the budget. Passes, in order:
+//   remove-nodes    drop a call, its uses reconnected to its first tensor argument of the
+//                   same dtype
 //   remove-outputs  drop a user output
 //   demote-state    a parameter, buffer or constant becomes a user input
 //   remove-inputs   drop a placeholder nothing reads
+//   cut-to-input    a call becomes a new user input holding its eager value
 //   shrink-shapes   a user input's dimension to 1, or to half its size
 //   simplify-dtypes a user input to float32
 //   simplify-scalars  int and float arguments toward 0 and 1
@@ -26,12 +29,12 @@ namespace epsmith {
 using StillFails = std::function<bool(const ExportedProgram& p)>;
 
 struct MinimizeOptions {
-  int max_oracle_calls = 2000;
+  int max_oracle_calls = 2000;  // predicate calls and eager runs, together
 };
 
 struct MinimizeResult {
   ExportedProgram program;
-  int oracle_calls = 0;
+  int oracle_calls = 0;                      // predicate calls and eager runs spent
   size_t nodes_before = 0, nodes_after = 0;  // call_function nodes
   std::vector<std::string> log;              // one line per accepted step: "remove-nodes: %add"
 };
