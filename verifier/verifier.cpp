@@ -54,16 +54,13 @@ std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
                                VerifyOptions options) {
   std::vector<Diagnostic> out;
   verifier_detail::Sink sink(out, options.first_only);
-  try {
-    // Verifier.check: the graph modules, then the module call graph, then the signature.
-    auto graphs = verifier_detail::checkGraphs(p, dialect, sink);
-    verifier_detail::checkModuleCallGraph(p, sink);
-    verifier_detail::checkSignature(p, graphs.placeholders, sink);
-    // Structural checks of epsmith's own come after everything Python checks, so that the
-    // first diagnostic stays the error Python raises (Note [Lint beyond torch.fx]).
-    for (auto& d : graphs.epsmith_only) sink.report(d.check, std::move(d.where), std::move(d.message));
-  } catch (const verifier_detail::StopWalk&) {
-  }
+  // Verifier.check: the graph modules, then the module call graph, then the signature.
+  auto graphs = verifier_detail::checkGraphs(p, dialect, sink);
+  if (!sink.done()) verifier_detail::checkModuleCallGraph(p, sink);
+  if (!sink.done()) verifier_detail::checkSignature(p, graphs.placeholders, sink);
+  // Structural checks of epsmith's own come after everything Python checks, so that the
+  // first diagnostic stays the error Python raises (Note [Lint beyond torch.fx]).
+  for (auto& d : graphs.epsmith_only) sink.report(d.check, std::move(d.where), std::move(d.message));
   return out;
 }
 

@@ -10,16 +10,17 @@
 
 namespace epsmith::verifier_detail {
 
-// Thrown to end the walk after the first diagnostic when only the first is wanted.
-struct StopWalk {};
-
+// Collects diagnostics. When only the first is wanted, later reports are dropped and
+// done() lets the walk skip what is left at its phase boundaries; every check already
+// tolerates what an earlier one reported (the walk reports everything otherwise).
 class Sink {
  public:
   Sink(std::vector<Diagnostic>& out, bool first_only) : out_(out), first_only_(first_only) {}
   void report(CheckId id, std::string where, std::string message) {
+    if (done()) return;
     out_.push_back({id, std::move(where), std::move(message)});
-    if (first_only_) throw StopWalk{};
   }
+  bool done() const { return first_only_ && !out_.empty(); }
 
  private:
   std::vector<Diagnostic>& out_;
