@@ -118,7 +118,10 @@ void BM_Campaign(benchmark::State& state) {
   for (auto _ : state) {
     std::filesystem::remove_all(dir);
     std::ostringstream log;
-    runCampaign(options, log);
+    if (auto run = runCampaign(options, log); !run.ok()) {
+      state.SkipWithError(run.error().str().c_str());
+      break;
+    }
     std::ifstream in(dir / "report" / "summary.json");
     const auto summary = nlohmann::json::parse(in);
     cases_per_s += summary.at("cases_per_second").get<double>();

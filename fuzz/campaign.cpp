@@ -117,7 +117,8 @@ struct Pending {
 
 class Campaign {
  public:
-  Campaign(const CampaignOptions& options, std::ostream& log) : o_(options), log_(log) {}
+  Campaign(const CampaignOptions& options, std::ostream& log, std::unique_ptr<CaseRunner> runner)
+      : o_(options), log_(log), runner_(std::move(runner)) {}
   CampaignResult run();
 
  private:
@@ -133,7 +134,17 @@ class Campaign {
   void settleMinimized(const std::string& signature, const json& reply);
   Bucket& settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program);
   void statusLine(bool final);
+  void dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time);
+  void receive(WorkerPool& pool, int ms);
+  void logStats() const;
   void writeReport();
+  int newBuckets() const;
+  json bucketsJson() const;
+  json familiesJson(const std::vector<Family>& families) const;
+  json summaryJson(double elapsed, const std::vector<Family>& families) const;
+  void writeOverview(std::ostream& md, double elapsed) const;
+  void writeFamilies(std::ostream& md, const std::vector<Family>& families) const;
+  void writeBuckets(std::ostream& md, const std::vector<Family>& families) const;
   std::string reproCommand(const Bucket& b) const;
   void writeOverBudget(std::ostream& md) const;
 
@@ -439,8 +450,7 @@ std::string percent(double part, double whole) {
 
 void Campaign::statusLine(bool final) {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-  int new_buckets = 0;
-  for (const auto& [id, b] : buckets_) new_buckets += b.is_new ? 1 : 0;
+  const int new_buckets = newBuckets();
   log_ << "#" << cases_ << (final ? "\tDONE" : "\tpulse") << "\tcases/s: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9))
        << "\tbuckets: " << buckets_.size() << "\tnew: " << new_buckets << "\trss: " << (peak_rss_ >> 20) << "Mb\t";
   const double total = times_.total();
@@ -473,8 +483,48 @@ std::string Campaign::reproCommand(const Bucket& b) const {
   return "epsmith fuzz --seed " + std::to_string(b.first_seed) + " --cases 1";
 }
 
-void Campaign::writeReport() {
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+int Campaign::newBuckets() const {
+  int n = 0;
+  for (const auto& [id, b] : buckets_) n += b.is_new ? 1 : 0;
+  return n;
+}
+
+// summary.json's buckets: each with the finding's fields and how to get it back.
+json Campaign::bucketsJson() const {
+  json buckets = json::array();
+  for (const auto& [id, b] : buckets_) {
+    buckets.push_back({{"id", id},
+                       {"new", b.is_new},
+                       {"count", b.count},
+                       {"signature", b.signature},
+                       {"key", b.key},
+                       {"check", b.check},
+                       {"kind", b.kind},
+                       {"op", b.op},
+                       {"variant", b.variant},
+                       {"ops", b.ops},
+                       {"first_seed", b.first_seed},
+                       {"nodes_before", b.nodes_before},
+                       {"nodes_after", b.nodes_after},
+                       {"oracle_calls", b.oracle_calls},
+                       {"corpus_file", b.corpus_file},
+                       {"repro", reproCommand(b)}});
+  }
+  return buckets;
+}
+
+json Campaign::familiesJson(const std::vector<Family>& families) const {
+  json out = json::array();
+  for (const Family& f : families) {
+    json ids = json::array();
+    for (const Bucket* b : f.buckets) ids.push_back(b->id);
+    out.push_back({{"family", f.name}, {"buckets", f.buckets.size()}, {"new", f.new_buckets},
+                   {"findings", f.findings}, {"bucket_ids", ids}});
+  }
+  return out;
+}
+
+json Campaign::summaryJson(double elapsed, const std::vector<Family>& families) const {
   const double total = times_.total();
   json summary;
   summary["epsmith"] = std::string(kEpsmithVersion);
@@ -512,36 +562,9 @@ void Campaign::writeReport() {
   summary["skipped"] = skipped_;
   summary["flaky"] = flaky_;
   summary["flaky_seeds"] = flaky_seeds_;
-  json buckets = json::array();
-  int new_buckets = 0;
-  for (const auto& [id, b] : buckets_) {
-    new_buckets += b.is_new ? 1 : 0;
-    buckets.push_back({{"id", id},
-                       {"new", b.is_new},
-                       {"count", b.count},
-                       {"signature", b.signature},
-                       {"key", b.key},
-                       {"check", b.check},
-                       {"kind", b.kind},
-                       {"ops", b.ops},
-                       {"first_seed", b.first_seed},
-                       {"nodes_before", b.nodes_before},
-                       {"nodes_after", b.nodes_after},
-                       {"oracle_calls", b.oracle_calls},
-                       {"corpus_file", b.corpus_file},
-                       {"repro", reproCommand(b)}});
-  }
-  summary["buckets"] = buckets;
-  summary["new_buckets"] = new_buckets;
-  const std::vector<Family> families = familiesOf(buckets_);
-  json families_json = json::array();
-  for (const Family& f : families) {
-    json ids = json::array();
-    for (const Bucket* b : f.buckets) ids.push_back(b->id);
-    families_json.push_back({{"family", f.name}, {"buckets", f.buckets.size()}, {"new", f.new_buckets},
-                             {"findings", f.findings}, {"bucket_ids", ids}});
-  }
-  summary["families"] = families_json;
+  summary["buckets"] = bucketsJson();
+  summary["new_buckets"] = newBuckets();
+  summary["families"] = familiesJson(families);
   summary["minimize_per_family"] = o_.minimize_per_family;
   json over_budget = json::array();
   for (const auto& [family, over] : over_budget_) {
@@ -551,15 +574,20 @@ void Campaign::writeReport() {
   }
   summary["not_minimized"] = over_budget;
   summary["errors"] = errors_;
+  return summary;
+}
 
-  std::ostringstream md;
+// report.md's table: cases, findings, deaths, memory, where the time went, what was skipped
+// or flaky.
+void Campaign::writeOverview(std::ostream& md, double elapsed) const {
+  const double total = times_.total();
   md << "# epsmith fuzz report\n\n"
      << "`" << o_.command_line << "` — started " << started_at_ << ", LibTorch " << libtorchVersion() << "\n\n"
      << "| | |\n|---|---|\n"
      << "| cases | " << cases_ << " in " << std::fixed << std::setprecision(1) << elapsed << " s ("
      << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
      << "| findings | " << findings_ << " in " << buckets_.size() << " bucket" << (buckets_.size() == 1 ? "" : "s") << ", "
-     << new_buckets << " new |\n"
+     << newBuckets() << " new |\n"
      << "| worker deaths | " << deaths_ << " |\n"
      << "| peak worker RSS | " << (peak_rss_ >> 20) << " MiB |\n"
      << "| time split |";
@@ -580,16 +608,20 @@ void Campaign::writeReport() {
     md << "\n## Errors\n\n";
     for (const auto& e : errors_) md << "- " << e << "\n";
   }
-  if (!families.empty()) {
-    md << "\n## Families\n\n"
-       << "Buckets whose failures read alike once the node, the op, numbers and int lists are taken out:\n"
-       << "often one bug met through many ops. The buckets below come in this order.\n\n"
-       << "| buckets | new | findings | family |\n|---|---|---|---|\n";
-    for (const Family& f : families) {
-      md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name) << "` |\n";
-    }
+}
+
+void Campaign::writeFamilies(std::ostream& md, const std::vector<Family>& families) const {
+  if (families.empty()) return;
+  md << "\n## Families\n\n"
+     << "Buckets whose failures read alike once the node, the op, numbers and int lists are taken out:\n"
+     << "often one bug met through many ops. The buckets below come in this order.\n\n"
+     << "| buckets | new | findings | family |\n|---|---|---|---|\n";
+  for (const Family& f : families) {
+    md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name) << "` |\n";
   }
-  writeOverBudget(md);
+}
+
+void Campaign::writeBuckets(std::ostream& md, const std::vector<Family>& families) const {
   md << "\n## Buckets\n";
   if (buckets_.empty()) md << "\nNo findings.\n";
   for (const Family& f : families) {
@@ -607,6 +639,17 @@ void Campaign::writeReport() {
       if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
     }
   }
+}
+
+void Campaign::writeReport() {
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  const std::vector<Family> families = familiesOf(buckets_);
+  const json summary = summaryJson(elapsed, families);
+  std::ostringstream md;
+  writeOverview(md, elapsed);
+  writeFamilies(md, families);
+  writeOverBudget(md);
+  writeBuckets(md, families);
   std::error_code ec;
   std::filesystem::create_directories(o_.report_dir, ec);
   if (ec) {
@@ -618,10 +661,45 @@ void Campaign::writeReport() {
   if (auto e = writeFileAtomically((dir / "report.md").string(), md.str())) errors_.push_back(e->str());
 }
 
+// Hands each idle worker its work: a queued minimization to a worker with nothing queued,
+// else cases, two deep (Note [Requests queued ahead]).
+void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
+  auto casesLeft = [&] { return !out_of_time && !(o_.cases > 0 && issued >= o_.cases); };
+  for (int w = 0; w < pool.size(); ++w) {
+    const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
+    if (minimization_waits && pool.queued(w) == 0) {
+      const std::string signature = to_minimize_.front();
+      to_minimize_.pop_front();
+      const Pending& p = pending_.at(signature);
+      json req{{"type", "minimize"}, {"seed", p.seed}, {"failing", toJson(p.failing)}};
+      if (p.fork_steps) req["fork_steps"] = true;
+      // Every step may run up to a case's time limit; allow the minimization a few minutes.
+      pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
+      continue;
+    }
+    while (!minimization_waits && pool.queued(w) < 2 && casesLeft()) {
+      const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
+      pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
+    }
+  }
+}
+
+// Takes in what the workers answered (or how they died) within `ms` milliseconds.
+void Campaign::receive(WorkerPool& pool, int ms) {
+  for (auto& e : pool.wait(ms)) {
+    const json req = json::parse(e.request);
+    if (req.at("type") == "case") {
+      if (e.reply) onCaseEvent(req.at("seed").get<uint64_t>(), json::parse(*e.reply), std::nullopt);
+      else if (e.death) onCaseEvent(req.at("seed").get<uint64_t>(), std::nullopt, *e.death);
+    } else if (e.reply) {
+      onMinimized(json::parse(*e.reply));
+    } else if (e.death) {
+      onMinimizeDeath(failingFrom(req.at("failing")).signature, *e.death);
+    }
+  }
+}
+
 CampaignResult Campaign::run() {
-  auto runner = CaseRunner::create(o_.setup);
-  if (!runner.ok()) throw std::invalid_argument(runner.error().str());
-  runner_ = std::move(runner.value());
   for (const auto& id : existingBuckets(o_.corpus_dir)) known_.insert(id);
   // Leftovers of a campaign killed while writing a case.
   std::error_code ec;
@@ -635,53 +713,24 @@ CampaignResult Campaign::run() {
   auto previous_term = std::signal(SIGTERM, requestStop);
   start_ = Clock::now();
   started_at_ = utcNow();
-  auto next_status = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+  const auto status_every = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+  auto next_status = start_ + status_every;
   int64_t issued = 0;
   next_case_ = o_.seed;
   for (;;) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     const bool out_of_time = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds);
-    auto casesLeft = [&] { return !out_of_time && !(o_.cases > 0 && issued >= o_.cases); };
-    const bool stop_new = !casesLeft();
-    // Each worker has its next case waiting behind the one it serves
-    // (Note [Requests queued ahead]); a minimization waits for a worker with nothing queued.
-    for (int w = 0; w < pool.size(); ++w) {
-      const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
-      if (minimization_waits && pool.queued(w) == 0) {
-        const std::string signature = to_minimize_.front();
-        to_minimize_.pop_front();
-        const Pending& p = pending_.at(signature);
-        json req{{"type", "minimize"}, {"seed", p.seed}, {"failing", toJson(p.failing)}};
-        if (p.fork_steps) req["fork_steps"] = true;
-        // Every step may run up to a case's time limit; allow the minimization a few minutes.
-        pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
-        continue;
-      }
-      while (!minimization_waits && pool.queued(w) < 2 && casesLeft()) {
-        const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
-        pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
-      }
-    }
+    const bool stop_new = out_of_time || (o_.cases > 0 && issued >= o_.cases);
+    dispatch(pool, issued, out_of_time);
     bool any_busy = false;
     for (int w = 0; w < pool.size(); ++w) any_busy = any_busy || pool.busy(w);
     if (!any_busy && (stop_new || g_stop_requested)) break;
-    for (auto& e : pool.wait(200)) {
-      const json req = json::parse(e.request);
-      const bool is_case = req.at("type") == "case";
-      if (is_case) {
-        if (e.reply) onCaseEvent(req.at("seed").get<uint64_t>(), json::parse(*e.reply), std::nullopt);
-        else if (e.death) onCaseEvent(req.at("seed").get<uint64_t>(), std::nullopt, *e.death);
-      } else if (e.reply) {
-        onMinimized(json::parse(*e.reply));
-      } else if (e.death) {
-        onMinimizeDeath(req.at("signature").get<std::string>(), *e.death);
-      }
-    }
+    receive(pool, 200);
     settleInOrder(false);
     if (Clock::now() >= next_status) {
       peak_rss_ = std::max(peak_rss_, pool.rssBytes());
       statusLine(false);
-      next_status += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+      next_status += status_every;
     }
   }
   peak_rss_ = std::max(peak_rss_, pool.rssBytes());
@@ -694,12 +743,17 @@ CampaignResult Campaign::run() {
   settleInOrder(true);
   statusLine(true);
   writeReport();
-
+  logStats();
   CampaignResult result;
   result.cases = cases_;
   result.buckets = static_cast<int>(buckets_.size());
-  for (const auto& [id, b] : buckets_) result.new_buckets += b.is_new ? 1 : 0;
+  result.new_buckets = newBuckets();
   result.errors = errors_;
+  return result;
+}
+
+// The closing stat:: lines, in libFuzzer's form, for scripts that watch campaigns.
+void Campaign::logStats() const {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   int64_t flaky = 0;
   for (const auto& [signature, n] : flaky_) flaky += n;
@@ -707,7 +761,7 @@ CampaignResult Campaign::run() {
        << "stat::average_cases_per_sec: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "\n"
        << "stat::findings: " << findings_ << "\n"
        << "stat::buckets: " << buckets_.size() << "\n"
-       << "stat::new_buckets: " << result.new_buckets << "\n"
+       << "stat::new_buckets: " << newBuckets() << "\n"
        << "stat::flaky_findings: " << flaky << "\n"
        << "stat::unminimized_signatures: " << family_over_budget_.size() << "\n"
        << "stat::worker_deaths: " << deaths_ << "\n"
@@ -718,13 +772,14 @@ CampaignResult Campaign::run() {
   }
   log_ << "stat::op_share: " << (times_.total() > 0 ? times_.in_ops / times_.total() : 0.0) << "\n";
   log_ << std::defaultfloat;
-  return result;
 }
 
 }  // namespace
 
-CampaignResult runCampaign(const CampaignOptions& options, std::ostream& log) {
-  Campaign campaign(options, log);
+Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostream& log) {
+  auto runner = CaseRunner::create(options.setup);
+  if (!runner.ok()) return runner.error();
+  Campaign campaign(options, log, std::move(runner.value()));
   return campaign.run();
 }
 

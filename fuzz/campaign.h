@@ -34,8 +34,8 @@ struct CampaignResult {
   std::vector<std::string> errors;  // I/O problems writing the corpus or the report
 };
 
-// Runs the campaign, printing status lines to `log`. Throws std::runtime_error only when
-// workers cannot be started.
-CampaignResult runCampaign(const CampaignOptions& options, std::ostream& log);
+// Runs the campaign, printing status lines to `log`; a bad generation config is a LoadError
+// naming its line. Throws std::runtime_error only when workers cannot be started.
+Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostream& log);
 
 }  // namespace epsmith

@@ -108,16 +108,16 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
       o.command_line += " " + option->get_name() + (option->get_expected_min() == 0 ? "" : " " + option->as<std::string>());
     }
     if (o.setup.checks.empty()) return fail("--checks: nothing left to run");
-    CampaignResult r;
+    std::optional<Expected<CampaignResult>> run;
     try {
-      r = runCampaign(o, std::cout);
-    } catch (const std::invalid_argument& e) {
-      return fail(e.what());
-    } catch (const std::exception& e) {
+      run.emplace(runCampaign(o, std::cout));
+    } catch (const std::exception& e) {  // workers that cannot start
       std::cerr << "epsmith fuzz: " << e.what() << "\n";
       exit_code = kExitCannotWrite;
       return;
     }
+    if (!run->ok()) return fail(run->error().str());
+    const CampaignResult& r = run->value();
     std::cout << "report: " << opts->report << "/report.md (summary.json beside it)\n";
     for (const auto& e : r.errors) std::cerr << "epsmith fuzz: " << e << "\n";
     if (!r.errors.empty()) exit_code = kExitCannotWrite;
