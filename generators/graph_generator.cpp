@@ -435,78 +435,115 @@ class Generator {
     for (const auto& [name, a] : n.kwargs) collect(name, a);
   }
 
-  // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
-  bool tryOne() {
-    OpCategory category;
-    const OpInfo* op = pickOp(&category);
-    if (!op) return false;
+  // The arguments of a call of `op`, drawn: nullopt when some argument has no value to take.
+  struct Call {
     std::vector<Argument> args;
     std::vector<std::pair<std::string, Argument>> kwargs;
+  };
+  std::optional<Call> drawArguments(const OpInfo& op, OpCategory category) {
+    Call call;
     // Whether it mutates its argument's metadata: the category says so, but for the random
     // and nondeterministic ones, which are filed apart whatever their role. (Asking the
     // role's memo for every candidate missed the cache.)
     const bool metadata = category == OpCategory::MetadataMutation ||
                           ((category == OpCategory::Random || category == OpCategory::Nondeterministic) &&
-                           opRole(*op).role == OpRole::MetadataMutation);
+                           opRole(op).role == OpRole::MetadataMutation);
     const at::Tensor* ref = nullptr;  // the first tensor argument: dims and shapes follow it
     bool defaults_from_here = false;  // positional defaults trail: once one is left out, all are
     last_list_.clear();
-    for (size_t i = 0; i < op->arguments.size(); ++i) {
-      const ParamInfo& p = op->arguments[i];
+    for (size_t i = 0; i < op.arguments.size(); ++i) {
+      const ParamInfo& p = op.arguments[i];
       const bool written = p.is_write;
       if (p.has_default && !written && (defaults_from_here || random_.chance(50))) {
         if (!p.kwarg_only) defaults_from_here = true;
         continue;
       }
-      auto a = argumentFor(*op, p, ref, written, metadata);
-      if (!a) return false;
+      auto a = argumentFor(op, p, ref, written, metadata);
+      if (!a) return std::nullopt;
       if (!ref) {
         if (const auto* t = a->get<arg::Tensor>()) ref = valueOf(t->node);
       }
       if (p.kwarg_only) {
-        kwargs.emplace_back(p.name, std::move(*a));
+        call.kwargs.emplace_back(p.name, std::move(*a));
       } else {
-        args.push_back(std::move(*a));
+        call.args.push_back(std::move(*a));
       }
     }
+    return call;
+  }
+
+  // A mutable call's trial on copies of its written arguments, first: a candidate dropped
+  // after it ran (its result is too big, say) must not have written into the live values or
+  // changed their shapes. (Read arguments never share memory with written ones:
+  // outAliasesAnInput.) Whether the call may run on the live values; `val` its result's.
+  bool trialOnCopies(const OpInfo& op, const Node& n, Val* val) {
     const auto value_of = [this](const Node* in) { return valueOf(in); };
-    if (outAliasesAnInput(*op, args, kwargs, value_of)) return false;
-    if (lapackOnNonFinite(*op, args, kwargs, value_of)) return false;
+    std::vector<const Node*> written;
+    forEachWritten(op, n, [&](const Node* w) { written.push_back(w); });
+    std::vector<std::pair<at::Tensor, const void*>> copies;  // and their storages before
+    auto runOnCopies = [&] {
+      return runSingleCall(n, [&](const Node* in) -> c10::IValue {
+        const at::Tensor* t = valueOf(in);
+        if (!t) return c10::IValue();
+        if (std::find(written.begin(), written.end(), in) == written.end()) return *t;
+        at::Tensor copy = cloneOf(*t);
+        copies.emplace_back(copy, copy.storage().data());
+        return copy;
+      });
+    };
+    auto trial = runOnCopies();
+    // An out= kernel that gives `out` a new storage of the same size (some linalg ops do)
+    // detaches the views already taken of it, which no schema says: not generated.
+    bool storage_replaced = false;
+    for (const auto& [copy, before] : copies) {
+      storage_replaced = storage_replaced || (copy.storage().data() != before && copy.numel() > 0);
+    }
+    return !(trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced ||
+             (readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies())));
+  }
+
+  // `n`'s result joins the pool of values later calls take; a tuple's or list's elements
+  // each through a getitem.
+  void pool(Node* n, const c10::IValue& v) {
+    Graph& g = p_.graph();
+    if (v.isTensor()) {
+      bool input = false;  // in-place and out= results, and ops returning self, are their argument
+      for (const auto& l : pool_) input = input || (l.input && l.value.unsafeGetTensorImpl() == v.toTensor().unsafeGetTensorImpl());
+      pool_.push_back({n, v.toTensor(), input});
+    } else if (v.isTuple() || v.isTensorList()) {
+      std::vector<at::Tensor> items = v.isTensorList() ? v.toTensorVector() : std::vector<at::Tensor>();
+      if (v.isTuple()) {
+        for (const auto& e : v.toTupleRef().elements()) items.push_back(e.toTensor());
+      }
+      for (size_t k = 0; k < items.size(); ++k) {
+        Node* item = g.append(OpKind::CallFunction, "getitem");
+        item->target = Target::builtin(BuiltinOp::GetItem);
+        item->args = {arg::Tensor{n}, arg::Int{static_cast<int64_t>(k)}};
+        item->meta.val = tensorMetaOf(items[k]);
+        pool_.push_back({item, items[k]});
+      }
+    }
+  }
+
+  // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
+  bool tryOne() {
+    OpCategory category;
+    const OpInfo* op = pickOp(&category);
+    if (!op) return false;
+    std::optional<Call> call = drawArguments(*op, category);
+    if (!call) return false;
+    const auto value_of = [this](const Node* in) { return valueOf(in); };
+    if (outAliasesAnInput(*op, call->args, call->kwargs, value_of)) return false;
+    if (lapackOnNonFinite(*op, call->args, call->kwargs, value_of)) return false;
     Graph& g = p_.graph();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);
-    n->args = std::move(args);
-    n->kwargs = std::move(kwargs);
+    n->args = std::move(call->args);
+    n->kwargs = std::move(call->kwargs);
     Val val;
-    if (op->is_mutable) {
-      // A trial on copies of the written arguments first: a candidate dropped after it ran
-      // (its result is too big, say) must not have written into the live values or changed
-      // their shapes. (Read arguments never share memory with written ones: outAliasesAnInput.)
-      std::vector<const Node*> written;
-      forEachWritten(*op, *n, [&](const Node* w) { written.push_back(w); });
-      std::vector<std::pair<at::Tensor, const void*>> copies;  // and their storages before
-      auto runOnCopies = [&] {
-        return runSingleCall(*n, [&](const Node* in) -> c10::IValue {
-          const at::Tensor* t = valueOf(in);
-          if (!t) return c10::IValue();
-          if (std::find(written.begin(), written.end(), in) == written.end()) return *t;
-          at::Tensor copy = cloneOf(*t);
-          copies.emplace_back(copy, copy.storage().data());
-          return copy;
-        });
-      };
-      auto trial = runOnCopies();
-      // An out= kernel that gives `out` a new storage of the same size (some linalg ops do)
-      // detaches the views already taken of it, which no schema says: not generated.
-      bool storage_replaced = false;
-      for (const auto& [copy, before] : copies) {
-        storage_replaced = storage_replaced || (copy.storage().data() != before && copy.numel() > 0);
-      }
-      if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], &val) || storage_replaced ||
-          (readsAnEmptyTensor(*n, value_of) && !sameResult(trial.outputs[0], runOnCopies()))) {
-        g.erase(n);
-        return false;
-      }
+    if (op->is_mutable && !trialOnCopies(*op, *n, &val)) {
+      g.erase(n);
+      return false;
     }
     auto run = [&] {
       return runSingleCall(*n, [&](const Node* in) -> c10::IValue {
@@ -530,24 +567,7 @@ class Generator {
       return false;
     }
     n->meta.val = val;
-    const c10::IValue& v = outcome.outputs[0];
-    if (v.isTensor()) {
-      bool input = false;  // in-place and out= results, and ops returning self, are their argument
-      for (const auto& l : pool_) input = input || (l.input && l.value.unsafeGetTensorImpl() == v.toTensor().unsafeGetTensorImpl());
-      pool_.push_back({n, v.toTensor(), input});
-    } else if (v.isTuple() || v.isTensorList()) {
-      std::vector<at::Tensor> items = v.isTensorList() ? v.toTensorVector() : std::vector<at::Tensor>();
-      if (v.isTuple()) {
-        for (const auto& e : v.toTupleRef().elements()) items.push_back(e.toTensor());
-      }
-      for (size_t k = 0; k < items.size(); ++k) {
-        Node* item = g.append(OpKind::CallFunction, "getitem");
-        item->target = Target::builtin(BuiltinOp::GetItem);
-        item->args = {arg::Tensor{n}, arg::Int{static_cast<int64_t>(k)}};
-        item->meta.val = tensorMetaOf(items[k]);
-        pool_.push_back({item, items[k]});
-      }
-    }
+    pool(n, outcome.outputs[0]);
     return true;
   }
 
