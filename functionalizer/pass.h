@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "functionalizer/dtype_probe.h"
 #include "functionalizer/emitter.h"
 #include "functionalizer/functionalize.h"
 #include "functionalizer/graph_io.h"
@@ -164,6 +165,23 @@ class Pass {
   Node* sameShapeCopy(const Node& n, const TensorMeta& self_meta);  // Note [copy returns its source]
   bool hasOtherViews(const Rec& rec) const;
   void outVariant(const Node& n, const OpRoleInfo& role);
+  // outVariant's parts (pass_mutations.cpp).
+  struct OutPlan {
+    OutForm form = OutForm::CastResult;
+    bool dtype_argument = false;  // the functional call is given the out tensor's dtype
+    bool detach_grad = false;     // Note [out= calls autograd lets through]
+  };
+  struct OutCall {
+    std::vector<Node*> values;  // one per out= tensor
+    std::optional<std::vector<ProbedReturn>> probed;
+  };
+  std::vector<Obj*> outTensors(const Node& n, const OpInfo& op, const OpRoleInfo& role);
+  std::vector<const TensorMeta*> outMetasAfter(const Node& n, size_t outs);
+  OutPlan planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs, const TensorMeta& after);
+  OutCall emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
+                      const std::vector<const TensorMeta*>& after);
+  Node* outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after);
+  void writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after);
   void metadataMutation(const Node& n, const OpRoleInfo& role);
 
   // --- Outputs ------------------------------------------------------------------------

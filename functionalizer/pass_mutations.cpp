@@ -132,8 +132,8 @@ bool isEmptyTensorArgument(const Node& n, const OpInfo& op, size_t i) {
 }
 }  // namespace
 
-void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
-  const OpInfo& op = *n.target.op();
+// The tensors an out= call writes, in the order of its schema's out= arguments.
+std::vector<Obj*> Pass::outTensors(const Node& n, const OpInfo& op, const OpRoleInfo& role) {
   for (std::string_view name : kEmptyReductionOuts) {
     if (op.name() == name && isEmptyTensorArgument(n, op, 0)) {
       fail(&n, std::string(name) + " of an empty input writes the reduction's identity, which no functional form "
@@ -147,7 +147,11 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     if (!t || !t->node) fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
     outs.push_back(object(t->node, &n));
   }
-  // The metadata each out= tensor has afterwards: the node's own meta.val.
+  return outs;
+}
+
+// The metadata each out= tensor has afterwards: the node's own meta.val.
+std::vector<const TensorMeta*> Pass::outMetasAfter(const Node& n, size_t outs) {
   std::vector<const TensorMeta*> after;
   if (const TensorMeta* t = n.meta.val.tensor()) {
     after.push_back(t);
@@ -157,42 +161,53 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       after.push_back(v.tensor());
     }
   }
-  if (after.size() != outs.size()) fail(&n, "meta.val does not describe each out= tensor");
+  if (after.size() != outs) fail(&n, "meta.val does not describe each out= tensor");
+  return after;
+}
 
-  // Where the computation converts to the out tensor's dtype
-  // (Note [out= calls that compute in another dtype]). Without a probe's answer, a functional form that takes a dtype is
-  // given the out tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as
-  // eager does, rather than the default dtype cast afterwards.
+// Where the computation converts to the out tensor's dtype
+// (Note [out= calls that compute in another dtype]), and whether autograd's refusal must be
+// kept out of the graph (Note [out= calls autograd lets through], dtype_probe.h).
+Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs, const TensorMeta& after) {
+  // Without a probe's answer, a functional form that takes a dtype is given the out
+  // tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as eager does, rather
+  // than the default dtype cast afterwards.
   const int dtype_at = role.functional->argumentIndex("dtype");
   const int given_at = op.argumentIndex("dtype");
-  const bool takes_dtype = dtype_at >= 0 && role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
-                           !(given_at >= 0 && schemaArgument(n, op, static_cast<size_t>(given_at)));
+  const Argument* given_dtype = given_at >= 0 ? schemaArgument(n, op, static_cast<size_t>(given_at)) : nullptr;
+  const bool takes_dtype = dtype_at >= 0 &&
+                           role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+                           !given_dtype;
   bool other_dtypes = false;  // an input of another dtype than the out tensor
   bool grad_input = false;    // an input that requires grad
   n.forEachInput([&](const Node* in) {
     const TensorMeta* m = in->meta.val.tensor();
-    other_dtypes = other_dtypes || (m && m->dtype != after[0]->dtype);
+    other_dtypes = other_dtypes || (m && m->dtype != after.dtype);
     grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
   });
+  const bool other_dtype_asked = dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
+                                 given_dtype->get<arg::Dtype>()->value != after.dtype;
   std::optional<OutForm> form;
-  const int given_dtype_at = role.functional->argumentIndex("dtype");
-  const Argument* given_dtype =
-      given_at >= 0 ? schemaArgument(n, op, static_cast<size_t>(given_at)) : nullptr;
-  const bool other_dtype_asked = given_dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
-                                 given_dtype->get<arg::Dtype>()->value != after[0]->dtype;
-  if (outs.size() == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
+  if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
     form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
   }
-  if (!form) form = takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult;
-  const bool dtype_argument = outs.size() == 1 && *form == OutForm::DtypeArgument && takes_dtype;
-  // Note [out= calls autograd lets through] (dtype_probe.h)
-  bool detach_grad = false;
+  OutPlan plan;
+  plan.form = form.value_or(takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult);
+  plan.dtype_argument = outs == 1 && plan.form == OutForm::DtypeArgument && takes_dtype;
   if (grad_enabled_ && grad_input) {
     Graph scratch;
     Node* g = functionalizer::scratchFunctionalCall(scratch, n, *role.functional, role.written);
-    if (dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
-    detach_grad = probeAutogradRefuses(*g);
+    if (plan.dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after.dtype});
+    plan.detach_grad = probeAutogradRefuses(*g);
   }
+  return plan;
+}
+
+// The functional call that computes what the out= call writes, with its meta.val: `out`'s
+// metadata, but the dtype and sizes it makes. Its results, one a tensor written, and what
+// the probe says it makes.
+Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
+                                const std::vector<const TensorMeta*>& after) {
   // as_strided_copy.out and as_strided_scatter.out address the storage of their self as
   // their functional forms do.
   const std::string& functional_name = role.functional->qualified_name;
@@ -201,143 +216,153 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
                                                                        : nullptr;
   ArgumentReads reads;
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
-  if (*form == OutForm::CastToCommon) {
+  if (plan.form == OutForm::CastToCommon) {
     common = *after[0];
     common.dtype = commonInputDtype(n, op.arguments[static_cast<size_t>(role.written[0])].name).value_or(after[0]->dtype);
   }
-  reads.cast_to = *form == OutForm::CastInputs || *form == OutForm::CastEveryInput ? after[0]
-                  : *form == OutForm::CastToCommon                                 ? &common
-                                                                                   : nullptr;
-  reads.cast_every_dtype = *form == OutForm::CastEveryInput || *form == OutForm::CastToCommon;
-  reads.detach_grad = detach_grad;
+  reads.cast_to = plan.form == OutForm::CastInputs || plan.form == OutForm::CastEveryInput ? after[0]
+                  : plan.form == OutForm::CastToCommon                                     ? &common
+                                                                                           : nullptr;
+  reads.cast_every_dtype = plan.form == OutForm::CastEveryInput || plan.form == OutForm::CastToCommon;
+  reads.detach_grad = plan.detach_grad;
   Node* f = functionalCall(n, *role.functional, role.written, reads);
-  if (*form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
+  if (plan.form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
   if (strided_base) {
     if (f->args.empty()) fail(&n, op.name() + " without a positional self");
     f->args[0] = arg::Tensor{strided_base};
     if (!functionalizer::pinStorageOffset(n, op, f->args, f->kwargs)) fail(&n, "its storage offset is symbolic");
   }
-  if (dtype_argument) f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
-  auto probed = probeReturns(*f);
-  std::optional<std::vector<ScalarType>> dtypes;
-  if (probed) {
-    dtypes.emplace();
-    for (const auto& r : *probed) dtypes->push_back(r.dtype);
-  }
-  std::vector<Node*> values;
-  // The functional call's own result: `out`'s metadata, but the dtype and sizes it makes.
+  if (plan.dtype_argument) f->kwargs.emplace_back("dtype", arg::Dtype{after[0]->dtype});
+  OutCall call;
+  call.probed = probeReturns(*f);
   const auto made = [&](size_t k) {
     TensorMeta m = *after[k];
-    if (dtypes && k < dtypes->size()) m.dtype = (*dtypes)[k];
-    m.requires_grad = m.requires_grad && !detach_grad && differentiable(m);
-    if (probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, m)) {
-      m.sizes.assign((*probed)[k].sizes.begin(), (*probed)[k].sizes.end());
+    if (call.probed && k < call.probed->size()) m.dtype = (*call.probed)[k].dtype;
+    m.requires_grad = m.requires_grad && !plan.detach_grad && differentiable(m);
+    if (call.probed && k < call.probed->size() && !functionalizer::sameSizes((*call.probed)[k].sizes, m)) {
+      m.sizes.assign((*call.probed)[k].sizes.begin(), (*call.probed)[k].sizes.end());
       m.strides = TensorMeta::contiguousStrides(m.sizes);
       m.storage_offset = SymIntValue(0);
     }
     return m;
   };
-  if (outs.size() == 1) {
+  if (after.size() == 1) {
     f->meta.val = made(0);
-    values.push_back(f);
-  } else {
-    Val::List metas;
-    for (size_t k = 0; k < outs.size(); ++k) metas.push_back(made(k));
-    f->meta.val = metas;
-    for (size_t k = 0; k < outs.size(); ++k) {
-      values.push_back(emit_.builtin(Target::builtin(BuiltinOp::GetItem),
-                                     {arg::Tensor{f}, arg::Int{static_cast<int64_t>(k)}}, metas[k], "getitem"));
-    }
+    call.values.push_back(f);
+    return call;
   }
+  Val::List metas;
+  for (size_t k = 0; k < after.size(); ++k) metas.push_back(made(k));
+  f->meta.val = metas;
+  for (size_t k = 0; k < after.size(); ++k) {
+    call.values.push_back(emit_.builtin(Target::builtin(BuiltinOp::GetItem),
+                                        {arg::Tensor{f}, arg::Int{static_cast<int64_t>(k)}}, metas[k], "getitem"));
+  }
+  return call;
+}
+
+// What `out` holds after the call: the functional result `made` (whose sizes the probe
+// gives in `probed`, when it answered), cast, reshaped or copied in as eager wrote it.
+Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after) {
+  const ScalarType have = made->meta.val.tensor()->dtype;
+  const bool resized = after.sizes != out->rec->meta->sizes;
+  const bool other_sizes = probed && !functionalizer::sameSizes(probed->sizes, after);
+  if (!other_sizes) return castTo(made, have, after);
+  const auto& made_sizes = probed->sizes;
+  if (resized && functionalizer::elementCount(made_sizes) != functionalizer::numelOf(after)) {
+    fail(&n, "out= resizes its tensor to " + formatTensorMeta(after) +
+                 ", which the functional result, of another element count, cannot fill: what eager wrote is not known");
+  }
+  if (resized || (!functionalizer::broadcastsTo(made_sizes, after) &&
+                  functionalizer::elementCount(made_sizes) == functionalizer::numelOf(after))) {
+    // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
+    // count differs; otherwise they fill it in its own shape, in order. And a kernel that
+    // resizes `out` and then copies in a result of the same element count but another
+    // shape (huber_loss.out given a reduction it does not know: resize_({}), then the
+    // unreduced loss of one element) leaves that result in `out`'s new shape.
+    TensorMeta shaped = after;
+    shaped.dtype = have;
+    shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
+    shaped.storage_offset = SymIntValue(0);
+    // numelOf above was not -1: every size is concrete
+    const std::vector<int64_t> sizes = *functionalizer::concreteSizes(after);
+    return castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{made}, arg::IntList{sizes}}, shaped), have,
+                  after);
+  }
+  // Eager copied a result of another shape into `out`, broadcasting (and casting): so does
+  // the graph. A result that cannot broadcast was never copied whole, yet `out` kept its
+  // sizes (binary_cross_entropy.out writes through a squeezed view of `out`, which it
+  // resizes instead): what eager wrote is not known here.
+  if (!functionalizer::broadcastsTo(made_sizes, after)) {
+    std::string sizes;
+    for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+    fail(&n, "out= tensor " + formatTensorMeta(after) + " keeps its sizes, but the functional result [" + sizes +
+                 "] neither broadcasts into it nor has its element count: what eager wrote is not known");
+  }
+  Node* current = sync(out->rec);
+  return emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{made}}, after);
+}
+
+// Writes `value` into `out`, which the out= call resized to `after`: a metadata mutation.
+void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after) {
+  const AliasStorage* s = out->rec->storage;
+  if (s->input >= 0) {
+    fail(&n, "Found an input that received a metadata mutation (input " +
+                 quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
+  }
+  if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
+  if (functionalizer::shrinksInPlace(*out->rec->meta, after)) {
+    // Eager keeps the storage when it shrinks: the result lands in its first elements, where
+    // views taken earlier see it, and the tensor becomes a view of them. In the strides eager
+    // gave it: contiguous, or, where the kernel's TensorIterator lays a resized output out
+    // like its inputs (tan.out of a permuted input), theirs, which `out`'s metadata
+    // afterwards records; views taken earlier read the storage in that order.
+    ViewStep step;
+    step.kind = ViewStep::Kind::Restride;
+    for (const auto& size : after.sizes) step.sizes.push_back(size.concrete());
+    step.strides.assign(step.sizes.size(), 1);
+    for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
+    // dense from offset 0: the first elements, permuted
+    if (functionalizer::numelOf(after) > 0 && functionalizer::isNonOverlappingAndDense(after) &&
+        after.storage_offset.isConcrete() && after.storage_offset.concrete() == 0) {
+      for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after.strides[d].concrete();
+    }
+    Rec* view = child(out->rec, step, after, nullptr);
+    write(view, value, &n);
+    out->rec = view;
+    return;
+  }
+  const int64_t was = functionalizer::numelOf(*out->rec->meta), now = functionalizer::numelOf(after);
+  if (now > 0 && was >= now && hasOtherViews(*out->rec)) {
+    // Eager kept the storage (the new size does not grow it) and wrote it in the new,
+    // contiguous order, which views of the old layout see; not modelled here.
+    fail(&n, "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
+             "what they see afterwards is not modelled");
+  }
+  // A grown storage is a new one here. Its value is the result alone, where eager's storage
+  // (kept when it was large enough) still holds what was there before: it counts as
+  // written, so an as_strided read past the result is refused rather than taken for a view
+  // of memory the functional program does not have.
+  out->rec = freshTensor(value, after)->rec;
+  out->rec->storage->first_write = &n;
+  written_ = true;
+}
+
+void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
+  const OpInfo& op = *n.target.op();
+  const std::vector<Obj*> outs = outTensors(n, op, role);
+  const std::vector<const TensorMeta*> after = outMetasAfter(n, outs.size());
+  const OutPlan plan = planOut(n, op, role, outs.size(), *after[0]);
+  const OutCall call = emitOutCall(n, op, role, plan, after);
   for (size_t k = 0; k < outs.size(); ++k) {
-    Obj* out = outs[k];
-    const ScalarType have = values[k]->meta.val.tensor()->dtype;
-    const bool resized = after[k]->sizes != out->rec->meta->sizes;
-    const bool other_sizes = probed && k < probed->size() && !functionalizer::sameSizes((*probed)[k].sizes, *after[k]);
-    Node* value = nullptr;
-    if (resized && other_sizes && functionalizer::elementCount((*probed)[k].sizes) != functionalizer::numelOf(*after[k])) {
-      fail(&n, "out= resizes its tensor to " + formatTensorMeta(*after[k]) +
-                   ", which the functional result, of another element count, cannot fill: what eager wrote is not known");
-    }
-    if (!other_sizes) {
-      value = castTo(values[k], have, *after[k]);
-    } else if (const auto& made_sizes = (*probed)[k].sizes;
-               resized || (!functionalizer::broadcastsTo(made_sizes, *after[k]) &&
-                           functionalizer::elementCount(made_sizes) == functionalizer::numelOf(*after[k]))) {
-      // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
-      // count differs; otherwise they fill it in its own shape, in order. And a kernel that
-      // resizes `out` and then copies in a result of the same element count but another
-      // shape (huber_loss.out given a reduction it does not know: resize_({}), then the
-      // unreduced loss of one element) leaves that result in `out`'s new shape.
-      TensorMeta shaped = *after[k];
-      shaped.dtype = have;
-      shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
-      shaped.storage_offset = SymIntValue(0);
-      // numelOf above was not -1: every size is concrete
-      const std::vector<int64_t> sizes = *functionalizer::concreteSizes(*after[k]);
-      value = castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{values[k]}, arg::IntList{sizes}}, shaped),
-                     have, *after[k]);
-    } else {
-      // Eager copied a result of another shape into `out`, broadcasting (and casting): so
-      // does the graph. A result that cannot broadcast was never copied whole, yet `out`
-      // kept its sizes (binary_cross_entropy.out writes through a squeezed view of `out`,
-      // which it resizes instead): what eager wrote is not known here.
-      if (!functionalizer::broadcastsTo(made_sizes, *after[k])) {
-        std::string sizes;
-        for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-        fail(&n, "out= tensor " + formatTensorMeta(*after[k]) + " keeps its sizes, but the functional result [" + sizes +
-                     "] neither broadcasts into it nor has its element count: what eager wrote is not known");
-      }
-      Node* current = sync(out->rec);
-      value = emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{values[k]}}, *after[k]);
-    }
+    const ProbedReturn* probed = call.probed && k < call.probed->size() ? &(*call.probed)[k] : nullptr;
+    const bool resized = after[k]->sizes != outs[k]->rec->meta->sizes;
+    Node* value = outValue(n, outs[k], call.values[k], probed, *after[k]);
     if (resized) {
-      // out= resized its tensor: a metadata mutation.
-      const AliasStorage* s = out->rec->storage;
-      if (s->input >= 0) {
-        fail(&n, "Found an input that received a metadata mutation (input " +
-                     quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
-      }
-      if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
-      if (functionalizer::shrinksInPlace(*out->rec->meta, *after[k])) {
-        // Eager keeps the storage when it shrinks: the result lands in its first elements,
-        // where views taken earlier see it, and the tensor becomes a view of them. In the
-        // strides eager gave it: contiguous, or, where the kernel's TensorIterator lays a
-        // resized output out like its inputs (tan.out of a permuted input), theirs, which
-        // `out`'s metadata afterwards records; views taken earlier read the storage in
-        // that order.
-        ViewStep step;
-        step.kind = ViewStep::Kind::Restride;
-        for (const auto& size : after[k]->sizes) step.sizes.push_back(size.concrete());
-        step.strides.assign(step.sizes.size(), 1);
-        for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
-        const TensorMeta& now_meta = *after[k];  // dense from offset 0: the first elements, permuted
-        if (functionalizer::numelOf(now_meta) > 0 && functionalizer::isNonOverlappingAndDense(now_meta) &&
-            now_meta.storage_offset.isConcrete() && now_meta.storage_offset.concrete() == 0) {
-          for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after[k]->strides[d].concrete();
-        }
-        Rec* view = child(out->rec, step, *after[k], nullptr);
-        write(view, value, &n);
-        out->rec = view;
-        continue;
-      }
-      const int64_t was = functionalizer::numelOf(*out->rec->meta), now = functionalizer::numelOf(*after[k]);
-      if (now > 0 && was >= now && hasOtherViews(*out->rec)) {
-        // Eager kept the storage (the new size does not grow it) and wrote it in the new,
-        // contiguous order, which views of the old layout see; not modelled here.
-        fail(&n, "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
-                 "what they see afterwards is not modelled");
-      }
-      // A grown storage is a new one here. Its value is the result alone, where eager's
-      // storage (kept when it was large enough) still holds what was there before: it
-      // counts as written, so an as_strided read past the result is refused rather than
-      // taken for a view of memory the functional program does not have.
-      out->rec = freshTensor(value, *after[k])->rec;
-      out->rec->storage->first_write = &n;
-      written_ = true;
-      continue;
+      writeResized(n, outs[k], value, *after[k]);
+    } else {
+      write(outs[k]->rec, value, &n);
     }
-    write(out->rec, value, &n);
   }
   Mapped& m = slot(n);
   if (outs.size() == 1) {
