@@ -22,7 +22,7 @@ torch_version=2.13.0
 wanted=(
   cmake ninja-build ccache g++ python3-venv
   libgtest-dev libbenchmark-dev libbenchmark-tools librapidcheck-dev
-  nlohmann-json3-dev libcli11-dev valgrind
+  nlohmann-json3-dev rapidjson-dev libcli11-dev valgrind
   "clang-14|clang-19|clang"
   "libclang-rt-14-dev|libclang-rt-19-dev|libclang-rt-dev"
   "libtcmalloc-minimal4|libtcmalloc-minimal4t64"
