@@ -197,6 +197,29 @@ TEST(Minimizer, ScalarsSettle) {
   EXPECT_EQ(scalar->value, 0.0);
 }
 
+// Every run counts against the budget (Note [The delta engine]): each predicate call comes
+// after the eager run that rebuilt the candidate's vals, and both stop at the budget even
+// while every candidate would be accepted.
+TEST(Minimizer, EveryRunCountsAgainstTheBudget) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig config;
+  config.nodes = 32;
+  SeededSource random(5);
+  auto p = generateProgram(catalog, config, random);
+  ASSERT_TRUE(p.ok());
+  for (int budget : {2, 3, 9, 25}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    int asked = 0;
+    MinimizeOptions options;
+    options.max_oracle_calls = budget;
+    MinimizeResult r = minimize(p.value(), [&](const ExportedProgram&) { return ++asked, true; }, options);
+    EXPECT_LE(r.oracle_calls, budget);
+    EXPECT_GE(asked, 1);
+    EXPECT_LE(2 * asked, r.oracle_calls);  // each predicate call paid for its eager run too
+    EXPECT_EQ(r.log.size(), static_cast<size_t>(asked));
+  }
+}
+
 // A predicate that holds for nothing smaller leaves the program as it was.
 TEST(Minimizer, NothingSmallerFailsNothingChanges) {
   const OpCatalog catalog = OpCatalog::build().value();
