@@ -24,7 +24,7 @@ struct CaseSetup {
   int nodes = -1;                   // overrides the config's when >= 0
   std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
   Device device;                    // where D1, D2 and D4 run
-  int minimize_calls = 500;         // oracle calls per minimization at most
+  int minimize_calls = 500;         // oracle calls (checks and eager runs) per minimization at most
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
   int round_trip_every = 8;         // run() runs D4 on one case in this many (Note [Round trips sampled])
   int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)

@@ -52,7 +52,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
   cmd->add_option("--rss-limit-mb", opts->rss_limit_mb, "resident memory a worker may reach")
       ->check(CLI::Range(int64_t{64}, int64_t{1} << 30))->capture_default_str();
-  cmd->add_option("--minimize-calls", opts->minimize_calls, "oracle calls per minimization at most")
+  cmd->add_option("--minimize-calls", opts->minimize_calls, "oracle calls per minimization at most (each run of the checks, each eager run)")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   cmd->add_option("--minimize-per-family", opts->minimize_per_family,
                   "minimizations per family of findings at most (0: no limit)")

@@ -84,7 +84,7 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("IN", opts->in, "program file (.json or .ept)")->required();
   cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json or .ept)");
   cmd->add_option("--checks", opts->checks, "checks whose first finding is minimized")->capture_default_str();
-  cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most (each run of the checks, each eager run)")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds the checks of one step may run before they are a hang")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
