@@ -1,6 +1,6 @@
-// Which JSON stack reads and writes programs: ours (formats/json_value.h, Note [Our own JSON
-// reader]) against the libraries Debian keeps, on the real work: the JSON of programs a
-// campaign makes. Issue 23's rule: one JSON library for everything the project reads and
+// Which JSON stack reads and writes programs: ours (formats/json_value.h,
+// Note [Our own JSON reader]) against the libraries Debian keeps, on the real work: the JSON
+// of programs a campaign makes. Issue 23's rule: one JSON library for everything the project reads and
 // writes, a library unless ours is at least 1.5x faster at reading and writing programs.
 //
 // BM_Parse*: the text into a document, and one walk over every value (the walk the decoder

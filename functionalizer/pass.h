@@ -1,6 +1,6 @@
 // The functionalization pass's state and steps, for the files that implement it (internal to
-// functionalizer/): functionalize.cpp walks the graph and keeps the alias records (Note
-// [Alias tracking]), pass_views.cpp handles view ops, pass_mutations.cpp in-place, out= and
+// functionalizer/): functionalize.cpp walks the graph and keeps the alias records
+// (Note [Alias tracking]), pass_views.cpp handles view ops, pass_mutations.cpp in-place, out= and
 // metadata-mutating ops.
 #pragma once
 

@@ -225,8 +225,8 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
 // as_strided_scatter(self, src, size, stride, offset) clones self's whole storage (2.x's
 // clone_preserve_strides; 1.13's clone of a dense self is sized to its elements), writes
 // src through as_strided(size, stride, offset) of that clone and returns the clone in
-// self's geometry. Its offsets address self's storage, as as_strided's do (Note
-// [as_strided views hang off the storage root]), and elements it writes outside self's are
+// self's geometry. Its offsets address self's storage, as as_strided's do
+// (Note [as_strided views hang off the storage root]), and elements it writes outside self's are
 // not seen but must lie in the storage. Before any write, self is a view of the storage
 // itself and the call reads it unchanged. After one, self's value is a tensor the graph
 // computed, holding just its elements, in strides of the kernel's choosing: the call reads a

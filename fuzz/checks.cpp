@@ -147,8 +147,8 @@ CheckOutcome d3(const ExportedProgram& p, const Interpreter* plan, PhaseTimes* t
 // program must be itself again, and run the same. Both round trips together cost a third
 // of a whole case (printing, parsing, writing and reading a program is far more work than
 // running its 16 ops), and whether a form gives a program back depends on what the program
-// holds, not on which other form was tried first. So, as with D6's corruptions (Note
-// [Corruptions drawn per case]), a campaign case round-trips one form, drawn from its
+// holds, not on which other form was tried first. So, as with D6's corruptions
+// (Note [Corruptions drawn per case]), a campaign case round-trips one form, drawn from its
 // seed, and runs what it read back; over a campaign each form still goes round thousands
 // of programs a minute. `epsmith check` tries both, text first, and runs the JSON form;
 // minimization and replay try the form the finding names
@@ -213,8 +213,8 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 // program's shape, not on which other corruptions were tried, so a campaign case tries a
 // few (`limit`) in an order drawn from its seed, and over a campaign every corruption is
 // still applied to thousands of programs. `epsmith check` tries every corruption with a
-// place, in check-id order; minimization and replay try the one the finding names (Note
-// [Re-runs focus on the finding]).
+// place, in check-id order; minimization and replay try the one the finding names
+// (Note [Re-runs focus on the finding]).
 CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, PhaseTimes* times) {
   PhaseClock clock(times, Phase::Verify);
   SeededSource random(seed);
@@ -480,8 +480,8 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     return out;
   }
   notePhase("eager");
-  // The eager run, D2 and D3 run `p` itself: one plan serves them all when it can (Note
-  // [One plan for the runs of a program]); a graph that cannot be planned is left to each
+  // The eager run, D2 and D3 run `p` itself: one plan serves them all when it can
+  // (Note [One plan for the runs of a program]); a graph that cannot be planned is left to each
   // run, which reports why.
   std::optional<Interpreter> plan;
   {

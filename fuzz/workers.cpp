@@ -259,8 +259,8 @@ WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_f
 // caches fill, and glibc's heap fragments — about 20 MB of resident memory per 50 000 cases
 // in a campaign without worker deaths. Replacing a worker after requests_per_worker
 // requests bounds that, as libFuzzer-style harnesses bound a persistent process, for the
-// price of a fork every few tens of seconds. A request queued behind the last one (Note
-// [Requests queued ahead]) goes to the replacement, which does over whatever the retired
+// price of a fork every few tens of seconds. A request queued behind the last one
+// (Note [Requests queued ahead]) goes to the replacement, which does over whatever the retired
 // worker had begun of it: one case in ten thousand.
 std::vector<WorkerPool::Event> WorkerPool::wait(int timeout_ms) {
   std::vector<Event> events;

@@ -43,8 +43,8 @@ bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
-// A call reading an empty tensor: it runs twice, and is kept only if both runs agree (Note
-// [Results read from uninitialized memory]).
+// A call reading an empty tensor: it runs twice, and is kept only if both runs agree
+// (Note [Results read from uninitialized memory]).
 bool readsAnEmptyTensor(const Node& call, LiveValueOf valueOf);
 // A functional resize that grows past its input into uninitialized memory.
 bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf);

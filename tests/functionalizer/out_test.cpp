@@ -238,8 +238,8 @@ signature {
 // `sum` given dtype=bool of an f64 input that requires grad trips an internal assert in
 // LibTorch 1.13 (autograd's isDifferentiableType), while eager's sum.out writes the bool:
 // the functional program once raised (a campaign D1 case). The form probe compares values
-// only; the autograd probe sees the refusal, and the input is read through detach (Note
-// [out= calls autograd lets through]).
+// only; the autograd probe sees the refusal, and the input is read through detach
+// (Note [out= calls autograd lets through]).
 TEST(Functionalize, OutOfPlaceIntoAnotherDtypeProbesWithGrad) {
   auto p = program(R"(graph {
   %w: f64[5, 3]<requires_grad=True> = placeholder

@@ -245,8 +245,8 @@ TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
 }
 
 // A crash in LibTorch (the planted polygamma_ fault, Note [Planted faults]) replays as the
-// recorded crash whatever the replaying process allocated and freed before (Note
-// [Replaying memory errors]).
+// recorded crash whatever the replaying process allocated and freed before
+// (Note [Replaying memory errors]).
 TEST(Replay, ACrashReproducesWhateverTheHeapLooksLike) {
   CaseFile c;
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_crash_polygamma.ept");
