@@ -1,0 +1,143 @@
+// The campaign's books, internal to fuzz/: its buckets, families and pending minimizations,
+// and the Campaign that keeps them. campaign.cpp runs the campaign (the workers, the
+// findings as they come in); campaign_report.cpp writes what it found (summary.json,
+// report.md).
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign.h"
+#include "fuzz/case_runner.h"
+#include "fuzz/failing.h"
+#include "fuzz/workers.h"
+
+namespace epsmith::campaign_detail {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Bucket {
+  std::string id, key, signature, check, kind, where, report, text, corpus_file;
+  std::string op, variant;  // the finding's fields (CheckOutcome)
+  std::string family;  // Note [Families of buckets] (checks.cpp)
+  std::vector<std::string> ops;
+  bool is_new = false;
+  int64_t count = 0;
+  uint64_t first_seed = 0;
+  size_t nodes_before = 0, nodes_after = 0;
+  int oracle_calls = 0;
+};
+
+// Buckets of one family (Note [Families of buckets], checks.cpp), in bucket id order.
+struct Family {
+  std::string name;
+  std::vector<const Bucket*> buckets;
+  int64_t findings = 0;  // over its buckets
+  int new_buckets = 0;
+};
+
+// The families of `buckets`, the largest first (ties by name).
+std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets);
+
+// A signature seen, its minimization asked for or under way.
+struct Pending {
+  Failing failing;
+  std::string kind;
+  uint64_t seed = 0;
+  int64_t count = 0;
+  bool fork_steps = false;  // its minimization ended a worker once (Note [Minimizing in forked steps])
+};
+
+class Campaign {
+ public:
+  Campaign(const CampaignOptions& options, std::ostream& log, std::unique_ptr<CaseRunner> runner)
+      : o_(options), log_(log), runner_(std::move(runner)) {}
+  CampaignResult run();
+
+ private:
+  void onCase(const json& reply);
+  void onCaseDeath(uint64_t seed, const WorkerDeath& d);
+  void onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& report);
+  bool familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family);
+  void onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death);
+  void takeCasesInOrder(bool stopping);
+  void onMinimized(const json& reply);
+  void onMinimizeDeath(const std::string& signature, const WorkerDeath& d);
+  void settleInOrder(bool stopping);
+  void settleMinimized(const std::string& signature, const json& reply);
+  Bucket& settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program);
+  void statusLine(bool final);
+  void dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time);
+  void receive(WorkerPool& pool, int ms);
+  void logStats() const;
+  void writeReport();
+  int newBuckets() const;
+  json bucketsJson() const;
+  json familiesJson(const std::vector<Family>& families) const;
+  json summaryJson(double elapsed, const std::vector<Family>& families) const;
+  void writeOverview(std::ostream& md, double elapsed) const;
+  void writeFamilies(std::ostream& md, const std::vector<Family>& families) const;
+  void writeBuckets(std::ostream& md, const std::vector<Family>& families) const;
+  std::string reproCommand(const Bucket& b) const;
+  void writeOverBudget(std::ostream& md) const;
+
+  const CampaignOptions& o_;
+  std::ostream& log_;
+  std::unique_ptr<CaseRunner> runner_;
+  std::set<std::string> known_;  // buckets in the corpus before this campaign
+  std::map<std::string, Bucket> buckets_;
+  std::map<std::string, std::string> bucket_of_;  // signature → bucket id
+  std::map<std::string, Pending> pending_;
+  std::map<std::string, int64_t> flaky_;          // signature → findings that did not repeat
+  // Note [A flaky finding does not hide its signature]: a signature as coarse as
+  // "D1 value-mismatch" covers many bugs; one finding of it that did not repeat (a kernel
+  // reading uninitialized memory) must not make every later one count as flaky unseen.
+  // The next few findings of a flaky signature are minimized too, and the first to repeat
+  // becomes its bucket; the seeds of flaky ones go to the report, to be looked at.
+  static constexpr int kFlakyRetries = 4;
+  std::map<std::string, int> flaky_retries_;
+  std::map<std::string, std::vector<uint64_t>> flaky_seeds_;  // the first few of each
+  std::deque<std::string> to_minimize_;           // signatures
+  // Note [A minimization budget per family]
+  struct OverBudget {
+    int64_t findings = 0;
+    std::map<std::string, uint64_t> first_seeds;  // signature → the seed it was first met in
+  };
+  std::map<std::string, int> minimizations_;                 // family → minimizations asked for
+  std::map<std::string, OverBudget> over_budget_;            // family → what it met past its budget
+  std::map<std::string, std::string> family_over_budget_;    // signature → its family, when past
+  // Note [Campaigns that do not depend on timing]
+  struct CaseEvent {
+    std::optional<json> reply;
+    std::optional<WorkerDeath> death;
+  };
+  uint64_t next_case_ = 0;                             // the seed whose result is taken next
+  std::map<uint64_t, CaseEvent> early_cases_;          // results of later seeds, waiting for it
+  std::set<std::pair<uint64_t, std::string>> order_;   // pending signatures by first seed
+  std::map<std::string, json> outcomes_;               // signature → its minimization's reply
+  PhaseTimes times_;
+  int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
+  std::map<std::string, int64_t> skipped_;        // check → cases it skipped
+  size_t peak_rss_ = 0;
+  Clock::time_point start_;
+  std::string started_at_;
+  std::vector<std::string> errors_;
+  int restarts_ = 0;
+  int recycled_ = 0;  // workers replaced after their share of requests
+};
+
+// "12%": `part` of `whole`, for status lines and the report.
+std::string percent(double part, double whole);
+
+}  // namespace epsmith::campaign_detail
