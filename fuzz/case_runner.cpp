@@ -105,12 +105,11 @@ std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vect
   CheckOptions options = focus ? focusedOn(*focus) : CheckOptions{};
   options.device = setup_.device;
   options.times = times;
-  for (auto& o : runChecks(p, checks, options)) {
-    if (o.status != CheckOutcome::Status::Finding) continue;
-    if (finding) *finding = o;
-    return failureSignature(o);
-  }
-  return "";
+  const auto outcomes = runChecks(p, checks, options);
+  const CheckOutcome* found = firstFinding(outcomes);
+  if (!found) return "";
+  if (finding) *finding = *found;
+  return failureSignature(*found);
 }
 
 // Note [Re-runs on a perturbed heap]

@@ -261,6 +261,13 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
 
 }  // namespace
 
+const CheckOutcome* firstFinding(const std::vector<CheckOutcome>& outcomes) {
+  for (const auto& o : outcomes) {
+    if (o.status == CheckOutcome::Status::Finding) return &o;
+  }
+  return nullptr;
+}
+
 std::string failureSignature(const CheckOutcome& o) {
   std::string signature = std::string(diffCheckName(o.check)) + " " + o.kind;
   return o.op.empty() ? signature : signature + " " + o.op;

@@ -48,6 +48,10 @@ struct CheckOutcome {
   std::string variant;  // the check's variant that found it: D4's form ("text", "json"), D6's check id
 };
 
+// The first finding among `outcomes`, in check order; null when every check passed or
+// skipped.
+const CheckOutcome* firstFinding(const std::vector<CheckOutcome>& outcomes);
+
 // What stays the same while a failure is minimized and what buckets it: the check, the
 // finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
 std::string failureSignature(const CheckOutcome& o);

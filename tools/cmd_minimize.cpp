@@ -33,17 +33,16 @@ constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running ever
 
 // The first finding of `checks` on `p`, as a message (fuzz/messages.h); "" when none.
 std::string firstFindingMessage(const ExportedProgram& p, const std::vector<DiffCheck>& checks) {
-  for (const auto& o : runChecks(p, checks)) {
-    if (o.status == CheckOutcome::Status::Finding) return messageText(toJson(o));
-  }
-  return "";
+  const auto outcomes = runChecks(p, checks);
+  const CheckOutcome* found = firstFinding(outcomes);
+  return found ? messageText(toJson(*found)) : "";
 }
 
-std::string firstFinding(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
-  for (const auto& o : runChecks(p, checks, focus)) {
-    if (o.status == CheckOutcome::Status::Finding) return failureSignature(o);
-  }
-  return "";
+// Its signature, the checks focused on the finding being minimized; "" when none.
+std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
+  const auto outcomes = runChecks(p, checks, focus);
+  const CheckOutcome* found = firstFinding(outcomes);
+  return found ? failureSignature(*found) : "";
 }
 
 std::string encode(const MinimizeResult& r) {
@@ -127,7 +126,7 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     if (!crash) {  // every step in one child
       IsolatedOutcome o = runIsolated([&] {
         return encode(minimize(program.value(),
-                               [&](const ExportedProgram& p) { return firstFinding(p, *checks, focus) == signature; },
+                               [&](const ExportedProgram& p) { return firstSignature(p, *checks, focus) == signature; },
                                options));
       }, all);
       if (o.result) minimized = decode(*o.result);
@@ -138,7 +137,7 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
       // inputs): it runs in a child too, each step's checks in a grandchild.
       IsolatedOutcome o = runIsolated([&] {
         const auto still_fails = [&](const ExportedProgram& p) {
-          IsolatedOutcome step = runIsolated([&] { return firstFinding(p, *checks, focus); }, limits);
+          IsolatedOutcome step = runIsolated([&] { return firstSignature(p, *checks, focus); }, limits);
           if (crash) return step.death && sameFailure(deathSignature(*step.death), signature);
           return step.result && *step.result == signature;
         };
