@@ -1,5 +1,5 @@
 // JSON → IR values: the path-aware cursor, tensor metas, node values, signatures and node
-// metadata (see ir/json_decode.h).
+// metadata (see formats/json_decode.h).
 #include "formats/json_decode.h"
 
 #include <algorithm>
@@ -254,6 +254,14 @@ int64_t At::integer() const {
     fail("non-finite number " + jsonQuoted(j_->string()) + " where an integer is expected");
   }
   fail("expected an integer, got " + describe(*j_));
+}
+
+uint64_t At::unsignedInteger() const {
+  if (j_->type() == JsonValue::Type::Unsigned) return j_->unsignedInteger();
+  if (j_->type() == JsonValue::Type::Integer && j_->integer() < 0) {
+    fail("expected a whole number from 0 up, got " + std::string(j_->token()));
+  }
+  return static_cast<uint64_t>(integer());
 }
 
 double At::number() const {

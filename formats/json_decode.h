@@ -1,4 +1,4 @@
-// JSON → IR values for ir/json_read.cpp: a cursor that knows its JSON path, and decoders of
+// JSON → IR values for formats/json_read.cpp: a cursor that knows its JSON path, and decoders of
 // tensor metas, node values, signatures and node metadata. Every failure is located.
 #pragma once
 
@@ -59,6 +59,7 @@ class At {
 
   // Scalars. number() also takes "Infinity", "-Infinity" and "NaN".
   int64_t integer() const;
+  uint64_t unsignedInteger() const;  // a whole number from 0 to UINT64_MAX
   double number() const;
   bool boolean() const;
   std::string string() const;

@@ -1,4 +1,4 @@
-// Shared helpers of the JSON reader and writer; see ir/json_detail.h.
+// Shared helpers of the JSON reader and writer; see formats/json_detail.h.
 #include "formats/json_detail.h"
 
 #include <algorithm>
@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 
-#include <nlohmann/json.hpp>
 
 namespace epsmith::json_detail {
 namespace {
@@ -82,7 +81,9 @@ void fail(std::string where, std::string message) {
 }
 
 std::string jsonQuoted(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  JsonWriter w(InvalidUtf8::Replace);
+  w.string(s);
+  return w.str();
 }
 
 std::string keyPath(const std::string& path, std::string_view key) {

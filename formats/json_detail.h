@@ -1,6 +1,6 @@
 // Pieces the JSON reader and writer share: failure signalling, JSON paths, base64, the
 // float spellings, metadata keys and torch's string encodings of node metadata.
-// Internal to ir/json_*.cpp; see ir/json_format.h for the API.
+// Internal to formats/json_*.cpp; the APIs are formats/json_format.h (programs) and formats/json.h.
 #pragma once
 
 #include <cstdint>

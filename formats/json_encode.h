@@ -1,5 +1,5 @@
 // Encoders from IR values to torch.export JSON pieces (and the epsmith extensions), used by
-// ir/json_write.cpp. Each fails (json_detail::fail) with `where` for a value no file can hold.
+// formats/json_write.cpp. Each fails (json_detail::fail) with `where` for a value no file can hold.
 #pragma once
 
 #include <string>

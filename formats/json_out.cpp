@@ -1,4 +1,4 @@
-// JSON written front to back; see ir/json_out.h.
+// JSON written front to back; see formats/json_out.h.
 #include "formats/json_out.h"
 
 #include <algorithm>
@@ -42,6 +42,11 @@ void JsonWriter::quoted(std::string_view s) {
     const unsigned char c = bytes[i];
     if (c >= 0x80) {
       size_t n = utf8SequenceLength(bytes + i, s.size() - i);
+      if (n == 0 && invalid_ == InvalidUtf8::Replace) {
+        text_.append("\xEF\xBF\xBD", 3);  // U+FFFD
+        ++i;
+        continue;
+      }
       if (n == 0) {
         fail("", "a string is not valid UTF-8 at its byte " + std::to_string(i) + " (it begins " +
                      jsonQuoted(s.substr(0, std::min<size_t>(i, 40))) + ")");
@@ -69,13 +74,17 @@ void JsonWriter::quoted(std::string_view s) {
   text_.push('"');
 }
 
-void JsonWriter::integer(int64_t v) {
+template <typename Int>
+void JsonWriter::whole(Int v) {
   separate();
   char* o = text_.room(24);
   auto [end, ec] = std::to_chars(o, o + 24, v);
   text_.commit(static_cast<size_t>(end - o));
   need_comma_ = true;
 }
+
+void JsonWriter::integer(int64_t v) { whole(v); }
+void JsonWriter::unsignedInteger(uint64_t v) { whole(v); }
 
 void JsonWriter::number(double v) {
   separate();
@@ -146,7 +155,7 @@ bool escapedQuote(const char* open, const char* q) {
   return backslashes % 2 == 1;
 }
 
-// Walks compact JSON text as nlohmann's dump(1) lays it out: `emit(bytes, n)` for text
+// Walks compact JSON text as the indented layout lays it out: `emit(bytes, n)` for text
 // copied as it is, `brk(depth)` for a line break indented `depth` spaces.
 template <typename Emit, typename Break>
 void layOut(std::string_view text, Emit&& emit, Break&& brk) {

@@ -1,19 +1,16 @@
-// JSON written front to back into one string. Internal to ir/json_*.cpp.
+// JSON written front to back into one string; used through formats/json.h.
 //
 // Note [JSON written as text]
-// The writer first built nlohmann's ordered_json tree (a heap block for every object,
-// array, string and key), serialized it and then destroyed it; then values that each held
-// their own compact text, copied into their parent's text once per level. Both cost more
-// than the bytes they wrote: the second spent most of its time growing and freeing the
-// thousands of small strings a program's values were, and copying each byte once per
-// level of nesting. A JsonWriter appends every byte once, in file order, to one string:
-// callers open a container, write its members, close it; commas and colons are its own
-// business. Where the file order is not the order the writer learns things in (a graph's
-// tensor_values table, filled while its nodes are written, comes after them), the part
-// learned early goes to a writer of its own and is spliced in whole (`raw`). The indented
-// form files use (nlohmann's dump(1) layout) is one pass over the finished compact text.
-// Strings are checked as UTF-8 when they are written: an invalid one fails there
-// (json_detail::fail, with no place: the writer, which knows the node or table, names it).
+// A tree of values built and then serialized (a heap block for every object, array, string
+// and key), or values that each hold their own text and are copied into their parent's
+// once per level, cost more than the bytes they write. A JsonWriter appends every byte
+// once, in file order, to one string: callers open a container, write its members, close
+// it; commas and colons are its own business. Where the file order is not the order the
+// writer learns things in (a graph's tensor_values table, filled while its nodes are
+// written, comes after them), the part learned early goes to a writer of its own and is
+// spliced in whole (`raw`). The indented form files use (one space per level, a line per
+// member) is one pass over the finished compact text. Strings are checked as UTF-8 when
+// they are written (InvalidUtf8).
 #pragma once
 
 #include <cstdint>
@@ -36,9 +33,15 @@ struct PlainStringBytes {
 };
 inline constexpr PlainStringBytes kPlainStringByte;
 
+// What the writer does with a string that is not valid UTF-8: programs fail (a name the
+// file cannot hold is the program's error); messages and reports, whose strings quote
+// kernels that may print any bytes, replace each invalid byte with U+FFFD.
+enum class InvalidUtf8 : uint8_t { Fail, Replace };
+
 class JsonWriter {
  public:
   JsonWriter() = default;
+  explicit JsonWriter(InvalidUtf8 invalid) : invalid_(invalid) {}
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
 
@@ -46,9 +49,10 @@ class JsonWriter {
   void null() { item("null", 4); }
   void boolean(bool b) { b ? item("true", 4) : item("false", 5); }
   void integer(int64_t v);
+  void unsignedInteger(uint64_t v);
   // A finite double in its shortest round-trip spelling (with ".0" when integral).
   void number(double v);
-  // A string literal; fails on text that is not valid UTF-8.
+  // A string literal; text that is not valid UTF-8 fails or is replaced (InvalidUtf8).
   void string(std::string_view s);
   // Bytes as a base64 string literal (torch's encoding of storage bytes).
   void base64(const std::vector<uint8_t>& bytes);
@@ -93,7 +97,7 @@ class JsonWriter {
   // before a key that cannot (as the writer always has), then both are placed.
   template <typename F>
   void member(std::string_view k, F&& value) {
-    JsonWriter v;
+    JsonWriter v(invalid_);
     value(v);
     key(k).raw(v.compact());
   }
@@ -102,10 +106,10 @@ class JsonWriter {
     member(k, [&](JsonWriter& v) { v.string(s); });
   }
 
-  // The compact text, as nlohmann's dump() spells it.
+  // The compact text: no whitespace outside strings.
   std::string_view compact() const { return text_.view(); }
   std::string str() const { return std::string(text_.view()); }  // a copy of compact()
-  // With one space per level and a line per member, as nlohmann's dump(1).
+  // With one space per level and a line per member.
   static std::string indented(std::string_view compact);
 
  private:
@@ -158,8 +162,11 @@ class JsonWriter {
     need_comma_ = true;
   }
   void quoted(std::string_view s);
+  template <typename Int>
+  void whole(Int v);
 
   Text text_;
+  InvalidUtf8 invalid_ = InvalidUtf8::Fail;
   bool need_comma_ = false;  // a value or a closed container was the last thing written
 };
 

@@ -1,9 +1,10 @@
 // Reads a program file: the torch ExportedProgram fields, then the epsmith section
-// (storages, state, constants, example inputs); graphs are in ir/json_read_graph.cpp.
+// (storages, state, constants, example inputs); graphs are in formats/json_read_graph.cpp.
 #include "formats/json_read.h"
 
 #include <limits>
 
+#include "formats/json.h"
 #include "formats/json_format.h"
 
 namespace epsmith {
@@ -163,8 +164,8 @@ void ProgramReader::readState(const At& eps, ExportedProgram& p) const {
   }
 }
 
-ExportedProgram ProgramReader::read(const JsonValue& root) {
-  At top(root, "$");
+ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
+  At top(root, std::move(path));
   top.expectObject();
   if (!root.find("exported_program") && root.find("graph_module")) {
     top.fail("missing required field \"exported_program\" (this looks like a bare torch.export "
@@ -244,10 +245,13 @@ ExportedProgram ProgramReader::read(const JsonValue& root) {
 
 }  // namespace json_detail
 
-Expected<ExportedProgram> readProgramJson(std::string_view text) {
+namespace {
+
+// Reads with `read`, every failure of the reader a LoadError.
+template <typename F>
+Expected<ExportedProgram> programOrError(F&& read) {
   try {
-    json_detail::JsonDocument doc = json_detail::parseJson(text, "");
-    return json_detail::ProgramReader().read(doc.root());
+    return read();
   } catch (const json_detail::Failure& f) {
     return f.error;
   } catch (const std::bad_alloc&) {
@@ -255,6 +259,19 @@ Expected<ExportedProgram> readProgramJson(std::string_view text) {
   } catch (const std::exception& e) {
     return LoadError{"", std::string("internal error while reading JSON: ") + e.what()};
   }
+}
+
+}  // namespace
+
+Expected<ExportedProgram> readProgramJson(std::string_view text) {
+  return programOrError([&] {
+    json_detail::JsonDocument doc = json_detail::parseJson(text, "");
+    return json_detail::ProgramReader().read(doc.root(), "$");
+  });
+}
+
+Expected<ExportedProgram> readProgramJsonAt(const JsonAt& at) {
+  return programOrError([&] { return json_detail::ProgramReader().read(at.json(), at.path()); });
 }
 
 }  // namespace epsmith

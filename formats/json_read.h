@@ -1,5 +1,5 @@
 // The program-level state a graph reader needs (storages, the epsmith side tables) and the
-// graph reader entry point; internal to ir/json_read*.cpp.
+// graph reader entry point; internal to formats/json_read*.cpp.
 #pragma once
 
 #include <memory>
@@ -15,7 +15,8 @@ namespace epsmith::json_detail {
 
 class ProgramReader {
  public:
-  ExportedProgram read(const JsonValue& root);
+  // The program object `root`, found at `path` ("$" for a file's root).
+  ExportedProgram read(const JsonValue& root, std::string path);
 
   // A TENSOR object; `storage` may be null only where `storage_optional`.
   TensorValue tensorValue(const At& a, bool storage_optional) const;

@@ -1,4 +1,4 @@
-// The JSON document the program reader walks; see ir/json_value.h.
+// The JSON document the program reader walks; see formats/json_value.h.
 #include "formats/json_value.h"
 
 #include <algorithm>

@@ -1,16 +1,16 @@
-// A parsed JSON document for the program reader: one pass over the text into a flat array of
-// values, strings left in the text unless they hold escapes. Internal to ir/json_*.cpp.
+// A parsed JSON document: one pass over the text into a flat array of values, strings left
+// in the text unless they hold escapes. Read through formats/json.h's cursor (JsonAt).
 //
 // Note [Our own JSON reader]
-// Reading a program file was nlohmann's parse into a DOM of std::map objects and
-// std::string keys and strings (a heap block for most of them), then our decoding of that
-// DOM: the parse alone was half of the read and an eighth of a whole campaign case, which
-// reads every program back (check D4). This document is built in one pass with no
-// allocation per value: a value's children sit next to each other in one array, and a
-// string is a view of the text unless it holds escapes. What it accepts is RFC 8259 JSON
-// and nothing more (no comments, no trailing commas, strings valid UTF-8 with no raw
-// control characters, at most kMaxDepth levels of nesting), and it refuses what nlohmann
-// took silently: a key given twice in one object. Objects keep their keys in file order.
+// Every program a campaign makes is read back (check D4), so reading JSON is on the
+// campaign's hot path. A DOM of std::map objects and std::string keys and strings (a heap
+// block for most values) costs more than decoding the program from it. This document is
+// built in one pass with no allocation per value: a value's children sit next to each
+// other in one array, and a string is a view of the text unless it holds escapes. What it
+// accepts is RFC 8259 JSON and nothing more (no comments, no trailing commas, strings valid
+// UTF-8 with no raw control characters, at most kMaxDepth levels of nesting), and it
+// refuses a key given twice in one object, which a map-based reader would take silently
+// (keeping one of them). Objects keep their keys in file order.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 #include "formats/json_format.h"
 #include "formats/json_write.h"
 
+#include "formats/json.h"
+
 namespace epsmith {
 namespace json_detail {
 
@@ -212,17 +214,24 @@ std::string ProgramWriter::write() {
 
 }  // namespace json_detail
 
-Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout) {
+Expected<std::string> programJsonValue(const ExportedProgram& p) {
   try {
-    std::string compact = json_detail::ProgramWriter(p).write();
-    if (layout == JsonLayout::Indented) compact = json_detail::JsonWriter::indented(compact);
-    return compact + "\n";
+    return json_detail::ProgramWriter(p).write();
   } catch (const json_detail::Failure& f) {
     if (f.error.where.empty()) return LoadError{"$", f.error.message};  // a string outside the graphs
     return f.error;
   } catch (const std::exception& e) {
     return LoadError{"", std::string("internal error while writing JSON: ") + e.what()};
   }
+}
+
+Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout) {
+  auto compact = programJsonValue(p);
+  if (!compact.ok() || layout == JsonLayout::Compact) {
+    if (compact.ok()) compact.value() += "\n";
+    return compact;
+  }
+  return indentedJson(compact.value());
 }
 
 }  // namespace epsmith

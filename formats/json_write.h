@@ -1,6 +1,6 @@
 // The JSON writer's two halves: ProgramWriter (the file, storages, state, side tables) and
 // GraphWriter (one graph, with the getitem and get_attr foldings of docs/json-format.md).
-// Internal to ir/json_write*.cpp.
+// Internal to formats/json_write*.cpp.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Reading and writing program files; see ir/program_io.h.
+// Reading and writing program files; see formats/program_io.h.
 #include "formats/program_io.h"
 
 #include <fcntl.h>

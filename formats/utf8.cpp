@@ -1,4 +1,4 @@
-// UTF-8 pieces the text and JSON formats share; see ir/utf8.h.
+// UTF-8 pieces the text and JSON formats share; see formats/utf8.h.
 #include "formats/utf8.h"
 
 namespace epsmith {

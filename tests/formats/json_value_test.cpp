@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/json.h"
 #include "formats/json_detail.h"
 #include "formats/json_out.h"
 #include "formats/json_value.h"
@@ -260,6 +261,41 @@ TEST(JsonWriter, RefusesAStringThatIsNotUtf8) {
   json_detail::JsonWriter w;
   w.beginArray();
   EXPECT_THROW(w.string("ok\xff"), json_detail::Failure);
+}
+
+// Messages and reports quote kernels, which may print any bytes: each invalid byte becomes
+// U+FFFD, as the reference's "replace" handler makes it, and the text stays JSON.
+TEST(JsonWriter, ReplacesWhatIsNotUtf8WhenAskedTo) {
+  const std::string bad = "a\xff\xc3(b\xe4\xb8\xad" "c\xed\xa0\x80";
+  json_detail::JsonWriter w(json_detail::InvalidUtf8::Replace);
+  w.beginArray();
+  w.string(bad);
+  w.unsignedInteger(UINT64_MAX);
+  w.endArray();
+  const Reference expected = Reference::array({Reference(bad), UINT64_MAX});
+  EXPECT_EQ(w.compact(), expected.dump(-1, ' ', false, Reference::error_handler_t::replace));
+  EXPECT_EQ(Reference::parse(w.compact())[1].get<uint64_t>(), UINT64_MAX);
+}
+
+// formats/json.h: a reader's failure names the file, then the JSON path or line:column.
+TEST(ReadJson, AFailureNamesTheFileAndThePlace) {
+  const std::string text = "{\"a\": [1, \"x\"], \"n\": -1, \"big\": 18446744073709551615}";
+  auto big = readJson(text, "f.json", [](const JsonAt& j) { return j.field("big").unsignedInteger(); });
+  ASSERT_TRUE(big.ok()) << big.error().str();
+  EXPECT_EQ(big.value(), UINT64_MAX);
+  auto wrong = readJson(text, "f.json", [](const JsonAt& j) { return j.field("a")[1].integer(); });
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().str(), "f.json: $.a[1]: expected an integer, got string \"x\"");
+  auto negative = readJson(text, "f.json", [](const JsonAt& j) { return j.field("n").unsignedInteger(); });
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().where, "f.json: $.n");
+  auto mine = readJson(text, "f.json", [](const JsonAt& j) -> Expected<int> { return LoadError{"$.a", "too short"}; });
+  ASSERT_FALSE(mine.ok());
+  EXPECT_EQ(mine.error().str(), "f.json: $.a: too short");
+  auto malformed = readJson("{\n  \"a\": ]", "f.json", [](const JsonAt&) { return 0; });
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.error().where, "f.json: 2:8");
+  EXPECT_NE(malformed.error().message.find("malformed JSON"), std::string::npos);
 }
 
 // Byte edits of a real program file: wherever the reference accepts the edited text we
