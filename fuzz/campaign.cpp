@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "epsmith/version.h"
@@ -22,64 +21,32 @@ namespace epsmith {
 namespace {
 
 using campaign_detail::Clock;
-using campaign_detail::json;
 
 volatile std::sig_atomic_t g_stop_requested = 0;
 extern "C" void requestStop(int) { g_stop_requested = 1; }
 
 // ---- what a worker does ----------------------------------------------------------------
 
+// A request the worker cannot read is a bug of this binary: it ends the worker, as any
+// other bug would (exit status 3, a death the campaign reports).
 std::string serve(const CaseRunner& runner, const std::string& request) {
-  const json req = json::parse(request);
-  const uint64_t seed = req.at("seed").get<uint64_t>();
-  json reply{{"type", req.at("type")}, {"seed", seed}};
-  if (req.at("type") == "case") {
-    CaseResult r = runner.run(seed);
-    reply["times"] = toJson(r.times);
-    reply["nodes"] = r.nodes;
-    if (r.generation_error) reply["generation_error"] = *r.generation_error;
-    json outcomes = json::array();
-    for (const auto& o : r.outcomes) outcomes.push_back(toJson(o));
-    reply["outcomes"] = std::move(outcomes);
-    return messageText(reply);
-  }
-  MinimizedFinding m = runner.minimize(seed, failingFrom(req.at("failing")), req.value("fork_steps", false));
-  reply["signature"] = m.signature;
-  reply["bucket"] = m.bucket.id();
-  reply["bucket_key"] = m.bucket.str();
-  reply["ops"] = m.bucket.ops;
-  reply["check"] = m.check;
-  reply["kind"] = m.kind;
-  reply["where"] = m.where;
-  reply["report"] = m.report;
-  reply["op"] = m.op;
-  reply["variant"] = m.variant;
-  reply["nodes_before"] = m.nodes_before;
-  reply["nodes_after"] = m.nodes_after;
-  reply["oracle_calls"] = m.oracle_calls;
-  reply["times"] = toJson(m.times);
-  reply["flaky"] = m.flaky;
-  if (m.program) {
-    auto program = writeProgramJson(*m.program);
-    if (program.ok()) reply["program"] = program.value();
-    reply["text"] = printProgramText(*m.program);
-  }
-  return messageText(reply);
+  auto req = readRequest(request);
+  if (!req.ok()) throw std::runtime_error(req.error().str());
+  if (req->type == WorkRequest::Type::Case) return writeCaseReply(runner.run(req->seed));
+  return writeMinimizeReply(runner.minimize(req->seed, *req->failing, req->fork_steps));
 }
 
 }  // namespace
 
 namespace campaign_detail {
 
-void Campaign::onCase(const json& reply) {
+void Campaign::onCase(const CaseResult& reply) {
   ++cases_;
-  const uint64_t seed = reply.at("seed").get<uint64_t>();
-  times_.add(timesFrom(reply.at("times")));
-  if (reply.contains("generation_error")) ++generation_errors_;
-  for (const auto& jo : reply.at("outcomes")) {
-    const CheckOutcome o = outcomeFrom(jo);
+  times_.add(reply.times);
+  if (reply.generation_error) ++generation_errors_;
+  for (const CheckOutcome& o : reply.outcomes) {
     if (o.status == CheckOutcome::Status::Skipped) ++skipped_[std::string(diffCheckName(o.check))];
-    if (o.status == CheckOutcome::Status::Finding) onFinding(seed, Failing::of(o), o.kind, o.report);
+    if (o.status == CheckOutcome::Status::Finding) onFinding(reply.seed, Failing::of(o), o.kind, o.report);
   }
 }
 
@@ -143,8 +110,8 @@ void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::strin
   order_.emplace(seed, signature);
   // A crash while generating leaves no program to shrink: its bucket is its signature.
   if (crash && crash->phase == "generate") {
-    outcomes_[signature] = json{{"unminimized", "the worker died (" + crash->kindName() +
-                                                    ") while generating the program, running " + crash->op}};
+    outcomes_[signature].not_minimized =
+        "the worker died (" + crash->kindName() + ") while generating the program, running " + crash->op;
     return;
   }
   to_minimize_.push_back(signature);
@@ -221,7 +188,7 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
 // it), and minimizations are settled in the order of their first seeds (one that finishes
 // early waits for those queued before it). A campaign of --cases N then files the same
 // cases whatever --jobs is, short of findings that depend on the heap.
-void Campaign::onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death) {
+void Campaign::onCaseEvent(uint64_t seed, std::optional<CaseResult> reply, std::optional<WorkerDeath> death) {
   early_cases_[seed] = CaseEvent{std::move(reply), std::move(death)};
   takeCasesInOrder(false);
 }
@@ -239,9 +206,9 @@ void Campaign::takeCasesInOrder(bool stopping) {
   }
 }
 
-void Campaign::onMinimized(const json& reply) {
-  const std::string signature = reply.at("signature").get<std::string>();
-  if (pending_.count(signature)) outcomes_[signature] = reply;
+void Campaign::onMinimized(MinimizedFinding reply) {
+  const std::string signature = reply.signature;
+  if (pending_.count(signature)) outcomes_[signature].minimized = std::move(reply);
 }
 
 void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
@@ -253,8 +220,8 @@ void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& 
     to_minimize_.push_front(signature);
     return;
   }
-  outcomes_[signature] = json{{"unminimized", "not minimized: the minimizing worker died (" + d.kindName() +
-                                                  (d.op.empty() ? "" : " in " + d.op) + ")"}};
+  outcomes_[signature].not_minimized =
+      "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
 }
 
 // Settles the pending signatures whose outcome is in, oldest first seed first, up to the
@@ -265,51 +232,49 @@ void Campaign::settleInOrder(bool stopping) {
     auto outcome = outcomes_.find(signature);
     if (outcome == outcomes_.end() && !stopping) return;
     order_.erase(order_.begin());
-    settleMinimized(signature, outcome != outcomes_.end() ? outcome->second
-                                                          : json{{"unminimized", "not minimized: the campaign stopped first"}});
-    if (outcome != outcomes_.end()) outcomes_.erase(signature);
+    MinimizeOutcome taken{std::nullopt, "not minimized: the campaign stopped first"};
+    if (outcome != outcomes_.end()) {
+      taken = std::move(outcome->second);
+      outcomes_.erase(outcome);
+    }
+    settleMinimized(signature, std::move(taken));
   }
 }
 
-void Campaign::settleMinimized(const std::string& signature, const json& reply) {
+void Campaign::settleMinimized(const std::string& signature, MinimizeOutcome outcome) {
   auto it = pending_.find(signature);
   if (it == pending_.end()) return;
   const Pending p = it->second;
   pending_.erase(it);
   Bucket b;
   b.signature = signature;
-  if (reply.contains("unminimized")) {
-    b.report = reply.at("unminimized").get<std::string>();
+  if (!outcome.minimized) {
+    b.report = outcome.not_minimized;
     Bucket& settled = settle(std::move(b), p, std::nullopt);
     bucket_of_[signature] = settled.id;
     return;
   }
-  times_.add(timesFrom(reply.at("times")));
-  if (reply.at("flaky").get<bool>()) {
+  MinimizedFinding& m = *outcome.minimized;
+  times_.add(m.times);
+  if (m.flaky) {
     flaky_[signature] += p.count;
     if (auto& seeds = flaky_seeds_[signature]; seeds.size() < 3) seeds.push_back(p.seed);
     return;
   }
-  b.id = reply.at("bucket").get<std::string>();
-  b.key = reply.at("bucket_key").get<std::string>();
-  b.check = reply.at("check").get<std::string>();
-  b.kind = reply.at("kind").get<std::string>();
-  b.where = reply.at("where").get<std::string>();
-  b.report = reply.at("report").get<std::string>();
-  b.op = reply.at("op").get<std::string>();
-  b.variant = reply.at("variant").get<std::string>();
-  b.ops = reply.at("ops").get<std::vector<std::string>>();
-  b.nodes_before = reply.at("nodes_before").get<size_t>();
-  b.nodes_after = reply.at("nodes_after").get<size_t>();
-  b.oracle_calls = reply.at("oracle_calls").get<int>();
-  std::optional<ExportedProgram> program;
-  if (reply.contains("program")) {
-    auto read = readProgramJson(reply.at("program").get<std::string>());
-    if (read.ok()) program = std::move(read.value());
-    else errors_.push_back("minimized program of " + signature + ": " + read.error().str());
-    b.text = reply.value("text", "");
-  }
-  Bucket& settled = settle(std::move(b), p, std::move(program));
+  b.id = m.bucket.id();
+  b.key = m.bucket.str();
+  b.ops = m.bucket.ops;
+  b.check = m.check;
+  b.kind = m.kind;
+  b.where = m.where;
+  b.report = m.report;
+  b.op = m.op;
+  b.variant = m.variant;
+  b.nodes_before = m.nodes_before;
+  b.nodes_after = m.nodes_after;
+  b.oracle_calls = m.oracle_calls;
+  if (m.program) b.text = printProgramText(*m.program);
+  Bucket& settled = settle(std::move(b), p, std::move(m.program));
   bucket_of_[signature] = settled.id;
 }
 
@@ -335,30 +300,42 @@ void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
       const std::string signature = to_minimize_.front();
       to_minimize_.pop_front();
       const Pending& p = pending_.at(signature);
-      json req{{"type", "minimize"}, {"seed", p.seed}, {"failing", toJson(p.failing)}};
-      if (p.fork_steps) req["fork_steps"] = true;
+      const WorkRequest req{WorkRequest::Type::Minimize, p.seed, p.failing, p.fork_steps};
       // Every step may run up to a case's time limit; allow the minimization a few minutes.
-      pool.send(w, req.dump(), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
+      pool.send(w, writeRequest(req), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
       continue;
     }
     while (!minimization_waits && pool.queued(w) < 2 && casesLeft()) {
       const uint64_t seed = o_.seed + static_cast<uint64_t>(issued++);
-      pool.send(w, json{{"type", "case"}, {"seed", seed}}.dump());
+      pool.send(w, writeRequest({WorkRequest::Type::Case, seed, std::nullopt, false}));
     }
   }
 }
 
-// Takes in what the workers answered (or how they died) within `ms` milliseconds.
+// Takes in what the workers answered (or how they died) within `ms` milliseconds. A reply
+// the campaign cannot read (a bug of this binary) goes to the report's errors: its case
+// counts with no outcomes, its signature as not minimized.
 void Campaign::receive(WorkerPool& pool, int ms) {
   for (auto& e : pool.wait(ms)) {
-    const json req = json::parse(e.request);
-    if (req.at("type") == "case") {
-      if (e.reply) onCaseEvent(req.at("seed").get<uint64_t>(), json::parse(*e.reply), std::nullopt);
-      else if (e.death) onCaseEvent(req.at("seed").get<uint64_t>(), std::nullopt, *e.death);
-    } else if (e.reply) {
-      onMinimized(json::parse(*e.reply));
+    const WorkRequest req = readRequest(e.request).value();  // written by this process
+    auto unreadable = [&](const LoadError& error) { errors_.push_back("a worker's reply: " + error.str()); };
+    if (req.type == WorkRequest::Type::Case) {
+      if (e.death) {
+        onCaseEvent(req.seed, std::nullopt, *e.death);
+        continue;
+      }
+      auto reply = readCaseReply(*e.reply);
+      if (!reply.ok()) unreadable(reply.error());
+      onCaseEvent(req.seed, reply.ok() ? std::move(reply.value()) : CaseResult{req.seed, {}, {}, 0, {}}, std::nullopt);
     } else if (e.death) {
-      onMinimizeDeath(failingFrom(req.at("failing")).signature, *e.death);
+      onMinimizeDeath(req.failing->signature, *e.death);
+    } else if (auto reply = readMinimizeReply(*e.reply); reply.ok()) {
+      onMinimized(std::move(reply.value()));
+    } else {
+      unreadable(reply.error());
+      if (pending_.count(req.failing->signature)) {
+        outcomes_[req.failing->signature].not_minimized = "not minimized: " + reply.error().str();
+      }
     }
   }
 }

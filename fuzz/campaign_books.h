@@ -10,7 +10,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -19,12 +18,12 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/case_runner.h"
+#include "formats/json.h"
 #include "fuzz/failing.h"
 #include "fuzz/workers.h"
 
 namespace epsmith::campaign_detail {
 
-using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 struct Bucket {
@@ -59,6 +58,12 @@ struct Pending {
   bool fork_steps = false;  // its minimization ended a worker once (Note [Minimizing in forked steps])
 };
 
+// What became of a signature's minimization: the minimized finding, or why there is none.
+struct MinimizeOutcome {
+  std::optional<MinimizedFinding> minimized;
+  std::string not_minimized;  // why, when `minimized` is empty
+};
+
 class Campaign {
  public:
   Campaign(const CampaignOptions& options, std::ostream& log, std::unique_ptr<CaseRunner> runner)
@@ -66,16 +71,16 @@ class Campaign {
   CampaignResult run();
 
  private:
-  void onCase(const json& reply);
+  void onCase(const CaseResult& reply);
   void onCaseDeath(uint64_t seed, const WorkerDeath& d);
   void onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& report);
   bool familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family);
-  void onCaseEvent(uint64_t seed, std::optional<json> reply, std::optional<WorkerDeath> death);
+  void onCaseEvent(uint64_t seed, std::optional<CaseResult> reply, std::optional<WorkerDeath> death);
   void takeCasesInOrder(bool stopping);
-  void onMinimized(const json& reply);
+  void onMinimized(MinimizedFinding reply);
   void onMinimizeDeath(const std::string& signature, const WorkerDeath& d);
   void settleInOrder(bool stopping);
-  void settleMinimized(const std::string& signature, const json& reply);
+  void settleMinimized(const std::string& signature, MinimizeOutcome outcome);
   Bucket& settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program);
   void statusLine(bool final);
   void dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time);
@@ -83,9 +88,9 @@ class Campaign {
   void logStats() const;
   void writeReport();
   int newBuckets() const;
-  json bucketsJson() const;
-  json familiesJson(const std::vector<Family>& families) const;
-  json summaryJson(double elapsed, const std::vector<Family>& families) const;
+  void writeBucketsJson(JsonWriter& w) const;
+  void writeFamiliesJson(JsonWriter& w, const std::vector<Family>& families) const;
+  std::string summaryJson(double elapsed, const std::vector<Family>& families) const;
   void writeOverview(std::ostream& md, double elapsed) const;
   void writeFamilies(std::ostream& md, const std::vector<Family>& families) const;
   void writeBuckets(std::ostream& md, const std::vector<Family>& families) const;
@@ -119,13 +124,13 @@ class Campaign {
   std::map<std::string, std::string> family_over_budget_;    // signature → its family, when past
   // Note [Campaigns that do not depend on timing]
   struct CaseEvent {
-    std::optional<json> reply;
+    std::optional<CaseResult> reply;
     std::optional<WorkerDeath> death;
   };
   uint64_t next_case_ = 0;                             // the seed whose result is taken next
   std::map<uint64_t, CaseEvent> early_cases_;          // results of later seeds, waiting for it
   std::set<std::pair<uint64_t, std::string>> order_;   // pending signatures by first seed
-  std::map<std::string, json> outcomes_;               // signature → its minimization's reply
+  std::map<std::string, MinimizeOutcome> outcomes_;    // signature → what its minimization made
   PhaseTimes times_;
   int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
   std::map<std::string, int64_t> skipped_;        // check → cases it skipped

@@ -74,91 +74,122 @@ int Campaign::newBuckets() const {
 }
 
 // summary.json's buckets: each with the finding's fields and how to get it back.
-json Campaign::bucketsJson() const {
-  json buckets = json::array();
+void Campaign::writeBucketsJson(JsonWriter& w) const {
+  w.beginArray();
   for (const auto& [id, b] : buckets_) {
-    buckets.push_back({{"id", id},
-                       {"new", b.is_new},
-                       {"count", b.count},
-                       {"signature", b.signature},
-                       {"key", b.key},
-                       {"check", b.check},
-                       {"kind", b.kind},
-                       {"op", b.op},
-                       {"variant", b.variant},
-                       {"ops", b.ops},
-                       {"first_seed", b.first_seed},
-                       {"nodes_before", b.nodes_before},
-                       {"nodes_after", b.nodes_after},
-                       {"oracle_calls", b.oracle_calls},
-                       {"corpus_file", b.corpus_file},
-                       {"repro", reproCommand(b)}});
+    w.beginObject();
+    w.key("id").string(id);
+    w.key("new").boolean(b.is_new);
+    w.key("count").integer(b.count);
+    w.key("signature").string(b.signature);
+    w.key("key").string(b.key);
+    w.key("check").string(b.check);
+    w.key("kind").string(b.kind);
+    w.key("op").string(b.op);
+    w.key("variant").string(b.variant);
+    w.key("ops").strings(b.ops);
+    w.key("first_seed").unsignedInteger(b.first_seed);
+    w.key("nodes_before").unsignedInteger(b.nodes_before);
+    w.key("nodes_after").unsignedInteger(b.nodes_after);
+    w.key("oracle_calls").integer(b.oracle_calls);
+    w.key("corpus_file").string(b.corpus_file);
+    w.key("repro").string(reproCommand(b));
+    w.endObject();
   }
-  return buckets;
+  w.endArray();
 }
 
-json Campaign::familiesJson(const std::vector<Family>& families) const {
-  json out = json::array();
+void Campaign::writeFamiliesJson(JsonWriter& w, const std::vector<Family>& families) const {
+  w.beginArray();
   for (const Family& f : families) {
-    json ids = json::array();
-    for (const Bucket* b : f.buckets) ids.push_back(b->id);
-    out.push_back({{"family", f.name}, {"buckets", f.buckets.size()}, {"new", f.new_buckets},
-                   {"findings", f.findings}, {"bucket_ids", ids}});
+    w.beginObject();
+    w.key("family").string(f.name);
+    w.key("buckets").unsignedInteger(f.buckets.size());
+    w.key("new").integer(f.new_buckets);
+    w.key("findings").integer(f.findings);
+    w.key("bucket_ids").beginArray();
+    for (const Bucket* b : f.buckets) w.string(b->id);
+    w.endArray();
+    w.endObject();
   }
-  return out;
+  w.endArray();
 }
 
-json Campaign::summaryJson(double elapsed, const std::vector<Family>& families) const {
+namespace {
+
+// {"name": count, ...} of a map keyed by text.
+template <typename Map, typename F>
+void writeMapJson(JsonWriter& w, const Map& map, F&& value) {
+  w.beginObject();
+  for (const auto& [key, v] : map) w.member(key, [&](JsonWriter& out) { value(out, v); });
+  w.endObject();
+}
+
+// The phases' seconds, each times `scale`.
+void writePhasesJson(JsonWriter& w, const PhaseTimes& t, double scale) {
+  w.beginObject();
+  for (int i = 0; i < kNumPhases; ++i) w.key(kPhaseNames[i]).number(t.seconds[static_cast<size_t>(i)] * scale);
+  w.endObject();
+}
+
+}  // namespace
+
+std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& families) const {
   const double total = times_.total();
-  json summary;
-  summary["epsmith"] = std::string(kEpsmithVersion);
-  summary["libtorch"] = libtorchVersion();
-  summary["command"] = o_.command_line;
-  summary["started"] = started_at_;
-  summary["seconds"] = elapsed;
-  summary["seed"] = o_.seed;
-  summary["jobs"] = o_.jobs;
-  summary["nodes"] = runner_->nodes();
-  summary["device"] = o_.device;
-  json checks = json::array();
-  for (DiffCheck c : o_.setup.checks) checks.push_back(diffCheckName(c));
-  summary["checks"] = checks;
-  summary["cases"] = cases_;
-  summary["cases_per_second"] = cases_ / std::max(elapsed, 1e-9);
-  summary["cases_per_second_per_job"] = cases_ / std::max(elapsed, 1e-9) / std::max(o_.jobs, 1);
-  json phases, shares;
-  for (int i = 0; i < kNumPhases; ++i) {
-    phases[std::string(kPhaseNames[i])] = times_.seconds[static_cast<size_t>(i)];
-    shares[std::string(kPhaseNames[i])] = total > 0 ? times_.seconds[static_cast<size_t>(i)] / total : 0.0;
-  }
-  summary["phase_seconds"] = phases;
-  summary["phase_share"] = shares;
+  const double per_second = cases_ / std::max(elapsed, 1e-9);
+  JsonWriter w(InvalidUtf8::Replace);
+  w.beginObject();
+  w.key("epsmith").string(kEpsmithVersion);
+  w.key("libtorch").string(libtorchVersion());
+  w.key("command").string(o_.command_line);
+  w.key("started").string(started_at_);
+  w.key("seconds").number(elapsed);
+  w.key("seed").unsignedInteger(o_.seed);
+  w.key("jobs").integer(o_.jobs);
+  w.key("nodes").integer(runner_->nodes());
+  w.key("device").string(o_.device);
+  w.key("checks").beginArray();
+  for (DiffCheck c : o_.setup.checks) w.string(diffCheckName(c));
+  w.endArray();
+  w.key("cases").integer(cases_);
+  w.key("cases_per_second").number(per_second);
+  w.key("cases_per_second_per_job").number(per_second / std::max(o_.jobs, 1));
+  writePhasesJson(w.key("phase_seconds"), times_, 1);
+  writePhasesJson(w.key("phase_share"), times_, total > 0 ? 1 / total : 0);
   // Time inside ATen kernels, whatever the phase: the generator's trial calls and the
   // functionalizer's probes as well as the programs' runs (oracle/op_time.h).
-  summary["op_seconds"] = times_.in_ops;
-  summary["op_share"] = total > 0 ? times_.in_ops / total : 0.0;
-  summary["findings"] = findings_;
-  summary["generation_errors"] = generation_errors_;
-  summary["worker_deaths"] = deaths_;
-  summary["worker_restarts"] = restarts_;
-  summary["worker_recycles"] = recycled_;
-  summary["peak_rss_bytes"] = peak_rss_;
-  summary["skipped"] = skipped_;
-  summary["flaky"] = flaky_;
-  summary["flaky_seeds"] = flaky_seeds_;
-  summary["buckets"] = bucketsJson();
-  summary["new_buckets"] = newBuckets();
-  summary["families"] = familiesJson(families);
-  summary["minimize_per_family"] = o_.minimize_per_family;
-  json over_budget = json::array();
+  w.key("op_seconds").number(times_.in_ops);
+  w.key("op_share").number(total > 0 ? times_.in_ops / total : 0.0);
+  w.key("findings").integer(findings_);
+  w.key("generation_errors").integer(generation_errors_);
+  w.key("worker_deaths").integer(deaths_);
+  w.key("worker_restarts").integer(restarts_);
+  w.key("worker_recycles").integer(recycled_);
+  w.key("peak_rss_bytes").unsignedInteger(peak_rss_);
+  const auto count = [](JsonWriter& out, int64_t n) { out.integer(n); };
+  writeMapJson(w.key("skipped"), skipped_, count);
+  writeMapJson(w.key("flaky"), flaky_, count);
+  writeMapJson(w.key("flaky_seeds"), flaky_seeds_, [](JsonWriter& out, const std::vector<uint64_t>& seeds) {
+    out.beginArray();
+    for (uint64_t seed : seeds) out.unsignedInteger(seed);
+    out.endArray();
+  });
+  writeBucketsJson(w.key("buckets"));
+  w.key("new_buckets").integer(newBuckets());
+  writeFamiliesJson(w.key("families"), families);
+  w.key("minimize_per_family").integer(o_.minimize_per_family);
+  w.key("not_minimized").beginArray();
   for (const auto& [family, over] : over_budget_) {
-    json seeds = json::object();
-    for (const auto& [signature, seed] : over.first_seeds) seeds[signature] = seed;
-    over_budget.push_back({{"family", family}, {"findings", over.findings}, {"first_seeds", seeds}});
+    w.beginObject();
+    w.key("family").string(family);
+    w.key("findings").integer(over.findings);
+    writeMapJson(w.key("first_seeds"), over.first_seeds, [](JsonWriter& out, uint64_t seed) { out.unsignedInteger(seed); });
+    w.endObject();
   }
-  summary["not_minimized"] = over_budget;
-  summary["errors"] = errors_;
-  return summary;
+  w.endArray();
+  w.key("errors").strings(errors_);
+  w.endObject();
+  return indentedJson(w.compact());
 }
 
 // report.md's table: cases, findings, deaths, memory, where the time went, what was skipped
@@ -228,7 +259,7 @@ void Campaign::writeBuckets(std::ostream& md, const std::vector<Family>& familie
 void Campaign::writeReport() {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const std::vector<Family> families = familiesOf(buckets_);
-  const json summary = summaryJson(elapsed, families);
+  const std::string summary = summaryJson(elapsed, families);
   std::ostringstream md;
   writeOverview(md, elapsed);
   writeFamilies(md, families);
@@ -241,7 +272,7 @@ void Campaign::writeReport() {
     return;
   }
   const auto dir = std::filesystem::path(o_.report_dir);
-  if (auto e = writeFileAtomically((dir / "summary.json").string(), summary.dump(2, ' ', false, json::error_handler_t::replace) + "\n")) errors_.push_back(e->str());
+  if (auto e = writeFileAtomically((dir / "summary.json").string(), summary)) errors_.push_back(e->str());
   if (auto e = writeFileAtomically((dir / "report.md").string(), md.str())) errors_.push_back(e->str());
 }
 

@@ -1,9 +1,9 @@
 // See messages.h.
 #include "fuzz/messages.h"
 
-namespace epsmith {
+#include "formats/json.h"
 
-using json = nlohmann::json;
+namespace epsmith {
 
 Failing Failing::of(const CheckOutcome& finding) {
   return {std::string(diffCheckName(finding.check)), failureSignature(finding), finding, std::nullopt};
@@ -21,71 +21,255 @@ std::string deathSignature(const WorkerDeath& d) {
   return s;
 }
 
-std::string messageText(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+namespace {
 
-json toJson(const CheckOutcome& o) {
-  json j{{"check", diffCheckName(o.check)}, {"status", static_cast<int>(o.status)}, {"report", o.report}};
-  if (o.status != CheckOutcome::Status::Finding) return j;
-  j["kind"] = o.kind;
-  j["where"] = o.where;
-  j["op"] = o.op;
-  j["variant"] = o.variant;
-  return j;
+// ---- the records, each an object of its fields --------------------------------------------
+
+void write(JsonWriter& w, const CheckOutcome& o) {
+  w.beginObject();
+  w.key("check").string(diffCheckName(o.check));
+  w.key("status").integer(static_cast<int>(o.status));
+  w.key("report").string(o.report);
+  if (o.status == CheckOutcome::Status::Finding) {
+    w.key("kind").string(o.kind);
+    w.key("where").string(o.where);
+    w.key("op").string(o.op);
+    w.key("variant").string(o.variant);
+  }
+  w.endObject();
 }
 
-CheckOutcome outcomeFrom(const json& j) {
+CheckOutcome readOutcomeAt(const JsonAt& j) {
   CheckOutcome o;
-  o.check = diffCheckFromName(j.at("check").get<std::string>()).value_or(DiffCheck::D1);
-  o.status = static_cast<CheckOutcome::Status>(j.at("status").get<int>());
-  o.report = j.at("report").get<std::string>();
+  const JsonAt check = j.field("check");
+  if (auto c = diffCheckFromName(check.view())) o.check = *c;
+  else check.fail("unknown check " + jsonQuoted(check.view()));
+  const int64_t status = j.field("status").integer();
+  if (status < 0 || status > static_cast<int>(CheckOutcome::Status::Skipped)) j.field("status").fail("unknown status");
+  o.status = static_cast<CheckOutcome::Status>(status);
+  o.report = j.field("report").string();
   if (o.status != CheckOutcome::Status::Finding) return o;
-  o.kind = j.at("kind").get<std::string>();
-  o.where = j.at("where").get<std::string>();
-  o.op = j.at("op").get<std::string>();
-  o.variant = j.at("variant").get<std::string>();
+  o.kind = j.field("kind").string();
+  o.where = j.field("where").string();
+  o.op = j.field("op").string();
+  o.variant = j.field("variant").string();
   return o;
 }
 
-json toJson(const WorkerDeath& d) {
-  return {{"kind", static_cast<int>(d.kind)}, {"code", d.code}, {"phase", d.phase}, {"op", d.op}};
+void write(JsonWriter& w, const WorkerDeath& d) {
+  w.beginObject();
+  w.key("kind").integer(static_cast<int>(d.kind));
+  w.key("code").integer(d.code);
+  w.key("phase").string(d.phase);
+  w.key("op").string(d.op);
+  w.endObject();
 }
 
-WorkerDeath deathFrom(const json& j) {
+WorkerDeath readDeathAt(const JsonAt& j) {
   WorkerDeath d;
-  d.kind = static_cast<WorkerDeath::Kind>(j.at("kind").get<int>());
-  d.code = j.at("code").get<int>();
-  d.phase = j.at("phase").get<std::string>();
-  d.op = j.at("op").get<std::string>();
+  const int64_t kind = j.field("kind").integer();
+  if (kind < 0 || kind > static_cast<int>(WorkerDeath::Kind::OutOfMemory)) j.field("kind").fail("unknown kind");
+  d.kind = static_cast<WorkerDeath::Kind>(kind);
+  d.code = static_cast<int>(j.field("code").integer());
+  d.phase = j.field("phase").string();
+  d.op = j.field("op").string();
   return d;
 }
 
-json toJson(const Failing& f) {
-  json j{{"check", f.check}, {"signature", f.signature}};
-  if (f.finding) j["finding"] = toJson(*f.finding);
-  if (f.crash) j["crash"] = toJson(*f.crash);
-  return j;
+void write(JsonWriter& w, const Failing& f) {
+  w.beginObject();
+  w.key("check").string(f.check);
+  w.key("signature").string(f.signature);
+  if (f.finding) write(w.key("finding"), *f.finding);
+  if (f.crash) write(w.key("crash"), *f.crash);
+  w.endObject();
 }
 
-Failing failingFrom(const json& j) {
+Failing readFailingAt(const JsonAt& j) {
   Failing f;
-  f.check = j.at("check").get<std::string>();
-  f.signature = j.at("signature").get<std::string>();
-  if (j.contains("finding")) f.finding = outcomeFrom(j.at("finding"));
-  if (j.contains("crash")) f.crash = deathFrom(j.at("crash"));
+  f.check = j.field("check").string();
+  f.signature = j.field("signature").string();
+  if (auto finding = j.optional("finding")) f.finding = readOutcomeAt(*finding);
+  if (auto crash = j.optional("crash")) f.crash = readDeathAt(*crash);
   return f;
 }
 
-json toJson(const PhaseTimes& t) {
-  std::vector<double> v(t.seconds.begin(), t.seconds.end());
-  v.push_back(t.in_ops);
-  return json(v);
+// The phases' seconds, then the part in ATen kernels.
+void write(JsonWriter& w, const PhaseTimes& t) {
+  w.beginArray();
+  for (double s : t.seconds) w.number(s);
+  w.number(t.in_ops);
+  w.endArray();
 }
 
-PhaseTimes timesFrom(const json& j) {
+PhaseTimes readTimesAt(const JsonAt& j) {
   PhaseTimes t;
-  for (size_t i = 0; i < t.seconds.size() && i < j.size(); ++i) t.seconds[i] = j[i].get<double>();
-  if (j.size() > t.seconds.size()) t.in_ops = j[t.seconds.size()].get<double>();
+  if (j.size() != t.seconds.size() + 1) j.fail("expected " + std::to_string(t.seconds.size() + 1) + " numbers");
+  for (size_t i = 0; i < t.seconds.size(); ++i) t.seconds[i] = j[i].number();
+  t.in_ops = j[t.seconds.size()].number();
   return t;
+}
+
+void write(JsonWriter& w, const BucketKey& k) {
+  w.beginObject();
+  w.key("check").string(k.check);
+  w.key("kind").string(k.kind);
+  w.key("ops").strings(k.ops);
+  w.key("detail").string(k.detail);
+  w.endObject();
+}
+
+BucketKey readBucketKeyAt(const JsonAt& j) {
+  return {j.field("check").string(), j.field("kind").string(), j.field("ops").strings(), j.field("detail").string()};
+}
+
+size_t sizeAt(const JsonAt& j) {
+  const int64_t n = j.integer();
+  if (n < 0) j.fail("negative count");
+  return static_cast<size_t>(n);
+}
+
+template <typename F>
+std::string message(F&& body) {
+  JsonWriter w(InvalidUtf8::Replace);
+  w.beginObject();
+  body(w);
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace
+
+// ---- messages ------------------------------------------------------------------------------
+
+std::string writeRequest(const WorkRequest& r) {
+  return message([&](JsonWriter& w) {
+    w.key("type").string(r.type == WorkRequest::Type::Case ? "case" : "minimize");
+    w.key("seed").unsignedInteger(r.seed);
+    if (r.failing) write(w.key("failing"), *r.failing);
+    if (r.fork_steps) w.key("fork_steps").boolean(true);
+  });
+}
+
+Expected<WorkRequest> readRequest(std::string_view text) {
+  return readJson(text, "request", [](const JsonAt& j) {
+    WorkRequest r;
+    const JsonAt type = j.field("type");
+    if (type.view() == "minimize") r.type = WorkRequest::Type::Minimize;
+    else if (type.view() != "case") type.fail("unknown request " + jsonQuoted(type.view()));
+    r.seed = j.field("seed").unsignedInteger();
+    if (auto failing = j.optional("failing")) r.failing = readFailingAt(*failing);
+    if (r.type == WorkRequest::Type::Minimize && !r.failing) j.field("failing");  // fails: it is required
+    if (auto fork = j.optional("fork_steps")) r.fork_steps = fork->boolean();
+    return r;
+  });
+}
+
+std::string writeCaseReply(const CaseResult& r) {
+  return message([&](JsonWriter& w) {
+    w.key("seed").unsignedInteger(r.seed);
+    write(w.key("times"), r.times);
+    w.key("nodes").unsignedInteger(r.nodes);
+    if (r.generation_error) w.key("generation_error").string(*r.generation_error);
+    w.key("outcomes").beginArray();
+    for (const auto& o : r.outcomes) write(w, o);
+    w.endArray();
+  });
+}
+
+Expected<CaseResult> readCaseReply(std::string_view text) {
+  return readJson(text, "case reply", [](const JsonAt& j) {
+    CaseResult r;
+    r.seed = j.field("seed").unsignedInteger();
+    r.times = readTimesAt(j.field("times"));
+    r.nodes = sizeAt(j.field("nodes"));
+    if (auto e = j.optional("generation_error")) r.generation_error = e->string();
+    const JsonAt outcomes = j.field("outcomes");
+    for (size_t i = 0; i < outcomes.size(); ++i) r.outcomes.push_back(readOutcomeAt(outcomes[i]));
+    return r;
+  });
+}
+
+// The minimized program goes as JSON (Note [One JSON stack]); one no file can hold goes
+// without it, its finding still filed.
+std::string writeMinimizeReply(const MinimizedFinding& m) {
+  return message([&](JsonWriter& w) {
+    w.key("signature").string(m.signature);
+    write(w.key("bucket"), m.bucket);
+    w.key("check").string(m.check);
+    w.key("kind").string(m.kind);
+    w.key("where").string(m.where);
+    w.key("report").string(m.report);
+    w.key("op").string(m.op);
+    w.key("variant").string(m.variant);
+    w.key("nodes_before").unsignedInteger(m.nodes_before);
+    w.key("nodes_after").unsignedInteger(m.nodes_after);
+    w.key("oracle_calls").integer(m.oracle_calls);
+    write(w.key("times"), m.times);
+    w.key("flaky").boolean(m.flaky);
+    if (!m.program) return;
+    if (auto program = programJsonValue(*m.program); program.ok()) w.key("program").raw(program.value());
+  });
+}
+
+Expected<MinimizedFinding> readMinimizeReply(std::string_view text) {
+  return readJson(text, "minimize reply", [](const JsonAt& j) -> Expected<MinimizedFinding> {
+    MinimizedFinding m;
+    m.signature = j.field("signature").string();
+    m.bucket = readBucketKeyAt(j.field("bucket"));
+    m.check = j.field("check").string();
+    m.kind = j.field("kind").string();
+    m.where = j.field("where").string();
+    m.report = j.field("report").string();
+    m.op = j.field("op").string();
+    m.variant = j.field("variant").string();
+    m.nodes_before = sizeAt(j.field("nodes_before"));
+    m.nodes_after = sizeAt(j.field("nodes_after"));
+    m.oracle_calls = static_cast<int>(j.field("oracle_calls").integer());
+    m.times = readTimesAt(j.field("times"));
+    m.flaky = j.field("flaky").boolean();
+    if (auto program = j.optional("program")) {
+      auto read = readProgramJsonAt(*program);
+      if (!read.ok()) return read.error();
+      m.program = std::move(read.value());
+    }
+    return m;
+  });
+}
+
+std::string writeOutcome(const CheckOutcome& o) {
+  JsonWriter w(InvalidUtf8::Replace);
+  write(w, o);
+  return w.str();
+}
+
+Expected<CheckOutcome> readOutcome(std::string_view text) {
+  return readJson(text, "check outcome", [](const JsonAt& j) { return readOutcomeAt(j); });
+}
+
+std::string writeMinimizeResult(const MinimizeResult& r) {
+  auto program = programJsonValue(r.program);
+  if (!program.ok()) return "";
+  return message([&](JsonWriter& w) {
+    w.key("log").strings(r.log);
+    w.key("before").unsignedInteger(r.nodes_before);
+    w.key("after").unsignedInteger(r.nodes_after);
+    w.key("calls").integer(r.oracle_calls);
+    w.key("program").raw(program.value());
+  });
+}
+
+Expected<MinimizeResult> readMinimizeResult(std::string_view text) {
+  return readJson(text, "the minimizing child's reply", [](const JsonAt& j) -> Expected<MinimizeResult> {
+    auto program = readProgramJsonAt(j.field("program"));
+    if (!program.ok()) return program.error();
+    MinimizeResult r{std::move(program.value()), 0, 0, 0, {}};
+    r.log = j.field("log").strings();
+    r.nodes_before = sizeAt(j.field("before"));
+    r.nodes_after = sizeAt(j.field("after"));
+    r.oracle_calls = static_cast<int>(j.field("calls").integer());
+    return r;
+  });
 }
 
 }  // namespace epsmith

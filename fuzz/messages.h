@@ -1,35 +1,47 @@
-// The one schema of what crosses a process boundary in a campaign: a check's outcome, a
-// failure being minimized, a worker's death and phase times, each as a JSON object whose
-// members are the record's own fields. Case replies, minimize requests and replies, and a
-// forked re-run's answer all use these, so a finding's fields reach the parent as the
-// check made them and nothing is read back out of a report.
+// The one schema of what crosses a process boundary: a worker's requests and replies in a
+// campaign, and a forked child's answer (a check's outcome) in `epsmith check`, `minimize`
+// and forked minimization steps, and what `minimize`'s child made. Each record is a JSON object whose members are its own
+// fields, so a finding's fields reach the parent as the check made them and nothing is read
+// back out of a report. Strings that are not UTF-8 (a kernel's message may hold any bytes)
+// are replaced, not refused.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/failing.h"
-#include "fuzz/phases.h"
-#include "fuzz/workers.h"
+#include "ir/diagnostic.h"
+#include "minimizer/minimize.h"
 
 namespace epsmith {
 
-nlohmann::json toJson(const CheckOutcome& o);
-nlohmann::json toJson(const WorkerDeath& d);
-nlohmann::json toJson(const Failing& f);
-nlohmann::json toJson(const PhaseTimes& t);  // the phases' seconds, then the part in ATen kernels
+// What a campaign asks a worker: run the case of `seed`, or minimize `failing`, found in it.
+struct WorkRequest {
+  enum class Type : uint8_t { Case, Minimize };
+  Type type = Type::Case;
+  uint64_t seed = 0;
+  std::optional<Failing> failing;  // Minimize
+  bool fork_steps = false;         // Minimize: Note [Minimizing in forked steps]
+};
 
-// A message's text: one line, bytes that are not UTF-8 (a kernel's message may hold any)
-// replaced rather than refused.
-std::string messageText(const nlohmann::json& message);
+std::string writeRequest(const WorkRequest& r);
+std::string writeCaseReply(const CaseResult& r);
+std::string writeMinimizeReply(const MinimizedFinding& m);
+std::string writeOutcome(const CheckOutcome& o);
+// `epsmith minimize`'s child: what the minimizer made. A program no file can hold makes
+// an empty message, which no reader takes.
+std::string writeMinimizeResult(const MinimizeResult& r);
 
-// The readers expect what the writers above wrote (both ends are this binary); a missing
-// member throws nlohmann's exception, which ends a worker as any bug would.
-CheckOutcome outcomeFrom(const nlohmann::json& j);
-WorkerDeath deathFrom(const nlohmann::json& j);
-Failing failingFrom(const nlohmann::json& j);
-PhaseTimes timesFrom(const nlohmann::json& j);
+// The readers take what the writers above wrote (both ends are this binary); anything else
+// is a LoadError at the member's JSON path.
+Expected<WorkRequest> readRequest(std::string_view text);
+Expected<CaseResult> readCaseReply(std::string_view text);
+Expected<MinimizedFinding> readMinimizeReply(std::string_view text);
+Expected<CheckOutcome> readOutcome(std::string_view text);
+Expected<MinimizeResult> readMinimizeResult(std::string_view text);
 
 }  // namespace epsmith

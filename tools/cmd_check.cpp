@@ -2,44 +2,16 @@
 // on one program and prints, per check, pass / skipped (why) / the finding, readably.
 // Exit 0 when nothing was found, 1 when a check found something, 2 for unreadable input or
 // bad flags.
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 
 #include "formats/program_io.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
+#include "fuzz/messages.h"
 #include "fuzz/workers.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
-namespace {
-
-// Each check runs in a child process (Note [Checks out of harm's way]).
-std::string encode(const CheckOutcome& o) {
-  return nlohmann::json{{"status", static_cast<int>(o.status)}, {"kind", o.kind}, {"where", o.where}, {"report", o.report}}
-      .dump();
-}
-
-CheckOutcome decode(DiffCheck check, const std::string& text) {
-  CheckOutcome o;
-  o.check = check;
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    o.status = CheckOutcome::Status::Finding;
-    o.kind = "check-error";
-    o.report = "the check's process sent back no outcome";
-    return o;
-  }
-  o.status = static_cast<CheckOutcome::Status>(j.value("status", 1));
-  o.kind = j.value("kind", "");
-  o.where = j.value("where", "");
-  o.report = j.value("report", "");
-  return o;
-}
-
-}  // namespace
-
 // Note [Checks out of harm's way]
 // A check can meet a LibTorch memory error (the corpus's d2-crash-memory cases segfault in
 // LibTorch's functionalization) or a kernel that hangs. Each check runs in a child, so such
@@ -79,17 +51,18 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     for (DiffCheck c : *checks) {
       IsolatedOutcome r = runIsolated([&] {
         auto one = runChecks(program.value(), {c}, options);
-        return one.empty() ? std::string() : encode(one.front());
+        return one.empty() ? std::string() : writeOutcome(one.front());
       }, limits);
-      if (r.result) {
-        outcomes.push_back(decode(c, *r.result));
+      if (auto read = r.result ? readOutcome(*r.result) : LoadError{}; read.ok()) {
+        outcomes.push_back(read.value());
         continue;
       }
       CheckOutcome died;
       died.check = c;
       died.status = CheckOutcome::Status::Finding;
       died.kind = r.death ? r.death->kindName() : "check-error";
-      died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")" : "the check sent back nothing";
+      died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")"
+                            : "the check's process sent back no outcome";
       outcomes.push_back(died);
     }
     int findings = 0;

@@ -3,8 +3,6 @@
 // (check, kind, and the op that raised). Prints each accepted step, the sizes and the oracle
 // calls spent, and the minimized program (or writes it to OUT). Exit 0 when minimized, 1
 // when IN shows no finding to minimize, 2 for unreadable input or bad flags.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <iostream>
 
@@ -35,7 +33,7 @@ constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running ever
 std::string firstFindingMessage(const ExportedProgram& p, const std::vector<DiffCheck>& checks) {
   const auto outcomes = runChecks(p, checks);
   const CheckOutcome* found = firstFinding(outcomes);
-  return found ? messageText(toJson(*found)) : "";
+  return found ? writeOutcome(*found) : "";
 }
 
 // Its signature, the checks focused on the finding being minimized; "" when none.
@@ -45,27 +43,11 @@ std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck
   return found ? failureSignature(*found) : "";
 }
 
-std::string encode(const MinimizeResult& r) {
-  auto program = renderProgram(r.program, FileFormat::Json);
-  nlohmann::json j = {{"log", r.log},
-                      {"before", r.nodes_before},
-                      {"after", r.nodes_after},
-                      {"calls", r.oracle_calls},
-                      {"program", program.ok() ? program.value() : ""}};
-  return j.dump();
-}
-
-std::optional<MinimizeResult> decode(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  auto program = parseProgram(j.value("program", ""), FileFormat::Json, "the minimizing child's program");
-  if (!program.ok()) return std::nullopt;
-  MinimizeResult r{std::move(program.value()), 0, 0, 0, {}};
-  r.log = j.value("log", std::vector<std::string>{});
-  r.nodes_before = j.value("before", size_t{0});
-  r.nodes_after = j.value("after", size_t{0});
-  r.oracle_calls = j.value("calls", 0);
-  return r;
+// The child's result; none when it sent back something unreadable (said, not lost).
+std::optional<MinimizeResult> takeResult(Expected<MinimizeResult> read) {
+  if (read.ok()) return std::move(read.value());
+  std::cerr << "epsmith minimize: " << read.error().str() << "\n";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -107,7 +89,10 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     IsolatedOutcome first = runIsolated([&] { return firstFindingMessage(program.value(), *checks); }, limits);
     const bool crash = first.death.has_value();
     std::optional<CheckOutcome> found;
-    if (first.result && !first.result->empty()) found = outcomeFrom(nlohmann::json::parse(*first.result));
+    if (first.result && !first.result->empty()) {
+      auto read = readOutcome(*first.result);
+      if (read.ok()) found = read.value();
+    }
     const std::string signature = crash ? deathSignature(*first.death) : found ? failureSignature(*found) : "";
     if (signature.empty()) {
       std::cerr << "epsmith minimize: " << opts->in << ": no check finds anything; nothing to minimize\n";
@@ -125,11 +110,11 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     std::optional<MinimizeResult> minimized;
     if (!crash) {  // every step in one child
       IsolatedOutcome o = runIsolated([&] {
-        return encode(minimize(program.value(),
+        return writeMinimizeResult(minimize(program.value(),
                                [&](const ExportedProgram& p) { return firstSignature(p, *checks, focus) == signature; },
                                options));
       }, all);
-      if (o.result) minimized = decode(*o.result);
+      if (o.result) minimized = takeResult(readMinimizeResult(*o.result));
       if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
     }
     if (!minimized) {
@@ -141,9 +126,9 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
           if (crash) return step.death && sameFailure(deathSignature(*step.death), signature);
           return step.result && *step.result == signature;
         };
-        return encode(minimize(program.value(), still_fails, options));
+        return writeMinimizeResult(minimize(program.value(), still_fails, options));
       }, all);
-      if (o.result) minimized = decode(*o.result);
+      if (o.result) minimized = takeResult(readMinimizeResult(*o.result));
       if (!minimized) {
         std::cerr << "epsmith minimize: the minimization died ("
                   << (o.death ? deathSignature(*o.death) : std::string("it sent back nothing"))

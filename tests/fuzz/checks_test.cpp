@@ -231,7 +231,9 @@ TEST(Messages, AnOutcomeCrossesAProcessBoundaryWithEveryField) {
   o.op = "aten::add_.Tensor";
   o.variant = "input-count";
   o.report = std::string("bad byte \xff here\nand a second line");
-  const CheckOutcome back = outcomeFrom(nlohmann::json::parse(messageText(toJson(o))));
+  const auto read = readOutcome(writeOutcome(o));
+  ASSERT_TRUE(read.ok()) << read.error().str();
+  const CheckOutcome& back = read.value();
   EXPECT_EQ(back.check, o.check);
   EXPECT_EQ(back.status, o.status);
   EXPECT_EQ(back.kind, o.kind);
@@ -247,16 +249,82 @@ TEST(Messages, AnOutcomeCrossesAProcessBoundaryWithEveryField) {
   d.code = 11;
   d.phase = "D2";
   d.op = "aten::polygamma_";
-  const Failing f = failingFrom(nlohmann::json::parse(messageText(toJson(Failing::of(d)))));
+  auto request = readRequest(writeRequest({WorkRequest::Type::Minimize, 7, Failing::of(d), true}));
+  ASSERT_TRUE(request.ok()) << request.error().str();
+  EXPECT_EQ(request->seed, 7u);
+  EXPECT_TRUE(request->fork_steps);
+  ASSERT_TRUE(request->failing.has_value());
+  const Failing& f = *request->failing;
   EXPECT_EQ(f.signature, deathSignature(d));
   EXPECT_EQ(f.check, "D2");
   ASSERT_TRUE(f.crash.has_value());
   EXPECT_EQ(f.crash->op, d.op);
   EXPECT_FALSE(f.finding.has_value());
-  const Failing g = failingFrom(nlohmann::json::parse(messageText(toJson(Failing::of(o)))));
+  auto again = readRequest(writeRequest({WorkRequest::Type::Minimize, 8, Failing::of(o), false}));
+  ASSERT_TRUE(again.ok() && again->failing.has_value());
+  const Failing& g = *again->failing;
   EXPECT_EQ(g.signature, failureSignature(o));
   ASSERT_TRUE(g.finding.has_value());
   EXPECT_EQ(g.finding->variant, "input-count");
+}
+
+// A case's reply and a minimization's reply carry every field, the minimized program
+// embedded as JSON (Note [One JSON stack]); a reply missing a field is a located error.
+TEST(Messages, RepliesCarryTheirRecordsAndTheProgram) {
+  CaseResult r;
+  r.seed = UINT64_MAX - 1;
+  r.times.seconds[0] = 0.25;
+  r.times.in_ops = 0.125;
+  r.generation_error = "no program";
+  r.nodes = 17;
+  r.outcomes.resize(2);
+  r.outcomes[1].check = DiffCheck::D4;
+  r.outcomes[1].status = CheckOutcome::Status::Skipped;
+  r.outcomes[1].report = "why";
+  auto back = readCaseReply(writeCaseReply(r));
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->seed, r.seed);
+  EXPECT_EQ(back->times.seconds, r.times.seconds);
+  EXPECT_EQ(back->times.in_ops, r.times.in_ops);
+  EXPECT_EQ(back->generation_error, r.generation_error);
+  EXPECT_EQ(back->nodes, r.nodes);
+  ASSERT_EQ(back->outcomes.size(), 2u);
+  EXPECT_EQ(back->outcomes[1].check, DiffCheck::D4);
+  EXPECT_EQ(back->outcomes[1].status, CheckOutcome::Status::Skipped);
+  EXPECT_EQ(back->outcomes[1].report, "why");
+
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/linear_counter.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  MinimizedFinding m;
+  m.signature = "D2 exception-in-one aten::add_";
+  m.bucket = {"D2", "exception-in-one", {"aten::add_.Tensor", "aten::mul.Tensor"}, "aten::add_"};
+  m.check = "D2";
+  m.kind = "exception-in-one";
+  m.where = "%add_";
+  m.report = "bad \xfe byte";
+  m.op = "aten::add_";
+  m.nodes_before = 12;
+  m.nodes_after = 2;
+  m.oracle_calls = 40;
+  m.program = std::move(p.value());
+  auto mb = readMinimizeReply(writeMinimizeReply(m));
+  ASSERT_TRUE(mb.ok()) << mb.error().str();
+  EXPECT_EQ(mb->bucket.id(), m.bucket.id());
+  EXPECT_EQ(mb->bucket.str(), m.bucket.str());
+  EXPECT_EQ(mb->where, m.where);
+  EXPECT_EQ(mb->op, m.op);
+  EXPECT_EQ(mb->report, "bad \xef\xbf\xbd byte");
+  EXPECT_EQ(mb->nodes_before, 12u);
+  EXPECT_EQ(mb->oracle_calls, 40);
+  ASSERT_TRUE(mb->program.has_value());
+  EXPECT_EQ(printProgramText(*mb->program), printProgramText(*m.program));
+
+  auto missing = readCaseReply("{\"seed\": 3}");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().str(), "case reply: $: missing required field \"times\"");
+  auto bad_check = readOutcome("{\"check\": \"D9\", \"status\": 0, \"report\": \"\"}");
+  ASSERT_FALSE(bad_check.ok());
+  EXPECT_EQ(bad_check.error().where, "check outcome: $.check");
 }
 
 // Note [Planted faults]: LibTorch's functionalization of logical_not_ raises in this binary.
