@@ -13,9 +13,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "formats/json.h"
 #include "formats/json_format.h"
 #include "formats/text_format.h"
 #include "fuzz/campaign.h"
@@ -123,11 +123,18 @@ void BM_Campaign(benchmark::State& state) {
       break;
     }
     std::ifstream in(dir / "report" / "summary.json");
-    const auto summary = nlohmann::json::parse(in);
-    cases_per_s += summary.at("cases_per_second").get<double>();
-    min_share += summary.at("phase_share").at("minimize").get<double>();
-    findings += summary.at("findings").get<double>();
-    deaths += summary.at("worker_deaths").get<double>();
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto read = readJson(text, "summary.json", [&](const JsonAt& summary) {
+      cases_per_s += summary.field("cases_per_second").number();
+      min_share += summary.field("phase_share").field("minimize").number();
+      findings += summary.field("findings").number();
+      deaths += summary.field("worker_deaths").number();
+      return true;
+    });
+    if (!read.ok()) {
+      state.SkipWithError(read.error().str().c_str());
+      break;
+    }
   }
   std::filesystem::remove_all(dir);
   const auto n = static_cast<double>(state.iterations());

@@ -11,17 +11,16 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "formats/json.h"
 #include "formats/json_format.h"
 #include "formats/program_io.h"
 #include "fuzz/checks.h"
 
 namespace epsmith {
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
@@ -53,6 +52,56 @@ std::optional<CaseStatus> caseStatusFromName(std::string_view name) {
     if (caseStatusName(s) == name) return s;
   }
   return std::nullopt;
+}
+
+std::string stringOr(const JsonAt& object, std::string_view key, const std::string& fallback) {
+  auto v = object.optional(key);
+  return v ? v->string() : fallback;
+}
+
+int64_t integerOr(const JsonAt& object, std::string_view key, int64_t fallback) {
+  auto v = object.optional(key);
+  return v ? v->integer() : fallback;
+}
+
+void writeProvenance(JsonWriter& w, const Provenance& p) {
+  w.beginObject();
+  w.key("seed").unsignedInteger(p.seed);
+  w.key("config").string(p.config);
+  w.key("nodes").integer(p.nodes);
+  w.key("libtorch").string(p.libtorch);
+  w.key("epsmith").string(p.epsmith);
+  w.key("date").string(p.date);
+  w.key("nodes_before_minimization").unsignedInteger(p.nodes_before);
+  w.key("nodes_after_minimization").unsignedInteger(p.nodes_after);
+  w.key("oracle_calls").integer(p.oracle_calls);
+  w.endObject();
+}
+
+Provenance readProvenance(const JsonAt& p) {
+  Provenance out;
+  out.seed = p.field("seed").unsignedInteger();
+  out.config = stringOr(p, "config", "");
+  out.nodes = static_cast<int>(integerOr(p, "nodes", 16));
+  out.libtorch = stringOr(p, "libtorch", "");
+  out.epsmith = stringOr(p, "epsmith", "");
+  out.date = stringOr(p, "date", "");
+  out.nodes_before = static_cast<size_t>(integerOr(p, "nodes_before_minimization", 0));
+  out.nodes_after = static_cast<size_t>(integerOr(p, "nodes_after_minimization", 0));
+  out.oracle_calls = static_cast<int>(integerOr(p, "oracle_calls", 0));
+  return out;
+}
+
+// The expected verdict; case files written before findings kept their op and variant have
+// them read from the signature.
+void readExpected(const JsonAt& e, CaseFile& c) {
+  c.check = e.field("check").string();
+  c.kind = e.field("kind").string();
+  c.signature = e.field("signature").string();
+  c.report = stringOr(e, "report", "");
+  const auto named = findingFromSignature(c.signature);
+  c.op = stringOr(e, "op", named ? named->op : "");
+  c.variant = stringOr(e, "variant", named ? named->variant : "");
 }
 
 }  // namespace
@@ -124,34 +173,33 @@ std::string_view caseStatusName(CaseStatus s) {
 }
 
 Expected<std::string> writeCaseFileText(const CaseFile& c) {
-  nlohmann::ordered_json j;  // in this order, so a person reads the verdict first
-  j["epsmith_case"] = kCaseFormatVersion;
-  j["bucket"] = c.bucket;
-  j["bucket_key"] = c.bucket_key;
-  j["status"] = std::string(caseStatusName(c.status));
-  if (!c.note.empty()) j["note"] = c.note;
-  j["expected"] = {{"check", c.check}, {"kind", c.kind}, {"signature", c.signature}};
-  if (!c.op.empty()) j["expected"]["op"] = c.op;
-  if (!c.variant.empty()) j["expected"]["variant"] = c.variant;
-  j["expected"]["report"] = c.report;
-  const Provenance& p = c.provenance;
-  j["provenance"] = {{"seed", p.seed},
-                     {"config", p.config},
-                     {"nodes", p.nodes},
-                     {"libtorch", p.libtorch},
-                     {"epsmith", p.epsmith},
-                     {"date", p.date},
-                     {"nodes_before_minimization", p.nodes_before},
-                     {"nodes_after_minimization", p.nodes_after},
-                     {"oracle_calls", p.oracle_calls}};
+  std::string program;
   if (c.program) {
-    auto program = writeProgramJson(*c.program);
-    if (!program.ok()) return program.error();
-    j["program"] = nlohmann::ordered_json::parse(program.value());
-  } else {
-    j["program"] = nullptr;
+    auto written = programJsonValue(*c.program);
+    if (!written.ok()) return written.error();
+    program = std::move(written.value());
   }
-  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  JsonWriter w(InvalidUtf8::Replace);  // in this order, so a person reads the verdict first
+  w.beginObject();
+  w.key("epsmith_case").integer(kCaseFormatVersion);
+  w.key("bucket").string(c.bucket);
+  w.key("bucket_key").string(c.bucket_key);
+  w.key("status").string(caseStatusName(c.status));
+  if (!c.note.empty()) w.key("note").string(c.note);
+  w.key("expected").beginObject();
+  w.key("check").string(c.check);
+  w.key("kind").string(c.kind);
+  w.key("signature").string(c.signature);
+  if (!c.op.empty()) w.key("op").string(c.op);
+  if (!c.variant.empty()) w.key("variant").string(c.variant);
+  w.key("report").string(c.report);
+  w.endObject();
+  writeProvenance(w.key("provenance"), c.provenance);
+  w.key("program");
+  if (c.program) w.raw(program);
+  else w.null();
+  w.endObject();
+  return indentedJson(w.compact());
 }
 
 bool isCaseFileText(const std::string& text) {
@@ -160,69 +208,34 @@ bool isCaseFileText(const std::string& text) {
 }
 
 Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& where) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    return LoadError{where, std::string("not JSON: ") + e.what()};
-  }
-  std::string path = "$";
-  try {
-    if (!j.is_object() || !j.contains("epsmith_case")) return LoadError{where, "not an epsmith case file (no epsmith_case)"};
-    path = "$.epsmith_case";
-    if (j.at("epsmith_case").get<int>() != kCaseFormatVersion) {
-      return LoadError{where + ": " + path, "unsupported case format " + j.at("epsmith_case").dump()};
+  return readJson(text, where, [](const JsonAt& j) -> Expected<CaseFile> {
+    j.expectObject();
+    auto version = j.optional("epsmith_case");
+    if (!version) j.fail("not an epsmith case file (no epsmith_case)");
+    if (version->integer() != kCaseFormatVersion) {
+      version->fail("unsupported case format " + std::to_string(version->integer()));
     }
     CaseFile c;
-    path = "$.bucket";
-    c.bucket = j.at("bucket").get<std::string>();
-    path = "$.bucket_key";
-    c.bucket_key = j.value("bucket_key", "");
-    path = "$.expected";
-    const json& e = j.at("expected");
-    c.check = e.at("check").get<std::string>();
-    c.kind = e.at("kind").get<std::string>();
-    c.signature = e.at("signature").get<std::string>();
-    c.report = e.value("report", "");
-    const auto named = findingFromSignature(c.signature);
-    c.op = e.value("op", named ? named->op : "");
-    c.variant = e.value("variant", named ? named->variant : "");
-    path = "$.status";
-    auto status = caseStatusFromName(j.value("status", "open"));
-    if (!status) return LoadError{where + ": " + path, "unknown status " + j.at("status").dump() + " (open, known-upstream, fixed)"};
-    c.status = *status;
-    c.note = j.value("note", "");
-    path = "$.provenance";
-    const json& p = j.at("provenance");
-    c.provenance.seed = p.at("seed").get<uint64_t>();
-    c.provenance.config = p.value("config", "");
-    c.provenance.nodes = p.value("nodes", 16);
-    c.provenance.libtorch = p.value("libtorch", "");
-    c.provenance.epsmith = p.value("epsmith", "");
-    c.provenance.date = p.value("date", "");
-    c.provenance.nodes_before = p.value("nodes_before_minimization", size_t{0});
-    c.provenance.nodes_after = p.value("nodes_after_minimization", size_t{0});
-    c.provenance.oracle_calls = p.value("oracle_calls", 0);
-    path = "$.program";
-    const json& program = j.at("program");
-    if (!program.is_null()) {
-      auto read = readProgramJson(program.dump());
-      if (!read.ok()) {
-        LoadError error = read.error();
-        if (error.where.rfind("$", 0) == 0) error.where = "$.program" + error.where.substr(1);
-        if (!c.provenance.libtorch.empty() && c.provenance.libtorch != libtorchVersion()) {
-          c.program_unreadable_here = error.str();
-          return c;
-        }
-        error.where = where + ": " + error.where;
-        return error;
-      }
+    c.bucket = j.field("bucket").string();
+    c.bucket_key = stringOr(j, "bucket_key", "");
+    readExpected(j.field("expected"), c);
+    const std::string status = stringOr(j, "status", "open");
+    if (auto s = caseStatusFromName(status)) c.status = *s;
+    else j.field("status").fail("unknown status " + jsonQuoted(status) + " (open, known-upstream, fixed)");
+    c.note = stringOr(j, "note", "");
+    c.provenance = readProvenance(j.field("provenance"));
+    auto program = j.optional("program");
+    if (!program) return c;
+    auto read = readProgramJsonAt(*program);
+    if (read.ok()) {
       c.program = std::move(read.value());
+    } else if (!c.provenance.libtorch.empty() && c.provenance.libtorch != libtorchVersion()) {
+      c.program_unreadable_here = read.error().str();  // Note [Cases found on another LibTorch]
+    } else {
+      return read.error();
     }
     return c;
-  } catch (const json::exception& e) {
-    return LoadError{where + ": " + path, std::string("malformed: ") + e.what()};
-  }
+  });
 }
 
 Expected<CaseFile> readCaseFile(const std::string& path) {

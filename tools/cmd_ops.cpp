@@ -7,8 +7,7 @@
 #include <map>
 #include <regex>
 
-#include <nlohmann/json.hpp>
-
+#include "formats/json.h"
 #include "generators/op_catalog.h"
 #include "tools/command.h"
 
@@ -62,32 +61,49 @@ void printText(const std::vector<const CatalogEntry*>& matched, bool filtered) {
 }
 
 void printJson(const std::vector<const CatalogEntry*>& matched) {
-  nlohmann::ordered_json out;
-  nlohmann::ordered_json categories = nlohmann::ordered_json::object();
-  nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
-  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+  std::map<std::string, Counts> categories;  // by name
+  std::map<std::string, int> reasons;
   int generatable = 0, enabled = 0;
+  JsonWriter ops;
+  ops.beginArray();
   for (const CatalogEntry* e : matched) {
-    auto& c = categories[std::string(opCategoryName(e->category))];
-    if (c.is_null()) c = {{"total", 0}, {"generatable", 0}, {"enabled", 0}};
-    c["total"] = c["total"].get<int>() + 1;
-    if (e->generatable()) c["generatable"] = c["generatable"].get<int>() + 1;
-    if (e->enabled) c["enabled"] = c["enabled"].get<int>() + 1;
+    Counts& c = categories[std::string(opCategoryName(e->category))];
+    ++c.total;
+    c.generatable += e->generatable() ? 1 : 0;
+    c.enabled += e->enabled ? 1 : 0;
     generatable += e->generatable() ? 1 : 0;
     enabled += e->enabled ? 1 : 0;
-    if (!e->generatable()) reasons[e->reason_kind] = reasons.value(e->reason_kind, 0) + 1;
-    ops.push_back({{"name", e->op->name()},
-                   {"category", std::string(opCategoryName(e->category))},
-                   {"enabled", e->enabled},
-                   {"reason", e->reason}});
+    if (!e->generatable()) ++reasons[e->reason_kind];
+    ops.beginObject();
+    ops.key("name").string(e->op->name());
+    ops.key("category").string(opCategoryName(e->category));
+    ops.key("enabled").boolean(e->enabled);
+    ops.key("reason").string(e->reason);
+    ops.endObject();
   }
-  out["total"] = matched.size();
-  out["generatable"] = generatable;
-  out["enabled"] = enabled;
-  out["categories"] = categories;
-  out["reasons"] = reasons;
-  out["ops"] = ops;
-  std::cout << out.dump(2) << "\n";
+  ops.endArray();
+  JsonWriter w;
+  w.beginObject();
+  w.key("total").unsignedInteger(matched.size());
+  w.key("generatable").integer(generatable);
+  w.key("enabled").integer(enabled);
+  w.key("categories").beginObject();
+  for (const auto& [name, c] : categories) {
+    w.member(name, [&](JsonWriter& v) {
+      v.beginObject();
+      v.key("total").integer(c.total);
+      v.key("generatable").integer(c.generatable);
+      v.key("enabled").integer(c.enabled);
+      v.endObject();
+    });
+  }
+  w.endObject();
+  w.key("reasons").beginObject();
+  for (const auto& [reason, n] : reasons) w.member(reason, [&](JsonWriter& v) { v.integer(n); });
+  w.endObject();
+  w.key("ops").raw(ops.compact());
+  w.endObject();
+  std::cout << indentedJson(w.compact());
 }
 
 }  // namespace

@@ -218,7 +218,7 @@ check replay_campaign 0 "0 not as expected" -- "${campaign_faults[@]}" "$epsmith
 check check_case_file 1 "FINDING" -- "${campaign_faults[@]}" "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
 check replay_missing 2 "no such file or directory" -- "$epsmith" replay "$work/none"
 printf '{"epsmith_case": 1}' >"$work/bad_case.json"
-check replay_bad_case 2 "bad_case.json: \$.bucket" -- "$epsmith" replay "$work/bad_case.json"
+check replay_bad_case 2 "bad_case.json: \$: missing required field \"bucket\"" -- "$epsmith" replay "$work/bad_case.json"
 # A case that outlives its time limit is a hang, recorded with the op it was running.
 check fuzz_timeout 1 "timeout" -- "$epsmith" fuzz --cases 2 --timeout 0.001 --minimize-calls 0 --corpus "$work/corpus_t" --report "$work/report_t"
 check fuzz_timeout_summary 0 '"kind": "timeout"' -- cat "$work/report_t/summary.json"
