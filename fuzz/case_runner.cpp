@@ -190,9 +190,9 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
 // A finding that a check reports is minimized in-process: a fork per step costs more than
 // the step. But a smaller program may crash the kernel outright (a use-after-free that
 // raised in the case shows as a SIGSEGV once the heap looks different), and that ends the
-// worker mid-minimization. The campaign then asks again with fork_steps set: each step,
-// the re-runs and the final look at the program each run in a forked child, and a step
-// whose child dies does not count as failing the same way. Only the few findings that
+// worker mid-minimization. The campaign then asks again with fork_steps set: each step
+// (its eager runs and its checks), the re-runs and the final look at the program each run
+// in a forked child, and a step whose child dies does not count as failing the same way. Only the few findings that
 // killed a minimizing worker pay for the forks.
 MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork_steps) const {
   MinimizedFinding m;
@@ -272,6 +272,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   options.max_oracle_calls = setup_.minimize_calls;
   // A hang costs its whole time limit per step.
   if (crash && crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+  if (fork_steps) options.run_step = eagerStepsInChildren(limits);
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
   m.oracle_calls = r.oracle_calls;
   m.nodes_after = r.nodes_after;

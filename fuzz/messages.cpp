@@ -2,6 +2,7 @@
 #include "fuzz/messages.h"
 
 #include "formats/json.h"
+#include "formats/json_format.h"
 
 namespace epsmith {
 
@@ -235,6 +236,22 @@ Expected<MinimizedFinding> readMinimizeReply(std::string_view text) {
     }
     return m;
   });
+}
+
+StepRunner eagerStepsInChildren(const WorkerLimits& limits) {
+  return [limits](const EagerStep& step) -> std::optional<ExportedProgram> {
+    const IsolatedOutcome o = runIsolated(
+        [&] {
+          auto candidate = step();
+          auto json = candidate ? programJsonValue(*candidate) : Expected<std::string>(std::string());
+          return json.ok() ? json.value() : std::string();  // "": no candidate
+        },
+        limits);
+    if (!o.result || o.result->empty()) return std::nullopt;
+    auto back = readProgramJson(*o.result);
+    if (!back.ok()) return std::nullopt;
+    return std::move(back.value());
+  };
 }
 
 std::string writeOutcome(const CheckOutcome& o) {

@@ -36,6 +36,10 @@ std::string writeOutcome(const CheckOutcome& o);
 // an empty message, which no reader takes.
 std::string writeMinimizeResult(const MinimizeResult& r);
 
+// The minimizer's eager steps each in a forked child under `limits`, the candidate coming
+// back as JSON (Note [Minimizing in forked steps]).
+StepRunner eagerStepsInChildren(const WorkerLimits& limits);
+
 // The readers take what the writers above wrote (both ends are this binary); anything else
 // is a LoadError at the member's JSON path.
 Expected<WorkRequest> readRequest(std::string_view text);

@@ -284,7 +284,10 @@ constexpr Pass kPasses[] = {{removeNodes},          {removeOutputs},          {d
 // verified first (free, and the verifier is structural: stale vals cannot fail it), and
 // only a verified one costs runs: the eager run that rebuilds its vals and the predicate,
 // each counted against the budget, as is each edit that runs the program. The value passes
-// edit by running the program, so they go one target at a time.
+// edit by running the program, so they go one target at a time. Every eager run the engine
+// makes (a value pass's edits, the refresh) goes through MinimizeOptions::run_step, so a
+// caller that runs the predicate in a forked child runs these in one too: a kernel that
+// crashes there rejects the candidate instead of ending the minimization.
 class Engine {
  public:
   Engine(const StillFails& still_fails, const MinimizeOptions& options, MinimizeResult& result)
@@ -313,26 +316,48 @@ class Engine {
   }
 
  private:
+  size_t runsLeft() const { return static_cast<size_t>(std::max(0, options_.max_oracle_calls - r_.oracle_calls)); }
+
   bool tryChunk(const std::vector<Variant>& targets, size_t start, size_t end, bool edits_run) {
-    ExportedProgram candidate = r_.program.clone();
-    size_t applied = 0;
-    for (size_t i = start; i < end && !spent(); ++i) {
-      if (edits_run) ++r_.oracle_calls;
-      applied += targets[i].edit(candidate) ? 1 : 0;
+    // An edit that runs the program is a run; two more to come: the refresh and the predicate.
+    const size_t last = edits_run ? start + std::min(end - start, runsLeft()) : end;
+    if (edits_run) r_.oracle_calls += static_cast<int>(last - start);
+    if (last == start || r_.oracle_calls + 2 > options_.max_oracle_calls) return false;
+    std::optional<ExportedProgram> candidate;
+    if (edits_run) {
+      candidate = eager([&] { return edited(targets, start, last, true); });
+    } else if (auto structural = edited(targets, start, last, false)) {  // edits that run nothing
+      candidate = eager([&]() -> std::optional<ExportedProgram> {
+        refreshVals(*structural);
+        return std::move(*structural);
+      });
     }
-    // Two runs to come: the refresh and the predicate.
-    if (applied == 0 || !verify(candidate).empty() || r_.oracle_calls + 2 > options_.max_oracle_calls) return false;
-    // Removing a call or changing an argument can change the shapes after it: meta.val
-    // follows an eager run where the program still runs (a finding that raises eagerly
-    // keeps the vals it had).
-    ++r_.oracle_calls;
-    refreshVals(candidate);
-    ++r_.oracle_calls;
-    if (!still_fails_(candidate)) return false;
-    r_.program = std::move(candidate);
+    if (!candidate) return false;
+    r_.oracle_calls += 2;
+    if (!still_fails_(*candidate)) return false;
+    r_.program = std::move(*candidate);
     r_.log.push_back(end - start == 1 ? targets[start].what
                                       : targets[start].what + " and " + std::to_string(end - start - 1) + " more");
     return true;
+  }
+
+  // The current program with the edits of targets [start, last); nullopt when none applies
+  // or the result does not verify (free, and structural: stale vals cannot fail it). With
+  // `refresh`, meta.val then follows an eager run where the program still runs: removing a
+  // call or changing an argument can change the shapes after it (a finding that raises
+  // eagerly keeps the vals it had).
+  std::optional<ExportedProgram> edited(const std::vector<Variant>& targets, size_t start, size_t last,
+                                        bool refresh) const {
+    ExportedProgram candidate = r_.program.clone();
+    size_t applied = 0;
+    for (size_t i = start; i < last; ++i) applied += targets[i].edit(candidate) ? 1 : 0;
+    if (applied == 0 || !verify(candidate).empty()) return std::nullopt;
+    if (refresh) refreshVals(candidate);
+    return candidate;
+  }
+
+  std::optional<ExportedProgram> eager(const EagerStep& step) const {
+    return options_.run_step ? options_.run_step(step) : step();
   }
 
   const StillFails& still_fails_;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,18 @@ namespace epsmith {
 // True when `p` still fails the way being minimized (same check, same kind, same op).
 using StillFails = std::function<bool(const ExportedProgram& p)>;
 
+// A step's eager work: the edits of the value passes and the refresh of a candidate's vals.
+// It returns the candidate, or nullopt when the edits made none that verifies.
+using EagerStep = std::function<std::optional<ExportedProgram>()>;
+// Runs an EagerStep. A kernel the program calls may end the process, so a caller that
+// isolates the predicate's runs (each in a forked child) isolates these the same way: it
+// runs the step elsewhere and returns its program, or nullopt when the step died, which
+// rejects the candidate.
+using StepRunner = std::function<std::optional<ExportedProgram>(const EagerStep& step)>;
+
 struct MinimizeOptions {
   int max_oracle_calls = 2000;  // predicate calls and eager runs, together
+  StepRunner run_step;          // unset: eager steps run in this process
 };
 
 struct MinimizeResult {

@@ -24,8 +24,9 @@ namespace {
 // tensor and end the process (the corpus's var.correction case did, with SIGSEGV). So the
 // checks run first in a child; the whole minimization then runs in one child, steps
 // in-process, and comes back as JSON; if that child dies, or the finding is itself a crash,
-// each step runs in a child of its own (slower by a fork a step), a step whose child dies
-// some other way counting as not failing; the minimizer's own eager runs stay in the child.
+// each step runs in a child of its own (slower by a fork a step), its eager runs in another
+// (MinimizeOptions::run_step), a step whose child dies some other way counting as not
+// failing.
 // A crash is minimized while it crashes the same way, a hang in at most 20 steps.
 constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running every step
 
@@ -119,7 +120,8 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     }
     if (!minimized) {
       // The minimizer runs programs eagerly itself (to cut a call to an input, to shrink
-      // inputs): it runs in a child too, each step's checks in a grandchild.
+      // inputs): those runs and each step's checks go to grandchildren.
+      options.run_step = eagerStepsInChildren(limits);
       IsolatedOutcome o = runIsolated([&] {
         const auto still_fails = [&](const ExportedProgram& p) {
           IsolatedOutcome step = runIsolated([&] { return firstSignature(p, *checks, focus); }, limits);

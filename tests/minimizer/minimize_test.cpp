@@ -10,6 +10,7 @@
 
 #include "formats/text_format.h"
 #include "fuzz/checks.h"
+#include "fuzz/messages.h"
 #include "fuzz/workers.h"
 #include "generators/graph_generator.h"
 #include "minimizer/minimize.h"
@@ -178,6 +179,40 @@ TEST(Minimizer, TheCallsThatMadeAnOperandGoWhenItsValueIsKept) {
   EXPECT_TRUE(negIsMinus7(r.program));
   EXPECT_LT(r.oracle_calls, 60) << printProgramText(r.program);
   EXPECT_TRUE(verify(r.program).empty());
+}
+
+// Every eager run of the engine goes through MinimizeOptions::run_step
+// (Note [The delta engine]): run in forked children (fuzz/messages.h), the minimization takes the same steps
+// as in-process; when every step's child dies, each candidate is rejected and the
+// minimizing process lives on with the program as it was.
+TEST(Minimizer, EagerStepsRunWhereTheCallerSays) {
+  ExportedProgram p = fromText(
+      "  %x: f32[2] = placeholder\n"
+      "  %add: f32[2] = aten::add.Scalar(%x, 2.5)\n"
+      "  %mul: f32[2] = aten::mul.Scalar(%add, 2)\n"
+      "  %neg: f32[2] = aten::neg(%mul)\n"
+      "  return (%neg)\n",
+      "  input user_input %x\n  output user_output %neg\n");
+  const auto negIsMinus7 = [](const ExportedProgram& q) { return negOutput(q) == -7.0; };
+  const MinimizeResult here = minimize(p, negIsMinus7, {});
+  ASSERT_FALSE(here.log.empty());
+  MinimizeOptions forked;
+  int steps = 0;
+  const StepRunner children = eagerStepsInChildren(WorkerLimits{});
+  forked.run_step = [&](const EagerStep& step) { return ++steps, children(step); };
+  const MinimizeResult there = minimize(p, negIsMinus7, forked);
+  EXPECT_GT(steps, 0);
+  EXPECT_EQ(there.log, here.log);
+  EXPECT_EQ(there.oracle_calls, here.oracle_calls);
+  EXPECT_EQ(printProgramText(there.program), printProgramText(here.program));
+
+  MinimizeOptions dying;
+  dying.run_step = [&](const EagerStep&) {
+    return children([]() -> std::optional<ExportedProgram> { std::_Exit(3); });
+  };
+  const MinimizeResult none = minimize(p, [](const ExportedProgram&) { return true; }, dying);
+  EXPECT_TRUE(none.log.empty());
+  EXPECT_EQ(printProgramText(none.program), printProgramText(p));
 }
 
 // Scalars only ever get simpler: a float that may be anything settles at 0.0 in a couple of
