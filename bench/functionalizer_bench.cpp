@@ -13,7 +13,7 @@ void BM_Functionalize(benchmark::State& state) {
   ExportedProgram p = mutationProgram(state.range(0));
   auto first = functionalize(p);
   if (!first.ok()) {
-    state.SkipWithError(("the benchmark program does not functionalize: " + first.error->str()).c_str());
+    state.SkipWithError(("the benchmark program does not functionalize: " + first.error().str()).c_str());
     return;
   }
   for (auto _ : state) {
@@ -21,12 +21,12 @@ void BM_Functionalize(benchmark::State& state) {
     benchmark::DoNotOptimize(result);
     // Freeing the result is the IR's cost, not the pass's (BM_FreeResult measures it).
     state.PauseTiming();
-    result = FunctionalizeResult();
+    result = Diagnostic{};
     state.ResumeTiming();
   }
   const auto size = static_cast<double>(p.graph().size());
   state.counters["nodes"] = size;
-  state.counters["nodes_out"] = static_cast<double>(first.program->graph().size());
+  state.counters["nodes_out"] = static_cast<double>(first->graph().size());
   // Seconds per source node (the reporter prints e.g. 450n = 450 ns/node).
   state.counters["per_node"] = benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate |
                                                             benchmark::Counter::kInvert);
@@ -40,7 +40,7 @@ void BM_FreeResult(benchmark::State& state) {
     state.PauseTiming();
     auto result = functionalize(p);
     state.ResumeTiming();
-    result = FunctionalizeResult();
+    result = Diagnostic{};
   }
   const auto size = static_cast<double>(p.graph().size());
   state.counters["per_node"] = benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate |

@@ -50,7 +50,7 @@ struct ExpectedOf<Expected<T>> {
 // else at its JSON path, each after "`file`: " when `file` is not empty.
 template <typename F, typename R = std::invoke_result_t<F&, const JsonAt&>>
 typename json_detail::ExpectedOf<R>::type readJson(std::string_view text, const std::string& file, F&& read) {
-  auto located = [&](LoadError e) {
+  auto located = [&](Diagnostic e) {
     if (!file.empty()) e.where = e.where.empty() ? file : file + ": " + e.where;
     return e;
   };
@@ -64,7 +64,7 @@ typename json_detail::ExpectedOf<R>::type readJson(std::string_view text, const 
   } catch (const json_detail::Failure& f) {
     return located(f.error);
   } catch (const std::bad_alloc&) {
-    return located(LoadError{"", "out of memory while reading JSON"});
+    return located(Diagnostic{"", "out of memory while reading JSON"});
   }
 }
 

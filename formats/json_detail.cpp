@@ -77,7 +77,7 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 }  // namespace
 
 void fail(std::string where, std::string message) {
-  throw Failure{LoadError{std::move(where), std::move(message)}};
+  throw Failure{Diagnostic{std::move(where), std::move(message)}};
 }
 
 std::string jsonQuoted(std::string_view s) {
@@ -132,11 +132,9 @@ struct Base64Digits {
 };
 constexpr Base64Digits kBase64Digits;
 
-std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error) {
+Expected<std::vector<uint8_t>> base64Decode(std::string_view text) {
   if (text.size() % 4 != 0) {
-    *error = "base64 text has length " + std::to_string(text.size()) +
-             ", not a multiple of 4";
-    return std::nullopt;
+    return Diagnostic{"", "base64 text has length " + std::to_string(text.size()) + ", not a multiple of 4"};
   }
   size_t padding = 0;
   if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
@@ -150,9 +148,8 @@ std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::str
       for (size_t k = 0; k < 4; ++k) {
         const size_t pos = i + k;
         if (kBase64Digits.digit[in[pos]] < 0 && !(text[pos] == '=' && pos >= text.size() - padding)) {
-          *error = "invalid base64 character " + jsonQuoted(std::string(1, text[pos])) + " at offset " +
-                   std::to_string(pos);
-          return std::nullopt;
+          return Diagnostic{"", "invalid base64 character " + jsonQuoted(std::string(1, text[pos])) +
+                                    " at offset " + std::to_string(pos)};
         }
       }
     }

@@ -25,7 +25,7 @@ constexpr int kMaxDepth = 512;
 
 // Thrown inside the reader and writer and caught at the API boundary, never beyond it.
 struct Failure {
-  LoadError error;
+  Diagnostic error;
 };
 [[noreturn]] void fail(std::string where, std::string message);
 
@@ -65,8 +65,8 @@ inline const char* skipPlainStringBytes(const char* p, const char* end) {
 // Base64 of `bytes` into base64Size(bytes.size()) bytes at `out`.
 constexpr size_t base64Size(size_t bytes) { return (bytes + 2) / 3 * 4; }
 void writeBase64(const std::vector<uint8_t>& bytes, char* out);
-// nullopt with `error` set on a malformed string.
-std::optional<std::vector<uint8_t>> base64Decode(std::string_view text, std::string* error);
+// Fails (a Diagnostic with no place: the caller knows it) on a malformed string.
+Expected<std::vector<uint8_t>> base64Decode(std::string_view text);
 
 // A float as torch writes it, plus the NaN extension: a number, "Infinity", "-Infinity" or
 // "NaN".

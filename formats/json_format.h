@@ -13,12 +13,12 @@ namespace epsmith {
 
 // Parses a program file. Every problem (malformed JSON, a wrong field type, an unknown
 // operator, a call its schema cannot bind, an undefined name, a bad tensor payload) is a
-// LoadError whose `where` is a JSON path (`$.exported_program.graph_module.graph.nodes[3]`)
+// Diagnostic whose `where` is a JSON path (`$.exported_program.graph_module.graph.nodes[3]`)
 // or, for malformed JSON, `line:column`.
 Expected<ExportedProgram> readProgramJson(std::string_view text);
 
 // Writes `p` deterministically: for every program, write(read(write(p))) == write(p) and
-// read(write(p)) is structurally equal to `p`. Fails (a LoadError naming the node, such as
+// read(write(p)) is structurally equal to `p`. Fails (a Diagnostic naming the node, such as
 // `%add` or `true_graph_0/%add`) only for programs no file can hold: a graph without exactly
 // one output node at its end, duplicate node names, a reference to nothing or to a node of
 // another graph, an ATen call its schema cannot bind, or a tensor that does not fit its

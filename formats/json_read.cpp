@@ -55,9 +55,8 @@ void ProgramReader::readStorages(const At& a) {
       numel_at.fail("numel " + std::to_string(numel) + " is too large");
     }
     At data = s.field("data");
-    std::string error;
-    auto bytes = base64Decode(data.string(), &error);
-    if (!bytes) data.fail(error);
+    auto bytes = base64Decode(data.string());
+    if (!bytes) data.fail(bytes.error().message);
     if (static_cast<int64_t>(bytes->size()) != numel * size) {
       data.fail("payload has " + std::to_string(bytes->size()) + " bytes but numel " +
                 std::to_string(numel) + " of " + std::string(torchName(storage->dtype)) +
@@ -247,7 +246,7 @@ ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
 
 namespace {
 
-// Reads with `read`, every failure of the reader a LoadError.
+// Reads with `read`, every failure of the reader a Diagnostic.
 template <typename F>
 Expected<ExportedProgram> programOrError(F&& read) {
   try {
@@ -255,9 +254,9 @@ Expected<ExportedProgram> programOrError(F&& read) {
   } catch (const json_detail::Failure& f) {
     return f.error;
   } catch (const std::bad_alloc&) {
-    return LoadError{"", "out of memory while reading JSON"};
+    return Diagnostic{"", "out of memory while reading JSON"};
   } catch (const std::exception& e) {
-    return LoadError{"", std::string("internal error while reading JSON: ") + e.what()};
+    return Diagnostic{"", std::string("internal error while reading JSON: ") + e.what()};
   }
 }
 

@@ -304,9 +304,8 @@ void GraphReader::readNode(const At& n) {
       }
       target = Target::higherOrder(target_text.substr(hop_prefix.size()));
     } else {
-      std::string error;
-      auto parsed = parseTarget(target_text, &error);
-      if (!parsed) target_at.fail(error);
+      auto parsed = parseTarget(target_text);
+      if (!parsed) target_at.fail(parsed.error().message);
       target = *parsed;
     }
   } else if (ext.target_kind) {
@@ -476,7 +475,7 @@ Argument GraphReader::argument(const At& a) const {
     }
     case ArgKind::Operator: {
       const std::string& text = v.string();
-      std::optional<Target> t = parseTarget(text, nullptr);
+      auto t = parseTarget(text);
       return arg::Operator{t && t->exportName() == text ? t->textName() : text};
     }
     case ArgKind::Complex: {

@@ -218,10 +218,10 @@ Expected<std::string> programJsonValue(const ExportedProgram& p) {
   try {
     return json_detail::ProgramWriter(p).write();
   } catch (const json_detail::Failure& f) {
-    if (f.error.where.empty()) return LoadError{"$", f.error.message};  // a string outside the graphs
+    if (f.error.where.empty()) return Diagnostic{"$", f.error.message};  // a string outside the graphs
     return f.error;
   } catch (const std::exception& e) {
-    return LoadError{"", std::string("internal error while writing JSON: ") + e.what()};
+    return Diagnostic{"", std::string("internal error while writing JSON: ") + e.what()};
   }
 }
 

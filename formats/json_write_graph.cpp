@@ -202,7 +202,7 @@ bool hasOutputForm(const Val& v) {
 // answer, so its answer is kept: every call node of every program written asks.
 bool readsBack(const Target& t, const std::string& name) {
   auto check = [&] {
-    std::optional<Target> back = parseTarget(name, nullptr);
+    auto back = parseTarget(name);
     return back && *back == t;
   };
   if (t.kind() != Target::Kind::Aten) return check();
@@ -311,7 +311,7 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
           w.key("class_fqn").string(x.class_fqn);
           w.endObject();
         } else if constexpr (std::is_same_v<X, arg::Operator>) {
-          std::optional<Target> t = parseTarget(x.name, nullptr);
+          auto t = parseTarget(x.name);
           w.string(t && t->textName() == x.name ? t->exportName() : x.name);
         } else {
           static_assert(std::is_same_v<X, arg::Complex>);

@@ -21,7 +21,7 @@ std::string extensionOf(const std::string& path) {
   return std::filesystem::path(path).extension().string();
 }
 
-LoadError located(const std::string& file, const LoadError& e) {
+Diagnostic located(const std::string& file, const Diagnostic& e) {
   if (e.where.empty()) return {file, e.message};
   // Text positions read as file:line:col, JSON paths as "file: $.path".
   bool is_position = !e.where.empty() && std::isdigit(static_cast<unsigned char>(e.where[0]));
@@ -46,12 +46,12 @@ Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat f
 
 Expected<ExportedProgram> loadProgram(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return LoadError{path, "is a directory, not a program file"};
+  if (std::filesystem::is_directory(path, ec)) return Diagnostic{path, "is a directory, not a program file"};
   std::ifstream in(path, std::ios::binary);
-  if (!in) return LoadError{path, std::string("cannot open: ") + std::strerror(errno)};
+  if (!in) return Diagnostic{path, std::string("cannot open: ") + std::strerror(errno)};
   std::stringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) return LoadError{path, "read error"};
+  if (in.bad()) return Diagnostic{path, "read error"};
   std::string contents = ss.str();
   auto format = formatFromPath(path);
   if (!format) {
@@ -66,13 +66,13 @@ Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format)
   return writeProgramJson(p);
 }
 
-std::optional<LoadError> writeFileAtomically(const std::string& path, const std::string& contents) {
+std::optional<Diagnostic> writeFileAtomically(const std::string& path, const std::string& contents) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return LoadError{path, std::string("cannot create a temporary file: ") + std::strerror(errno)};
+  if (fd < 0) return Diagnostic{path, std::string("cannot create a temporary file: ") + std::strerror(errno)};
   const char* data = contents.data();
   size_t left = contents.size();
   while (left > 0) {
@@ -82,7 +82,7 @@ std::optional<LoadError> writeFileAtomically(const std::string& path, const std:
       int err = errno;
       ::close(fd);
       ::unlink(tmpl.c_str());
-      return LoadError{path, std::string("write failed: ") + std::strerror(err)};
+      return Diagnostic{path, std::string("write failed: ") + std::strerror(err)};
     }
     data += n;
     left -= static_cast<size_t>(n);
@@ -90,21 +90,21 @@ std::optional<LoadError> writeFileAtomically(const std::string& path, const std:
   ::fchmod(fd, 0644);
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(tmpl.c_str());
-    return LoadError{path, std::string("write failed: ") + std::strerror(errno)};
+    return Diagnostic{path, std::string("write failed: ") + std::strerror(errno)};
   }
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmpl.c_str());
-    return LoadError{path, std::string("cannot rename into place: ") + std::strerror(err)};
+    return Diagnostic{path, std::string("cannot rename into place: ") + std::strerror(err)};
   }
   return std::nullopt;
 }
 
-std::optional<LoadError> saveProgram(const std::string& path, const ExportedProgram& p) {
+std::optional<Diagnostic> saveProgram(const std::string& path, const ExportedProgram& p) {
   auto format = formatFromPath(path);
-  if (!format) return LoadError{path, "unknown extension (use .json or .ept)"};
+  if (!format) return Diagnostic{path, "unknown extension (use .json or .ept)"};
   auto rendered = renderProgram(p, *format);
-  if (!rendered.ok()) return LoadError{path, "cannot be written: " + rendered.error().str()};
+  if (!rendered.ok()) return Diagnostic{path, "cannot be written: " + rendered.error().str()};
   return writeFileAtomically(path, rendered.value());
 }
 

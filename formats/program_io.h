@@ -26,8 +26,8 @@ Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat f
 Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format);
 
 // Writes `contents` to `path` atomically. Returns the error, or nullopt.
-std::optional<LoadError> writeFileAtomically(const std::string& path, const std::string& contents);
+std::optional<Diagnostic> writeFileAtomically(const std::string& path, const std::string& contents);
 // Renders in the format of `path`'s extension and writes atomically.
-std::optional<LoadError> saveProgram(const std::string& path, const ExportedProgram& p);
+std::optional<Diagnostic> saveProgram(const std::string& path, const ExportedProgram& p);
 
 }  // namespace epsmith

@@ -1,6 +1,6 @@
 // Internal to the text-form parser: a character cursor with line:column tracking, comment
 // skipping and the token readers the grammar needs. Errors throw TextParseError, which
-// parseProgramText turns into a LoadError; nothing escapes the parser.
+// parseProgramText turns into a Diagnostic; nothing escapes the parser.
 #pragma once
 
 #include <cstdint>

@@ -364,7 +364,7 @@ Expected<ExportedProgram> parseProgramText(std::string_view source) {
   try {
     return text::ProgramParser(source).parse();
   } catch (const text::TextParseError& e) {
-    return LoadError{e.loc.str(), e.message};
+    return Diagnostic{e.loc.str(), e.message};
   }
 }
 

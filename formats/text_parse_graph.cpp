@@ -494,9 +494,8 @@ void GraphParser::nodeLine(Graph& g) {
     c_.expect(')', "closing " + op + "(");
     if (kind != OpKind::GetAttr) callArgs(*n);
   } else {
-    std::string error;
-    auto target = parseTarget(op, &error);
-    if (!target) Cursor::failAt(op_at, error);
+    auto target = parseTarget(op);
+    if (!target) Cursor::failAt(op_at, target.error().message);
     n = g.appendRaw(OpKind::CallFunction, name);
     define(n, at);
     n->target = *target;

@@ -54,7 +54,7 @@ ExportedProgram Pass::run() {
 }
 
 void Pass::fail(const Node* n, std::string message) {
-  throw Failure{FunctionalizeError{n ? n->name() : "", std::move(message)}};
+  throw Failure{Diagnostic{n ? "%" + n->name() : "", std::move(message)}};
 }
 
 Obj* Pass::freshTensor(Node* value, const TensorMeta& meta, int input) {
@@ -122,9 +122,8 @@ void Pass::write(Rec* rec, Node* value, const Node* writer) {
     requireStorageRoot(*r, writer);
     Node* parent_value = sync(r->parent);
     if (addressesStorage(*r) && computed) parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
-    std::string error;
-    auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current, &error);
-    if (!up) fail(writer, error);
+    auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current);
+    if (!up) fail(writer, up.error().message);
     current = *up;
     updates.emplace_back(r->parent, current);
   }
@@ -475,33 +474,30 @@ ExportedProgram Pass::finish(const Node& output) {
 
 }  // namespace functionalizer
 
-FunctionalizeResult functionalize(const ExportedProgram& program, const FunctionalizeOptions& options) {
-  FunctionalizeResult result;
+Expected<ExportedProgram> functionalize(const ExportedProgram& program, const FunctionalizeOptions& options) {
   const Dialect* training = findDialect("TRAINING");
-  auto diagnostics = options.verified_as_training ? std::vector<Diagnostic>{}
+  auto diagnostics = options.verified_as_training ? std::vector<Violation>{}
                                                   : verify(program, *training, VerifyOptions{true});
   if (!diagnostics.empty()) {
-    result.error = FunctionalizeError{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
-    return result;
+    return Diagnostic{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
   }
+  std::optional<ExportedProgram> result;
   try {
-    result.program = functionalizer::Pass(program, options).run();
+    result = functionalizer::Pass(program, options).run();
   } catch (const functionalizer::Failure& f) {
-    result.error = f.error;
-    return result;
+    return f.error;
   } catch (const std::exception& e) {
-    result.error = FunctionalizeError{"", e.what()};
-    return result;
+    return Diagnostic{"", e.what()};
   }
 #ifndef NDEBUG
-  auto after = verify(*result.program, *findDialect("ATEN"));
+  auto after = verify(*result, *findDialect("ATEN"));
   if (!after.empty()) {  // a bug of ours: abort loudly (under a fuzzer, a finding)
     std::fprintf(stderr, "epsmith: internal error: functionalize produced a program that fails the ATEN verifier: %s\n",
                  after.front().str().c_str());
     std::abort();
   }
 #endif
-  return result;
+  return std::move(*result);
 }
 
 }  // namespace epsmith

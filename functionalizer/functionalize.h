@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/diagnostic.h"
 #include "ir/program.h"
 
 namespace epsmith {
@@ -19,21 +20,11 @@ struct FunctionalizeOptions {
   bool verified_as_training = false;
 };
 
-struct FunctionalizeError {
-  std::string node;     // the node that caused it ("add_"); empty for whole-program reasons
-  std::string message;  // PyTorch's export message where there is one, with the facts
-  std::string str() const { return node.empty() ? message : "%" + node + ": " + message; }
-};
-
-struct FunctionalizeResult {
-  std::optional<ExportedProgram> program;  // set on success
-  std::optional<FunctionalizeError> error;
-  bool ok() const { return program.has_value(); }
-};
-
-// Never throws for a program that loads; a program it must refuse comes back as `error`.
+// Never throws for a program that loads. A program it must refuse comes back as a
+// Diagnostic: `where` the node that caused it ("%add_"; empty for whole-program reasons),
+// `message` PyTorch's export message where there is one, with the facts.
 // The result keeps the input specs, state, constants and example inputs; its outputs are
 // tokens, then one mutation output per mutated input in input order, then user outputs.
-FunctionalizeResult functionalize(const ExportedProgram& program, const FunctionalizeOptions& options = {});
+Expected<ExportedProgram> functionalize(const ExportedProgram& program, const FunctionalizeOptions& options = {});
 
 }  // namespace epsmith

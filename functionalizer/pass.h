@@ -24,7 +24,7 @@ namespace epsmith::functionalizer {
 
 // Thrown by Pass::fail; functionalize() hands it back as its error.
 struct Failure {
-  FunctionalizeError error;
+  Diagnostic error;
 };
 
 // The records and objects of Note [Alias tracking] (functionalize.cpp): a storage...

@@ -431,8 +431,7 @@ void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Arg
   }
 }
 
-std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta,
-                                Node* src, std::string* error) {
+Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
   const Val val = base_meta;
   if (step.kind == ViewStep::Kind::Slice) {
     return e.call(op("aten::slice_scatter"),
@@ -451,9 +450,8 @@ std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, co
   const Node& n = *step.node;
   const OpInfo& o = *step.op;
   const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
-  auto fail = [&](const std::string& why) -> std::optional<Node*> {
-    *error = "cannot carry a write through " + o.name() + " back to its base: " + why;
-    return std::nullopt;
+  auto fail = [&](const std::string& why) -> Expected<Node*> {
+    return Diagnostic{"", "cannot carry a write through " + o.name() + " back to its base: " + why};
   };
   switch (step.family) {
     case ViewFamily::Identity:

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "functionalizer/emitter.h"
+#include "ir/diagnostic.h"
 #include "ir/graph.h"
 #include "ops/call_args.h"
 #include "ops/op_roles.h"
@@ -102,9 +103,9 @@ void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Arg
 Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& meta, const Resolve& resolve);
 
 // Emits the new value of `base` after `src` was written into the view `step` takes of it.
-// `base_meta` is the base's metadata. nullopt with `error` set when the view has no inverse.
-std::optional<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta,
-                                Node* src, std::string* error);
+// `base_meta` is the base's metadata. Fails (with no place: the caller knows the writer)
+// when the view has no inverse.
+Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src);
 
 // Whether a tensor of these sizes/strides can be viewed with `shape` without a copy
 // (ATen's computeStride), i.e. whether reshape would alias.

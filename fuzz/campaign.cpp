@@ -318,7 +318,7 @@ void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
 void Campaign::receive(WorkerPool& pool, int ms) {
   for (auto& e : pool.wait(ms)) {
     const WorkRequest req = readRequest(e.request).value();  // written by this process
-    auto unreadable = [&](const LoadError& error) { errors_.push_back("a worker's reply: " + error.str()); };
+    auto unreadable = [&](const Diagnostic& error) { errors_.push_back("a worker's reply: " + error.str()); };
     if (req.type == WorkRequest::Type::Case) {
       if (e.death) {
         onCaseEvent(req.seed, std::nullopt, *e.death);
@@ -421,7 +421,13 @@ Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostrea
   auto runner = CaseRunner::create(options.setup);
   if (!runner.ok()) return runner.error();
   campaign_detail::Campaign campaign(options, log, std::move(runner.value()));
-  return campaign.run();
+  try {
+    return campaign.run();
+  } catch (const std::runtime_error& e) {  // the system refused the workers a pipe, a fork
+    CampaignResult failed;
+    failed.errors.push_back(std::string("the workers could not run: ") + e.what());
+    return failed;
+  }
 }
 
 }  // namespace epsmith

@@ -31,11 +31,12 @@ struct CampaignResult {
   int64_t cases = 0;
   int new_buckets = 0;
   int buckets = 0;
-  std::vector<std::string> errors;  // I/O problems writing the corpus or the report
+  std::vector<std::string> errors;  // writing the corpus or the report, starting workers
 };
 
-// Runs the campaign, printing status lines to `log`; a bad generation config is a LoadError
-// naming its line. Throws std::runtime_error only when workers cannot be started.
+// Runs the campaign, printing status lines to `log`; a bad generation config is a Diagnostic
+// naming its line. What the system refuses it (a file it cannot write, a worker it cannot
+// start) is in the result's errors.
 Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostream& log);
 
 }  // namespace epsmith

@@ -56,7 +56,7 @@ struct MinimizedFinding {
 
 class CaseRunner {
  public:
-  // Reads the config and builds the op catalog; a bad config is a LoadError naming the line.
+  // Reads the config and builds the op catalog; a bad config is a Diagnostic naming the line.
   static Expected<std::unique_ptr<CaseRunner>> create(const CaseSetup& setup);
   ~CaseRunner();
 

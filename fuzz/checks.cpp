@@ -50,7 +50,7 @@ CheckOutcome compare(DiffCheck c, const RunResult& expected, const RunResult& ac
 }
 
 CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
-  std::optional<FunctionalizeResult> f;
+  std::optional<Expected<ExportedProgram>> f;
   {
     PhaseClock clock(times, Phase::Functionalize);
     FunctionalizeOptions options;
@@ -58,17 +58,17 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
     options.verified_as_training = p.verifiers.size() == 1 && p.verifiers[0] == "TRAINING";
     f = functionalize(p, options);
   }
-  if (!f->ok()) return skip(DiffCheck::D1, "the functionalizer refuses it: " + f->error->str());
-  std::vector<Diagnostic> diagnostics;
+  if (!f->ok()) return skip(DiffCheck::D1, "the functionalizer refuses it: " + f->error().str());
+  std::vector<Violation> diagnostics;
   {
     PhaseClock clock(times, Phase::Verify);
-    diagnostics = verify(*f->program, *findDialect("ATEN"));
+    diagnostics = verify(f->value(), *findDialect("ATEN"));
   }
   if (!diagnostics.empty()) {
     return finding(DiffCheck::D1, "invalid-functional-program", diagnostics.front().where,
                    "the functionalized program does not verify as ATEN: " + diagnostics.front().str());
   }
-  return compare(DiffCheck::D1, eager, run(*f->program, RunOptions(RunMode::Exported, device), times), times);
+  return compare(DiffCheck::D1, eager, run(f->value(), RunOptions(RunMode::Exported, device), times), times);
 }
 
 // Options for a run of `p` in `mode`, with `p`'s shared plan when there is one.
@@ -447,23 +447,17 @@ std::optional<DiffCheck> diffCheckFromName(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std::string* error) {
+Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list) {
   std::vector<DiffCheck> out;
   while (!list.empty()) {
     const size_t comma = list.find(',');
     const std::string_view name = list.substr(0, comma);
     auto c = diffCheckFromName(name);
-    if (!c) {
-      *error = "unknown check '" + std::string(name) + "' (D1, D2, D3, D4, D6)";
-      return std::nullopt;
-    }
+    if (!c) return Diagnostic{"", "unknown check '" + std::string(name) + "' (D1, D2, D3, D4, D6)"};
     out.push_back(*c);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
-  if (out.empty()) {
-    *error = "no check named";
-    return std::nullopt;
-  }
+  if (out.empty()) return Diagnostic{"", "no check named"};
   return out;
 }
 
@@ -474,7 +468,7 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
   std::vector<CheckOutcome> out;
   PhaseTimes* times = options.times;
   notePhase("verify");
-  std::vector<Diagnostic> diagnostics;
+  std::vector<Violation> diagnostics;
   {
     PhaseClock clock(times, Phase::Verify);
     diagnostics = verify(p);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fuzz/phases.h"
+#include "ir/diagnostic.h"
 #include "ir/program.h"
 #include "verifier/check_ids.h"
 
@@ -31,8 +32,8 @@ enum class DiffCheck : uint8_t { D1, D2, D3, D4, D6 };
 constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6};
 std::string_view diffCheckName(DiffCheck c);  // "D1"
 std::optional<DiffCheck> diffCheckFromName(std::string_view name);
-// "D1,D2,D6" → the checks, in the order given; nullopt with `error` set for an unknown name.
-std::optional<std::vector<DiffCheck>> parseDiffChecks(std::string_view list, std::string* error);
+// "D1,D2,D6" → the checks, in the order given; fails for an unknown name or none.
+Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list);
 
 // A check's result. A finding is a record whose fields every stage carries unchanged (the
 // worker's reply, the minimizer's "still fails", buckets, case files, replay): keys and

@@ -240,7 +240,7 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
 
 Expected<CaseFile> readCaseFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return LoadError{path, std::string("cannot open: ") + std::strerror(errno)};
+  if (!in) return Diagnostic{path, std::string("cannot open: ") + std::strerror(errno)};
   std::ostringstream text;
   text << in.rdbuf();
   return parseCaseFile(text.str(), path);
@@ -253,11 +253,11 @@ Expected<std::string> writeCaseAtomically(const std::string& dir, const std::str
   const fs::path incoming = regressions / ".incoming";
   std::error_code ec;
   fs::create_directories(incoming, ec);
-  if (ec) return LoadError{incoming.string(), "cannot create the directory: " + ec.message()};
+  if (ec) return Diagnostic{incoming.string(), "cannot create the directory: " + ec.message()};
   // The bucket's directory is made whole under .incoming and renamed into place: rename(2)
   // of a directory onto a non-empty one fails, so a bucket never gets a second file.
   std::string tmpl = (incoming / (c.bucket + ".XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) return LoadError{tmpl, std::string("cannot create: ") + std::strerror(errno)};
+  if (!::mkdtemp(tmpl.data())) return Diagnostic{tmpl, std::string("cannot create: ") + std::strerror(errno)};
   const fs::path staged = fs::path(tmpl) / name;
   if (auto error = writeFileAtomically(staged.string(), text.value())) {
     fs::remove_all(tmpl, ec);
@@ -267,7 +267,7 @@ Expected<std::string> writeCaseAtomically(const std::string& dir, const std::str
   if (::rename(tmpl.c_str(), target.c_str()) != 0) {
     const int err = errno;
     fs::remove_all(tmpl, ec);
-    return LoadError{target.string(), std::string("cannot move the case into place: ") + std::strerror(err)};
+    return Diagnostic{target.string(), std::string("cannot move the case into place: ") + std::strerror(err)};
   }
   return (target / name).string();
 }
@@ -297,7 +297,7 @@ Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>
       out.push_back(path);
       continue;
     }
-    if (!fs::is_directory(path, ec)) return LoadError{path, "no such file or directory"};
+    if (!fs::is_directory(path, ec)) return Diagnostic{path, "no such file or directory"};
     std::vector<std::string> found;
     for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string name = it->path().filename().string();
@@ -307,7 +307,7 @@ Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>
       }
       if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
     }
-    if (ec) return LoadError{path, "cannot list: " + ec.message()};
+    if (ec) return Diagnostic{path, "cannot list: " + ec.message()};
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -41,7 +41,7 @@ std::string writeMinimizeResult(const MinimizeResult& r);
 StepRunner eagerStepsInChildren(const WorkerLimits& limits);
 
 // The readers take what the writers above wrote (both ends are this binary); anything else
-// is a LoadError at the member's JSON path.
+// is a Diagnostic at the member's JSON path.
 Expected<WorkRequest> readRequest(std::string_view text);
 Expected<CaseResult> readCaseReply(std::string_view text);
 Expected<MinimizedFinding> readMinimizeReply(std::string_view text);

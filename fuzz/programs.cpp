@@ -14,10 +14,10 @@ Expected<ExportedProgram> generateInDialect(const OpCatalog& catalog, const Gene
     auto training = generateProgram(catalog, config, random, stats);
     if (!training.ok()) return training.error();
     auto functional = functionalize(training.value());
-    if (functional.ok()) return std::move(*functional.program);
-    last = functional.error->str();
+    if (functional.ok()) return std::move(functional.value());
+    last = functional.error().str();
   }
-  return LoadError{"", "no generated program of " + std::to_string(kTries) +
+  return Diagnostic{"", "no generated program of " + std::to_string(kTries) +
                            " could be functionalized for the ATEN dialect; the last: " + last};
 }
 

@@ -54,17 +54,14 @@ std::optional<std::string> number(const std::string& text, int64_t max, int64_t*
 Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
   GenerationConfig config;
   GeneratorConfig& g = config.generator;
-  std::optional<LoadError> error;
-  forEachDirective(text, where, [&](const std::string& here, const std::string& directive, const std::string& value)
-                                    -> std::optional<LoadError> {
-    std::string message;
-    if (applyCatalogDirective(config.catalog, directive, value, &message)) {
-      if (!message.empty()) return LoadError{here, message};
-      return std::nullopt;
-    }
+  auto error = forEachDirective(text, where, [&](const std::string& here, const std::string& directive,
+                                                const std::string& value) -> std::optional<Diagnostic> {
+    auto catalog = applyCatalogDirective(config.catalog, directive, value);
+    if (!catalog) return Diagnostic{here, catalog.error().message};
+    if (catalog.value()) return std::nullopt;
     const std::vector<std::string> v = words(value);
-    auto bad = [&](const std::string& why) { return LoadError{here, "'" + directive + "': " + why}; };
-    auto one = [&](int64_t max, auto* field) -> std::optional<LoadError> {
+    auto bad = [&](const std::string& why) { return Diagnostic{here, "'" + directive + "': " + why}; };
+    auto one = [&](int64_t max, auto* field) -> std::optional<Diagnostic> {
       if (v.size() != 1) return bad("takes one value");
       int64_t n = 0;
       if (auto e = number(v[0], max, &n)) return bad(*e);
@@ -125,10 +122,10 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
       if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
       return bad("unknown dialect '" + value + "' (TRAINING, ATEN)");
     }
-    return LoadError{here, "unknown directive '" + directive + "' (see docs/generators.md)"};
-  }, &error);
+    return Diagnostic{here, "unknown directive '" + directive + "' (see docs/generators.md)"};
+  });
   if (error) return *error;
-  if (g.dtypes.empty()) return LoadError{where, "'dtypes' leaves no dtype to generate"};
+  if (g.dtypes.empty()) return Diagnostic{where, "'dtypes' leaves no dtype to generate"};
   return config;
 }
 

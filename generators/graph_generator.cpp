@@ -64,7 +64,7 @@ class Generator {
       any = any || !catalog_.enabledOps(c).empty();
     }
     if (!any) {
-      return LoadError{"", "the op catalog enables no op to generate with"};
+      return Diagnostic{"", "the op catalog enables no op to generate with"};
     }
     at::AutoGradMode grad(true);
     p_.setDialect(IrDialect::Training);
@@ -622,7 +622,7 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
     if (!program.ok() || !generator.compromised()) return program;
     if (stats) ++stats->programs_given_up;
   }
-  return LoadError{"", "no program of " + std::to_string(kTries) +
+  return Diagnostic{"", "no program of " + std::to_string(kTries) +
                            " could be generated without a refused call changing a live tensor"};
 }
 

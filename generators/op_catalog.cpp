@@ -243,14 +243,12 @@ CatalogConfig::CatalogConfig() {
   categories[static_cast<int>(OpCategory::BackwardOrPrivate)] = false;
 }
 
-bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value,
-                           std::string* error) {
+Expected<bool> applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value) {
   if (directive == "allow" || directive == "deny") {
-    try {
+    try {  // std::regex reports a bad pattern only by throwing
       std::regex check(value, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      *error = "bad regex '" + value + "': " + e.what();
-      return true;
+      return Diagnostic{"", "bad regex '" + value + "': " + e.what()};
     }
     (directive == "allow" ? config.allow : config.deny).push_back(value);
     return true;
@@ -260,8 +258,7 @@ bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, 
     if (!opCategoryFromName(value, &c)) {
       std::string known;
       for (auto n : kCategoryNames) known += (known.empty() ? "" : ", ") + std::string(n);
-      *error = "unknown category '" + value + "' (known: " + known + ")";
-      return true;
+      return Diagnostic{"", "unknown category '" + value + "' (known: " + known + ")"};
     }
     config.categories[static_cast<int>(c)] = directive == "enable";
     return true;
@@ -269,10 +266,10 @@ bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, 
   return false;
 }
 
-void forEachDirective(std::string_view text, const std::string& where,
-                      const std::function<std::optional<LoadError>(const std::string& here, const std::string& directive,
-                                                                    const std::string& value)>& apply,
-                      std::optional<LoadError>* error) {
+std::optional<Diagnostic> forEachDirective(
+    std::string_view text, const std::string& where,
+    const std::function<std::optional<Diagnostic>(const std::string& here, const std::string& directive,
+                                                  const std::string& value)>& apply) {
   std::istringstream in{std::string(text)};
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -282,33 +279,28 @@ void forEachDirective(std::string_view text, const std::string& where,
     const auto space = body.find_first_of(" \t");
     const std::string directive = body.substr(0, space);
     const std::string value = space == std::string::npos ? "" : trim(std::string_view(body).substr(space));
-    if (value.empty()) {
-      *error = LoadError{here, "'" + directive + "' needs a value"};
-      return;
-    }
-    if ((*error = apply(here, directive, value))) return;
+    if (value.empty()) return Diagnostic{here, "'" + directive + "' needs a value"};
+    if (auto error = apply(here, directive, value)) return error;
   }
+  return std::nullopt;
 }
 
 Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where) {
   CatalogConfig config;
-  std::optional<LoadError> error;
-  forEachDirective(text, where, [&](const std::string& here, const std::string& directive, const std::string& value)
-                                    -> std::optional<LoadError> {
-    std::string message;
-    if (!applyCatalogDirective(config, directive, value, &message)) {
-      return LoadError{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
-    }
-    if (!message.empty()) return LoadError{here, message};
+  auto error = forEachDirective(text, where, [&](const std::string& here, const std::string& directive,
+                                                const std::string& value) -> std::optional<Diagnostic> {
+    auto applied = applyCatalogDirective(config, directive, value);
+    if (!applied) return Diagnostic{here, applied.error().message};
+    if (!applied.value()) return Diagnostic{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
     return std::nullopt;
-  }, &error);
+  });
   if (error) return *error;
   return config;
 }
 
 Expected<std::string> readConfigFile(const std::string& path) {
   std::ifstream file(path);
-  if (!file) return LoadError{path, "cannot open"};
+  if (!file) return Diagnostic{path, "cannot open"};
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
@@ -327,7 +319,7 @@ Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
       try {
         (list == &config.allow ? allow : deny).emplace_back(pattern, std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
-        return LoadError{"", "bad regex '" + pattern + "': " + e.what()};
+        return Diagnostic{"", "bad regex '" + pattern + "': " + e.what()};
       }
     }
   }

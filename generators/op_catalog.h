@@ -54,14 +54,14 @@ Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::str
 Expected<CatalogConfig> loadCatalogConfig(const std::string& path);
 
 // The pieces config files are read with (the generation config extends the catalog's).
-// Applies a catalog directive; false when `directive` is not one (error set when its value is bad).
-bool applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value,
-                           std::string* error);
-// Calls `apply(file:line, directive, value)` per non-blank line; stops at the first error.
-void forEachDirective(std::string_view text, const std::string& where,
-                      const std::function<std::optional<LoadError>(const std::string& here, const std::string& directive,
-                                                                    const std::string& value)>& apply,
-                      std::optional<LoadError>* error);
+// Applies a catalog directive: whether `directive` is one; fails (with no place: the
+// caller knows the line) for a bad value.
+Expected<bool> applyCatalogDirective(CatalogConfig& config, const std::string& directive, const std::string& value);
+// Calls `apply(file:line, directive, value)` per non-blank line; the first error stops it.
+std::optional<Diagnostic> forEachDirective(
+    std::string_view text, const std::string& where,
+    const std::function<std::optional<Diagnostic>(const std::string& here, const std::string& directive,
+                                                  const std::string& value)>& apply);
 Expected<std::string> readConfigFile(const std::string& path);
 
 class OpCatalog {

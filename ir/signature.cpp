@@ -157,7 +157,7 @@ std::vector<std::string> GraphSignature::outputTokens() const {
   return out;
 }
 
-std::optional<BackwardSignature> GraphSignature::backwardSignature(std::string* error) const {
+std::optional<BackwardSignature> GraphSignature::backwardSignature() const {
   BackwardSignature b;
   int losses = 0;
   for (const auto& spec : output_specs) {
@@ -166,11 +166,7 @@ std::optional<BackwardSignature> GraphSignature::backwardSignature(std::string* 
       b.loss_output = spec.arg.name;
     }
   }
-  if (losses == 0) return std::nullopt;
-  if (losses > 1) {
-    if (error) *error = "more than one loss output";
-    return std::nullopt;
-  }
+  if (losses != 1) return std::nullopt;
   b.gradients_to_parameters = outputsTo(*this, OutputKind::GradientToParameter);
   b.gradients_to_user_inputs = outputsTo(*this, OutputKind::GradientToUserInput);
   return b;

@@ -96,8 +96,9 @@ struct GraphSignature {
   OrderedMap userInputsToMutate() const;
   std::vector<std::string> inputTokens() const;
   std::vector<std::string> outputTokens() const;
-  // Present only when there is a LOSS_OUTPUT; nullopt with `error` set when there are several.
-  std::optional<BackwardSignature> backwardSignature(std::string* error = nullptr) const;
+  // Present only when there is exactly one LOSS_OUTPUT (graph_signature.py raises for
+  // several; nothing here needs to tell that from none).
+  std::optional<BackwardSignature> backwardSignature() const;
   // Output index i is a mutation iff i < this (graph_signature.py's rule).
   size_t mutationOutputEnd() const;
 

@@ -6,8 +6,7 @@
 namespace epsmith {
 namespace {
 
-std::optional<Target> resolveAten(std::string_view ns_name, std::string_view overload,
-                                  std::string* error) {
+Expected<Target> resolveAten(std::string_view ns_name, std::string_view overload) {
   if (const OpInfo* op = findOp(ns_name, overload)) return Target::aten(op);
   std::string known;
   for (const OpInfo* op : allOps()) {
@@ -16,21 +15,15 @@ std::optional<Target> resolveAten(std::string_view ns_name, std::string_view ove
       known += op->overload.empty() ? "default" : op->overload;
     }
   }
-  if (known.empty()) {
-    *error = "unknown operator " + std::string(ns_name);
-  } else {
-    *error = "unknown overload '" + std::string(overload.empty() ? "default" : overload) +
-             "' of " + std::string(ns_name) + " (known: " + known + ")";
-  }
-  return std::nullopt;
+  if (known.empty()) return Diagnostic{"", "unknown operator " + std::string(ns_name)};
+  return Diagnostic{"", "unknown overload '" + std::string(overload.empty() ? "default" : overload) + "' of " +
+                            std::string(ns_name) + " (known: " + known + ")"};
 }
 
 }  // namespace
 
-std::optional<Target> parseTarget(std::string_view text, std::string* error) {
+Expected<Target> parseTarget(std::string_view text) {
   if (const OpInfo* op = findResolvedOp(text)) return Target::aten(op);
-  std::string ignored;
-  if (!error) error = &ignored;
   // aten::add.Tensor, aten::relu
   if (auto sep = text.find("::"); sep != std::string_view::npos) {
     auto dot = text.find('.', sep + 2);
@@ -38,14 +31,12 @@ std::optional<Target> parseTarget(std::string_view text, std::string* error) {
     auto overload = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
     if (!isIdentifier(text.substr(0, sep)) || !isIdentifier(ns_name.substr(sep + 2)) ||
         (dot != std::string_view::npos && !isIdentifier(overload))) {
-      *error = "malformed operator name '" + std::string(text) + "'";
-      return std::nullopt;
+      return Diagnostic{"", "malformed operator name '" + std::string(text) + "'"};
     }
-    return resolveAten(ns_name, overload, error);
+    return resolveAten(ns_name, overload);
   }
   if (!isDottedPath(text)) {
-    *error = "malformed target '" + std::string(text) + "'";
-    return std::nullopt;
+    return Diagnostic{"", "malformed target '" + std::string(text) + "'"};
   }
   // torch.ops.<ns>.<name>.<overload>, torch.ops.higher_order.<name>
   constexpr std::string_view kOps = "torch.ops.";
@@ -53,19 +44,16 @@ std::optional<Target> parseTarget(std::string_view text, std::string* error) {
     auto rest = text.substr(kOps.size());
     auto dot1 = rest.find('.');
     if (dot1 == std::string_view::npos) {
-      *error = "malformed operator name '" + std::string(text) + "'";
-      return std::nullopt;
+      return Diagnostic{"", "malformed operator name '" + std::string(text) + "'"};
     }
     auto ns = rest.substr(0, dot1);
     auto after = rest.substr(dot1 + 1);
     if (ns == "higher_order") return Target::higherOrder(std::string(after));
     auto dot2 = after.find('.');
     if (dot2 == std::string_view::npos || after.find('.', dot2 + 1) != std::string_view::npos) {
-      *error = "operator '" + std::string(text) + "' must be torch.ops.<namespace>.<name>.<overload>";
-      return std::nullopt;
+      return Diagnostic{"", "operator '" + std::string(text) + "' must be torch.ops.<namespace>.<name>.<overload>"};
     }
-    return resolveAten(std::string(ns) + "::" + std::string(after.substr(0, dot2)),
-                       after.substr(dot2 + 1), error);
+    return resolveAten(std::string(ns) + "::" + std::string(after.substr(0, dot2)), after.substr(dot2 + 1));
   }
   constexpr std::string_view kHop = "higher_order.";
   if (text.substr(0, kHop.size()) == kHop) return Target::higherOrder(std::string(text.substr(kHop.size())));

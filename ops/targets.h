@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/diagnostic.h"
 #include "ir/target.h"
 
 namespace epsmith {
@@ -13,7 +14,8 @@ namespace epsmith {
 // Parses any spelling the IR accepts: "aten::add.Tensor", "torch.ops.aten.add.Tensor",
 // "operator.add", "_operator.add", "math.ceil", "round", "builtins.round", "torch.sym_int",
 // "torch.ops.higher_order.cond", "higher_order.cond", or any other dotted Python path.
-// Returns nullopt with `error` set for an unknown ATen op or overload, or a malformed name.
-std::optional<Target> parseTarget(std::string_view text, std::string* error);
+// Fails for an unknown ATen op or overload, or a malformed name (a Diagnostic with no
+// place: the caller knows it).
+Expected<Target> parseTarget(std::string_view text);
 
 }  // namespace epsmith

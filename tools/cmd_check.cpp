@@ -34,10 +34,9 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   cmd->callback([opts, &exit_code] {
-    std::string error;
-    auto checks = parseDiffChecks(opts->checks, &error);
+    auto checks = parseDiffChecks(opts->checks);
     if (!checks) {
-      std::cerr << "epsmith check: --checks: " << error << "\n";
+      std::cerr << "epsmith check: --checks: " << checks.error().message << "\n";
       exit_code = kExitBadInput;
       return;
     }
@@ -53,7 +52,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
         auto one = runChecks(program.value(), {c}, options);
         return one.empty() ? std::string() : writeOutcome(one.front());
       }, limits);
-      if (auto read = r.result ? readOutcome(*r.result) : LoadError{}; read.ok()) {
+      if (auto read = r.result ? readOutcome(*r.result) : Diagnostic{}; read.ok()) {
         outcomes.push_back(read.value());
         continue;
       }

@@ -33,13 +33,13 @@ void addFunctionalizeCommand(CLI::App& app, int& exit_code) {
     options.grad_enabled = !opts->no_grad;
     auto result = functionalize(program.value(), options);
     if (!result.ok()) {
-      std::cerr << "epsmith functionalize: " << opts->in << ": " << result.error->str() << "\n";
+      std::cerr << "epsmith functionalize: " << opts->in << ": " << result.error().str() << "\n";
       exit_code = kExitFindings;
       return;
     }
     if (opts->out.empty()) {
-      std::cout << printProgramText(*result.program);
-    } else if (auto error = saveProgram(opts->out, *result.program)) {
+      std::cout << printProgramText(result.value());
+    } else if (auto error = saveProgram(opts->out, result.value())) {
       std::cerr << "epsmith functionalize: " << error->str() << "\n";
       exit_code = kExitBadInput;
       return;

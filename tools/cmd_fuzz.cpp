@@ -3,11 +3,11 @@
 // [--rss-limit-mb N]`: a campaign (fuzz/campaign.h). Exit 0 when no new bucket was found,
 // 1 when one was (its case file is in the corpus), 2 for bad flags or configs, 3 when the
 // corpus or the report could not be written.
-#include <fstream>
+#include <algorithm>
 #include <iostream>
-#include <sstream>
 
 #include "fuzz/campaign.h"
+#include "generators/op_catalog.h"
 #include "oracle/run.h"
 #include "tools/command.h"
 
@@ -15,27 +15,28 @@ namespace epsmith::cli {
 
 constexpr int kExitCannotWrite = 3;
 
-void addFuzzCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("fuzz", "Run a fuzz campaign: generate, check, minimize, keep new buckets in the corpus");
-  struct Options {
-    double time = -1;
-    int64_t cases = 0;
-    int jobs = 1;
-    uint64_t seed = 1;
-    int nodes = -1;
-    std::string device = "cpu";
-    std::string checks = "D1,D2,D3,D4,D6";
-    std::string corpus = "corpus";
-    std::string report = "fuzz-report";
-    std::string config;
-    double timeout = 10;
-    int64_t rss_limit_mb = 2048;
-    int minimize_calls = 500;
-    int round_trip_every = 8;
-    int minimize_per_family = 3;
-    double status = 3;
-  };
-  auto opts = std::make_shared<Options>();
+namespace {
+
+struct FuzzOptions {
+  double time = -1;
+  int64_t cases = 0;
+  int jobs = 1;
+  uint64_t seed = 1;
+  int nodes = -1;
+  std::string device = "cpu";
+  std::string checks = "D1,D2,D3,D4,D6";
+  std::string corpus = "corpus";
+  std::string report = "fuzz-report";
+  std::string config;
+  double timeout = 10;
+  int64_t rss_limit_mb = 2048;
+  int minimize_calls = 500;
+  int round_trip_every = 8;
+  int minimize_per_family = 3;
+  double status = 3;
+};
+
+void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   auto* time = cmd->add_option("--time", opts->time, "seconds to run (default 60 unless --cases is given)")
                    ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--cases", opts->cases, "cases to run")->check(CLI::Range(int64_t{1}, int64_t{1} << 50))->excludes(time);
@@ -60,64 +61,87 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--round-trip-every", opts->round_trip_every, "run D4 on one case in N, drawn from its seed")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--status-every", opts->status, "seconds between status lines")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+}
+
+// D3 where the checks or --device ask for it and CUDA is here; a note when it is not.
+Expected<std::vector<DiffCheck>> checksToRun(const FuzzOptions& opts) {
+  auto checks = parseDiffChecks(opts.checks);
+  if (!checks) return Diagnostic{"--checks", checks.error().message};
+  std::vector<DiffCheck> run = checks.value();
+  const bool has_d3 = std::find(run.begin(), run.end(), DiffCheck::D3) != run.end();
+  if (opts.device != "cpu" && !cudaAvailable()) {
+    return Diagnostic{"--device " + opts.device, "CUDA is not available in this LibTorch build or machine"};
+  }
+  if (has_d3 && !cudaAvailable()) {
+    std::cerr << "epsmith fuzz: CUDA is not available: D3 (CPU against CUDA) is not run\n";
+    run.erase(std::remove(run.begin(), run.end(), DiffCheck::D3), run.end());
+  }
+  if (opts.device == "both" && !has_d3) run.push_back(DiffCheck::D3);
+  if (run.empty()) return Diagnostic{"--checks", "nothing left to run"};
+  return run;
+}
+
+// The campaign the flags describe; `command_line` is how the report names it.
+Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string command_line) {
+  auto checks = checksToRun(opts);
+  if (!checks) return checks.error();
+  CampaignOptions o;
+  o.setup.checks = checks.value();
+  if (!opts.config.empty()) {
+    auto text = readConfigFile(opts.config);
+    if (!text) return text.error();
+    o.setup.config_text = text.value();
+    o.setup.config_name = opts.config;
+  }
+  o.setup.nodes = opts.nodes;
+  o.setup.minimize_calls = opts.minimize_calls;
+  o.setup.round_trip_every = opts.round_trip_every;
+  o.setup.limits.seconds_per_request = opts.timeout;
+  o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts.rss_limit_mb) << 20;
+  if (opts.device == "cuda") o.setup.device.type = "cuda";
+  o.minimize_per_family = opts.minimize_per_family;
+  o.device = opts.device;
+  o.cases = opts.cases;
+  o.seconds = opts.cases > 0 ? 0 : (opts.time >= 0 ? opts.time : 60);
+  o.jobs = opts.jobs;
+  o.seed = opts.seed;
+  o.corpus_dir = opts.corpus;
+  o.report_dir = opts.report;
+  o.status_seconds = opts.status;
+  o.command_line = std::move(command_line);
+  return o;
+}
+
+// "epsmith fuzz --cases 100 --jobs 2": the flags given, for the report.
+std::string commandLine(const CLI::App& cmd) {
+  std::string line = "epsmith fuzz";
+  for (const auto* option : cmd.get_options()) {
+    if (option->count() == 0 || option->get_name() == "--help") continue;
+    line += " " + option->get_name() + (option->get_expected_min() == 0 ? "" : " " + option->as<std::string>());
+  }
+  return line;
+}
+
+}  // namespace
+
+void addFuzzCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("fuzz", "Run a fuzz campaign: generate, check, minimize, keep new buckets in the corpus");
+  auto opts = std::make_shared<FuzzOptions>();
+  addFuzzOptions(cmd, opts.get());
   cmd->callback([opts, cmd, &exit_code] {
-    auto fail = [&](const std::string& message) {
-      std::cerr << "epsmith fuzz: " << message << "\n";
+    auto options = campaignOptions(*opts, commandLine(*cmd));
+    if (!options) {
+      std::cerr << "epsmith fuzz: " << options.error().str() << "\n";
       exit_code = kExitBadInput;
-    };
-    std::string error;
-    auto checks = parseDiffChecks(opts->checks, &error);
-    if (!checks) return fail("--checks: " + error);
-    CampaignOptions o;
-    o.setup.checks = *checks;
-    if (!opts->config.empty()) {
-      std::ifstream in(opts->config, std::ios::binary);
-      if (!in) return fail(opts->config + ": cannot read the config file");
-      std::ostringstream text;
-      text << in.rdbuf();
-      o.setup.config_text = text.str();
-      o.setup.config_name = opts->config;
-    }
-    o.setup.nodes = opts->nodes;
-    o.setup.minimize_calls = opts->minimize_calls;
-    o.setup.round_trip_every = opts->round_trip_every;
-    o.minimize_per_family = opts->minimize_per_family;
-    o.setup.limits.seconds_per_request = opts->timeout;
-    o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts->rss_limit_mb) << 20;
-    o.device = opts->device;
-    const bool has_d3 = std::find(checks->begin(), checks->end(), DiffCheck::D3) != checks->end();
-    if (opts->device != "cpu" && !cudaAvailable()) {
-      return fail("--device " + opts->device + ": CUDA is not available in this LibTorch build or machine");
-    }
-    if (opts->device == "cuda") o.setup.device.type = "cuda";
-    if (has_d3 && !cudaAvailable()) {
-      std::cerr << "epsmith fuzz: CUDA is not available: D3 (CPU against CUDA) is not run\n";
-      o.setup.checks.erase(std::remove(o.setup.checks.begin(), o.setup.checks.end(), DiffCheck::D3), o.setup.checks.end());
-    }
-    if (opts->device == "both" && !has_d3) o.setup.checks.push_back(DiffCheck::D3);
-    o.cases = opts->cases;
-    o.seconds = opts->cases > 0 ? 0 : (opts->time >= 0 ? opts->time : 60);
-    o.jobs = opts->jobs;
-    o.seed = opts->seed;
-    o.corpus_dir = opts->corpus;
-    o.report_dir = opts->report;
-    o.status_seconds = opts->status;
-    o.command_line = "epsmith fuzz";
-    for (const auto* option : cmd->get_options()) {
-      if (option->count() == 0 || option->get_name() == "--help") continue;
-      o.command_line += " " + option->get_name() + (option->get_expected_min() == 0 ? "" : " " + option->as<std::string>());
-    }
-    if (o.setup.checks.empty()) return fail("--checks: nothing left to run");
-    std::optional<Expected<CampaignResult>> run;
-    try {
-      run.emplace(runCampaign(o, std::cout));
-    } catch (const std::exception& e) {  // workers that cannot start
-      std::cerr << "epsmith fuzz: " << e.what() << "\n";
-      exit_code = kExitCannotWrite;
       return;
     }
-    if (!run->ok()) return fail(run->error().str());
-    const CampaignResult& r = run->value();
+    auto run = runCampaign(options.value(), std::cout);
+    if (!run) {
+      std::cerr << "epsmith fuzz: " << run.error().str() << "\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    const CampaignResult& r = run.value();
     std::cout << "report: " << opts->report << "/report.md (summary.json beside it)\n";
     for (const auto& e : r.errors) std::cerr << "epsmith fuzz: " << e << "\n";
     if (!r.errors.empty()) exit_code = kExitCannotWrite;

@@ -44,11 +44,58 @@ std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck
   return found ? failureSignature(*found) : "";
 }
 
+// What `p` fails with, asked in a child: its first finding, or the child's death.
+std::optional<Failing> firstFailure(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                    const WorkerLimits& limits) {
+  IsolatedOutcome first = runIsolated([&] { return firstFindingMessage(p, checks); }, limits);
+  if (first.death) return Failing::of(*first.death);
+  if (!first.result || first.result->empty()) return std::nullopt;
+  auto read = readOutcome(*first.result);
+  if (!read.ok()) return std::nullopt;
+  return Failing::of(read.value());
+}
+
 // The child's result; none when it sent back something unreadable (said, not lost).
 std::optional<MinimizeResult> takeResult(Expected<MinimizeResult> read) {
   if (read.ok()) return std::move(read.value());
   std::cerr << "epsmith minimize: " << read.error().str() << "\n";
   return std::nullopt;
+}
+
+// Every step in one child, in-process there; none when that child died.
+std::optional<MinimizeResult> minimizeInOneChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                                 const Failing& f, const MinimizeOptions& options) {
+  WorkerLimits all;
+  all.seconds_per_request = kSecondsForAllSteps;
+  const CheckOptions focus = focusedOn(f);  // Note [Re-runs focus on the finding]
+  IsolatedOutcome o = runIsolated([&] {
+    const auto still_fails = [&](const ExportedProgram& q) { return firstSignature(q, checks, focus) == f.signature; };
+    return writeMinimizeResult(minimize(p, still_fails, options));
+  }, all);
+  if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
+  return o.result ? takeResult(readMinimizeResult(*o.result)) : std::nullopt;
+}
+
+// Each step's checks, and the minimizer's own eager runs (to cut a call to an input, to
+// shrink inputs), in grandchildren of the child that minimizes. A crash still fails when
+// it crashes the same way.
+Expected<MinimizeResult> minimizeStepByStep(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                            const Failing& f, MinimizeOptions options, const WorkerLimits& limits) {
+  options.run_step = eagerStepsInChildren(limits);
+  WorkerLimits all = limits;
+  all.seconds_per_request = kSecondsForAllSteps;
+  const CheckOptions focus = focusedOn(f);
+  IsolatedOutcome o = runIsolated([&] {
+    const auto still_fails = [&](const ExportedProgram& q) {
+      IsolatedOutcome step = runIsolated([&] { return firstSignature(q, checks, focus); }, limits);
+      if (f.crash) return step.death && sameFailure(deathSignature(*step.death), f.signature);
+      return step.result && *step.result == f.signature;
+    };
+    return writeMinimizeResult(minimize(p, still_fails, options));
+  }, all);
+  if (o.result) return readMinimizeResult(*o.result);
+  return Diagnostic{"", "the minimization died (" + (o.death ? deathSignature(*o.death) : "it sent back nothing") +
+                            "); nothing written"};
 }
 
 }  // namespace
@@ -71,84 +118,38 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   cmd->callback([opts, &exit_code] {
-    std::string error;
-    auto checks = parseDiffChecks(opts->checks, &error);
-    if (!checks) {
-      std::cerr << "epsmith minimize: --checks: " << error << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    auto fail = [&](const std::string& message, int code) {
+      std::cerr << "epsmith minimize: " << message << "\n";
+      exit_code = code;
+    };
+    auto checks = parseDiffChecks(opts->checks);
+    if (!checks) return fail("--checks: " + checks.error().message, kExitBadInput);
     if (!opts->out.empty() && !formatFromPath(opts->out)) {
-      std::cerr << "epsmith minimize: " << opts->out << ": unknown extension (use .json or .ept)\n";
-      exit_code = kExitBadInput;
-      return;
+      return fail(opts->out + ": unknown extension (use .json or .ept)", kExitBadInput);
     }
     auto program = loadOrReport("minimize", opts->in, exit_code);
     if (!program) return;
     WorkerLimits limits;  // a step: the campaign's memory limit, --timeout
     limits.seconds_per_request = opts->timeout;
-    IsolatedOutcome first = runIsolated([&] { return firstFindingMessage(program.value(), *checks); }, limits);
-    const bool crash = first.death.has_value();
-    std::optional<CheckOutcome> found;
-    if (first.result && !first.result->empty()) {
-      auto read = readOutcome(*first.result);
-      if (read.ok()) found = read.value();
-    }
-    const std::string signature = crash ? deathSignature(*first.death) : found ? failureSignature(*found) : "";
-    if (signature.empty()) {
-      std::cerr << "epsmith minimize: " << opts->in << ": no check finds anything; nothing to minimize\n";
-      exit_code = kExitFindings;
-      return;
-    }
-    std::cout << "minimizing: " << signature << "\n";
-    const CheckOptions focus = found ? focusedOn(*found) : CheckOptions{};  // Note [Re-runs focus on the finding]
+    const std::optional<Failing> f = firstFailure(program.value(), *checks, limits);
+    if (!f) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
+    std::cout << "minimizing: " << f->signature << "\n";
     MinimizeOptions options;
     options.max_oracle_calls = opts->max_calls;
     // A hang costs the whole time limit a step (as in a campaign).
-    if (crash && first.death->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
-    WorkerLimits all = limits;
-    all.seconds_per_request = kSecondsForAllSteps;
+    if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
     std::optional<MinimizeResult> minimized;
-    if (!crash) {  // every step in one child
-      IsolatedOutcome o = runIsolated([&] {
-        return writeMinimizeResult(minimize(program.value(),
-                               [&](const ExportedProgram& p) { return firstSignature(p, *checks, focus) == signature; },
-                               options));
-      }, all);
-      if (o.result) minimized = takeResult(readMinimizeResult(*o.result));
-      if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
-    }
+    if (!f->crash) minimized = minimizeInOneChild(program.value(), *checks, *f, options);
     if (!minimized) {
-      // The minimizer runs programs eagerly itself (to cut a call to an input, to shrink
-      // inputs): those runs and each step's checks go to grandchildren.
-      options.run_step = eagerStepsInChildren(limits);
-      IsolatedOutcome o = runIsolated([&] {
-        const auto still_fails = [&](const ExportedProgram& p) {
-          IsolatedOutcome step = runIsolated([&] { return firstSignature(p, *checks, focus); }, limits);
-          if (crash) return step.death && sameFailure(deathSignature(*step.death), signature);
-          return step.result && *step.result == signature;
-        };
-        return writeMinimizeResult(minimize(program.value(), still_fails, options));
-      }, all);
-      if (o.result) minimized = takeResult(readMinimizeResult(*o.result));
-      if (!minimized) {
-        std::cerr << "epsmith minimize: the minimization died ("
-                  << (o.death ? deathSignature(*o.death) : std::string("it sent back nothing"))
-                  << "); nothing written\n";
-        exit_code = kExitFindings;
-        return;
-      }
+      auto stepwise = minimizeStepByStep(program.value(), *checks, *f, options, limits);
+      if (!stepwise) return fail(stepwise.error().str(), kExitFindings);
+      minimized = std::move(stepwise.value());
     }
     const MinimizeResult& r = *minimized;
     for (const auto& step : r.log) std::cout << "  " << step << "\n";
     std::cout << r.nodes_before << " -> " << r.nodes_after << " calls, " << r.oracle_calls << " oracle calls\n";
-    if (opts->out.empty()) {
-      std::cout << printProgramText(r.program);
-    } else if (auto e = saveProgram(opts->out, r.program)) {
-      std::cerr << "epsmith minimize: " << e->str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
+    if (opts->out.empty()) std::cout << printProgramText(r.program);
+    else if (auto e = saveProgram(opts->out, r.program)) return fail(e->str(), kExitBadInput);
     exit_code = kExitOk;
   });
 }

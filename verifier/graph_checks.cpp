@@ -56,7 +56,7 @@ bool validVal(const Val& v) {
 
 // Collects diagnostics of one kind of check so that they can be emitted in Python's order.
 struct Buffer {
-  std::vector<Diagnostic> items;
+  std::vector<Violation> items;
   void report(CheckId id, std::string where, std::string message) {
     items.push_back({id, std::move(where), std::move(message)});
   }

@@ -9,7 +9,7 @@
 
 namespace epsmith {
 
-std::string Diagnostic::str() const {
+std::string Violation::str() const {
   return where + ": error[" + std::string(checkIdName(check)) + "]: " + message;
 }
 
@@ -50,9 +50,9 @@ const Dialect* findDialect(std::string_view name) {
   return it == r.dialects.end() ? nullptr : it->second.get();
 }
 
-std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
+std::vector<Violation> verify(const ExportedProgram& p, const Dialect& dialect,
                                VerifyOptions options) {
-  std::vector<Diagnostic> out;
+  std::vector<Violation> out;
   verifier_detail::Sink sink(out, options.first_only);
   // Verifier.check: the graph modules, then the module call graph, then the signature.
   auto graphs = verifier_detail::checkGraphs(p, dialect, sink);
@@ -64,11 +64,11 @@ std::vector<Diagnostic> verify(const ExportedProgram& p, const Dialect& dialect,
   return out;
 }
 
-std::vector<Diagnostic> verify(const ExportedProgram& p, VerifyOptions options) {
+std::vector<Violation> verify(const ExportedProgram& p, VerifyOptions options) {
   // ExportedProgram._validate runs every verifier the program names, in order.
   std::vector<std::string> names = p.verifiers;
   if (names.empty()) names.push_back("ATEN");
-  std::vector<Diagnostic> out;
+  std::vector<Violation> out;
   for (const auto& name : names) {
     const Dialect* dialect = findDialect(name);
     if (!dialect) {

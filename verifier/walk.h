@@ -15,7 +15,7 @@ namespace epsmith::verifier_detail {
 // tolerates what an earlier one reported (the walk reports everything otherwise).
 class Sink {
  public:
-  Sink(std::vector<Diagnostic>& out, bool first_only) : out_(out), first_only_(first_only) {}
+  Sink(std::vector<Violation>& out, bool first_only) : out_(out), first_only_(first_only) {}
   void report(CheckId id, std::string where, std::string message) {
     if (done()) return;
     out_.push_back({id, std::move(where), std::move(message)});
@@ -23,7 +23,7 @@ class Sink {
   bool done() const { return first_only_ && !out_.empty(); }
 
  private:
-  std::vector<Diagnostic>& out_;
+  std::vector<Violation>& out_;
   bool first_only_;
 };
 
@@ -37,7 +37,7 @@ std::string pyRepr(const SpecArg& a);
 
 struct GraphFacts {
   std::vector<const Node*> placeholders;  // of the top graph, in order, for the signature check
-  std::vector<Diagnostic> epsmith_only;   // checks Python does not make, reported last
+  std::vector<Violation> epsmith_only;   // checks Python does not make, reported last
 };
 GraphFacts checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
 void checkModuleCallGraph(const ExportedProgram& p, Sink& sink);

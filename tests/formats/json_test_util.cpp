@@ -9,9 +9,8 @@
 namespace epsmith::testing {
 
 Target target(const std::string& name) {
-  std::string error;
-  auto t = parseTarget(name, &error);
-  EXPECT_TRUE(t) << name << ": " << error;
+  auto t = parseTarget(name);
+  EXPECT_TRUE(t) << name << ": " << (t ? "" : t.error().str());
   return t ? *t : Target();
 }
 

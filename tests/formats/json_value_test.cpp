@@ -46,7 +46,7 @@ Reference toReference(const JsonValue& v) {
 }
 
 // Our parse of `text`: its value as nlohmann's type, or the error.
-std::variant<Reference, LoadError> ours(std::string_view text) {
+std::variant<Reference, Diagnostic> ours(std::string_view text) {
   try {
     JsonDocument doc = json_detail::parseJson(text, "");
     return toReference(doc.root());
@@ -55,10 +55,10 @@ std::variant<Reference, LoadError> ours(std::string_view text) {
   }
 }
 
-LoadError errorOf(std::string_view text) {
+Diagnostic errorOf(std::string_view text) {
   auto r = ours(text);
-  EXPECT_TRUE(std::holds_alternative<LoadError>(r)) << "accepted: " << text;
-  return std::holds_alternative<LoadError>(r) ? std::get<LoadError>(r) : LoadError{};
+  EXPECT_TRUE(std::holds_alternative<Diagnostic>(r)) << "accepted: " << text;
+  return std::holds_alternative<Diagnostic>(r) ? std::get<Diagnostic>(r) : Diagnostic{};
 }
 
 bool hasDuplicateKeys(const std::string& text) {
@@ -93,7 +93,7 @@ TEST(JsonDocument, ReadsEveryKindOfValueAsTheReferenceDoes) {
     "order": {"zeta": 1, "alpha": 2, "mid": 3}
   })";
   auto r = ours(text);
-  ASSERT_TRUE(std::holds_alternative<Reference>(r)) << std::get<LoadError>(r).str();
+  ASSERT_TRUE(std::holds_alternative<Reference>(r)) << std::get<Diagnostic>(r).str();
   EXPECT_EQ(std::get<Reference>(r), Reference::parse(text));
   // Keys stay in file order.
   EXPECT_EQ(std::get<Reference>(r)["order"].begin().key(), "zeta");
@@ -134,22 +134,21 @@ TEST(JsonDocument, Base64DecodesWhatItEncodedAndNamesABadByte) {
     for (auto& b : bytes) b = static_cast<uint8_t>(random());
     std::string text(json_detail::base64Size(n), ' ');
     json_detail::writeBase64(bytes, text.data());
-    std::string error;
-    auto back = json_detail::base64Decode(text, &error);
-    ASSERT_TRUE(back) << error;
+    auto back = json_detail::base64Decode(text);
+    ASSERT_TRUE(back) << back.error().str();
     EXPECT_EQ(*back, bytes);
     for (size_t at = 0; at < text.size(); ++at) {
       if (text[at] == '=') continue;
       std::string bad = text;
       bad[at] = '!';
-      error.clear();
-      EXPECT_FALSE(json_detail::base64Decode(bad, &error));
-      EXPECT_EQ(error, "invalid base64 character \"!\" at offset " + std::to_string(at));
+      auto refused = json_detail::base64Decode(bad);
+      ASSERT_FALSE(refused);
+      EXPECT_EQ(refused.error().message, "invalid base64 character \"!\" at offset " + std::to_string(at));
     }
   }
-  std::string error;
-  EXPECT_FALSE(json_detail::base64Decode("A=AA", &error));  // padding only at the end
-  EXPECT_EQ(error, "invalid base64 character \"=\" at offset 1");
+  auto early = json_detail::base64Decode("A=AA");  // padding only at the end
+  ASSERT_FALSE(early);
+  EXPECT_EQ(early.error().message, "invalid base64 character \"=\" at offset 1");
 }
 
 TEST(JsonDocument, IntegersKeepTheirExactValueAndNumbersTheirSpelling) {
@@ -196,7 +195,7 @@ TEST(JsonDocument, MalformedTextsAreRefusedAtTheirPlace) {
       {std::string(600, '[') + std::string(600, ']'), "1:513", "nested deeper than 512 levels"},
   };
   for (const Case& c : cases) {
-    LoadError e = errorOf(c.text);
+    Diagnostic e = errorOf(c.text);
     EXPECT_EQ(e.where, c.where) << c.text << ": " << e.str();
     EXPECT_NE(e.message.find(c.fragment), std::string::npos) << c.text << ": " << e.str();
     EXPECT_NE(e.message.find("malformed JSON"), std::string::npos) << e.str();
@@ -289,7 +288,7 @@ TEST(ReadJson, AFailureNamesTheFileAndThePlace) {
   auto negative = readJson(text, "f.json", [](const JsonAt& j) { return j.field("n").unsignedInteger(); });
   ASSERT_FALSE(negative.ok());
   EXPECT_EQ(negative.error().where, "f.json: $.n");
-  auto mine = readJson(text, "f.json", [](const JsonAt& j) -> Expected<int> { return LoadError{"$.a", "too short"}; });
+  auto mine = readJson(text, "f.json", [](const JsonAt& j) -> Expected<int> { return Diagnostic{"$.a", "too short"}; });
   ASSERT_FALSE(mine.ok());
   EXPECT_EQ(mine.error().str(), "f.json: $.a: too short");
   auto malformed = readJson("{\n  \"a\": ]", "f.json", [](const JsonAt&) { return 0; });
@@ -325,11 +324,11 @@ TEST(JsonDocument, EditedProgramFilesAreReadAsTheReferenceReadsThem) {
     auto got = ours(text);
     if (expected && !hasDuplicateKeys(text)) {
       ASSERT_TRUE(std::holds_alternative<Reference>(got))
-          << "refused what the reference reads: " << std::get<LoadError>(got).str();
+          << "refused what the reference reads: " << std::get<Diagnostic>(got).str();
       ASSERT_EQ(std::get<Reference>(got), *expected);
       ++accepted;
     } else if (!expected) {
-      ASSERT_TRUE(std::holds_alternative<LoadError>(got)) << "accepted what the reference refuses";
+      ASSERT_TRUE(std::holds_alternative<Diagnostic>(got)) << "accepted what the reference refuses";
       ++refused;
     }
   }

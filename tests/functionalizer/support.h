@@ -104,9 +104,9 @@ inline std::optional<std::string> eagerRefuses(const ExportedProgram& p, bool gr
 // Functionalizes `p` and checks the D1 contract; returns the functional program.
 inline ExportedProgram functionalAgreesWithEager(const ExportedProgram& p, FunctionalizeOptions options = {}) {
   auto result = functionalize(p, options);
-  EXPECT_TRUE(result.ok()) << result.error->str() << "\n" << printProgramText(p);
+  EXPECT_TRUE(result.ok()) << result.error().str() << "\n" << printProgramText(p);
   if (!result.ok()) return ExportedProgram();
-  const ExportedProgram& f = *result.program;
+  const ExportedProgram& f = result.value();
   EXPECT_EQ(verifyAten(f), "") << printProgramText(f);
   GradMode grad = options.grad_enabled ? GradMode::Enabled : GradMode::NoGrad;
   RunResult eager = runProgram(p, RunOptions(RunMode::Eager, Device(), grad));
@@ -150,8 +150,8 @@ inline std::string targets(const ExportedProgram& p) {
 
 inline std::string rejection(const ExportedProgram& p, FunctionalizeOptions options = {}) {
   auto result = functionalize(p, options);
-  EXPECT_FALSE(result.ok()) << printProgramText(*result.program);
-  return result.ok() ? "" : result.error->str();
+  EXPECT_FALSE(result.ok()) << printProgramText(result.value());
+  return result.ok() ? "" : result.error().str();
 }
 
 }  // namespace epsmith::test

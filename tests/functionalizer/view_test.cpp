@@ -605,8 +605,8 @@ TEST(FunctionalizeViews, FunctionalizingTwiceEqualsOnce) {
 )");
   auto once = functionalAgreesWithEager(p);
   auto twice = functionalize(once);
-  ASSERT_TRUE(twice.ok()) << twice.error->str();
-  EXPECT_EQ(printProgramText(*twice.program), printProgramText(once));
+  ASSERT_TRUE(twice.ok()) << twice.error().str();
+  EXPECT_EQ(printProgramText(twice.value()), printProgramText(once));
 }
 
 TEST(FunctionalizeViews, AnAtenProgramComesBackUnchanged) {
@@ -630,8 +630,8 @@ signature {
 )");
   test::fillState(p);
   auto f = functionalize(p);
-  ASSERT_TRUE(f.ok()) << f.error->str();
-  EXPECT_EQ(printProgramText(*f.program), printProgramText(p));
+  ASSERT_TRUE(f.ok()) << f.error().str();
+  EXPECT_EQ(printProgramText(f.value()), printProgramText(p));
 }
 
 }  // namespace

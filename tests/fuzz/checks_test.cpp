@@ -535,13 +535,13 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
 }
 
 TEST(Checks, CheckListsParse) {
-  std::string error;
-  auto all = parseDiffChecks("D1,D2,D3,D4,D6", &error);
-  ASSERT_TRUE(all.has_value());
+  auto all = parseDiffChecks("D1,D2,D3,D4,D6");
+  ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 5u);
-  EXPECT_FALSE(parseDiffChecks("D1,D5", &error).has_value());
-  EXPECT_EQ(error, "unknown check 'D5' (D1, D2, D3, D4, D6)");
-  EXPECT_FALSE(parseDiffChecks("", &error).has_value());
+  auto d5 = parseDiffChecks("D1,D5");
+  ASSERT_FALSE(d5.ok());
+  EXPECT_EQ(d5.error().message, "unknown check 'D5' (D1, D2, D3, D4, D6)");
+  EXPECT_FALSE(parseDiffChecks("").ok());
 }
 
 }  // namespace

@@ -144,12 +144,12 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
     auto f = functionalize(p);
     if (!f.ok()) {
       ++refused;
-      ++refusals[f.error->message.substr(0, 60)];
+      ++refusals[f.error().message.substr(0, 60)];
       continue;
     }
     ++functionalized;
-    EXPECT_TRUE(verify(*f.program, *findDialect("ATEN")).empty());
-    Verdict v = compareResults(eager, runProgram(*f.program, RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(verify(f.value(), *findDialect("ATEN")).empty());
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
     if (!v.match()) {
       disagreements.push_back(seed);
       std::cout << "[ D1 ] seed " << seed << ": " << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report << "\n";

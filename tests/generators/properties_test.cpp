@@ -89,10 +89,10 @@ RC_GTEST_PROP(GeneratedPrograms, NativeFunctionalizationAgreesWithEager, ()) {
   auto f = functionalize(*g.program);
   RC_CLASSIFY(!f.ok(), "refused");
   if (!f.ok()) return;
-  RC_ASSERT(verify(*f.program).empty());
+  RC_ASSERT(verify(f.value()).empty());
   const RunResult eager = runProgram(*g.program, RunOptions(RunMode::Eager));
   RC_ASSERT(eager.ok());
-  const Verdict v = compareResults(eager, runProgram(*f.program, RunOptions(RunMode::Exported)));
+  const Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
   RC_ASSERT(v.match());
 }
 

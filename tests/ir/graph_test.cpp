@@ -198,7 +198,7 @@ TEST(OpRegistry, AResolvedOpIsFoundByEitherOfItsExactSpellings) {
   EXPECT_EQ(findResolvedOp("torch.ops.aten.relu"), nullptr);
   EXPECT_EQ(findResolvedOp("aten::mul.NoSuchOverload"), nullptr);
   EXPECT_EQ(findResolvedOp(""), nullptr);
-  EXPECT_EQ(parseTarget("aten::relu.default", nullptr), Target::aten(relu));  // still read by the parser
+  EXPECT_EQ(parseTarget("aten::relu.default").value(), Target::aten(relu));  // still read by the parser
 }
 
 // Each thread remembers the ops it resolved last (Note [Spellings remembered per thread]):
@@ -247,27 +247,27 @@ TEST(OpRegistry, SchemasComeFromTheDispatcher) {
 }
 
 TEST(Targets, EverySpellingResolves) {
-  std::string error;
-  EXPECT_EQ(parseTarget("torch.ops.aten.add.Tensor", &error)->op(), findOpByName("aten::add.Tensor"));
-  EXPECT_EQ(parseTarget("torch.ops.aten.relu.default", &error)->op(), findOpByName("aten::relu"));
-  EXPECT_EQ(parseTarget("_operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
-  EXPECT_EQ(parseTarget("operator.getitem", &error)->builtinOp(), BuiltinOp::GetItem);
-  EXPECT_EQ(parseTarget("builtins.round", &error)->builtinOp(), BuiltinOp::Round);
-  EXPECT_EQ(parseTarget("math.trunc", &error)->textName(), "math.trunc");
-  EXPECT_EQ(parseTarget("torch.sym_max", &error)->kind(), Target::Kind::TorchFunction);
-  EXPECT_EQ(parseTarget("torch.ops.higher_order.cond", &error)->textName(), "higher_order.cond");
-  EXPECT_EQ(parseTarget("operator.matmul", &error)->kind(), Target::Kind::Other);
-  EXPECT_FALSE(parseTarget("torch.ops.aten.nope.default", &error));
-  EXPECT_EQ(error, "unknown operator aten::nope");
-  EXPECT_FALSE(parseTarget("aten::add..x", &error));
-  EXPECT_FALSE(parseTarget("not a name", &error));
+  EXPECT_EQ(parseTarget("torch.ops.aten.add.Tensor")->op(), findOpByName("aten::add.Tensor"));
+  EXPECT_EQ(parseTarget("torch.ops.aten.relu.default")->op(), findOpByName("aten::relu"));
+  EXPECT_EQ(parseTarget("_operator.getitem")->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(parseTarget("operator.getitem")->builtinOp(), BuiltinOp::GetItem);
+  EXPECT_EQ(parseTarget("builtins.round")->builtinOp(), BuiltinOp::Round);
+  EXPECT_EQ(parseTarget("math.trunc")->textName(), "math.trunc");
+  EXPECT_EQ(parseTarget("torch.sym_max")->kind(), Target::Kind::TorchFunction);
+  EXPECT_EQ(parseTarget("torch.ops.higher_order.cond")->textName(), "higher_order.cond");
+  EXPECT_EQ(parseTarget("operator.matmul")->kind(), Target::Kind::Other);
+  auto nope = parseTarget("torch.ops.aten.nope.default");
+  ASSERT_FALSE(nope);
+  EXPECT_EQ(nope.error().message, "unknown operator aten::nope");
+  EXPECT_FALSE(parseTarget("aten::add..x"));
+  EXPECT_FALSE(parseTarget("not a name"));
   for (int i = 0; i < kNumBuiltinOps; ++i) {
     auto op = static_cast<BuiltinOp>(i);
-    EXPECT_EQ(parseTarget(std::string(builtinExportName(op)), &error)->builtinOp(), op);
+    EXPECT_EQ(parseTarget(std::string(builtinExportName(op)))->builtinOp(), op);
   }
   for (int i = 0; i < kNumTorchFunctions; ++i) {
     auto fn = static_cast<TorchFunction>(i);
-    EXPECT_EQ(parseTarget(std::string(torchFunctionName(fn)), &error)->torchFunctionId(), fn);
+    EXPECT_EQ(parseTarget(std::string(torchFunctionName(fn)))->torchFunctionId(), fn);
   }
 }
 

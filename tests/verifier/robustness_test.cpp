@@ -132,7 +132,7 @@ TEST(VerifierRobustness, RandomCorruptionsNeverThrowAndFirstMatchesTheFullList) 
     ExportedProgram p = base.clone();
     const int edits = 1 + static_cast<int>(rng() % 4);
     for (int e = 0; e < edits; ++e) corrupt(p, rng);
-    std::vector<Diagnostic> all, first;
+    std::vector<Violation> all, first;
     ASSERT_NO_THROW(all = verify(p)) << "round " << round;
     ASSERT_NO_THROW(first = verify(p, VerifyOptions{/*first_only=*/true})) << "round " << round;
     ASSERT_EQ(all.empty(), first.empty()) << "round " << round;

@@ -21,7 +21,7 @@ std::string program(const std::string& graph, const std::string& signature,
 
 using test::parse;
 
-std::string dump(const std::vector<Diagnostic>& ds) {
+std::string dump(const std::vector<Violation>& ds) {
   std::string out;
   for (const auto& d : ds) out += d.str() + "\n";
   return out;
