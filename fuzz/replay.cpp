@@ -48,14 +48,10 @@ std::string_view replayVerdictName(ReplayVerdict v) {
 // program. A memory error may also show as another signal
 // (Note [One memory error, several signals]).
 
-ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
-  ReplayOutcome out;
-  if (!c.program_unreadable_here.empty()) {  // Note [Cases found on another LibTorch]
-    out.error = "found on LibTorch " + c.provenance.libtorch + "; LibTorch " + libtorchVersion() +
-                " cannot run its program: " + c.program_unreadable_here;
-    out.not_here = true;
-    return out;
-  }
+namespace {
+
+// The setup the case was found with, running the checks that can show it.
+CaseSetup replaySetup(const CaseFile& c, const WorkerLimits& limits) {
   CaseSetup setup;
   setup.config_text = c.provenance.config;
   setup.config_name = "the case's config";
@@ -73,6 +69,71 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
       if (d != DiffCheck::D3 || cudaAvailable()) setup.checks.push_back(d);
     }
   }
+  return setup;
+}
+
+// Runs the case under up to kReplayLayouts heap layouts, each in a child, until one shows
+// the recorded signature (Note [Replaying memory errors]); `out.now` is what it showed.
+void runUnderLayouts(const CaseFile& c, const CaseRunner& r, const std::optional<ExportedProgram>& program,
+                     const WorkerLimits& limits, ReplayOutcome& out) {
+  const Failing recorded = recordedFailing(c);
+  const std::vector<DiffCheck>& checks = r.setup().checks;
+  for (int layout = 0; layout < kReplayLayouts; ++layout) {
+    IsolatedOutcome isolated = runIsolated(
+        [&]() -> std::string {
+          const HeapShift shift(layout);
+          if (program) return r.firstSignature(*program, checks, &recorded);
+          auto remade = r.generate(c.provenance.seed);
+          if (!remade.ok()) return "generation-failed";
+          return r.firstSignature(remade.value(), checks, &recorded);
+        },
+        limits, prepareCaseProcess);
+    ++out.runs;
+    const std::string now = isolated.death ? deathSignature(*isolated.death) : isolated.result.value_or("");
+    if (layout == 0) out.now = now;  // what a plain run shows, unless a later one reproduces
+    if (sameFailure(now, c.signature)) {
+      out.now = now;
+      return;
+    }
+  }
+}
+
+// Note [Cases found on another LibTorch]
+// A case records the LibTorch it was found on. An upstream bug, or an open one of ours
+// whose showing depends on LibTorch's behaviour, that does not come back on another
+// release is a fact about that release ("fixed in 2.13"), not a failure; a bug of ours
+// marked fixed must stay fixed on every release. A program that calls an operator or
+// overload another release lacks (1.13's named-tensor overloads are gone from 2.x) cannot
+// run there at all: replay says so and moves on, as expected whatever its status. And its
+// meta.val are the finding release's: where an op's result differs between releases (2.x's
+// as_strided_copy.out resizes an out 1.13 refused), they are recomputed here first.
+void judge(const CaseFile& c, bool found_here, ReplayOutcome& out) {
+  if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
+  else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
+  else out.verdict = ReplayVerdict::Changed;
+  if (!found_here && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
+    out.fixed_in = libtorchVersion();
+  }
+  switch (c.status) {
+    case CaseStatus::Open:
+    case CaseStatus::KnownUpstream:
+      out.as_expected = out.verdict == ReplayVerdict::Reproduces || !found_here;
+      break;
+    case CaseStatus::Fixed: out.as_expected = out.verdict == ReplayVerdict::Fixed; break;
+  }
+}
+
+}  // namespace
+
+ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
+  ReplayOutcome out;
+  if (!c.program_unreadable_here.empty()) {  // Note [Cases found on another LibTorch]
+    out.error = "found on LibTorch " + c.provenance.libtorch + "; LibTorch " + libtorchVersion() +
+                " cannot run its program: " + c.program_unreadable_here;
+    out.not_here = true;
+    return out;
+  }
+  const CaseSetup setup = replaySetup(c, limits);
   if (setup.checks == std::vector<DiffCheck>{DiffCheck::D3} && !cudaAvailable()) {
     out.error = "D3 needs CUDA, which is not available here";
     out.not_here = true;
@@ -84,7 +145,6 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     out.as_expected = false;
     return out;
   }
-  const CaseRunner& r = *runner.value();
   // Its meta.val are what the LibTorch that found it computed; on another one they are
   // recomputed by an eager run here, as an export here would
   // (Note [Cases found on another LibTorch]). A program that raises here keeps its own.
@@ -94,47 +154,8 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     program = c.program->clone();
     if (!found_here) refreshVals(*program);
   }
-  const Failing recorded = recordedFailing(c);
-  for (int layout = 0; layout < kReplayLayouts; ++layout) {
-    IsolatedOutcome isolated = runIsolated(
-        [&]() -> std::string {
-          const HeapShift shift(layout);
-          if (program) return r.firstSignature(*program, setup.checks, &recorded);
-          auto program = r.generate(c.provenance.seed);
-          if (!program.ok()) return "generation-failed";
-          return r.firstSignature(program.value(), setup.checks, &recorded);
-        },
-        limits, prepareCaseProcess);
-    ++out.runs;
-    const std::string now = isolated.death ? deathSignature(*isolated.death) : isolated.result.value_or("");
-    if (layout == 0) out.now = now;  // what a plain run shows, unless a later one reproduces
-    if (sameFailure(now, c.signature)) {
-      out.now = now;
-      break;
-    }
-  }
-  if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
-  else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
-  else out.verdict = ReplayVerdict::Changed;
-  // Note [Cases found on another LibTorch]
-  // A case records the LibTorch it was found on. An upstream bug, or an open one of ours
-  // whose showing depends on LibTorch's behaviour, that does not come back on another
-  // release is a fact about that release ("fixed in 2.13"), not a failure; a bug of ours
-  // marked fixed must stay fixed on every release. A program that calls an operator or
-  // overload another release lacks (1.13's named-tensor overloads are gone from 2.x) cannot
-  // run there at all: replay says so and moves on, as expected whatever its status. And its
-  // meta.val are the finding release's: where an op's result differs between releases (2.x's
-  // as_strided_copy.out resizes an out 1.13 refused), they are recomputed here first.
-  if (!found_here && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
-    out.fixed_in = libtorchVersion();
-  }
-  switch (c.status) {
-    case CaseStatus::Open:
-    case CaseStatus::KnownUpstream:
-      out.as_expected = out.verdict == ReplayVerdict::Reproduces || !found_here;
-      break;
-    case CaseStatus::Fixed: out.as_expected = out.verdict == ReplayVerdict::Fixed; break;
-  }
+  runUnderLayouts(c, *runner.value(), program, limits, out);
+  judge(c, found_here, out);
   return out;
 }
 
