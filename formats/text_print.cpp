@@ -133,6 +133,22 @@ class Printer {
     out_ += '\n';
   }
   std::string attribute(const std::string& name, const Attribute& a, int indent);
+  // The sections after the graph, each left out when empty.
+  void programHeader(const ExportedProgram& p);
+  void signatureSection(const GraphSignature& sig);
+  void moduleCallGraphSection(const std::vector<ModuleCallEntry>& entries);
+  void rangeConstraintsSection(const ExportedProgram& p);
+  void storagesSection();
+  void stateSections(const ExportedProgram& p);
+  void exampleInputsSection(const std::vector<InputValue>& inputs);
+  // "\nNAME {", the body, "}".
+  template <typename Body>
+  void section(const char* name, Body&& body) {
+    out_ += '\n';
+    line(0, std::string(name) + " {");
+    body();
+    line(0, "}");
+  }
 
   std::string out_;
   std::vector<const Storage*> storages_;
@@ -235,66 +251,53 @@ std::string targetSuffix(const std::optional<std::string>& target) {
   return target ? " -> " + quote(*target) : std::string();
 }
 
-std::string Printer::program(const ExportedProgram& p) {
-  collectStorages(p);
+void Printer::programHeader(const ExportedProgram& p) {
+  const auto quoted = [](const std::string& s) { return quote(s); };
   line(0, "program {");
-  line(1, "verifiers [" + joined(p.verifiers, [](const std::string& s) { return quote(s); }) + "]");
-  line(1, "schema_version " + std::to_string(p.schema_version.major) + "." +
-              std::to_string(p.schema_version.minor));
+  line(1, "verifiers [" + joined(p.verifiers, quoted) + "]");
+  line(1, "schema_version " + std::to_string(p.schema_version.major) + "." + std::to_string(p.schema_version.minor));
   line(1, "torch_version " + quote(p.torch_version));
   std::string opset;
-  for (const auto& [ns, v] : p.opset_version) {
-    opset += (opset.empty() ? "" : ", ") + quote(ns) + ": " + std::to_string(v);
-  }
+  for (const auto& [ns, v] : p.opset_version) opset += (opset.empty() ? "" : ", ") + quote(ns) + ": " + std::to_string(v);
   line(1, "opset {" + opset + "}");
   if (!p.metadata.empty()) {
     std::string m;
     for (const auto& [k, v] : p.metadata) m += (m.empty() ? "" : ", ") + quote(k) + ": " + quote(v);
     line(1, "metadata {" + m + "}");
   }
-  if (!p.guards_code.empty()) {
-    line(1, "guards_code [" + joined(p.guards_code, [](const std::string& s) { return quote(s); }) + "]");
-  }
+  if (!p.guards_code.empty()) line(1, "guards_code [" + joined(p.guards_code, quoted) + "]");
   if (!p.treespec_namedtuple_fields.empty()) {
     std::string m;
     for (const auto& [k, fields] : p.treespec_namedtuple_fields) {
-      m += (m.empty() ? "" : ", ") + quote(k) + ": [" +
-           joined(fields, [](const std::string& s) { return quote(s); }) + "]";
+      m += (m.empty() ? "" : ", ") + quote(k) + ": [" + joined(fields, quoted) + "]";
     }
     line(1, "namedtuple_fields {" + m + "}");
   }
   line(0, "}");
+}
 
-  out_ += '\n';
-  line(0, "graph {");
-  graph(p.graph(), 1);
-  line(0, "}");
-
-  if (!p.signature.input_specs.empty() || !p.signature.output_specs.empty()) {
-    out_ += '\n';
-    line(0, "signature {");
-    for (const auto& s : p.signature.input_specs) {
-      if (s.kind == InputKind::UserInput && s.arg.kind == SpecArg::Kind::Constant &&
-          !s.arg.name.empty()) {
+void Printer::signatureSection(const GraphSignature& sig) {
+  if (sig.input_specs.empty() && sig.output_specs.empty()) return;
+  section("signature", [&] {
+    for (const auto& s : sig.input_specs) {
+      if (s.kind == InputKind::UserInput && s.arg.kind == SpecArg::Kind::Constant && !s.arg.name.empty()) {
         line(1, "input constant_input " + quote(s.arg.name) + " = " + formatConstant(s.arg.value));
         continue;
       }
-      std::string text = "input " + std::string(inputKindName(s.kind)) + " " +
-                         formatSpecArg(s.arg) + targetSuffix(s.target);
+      std::string text = "input " + std::string(inputKindName(s.kind)) + " " + formatSpecArg(s.arg) + targetSuffix(s.target);
       if (s.persistent) text += " persistent=" + formatBool(*s.persistent);
       line(1, text);
     }
-    for (const auto& s : p.signature.output_specs) {
-      line(1, "output " + std::string(outputKindName(s.kind)) + " " + formatSpecArg(s.arg) +
-                  targetSuffix(s.target));
+    for (const auto& s : sig.output_specs) {
+      line(1, "output " + std::string(outputKindName(s.kind)) + " " + formatSpecArg(s.arg) + targetSuffix(s.target));
     }
-    line(0, "}");
-  }
+  });
+}
 
-  if (!p.module_call_graph.empty()) {
-    out_ += '\n';
-    line(0, "module_call_graph {");
-    for (const auto& e : p.module_call_graph) {
+void Printer::moduleCallGraphSection(const std::vector<ModuleCallEntry>& entries) {
+  if (entries.empty()) return;
+  section("module_call_graph", [&] {
+    for (const auto& e : entries) {
       std::string text = "entry " + quote(e.fqn);
       if (e.signature) {
         const auto& s = *e.signature;
@@ -308,26 +311,25 @@ std::string Printer::program(const ExportedProgram& p) {
       }
       line(1, text);
     }
-    line(0, "}");
-  }
+  });
+}
 
-  if (!p.range_constraints.empty()) {
-    out_ += '\n';
-    line(0, "range_constraints {");
+void Printer::rangeConstraintsSection(const ExportedProgram& p) {
+  if (p.range_constraints.empty()) return;
+  section("range_constraints", [&] {
     auto bound = [](const std::optional<int64_t>& b) { return b ? std::to_string(*b) : std::string("null"); };
     for (const auto& [sym, r] : p.range_constraints) {
       line(1, quote(sym) + " = [" + bound(r.min_val) + ", " + bound(r.max_val) + "]");
     }
-    line(0, "}");
-  }
+  });
+}
 
-  if (!storages_.empty()) {
-    out_ += '\n';
-    line(0, "storages {");
+void Printer::storagesSection() {
+  if (storages_.empty()) return;
+  section("storages", [&] {
     for (size_t i = 0; i < storages_.size(); ++i) {
       const Storage& s = *storages_[i];
-      out_ += "  $" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" +
-              std::to_string(s.numel()) + "] = [";
+      out_ += "  $" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" + std::to_string(s.numel()) + "] = [";
       const auto size = static_cast<size_t>(elementSize(s.dtype));
       for (size_t off = 0; size && off + size <= s.bytes.size(); off += size) {
         if (off) out_ += ", ";
@@ -335,33 +337,31 @@ std::string Printer::program(const ExportedProgram& p) {
       }
       out_ += "]\n";
     }
-    line(0, "}");
-  }
+  });
+}
 
+// The state dict, then the constants.
+void Printer::stateSections(const ExportedProgram& p) {
   if (!p.state_dict.empty()) {
-    out_ += '\n';
-    line(0, "state {");
-    for (const auto& [name, e] : p.state_dict) {
-      line(1, std::string(e.is_parameter ? "parameter " : "buffer ") + quote(name) + " = " +
-                  tensor(e.tensor));
-    }
-    line(0, "}");
+    section("state", [&] {
+      for (const auto& [name, e] : p.state_dict) {
+        line(1, std::string(e.is_parameter ? "parameter " : "buffer ") + quote(name) + " = " + tensor(e.tensor));
+      }
+    });
   }
-
   if (!p.constants.empty()) {
-    out_ += '\n';
-    line(0, "constants {");
-    for (const auto& [name, c] : p.constants) {
-      line(1, quote(name) + " = " +
-                  (c.tensor ? tensor(*c.tensor) : "custom_obj(" + quote(c.class_fqn) + ")"));
-    }
-    line(0, "}");
+    section("constants", [&] {
+      for (const auto& [name, c] : p.constants) {
+        line(1, quote(name) + " = " + (c.tensor ? tensor(*c.tensor) : "custom_obj(" + quote(c.class_fqn) + ")"));
+      }
+    });
   }
+}
 
-  if (!p.example_inputs.empty()) {
-    out_ += '\n';
-    line(0, "example_inputs {");
-    for (const auto& in : p.example_inputs) {
+void Printer::exampleInputsSection(const std::vector<InputValue>& inputs) {
+  if (inputs.empty()) return;
+  section("example_inputs", [&] {
+    for (const auto& in : inputs) {
       switch (in.kind) {
         case InputValue::Kind::Tensor: line(1, tensor(in.tensor)); break;
         case InputValue::Kind::Int: line(1, std::to_string(in.i)); break;
@@ -370,8 +370,19 @@ std::string Printer::program(const ExportedProgram& p) {
         case InputValue::Kind::None: line(1, "None"); break;
       }
     }
-    line(0, "}");
-  }
+  });
+}
+
+std::string Printer::program(const ExportedProgram& p) {
+  collectStorages(p);
+  programHeader(p);
+  section("graph", [&] { graph(p.graph(), 1); });
+  signatureSection(p.signature);
+  moduleCallGraphSection(p.module_call_graph);
+  rangeConstraintsSection(p);
+  storagesSection();
+  stateSections(p);
+  exampleInputsSection(p.example_inputs);
   return std::move(out_);
 }
 
