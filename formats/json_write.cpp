@@ -103,19 +103,9 @@ static void stringMap(JsonWriter& w, const std::map<std::string, std::string>& m
   w.endObject();
 }
 
-std::string ProgramWriter::write() {
-  for (const auto& [fqn, entry] : p_.state_dict) registerStorage(entry.tensor);
-  for (const auto& [name, c] : p_.constants) {
-    if (c.tensor) registerStorage(*c.tensor);
-  }
-  for (const auto& in : p_.example_inputs) {
-    if (in.kind == InputValue::Kind::Tensor) registerStorage(in.tensor);
-  }
-  registerAttributeStorages(p_.graph());
-
-  JsonWriter w;
+// torch's exported_program object.
+void ProgramWriter::exportedProgramJson(JsonWriter& w) {
   w.beginObject();
-  w.key("exported_program").beginObject();
   w.key("graph_module").beginObject();
   w.key("graph");
   GraphWriter(*this, p_.graph(), "", &p_.signature).write(w);
@@ -137,7 +127,6 @@ std::string ProgramWriter::write() {
   }
   w.endObject();
   w.endObject();  // graph_module
-
   w.key("opset_version").beginObject();
   for (const auto& [ns, version] : p_.opset_version) w.key(ns).integer(version);
   w.endObject();
@@ -156,12 +145,11 @@ std::string ProgramWriter::write() {
   w.key("verifiers").strings(p_.verifiers);
   w.key("torch_version").string(p_.torch_version);
   w.key("guards_code").strings(p_.guards_code);
-  w.endObject();  // exported_program
+  w.endObject();
+}
 
-  w.key("epsmith").beginObject();
-  w.key("format_version").integer(kFormatVersion);
-  w.key("storages");
-  storagesJson(w);
+// The epsmith section's state dict and constants.
+void ProgramWriter::stateJson(JsonWriter& w) {
   w.key("state_dict").beginObject();
   for (const auto& [fqn, entry] : p_.state_dict) {
     w.member(fqn, [&](JsonWriter& v) {
@@ -187,7 +175,10 @@ std::string ProgramWriter::write() {
     });
   }
   w.endObject();
-  w.key("example_inputs").beginArray();
+}
+
+void ProgramWriter::exampleInputsJson(JsonWriter& w) {
+  w.beginArray();
   for (size_t i = 0; i < p_.example_inputs.size(); ++i) {
     const InputValue& in = p_.example_inputs[i];
     switch (in.kind) {
@@ -203,6 +194,27 @@ std::string ProgramWriter::write() {
     }
   }
   w.endArray();
+}
+
+std::string ProgramWriter::write() {
+  for (const auto& [fqn, entry] : p_.state_dict) registerStorage(entry.tensor);
+  for (const auto& [name, c] : p_.constants) {
+    if (c.tensor) registerStorage(*c.tensor);
+  }
+  for (const auto& in : p_.example_inputs) {
+    if (in.kind == InputValue::Kind::Tensor) registerStorage(in.tensor);
+  }
+  registerAttributeStorages(p_.graph());
+
+  JsonWriter w;
+  w.beginObject();
+  exportedProgramJson(w.key("exported_program"));
+  w.key("epsmith").beginObject();
+  w.key("format_version").integer(kFormatVersion);
+  w.key("storages");
+  storagesJson(w);
+  stateJson(w);
+  exampleInputsJson(w.key("example_inputs"));
   attributes_.endObject();
   graphs_.endObject();
   w.key("attributes").raw(attributes_.compact());

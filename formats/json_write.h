@@ -93,6 +93,9 @@ class ProgramWriter {
   void registerAttributeStorages(const Graph& g);
   void storagesJson(JsonWriter& w) const;
   void moduleCallGraphJson(JsonWriter& w) const;
+  void exportedProgramJson(JsonWriter& w);
+  void stateJson(JsonWriter& w);
+  void exampleInputsJson(JsonWriter& w);
 
   const ExportedProgram& p_;
   std::unordered_map<const Storage*, int64_t> storage_index_;
