@@ -20,8 +20,54 @@ bool versionBefore(const std::string& a, const std::string& b) {
   return a_major != b_major ? a_major < b_major : a_minor < b_minor;
 }
 
-}  // namespace
+// What a replay of many cases came to.
+struct Tally {
+  int verdicts[3] = {0, 0, 0};  // by ReplayVerdict
+  int unexpected = 0, unreadable = 0, fixed_in_this = 0, not_here = 0;
+};
 
+// One case's lines: its verdict, what it was and is now, and where it was found.
+void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, Tally& t) {
+  if (o.not_here) {
+    ++t.not_here;
+    std::cout << "not here    " << path << ": " << o.error << "\n";
+    return;
+  }
+  t.unexpected += o.as_expected ? 0 : 1;
+  if (!o.error.empty()) {
+    std::cout << "error       " << path << ": " << o.error << "\n";
+    return;
+  }
+  ++t.verdicts[static_cast<int>(o.verdict)];
+  const std::string_view verdict = replayVerdictName(o.verdict);
+  std::cout << verdict << std::string(12 - verdict.size(), ' ') << path << "  [" << caseStatusName(c.status)
+            << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
+            << "    was: " << c.signature << "\n";
+  if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
+  if (!o.fixed_in.empty()) {
+    ++t.fixed_in_this;
+    // "Fixed in" a later release; an earlier one simply never had the bug.
+    const bool later = versionBefore(c.provenance.libtorch, o.fixed_in);
+    std::cout << "    found on LibTorch " << c.provenance.libtorch << (later ? ": fixed in " : ": not on ") << o.fixed_in
+              << "\n";
+  }
+  if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
+    std::cout << "    on run " << o.runs << " of " << kReplayLayouts
+              << ", under another heap layout: a memory error (docs/fuzzing.md, Replay)\n";
+  }
+}
+
+void summarize(size_t cases, const Tally& t) {
+  std::cout << cases << " case" << (cases == 1 ? "" : "s") << ": " << t.verdicts[0] << " reproduce, " << t.verdicts[1]
+            << " fixed, " << t.verdicts[2] << " changed"
+            << (t.fixed_in_this ? " (" + std::to_string(t.fixed_in_this) + " found on another LibTorch, not on " +
+                                      libtorchVersion() + ")"
+                                : "")
+            << (t.not_here ? ", " + std::to_string(t.not_here) + " not runnable here" : "") << "; " << t.unexpected
+            << " not as expected" << (t.unreadable ? ", " + std::to_string(t.unreadable) + " unreadable" : "") << "\n";
+}
+
+}  // namespace
 
 void addReplayCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("replay", "Re-run corpus cases: reproduces, fixed, or changed");
@@ -41,52 +87,18 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
     }
     WorkerLimits limits;
     limits.seconds_per_request = opts->timeout;
-    int counts[3] = {0, 0, 0}, unexpected = 0, unreadable = 0, fixed_in_this = 0, not_here = 0;
+    Tally t;
     for (const auto& path : files.value()) {
       auto c = readCaseFile(path);
       if (!c.ok()) {
         std::cerr << "epsmith replay: " << c.error().str() << "\n";
-        ++unreadable;
+        ++t.unreadable;
         continue;
       }
-      ReplayOutcome o = replayCase(c.value(), limits);
-      if (o.not_here) {
-        ++not_here;
-        std::cout << "not here    " << path << ": " << o.error << "\n";
-        continue;
-      }
-      if (!o.error.empty()) {
-        std::cout << "error       " << path << ": " << o.error << "\n";
-        unexpected += o.as_expected ? 0 : 1;
-        continue;
-      }
-      ++counts[static_cast<int>(o.verdict)];
-      unexpected += o.as_expected ? 0 : 1;
-      std::cout << std::string(replayVerdictName(o.verdict)) + std::string(12 - replayVerdictName(o.verdict).size(), ' ')
-                << path << "  [" << caseStatusName(c->status) << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
-                << "    was: " << c->signature << "\n";
-      if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
-      if (!o.fixed_in.empty()) {
-        ++fixed_in_this;
-        // "Fixed in" a later release; an earlier one simply never had the bug.
-        const bool later = versionBefore(c->provenance.libtorch, o.fixed_in);
-        std::cout << "    found on LibTorch " << c->provenance.libtorch << (later ? ": fixed in " : ": not on ") << o.fixed_in
-                  << "\n";
-      }
-      if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
-        std::cout << "    on run " << o.runs << " of " << kReplayLayouts
-                  << ", under another heap layout: a memory error (docs/fuzzing.md, Replay)\n";
-      }
+      report(path, c.value(), replayCase(c.value(), limits), t);
     }
-    std::cout << files->size() << " case" << (files->size() == 1 ? "" : "s") << ": " << counts[0] << " reproduce, "
-              << counts[1] << " fixed, " << counts[2] << " changed"
-              << (fixed_in_this ? " (" + std::to_string(fixed_in_this) + " found on another LibTorch, not on " +
-                                      libtorchVersion() + ")"
-                                : "")
-              << (not_here ? ", " + std::to_string(not_here) + " not runnable here" : "")
-              << "; " << unexpected << " not as expected"
-              << (unreadable ? ", " + std::to_string(unreadable) + " unreadable" : "") << "\n";
-    exit_code = unreadable ? kExitBadInput : unexpected ? kExitFindings : kExitOk;
+    summarize(files->size(), t);
+    exit_code = t.unreadable ? kExitBadInput : t.unexpected ? kExitFindings : kExitOk;
   });
 }
 
