@@ -13,18 +13,59 @@
 
 namespace epsmith::cli {
 
+namespace {
+
+struct GenerateOptions {
+  uint64_t seed = 1;
+  int64_t count = 1;
+  std::string out;
+  std::string config;
+  int nodes = -1;
+  std::string dialect;
+  bool text = false;
+};
+
+// The config file's generation config, with the flags that override it.
+Expected<GenerationConfig> generationConfig(const GenerateOptions& opts) {
+  GenerationConfig config;
+  if (!opts.config.empty()) {
+    auto loaded = loadGenerationConfig(opts.config);
+    if (!loaded.ok()) return loaded.error();
+    config = std::move(loaded.value());
+  }
+  if (opts.nodes >= 0) config.generator.nodes = opts.nodes;
+  if (!opts.dialect.empty()) config.generator.dialect = opts.dialect == "ATEN" ? IrDialect::Aten : IrDialect::Training;
+  return config;
+}
+
+// Writes the programs; how many fail to verify in their dialect (each reported), or why
+// none more could be written.
+Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& catalog, const GeneratorConfig& config) {
+  const Dialect& dialect = *findDialect(std::string(dialectName(config.dialect)));
+  int64_t invalid = 0;
+  for (int64_t i = 0; i < opts.count; ++i) {
+    const uint64_t seed = opts.seed + static_cast<uint64_t>(i);
+    SeededSource random(seed);
+    auto program = generateInDialect(catalog, config, random);
+    if (!program.ok()) return Diagnostic{"seed " + std::to_string(seed), program.error().str()};
+    auto violations = verify(program.value(), dialect);
+    if (!violations.empty()) {
+      ++invalid;
+      std::cerr << "epsmith generate: seed " << seed << ": the generated program does not verify: "
+                << violations.front().str() << "\n";
+    }
+    const std::string path =
+        (std::filesystem::path(opts.out) / ("gen-" + std::to_string(seed) + (opts.text ? ".ept" : ".json"))).string();
+    if (auto error = saveProgram(path, program.value())) return *error;
+  }
+  return invalid;
+}
+
+}  // namespace
+
 void addGenerateCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("generate", "Write random exported programs, reproducible from a seed");
-  struct Options {
-    uint64_t seed = 1;
-    int64_t count = 1;
-    std::string out;
-    std::string config;
-    int nodes = -1;
-    std::string dialect;
-    bool text = false;
-  };
-  auto opts = std::make_shared<Options>();
+  auto opts = std::make_shared<GenerateOptions>();
   cmd->add_option("--seed", opts->seed, "seed of the first program (the i-th uses seed+i)");
   cmd->add_option("--count", opts->count, "how many programs")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   cmd->add_option("--out", opts->out, "directory to write them to (created if missing)")->required();
@@ -34,60 +75,22 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"TRAINING", "ATEN"}));
   cmd->add_flag("--text", opts->text, "write the text form (.ept) instead of JSON");
   cmd->callback([opts, &exit_code] {
-    GenerationConfig config;
-    if (!opts->config.empty()) {
-      auto loaded = loadGenerationConfig(opts->config);
-      if (!loaded.ok()) {
-        std::cerr << "epsmith generate: " << loaded.error().str() << "\n";
-        exit_code = kExitBadInput;
-        return;
-      }
-      config = std::move(loaded.value());
-    }
-    if (opts->nodes >= 0) config.generator.nodes = opts->nodes;
-    if (!opts->dialect.empty()) config.generator.dialect = opts->dialect == "ATEN" ? IrDialect::Aten : IrDialect::Training;
+    auto fail = [&](const std::string& message) {
+      std::cerr << "epsmith generate: " << message << "\n";
+      exit_code = kExitBadInput;
+    };
+    auto config = generationConfig(*opts);
+    if (!config.ok()) return fail(config.error().str());
     std::error_code ec;
     std::filesystem::create_directories(opts->out, ec);
-    if (ec) {
-      std::cerr << "epsmith generate: " << opts->out << ": cannot create the directory: " << ec.message() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
-    auto catalog = OpCatalog::build(config.catalog);
-    if (!catalog.ok()) {
-      std::cerr << "epsmith generate: " << catalog.error().str() << "\n";
-      exit_code = kExitBadInput;
-      return;
-    }
-    const Dialect& dialect = *findDialect(std::string(dialectName(config.generator.dialect)));
-    int64_t written = 0, invalid = 0;
-    for (int64_t i = 0; i < opts->count; ++i) {
-      const uint64_t seed = opts->seed + static_cast<uint64_t>(i);
-      SeededSource random(seed);
-      auto program = generateInDialect(catalog.value(), config.generator, random);
-      if (!program.ok()) {
-        std::cerr << "epsmith generate: seed " << seed << ": " << program.error().str() << "\n";
-        exit_code = kExitBadInput;
-        return;
-      }
-      auto diagnostics = verify(program.value(), dialect);
-      if (!diagnostics.empty()) {
-        ++invalid;
-        std::cerr << "epsmith generate: seed " << seed << ": the generated program does not verify: "
-                  << diagnostics.front().str() << "\n";
-      }
-      const std::string path = (std::filesystem::path(opts->out) /
-                                ("gen-" + std::to_string(seed) + (opts->text ? ".ept" : ".json"))).string();
-      if (auto error = saveProgram(path, program.value())) {
-        std::cerr << "epsmith generate: " << error->str() << "\n";
-        exit_code = kExitBadInput;
-        return;
-      }
-      ++written;
-    }
-    std::cout << "wrote " << written << " " << dialectName(config.generator.dialect) << " program"
-              << (written == 1 ? "" : "s") << " to " << opts->out << "\n";
-    exit_code = invalid ? kExitFindings : kExitOk;
+    if (ec) return fail(opts->out + ": cannot create the directory: " + ec.message());
+    auto catalog = OpCatalog::build(config->catalog);
+    if (!catalog.ok()) return fail(catalog.error().str());
+    auto invalid = writePrograms(*opts, catalog.value(), config->generator);
+    if (!invalid.ok()) return fail(invalid.error().str());
+    std::cout << "wrote " << opts->count << " " << dialectName(config->generator.dialect) << " program"
+              << (opts->count == 1 ? "" : "s") << " to " << opts->out << "\n";
+    exit_code = invalid.value() ? kExitFindings : kExitOk;
   });
 }
 
