@@ -12,11 +12,57 @@
 #include "tools/command.h"
 
 namespace epsmith::cli {
+namespace {
+
 // Note [Checks out of harm's way]
 // A check can meet a LibTorch memory error (the corpus's d2-crash-memory cases segfault in
 // LibTorch's functionalization) or a kernel that hangs. Each check runs in a child, so such
 // a program shows as that check's finding, naming the op it was running, and the other
 // checks still run; the fork costs a few milliseconds a check.
+
+// Each check on `p` in a child of its own; a child that dies is its check's finding.
+std::vector<CheckOutcome> eachInAChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                       const CheckOptions& options, const WorkerLimits& limits) {
+  std::vector<CheckOutcome> outcomes;
+  for (DiffCheck c : checks) {
+    IsolatedOutcome r = runIsolated([&] {
+      auto one = runChecks(p, {c}, options);
+      return one.empty() ? std::string() : writeOutcome(one.front());
+    }, limits);
+    if (auto read = r.result ? readOutcome(*r.result) : Diagnostic{}; read.ok()) {
+      outcomes.push_back(read.value());
+      continue;
+    }
+    CheckOutcome died;
+    died.check = c;
+    died.status = CheckOutcome::Status::Finding;
+    died.kind = r.death ? r.death->kindName() : "check-error";
+    died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")"
+                          : "the check's process sent back no outcome";
+    outcomes.push_back(died);
+  }
+  return outcomes;
+}
+
+// "D1 pass", "D4 skipped: why", or the finding and its report, indented; whether a finding.
+bool print(const CheckOutcome& o) {
+  std::cout << diffCheckName(o.check) << " ";
+  switch (o.status) {
+    case CheckOutcome::Status::Pass: std::cout << "pass\n"; return false;
+    case CheckOutcome::Status::Skipped: std::cout << "skipped: " << o.report << "\n"; return false;
+    case CheckOutcome::Status::Finding: break;
+  }
+  std::cout << "FINDING " << o.kind << (o.where.empty() ? "" : " at " + o.where) << "\n";
+  for (size_t start = 0; start < o.report.size();) {
+    const size_t end = o.report.find('\n', start);
+    std::cout << "    " << o.report.substr(start, end - start) << "\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
 
 void addCheckCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D4, D6) on one program");
@@ -46,42 +92,9 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     options.case_seed = opts->seed;
     WorkerLimits limits;
     limits.seconds_per_request = opts->timeout;
-    std::vector<CheckOutcome> outcomes;
-    for (DiffCheck c : *checks) {
-      IsolatedOutcome r = runIsolated([&] {
-        auto one = runChecks(program.value(), {c}, options);
-        return one.empty() ? std::string() : writeOutcome(one.front());
-      }, limits);
-      if (auto read = r.result ? readOutcome(*r.result) : Diagnostic{}; read.ok()) {
-        outcomes.push_back(read.value());
-        continue;
-      }
-      CheckOutcome died;
-      died.check = c;
-      died.status = CheckOutcome::Status::Finding;
-      died.kind = r.death ? r.death->kindName() : "check-error";
-      died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")"
-                            : "the check's process sent back no outcome";
-      outcomes.push_back(died);
-    }
+    const std::vector<CheckOutcome> outcomes = eachInAChild(program.value(), *checks, options, limits);
     int findings = 0;
-    for (const auto& o : outcomes) {
-      std::cout << diffCheckName(o.check) << " ";
-      switch (o.status) {
-        case CheckOutcome::Status::Pass: std::cout << "pass\n"; break;
-        case CheckOutcome::Status::Skipped: std::cout << "skipped: " << o.report << "\n"; break;
-        case CheckOutcome::Status::Finding:
-          ++findings;
-          std::cout << "FINDING " << o.kind << (o.where.empty() ? "" : " at " + o.where) << "\n";
-          for (size_t start = 0; start < o.report.size();) {
-            const size_t end = o.report.find('\n', start);
-            std::cout << "    " << o.report.substr(start, end - start) << "\n";
-            if (end == std::string::npos) break;
-            start = end + 1;
-          }
-          break;
-      }
-    }
+    for (const auto& o : outcomes) findings += print(o) ? 1 : 0;
     exit_code = findings ? kExitFindings : kExitOk;
   });
 }
