@@ -163,37 +163,24 @@ void ProgramReader::readState(const At& eps, ExportedProgram& p) const {
   }
 }
 
-ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
-  At top(root, std::move(path));
-  top.expectObject();
-  if (!root.find("exported_program") && root.find("graph_module")) {
-    top.fail("missing required field \"exported_program\" (this looks like a bare torch.export "
-             "program; wrap it as {\"exported_program\": ...})");
+// The epsmith section's tables the graphs read from (storages, subgraphs, attributes);
+// its state is read once the program is (readState).
+void ProgramReader::readSideTables(const At& eps) {
+  eps.allowOnly({"format_version", "storages", "state_dict", "constants", "example_inputs", "attributes", "graphs"});
+  At version = eps.field("format_version");
+  if (version.integer() != kFormatVersion) {
+    version.fail("unsupported format_version " + std::to_string(version.integer()) + " (this reader knows " +
+                 std::to_string(kFormatVersion) + ")");
   }
-  top.allowOnly({"exported_program", "epsmith"});
-  std::optional<At> eps = top.optional("epsmith");
-  if (eps) {
-    eps->allowOnly({"format_version", "storages", "state_dict", "constants", "example_inputs",
-                    "attributes", "graphs"});
-    At version = eps->field("format_version");
-    if (version.integer() != kFormatVersion) {
-      version.fail("unsupported format_version " + std::to_string(version.integer()) +
-                   " (this reader knows " + std::to_string(kFormatVersion) + ")");
-    }
-    if (auto storages = eps->optional("storages")) readStorages(*storages);
-    graphs_ = eps->optional("graphs");
-    if (graphs_) graphs_->expectObject();
-    attributes_ = eps->optional("attributes");
-    if (attributes_) attributes_->expectObject();
-  }
+  if (auto storages = eps.optional("storages")) readStorages(*storages);
+  graphs_ = eps.optional("graphs");
+  if (graphs_) graphs_->expectObject();
+  attributes_ = eps.optional("attributes");
+  if (attributes_) attributes_->expectObject();
+}
 
-  ExportedProgram p;
-  At ep = top.field("exported_program");
-  ep.allowOnly({"graph_module", "opset_version", "range_constraints", "schema_version",
-                "verifiers", "torch_version", "guards_code"});
-  At gm = ep.field("graph_module");
-  gm.allowOnly({"graph", "signature", "module_call_graph", "metadata",
-                "treespec_namedtuple_fields"});
+void ProgramReader::readGraphModule(const At& gm, ExportedProgram& p) {
+  gm.allowOnly({"graph", "signature", "module_call_graph", "metadata", "treespec_namedtuple_fields"});
   p.signature = readSignature(gm.field("signature"));
   readGraph(*this, gm.field("graph"), "", &p.signature, p.graph());
   At calls = gm.field("module_call_graph");
@@ -207,10 +194,12 @@ ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
       p.treespec_namedtuple_fields[type] = v.field("field_names").strings();
     });
   }
+}
+
+// exported_program's fields beside the graph module.
+void ProgramReader::readVersions(const At& ep, ExportedProgram& p) {
   p.opset_version.clear();
-  ep.field("opset_version").forEachEntry([&](const std::string& ns, const At& v) {
-    p.opset_version[ns] = v.integer();
-  });
+  ep.field("opset_version").forEachEntry([&](const std::string& ns, const At& v) { p.opset_version[ns] = v.integer(); });
   ep.field("range_constraints").forEachEntry([&](const std::string& symbol, const At& v) {
     v.allowOnly({"min_val", "max_val"});
     RangeConstraint range;
@@ -235,7 +224,24 @@ ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
   p.torch_version = torch_version ? torch_version->string() : "<=2.4";  // schema.py's default
   auto guards = ep.optional("guards_code");
   p.guards_code = guards ? guards->strings() : std::vector<std::string>{};
+}
 
+ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
+  At top(root, std::move(path));
+  top.expectObject();
+  if (!root.find("exported_program") && root.find("graph_module")) {
+    top.fail("missing required field \"exported_program\" (this looks like a bare torch.export "
+             "program; wrap it as {\"exported_program\": ...})");
+  }
+  top.allowOnly({"exported_program", "epsmith"});
+  std::optional<At> eps = top.optional("epsmith");
+  if (eps) readSideTables(*eps);
+  ExportedProgram p;
+  At ep = top.field("exported_program");
+  ep.allowOnly({"graph_module", "opset_version", "range_constraints", "schema_version", "verifiers", "torch_version",
+                "guards_code"});
+  readGraphModule(ep.field("graph_module"), p);
+  readVersions(ep, p);
   if (eps) readState(*eps, p);
   checkAllUsed(graphs_, used_graphs_);
   checkAllUsed(attributes_, used_attributes_);

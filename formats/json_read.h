@@ -29,6 +29,9 @@ class ProgramReader {
 
  private:
   void readStorages(const At& a);
+  void readSideTables(const At& eps);
+  void readGraphModule(const At& gm, ExportedProgram& p);
+  static void readVersions(const At& ep, ExportedProgram& p);
   void readState(const At& eps, ExportedProgram& p) const;
   std::optional<At> sideEntry(const std::optional<At>& table, const std::string& gpath,
                               std::set<std::string>& used);
