@@ -55,6 +55,9 @@ class GraphReader {
   void readValueTables();
   void readInputs();
   void readNode(const At& n);
+  static Target readTarget(const At& target_at, const At& metadata, OpKind op, const MetaRead& ext);
+  // A node with folded outputs: its list val, and a getitem node per named element.
+  void unfold(Node* node, const std::vector<Element>& elements, const At& metadata, const MetaRead& ext);
   void readOutputNode();
   void foldInSubgraphs(const At& list, bool named);
   Node* create(OpKind op, const std::string& name, const At& where);
@@ -286,13 +289,10 @@ void GraphReader::readInputs() {
   }
 }
 
-void GraphReader::readNode(const At& n) {
-  n.allowOnly({"target", "inputs", "outputs", "metadata", "is_hop_single_tensor_return", "name"});
-  At metadata = n.field("metadata");
-  MetaRead ext = readMetadata(metadata);
-  const OpKind op = ext.op.value_or(OpKind::CallFunction);
-  At target_at = n.field("target");
-  const std::string& target_text = target_at.string();
+// A call's target (an ATen op, a higher-order op, any other callable, as the metadata
+// says); other nodes have none.
+Target GraphReader::readTarget(const At& target_at, const At& metadata, OpKind op, const MetaRead& ext) {
+  const std::string target_text = target_at.string();
   Target target;
   if (op == OpKind::CallFunction) {
     const std::string hop_prefix = "torch.ops.higher_order.";
@@ -313,6 +313,38 @@ void GraphReader::readNode(const At& n) {
   } else if (op == OpKind::Placeholder && !target_text.empty()) {
     target_at.fail("a placeholder node has no target");
   }
+  return target;
+}
+
+void GraphReader::unfold(Node* node, const std::vector<Element>& elements, const At& metadata, const MetaRead& ext) {
+  std::vector<bool> unused(elements.size(), false);
+  for (int64_t i : ext.unused_outputs.value_or(std::vector<int64_t>{})) {
+    if (i < 0 || i >= static_cast<int64_t>(elements.size()) || !elements[i].name || unused[i]) {
+      metadata.fail("\"epsmith.unused_outputs\" names output " + std::to_string(i) +
+                    ", which is not a named output or is listed twice");
+    }
+    unused[i] = true;
+  }
+  Val::List list;
+  for (const auto& e : elements) list.push_back(e.val);
+  node->meta.val = std::move(list);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (!elements[i].name || unused[i]) continue;
+    Node* item = create(OpKind::CallFunction, *elements[i].name, elements[i].where);
+    item->target = Target::builtin(BuiltinOp::GetItem);
+    item->args = {arg::Tensor{node}, arg::Int{static_cast<int64_t>(i)}};
+    item->meta = ext.meta;
+    item->meta.val = elements[i].val;
+  }
+}
+
+void GraphReader::readNode(const At& n) {
+  n.allowOnly({"target", "inputs", "outputs", "metadata", "is_hop_single_tensor_return", "name"});
+  At metadata = n.field("metadata");
+  MetaRead ext = readMetadata(metadata);
+  const OpKind op = ext.op.value_or(OpKind::CallFunction);
+  At target_at = n.field("target");
+  const Target target = readTarget(target_at, metadata, op, ext);
   At inputs = n.field("inputs");
   if (op == OpKind::Placeholder && inputs.size() != 0) inputs.fail("a placeholder takes no inputs");
   foldInSubgraphs(inputs, /*named=*/true);
@@ -353,31 +385,10 @@ void GraphReader::readNode(const At& n) {
   }
   Node* node = create(op, *name, n);
   node->target = target;
-  if (op != OpKind::CallFunction && op != OpKind::Placeholder) node->attr = target_text;
+  if (op != OpKind::CallFunction && op != OpKind::Placeholder) node->attr = target_at.string();
   node->meta = ext.meta;
-  if (!folded) {
-    node->meta.val = std::move(val);
-  } else {
-    std::vector<bool> unused(elements.size(), false);
-    for (int64_t i : ext.unused_outputs.value_or(std::vector<int64_t>{})) {
-      if (i < 0 || i >= static_cast<int64_t>(elements.size()) || !elements[i].name || unused[i]) {
-        metadata.fail("\"epsmith.unused_outputs\" names output " + std::to_string(i) +
-                      ", which is not a named output or is listed twice");
-      }
-      unused[i] = true;
-    }
-    Val::List list;
-    for (const auto& e : elements) list.push_back(e.val);
-    node->meta.val = std::move(list);
-    for (size_t i = 0; i < elements.size(); ++i) {
-      if (!elements[i].name || unused[i]) continue;
-      Node* item = create(OpKind::CallFunction, *elements[i].name, elements[i].where);
-      item->target = Target::builtin(BuiltinOp::GetItem);
-      item->args = {arg::Tensor{node}, arg::Int{static_cast<int64_t>(i)}};
-      item->meta = ext.meta;
-      item->meta.val = elements[i].val;
-    }
-  }
+  if (folded) unfold(node, elements, metadata, ext);
+  else node->meta.val = std::move(val);
   pending_.push_back({node, n});
 }
 
