@@ -34,6 +34,9 @@ class GraphWriter {
     return (gpath_.empty() ? "" : gpath_ + "/") + "%" + n.name();
   }
   void validate();
+  bool inputsJson(JsonWriter& out, JsonWriter& side_inputs);
+  void sideEntryJson(bool any_side, const JsonWriter& side_inputs);
+  void attributesJson();
   // f(), whose failures without a place (a string that is not UTF-8, a dtype no file can
   // hold) are placed at `n`.
   template <typename F>

@@ -533,33 +533,76 @@ void GraphWriter::attributeJson(JsonWriter& w, const std::string& name, const At
   w.endObject();
 }
 
+// The graph's inputs into `out`; their "graphs" section entries (null where an input has
+// none) into `side`. Whether any input had one.
+bool GraphWriter::inputsJson(JsonWriter& out, JsonWriter& side_inputs) {
+  out.beginArray();
+  side_inputs.beginArray();
+  bool any_side = false;
+  size_t index = 0;
+  for (auto it = g_.nodes().begin(); it != g_.nodes().end() && it->isPlaceholder(); ++it, ++index) {
+    JsonWriter side;
+    located(*it, [&] { inputJson(out, *it, index, side); });
+    any_side = any_side || !side.compact().empty();
+    if (side.compact().empty()) side_inputs.null();
+    else side_inputs.raw(side.compact());
+  }
+  side_inputs.endArray();
+  out.endArray();
+  return any_side;
+}
+
+// The graph's entry in the "graphs" section: its inputs' entries, and the output node's
+// name and metadata where they are not torch's defaults.
+void GraphWriter::sideEntryJson(bool any_side, const JsonWriter& side_inputs) {
+  const Node& output = g_.nodes().back();
+  const bool named_output = output.name() != "output" || !(output.meta == NodeMeta{});
+  if (!any_side && !named_output) return;
+  w_.graphs().member(gpath_, [&](JsonWriter& side) {
+    side.beginObject();
+    if (any_side) side.key("inputs").raw(side_inputs.compact());
+    if (named_output) {
+      side.key("output").beginObject();
+      side.key("name").string(output.name());
+      side.key("metadata");
+      beginMetaJson(side, output.meta, output.meta.val.isMissing(), where(output));
+      side.endObject();
+      side.endObject();
+    }
+    side.endObject();
+  });
+}
+
+// The graph's attributes in the "attributes" section, but those folded into get_attr
+// arguments.
+void GraphWriter::attributesJson() {
+  std::unordered_set<std::string> folded_attrs;
+  for (const Node* n : folded_get_attrs_) folded_attrs.insert(n->attr);
+  JsonWriter attrs;  // written before it is known to be empty
+  attrs.beginObject();
+  bool any_attr = false;
+  for (const auto& [name, a] : g_.attributes()) {
+    if (folded_attrs.count(name)) continue;
+    attrs.member(name, [&](JsonWriter& v) { attributeJson(v, name, a); });
+    any_attr = true;
+  }
+  attrs.endObject();
+  if (any_attr) w_.attributes().key(gpath_).raw(attrs.compact());
+}
+
 void GraphWriter::write(JsonWriter& out) {
   validate();
   planGetitemFolds();
   planGetAttrFolds();
-
   out.beginObject();
-  out.key("inputs").beginArray();
-  JsonWriter side_inputs;  // the "graphs" section's entries of the inputs, null where none
-  side_inputs.beginArray();
-  bool any_side = false;
-  auto it = g_.nodes().begin();
-  for (size_t index = 0; it != g_.nodes().end() && it->isPlaceholder(); ++it, ++index) {
-    JsonWriter side;
-    located(*it, [&] { inputJson(out, *it, index, side); });
-    any_side = any_side || !side.compact().empty();
-    if (side.compact().empty()) {
-      side_inputs.null();
-    } else {
-      side_inputs.raw(side.compact());
-    }
-  }
-  side_inputs.endArray();
-  out.endArray();
+  JsonWriter side_inputs;
+  const bool any_side = inputsJson(out.key("inputs"), side_inputs);
   // Nodes are written before the outputs they follow in the file: the side tables must
   // have every node's entry by the time they are closed, and `outputs` only refers.
   JsonWriter nodes;
   nodes.beginArray();
+  auto it = g_.nodes().begin();
+  while (it != g_.nodes().end() && it->isPlaceholder()) ++it;  // the inputs, written above
   for (; it != g_.nodes().end(); ++it) {
     if (it->isOutput() || folded_getitems_.count(&*it) || folded_get_attrs_.count(&*it)) continue;
     located(*it, [&] { nodeJson(nodes, *it); });
@@ -580,36 +623,8 @@ void GraphWriter::write(JsonWriter& out) {
   out.key("custom_obj_values").raw(custom_obj_values_.compact());
   out.key("sym_float_values").raw(sym_float_values_.compact());
   out.endObject();
-
-  const bool named_output = output.name() != "output" || !(output.meta == NodeMeta{});
-  if (any_side || named_output) {
-    w_.graphs().member(gpath_, [&](JsonWriter& side) {
-      side.beginObject();
-      if (any_side) side.key("inputs").raw(side_inputs.compact());
-      if (named_output) {
-        side.key("output").beginObject();
-        side.key("name").string(output.name());
-        side.key("metadata");
-        beginMetaJson(side, output.meta, output.meta.val.isMissing(), where(output));
-        side.endObject();
-        side.endObject();
-      }
-      side.endObject();
-    });
-  }
-
-  std::unordered_set<std::string> folded_attrs;
-  for (const Node* n : folded_get_attrs_) folded_attrs.insert(n->attr);
-  JsonWriter attrs;  // written before it is known to be empty
-  attrs.beginObject();
-  bool any_attr = false;
-  for (const auto& [name, a] : g_.attributes()) {
-    if (folded_attrs.count(name)) continue;
-    attrs.member(name, [&](JsonWriter& v) { attributeJson(v, name, a); });
-    any_attr = true;
-  }
-  attrs.endObject();
-  if (any_attr) w_.attributes().key(gpath_).raw(attrs.compact());
+  sideEntryJson(any_side, side_inputs);
+  attributesJson();
 }
 
 }  // namespace epsmith::json_detail
