@@ -54,6 +54,7 @@ class GraphWriter {
   std::string freshName(const std::string& base);
   const std::string& ref(const Node* n, const Node& user) const;
   void argJson(JsonWriter& w, const Argument& a, const Node& user);
+  void referenceArgJson(JsonWriter& w, const Argument& a, const Node& user);
   // A node output of value `v` called `name`, with its side-table entry (tensor_values,
   // sym_int_values, ...); only for values hasOutputForm accepts.
   void outputFor(JsonWriter& w, const std::string& name, const Val& v);

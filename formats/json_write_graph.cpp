@@ -212,44 +212,16 @@ bool readsBack(const Target& t, const std::string& name) {
 
 }  // namespace
 
-void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
-  auto tensorArg = [&](const Node* n) { nameObject(w, ref(n, user)); };
-  auto optionalTensor = [&](const Node* n) {
-    if (n) {
-      oneKey(w, "as_tensor", [&] { tensorArg(n); });
-    } else {
-      oneKey(w, "as_none", [&] { w.boolean(true); });
-    }
-  };
-  auto sym = [&](const auto& s, const char* literal_tag, auto literal) {
-    if (s.node) {
-      oneKey(w, "as_name", [&] { w.string(ref(s.node, user)); });
-    } else {
-      oneKey(w, literal_tag, [&] { literal(s.literal); });
-    }
-  };
-  auto asInt = [&](int64_t v) { w.integer(v); };
-  auto asBool = [&](bool v) { w.boolean(v); };
-  auto asFloat = [&](double v) { floatJson(w, v); };
-  w.beginObject();
-  w.key(serializedTag(a.kind()));
-  std::visit(
+namespace {
+
+// An argument that names no node (a number, a string, a dtype, a list of them): its value
+// after the tag; false for one that names a node, which GraphWriter::argJson writes.
+bool literalArgJson(JsonWriter& w, const Argument& a, const std::string& where) {
+  return std::visit(
       [&](const auto& x) {
         using X = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<X, arg::None>) {
           w.boolean(true);
-        } else if constexpr (std::is_same_v<X, arg::Tensor>) {
-          tensorArg(x.node);
-        } else if constexpr (std::is_same_v<X, arg::TensorList>) {
-          w.beginArray();
-          for (const Node* n : x.nodes) tensorArg(n);
-          w.endArray();
-        } else if constexpr (std::is_same_v<X, arg::OptionalTensor>) {
-          optionalTensor(x.node);
-        } else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) {
-          w.beginArray();
-          for (const Node* n : x.nodes) optionalTensor(n);
-          w.endArray();
         } else if constexpr (std::is_same_v<X, arg::Float>) {
           floatJson(w, x.value);
         } else if constexpr (std::is_same_v<X, arg::FloatList>) {
@@ -268,6 +240,71 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
           w.booleans(x.values);
         } else if constexpr (std::is_same_v<X, arg::StringList>) {
           w.strings(x.values);
+        } else if constexpr (std::is_same_v<X, arg::Dtype>) {
+          dtypeJson(w, x.value, where);
+        } else if constexpr (std::is_same_v<X, arg::MemFormat>) {
+          memoryFormatJson(w, x.value, where);
+        } else if constexpr (std::is_same_v<X, arg::TensorLayout>) {
+          layoutJson(w, x.value, where);
+        } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
+          deviceJson(w, x.value);
+        } else if constexpr (std::is_same_v<X, arg::Operator>) {
+          auto t = parseTarget(x.name);
+          w.string(t && t->textName() == x.name ? t->exportName() : x.name);
+        } else if constexpr (std::is_same_v<X, arg::Complex>) {
+          w.beginObject();
+          w.key("real");
+          floatJson(w, x.real);
+          w.key("imag");
+          floatJson(w, x.imag);
+          w.endObject();
+        } else {
+          return false;
+        }
+        return true;
+      },
+      a.variant());
+}
+
+}  // namespace
+
+void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
+  w.beginObject();
+  w.key(serializedTag(a.kind()));
+  if (!literalArgJson(w, a, where(user))) referenceArgJson(w, a, user);
+  w.endObject();
+}
+
+// An argument that names nodes: tensors, symbolic values, a subgraph, a custom object.
+void GraphWriter::referenceArgJson(JsonWriter& w, const Argument& a, const Node& user) {
+  auto tensorArg = [&](const Node* n) { nameObject(w, ref(n, user)); };
+  auto optionalTensor = [&](const Node* n) {
+    if (n) oneKey(w, "as_tensor", [&] { tensorArg(n); });
+    else oneKey(w, "as_none", [&] { w.boolean(true); });
+  };
+  auto sym = [&](const auto& s, const char* literal_tag, auto literal) {
+    if (s.node) oneKey(w, "as_name", [&] { w.string(ref(s.node, user)); });
+    else oneKey(w, literal_tag, [&] { literal(s.literal); });
+  };
+  auto asInt = [&](int64_t v) { w.integer(v); };
+  auto asBool = [&](bool v) { w.boolean(v); };
+  auto asFloat = [&](double v) { floatJson(w, v); };
+  auto array = [&](const auto& items, auto&& each) {
+    w.beginArray();
+    for (const auto& item : items) each(item);
+    w.endArray();
+  };
+  std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, arg::Tensor>) {
+          tensorArg(x.node);
+        } else if constexpr (std::is_same_v<X, arg::TensorList>) {
+          array(x.nodes, tensorArg);
+        } else if constexpr (std::is_same_v<X, arg::OptionalTensor>) {
+          optionalTensor(x.node);
+        } else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) {
+          array(x.nodes, optionalTensor);
         } else if constexpr (std::is_same_v<X, arg::SymInt>) {
           sym(x.value, "as_int", asInt);
         } else if constexpr (std::is_same_v<X, arg::SymFloat>) {
@@ -275,31 +312,16 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
         } else if constexpr (std::is_same_v<X, arg::SymBool>) {
           sym(x.value, "as_bool", asBool);
         } else if constexpr (std::is_same_v<X, arg::SymIntList>) {
-          w.beginArray();
-          for (const auto& s : x.values) sym(s, "as_int", asInt);
-          w.endArray();
+          array(x.values, [&](const auto& s) { sym(s, "as_int", asInt); });
         } else if constexpr (std::is_same_v<X, arg::SymFloatList>) {
-          w.beginArray();
-          for (const auto& s : x.values) sym(s, "as_float", asFloat);
-          w.endArray();
+          array(x.values, [&](const auto& s) { sym(s, "as_float", asFloat); });
         } else if constexpr (std::is_same_v<X, arg::SymBoolList>) {
-          w.beginArray();
-          for (const auto& s : x.values) sym(s, "as_bool", asBool);
-          w.endArray();
-        } else if constexpr (std::is_same_v<X, arg::Dtype>) {
-          dtypeJson(w, x.value, where(user));
-        } else if constexpr (std::is_same_v<X, arg::MemFormat>) {
-          memoryFormatJson(w, x.value, where(user));
-        } else if constexpr (std::is_same_v<X, arg::TensorLayout>) {
-          layoutJson(w, x.value, where(user));
-        } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
-          deviceJson(w, x.value);
+          array(x.values, [&](const auto& s) { sym(s, "as_bool", asBool); });
         } else if constexpr (std::is_same_v<X, arg::Graph>) {
           w.beginObject();
           if (folded_get_attrs_.count(x.node)) {
             w.key("name").string(x.node->attr);
-            w.key("graph").raw(w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph,
-                                               childGraphPath(gpath_, x.node->attr)));
+            w.key("graph").raw(w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph, childGraphPath(gpath_, x.node->attr)));
           } else {
             w.key("name").string(ref(x.node, user));
             w.key("graph").null();
@@ -310,21 +332,9 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
           w.key("name").string(ref(x.node, user));
           w.key("class_fqn").string(x.class_fqn);
           w.endObject();
-        } else if constexpr (std::is_same_v<X, arg::Operator>) {
-          auto t = parseTarget(x.name);
-          w.string(t && t->textName() == x.name ? t->exportName() : x.name);
-        } else {
-          static_assert(std::is_same_v<X, arg::Complex>);
-          w.beginObject();
-          w.key("real");
-          floatJson(w, x.real);
-          w.key("imag");
-          floatJson(w, x.imag);
-          w.endObject();
         }
       },
       a.variant());
-  w.endObject();
 }
 
 void GraphWriter::outputFor(JsonWriter& w, const std::string& name, const Val& v) {
