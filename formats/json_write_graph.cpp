@@ -216,7 +216,9 @@ namespace {
 
 // An argument that names no node (a number, a string, a dtype, a list of them): its value
 // after the tag; false for one that names a node, which GraphWriter::argJson writes.
-bool literalArgJson(JsonWriter& w, const Argument& a, const std::string& where) {
+// `where()` names the place for a value no file can hold; only then is it made.
+template <typename Where>
+bool literalArgJson(JsonWriter& w, const Argument& a, Where&& where) {
   return std::visit(
       [&](const auto& x) {
         using X = std::decay_t<decltype(x)>;
@@ -241,11 +243,11 @@ bool literalArgJson(JsonWriter& w, const Argument& a, const std::string& where) 
         } else if constexpr (std::is_same_v<X, arg::StringList>) {
           w.strings(x.values);
         } else if constexpr (std::is_same_v<X, arg::Dtype>) {
-          dtypeJson(w, x.value, where);
+          dtypeJson(w, x.value, where());
         } else if constexpr (std::is_same_v<X, arg::MemFormat>) {
-          memoryFormatJson(w, x.value, where);
+          memoryFormatJson(w, x.value, where());
         } else if constexpr (std::is_same_v<X, arg::TensorLayout>) {
-          layoutJson(w, x.value, where);
+          layoutJson(w, x.value, where());
         } else if constexpr (std::is_same_v<X, arg::DeviceArg>) {
           deviceJson(w, x.value);
         } else if constexpr (std::is_same_v<X, arg::Operator>) {
@@ -271,7 +273,7 @@ bool literalArgJson(JsonWriter& w, const Argument& a, const std::string& where) 
 void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
   w.beginObject();
   w.key(serializedTag(a.kind()));
-  if (!literalArgJson(w, a, where(user))) referenceArgJson(w, a, user);
+  if (!literalArgJson(w, a, [&] { return where(user); })) referenceArgJson(w, a, user);
   w.endObject();
 }
 
