@@ -431,6 +431,59 @@ void setSelf(std::vector<Argument>& args, std::vector<std::pair<std::string, Arg
   }
 }
 
+namespace {
+
+// A reshape's inverse: `src` reshaped to the base's sizes, read off the base at run time
+// (aten::size.int) where they are symbolic.
+Node* reshapeBack(Emitter& e, Node* base, const TensorMeta& base_meta, Node* src, const Val& val) {
+  if (auto sizes = concreteSizes(base_meta)) return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
+  arg::SymIntList shape;
+  for (size_t d = 0; d < base_meta.sizes.size(); ++d) {
+    const SymIntValue& size = base_meta.sizes[d];
+    arg::SymScalar<int64_t> s;
+    if (size.isConcrete()) {
+      s.literal = size.concrete();
+    } else {
+      s.node = e.call(op("aten::size.int"), {arg::Tensor{base}, arg::Int{static_cast<int64_t>(d)}}, Val::SymInt{size.expr()});
+    }
+    shape.values.push_back(s);
+  }
+  return e.call(op("aten::reshape"), {arg::Tensor{src}, shape}, val);
+}
+
+// An unfold's inverse: its windows, which do not overlap, as an as_strided view of a
+// contiguous copy of the base, scattered into. Fails (why, with no place) where it has none.
+Expected<Node*> unfoldBack(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
+  const Node& n = *step.node;
+  const OpInfo& o = *step.op;
+  const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
+  auto dim = intArgument(n, o, 1, std::nullopt), size = intArgument(n, o, 2, std::nullopt),
+       stp = intArgument(n, o, 3, std::nullopt);
+  auto sizes = concreteSizes(base_meta);
+  if (!dim || !size || !stp || !sizes || rank == 0) return Diagnostic{"", "its arguments are not literal"};
+  if (*stp < *size) return Diagnostic{"", "its windows overlap (step < size), so eager leaves the write undefined"};
+  const int64_t d = wrapDim(*dim, rank);
+  if (d < 0 || d >= rank || *size <= 0 || *stp <= 0 || (*sizes)[d] < *size) {
+    return Diagnostic{"", "its arguments do not fit the base"};
+  }
+  std::vector<int64_t> strides(sizes->size(), 1);
+  for (size_t i = sizes->size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>((*sizes)[i], 1);
+  std::vector<int64_t> view_sizes = *sizes, view_strides = strides;
+  view_sizes[d] = ((*sizes)[d] - *size) / *stp + 1;
+  view_strides[d] = strides[d] * *stp;
+  view_sizes.push_back(*size);
+  view_strides.push_back(strides[d]);
+  TensorMeta contiguous = base_meta;
+  contiguous.strides.assign(strides.begin(), strides.end());
+  Node* dense = e.call(op("aten::clone"), {arg::Tensor{base}}, contiguous,
+                       {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
+  return e.call(op("aten::as_strided_scatter"),
+                {arg::Tensor{dense}, arg::Tensor{src}, arg::IntList{view_sizes}, arg::IntList{view_strides}, arg::Int{0}},
+                contiguous);
+}
+
+}  // namespace
+
 Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
   const Val val = base_meta;
   if (step.kind == ViewStep::Kind::Slice) {
@@ -456,25 +509,8 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
   switch (step.family) {
     case ViewFamily::Identity:
       return src;
-    case ViewFamily::Reshape: {
-      if (auto sizes = concreteSizes(base_meta)) {
-        return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
-      }
-      // Symbolic sizes are read off the base at run time (aten::size.int).
-      arg::SymIntList shape;
-      for (size_t d = 0; d < base_meta.sizes.size(); ++d) {
-        const SymIntValue& size = base_meta.sizes[d];
-        arg::SymScalar<int64_t> s;
-        if (size.isConcrete()) {
-          s.literal = size.concrete();
-        } else {
-          s.node = e.call(op("aten::size.int"), {arg::Tensor{base}, arg::Int{static_cast<int64_t>(d)}},
-                          Val::SymInt{size.expr()});
-        }
-        shape.values.push_back(s);
-      }
-      return e.call(op("aten::reshape"), {arg::Tensor{src}, shape}, val);
-    }
+    case ViewFamily::Reshape:
+      return reshapeBack(e, base, base_meta, src, val);
     case ViewFamily::Permute: {
       auto perm = permutation(step, rank);
       if (!perm) return fail("its dims are not literal");
@@ -529,29 +565,9 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
       return e.call(op("aten::as_strided_scatter"), std::move(args), val);
     }
     case ViewFamily::Unfold: {
-      auto dim = intArgument(n, o, 1, std::nullopt), size = intArgument(n, o, 2, std::nullopt),
-           stp = intArgument(n, o, 3, std::nullopt);
-      auto sizes = concreteSizes(base_meta);
-      if (!dim || !size || !stp || !sizes || rank == 0) return fail("its arguments are not literal");
-      if (*stp < *size) return fail("its windows overlap (step < size), so eager leaves the write undefined");
-      const int64_t d = wrapDim(*dim, rank);
-      if (d < 0 || d >= rank || *size <= 0 || *stp <= 0 || (*sizes)[d] < *size) return fail("its arguments do not fit the base");
-      // The windows as an as_strided view of a contiguous copy of the base.
-      std::vector<int64_t> strides(sizes->size(), 1);
-      for (size_t i = sizes->size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>((*sizes)[i], 1);
-      std::vector<int64_t> view_sizes = *sizes, view_strides = strides;
-      view_sizes[d] = ((*sizes)[d] - *size) / *stp + 1;
-      view_strides[d] = strides[d] * *stp;
-      view_sizes.push_back(*size);
-      view_strides.push_back(strides[d]);
-      TensorMeta contiguous = base_meta;
-      contiguous.strides.assign(strides.begin(), strides.end());
-      Node* dense = e.call(op("aten::clone"), {arg::Tensor{base}}, contiguous,
-                           {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
-      return e.call(op("aten::as_strided_scatter"),
-                    {arg::Tensor{dense}, arg::Tensor{src}, arg::IntList{view_sizes}, arg::IntList{view_strides},
-                     arg::Int{0}},
-                    contiguous);
+      auto back = unfoldBack(e, step, base, base_meta, src);
+      if (!back) return fail(back.error().message);
+      return back;
     }
     case ViewFamily::Expand:
       return fail("its elements overlap in memory, so eager leaves the write undefined");
