@@ -330,6 +330,97 @@ bool replaceDtypeArgument(Node& call, const OpInfo& op, ScalarType dtype) {
   return false;
 }
 
+namespace {
+
+// The out= call's out tensor, where every input has a concrete, real meta and the call is
+// small enough to run; null otherwise.
+const Node* probeableOut(const Node& out_call, int out_at, const std::string& out_name) {
+  int64_t elements = 0;
+  bool ok = true;
+  out_call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
+    else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+  });
+  const Node* out = nullptr;
+  if (static_cast<size_t>(out_at) < out_call.args.size()) {
+    if (const auto* t = out_call.args[static_cast<size_t>(out_at)].get<arg::Tensor>()) out = t->node;
+  }
+  for (const auto& [name, a] : out_call.kwargs) {
+    if (name == out_name) {
+      if (const auto* t = a.get<arg::Tensor>()) out = t->node;
+    }
+  }
+  return ok && elements <= (1 << 16) ? out : nullptr;
+}
+
+// Which form of the functional call writes `want`, eager's out= result on `values`: the
+// dtype argument, a cast of the result, of the inputs, to their common dtype, or the dtype
+// argument replaced; none when no candidate does.
+std::optional<OutForm> matchingForm(const Node& out_call, const OpInfo& functional, const std::string& out_name,
+                                    int out_at, const TensorMeta& out_meta,
+                                    const std::unordered_map<const Node*, at::Tensor>& values, const at::Tensor& want) {
+  // The functional call: out_call's arguments but the out tensor, in a graph of its own.
+  Graph scratch;
+  Node* f = functionalizer::scratchFunctionalCall(scratch, out_call, functional, {out_at});
+  const at::ScalarType out_dtype = toAten(out_meta.dtype);
+  const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
+  auto run = [&](OutForm form) -> std::optional<at::Tensor> {
+    auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
+      at::Tensor t = cloneOf(values.at(n));
+      if (t.scalar_type() != out_dtype &&
+          ((form == OutForm::CastInputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) ||
+           form == OutForm::CastEveryInput)) {
+        t = t.to(out_dtype);
+      }
+      if (form == OutForm::CastToCommon && common && t.scalar_type() != toAten(*common)) t = t.to(toAten(*common));
+      return t;
+    });
+    if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
+    return r.outputs[0].toTensor();
+  };
+  const int dtype_at = functional.argumentIndex("dtype");
+  const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+                              !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
+  if (dtype_argument) {
+    f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
+    auto r = run(OutForm::DtypeArgument);
+    f->kwargs.pop_back();
+    if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
+  }
+  for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
+    if (form == OutForm::CastToCommon && !common) continue;
+    if (auto r = run(form); r && sameValues(want, *r)) return form;
+  }
+  if (replaceDtypeArgument(*f, functional, out_meta.dtype)) {
+    if (auto r = run(OutForm::OutDtype); r && sameValues(want, *r)) return OutForm::OutDtype;
+  }
+  return std::nullopt;
+}
+
+// Runs the out= call and the candidates on probe values. `settled`: the candidates were
+// compared on values (Note [Probe answers are the key's alone]).
+std::optional<OutForm> probeOnValues(const Node& out_call, const OpInfo& functional, const std::string& out_name,
+                                     bool& settled) {
+  const int out_at = out_call.target.op()->argumentIndex(out_name);
+  if (out_at < 0) return std::nullopt;
+  const Node* out = probeableOut(out_call, out_at, out_name);
+  if (!out) return std::nullopt;
+  std::unordered_map<const Node*, at::Tensor> values;
+  out_call.forEachInput([&](const Node* n) {
+    if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
+  });
+  values[out] = at::zeros_like(values[out]);
+  auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(values.at(n)); });
+  if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
+  const at::Tensor want = eager.outputs[0].toTensor();
+  if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
+  settled = true;
+  return matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), values, want);
+}
+
+}  // namespace
+
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
   static std::mutex mu;
   static std::unordered_map<std::string, std::optional<OutForm>> cache;
@@ -346,85 +437,13 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
     if (it != cache.end()) return it->second;
   }
   std::optional<OutForm> form;
-  bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
-  try {
+  bool settled = false;
+  try {  // a kernel reports what it refuses by throwing
     // Values only: an out= call raises under autograd on inputs that require grad (a
     // program calls it under no_grad), and whether autograd lets a functional form through
     // is probeAutogradRefuses's to say.
     const at::NoGradGuard no_grad;
-    form = [&]() -> std::optional<OutForm> {
-      const OpInfo& op = *out_call.target.op();
-      const Node* out = nullptr;
-      int64_t elements = 0;
-      bool ok = true;
-      auto noteInput = [&](const Node* n) {
-        const TensorMeta* m = n->meta.val.tensor();
-        if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
-        else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
-      };
-      out_call.forEachInput(noteInput);
-      const int out_at = op.argumentIndex(out_name);
-      if (out_at < 0) return std::nullopt;
-      for (size_t i = 0; i < out_call.args.size(); ++i) {
-        if (static_cast<int>(i) == out_at) {
-          if (const auto* t = out_call.args[i].get<arg::Tensor>()) out = t->node;
-        }
-      }
-      for (const auto& [name, a] : out_call.kwargs) {
-        if (name == out_name) {
-          if (const auto* t = a.get<arg::Tensor>()) out = t->node;
-        }
-      }
-      if (!ok || !out || elements > (1 << 16)) return std::nullopt;
-      const TensorMeta& out_meta = *out->meta.val.tensor();
-      std::unordered_map<const Node*, at::Tensor> values;
-      out_call.forEachInput([&](const Node* n) {
-        if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
-      });
-      values[out] = at::zeros_like(values[out]);
-      auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(values.at(n)); });
-      if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
-      const at::Tensor want = eager.outputs[0].toTensor();
-      if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
-      settled = true;
-
-      // The functional call: out_call's arguments but the out tensor, in a graph of its own.
-      Graph scratch;
-      Node* f = functionalizer::scratchFunctionalCall(scratch, out_call, functional, {out_at});
-      const at::ScalarType out_dtype = toAten(out_meta.dtype);
-      const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
-      auto run = [&](OutForm form) -> std::optional<at::Tensor> {
-        auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
-          at::Tensor t = cloneOf(values.at(n));
-          if (t.scalar_type() != out_dtype &&
-              ((form == OutForm::CastInputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) ||
-               form == OutForm::CastEveryInput)) {
-            t = t.to(out_dtype);
-          }
-          if (form == OutForm::CastToCommon && common && t.scalar_type() != toAten(*common)) t = t.to(toAten(*common));
-          return t;
-        });
-        if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
-        return r.outputs[0].toTensor();
-      };
-      const int dtype_at = functional.argumentIndex("dtype");
-      const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
-                                  !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
-      if (dtype_argument) {
-        f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
-        auto r = run(OutForm::DtypeArgument);
-        f->kwargs.pop_back();
-        if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
-      }
-      for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
-        if (form == OutForm::CastToCommon && !common) continue;
-        if (auto r = run(form); r && sameValues(want, *r)) return form;
-      }
-      if (replaceDtypeArgument(*f, functional, out_meta.dtype)) {
-        if (auto r = run(OutForm::OutDtype); r && sameValues(want, *r)) return OutForm::OutDtype;
-      }
-      return std::nullopt;
-    }();
+    form = probeOnValues(out_call, functional, out_name, settled);
   } catch (const std::exception&) {
     form = std::nullopt;
     settled = false;
