@@ -121,6 +121,56 @@ c10::IValue unwrapFunctional(const c10::IValue& v) {
   return at::functionalization::impl::from_functional_tensor(t);
 }
 
+// The graph run under LibTorch's functionalization: each tensor input wrapped, the outputs
+// and the inputs' final values unwrapped after syncing.
+Interpreter::Outcome runFunctionalized(const Interpreter& interpreter, std::vector<c10::IValue>& inputs,
+                                       std::vector<LiftedInput>& flat, const RunOptions& options) {
+  for (auto& v : inputs) {
+    if (!v.isTensor()) continue;
+    at::Tensor original = v.toTensor();
+    at::Tensor wrapped = at::functionalization::impl::to_functional_tensor(original);
+    // Python mirrors autograd metadata onto the wrapper (torch._mirror_autograd_meta_to).
+    if (original.requires_grad()) wrapped.requires_grad_(true);
+    v = wrapped;
+  }
+  Interpreter::Outcome outcome;
+  {
+    c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
+    at::functionalization::impl::FunctionalizationReapplyViewsGuard reapply_views(true);
+    outcome = interpreter.run(inputs, options.observe);
+  }
+  for (auto& v : outcome.outputs) v = unwrapFunctional(v);
+  // The final value of each input is what its wrapper holds after syncing.
+  for (size_t i = 0; i < flat.size(); ++i) flat[i].value = unwrapFunctional(inputs[i]);
+  return outcome;
+}
+
+// _postprocess_graph_module_outputs for one mutation output: buffers and parameters take
+// the new value, user inputs receive it with copy_. An error when it names no input.
+std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue& value, std::vector<LiftedInput>& flat) {
+  auto findInput = [&](const std::string& name) -> LiftedInput* {
+    for (auto& in : flat) {
+      if (in.name == name) return &in;
+    }
+    return nullptr;
+  };
+  if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation) {
+    const char* kind = spec.kind == OutputKind::BufferMutation ? "buffer:" : "parameter:";
+    LiftedInput* in = findInput(kind + *spec.target);
+    if (!in) return RunError{spec.arg.name, "", "mutation output names no lifted input '" + *spec.target + "'"};
+    in->value = value;
+  } else if (spec.kind == OutputKind::UserInputMutation) {
+    LiftedInput* in = findInput("user_input:" + *spec.target);
+    if (!in) return RunError{spec.arg.name, "", "user input mutation names no tensor user input '" + *spec.target + "'"};
+    try {  // LibTorch reports a copy it refuses by throwing
+      in->value.toTensor().copy_(value.toTensor());
+    } catch (const c10::Error& e) {
+      return RunError{spec.arg.name, "copy_", e.what_without_backtrace()};
+    }
+  }
+  return std::nullopt;
+}
+
 RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
   RunResult result;
   std::optional<Interpreter> own;
@@ -130,76 +180,26 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   std::vector<c10::IValue> inputs;
   inputs.reserve(flat.size());
   for (const auto& in : flat) inputs.push_back(in.value);
-
-  Interpreter::Outcome outcome;
   installPlantedFaults();  // Note [Planted faults]
-  if (options.mode == RunMode::LibTorchFunctionalize) {
-    for (auto& v : inputs) {
-      if (!v.isTensor()) continue;
-      at::Tensor original = v.toTensor();
-      at::Tensor wrapped = at::functionalization::impl::to_functional_tensor(original);
-      // Python mirrors autograd metadata onto the wrapper (torch._mirror_autograd_meta_to).
-      if (original.requires_grad()) wrapped.requires_grad_(true);
-      v = wrapped;
-    }
-    {
-      c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
-      at::functionalization::impl::FunctionalizationReapplyViewsGuard reapply_views(true);
-      outcome = interpreter.run(inputs, options.observe);
-    }
-    for (auto& v : outcome.outputs) v = unwrapFunctional(v);
-    // The final value of each input is what its wrapper holds after syncing.
-    for (size_t i = 0; i < flat.size(); ++i) flat[i].value = unwrapFunctional(inputs[i]);
-  } else {
-    outcome = interpreter.run(inputs, options.observe);
-  }
+  Interpreter::Outcome outcome = options.mode == RunMode::LibTorchFunctionalize
+                                     ? runFunctionalized(interpreter, inputs, flat, options)
+                                     : interpreter.run(inputs, options.observe);
   if (outcome.error) {
     result.error = outcome.error;
     return result;
   }
-
   const auto& specs = p.signature.output_specs;
   if (outcome.outputs.size() != specs.size()) {
     result.error = RunError{"output", "", "the graph returned " + std::to_string(outcome.outputs.size()) +
                                               " values but the signature has " + std::to_string(specs.size()) + " outputs"};
     return result;
   }
-  auto findInput = [&](const std::string& name) -> LiftedInput* {
-    for (auto& in : flat) {
-      if (in.name == name) return &in;
-    }
-    return nullptr;
-  };
   for (size_t i = 0; i < specs.size(); ++i) {
     const OutputSpec& spec = specs[i];
-    const c10::IValue& value = outcome.outputs[i];
     if (spec.kind == OutputKind::UserOutput || spec.kind == OutputKind::LossOutput) {
-      result.outputs.push_back(toCpu(value));
-      continue;
-    }
-    if (options.mode == RunMode::Eager || !spec.target) continue;
-    // _postprocess_graph_module_outputs: buffers and parameters take the new value, user
-    // inputs receive it with copy_.
-    if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation) {
-      const char* kind = spec.kind == OutputKind::BufferMutation ? "buffer:" : "parameter:";
-      LiftedInput* in = findInput(kind + *spec.target);
-      if (!in) {
-        result.error = RunError{spec.arg.name, "", "mutation output names no lifted input '" + *spec.target + "'"};
-        return result;
-      }
-      in->value = value;
-    } else if (spec.kind == OutputKind::UserInputMutation) {
-      LiftedInput* in = findInput("user_input:" + *spec.target);
-      if (!in) {
-        result.error = RunError{spec.arg.name, "", "user input mutation names no tensor user input '" + *spec.target + "'"};
-        return result;
-      }
-      try {
-        in->value.toTensor().copy_(value.toTensor());
-      } catch (const c10::Error& e) {
-        result.error = RunError{spec.arg.name, "copy_", e.what_without_backtrace()};
-        return result;
-      }
+      result.outputs.push_back(toCpu(outcome.outputs[i]));
+    } else if (options.mode != RunMode::Eager && spec.target) {
+      if ((result.error = applyMutation(spec, outcome.outputs[i], flat))) return result;
     }
   }
   for (const auto& in : flat) {
