@@ -102,55 +102,63 @@ bool containsTarget(const std::vector<UserInputEntry>& entries, const std::strin
   return false;
 }
 
+// Whether the spec names its target; reported when it does not.
+bool hasTarget(const InputSpec& spec, const std::string& where, Sink& sink) {
+  if (spec.target) return true;
+  sink.report(CheckId::SpecMissingTarget, where, "InputSpec for " + spec.arg.name + " has no target.");
+  return false;
+}
+
+void checkParameterSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
+  if (spec.arg.kind != SpecArg::Kind::Tensor) {
+    sink.report(CheckId::ParameterNotTensor, where,
+                "Parameter " + spec.arg.name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
+    return;
+  }
+  if (!hasTarget(spec, where, sink)) return;
+  auto it = p.state_dict.find(*spec.target);
+  if (it == p.state_dict.end()) {
+    sink.report(CheckId::ParameterNotInStateDict, where, "Parameter " + *spec.target + " is not in the state dict.");
+  } else if (!it->second.is_parameter) {
+    sink.report(CheckId::ParameterNotParameter, where,
+                "State dict entry for parameter " + *spec.target + " is not an instance of torch.nn.Parameter.");
+  }
+}
+
+void checkBufferSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
+  if (spec.arg.kind != SpecArg::Kind::Tensor) {
+    sink.report(CheckId::BufferNotTensor, where,
+                "Buffer " + spec.arg.name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
+    return;
+  }
+  if (!hasTarget(spec, where, sink)) return;
+  const std::string& buffer = *spec.target;
+  if (!spec.persistent) {
+    sink.report(CheckId::BufferMissingPersistence, where, "Buffer " + buffer + " is missing a persistence flag");
+    return;
+  }
+  const bool in_state = p.state_dict.count(buffer) > 0;
+  if (*spec.persistent && !in_state) {
+    sink.report(CheckId::BufferNotInStateDict, where, "Buffer " + buffer + " is not in the state dict.");
+  } else if (!*spec.persistent && in_state) {
+    sink.report(CheckId::NonPersistentBufferInStateDict, where,
+                "Non-persistent buffer " + buffer + " is in the state dict, it should not be.");
+  }
+}
+
 void checkInputSpec(const ExportedProgram& p, const InputSpec& spec, size_t i, Sink& sink) {
   const std::string where = inputWhere(i);
   const std::string& name = spec.arg.name;
-  auto requireTarget = [&]() -> bool {
-    if (spec.target) return true;
-    sink.report(CheckId::SpecMissingTarget, where, "InputSpec for " + name + " has no target.");
-    return false;
-  };
+  auto requireTarget = [&] { return hasTarget(spec, where, sink); };
   switch (spec.kind) {
     case InputKind::UserInput:
       return;
-    case InputKind::Parameter: {
-      if (spec.arg.kind != SpecArg::Kind::Tensor) {
-        sink.report(CheckId::ParameterNotTensor, where,
-                    "Parameter " + name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
-        return;
-      }
-      if (!requireTarget()) return;
-      auto it = p.state_dict.find(*spec.target);
-      if (it == p.state_dict.end()) {
-        sink.report(CheckId::ParameterNotInStateDict, where, "Parameter " + *spec.target + " is not in the state dict.");
-      } else if (!it->second.is_parameter) {
-        sink.report(CheckId::ParameterNotParameter, where,
-                    "State dict entry for parameter " + *spec.target +
-                        " is not an instance of torch.nn.Parameter.");
-      }
+    case InputKind::Parameter:
+      checkParameterSpec(p, spec, where, sink);
       return;
-    }
-    case InputKind::Buffer: {
-      if (spec.arg.kind != SpecArg::Kind::Tensor) {
-        sink.report(CheckId::BufferNotTensor, where,
-                    "Buffer " + name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
-        return;
-      }
-      if (!requireTarget()) return;
-      const std::string& buffer = *spec.target;
-      if (!spec.persistent) {
-        sink.report(CheckId::BufferMissingPersistence, where, "Buffer " + buffer + " is missing a persistence flag");
-        return;
-      }
-      bool in_state = p.state_dict.count(buffer) > 0;
-      if (*spec.persistent && !in_state) {
-        sink.report(CheckId::BufferNotInStateDict, where, "Buffer " + buffer + " is not in the state dict.");
-      } else if (!*spec.persistent && in_state) {
-        sink.report(CheckId::NonPersistentBufferInStateDict, where,
-                    "Non-persistent buffer " + buffer + " is in the state dict, it should not be.");
-      }
+    case InputKind::Buffer:
+      checkBufferSpec(p, spec, where, sink);
       return;
-    }
     case InputKind::ConstantTensor:
       if (spec.arg.kind != SpecArg::Kind::Tensor) {
         sink.report(CheckId::ConstantNotTensor, where,
