@@ -1,8 +1,8 @@
 // Generation config files; see generation_config.h.
 #include "generators/generation_config.h"
 
+#include <charconv>
 #include <sstream>
-#include <stdexcept>
 #include <type_traits>
 
 namespace epsmith {
@@ -31,15 +31,60 @@ std::vector<std::string> words(const std::string& value) {
 
 // A non-negative integer no larger than `max`, or an error message.
 std::optional<std::string> number(const std::string& text, int64_t max, int64_t* out) {
-  try {
-    size_t used = 0;
-    const long long v = std::stoll(text, &used);
-    if (used != text.size() || v < 0 || v > max) throw std::out_of_range(text);
-    *out = v;
-    return std::nullopt;
-  } catch (const std::exception&) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || stop != end || v < 0 || v > max) {
     return "'" + text + "' is not a whole number in [0, " + std::to_string(max) + "]";
   }
+  *out = v;
+  return std::nullopt;
+}
+
+// `inputs MIN MAX`; why not, for a bad value.
+std::optional<std::string> applyInputs(GeneratorConfig& g, const std::vector<std::string>& v) {
+  int64_t lo = 0, hi = 0;
+  if (v.size() != 2) return "takes MIN MAX";
+  if (auto e = number(v[0], 64, &lo)) return e;
+  if (auto e = number(v[1], 64, &hi)) return e;
+  if (hi < lo) return "MAX is below MIN";
+  g.min_inputs = static_cast<int>(lo), g.max_inputs = static_cast<int>(hi);
+  return std::nullopt;
+}
+
+// `dtypes NAME...`; why not, for a bad value.
+std::optional<std::string> applyDtypes(GeneratorConfig& g, const std::vector<std::string>& v) {
+  g.dtypes.clear();
+  for (const auto& w : v) {
+    auto d = dtypeFromTorchName(w);
+    if (!d) return "unknown dtype '" + w + "' (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)";
+    g.dtypes.push_back(*d);
+  }
+  return std::nullopt;
+}
+
+// `weight CATEGORY N` or `state-weight KIND N`; why not, for a bad value.
+std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& directive, const std::vector<std::string>& v) {
+  if (v.size() != 2) return "takes NAME WEIGHT";
+  int64_t w = 0;
+  if (auto e = number(v[1], 1000000, &w)) return e;
+  const auto weight = static_cast<uint32_t>(w);
+  static const std::pair<std::string_view, uint32_t GeneratorConfig::*> kWeights[] = {
+      {"functional", &GeneratorConfig::weight_functional}, {"in-place", &GeneratorConfig::weight_in_place},
+      {"view", &GeneratorConfig::weight_view}, {"out", &GeneratorConfig::weight_out},
+      {"metadata-mutation", &GeneratorConfig::weight_metadata}, {"factory", &GeneratorConfig::weight_factory},
+  };
+  static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer", "constant"};
+  if (directive == "weight") {
+    for (const auto& [name, field] : kWeights) {
+      if (name == v[0]) return g.*field = weight, std::nullopt;
+    }
+    return "unknown category '" + v[0] + "' (functional, in-place, view, out, metadata-mutation, factory)";
+  }
+  for (int k = 0; k < kNumStateKinds; ++k) {
+    if (kStateNames[k] == v[0]) return g.state_weights[k] = weight, std::nullopt;
+  }
+  return "unknown state kind '" + v[0] + "' (parameter, buffer, non-persistent-buffer, constant)";
 }
 
 }  // namespace
@@ -77,46 +122,13 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
     if (directive == "tokens") return one(100, &g.token_percent);
     if (directive == "no-grad") return one(100, &g.no_grad_percent);
     if (directive == "submodule") return one(100, &g.submodule_percent);
-    if (directive == "inputs") {
-      int64_t lo = 0, hi = 0;
-      if (v.size() != 2) return bad("takes MIN MAX");
-      if (auto e = number(v[0], 64, &lo)) return bad(*e);
-      if (auto e = number(v[1], 64, &hi)) return bad(*e);
-      if (hi < lo) return bad("MAX is below MIN");
-      g.min_inputs = static_cast<int>(lo), g.max_inputs = static_cast<int>(hi);
+    auto orBad = [&](std::optional<std::string> why) -> std::optional<Diagnostic> {
+      if (why) return bad(*why);
       return std::nullopt;
-    }
-    if (directive == "dtypes") {
-      g.dtypes.clear();
-      for (const auto& w : v) {
-        auto d = dtypeFromTorchName(w);
-        if (!d) return bad("unknown dtype '" + w + "' (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)");
-        g.dtypes.push_back(*d);
-      }
-      return std::nullopt;
-    }
-    if (directive == "weight" || directive == "state-weight") {
-      if (v.size() != 2) return bad("takes NAME WEIGHT");
-      int64_t w = 0;
-      if (auto e = number(v[1], 1000000, &w)) return bad(*e);
-      const auto weight = static_cast<uint32_t>(w);
-      static const std::pair<std::string_view, uint32_t GeneratorConfig::*> kWeights[] = {
-          {"functional", &GeneratorConfig::weight_functional}, {"in-place", &GeneratorConfig::weight_in_place},
-          {"view", &GeneratorConfig::weight_view}, {"out", &GeneratorConfig::weight_out},
-          {"metadata-mutation", &GeneratorConfig::weight_metadata}, {"factory", &GeneratorConfig::weight_factory},
-      };
-      static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer", "constant"};
-      if (directive == "weight") {
-        for (const auto& [name, field] : kWeights) {
-          if (name == v[0]) return g.*field = weight, std::nullopt;
-        }
-        return bad("unknown category '" + v[0] + "' (functional, in-place, view, out, metadata-mutation, factory)");
-      }
-      for (int k = 0; k < kNumStateKinds; ++k) {
-        if (kStateNames[k] == v[0]) return g.state_weights[k] = weight, std::nullopt;
-      }
-      return bad("unknown state kind '" + v[0] + "' (parameter, buffer, non-persistent-buffer, constant)");
-    }
+    };
+    if (directive == "inputs") return orBad(applyInputs(g, v));
+    if (directive == "dtypes") return orBad(applyDtypes(g, v));
+    if (directive == "weight" || directive == "state-weight") return orBad(applyWeight(g, directive, v));
     if (directive == "dialect") {
       if (value == "TRAINING") return g.dialect = IrDialect::Training, std::nullopt;
       if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
