@@ -482,70 +482,95 @@ Expected<Node*> unfoldBack(Emitter& e, const ViewStep& step, Node* base, const T
                 contiguous);
 }
 
+// Steps the pass made itself (an element of a split or unbind, a tensor an
+// out= call shrank) carry their geometry in the step, not in a source node.
+std::optional<Node*> invertRecorded(Emitter& e, const ViewStep& step, Node* base, const Val& val, Node* src) {
+  switch (step.kind) {
+    case ViewStep::Kind::Slice:
+      return e.call(op("aten::slice_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}},
+                    val);
+    case ViewStep::Kind::Restride:
+      return e.call(op("aten::as_strided_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, arg::IntList{step.sizes}, arg::IntList{step.strides},
+                     arg::Int{step.start}},
+                    val);
+    case ViewStep::Kind::Select:
+      return e.call(op("aten::select_scatter"),
+                    {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}}, val);
+    default:
+      return std::nullopt;
+  }
+}
+
+Expected<Node*> cannotInvert(const OpInfo& o, const std::string& why) {
+  return Diagnostic{"", "cannot carry a write through " + o.name() + " back to its base: " + why};
+}
+
+Expected<Node*> permuteBack(Emitter& e, const ViewStep& step, int64_t rank, const Val& val, Node* src) {
+  auto perm = permutation(step, rank);
+  if (!perm) return cannotInvert(*step.op, "its dims are not literal");
+  std::vector<int64_t> inverse(perm->size());
+  bool identity = true;
+  for (size_t i = 0; i < perm->size(); ++i) {
+    inverse[static_cast<size_t>((*perm)[i])] = static_cast<int64_t>(i);
+    identity = identity && (*perm)[i] == static_cast<int64_t>(i);
+  }
+  if (identity) return src;
+  return e.call(op("aten::permute"), {arg::Tensor{src}, arg::IntList{inverse}}, val);
+}
+
+// A scatter whose geometry is copied from the view node: only literal geometry
+// can be carried, since the scatter's meta is computed from numbers.
+Expected<Node*> literalScatter(Emitter& e, const OpInfo& o, const char* scatter, std::vector<Argument> args,
+                               const Val& val, const char* why) {
+  for (const auto& a : args) {
+    if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return cannotInvert(o, why);
+  }
+  return e.call(op(scatter), std::move(args), val);
+}
+
+Expected<Node*> narrowBack(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
+  const Node& n = *step.node;
+  const OpInfo& o = *step.op;
+  const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
+  auto dim = intArgument(n, o, 1, std::nullopt), start = intArgument(n, o, 2, std::nullopt),
+       length = intArgument(n, o, 3, std::nullopt);
+  auto sizes = concreteSizes(base_meta);
+  if (!dim || !start || !length || !sizes) return cannotInvert(o, "its arguments are not literal");
+  const int64_t d = wrapDim(*dim, rank);
+  if (d < 0 || d >= rank) return cannotInvert(o, "dim out of range");
+  const int64_t s = *start < 0 ? *start + (*sizes)[d] : *start;
+  return e.call(op("aten::slice_scatter"),
+                {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + *length}},
+                Val{base_meta});
+}
+
 }  // namespace
 
 Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
   const Val val = base_meta;
-  if (step.kind == ViewStep::Kind::Slice) {
-    return e.call(op("aten::slice_scatter"),
-                  {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}, arg::Int{step.end}}, val);
-  }
-  if (step.kind == ViewStep::Kind::Restride) {
-    return e.call(op("aten::as_strided_scatter"),
-                  {arg::Tensor{base}, arg::Tensor{src}, arg::IntList{step.sizes}, arg::IntList{step.strides},
-                   arg::Int{step.start}},
-                  val);
-  }
-  if (step.kind == ViewStep::Kind::Select) {
-    return e.call(op("aten::select_scatter"),
-                  {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}}, val);
-  }
+  if (auto recorded = invertRecorded(e, step, base, val, src)) return *recorded;
   const Node& n = *step.node;
   const OpInfo& o = *step.op;
-  const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
-  auto fail = [&](const std::string& why) -> Expected<Node*> {
-    return Diagnostic{"", "cannot carry a write through " + o.name() + " back to its base: " + why};
-  };
   switch (step.family) {
     case ViewFamily::Identity:
       return src;
     case ViewFamily::Reshape:
       return reshapeBack(e, base, base_meta, src, val);
-    case ViewFamily::Permute: {
-      auto perm = permutation(step, rank);
-      if (!perm) return fail("its dims are not literal");
-      std::vector<int64_t> inverse(perm->size());
-      bool identity = true;
-      for (size_t i = 0; i < perm->size(); ++i) {
-        inverse[static_cast<size_t>((*perm)[i])] = static_cast<int64_t>(i);
-        identity = identity && (*perm)[i] == static_cast<int64_t>(i);
-      }
-      if (identity) return src;
-      return e.call(op("aten::permute"), {arg::Tensor{src}, arg::IntList{inverse}}, val);
-    }
-    case ViewFamily::Slice: {
-      std::vector<Argument> args{arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
-                                 argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{}),
-                                 argumentOr(n, o, 4, arg::Int{1})};
-      for (const auto& a : args) {
-        if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return fail("its bounds are symbolic");
-      }
-      return e.call(op("aten::slice_scatter"), std::move(args), val);
-    }
-    case ViewFamily::Narrow: {
-      auto dim = intArgument(n, o, 1, std::nullopt), start = intArgument(n, o, 2, std::nullopt),
-           length = intArgument(n, o, 3, std::nullopt);
-      auto sizes = concreteSizes(base_meta);
-      if (!dim || !start || !length || !sizes) return fail("its arguments are not literal");
-      const int64_t d = wrapDim(*dim, rank);
-      if (d < 0 || d >= rank) return fail("dim out of range");
-      const int64_t s = *start < 0 ? *start + (*sizes)[d] : *start;
-      return e.call(op("aten::slice_scatter"),
-                    {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + *length}}, val);
-    }
+    case ViewFamily::Permute:
+      return permuteBack(e, step, static_cast<int64_t>(base_meta.sizes.size()), val, src);
+    case ViewFamily::Slice:
+      return literalScatter(e, o, "aten::slice_scatter",
+                            {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
+                             argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{}),
+                             argumentOr(n, o, 4, arg::Int{1})},
+                            val, "its bounds are symbolic");
+    case ViewFamily::Narrow:
+      return narrowBack(e, step, base, base_meta, src);
     case ViewFamily::Select: {
       const Argument* index = schemaArgument(n, o, 2);
-      if (!index || !literalOnly(*index)) return fail("its index is not literal");
+      if (!index || !literalOnly(*index)) return cannotInvert(o, "its index is not literal");
       return e.call(op("aten::select_scatter"),
                     {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}), *index}, val);
     }
@@ -556,23 +581,21 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
                     val);
     case ViewFamily::AsStrided: {
       auto offset = explicitStorageOffset(n, o);
-      if (!offset) return fail("its storage offset is symbolic");
-      std::vector<Argument> args{arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::None{}),
-                                 argumentOr(n, o, 2, arg::None{}), *offset};
-      for (const auto& a : args) {
-        if (a.kind() != ArgKind::Tensor && !literalOnly(a)) return fail("its geometry is symbolic");
-      }
-      return e.call(op("aten::as_strided_scatter"), std::move(args), val);
+      if (!offset) return cannotInvert(o, "its storage offset is symbolic");
+      return literalScatter(e, o, "aten::as_strided_scatter",
+                            {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::None{}),
+                             argumentOr(n, o, 2, arg::None{}), *offset},
+                            val, "its geometry is symbolic");
     }
     case ViewFamily::Unfold: {
       auto back = unfoldBack(e, step, base, base_meta, src);
-      if (!back) return fail(back.error().message);
+      if (!back) return cannotInvert(o, back.error().message);
       return back;
     }
     case ViewFamily::Expand:
-      return fail("its elements overlap in memory, so eager leaves the write undefined");
+      return cannotInvert(o, "its elements overlap in memory, so eager leaves the write undefined");
     default:
-      return fail("epsmith knows no functional inverse for it");
+      return cannotInvert(o, "epsmith knows no functional inverse for it");
   }
 }
 
