@@ -490,6 +490,88 @@ Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IV
   }
 }
 
+namespace {
+
+// What one run of a plan reads and writes.
+struct Frame {
+  const std::vector<c10::IValue>& inputs;
+  size_t next_input = 0;
+  std::vector<c10::IValue> env;
+  std::vector<c10::IValue> stack;
+  std::vector<c10::IValue>* outputs;
+};
+
+std::vector<c10::IValue> gatherAll(const Interpreter::Plan::Step& step, const Frame& f, c10::Device device) {
+  std::vector<c10::IValue> args;
+  args.reserve(step.args.size());
+  for (const auto& a : step.args) args.push_back(gather(a, f.env, device));
+  return args;
+}
+
+// A fresh copy per run, so a run that mutates an attribute leaves the next run
+// alone; under functionalization it is wrapped like every other tensor
+// (Note [Functionalize for the whole run] in run.cpp).
+c10::IValue freshConstant(const Interpreter::Plan::Step& step) {
+  at::Tensor t = step.args[0].constant.toTensor().clone();
+  if (c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::Functionalize)) {
+    t = at::functionalization::impl::to_functional_tensor(t);
+  }
+  return t;
+}
+
+void callAten(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) {
+  f.stack.clear();
+  for (const auto& a : step.args) f.stack.push_back(gather(a, f.env, device));
+  noteOp(step.op_name);
+  {
+    const OpTimer timer;
+    step.op->callBoxed(&f.stack);
+  }
+  if (step.tuple_return) {
+    f.env[static_cast<size_t>(step.slot)] = c10::ivalue::Tuple::create(std::move(f.stack));
+  } else if (step.num_returns == 1) {
+    f.env[static_cast<size_t>(step.slot)] = std::move(f.stack.back());
+  }
+}
+
+// Runs one step; LibTorch reports an op's failure by throwing, which the caller
+// turns into the run's error.
+void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) {
+  using StepKind = Interpreter::Plan::StepKind;
+  const auto slot = static_cast<size_t>(step.slot);
+  switch (step.kind) {
+    case StepKind::Placeholder:
+      f.env[slot] = f.inputs[f.next_input++];
+      break;
+    case StepKind::Constant:
+      if (!step.args.empty()) f.env[slot] = freshConstant(step);
+      break;
+    case StepKind::Output:
+      for (const auto& a : step.args) f.outputs->push_back(gather(a, f.env, device));
+      break;
+    case StepKind::Aten:
+      callAten(step, f, device);
+      break;
+    case StepKind::Builtin:
+      f.env[slot] = callBuiltin(step.node->target.builtinOp(), gatherAll(step, f, device));
+      break;
+    case StepKind::TorchFunction:
+      f.env[slot] = callTorchFunction(step.node->target.torchFunctionId(), gatherAll(step, f, device));
+      break;
+    case StepKind::HigherOrder: {
+      std::vector<c10::IValue> args = gatherAll(step, f, device);
+      HigherOrderCall call{*step.node, args, {}};
+      for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
+      f.env[slot] = step.hop(call);
+      break;
+    }
+    case StepKind::Skip:
+      break;
+  }
+}
+
+}  // namespace
+
 Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe) const {
   Outcome out;
   if (inputs.size() != plan_->num_placeholders) {
@@ -498,68 +580,13 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
     return out;
   }
   const bool grad_enabled_at_start = at::GradMode::is_enabled();
-  std::vector<c10::IValue> env(plan_->num_slots);
-  std::vector<c10::IValue> stack;
-  size_t next_input = 0;
+  Frame frame{inputs, 0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs};
   for (const auto& step : plan_->steps) {
     try {
-      switch (step.kind) {
-        case Plan::StepKind::Placeholder:
-          env[static_cast<size_t>(step.slot)] = inputs[next_input++];
-          break;
-        case Plan::StepKind::Constant:
-          // A fresh copy per run, so a run that mutates an attribute leaves the next run
-          // alone; under functionalization it is wrapped like every other tensor
-          // (Note [Functionalize for the whole run] in run.cpp).
-          if (!step.args.empty()) {
-            at::Tensor t = step.args[0].constant.toTensor().clone();
-            if (c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::Functionalize)) {
-              t = at::functionalization::impl::to_functional_tensor(t);
-            }
-            env[static_cast<size_t>(step.slot)] = t;
-          }
-          break;
-        case Plan::StepKind::Output:
-          for (const auto& a : step.args) out.outputs.push_back(gather(a, env, plan_->device));
-          break;
-        case Plan::StepKind::Aten: {
-          stack.clear();
-          for (const auto& a : step.args) stack.push_back(gather(a, env, plan_->device));
-          noteOp(step.op_name);
-          {
-            const OpTimer timer;
-            step.op->callBoxed(&stack);
-          }
-          if (step.tuple_return) {
-            env[static_cast<size_t>(step.slot)] = c10::ivalue::Tuple::create(std::move(stack));
-          } else if (step.num_returns == 1) {
-            env[static_cast<size_t>(step.slot)] = std::move(stack.back());
-          }
-          break;
-        }
-        case Plan::StepKind::Builtin:
-        case Plan::StepKind::TorchFunction: {
-          std::vector<c10::IValue> args;
-          for (const auto& a : step.args) args.push_back(gather(a, env, plan_->device));
-          env[static_cast<size_t>(step.slot)] = step.kind == Plan::StepKind::Builtin
-                                                    ? callBuiltin(step.node->target.builtinOp(), args)
-                                                    : callTorchFunction(step.node->target.torchFunctionId(), args);
-          break;
-        }
-        case Plan::StepKind::HigherOrder: {
-          std::vector<c10::IValue> args;
-          for (const auto& a : step.args) args.push_back(gather(a, env, plan_->device));
-          HigherOrderCall call{*step.node, args, {}};
-          for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
-          env[static_cast<size_t>(step.slot)] = step.hop(call);
-          break;
-        }
-        case Plan::StepKind::Skip:
-          break;
-      }
+      runStep(step, frame, plan_->device);
       if (observe && step.node && step.node->op() == OpKind::CallFunction && step.slot >= 0 &&
           step.kind != Plan::StepKind::Output) {
-        observe(*step.node, env[static_cast<size_t>(step.slot)]);
+        observe(*step.node, frame.env[static_cast<size_t>(step.slot)]);
       }
     } catch (const c10::Error& e) {
       out.error = RunError{step.node->name(), step.node->target.textName(), firstLine(e.what_without_backtrace())};
