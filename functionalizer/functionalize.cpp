@@ -395,20 +395,21 @@ SpecArg Pass::specArgFor(const SpecArg& original, const Argument& value) {
   return arg;
 }
 
-ExportedProgram Pass::finish(const Node& output) {
+namespace {
+
+bool isMutationOutput(OutputKind kind) {
+  return kind == OutputKind::BufferMutation || kind == OutputKind::ParameterMutation ||
+         kind == OutputKind::UserInputMutation;
+}
+
+}  // namespace
+
+// A declared mutation output whose value is not the input itself replaces the input at
+// the end (the exported calling convention's write-back).
+void Pass::writeBackDeclaredMutations(const Node& output) {
   const auto& specs = source_.signature.output_specs;
-  if (output.args.size() != specs.size()) {
-    fail(&output, "the graph returns " + std::to_string(output.args.size()) + " values but the signature has " +
-                      std::to_string(specs.size()) + " outputs");
-  }
-  // A declared mutation output whose value is not the input itself replaces the input at
-  // the end (the exported calling convention's write-back).
   for (size_t i = 0; i < specs.size(); ++i) {
-    const auto kind = specs[i].kind;
-    if (kind != OutputKind::BufferMutation && kind != OutputKind::ParameterMutation &&
-        kind != OutputKind::UserInputMutation) {
-      continue;
-    }
+    if (!isMutationOutput(specs[i].kind)) continue;
     const int target = mutationTarget(specs[i]);
     const auto* t = output.args[i].get<arg::Tensor>();
     if (target < 0 || !t || !t->node || !inputs_[static_cast<size_t>(target)].obj) {
@@ -420,6 +421,9 @@ ExportedProgram Pass::finish(const Node& output) {
     while (root->parent) root = root->parent;
     write(root, resolve(t->node), &output);
   }
+}
+
+void Pass::refuseInputMetadataMutations() {
   for (const InputInfo& in : inputs_) {
     if (!in.obj || !in.obj->rec->parent) continue;
     const TensorMeta& now = *in.obj->rec->meta;
@@ -429,9 +433,12 @@ ExportedProgram Pass::finish(const Node& output) {
                                         quoted(in.node->name()) + "); export does not allow it");
     }
   }
+}
 
-  GraphSignature signature;
-  signature.input_specs = source_.signature.input_specs;
+// The functionalized graph's outputs in export's order: tokens, then one mutation
+// output per written input, then the user outputs.
+std::vector<Argument> Pass::functionalOutputs(const Node& output, GraphSignature& signature) {
+  const auto& specs = source_.signature.output_specs;
   std::vector<Argument> results;
   for (size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].kind != OutputKind::Token) continue;
@@ -453,13 +460,25 @@ ExportedProgram Pass::finish(const Node& output) {
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto kind = specs[i].kind;
-    if (kind == OutputKind::Token || kind == OutputKind::BufferMutation || kind == OutputKind::ParameterMutation ||
-        kind == OutputKind::UserInputMutation) {
-      continue;
-    }
+    if (kind == OutputKind::Token || isMutationOutput(kind)) continue;
     results.push_back(remapped(output.args[i]));
     signature.output_specs.push_back({kind, specArgFor(specs[i].arg, results.back()), specs[i].target});
   }
+  return results;
+}
+
+ExportedProgram Pass::finish(const Node& output) {
+  const auto& specs = source_.signature.output_specs;
+  if (output.args.size() != specs.size()) {
+    fail(&output, "the graph returns " + std::to_string(output.args.size()) + " values but the signature has " +
+                      std::to_string(specs.size()) + " outputs");
+  }
+  writeBackDeclaredMutations(output);
+  refuseInputMetadataMutations();
+
+  GraphSignature signature;
+  signature.input_specs = source_.signature.input_specs;
+  std::vector<Argument> results = functionalOutputs(output, signature);
   Node* out = graph_->appendRaw(OpKind::Output, output.name());
   out->args = std::move(results);
   out->meta = output.meta;

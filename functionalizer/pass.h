@@ -188,6 +188,9 @@ class Pass {
   int mutationTarget(const OutputSpec& spec);
   Argument remapped(const Argument& a);
   static SpecArg specArgFor(const SpecArg& original, const Argument& value);
+  void writeBackDeclaredMutations(const Node& output);
+  void refuseInputMetadataMutations();
+  std::vector<Argument> functionalOutputs(const Node& output, GraphSignature& signature);
   ExportedProgram finish(const Node& output);
   const ExportedProgram& source_;
   std::unique_ptr<Graph> graph_;
