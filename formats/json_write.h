@@ -62,6 +62,13 @@ class GraphWriter {
   // `side` (else `side` stays untouched).
   void inputJson(JsonWriter& w, const Node& p, size_t index, JsonWriter& side);
   void namedInputs(JsonWriter& w, const Node& n);
+  enum class HopFlag { Null, True, False };  // is_hop_single_tensor_return
+  struct OutputsWritten {
+    HopFlag hop_flag;
+    bool val_written;  // false: the value has no output form, so metadata carries it
+  };
+  std::string targetJson(const Node& n, std::optional<std::string>& target_kind);
+  OutputsWritten outputsJson(JsonWriter& w, const Node& n, std::vector<int64_t>& unused);
   void nodeJson(JsonWriter& w, const Node& n);
   void attributeJson(JsonWriter& w, const std::string& name, const Attribute& a);
 

@@ -443,33 +443,27 @@ void GraphWriter::namedInputs(JsonWriter& w, const Node& n) {
   w.endArray();
 }
 
-void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
-  const bool call = n.op() == OpKind::CallFunction;
-  std::optional<std::string> target_kind;
-  std::string target;
-  if (call) {
-    target = n.target.exportName();
-    if (!readsBack(n.target, target)) {
-      if (n.target.kind() == Target::Kind::Other) {
-        target_kind = "other";
-      } else if (n.target.kind() == Target::Kind::HigherOrder) {
-        target_kind = "higher_order";
-      } else {
-        fail(where(n), "target '" + target + "' does not read back as itself");
-      }
-    }
-  } else if (n.op() != OpKind::Placeholder) {
-    target = n.attr;
+// The node's "target" and, for a call that does not read back as itself, the
+// extension saying what kind of target it is.
+std::string GraphWriter::targetJson(const Node& n, std::optional<std::string>& target_kind) {
+  if (n.op() != OpKind::CallFunction) return n.op() == OpKind::Placeholder ? std::string() : n.attr;
+  std::string target = n.target.exportName();
+  if (readsBack(n.target, target)) return target;
+  if (n.target.kind() == Target::Kind::Other) {
+    target_kind = "other";
+  } else if (n.target.kind() == Target::Kind::HigherOrder) {
+    target_kind = "higher_order";
+  } else {
+    fail(where(n), "target '" + target + "' does not read back as itself");
   }
-  w.beginObject();
-  w.key("target").string(target);
-  w.key("inputs");
-  namedInputs(w, n);
+  return target;
+}
 
-  const bool hop = call && n.target.kind() == Target::Kind::HigherOrder;
-  enum class HopFlag { Null, True, False } hop_flag = hop ? HopFlag::True : HopFlag::Null;
-  bool val_written = true;
-  std::vector<int64_t> unused;
+// Writes the node's "outputs" array. A folded list writes one entry per element,
+// and the indices of the elements no node reads go to `unused`.
+GraphWriter::OutputsWritten GraphWriter::outputsJson(JsonWriter& w, const Node& n, std::vector<int64_t>& unused) {
+  const bool hop = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::HigherOrder;
+  OutputsWritten written{hop ? HopFlag::True : HopFlag::Null, true};
   w.key("outputs").beginArray();
   if (auto fold = folds_.find(&n); fold != folds_.end()) {
     const FoldPlan& plan = fold->second;
@@ -484,10 +478,10 @@ void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
         }
         w.endArray();
       });
-      hop_flag = hop ? HopFlag::False : HopFlag::Null;
+      written.hop_flag = hop ? HopFlag::False : HopFlag::Null;
     } else {
       for (size_t i = 0; i < list.size(); ++i) outputFor(w, plan.names[i], list[i]);
-      hop_flag = hop || list.size() == 1 ? HopFlag::False : HopFlag::Null;
+      written.hop_flag = hop || list.size() == 1 ? HopFlag::False : HopFlag::Null;
     }
     for (size_t i = 0; i < list.size(); ++i) {
       if (!plan.used[i] && !list[i].get<Val::None>()) unused.push_back(static_cast<int64_t>(i));
@@ -496,13 +490,25 @@ void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
     if (hasOutputForm(n.meta.val)) {
       outputFor(w, n.name(), n.meta.val);
     } else {
-      val_written = false;
+      written.val_written = false;
     }
   }
   w.endArray();
+  return written;
+}
+
+void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
+  std::optional<std::string> target_kind;
+  const std::string target = targetJson(n, target_kind);
+  w.beginObject();
+  w.key("target").string(target);
+  w.key("inputs");
+  namedInputs(w, n);
+  std::vector<int64_t> unused;
+  const OutputsWritten written = outputsJson(w, n, unused);
   w.key("metadata");
-  beginMetaJson(w, n.meta, val_written, kNoWhere);
-  if (!call) w.key(kExtOp).string(opKindName(n.op()));
+  beginMetaJson(w, n.meta, written.val_written, kNoWhere);
+  if (n.op() != OpKind::CallFunction) w.key(kExtOp).string(opKindName(n.op()));
   if (target_kind) w.key(kExtTarget).string(*target_kind);
   if (!unused.empty()) {
     JsonWriter list;
@@ -511,7 +517,7 @@ void GraphWriter::nodeJson(JsonWriter& w, const Node& n) {
   }
   w.endObject();
   w.key("is_hop_single_tensor_return");
-  switch (hop_flag) {
+  switch (written.hop_flag) {
     case HopFlag::Null: w.null(); break;
     case HopFlag::True: w.boolean(true); break;
     case HopFlag::False: w.boolean(false); break;
