@@ -109,13 +109,21 @@ bool hasTarget(const InputSpec& spec, const std::string& where, Sink& sink) {
   return false;
 }
 
+// Whether the spec's argument is of `kind`; reported, in Python's words, when not.
+bool argumentIs(const InputSpec& spec, SpecArg::Kind kind, CheckId id, const char* what, const char* noun,
+                const std::string& where, Sink& sink) {
+  if (spec.arg.kind == kind) return true;
+  sink.report(id, where,
+              std::string(what) + " " + spec.arg.name + " is not a " + noun + " argument. Found " + pyRepr(spec.arg) +
+                  " instead.");
+  return false;
+}
+
 void checkParameterSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
-  if (spec.arg.kind != SpecArg::Kind::Tensor) {
-    sink.report(CheckId::ParameterNotTensor, where,
-                "Parameter " + spec.arg.name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
+  if (!argumentIs(spec, SpecArg::Kind::Tensor, CheckId::ParameterNotTensor, "Parameter", "tensor", where, sink) ||
+      !hasTarget(spec, where, sink)) {
     return;
   }
-  if (!hasTarget(spec, where, sink)) return;
   auto it = p.state_dict.find(*spec.target);
   if (it == p.state_dict.end()) {
     sink.report(CheckId::ParameterNotInStateDict, where, "Parameter " + *spec.target + " is not in the state dict.");
@@ -126,12 +134,10 @@ void checkParameterSpec(const ExportedProgram& p, const InputSpec& spec, const s
 }
 
 void checkBufferSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
-  if (spec.arg.kind != SpecArg::Kind::Tensor) {
-    sink.report(CheckId::BufferNotTensor, where,
-                "Buffer " + spec.arg.name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
+  if (!argumentIs(spec, SpecArg::Kind::Tensor, CheckId::BufferNotTensor, "Buffer", "tensor", where, sink) ||
+      !hasTarget(spec, where, sink)) {
     return;
   }
-  if (!hasTarget(spec, where, sink)) return;
   const std::string& buffer = *spec.target;
   if (!spec.persistent) {
     sink.report(CheckId::BufferMissingPersistence, where, "Buffer " + buffer + " is missing a persistence flag");
@@ -146,49 +152,33 @@ void checkBufferSpec(const ExportedProgram& p, const InputSpec& spec, const std:
   }
 }
 
+// A constant tensor or custom object: its target must be in the constants table.
+void checkConstantSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
+  const bool tensor = spec.kind == InputKind::ConstantTensor;
+  const char* what = tensor ? "Constant tensor" : "Custom object";
+  const bool is_kind = tensor ? argumentIs(spec, SpecArg::Kind::Tensor, CheckId::ConstantNotTensor, what, "tensor",
+                                           where, sink)
+                              : argumentIs(spec, SpecArg::Kind::CustomObj, CheckId::CustomObjNotCustomObj, what,
+                                           "custom object", where, sink);
+  if (!is_kind || !hasTarget(spec, where, sink) || p.constants.count(*spec.target)) return;
+  sink.report(tensor ? CheckId::ConstantNotInConstants : CheckId::CustomObjNotInConstants, where,
+              std::string(what) + " " + *spec.target + " is not in the constants dictionary.");
+}
+
 void checkInputSpec(const ExportedProgram& p, const InputSpec& spec, size_t i, Sink& sink) {
   const std::string where = inputWhere(i);
-  const std::string& name = spec.arg.name;
-  auto requireTarget = [&] { return hasTarget(spec, where, sink); };
   switch (spec.kind) {
     case InputKind::UserInput:
       return;
     case InputKind::Parameter:
-      checkParameterSpec(p, spec, where, sink);
-      return;
+      return checkParameterSpec(p, spec, where, sink);
     case InputKind::Buffer:
-      checkBufferSpec(p, spec, where, sink);
-      return;
+      return checkBufferSpec(p, spec, where, sink);
     case InputKind::ConstantTensor:
-      if (spec.arg.kind != SpecArg::Kind::Tensor) {
-        sink.report(CheckId::ConstantNotTensor, where,
-                    "Constant tensor " + name + " is not a tensor argument. Found " + pyRepr(spec.arg) + " instead.");
-        return;
-      }
-      if (!requireTarget()) return;
-      if (!p.constants.count(*spec.target)) {
-        sink.report(CheckId::ConstantNotInConstants, where,
-                    "Constant tensor " + *spec.target + " is not in the constants dictionary.");
-      }
-      return;
     case InputKind::CustomObj:
-      if (spec.arg.kind != SpecArg::Kind::CustomObj) {
-        sink.report(CheckId::CustomObjNotCustomObj, where,
-                    "Custom object " + name + " is not a custom object argument. Found " +
-                        pyRepr(spec.arg) + " instead.");
-        return;
-      }
-      if (!requireTarget()) return;
-      if (!p.constants.count(*spec.target)) {
-        sink.report(CheckId::CustomObjNotInConstants, where,
-                    "Custom object " + *spec.target + " is not in the constants dictionary.");
-      }
-      return;
+      return checkConstantSpec(p, spec, where, sink);
     case InputKind::Token:
-      if (spec.arg.kind != SpecArg::Kind::Token) {
-        sink.report(CheckId::TokenNotToken, where,
-                    "Token " + name + " is not a token argument. Found " + pyRepr(spec.arg) + " instead.");
-      }
+      argumentIs(spec, SpecArg::Kind::Token, CheckId::TokenNotToken, "Token", "token", where, sink);
       return;
   }
   sink.report(CheckId::UnknownInputKind, where,
