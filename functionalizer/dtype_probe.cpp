@@ -398,25 +398,27 @@ std::optional<OutForm> matchingForm(const Node& out_call, const OpInfo& function
   return std::nullopt;
 }
 
-// Runs the out= call and the candidates on probe values. `settled`: the candidates were
-// compared on values (Note [Probe answers are the key's alone]).
-std::optional<OutForm> probeOnValues(const Node& out_call, const OpInfo& functional, const std::string& out_name,
-                                     bool& settled) {
+struct ProbeAnswer {
+  std::optional<OutForm> form;
+  bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
+};
+
+// Runs the out= call and the candidates on probe values.
+ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
   const int out_at = out_call.target.op()->argumentIndex(out_name);
-  if (out_at < 0) return std::nullopt;
+  if (out_at < 0) return {};
   const Node* out = probeableOut(out_call, out_at, out_name);
-  if (!out) return std::nullopt;
+  if (!out) return {};
   std::unordered_map<const Node*, at::Tensor> values;
   out_call.forEachInput([&](const Node* n) {
     if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
   });
   values[out] = at::zeros_like(values[out]);
   auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(values.at(n)); });
-  if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
+  if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return {};
   const at::Tensor want = eager.outputs[0].toTensor();
-  if (want.numel() == 0) return std::nullopt;  // nothing written: no candidate can be told apart
-  settled = true;
-  return matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), values, want);
+  if (want.numel() == 0) return {};  // nothing written: no candidate can be told apart
+  return {matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), values, want), true};
 }
 
 }  // namespace
@@ -436,23 +438,21 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  std::optional<OutForm> form;
-  bool settled = false;
+  ProbeAnswer answer;
   try {  // a kernel reports what it refuses by throwing
     // Values only: an out= call raises under autograd on inputs that require grad (a
     // program calls it under no_grad), and whether autograd lets a functional form through
     // is probeAutogradRefuses's to say.
     const at::NoGradGuard no_grad;
-    form = probeOnValues(out_call, functional, out_name, settled);
+    answer = probeOnValues(out_call, functional, out_name);
   } catch (const std::exception&) {
-    form = std::nullopt;
-    settled = false;
+    answer = {};
   }
-  if (!settled) return form;
+  if (!answer.settled) return answer.form;
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= kMaxCachedProbes) cache.clear();
-  cache.emplace(key, form);
-  return form;
+  cache.emplace(key, answer.form);
+  return answer.form;
 }
 
 bool probeAutogradRefuses(const Node& call) {
