@@ -265,6 +265,7 @@ struct Difference {
   VerdictKind kind;
   std::string where;
   std::string report;
+  std::string message;
 };
 
 std::string describe(const c10::IValue& v) {
@@ -325,9 +326,9 @@ class Comparison {
       return {VerdictKind::Match, "",
               "match: " + plural(outputs, "output") + " and " + plural(inputs, "input") +
                   " agree",
-            ""};
+            "", ""};
     }
-    Verdict v{diffs_[0].kind, diffs_[0].where, diffs_[0].report, ""};
+    Verdict v{diffs_[0].kind, diffs_[0].where, diffs_[0].report, "", diffs_[0].message};
     if (diffs_.size() > 1) {
       v.report += "\nalso differ:";
       for (size_t i = 1; i < diffs_.size(); ++i) {
@@ -343,8 +344,10 @@ class Comparison {
     return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
   }
 
-  void add(VerdictKind kind, std::string where, std::string report) {
-    diffs_.push_back({kind, std::move(where), std::move(report)});
+  // `message` defaults to the kind's name: what differs, without where or by how much.
+  void add(VerdictKind kind, std::string where, std::string report, std::string message = "") {
+    if (message.empty()) message = std::string(verdictKindName(kind));
+    diffs_.push_back({kind, std::move(where), std::move(report), std::move(message)});
   }
 
   void value(const std::string& where, const c10::IValue& e, const c10::IValue& a) {
@@ -358,7 +361,8 @@ class Comparison {
     if (e.isString()) {
       if (e.toStringRef() != a.toStringRef()) {
         add(VerdictKind::ValueMismatch, where,
-            "value mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a));
+            "value mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a),
+            "value mismatch (not a tensor)");
       }
       return;
     }
@@ -367,7 +371,8 @@ class Comparison {
       auto as = a.isTuple() ? a.toTupleRef().elements() : a.toListRef();
       if (es.size() != as.size()) {
         add(VerdictKind::ShapeMismatch, where,
-            "shape mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a));
+            "shape mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a),
+            "shape mismatch (not a tensor)");
         return;
       }
       for (size_t i = 0; i < es.size(); ++i) {
@@ -436,20 +441,23 @@ class Comparison {
     add(VerdictKind::ValueMismatch, where,
         "value mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a) +
             " (abs error " + fmt(m.max_abs) + ", rel error " + fmt(m.max_rel) + "; " +
-            toleranceText(et.scalar_type()) + ")");
+            toleranceText(et.scalar_type()) + ")",
+        "value mismatch (not a tensor)");
   }
 
   void tensor(const std::string& where, const at::Tensor& expected, const at::Tensor& actual) {
     if (expected.scalar_type() != actual.scalar_type()) {
       add(VerdictKind::DtypeMismatch, where,
           "dtype mismatch at " + where + ": expected " + tensorType(expected) + ", actual " +
-              tensorType(actual));
+              tensorType(actual),
+          "dtype mismatch (" + dtypeName(expected.scalar_type()) + " expected, " + dtypeName(actual.scalar_type()) + " actual)");
       return;
     }
     if (expected.sizes() != actual.sizes()) {
       add(VerdictKind::ShapeMismatch, where,
           "shape mismatch at " + where + ": expected " + tensorType(expected) + ", actual " +
-              tensorType(actual));
+              tensorType(actual),
+          "shape mismatch (" + dtypeName(expected.scalar_type()) + ")");
       return;
     }
     if (readableInPlace(expected) && readableInPlace(actual)) {
@@ -470,7 +478,7 @@ class Comparison {
          ", actual " + element(a, m.first) + "\n";
     r += "  expected: " + excerpt(e) + "\n";
     r += "  actual:   " + excerpt(a);
-    add(VerdictKind::ValueMismatch, where, std::move(r));
+    add(VerdictKind::ValueMismatch, where, std::move(r), "value mismatch (" + dtypeName(e.scalar_type()) + ")");
   }
 
   const CompareOptions& options_;
@@ -484,12 +492,12 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual, const 
     const bool agree = options.same_node_raising_agrees ? e.node == a.node && e.op == a.op
                                                          : e.op == a.op && e.message == a.message;
     if (agree) {
-      return {VerdictKind::Match, "", "match: both raised " + expected.error->str(), ""};
+      return {VerdictKind::Match, "", "match: both raised " + expected.error->str(), "", ""};
     }
     return {VerdictKind::DifferentExceptions, "",
             "different exceptions:\n  expected: " + expected.error->str() +
                 "\n  actual:   " + actual.error->str(),
-            e.op};
+            e.op, a.message};
   }
   bool in_expected = expected.error.has_value();
   const RunResult& raised = in_expected ? expected : actual;
@@ -498,7 +506,7 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual, const 
           std::string("exception in ") + (in_expected ? "expected" : "actual") +
               " only: " + raised.error->str() + "\n  " + (in_expected ? "actual" : "expected") +
               " completed with " + std::to_string(completed.outputs.size()) + " output(s)",
-          raised.error->op};
+          raised.error->op, (in_expected ? "in expected only: " : "") + raised.error->message};
 }
 
 }  // namespace

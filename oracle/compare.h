@@ -38,6 +38,9 @@ struct Verdict {
   std::string where;   // "output 1", "input buffer:calls", "" for exceptions
   std::string report;  // several lines, for people
   std::string op;      // for an exception: the op that raised ("aten::add_.Tensor"; expected's where both did)
+  // What went wrong in one line, for keying (Note [Root causes], fuzz/root_cause.h): the
+  // raising side's error message, or the mismatch and its dtype ("value mismatch (bf16)").
+  std::string message;
   bool match() const { return kind == VerdictKind::Match; }
 };
 
