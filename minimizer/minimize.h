@@ -53,4 +53,14 @@ struct MinimizeResult {
 // `p` must fail (the predicate is not asked about it again).
 MinimizeResult minimize(const ExportedProgram& p, const StillFails& still_fails, const MinimizeOptions& options = {});
 
+// Edits for callers that ask what a minimized failure needs (fuzz/generalize.h). Each
+// rebuilds every call's meta.val from an eager run and fails (false) where the program no
+// longer runs.
+// Sets every call's meta.val from an eager run on the example inputs; `p` is unchanged
+// where the program raises or makes a value a program cannot hold.
+bool refreshVals(ExportedProgram& p);
+// Replaces the call `name` by aten::clone of a new user input holding its eager value: the
+// ops after it see the same value, still a fresh tensor the program made, whatever made it.
+bool standInByClone(ExportedProgram& p, const std::string& name);
+
 }  // namespace epsmith

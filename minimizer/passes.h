@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/program.h"
+#include "minimizer/minimize.h"
 
 namespace epsmith {
 
@@ -30,8 +31,5 @@ std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
 // Renames every signature and module-call-graph reference from `from` to `to`.
 void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to);
 
-// Sets every call's meta.val from an eager run on the example inputs. False (and `p`
-// unchanged) when the program raises or makes a value a program cannot hold.
-bool refreshVals(ExportedProgram& p);
 
 }  // namespace epsmith

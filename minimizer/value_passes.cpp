@@ -5,6 +5,7 @@
 #include <map>
 
 #include "minimizer/passes.h"
+#include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
@@ -66,6 +67,22 @@ at::Tensor valueOf(const ExportedProgram& p, const std::string& name) {
   return value;
 }
 
+// A new user input holding `value`, after the last placeholder.
+Node* addUserInput(ExportedProgram& q, const std::string& name, const at::Tensor& value) {
+  Graph& g = q.graph();
+  Node* last = nullptr;
+  for (Node* ph : g.placeholders()) last = ph;
+  Node* fresh = last ? g.insertAfter(last, OpKind::Placeholder, name)
+                     : g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, name);
+  fresh->meta.val = tensorMetaOf(value);
+  q.signature.input_specs.push_back(InputSpec{InputKind::UserInput, SpecArg::tensor(fresh->name()), std::nullopt, std::nullopt});
+  InputValue in;
+  in.kind = InputValue::Kind::Tensor;
+  in.tensor = toTensorValue(value);
+  q.example_inputs.push_back(std::move(in));
+  return fresh;
+}
+
 // Replaces the call `name` by a new user input holding its eager value.
 bool cutToInput(ExportedProgram& q, const std::string& name) {
   Graph& g = q.graph();
@@ -73,23 +90,32 @@ bool cutToInput(ExportedProgram& q, const std::string& name) {
   if (!n || n->op() != OpKind::CallFunction || !n->meta.val.tensor() || g.users(n).empty()) return false;
   at::Tensor value = valueOf(q, name);
   if (!value.defined()) return false;
-  Node* last = nullptr;
-  for (Node* ph : g.placeholders()) last = ph;
-  Node* fresh = last ? g.insertAfter(last, OpKind::Placeholder, name + "_cut")
-                     : g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, name + "_cut");
-  fresh->meta.val = tensorMetaOf(value);
+  Node* fresh = addUserInput(q, name + "_cut", value);
   g.replaceAllUsesWith(n, fresh);
   renameReferences(q, name, fresh->name());
   g.erase(n);
-  q.signature.input_specs.push_back(InputSpec{InputKind::UserInput, SpecArg::tensor(fresh->name()), std::nullopt, std::nullopt});
-  InputValue in;
-  in.kind = InputValue::Kind::Tensor;
-  in.tensor = toTensorValue(value);
-  q.example_inputs.push_back(std::move(in));
   return refreshVals(q);
 }
 
 }  // namespace
+
+bool standInByClone(ExportedProgram& q, const std::string& name) {
+  Graph& g = q.graph();
+  Node* n = g.find(name);
+  if (!n || n->op() != OpKind::CallFunction || !n->meta.val.tensor()) return false;
+  at::Tensor value = valueOf(q, name);
+  const OpInfo* clone = findOpByName("aten::clone");
+  if (!value.defined() || !clone) return false;
+  Node* fresh = addUserInput(q, name + "_value", value);
+  Node* copy = g.insertBefore(n, OpKind::CallFunction, name + "_clone");
+  copy->target = Target::aten(clone);
+  copy->args = {arg::Tensor{fresh}};
+  copy->meta.val = fresh->meta.val;
+  g.replaceAllUsesWith(n, copy);
+  renameReferences(q, name, copy->name());
+  g.erase(n);
+  return refreshVals(q);
+}
 
 // Note [Cutting a call to an input]
 // remove-nodes reconnects a removed call's uses to one of its own operands, which changes
