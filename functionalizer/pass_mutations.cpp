@@ -2,6 +2,7 @@
 // their functional form with the result written back; metadata mutations re-point the
 // object at a new record.
 #include "functionalizer/pass.h"
+#include "functionalizer/planted_faults.h"
 
 #include <algorithm>
 
@@ -92,7 +93,11 @@ void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
       return;
     }
   }
-  Node* f = functionalCall(n, *role.functional, {});
+  const OpInfo* functional = role.functional;
+  if (functional->qualified_name == "aten::add" && faultPlanted(PlantedFault::AddSubtracts)) {
+    functional = findOp("aten::sub", functional->overload);  // Note [Planted functionalizer faults]
+  }
+  Node* f = functionalCall(n, *functional, {});
   auto dtypes = probeReturnDtypes(*f);
   const ScalarType have = dtypes && !dtypes->empty() ? dtypes->front() : meta.dtype;
   TensorMeta fmeta = meta;
@@ -225,7 +230,11 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
                                                                                            : nullptr;
   reads.cast_every_dtype = plan.form == OutForm::CastEveryInput || plan.form == OutForm::CastToCommon;
   reads.detach_grad = plan.detach_grad;
-  Node* f = functionalCall(n, *role.functional, role.written, reads);
+  const OpInfo* functional = role.functional;
+  if (functional_name == "aten::mul" && faultPlanted(PlantedFault::MulOutDivides)) {
+    functional = findOp("aten::div", functional->overload);  // Note [Planted functionalizer faults]
+  }
+  Node* f = functionalCall(n, *functional, role.written, reads);
   if (plan.form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
   if (strided_base) {
     if (f->args.empty()) fail(&n, op.name() + " without a positional self");

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "functionalizer/planted_faults.h"
+
 namespace epsmith::functionalizer {
 namespace {
 
@@ -575,6 +577,7 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
                     {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}), *index}, val);
     }
     case ViewFamily::Diagonal:
+      if (faultPlanted(PlantedFault::DiagonalWriteLost)) return base;  // Note [Planted functionalizer faults]
       return e.call(op("aten::diagonal_scatter"),
                     {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
                      argumentOr(n, o, 2, arg::Int{0}), argumentOr(n, o, 3, arg::Int{1})},
