@@ -73,13 +73,14 @@ std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& di
       {"functional", &GeneratorConfig::weight_functional}, {"in-place", &GeneratorConfig::weight_in_place},
       {"view", &GeneratorConfig::weight_view}, {"out", &GeneratorConfig::weight_out},
       {"metadata-mutation", &GeneratorConfig::weight_metadata}, {"factory", &GeneratorConfig::weight_factory},
+      {"refused", &GeneratorConfig::weight_refused},
   };
   static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer", "constant"};
   if (directive == "weight") {
     for (const auto& [name, field] : kWeights) {
       if (name == v[0]) return g.*field = weight, std::nullopt;
     }
-    return "unknown category '" + v[0] + "' (functional, in-place, view, out, metadata-mutation, factory)";
+    return "unknown category '" + v[0] + "' (functional, in-place, view, out, metadata-mutation, factory, refused)";
   }
   for (int k = 0; k < kNumStateKinds; ++k) {
     if (kStateNames[k] == v[0]) return g.state_weights[k] = weight, std::nullopt;
@@ -92,9 +93,9 @@ std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& di
 // Note [Generation config directives]: one directive a line, `#` comments —
 //   nodes N | inputs MIN MAX | state MAX | max-rank N | max-dim N | dtypes NAME... |
 //   noncontiguous PERCENT | weight CATEGORY N (functional, in-place, view, out,
-//   metadata-mutation, factory) | state-weight KIND N (parameter, buffer,
+//   metadata-mutation, factory, refused) | state-weight KIND N (parameter, buffer,
 //   non-persistent-buffer, constant) | mutable-state PERCENT | tokens PERCENT |
-//   no-grad PERCENT | submodule PERCENT | dialect TRAINING|ATEN
+//   no-grad PERCENT | submodule PERCENT | refused PERCENT | dialect TRAINING|ATEN
 // and the catalog's allow / deny / enable / disable.
 Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
   GenerationConfig config;
@@ -122,6 +123,7 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
     if (directive == "tokens") return one(100, &g.token_percent);
     if (directive == "no-grad") return one(100, &g.no_grad_percent);
     if (directive == "submodule") return one(100, &g.submodule_percent);
+    if (directive == "refused") return one(100, &g.refused_percent);
     auto orBad = [&](std::optional<std::string> why) -> std::optional<Diagnostic> {
       if (why) return bad(*why);
       return std::nullopt;

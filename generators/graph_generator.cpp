@@ -25,6 +25,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/run.h"
 
 namespace epsmith {
 namespace {
@@ -70,6 +71,10 @@ class Generator {
     p_.setDialect(IrDialect::Training);
     compat::stampWithThisLibTorch(p_);
     addPlaceholders();
+    // Note [Ops the functionalizer refuses]: drawn only where the catalog has some, so a
+    // config that filters them all out keeps the programs it made before.
+    may_call_refused_ = !catalog_.refusedOps().empty() && config_.refused_percent > 0 &&
+               random_.below(100) < config_.refused_percent;
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
       maybeToggleGrad();
@@ -265,7 +270,15 @@ class Generator {
     for (size_t i = 0; i < weights.size(); ++i) {
       if (catalog_.enabledOps(kCategories[i]).empty()) weights[i] = 0;
     }
-    *category = kCategories[random_.weighted(weights)];
+    if (may_call_refused_) weights.push_back(config_.weight_refused);  // Note [Ops the functionalizer refuses]
+    const size_t drawn = random_.weighted(weights);
+    if (drawn == std::size(kCategories)) {
+      const auto& refused = catalog_.refusedOps();
+      const OpCatalog::Refused& r = refused[random_.below(refused.size())];
+      *category = r.category;
+      return r.op;
+    }
+    *category = kCategories[drawn];
     const auto& list = catalog_.enabledOps(*category);
     return list.empty() ? nullptr : list[random_.below(list.size())];
   }
@@ -597,6 +610,7 @@ class Generator {
   const GeneratorConfig& config_;
   RandomSource& random_;
   bool compromised_ = false;  // a refused call changed a live tensor: give the program up
+  bool may_call_refused_ = false;  // this program may call ops the functionalizer refuses
   ExportedProgram p_;
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;  // constants and immutable state
@@ -610,16 +624,34 @@ class Generator {
 
 namespace {
 
+// Note [Metadata mutations of views replayed]
+// LibTorch 1.13's autograd lets an in-place metadata mutation (unsqueeze_) of a view run
+// while the program is built op by op, and refuses it when the whole program runs from its
+// inputs ("a leaf Variable that requires grad is being used in an in-place operation") where
+// an in-place op between made the view's base require grad. Such a program would skip D1
+// and D2 for not running, so a program that mutates metadata is run once more from its
+// example inputs, and given up where that raises. Only those pay for the run (one in ten).
+bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
+  bool mutates_metadata = false;
+  for (const Node& n : p.graph().nodes()) {
+    const OpInfo* op = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
+    mutates_metadata = mutates_metadata || (op && op->hasTag(OpInfo::kInplaceView));
+  }
+  return !mutates_metadata || runProgram(p, RunOptions(RunMode::Eager)).ok();
+}
+
 // A TRAINING program from `random`: the first one whose generation no refused call
-// compromised (Note [A refused call must leave no trace]), each made from where the last
-// left the stream.
+// compromised (Note [A refused call must leave no trace]) and that runs from its inputs
+// (Note [Metadata mutations of views replayed]), each made from where the last left the
+// stream.
 Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const GeneratorConfig& config,
                                           RandomSource& random, GenerationStats* stats) {
   constexpr int kTries = 16;
   for (int i = 0; i < kTries; ++i) {
     Generator generator(catalog, config, random);
     auto program = generator.run();
-    if (!program.ok() || !generator.compromised()) return program;
+    if (!program.ok()) return program;
+    if (!generator.compromised() && replaysIfItMutatesMetadata(program.value())) return program;
     if (stats) ++stats->programs_given_up;
   }
   return Diagnostic{"", "no program of " + std::to_string(kTries) +

@@ -34,6 +34,11 @@ struct GeneratorConfig {
   uint32_t weight_out = 1;
   uint32_t weight_metadata = 1;
   uint32_t weight_factory = 1;
+  // Programs that may call ops epsmith's functionalizer refuses
+  // (Note [Ops the functionalizer refuses]), and in those the weight of such ops beside the
+  // categories above.
+  uint32_t refused_percent = 10;
+  uint32_t weight_refused = 1;
   // Relative weight of each kind of lifted state, in StateKind order.
   uint32_t state_weights[kNumStateKinds] = {3, 3, 1, 1};
   uint32_t mutable_state_percent = 60;  // parameters and buffers the program may write

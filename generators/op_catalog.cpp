@@ -196,10 +196,6 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
       return set("time or memory follows tensor values", "");
     }
   }
-  if (opRole(op).role == OpRole::Unsupported) return set("not functionalizable", opRole(op).reason);
-  if (opRole(op).role == OpRole::MetadataMutation && !opRole(op).functional) {
-    return set("not functionalizable", "replaces a tensor's storage (set_, resize_)");
-  }
   if (op.is_vararg) return set("varargs", "");
   for (const auto& a : op.arguments) {
     if (generatableKind(a.type) || a.optional || a.has_default) continue;
@@ -212,6 +208,38 @@ void reasonFor(const OpInfo& op, CatalogEntry& e) {
   }
   if (op.composite_implicit && opRole(op).role == OpRole::Functional) {
     return set("composite", "export decomposes it, and it may return its inputs undeclared");
+  }
+  // Last, so that an op refused only by the functionalizer is known as such.
+  e.refused_by_functionalizer = true;
+  if (opRole(op).role == OpRole::Unsupported) return set("not functionalizable", opRole(op).reason);
+  if (opRole(op).role == OpRole::MetadataMutation && !opRole(op).functional) {
+    return set("not functionalizable", "replaces a tensor's storage (set_, resize_)");
+  }
+  e.refused_by_functionalizer = false;
+}
+
+// Note [Ops the functionalizer refuses]
+// What epsmith's own functionalizer cannot express (resize_ and resize_as_, set_, in-place
+// ops with no functional variant such as fill_diagonal_, ops that may return an undeclared
+// alias) is not generated for D1, which would only skip it; but LibTorch's functionalization
+// handles them and has bugs there (resize_ of a tensor with a live view, pytorch#81385), so
+// the checks that test PyTorch must see them. The catalog keeps them apart, of the
+// categories models call (metadata mutations, other writes, and resize_'s, filed as
+// nondeterministic for the memory it may grow into, which the generator refuses to make),
+// and the generator draws from them in a share of programs (`refused PERCENT`,
+// docs/generators.md), for which D1 is skipped with its reason, as for any program the
+// functionalizer refuses.
+bool drawnWhenRefused(const CatalogEntry& e) {
+  switch (e.category) {
+    case OpCategory::MetadataMutation:
+    case OpCategory::OtherMutation:
+    case OpCategory::InPlace:
+    case OpCategory::Out:
+      return true;
+    case OpCategory::Nondeterministic:
+      return opRole(*e.op).role == OpRole::MetadataMutation;
+    default:
+      return false;
   }
 }
 
@@ -336,6 +364,7 @@ Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
     for (const auto& r : deny) allowed = allowed && !std::regex_search(name, r);
     e.enabled = e.generatable() && config.categories[static_cast<int>(e.category)] && allowed;
     if (e.enabled) catalog.by_category_[static_cast<int>(e.category)].push_back(op);
+    if (e.refused_by_functionalizer && allowed && drawnWhenRefused(e)) catalog.refused_.push_back({op, e.category});
   }
   return catalog;
 }

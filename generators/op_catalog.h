@@ -36,6 +36,9 @@ struct CatalogEntry {
   std::string reason;    // why it cannot be generated; empty when it can
   std::string reason_kind;  // the reason without names, for counting ("a required Dimname argument")
   bool enabled = false;  // generatable, its category on, and through the filters
+  // Its only reason is that epsmith's functionalizer refuses it: it can still be generated
+  // for the checks that test PyTorch (Note [Ops the functionalizer refuses]).
+  bool refused_by_functionalizer = false;
   bool generatable() const { return reason.empty(); }
 };
 
@@ -73,11 +76,19 @@ class OpCatalog {
   // The enabled ops of one category, in registry order (kept from build(): generators ask
   // per program).
   const std::vector<const OpInfo*>& enabledOps(OpCategory c) const { return by_category_[static_cast<int>(c)]; }
+  // The ops through the filters that only epsmith's functionalizer refuses, and of the
+  // categories a model calls (Note [Ops the functionalizer refuses]), with their categories.
+  struct Refused {
+    const OpInfo* op;
+    OpCategory category;
+  };
+  const std::vector<Refused>& refusedOps() const { return refused_; }
   const CatalogEntry* find(std::string_view name) const;  // "aten::add.Tensor"
 
  private:
   std::vector<CatalogEntry> entries_;
   std::vector<const OpInfo*> by_category_[kNumOpCategories];
+  std::vector<Refused> refused_;
 };
 
 }  // namespace epsmith
