@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The nightly job: ci/nightly.sh [MINUTES] (default 30). Builds epsmith, runs a campaign of
-# MINUTES on every core against corpus/, writes its report to reports/<UTC date>/, then
-# replays the whole corpus. Exit 0 when the campaign found no new bucket and every corpus
-# case is as its status expects; 1 when there is something to look at (new buckets, or a
+# MINUTES on every core, reading corpus/ and corpus/known.json and filing new root causes in
+# the git-ignored fuzz-out/corpus (kept from night to night, so a root cause is filed once
+# until someone adds it to corpus/), writes its report to reports/<UTC date>/, then replays
+# the whole corpus. Exit 0 when the campaign found no new root cause and every corpus case
+# is as its status expects; 1 when there is something to look at (new root causes, or a
 # case that was fixed or changed); 2 or 3 when the campaign itself could not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ cmake --preset default >/dev/null
 cmake --build --preset default --target epsmith
 report=reports/$(date -u +%Y-%m-%dT%H-%M-%SZ)
 fuzz_status=0
-./build/tools/epsmith fuzz --time $((minutes * 60)) --jobs "$(nproc)" --corpus corpus --report "$report" || fuzz_status=$?
+./build/tools/epsmith fuzz --time $((minutes * 60)) --jobs "$(nproc)" --corpus fuzz-out/corpus --report "$report" || fuzz_status=$?
 if [ "$fuzz_status" -ge 2 ]; then
   echo "nightly: the campaign failed (exit $fuzz_status)" >&2
   exit "$fuzz_status"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README's first command: installs dependencies, builds epsmith, and runs a one-minute fuzz
-# campaign on the defaults (16-op programs, CPU, every check, the corpus in corpus/), then
-# says where the report is. New buckets (exit 1 from epsmith fuzz) are what a campaign is
-# for: they are listed in the report and their case files are in corpus/regressions.
+# campaign on the defaults (16-op programs, CPU, every check, the checked-in corpus and
+# known-bugs list read but never written), then says where the report is. New root causes
+# (exit 1 from epsmith fuzz) are what a campaign is for: they lead the report and their
+# case files are in the git-ignored fuzz-out/corpus/regressions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
@@ -12,9 +13,9 @@ echo "== epsmith fuzz --time 60"
 status=0
 ./build/tools/epsmith fuzz --time 60 || status=$?
 case $status in
-  0) echo "== no new buckets: every finding is already in corpus/regressions" ;;
-  1) echo "== new buckets: see the report; their cases are in corpus/regressions (epsmith replay PATH re-runs one)" ;;
+  0) echo "== nothing new: every finding is a known bug or already in a corpus" ;;
+  1) echo "== new root causes: see the report; their cases are in fuzz-out/corpus/regressions (epsmith replay PATH re-runs one)" ;;
   *) echo "== epsmith fuzz failed (exit $status)"; exit "$status" ;;
 esac
-echo "== report: $(pwd)/fuzz-report/report.md and fuzz-report/summary.json"
-sed -n '1,14p' fuzz-report/report.md
+echo "== report: $(pwd)/fuzz-out/report/report.md and fuzz-out/report/summary.json"
+sed -n '1,16p' fuzz-out/report/report.md

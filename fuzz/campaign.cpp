@@ -16,6 +16,7 @@
 #include "formats/text_format.h"
 #include "fuzz/campaign_books.h"
 #include "fuzz/messages.h"
+#include "fuzz/root_cause.h"
 
 namespace epsmith {
 namespace {
@@ -40,100 +41,202 @@ std::string serve(const CaseRunner& runner, const std::string& request) {
 
 namespace campaign_detail {
 
+namespace {
+
+// Note [Mismatches are minimized before they are counted]
+// An exception names the op that raised and a crash the op it died in, so a finding with
+// the same signature and message template as one already minimized is taken to be the
+// same root cause. A value, shape or dtype mismatch names no op: one minimized mismatch
+// says nothing of the next, whose differing value may come from other ops entirely. So a
+// mismatch is counted under a root cause met before only where its slice holds every op
+// that root cause needs by name (Note [The slice of a mismatch]); any other is minimized
+// on its own (within its family's budget) and counted under the root cause its own
+// minimized program shows.
+std::string pendingKey(const Failing& f, uint64_t seed) {
+  std::string key = f.signature + " | " + f.message;
+  if (f.finding && isMismatchKind(f.finding->kind)) key += " @" + std::to_string(seed);
+  return key;
+}
+
+}  // namespace
+
+// The root causes of the case files of every corpus read: those are not new. A case file
+// that cannot be read is named in the log and skipped.
+void Campaign::readCorpora() {
+  std::vector<std::string> dirs = o_.known_corpora;
+  dirs.push_back(o_.corpus_dir);
+  for (const std::string& dir : dirs) {
+    const auto regressions = std::filesystem::path(dir) / "regressions";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(regressions, ec)) continue;
+    auto files = caseFilesUnder({regressions.string()});
+    if (!files.ok()) {
+      log_ << "warning: " << files.error().str() << std::endl;
+      continue;
+    }
+    for (const std::string& file : files.value()) {
+      auto c = readCaseFile(file);
+      if (c.ok()) corpus_roots_.emplace(rootCauseOf(c.value()).id(), file);
+      else log_ << "warning: a corpus case not read: " << c.error().str() << std::endl;
+    }
+  }
+}
+
 void Campaign::onCase(const CaseResult& reply) {
   ++cases_;
   times_.add(reply.times);
   if (reply.generation_error) ++generation_errors_;
   for (const CheckOutcome& o : reply.outcomes) {
     if (o.status == CheckOutcome::Status::Skipped) ++skipped_[std::string(diffCheckName(o.check))];
-    if (o.status == CheckOutcome::Status::Finding) onFinding(reply.seed, Failing::of(o), o.kind, o.report);
+    if (o.status == CheckOutcome::Status::Finding) onFinding(reply.seed, Failing::of(o), o.kind, o.op);
   }
 }
 
 void Campaign::onCaseDeath(uint64_t seed, const WorkerDeath& d) {
   ++cases_;
   ++deaths_;
-  onFinding(seed, Failing::of(d), d.kindName(), "");
+  onFinding(seed, Failing::of(d), d.kindName(), d.op);
+}
+
+// Counts `count` findings of `root` under the known bug it matches, if one does; `key`, when
+// not empty, is the pending key whose later findings go there too.
+// The bucket of `family` whose ops named (not by class) are all in `slice`, the most named
+// first; null when none is (Note [Mismatches are minimized before they are counted]).
+Bucket* Campaign::predictedBucket(const std::string& family, const std::vector<std::string>& slice) {
+  Bucket* best = nullptr;
+  size_t best_named = 0;
+  for (auto& [id, b] : buckets_) {
+    if (b.root.family() != family) continue;
+    size_t named = 0;
+    bool inside = true;
+    for (const std::string& op : b.root.ops) {
+      if (op.rfind('*', 0) == 0) continue;
+      ++named;
+      inside = inside && std::binary_search(slice.begin(), slice.end(), op);
+    }
+    if (inside && named > best_named) {
+      best = &b;
+      best_named = named;
+    }
+  }
+  return best;
+}
+
+bool Campaign::countKnown(const RootCause& root, uint64_t seed, int64_t count, const std::string& key) {
+  const KnownBug* bug = o_.known_bugs.match(root, libtorchVersion());
+  if (!bug) return false;
+  KnownHits& hits = known_hits_[bug->id];
+  if (hits.findings == 0) hits.first_seed = seed;
+  hits.bug = bug;
+  hits.findings += count;
+  hits.families.insert(root.family());
+  if (!key.empty()) known_of_[key] = bug->id;
+  return true;
 }
 
 // Note [A minimization budget per family]
-// A bucket is keyed by its minimized program, so a campaign cannot tell a new bug from one
-// it met before until it has minimized the finding, and one LibTorch bug that many ops lead
-// to (a lost metadata mutation, a read of freed memory under functionalization) costs a
-// minimization for each op it is met through. A finding's family
-// (Note [Families of buckets]) reads off its report before any minimization, so each family gets at most
-// --minimize-per-family minimizations (0: no limit). A new signature of a family past its
-// budget is counted under the family and listed in the report with its first seed, and a
-// campaign from that seed without the limit files it: nothing is lost, and the campaign's
+// A root cause is known only once its finding is minimized, and one bug that many ops lead
+// to (a lost metadata mutation, a read of freed memory under functionalization), or every
+// mismatch of one dtype (Note [Mismatches are minimized before they are counted]), would
+// cost a minimization per finding. A finding's family (RootCause::family: the check, the
+// kind and the message template) is known before any minimization, so each family gets at
+// most --minimize-per-family minimizations (0: no limit), and one more per 20 000 cases
+// the campaign has run, so a long campaign goes on looking into every family. A finding
+// of a family past its budget is counted under the family and listed in the report with its
+// first seed, and a campaign from that seed files it: nothing is lost, and the campaign's
 // time goes to cases and to families it has not yet met.
-bool Campaign::familyBudgetSpent(uint64_t seed, const std::string& signature, const std::string& family) {
+bool Campaign::familyBudgetSpent(uint64_t seed, const std::string& key, const std::string& family) {
+  constexpr int64_t kCasesPerExtraMinimization = 20000;
   int& asked = minimizations_[family];
-  if (o_.minimize_per_family <= 0 || asked < o_.minimize_per_family) {
+  const int64_t budget = o_.minimize_per_family + cases_ / kCasesPerExtraMinimization;
+  if (o_.minimize_per_family <= 0 || asked < budget) {
     ++asked;
     return false;
   }
   OverBudget& over = over_budget_[family];
   ++over.findings;
-  over.first_seeds.emplace(signature, seed);
-  family_over_budget_[signature] = family;
+  over.first_seeds.emplace(key, seed);
+  family_over_budget_[key] = family;
   return true;
 }
 
-void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& report) {
+void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& op) {
   ++findings_;
-  const std::string& signature = failing.signature;
-  const std::optional<WorkerDeath>& crash = failing.crash;
-  if (auto b = bucket_of_.find(signature); b != bucket_of_.end()) {
+  RootCause seen{failing.check, crashKind(kind), failing.message, {}};
+  if (!op.empty()) seen.ops.push_back(coreOpName(op));
+  if (countKnown(seen, seed, 1, "")) return;
+  if (failing.finding && isMismatchKind(failing.finding->kind)) {
+    if (Bucket* b = predictedBucket(seen.family(), failing.finding->slice)) {
+      ++b->count;
+      ++by_slice_;
+      return;
+    }
+  }
+  const std::string key = pendingKey(failing, seed);
+  if (auto b = bucket_of_.find(key); b != bucket_of_.end()) {
     ++buckets_[b->second].count;
     return;
   }
-  if (auto f = family_over_budget_.find(signature); f != family_over_budget_.end()) {
+  if (auto k = known_of_.find(key); k != known_of_.end()) {
+    ++known_hits_[k->second].findings;
+    return;
+  }
+  if (auto f = family_over_budget_.find(key); f != family_over_budget_.end()) {
     ++over_budget_[f->second].findings;
     return;
   }
-  const bool generation_crash = crash && crash->phase == "generate";  // nothing to minimize
-  if (!pending_.count(signature) && !generation_crash &&
-      familyBudgetSpent(seed, signature, failureFamily(failing.check, kind, report))) {
+  const bool generation_crash = failing.crash && failing.crash->phase == "generate";  // nothing to minimize
+  if (!pending_.count(key) && !generation_crash && familyBudgetSpent(seed, key, seen.family())) return;
+  // Note [A flaky finding does not hide its signature]
+  if (auto f = flaky_retries_.find(key); f != flaky_retries_.end() && f->second >= kFlakyRetries && !pending_.count(key)) {
+    ++flaky_[seen.family()];
     return;
   }
-  if (auto f = flaky_.find(signature); f != flaky_.end() && !pending_.count(signature)) {
-    if (flaky_retries_[signature] >= kFlakyRetries) {
-      ++f->second;
-      return;
-    }
-    ++flaky_retries_[signature];  // Note [A flaky finding does not hide its signature]
-  }
-  auto [it, fresh] = pending_.try_emplace(signature);
+  auto [it, fresh] = pending_.try_emplace(key);
   ++it->second.count;
   if (!fresh) return;
-  it->second = Pending{failing, kind, seed, 1};
-  order_.emplace(seed, signature);
-  // A crash while generating leaves no program to shrink: its bucket is its signature.
-  if (crash && crash->phase == "generate") {
-    outcomes_[signature].not_minimized =
-        "the worker died (" + crash->kindName() + ") while generating the program, running " + crash->op;
+  it->second = Pending{failing, kind, seen, seed, 1, false};
+  order_.emplace(seed, key);
+  // A crash while generating leaves no program to shrink: its bucket is what it showed.
+  if (generation_crash) {
+    outcomes_[key].not_minimized =
+        "the worker died (" + failing.crash->kindName() + ") while generating the program, running " + failing.crash->op;
     return;
   }
-  to_minimize_.push_back(signature);
+  to_minimize_.push_back(key);
 }
 
-// Files a minimized (or unminimizable) finding under its bucket: counts merge into a bucket
-// seen before; a bucket the corpus lacks gets its case file.
-Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgram> program) {
-  if (b.check.empty()) b.check = p.failing.check;
-  if (b.kind.empty()) b.kind = p.kind;
-  if (b.id.empty() && p.failing.finding) {  // not minimized: the finding as the case found it
-    b.op = p.failing.finding->op;
-    b.variant = p.failing.finding->variant;
-  }
-  b.family = failureFamily(b.check, b.kind, b.report);
-  if (b.id.empty()) {
-    std::string detail;
-    if (p.failing.crash) detail = p.failing.crash->op;
-    BucketKey key{b.check, b.kind, b.ops, detail};
-    b.id = key.id();
-    b.key = key.str();
-  }
+// Writes `b`'s case file into the corpus (a root cause no corpus held).
+void Campaign::fileCase(Bucket& b, const Pending& p, std::optional<ExportedProgram> program) {
+  CaseFile c;
+  c.bucket = b.id;
+  c.bucket_key = b.root.str();
+  c.core_ops = b.root.ops;
+  c.check = b.root.check;
+  c.kind = b.kind;
+  c.signature = b.signature;
+  c.op = b.op;
+  c.variant = b.variant;
+  c.message = p.failing.crash ? b.root.message : b.message;
+  c.where = b.where;
+  c.report = b.report;
+  c.status = CaseStatus::Open;
+  c.provenance = Provenance{p.seed, o_.setup.config_text, runner_->nodes(), libtorchVersion(),
+                            std::string(kEpsmithVersion), utcNow(), b.nodes_before, b.nodes_after, b.oracle_calls};
+  c.program = std::move(program);
+  const std::string name = "seed-" + std::to_string(p.seed) + ".json";
+  auto written = writeCaseAtomically(o_.corpus_dir, name, c);
+  if (written.ok()) b.corpus_file = written.value();
+  else errors_.push_back(written.error().str());
+  log_ << "NEW " << b.id << ": " << b.root.str() << " (seed " << p.seed << ", " << b.nodes_before << " -> "
+       << b.nodes_after << " calls)" << (b.corpus_file.empty() ? "" : " in " + b.corpus_file) << std::endl;
+}
+
+// Files a minimized (or unminimizable) finding under its root cause's bucket: counts merge
+// into a bucket seen before; a root cause no corpus holds gets its case file.
+Bucket& Campaign::settle(const std::string& key, Bucket b, const Pending& p, std::optional<ExportedProgram> program) {
+  b.id = b.root.id();
+  bucket_of_[key] = b.id;
   auto existing = buckets_.find(b.id);
   if (existing != buckets_.end()) {
     existing->second.count += p.count;
@@ -141,41 +244,10 @@ Bucket& Campaign::settle(Bucket b, const Pending& p, std::optional<ExportedProgr
   }
   b.count = p.count;
   b.first_seed = p.seed;
-  b.is_new = known_.count(b.id) == 0;
-  const std::string name = "seed-" + std::to_string(p.seed) + ".json";
-  if (b.is_new) {
-    CaseFile c;
-    c.bucket = b.id;
-    c.bucket_key = b.key;
-    c.check = b.check;
-    c.kind = b.kind;
-    c.signature = b.signature;
-    c.op = b.op;
-    c.variant = b.variant;
-    c.report = b.report;
-    c.status = CaseStatus::Open;
-    c.provenance.seed = p.seed;
-    c.provenance.config = o_.setup.config_text;
-    c.provenance.nodes = runner_->nodes();
-    c.provenance.libtorch = libtorchVersion();
-    c.provenance.epsmith = std::string(kEpsmithVersion);
-    c.provenance.date = utcNow();
-    c.provenance.nodes_before = b.nodes_before;
-    c.provenance.nodes_after = b.nodes_after;
-    c.provenance.oracle_calls = b.oracle_calls;
-    c.program = std::move(program);
-    auto written = writeCaseAtomically(o_.corpus_dir, name, c);
-    if (written.ok()) b.corpus_file = written.value();
-    else errors_.push_back(written.error().str());
-    log_ << "NEW " << b.id << ": " << b.signature << " (seed " << p.seed << ", " << b.nodes_before << " -> "
-         << b.nodes_after << " calls)" << (b.corpus_file.empty() ? "" : " in " + b.corpus_file) << std::endl;
-  } else {
-    const auto dir = std::filesystem::path(o_.corpus_dir) / "regressions" / b.id;
-    std::error_code ec;
-    for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
-      if (f.path().extension() == ".json") b.corpus_file = f.path().string();
-    }
-  }
+  auto in_corpus = corpus_roots_.find(b.id);
+  b.is_new = in_corpus == corpus_roots_.end();
+  if (b.is_new) fileCase(b, p, std::move(program));
+  else b.corpus_file = in_corpus->second;
   return buckets_.emplace(b.id, std::move(b)).first->second;
 }
 
@@ -206,30 +278,29 @@ void Campaign::takeCasesInOrder(bool stopping) {
   }
 }
 
-void Campaign::onMinimized(MinimizedFinding reply) {
-  const std::string signature = reply.signature;
-  if (pending_.count(signature)) outcomes_[signature].minimized = std::move(reply);
+void Campaign::onMinimized(const std::string& key, MinimizedFinding reply) {
+  if (pending_.count(key)) outcomes_[key].minimized = std::move(reply);
 }
 
-void Campaign::onMinimizeDeath(const std::string& signature, const WorkerDeath& d) {
-  auto it = pending_.find(signature);
+void Campaign::onMinimizeDeath(const std::string& key, const WorkerDeath& d) {
+  auto it = pending_.find(key);
   if (it == pending_.end()) return;
   ++deaths_;
   if (!it->second.failing.crash && !it->second.fork_steps) {
     it->second.fork_steps = true;  // once more, each step in a child of its own
-    to_minimize_.push_front(signature);
+    to_minimize_.push_front(key);
     return;
   }
-  outcomes_[signature].not_minimized =
+  outcomes_[key].not_minimized =
       "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
 }
 
-// Settles the pending signatures whose outcome is in, oldest first seed first, up to the
-// first still being minimized; `stopping` (the campaign is over) settles the rest as they are.
+// Settles the pending keys whose outcome is in, oldest first seed first, up to the first
+// still being minimized; `stopping` (the campaign is over) settles the rest as they are.
 void Campaign::settleInOrder(bool stopping) {
   while (!order_.empty()) {
-    const std::string signature = order_.begin()->second;
-    auto outcome = outcomes_.find(signature);
+    const std::string key = order_.begin()->second;
+    auto outcome = outcomes_.find(key);
     if (outcome == outcomes_.end() && !stopping) return;
     order_.erase(order_.begin());
     MinimizeOutcome taken{std::nullopt, "not minimized: the campaign stopped first"};
@@ -237,45 +308,51 @@ void Campaign::settleInOrder(bool stopping) {
       taken = std::move(outcome->second);
       outcomes_.erase(outcome);
     }
-    settleMinimized(signature, std::move(taken));
+    settleMinimized(key, std::move(taken));
   }
 }
 
-void Campaign::settleMinimized(const std::string& signature, MinimizeOutcome outcome) {
-  auto it = pending_.find(signature);
+void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) {
+  auto it = pending_.find(key);
   if (it == pending_.end()) return;
-  const Pending p = it->second;
+  const Pending p = std::move(it->second);
   pending_.erase(it);
   Bucket b;
-  b.signature = signature;
-  if (!outcome.minimized) {
+  b.signature = p.failing.signature;
+  b.kind = p.kind;
+  if (!outcome.minimized) {  // the finding as the case found it
+    b.root = p.seen;
     b.report = outcome.not_minimized;
-    Bucket& settled = settle(std::move(b), p, std::nullopt);
-    bucket_of_[signature] = settled.id;
+    if (p.failing.finding) {
+      b.op = p.failing.finding->op;
+      b.variant = p.failing.finding->variant;
+      b.message = p.failing.finding->message;
+      b.where = p.failing.finding->where;
+    }
+    if (!countKnown(b.root, p.seed, p.count, key)) settle(key, std::move(b), p, std::nullopt);
     return;
   }
   MinimizedFinding& m = *outcome.minimized;
   times_.add(m.times);
   if (m.flaky) {
-    flaky_[signature] += p.count;
-    if (auto& seeds = flaky_seeds_[signature]; seeds.size() < 3) seeds.push_back(p.seed);
+    flaky_[p.seen.family()] += p.count;
+    ++flaky_retries_[key];
+    if (auto& seeds = flaky_seeds_[p.seen.family()]; seeds.size() < 3) seeds.push_back(p.seed);
     return;
   }
-  b.id = m.bucket.id();
-  b.key = m.bucket.str();
-  b.ops = m.bucket.ops;
-  b.check = m.check;
+  if (countKnown(m.root, p.seed, p.count, key)) return;
+  b.root = m.root;
   b.kind = m.kind;
   b.where = m.where;
   b.report = m.report;
   b.op = m.op;
   b.variant = m.variant;
+  b.message = m.message;
   b.nodes_before = m.nodes_before;
   b.nodes_after = m.nodes_after;
   b.oracle_calls = m.oracle_calls;
   if (m.program) b.text = printProgramText(*m.program);
-  Bucket& settled = settle(std::move(b), p, std::move(m.program));
-  bucket_of_[signature] = settled.id;
+  settle(key, std::move(b), p, std::move(m.program));
 }
 
 void Campaign::statusLine(bool final) {
@@ -297,9 +374,9 @@ void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
   for (int w = 0; w < pool.size(); ++w) {
     const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
     if (minimization_waits && pool.queued(w) == 0) {
-      const std::string signature = to_minimize_.front();
+      const std::string key = to_minimize_.front();
       to_minimize_.pop_front();
-      const Pending& p = pending_.at(signature);
+      const Pending& p = pending_.at(key);
       const WorkRequest req{WorkRequest::Type::Minimize, p.seed, p.failing, p.fork_steps};
       // Every step may run up to a case's time limit; allow the minimization a few minutes.
       pool.send(w, writeRequest(req), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
@@ -327,21 +404,22 @@ void Campaign::receive(WorkerPool& pool, int ms) {
       auto reply = readCaseReply(*e.reply);
       if (!reply.ok()) unreadable(reply.error());
       onCaseEvent(req.seed, reply.ok() ? std::move(reply.value()) : CaseResult{req.seed, {}, {}, 0, {}}, std::nullopt);
-    } else if (e.death) {
-      onMinimizeDeath(req.failing->signature, *e.death);
+      continue;
+    }
+    const std::string key = pendingKey(*req.failing, req.seed);
+    if (e.death) {
+      onMinimizeDeath(key, *e.death);
     } else if (auto reply = readMinimizeReply(*e.reply); reply.ok()) {
-      onMinimized(std::move(reply.value()));
+      onMinimized(key, std::move(reply.value()));
     } else {
       unreadable(reply.error());
-      if (pending_.count(req.failing->signature)) {
-        outcomes_[req.failing->signature].not_minimized = "not minimized: " + reply.error().str();
-      }
+      if (pending_.count(key)) outcomes_[key].not_minimized = "not minimized: " + reply.error().str();
     }
   }
 }
 
 CampaignResult Campaign::run() {
-  for (const auto& id : existingBuckets(o_.corpus_dir)) known_.insert(id);
+  readCorpora();
   // Leftovers of a campaign killed while writing a case.
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(o_.corpus_dir) / "regressions" / ".incoming", ec);
@@ -404,7 +482,9 @@ void Campaign::logStats() const {
        << "stat::buckets: " << buckets_.size() << "\n"
        << "stat::new_buckets: " << newBuckets() << "\n"
        << "stat::flaky_findings: " << flaky << "\n"
-       << "stat::unminimized_signatures: " << family_over_budget_.size() << "\n"
+       << "stat::unminimized_findings: " << family_over_budget_.size() << "\n"
+       << "stat::known_bug_findings: " << knownFindings() << "\n"
+       << "stat::mismatches_counted_by_slice: " << by_slice_ << "\n"
        << "stat::worker_deaths: " << deaths_ << "\n"
        << "stat::peak_rss_mb: " << (peak_rss_ >> 20) << "\n";
   for (int i = 0; i < kNumPhases; ++i) {

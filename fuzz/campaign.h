@@ -1,6 +1,7 @@
 // A fuzz campaign (`epsmith fuzz`): cases from consecutive seeds run in forked workers
-// (fuzz/workers.h); each finding's signature is minimized once, in a worker, into its
-// bucket; a bucket not yet in the corpus is new and gets its case file. Status lines every
+// (fuzz/workers.h); findings are minimized, in a worker, into buckets, one per root cause
+// (Note [Root causes]); a root cause no corpus holds is new and gets its case file, one that
+// matches the known-bugs list is counted under its entry (Note [Known bugs]). Status lines every
 // few seconds, `stat::` lines at the end, and a report directory (summary.json, report.md).
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "fuzz/case_runner.h"
+#include "fuzz/known_bugs.h"
 
 namespace epsmith {
 
@@ -20,10 +22,15 @@ struct CampaignOptions {
   int jobs = 1;
   uint64_t seed = 1;          // case i uses seed + i
   std::string device = "cpu"; // as asked for: cpu, cuda, both (D3 added)
-  std::string corpus_dir = "corpus";
-  std::string report_dir = "fuzz-report";
+  // New cases go to corpus_dir/regressions; the root causes of the case files there and in
+  // each of known_corpora are not new (Note [Root causes]). known_corpora are only read.
+  std::string corpus_dir = "fuzz-out/corpus";
+  std::vector<std::string> known_corpora;
+  KnownBugs known_bugs;        // Note [Known bugs]
+  std::string report_dir = "fuzz-out/report";
   double status_seconds = 3;  // between status lines
-  int minimize_per_family = 3;  // Note [A minimization budget per family] (campaign.cpp); 0: no limit
+  // Note [A minimization budget per family] (campaign.cpp); 0: no limit
+  int minimize_per_family = 8;
   std::string command_line;   // for the report
 };
 

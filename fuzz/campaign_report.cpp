@@ -1,6 +1,7 @@
 // The campaign's report: summary.json and report.md; see campaign_books.h.
 #include <filesystem>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "epsmith/version.h"
@@ -30,7 +31,7 @@ std::string percent(double part, double whole) {
 // The families of `buckets`, the largest first (ties by name).
 std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
   std::map<std::string, std::vector<const Bucket*>> by_name;
-  for (const auto& [id, b] : buckets) by_name[b.family].push_back(&b);
+  for (const auto& [id, b] : buckets) by_name[b.root.family()].push_back(&b);
   std::vector<Family> out;
   for (auto& [name, members] : by_name) {
     Family f{name, std::move(members)};
@@ -48,17 +49,20 @@ std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
 // (Note [A minimization budget per family]), each signature with the seed that finds it.
 void Campaign::writeOverBudget(std::ostream& md) const {
   if (over_budget_.empty()) return;
-  md << "\n## Not minimized: the family had its " << o_.minimize_per_family << " minimizations\n\n"
-     << "New signatures of families that had their share of minimizations (--minimize-per-family): each\n"
+  md << "\n## Not minimized: the family had its minimizations\n\n"
+     << "Findings of families that had their share of minimizations (--minimize-per-family, "
+     << o_.minimize_per_family << "): each\n"
      << "is found again by `epsmith fuzz --seed S --cases 1 --minimize-per-family 0`.\n\n"
-     << "| family | findings | signature | seed |\n|---|---|---|---|\n";
+     << "| family | findings | seeds (the first few) |\n|---|---|---|\n";
+  constexpr size_t kSeedsShown = 8;
   for (const auto& [family, over] : over_budget_) {
-    bool first = true;
-    for (const auto& [signature, seed] : over.first_seeds) {
-      md << "| " << (first ? "`" + markdownCell(family) + "`" : "") << " | " << (first ? std::to_string(over.findings) : "")
-         << " | `" << markdownCell(signature) << "` | " << seed << " |\n";
-      first = false;
-    }
+    std::set<uint64_t> seeds;
+    for (const auto& [key, seed] : over.first_seeds) seeds.insert(seed);
+    md << "| `" << markdownCell(family) << "` | " << over.findings << " |";
+    size_t shown = 0;
+    for (auto it = seeds.begin(); it != seeds.end() && shown < kSeedsShown; ++it, ++shown) md << " " << *it;
+    if (seeds.size() > kSeedsShown) md << " ...";
+    md << " |\n";
   }
 }
 
@@ -73,6 +77,27 @@ int Campaign::newBuckets() const {
   return n;
 }
 
+int64_t Campaign::knownFindings() const {
+  int64_t n = 0;
+  for (const auto& [id, hits] : known_hits_) n += hits.findings;
+  return n;
+}
+
+// summary.json's known bugs: each entry met, with its findings and the families they showed.
+void Campaign::writeKnownJson(JsonWriter& w) const {
+  w.beginArray();
+  for (const auto& [id, hits] : known_hits_) {
+    w.beginObject();
+    w.key("id").string(id);
+    w.key("findings").integer(hits.findings);
+    w.key("first_seed").unsignedInteger(hits.first_seed);
+    w.key("issue").string(hits.bug->issue);
+    w.key("families").strings(std::vector<std::string>(hits.families.begin(), hits.families.end()));
+    w.endObject();
+  }
+  w.endArray();
+}
+
 // summary.json's buckets: each with the finding's fields and how to get it back.
 void Campaign::writeBucketsJson(JsonWriter& w) const {
   w.beginArray();
@@ -82,12 +107,13 @@ void Campaign::writeBucketsJson(JsonWriter& w) const {
     w.key("new").boolean(b.is_new);
     w.key("count").integer(b.count);
     w.key("signature").string(b.signature);
-    w.key("key").string(b.key);
-    w.key("check").string(b.check);
+    w.key("key").string(b.root.str());
+    w.key("check").string(b.root.check);
     w.key("kind").string(b.kind);
+    w.key("message").string(b.root.message);
     w.key("op").string(b.op);
     w.key("variant").string(b.variant);
-    w.key("ops").strings(b.ops);
+    w.key("ops").strings(b.root.ops);
     w.key("first_seed").unsignedInteger(b.first_seed);
     w.key("nodes_before").unsignedInteger(b.nodes_before);
     w.key("nodes_after").unsignedInteger(b.nodes_after);
@@ -176,6 +202,9 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   });
   writeBucketsJson(w.key("buckets"));
   w.key("new_buckets").integer(newBuckets());
+  writeKnownJson(w.key("known_bugs"));
+  w.key("known_bug_findings").integer(knownFindings());
+  w.key("mismatches_counted_by_slice").integer(by_slice_);
   writeFamiliesJson(w.key("families"), families);
   w.key("minimize_per_family").integer(o_.minimize_per_family);
   w.key("not_minimized").beginArray();
@@ -183,7 +212,11 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
     w.beginObject();
     w.key("family").string(family);
     w.key("findings").integer(over.findings);
-    writeMapJson(w.key("first_seeds"), over.first_seeds, [](JsonWriter& out, uint64_t seed) { out.unsignedInteger(seed); });
+    std::set<uint64_t> seeds;
+    for (const auto& [key, seed] : over.first_seeds) seeds.insert(seed);
+    w.key("seeds").beginArray();
+    for (uint64_t seed : seeds) w.unsignedInteger(seed);
+    w.endArray();
     w.endObject();
   }
   w.endArray();
@@ -201,8 +234,10 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
      << "| | |\n|---|---|\n"
      << "| cases | " << cases_ << " in " << std::fixed << std::setprecision(1) << elapsed << " s ("
      << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
-     << "| findings | " << findings_ << " in " << buckets_.size() << " bucket" << (buckets_.size() == 1 ? "" : "s") << ", "
-     << newBuckets() << " new |\n"
+     << "| findings | " << findings_ << " |\n"
+     << "| root causes | " << buckets_.size() << ", " << newBuckets() << " new (no corpus held them) |\n"
+     << "| known bugs | " << knownFindings() << " findings of " << known_hits_.size() << " entries |\n"
+     << "| mismatches counted by their slice | " << by_slice_ << " (not minimized; Note [The slice of a mismatch]) |\n"
      << "| worker deaths | " << deaths_ << " |\n"
      << "| peak worker RSS | " << (peak_rss_ >> 20) << " MiB |\n"
      << "| time split |";
@@ -210,9 +245,9 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
   md << " |\n"
      << "| inside ATen kernels | " << percent(times_.in_ops, total) << " (in any phase) |\n";
   for (const auto& [check, n] : skipped_) md << "| " << check << " skipped | " << n << " cases |\n";
-  for (const auto& [signature, n] : flaky_) {
-    md << "| flaky (not repeated on re-run) | `" << signature << "` × " << n;
-    if (auto seeds = flaky_seeds_.find(signature); seeds != flaky_seeds_.end() && !seeds->second.empty()) {
+  for (const auto& [family, n] : flaky_) {
+    md << "| flaky (not repeated on re-run) | `" << markdownCell(family) << "` × " << n;
+    if (auto seeds = flaky_seeds_.find(family); seeds != flaky_seeds_.end() && !seeds->second.empty()) {
       md << " (seeds";
       for (uint64_t seed : seeds->second) md << " " << seed;
       md << ")";
@@ -228,31 +263,52 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
 void Campaign::writeFamilies(std::ostream& md, const std::vector<Family>& families) const {
   if (families.empty()) return;
   md << "\n## Families\n\n"
-     << "Buckets whose failures read alike once the node, the op, numbers and int lists are taken out:\n"
-     << "often one bug met through many ops. The buckets below come in this order.\n\n"
-     << "| buckets | new | findings | family |\n|---|---|---|---|\n";
+     << "Root causes that share a message template and differ in their ops: often one bug met\n"
+     << "through many ops, a lead for a known-bugs entry (docs/fuzzing.md).\n\n"
+     << "| root causes | new | findings | family |\n|---|---|---|---|\n";
   for (const Family& f : families) {
     md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name) << "` |\n";
   }
 }
 
-void Campaign::writeBuckets(std::ostream& md, const std::vector<Family>& families) const {
-  md << "\n## Buckets\n";
-  if (buckets_.empty()) md << "\nNo findings.\n";
-  for (const Family& f : families) {
-    for (const Bucket* bucket : f.buckets) {
-      const Bucket& b = *bucket;
-      md << "\n### " << (b.is_new ? "NEW " : "") << b.id << "\n\n"
-         << "- signature: `" << b.signature << "`\n"
-         << "- family: `" << b.family << "`\n"
-         << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
-         << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
-         << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
-         << "- reproduce: `" << reproCommand(b) << "`\n";
-      if (!b.where.empty()) md << "- where: " << b.where << "\n";
-      md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
-      if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
-    }
+// The report's first section: each new root cause with its minimized program and how to
+// get it back.
+void Campaign::writeNew(std::ostream& md) const {
+  md << "\n## New root causes\n";
+  if (newBuckets() == 0) md << "\nNone: every finding is a known bug or a root cause a corpus holds.\n";
+  for (const auto& [id, b] : buckets_) {
+    if (!b.is_new) continue;
+    md << "\n### " << b.id << "\n\n"
+       << "- root cause: `" << markdownCell(b.root.str()) << "`\n"
+       << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
+       << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
+       << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
+       << "- reproduce: `" << reproCommand(b) << "`\n";
+    if (!b.where.empty()) md << "- where: " << b.where << "\n";
+    md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
+    if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
+  }
+}
+
+void Campaign::writeKnown(std::ostream& md) const {
+  if (known_hits_.empty()) return;
+  md << "\n## Known bugs\n\n"
+     << "Findings that match an entry of the known-bugs list (--known); none is filed.\n\n"
+     << "| entry | findings | first seed | issue or why |\n|---|---|---|---|\n";
+  for (const auto& [id, hits] : known_hits_) {
+    const std::string& about = hits.bug->issue.empty() ? hits.bug->why : hits.bug->issue;
+    md << "| `" << id << "` | " << hits.findings << " | " << hits.first_seed << " | " << markdownCell(about) << " |\n";
+  }
+}
+
+void Campaign::writeSeenBefore(std::ostream& md) const {
+  if (static_cast<int>(buckets_.size()) == newBuckets()) return;
+  md << "\n## Root causes a corpus already holds\n\n"
+     << "| root cause | findings | first seed | case file |\n|---|---|---|---|\n";
+  for (const auto& [id, b] : buckets_) {
+    if (b.is_new) continue;
+    md << "| `" << markdownCell(b.root.str()) << "` | " << b.count << " | " << b.first_seed << " | `" << b.corpus_file
+       << "` |\n";
   }
 }
 
@@ -262,9 +318,11 @@ void Campaign::writeReport() {
   const std::string summary = summaryJson(elapsed, families);
   std::ostringstream md;
   writeOverview(md, elapsed);
+  writeNew(md);
+  writeKnown(md);
+  writeSeenBefore(md);
   writeFamilies(md, families);
   writeOverBudget(md);
-  writeBuckets(md, families);
   std::error_code ec;
   std::filesystem::create_directories(o_.report_dir, ec);
   if (ec) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "fuzz/generalize.h"
 #include "fuzz/messages.h"
 #include "fuzz/programs.h"
 #include "generators/generation_config.h"
@@ -34,6 +35,7 @@ size_t callCount(const ExportedProgram& p) {
 struct CaseRunner::State {
   GenerationConfig config;
   OpCatalog catalog;
+  OpShapes shapes;  // Note [Ops a failure does not depend on]
 };
 
 void prepareCaseProcess() {
@@ -61,7 +63,8 @@ Expected<std::unique_ptr<CaseRunner>> CaseRunner::create(const CaseSetup& setup)
   auto catalog = OpCatalog::build(config->catalog);
   if (!catalog.ok()) return catalog.error();
   std::unique_ptr<CaseRunner> runner(new CaseRunner(setup));
-  runner->state_ = std::make_unique<State>(State{std::move(config.value()), std::move(catalog.value())});
+  OpShapes shapes(catalog.value());
+  runner->state_ = std::make_unique<State>(State{std::move(config.value()), std::move(catalog.value()), std::move(shapes)});
   return runner;
 }
 
@@ -157,7 +160,8 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   for (int layout = 1; layout <= 2; ++layout) {
     const HeapShift shift(layout);
     const Perturbed heap(layout);
-    if (firstSignature(p, checks, &f) != f.signature) return false;
+    CheckOutcome now;
+    if (firstSignature(p, checks, &f, &now).empty() || !f.matches(now)) return false;
   }
   return true;
 }
@@ -179,6 +183,8 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
       *finding = found.value();
       return finding->status == CheckOutcome::Status::Finding ? failureSignature(*finding) : "";
     }
+    // An answer this binary cannot read is no finding.
+    if (!isolated.death) return "";
   }
   if (f.finding) *finding = *f.finding;
   finding->report = "the program fails as " + f.signature + ", but a later look at it ended its child" +
@@ -202,7 +208,8 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork
   m.kind = f.crash ? f.crash->kindName() : "";
   auto generated = generate(seed, &m.times);
   if (!generated.ok()) {
-    m.bucket = BucketKey{f.check, m.kind, {}, f.crash ? f.crash->op : ""};
+    m.root = RootCause{f.check, crashKind(m.kind), f.message, {}};
+    if (f.crash && !f.crash->op.empty()) m.root.ops.push_back(coreOpName(f.crash->op));
     m.report = "the generator made nothing of this seed: " + generated.error().str();
     return m;
   }
@@ -246,10 +253,21 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
   const auto still_fails = [&](const ExportedProgram& p) {
-    if (!fork_steps) return firstSignature(p, checks, &f) == signature;
+    CheckOutcome now;
+    if (!fork_steps) return !firstSignature(p, checks, &f, &now).empty() && f.matches(now);
+    if (!crash) {  // a child that dies does not fail the same way
+      IsolatedOutcome o = runIsolated(
+          [&] {
+            firstSignature(p, checks, &f, &now);
+            return writeOutcome(now);
+          },
+          limits);
+      if (!o.result) return false;
+      auto found = readOutcome(*o.result);
+      return found.ok() && f.matches(found.value());
+    }
     IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks, &f); }, limits);
-    if (crash) return o.death && sameFailure(deathSignature(*o.death), signature);
-    return o.result == signature;
+    return o.death && sameFailure(deathSignature(*o.death), signature);
   };
   // A finding must come back every time before it is worth a bucket; one whose re-runs
   // kill the child is real enough.
@@ -262,7 +280,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
       m.flaky = !comesBackEveryTime(program.value(), checks, f);
     }
     if (m.flaky) {
-      m.bucket = BucketKey{check, "flaky", opSetOf(program.value()), ""};
+      m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};
       m.report = "the finding did not come back on every re-run of the program";
       m.program = std::move(program.value());
       return m;
@@ -276,12 +294,12 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
   m.oracle_calls = r.oracle_calls;
   m.nodes_after = r.nodes_after;
-  std::string detail;
+  std::string message = f.message;
   if (crash) {
     m.kind = crash->kindName();
     m.report = "the worker died (" + crash->kindName() + ") in " + crash->phase +
-               (crash->op.empty() ? "" : " while running " + crash->op);
-    detail = crash->op;
+               (crash->op.empty() ? "" : " while running " + crash->op) +
+               (crash->frame.empty() ? "" : ", in " + crash->frame);
   } else {
     CheckOutcome o;
     const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, f, limits, &o)
@@ -291,10 +309,23 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
     m.report = o.report;
     m.op = o.op;
     m.variant = o.variant;
-    m.flaky = now != signature;
-    detail = o.op.empty() ? whereKind(o.where) : o.op;
+    m.message = o.message;
+    m.flaky = now.empty() || !f.matches(o);
+    message = messageTemplate(o);
   }
-  m.bucket = BucketKey{check, m.kind, opSetOf(r.program), detail};
+  m.root = RootCause{check, crashKind(m.kind), message, coreOps(r.program)};
+  if (!crash && !fork_steps && !m.flaky) {
+    const FailsWith fails_with = [&](const ExportedProgram& candidate, const OpInfo& from, const OpInfo& by) {
+      Failing g = f;  // the stand-in raises where the op it stands for did
+      if (g.finding && g.finding->op == from.name()) {
+        g.finding->op = by.name();
+        g.signature = failureSignature(*g.finding);
+      }
+      CheckOutcome now;
+      return !firstSignature(candidate, checks, &g, &now).empty() && g.matches(now);
+    };
+    m.root.ops = generalizedOps(r.program, state_->shapes, fails_with, &m.oracle_calls);
+  }
   m.program = std::move(r.program);
   return m;
 }

@@ -13,6 +13,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/failing.h"
 #include "fuzz/phases.h"
+#include "fuzz/root_cause.h"
 #include "fuzz/workers.h"
 #include "ir/program.h"
 
@@ -39,13 +40,13 @@ struct CaseResult {
   std::vector<CheckOutcome> outcomes;
 };
 
-// A finding made as small as it goes, and its bucket.
+// A finding made as small as it goes, and its root cause.
 struct MinimizedFinding {
   std::string signature;
-  BucketKey bucket;
+  RootCause root;
   std::optional<ExportedProgram> program;  // none when it was never made (a crash while generating)
   std::string check, kind, where, report;  // of the minimized program
-  std::string op, variant;                 // the finding's (CheckOutcome), for its case file
+  std::string op, variant, message;        // the finding's (CheckOutcome), for its case file
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
   PhaseTimes times;

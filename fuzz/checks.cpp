@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "formats/json_format.h"
+#include "fuzz/root_cause.h"
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/corruptions.h"
@@ -25,16 +26,17 @@ namespace {
 
 using Status = CheckOutcome::Status;
 
-CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", "", "", ""}; }
-CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why), "", ""}; }
+CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", "", "", "", "", {}}; }
+CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why), "", "", "", {}}; }
 CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report, std::string variant = "") {
-  return {c, Status::Finding, std::move(kind), std::move(where), std::move(report), "", std::move(variant)};
+  return {c, Status::Finding, std::move(kind), std::move(where), std::move(report), "", std::move(variant), "", {}};
 }
 
 CheckOutcome fromVerdict(DiffCheck c, const Verdict& v) {
   if (v.match()) return pass(c);
   CheckOutcome o = finding(c, std::string(verdictKindName(v.kind)), v.where, v.report);
   o.op = v.op;
+  o.message = v.message;
   return o;
 }
 
@@ -65,8 +67,10 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
     diagnostics = verify(f->value(), *findDialect("ATEN"));
   }
   if (!diagnostics.empty()) {
-    return finding(DiffCheck::D1, "invalid-functional-program", diagnostics.front().where,
-                   "the functionalized program does not verify as ATEN: " + diagnostics.front().str());
+    CheckOutcome o = finding(DiffCheck::D1, "invalid-functional-program", diagnostics.front().where,
+                             "the functionalized program does not verify as ATEN: " + diagnostics.front().str());
+    o.message = std::string(checkIdName(diagnostics.front().check));
+    return o;
   }
   return compare(DiffCheck::D1, eager, run(f->value(), RunOptions(RunMode::Exported, device), times), times);
 }
@@ -293,98 +297,6 @@ std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
   return o;
 }
 
-// Note [Families of buckets]
-// A bucket is keyed by the check, the kind, the ops its minimized program calls and the
-// exception's op, so one LibTorch bug that every view op can lead to files a bucket per
-// op: a 30-minute campaign files some 1 400 buckets, and over a third of the checked-in
-// corpus shows one of three messages of LibTorch 1.13's functionalization. The keys stay as
-// they are (case files name them, and replay compares them); the report groups buckets
-// into families by what their failure says once the details that vary with the op and the
-// program are taken out, largest family first, so a reader sees "33 buckets: Dimension out
-// of range" before the 33 buckets. A family is a lead for triage, not a verdict: two bugs
-// may share a message, and the buckets of a family each keep their own case.
-namespace {
-
-// The message of an exception finding's report: the raising side's error without its node
-// and op ("node %x: aten::add.Tensor: The size of tensor a ..." → "The size of tensor a ...").
-std::string_view exceptionMessage(std::string_view report) {
-  std::string_view line = report.substr(0, report.find('\n'));
-  if (line.rfind("different exceptions:", 0) == 0) {  // the actual side's error, on its own line
-    const size_t at = report.find("\n  actual:");
-    line = at == std::string_view::npos ? std::string_view() : report.substr(at + 10);
-    line = line.substr(0, line.find('\n'));
-  } else if (const size_t only = line.find(" only: "); line.rfind("exception in ", 0) == 0 && only != std::string_view::npos) {
-    line = line.substr(only + 7);
-  } else if (const size_t colon = line.find(": "); line.rfind("an exception escaped", 0) == 0 && colon != std::string_view::npos) {
-    line = line.substr(colon + 2);
-  }
-  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-  for (std::string_view prefix : {"node %", "aten::"}) {
-    if (line.rfind(prefix, 0) != 0) continue;
-    const size_t colon = line.find(": ");
-    if (colon == std::string_view::npos) break;
-    line.remove_prefix(colon + 2);
-  }
-  return line;
-}
-
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-// `message` with numbers as N (a sign and a decimal point included; digits that end a
-// name, as in BFloat16, stay), bracketed lists of numbers as [...] and quoted op names as
-// 'aten::*', cut at 160 bytes.
-std::string normalizedMessage(std::string_view message) {
-  constexpr size_t kLimit = 160;
-  std::string out;
-  for (size_t i = 0; i < message.size() && out.size() < kLimit;) {
-    const char c = message[i];
-    if (c == '[') {  // a list of numbers, spaces, commas and signs: [2, 3], [-1], []
-      size_t j = i + 1;
-      while (j < message.size() && (isDigit(message[j]) || message[j] == ',' || message[j] == ' ' || message[j] == '-')) ++j;
-      if (j < message.size() && message[j] == ']') {
-        out += "[...]";
-        i = j + 1;
-        continue;
-      }
-    }
-    if (c == '\'' && message.substr(i + 1, 6) == "aten::") {  // 'aten::logical_not.out'
-      const size_t close = message.find('\'', i + 1);
-      if (close != std::string_view::npos) {
-        out += "'aten::*'";
-        i = close + 1;
-        continue;
-      }
-    }
-    const bool in_word = i > 0 && (std::isalnum(static_cast<unsigned char>(message[i - 1])) || message[i - 1] == '_');
-    if (isDigit(c) && in_word) {  // part of a name: Caffe2, BFloat16, D2
-      while (i < message.size() && isDigit(message[i])) out += message[i++];
-      continue;
-    }
-    if (isDigit(c) || (c == '-' && !in_word && i + 1 < message.size() && isDigit(message[i + 1]))) {
-      ++i;  // a sign or the first digit
-      while (i < message.size() && (isDigit(message[i]) ||
-                                     (message[i] == '.' && i + 1 < message.size() && isDigit(message[i + 1])))) {
-        ++i;
-      }
-      out += 'N';
-      continue;
-    }
-    out += c;
-    ++i;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
-}  // namespace
-
-std::string failureFamily(std::string_view check, std::string_view kind, std::string_view report) {
-  std::string family = std::string(check) + " " + std::string(kind);
-  if (kind.find("exception") == std::string_view::npos) return family;
-  const std::string message = normalizedMessage(exceptionMessage(report));
-  return message.empty() ? family : family + ": " + message;
-}
-
 RoundTripForm drawnRoundTrip(uint64_t case_seed) {
   SeededSource random(case_seed ^ 0xd4d4d4d4d4d4d4d4ULL);  // a stream of its own: D6 draws from the seed itself
   return random.chance(50) ? RoundTripForm::Text : RoundTripForm::Json;
@@ -518,7 +430,10 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
       std::string what = e.what();
       what = what.substr(0, what.find('\n'));
       out.push_back(finding(c, "escaped-exception", "", "an exception escaped the check: " + what));
+      out.back().message = what;
     }
+    CheckOutcome& last = out.back();
+    if (last.status == Status::Finding && isMismatchKind(last.kind)) last.slice = sliceOps(p, last.where);
   }
   return out;
 }

@@ -47,6 +47,11 @@ struct CheckOutcome {
   std::string report;   // for people; for a skip, the reason
   std::string op;       // an exception's raising op ("aten::logical_not_"); "" otherwise
   std::string variant;  // the check's variant that found it: D4's form ("text", "json"), D6's check id
+  // What went wrong in one line, for keying (Note [Root causes]): an exception's message,
+  // the mismatch and its dtype, the violation's check id; "" where the kind says it all.
+  std::string message;
+  // A mismatch: the core ops its differing value depends on (Note [The slice of a mismatch]).
+  std::vector<std::string> slice;
 };
 
 // The first finding among `outcomes`, in check order; null when every check passed or
@@ -59,13 +64,6 @@ std::string failureSignature(const CheckOutcome& o);
 // The fields a stored signature names (check, kind, op, variant), for case files written
 // before they kept the fields themselves; nullopt when it names no check of ours.
 std::optional<CheckOutcome> findingFromSignature(std::string_view signature);
-
-// The family a bucket belongs to in a campaign's report (Note [Families of buckets]): the
-// check, the kind and, for exceptions, the message with what varies from op to op and
-// program to program (the node, the op that raised, numbers, int lists, quoted op names)
-// taken out: "D2 exception-in-one: Dimension out of range (expected to be in range of [...],
-// but got N)". Buckets of one family are likely one bug met through many ops.
-std::string failureFamily(std::string_view check, std::string_view kind, std::string_view report);
 
 enum class RoundTripForm : uint8_t { Text, Json };
 

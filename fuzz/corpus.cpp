@@ -26,27 +26,6 @@ namespace {
 
 constexpr int kCaseFormatVersion = 1;
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Lower-case letters, digits and single dashes.
-std::string slug(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) out.push_back(static_cast<char>(std::tolower(u)));
-    else if (!out.empty() && out.back() != '-') out.push_back('-');
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
-
 std::optional<CaseStatus> caseStatusFromName(std::string_view name) {
   for (CaseStatus s : {CaseStatus::Open, CaseStatus::KnownUpstream, CaseStatus::Fixed}) {
     if (caseStatusName(s) == name) return s;
@@ -102,20 +81,24 @@ void readExpected(const JsonAt& e, CaseFile& c) {
   const auto named = findingFromSignature(c.signature);
   c.op = stringOr(e, "op", named ? named->op : "");
   c.variant = stringOr(e, "variant", named ? named->variant : "");
+  c.message = stringOr(e, "message", "");
+  c.where = stringOr(e, "where", "");
 }
 
 }  // namespace
 
-std::string BucketKey::str() const {
-  std::string ops_text;
-  for (const auto& op : ops) ops_text += (ops_text.empty() ? "" : ",") + op;
-  return check + "|" + crashKind(kind) + "|" + ops_text + "|" + detail;
-}
-
-std::string BucketKey::id() const {
-  char hash[9];
-  std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(fnv1a(str()) & 0xffffffffu));
-  return slug(check) + "-" + slug(crashKind(kind)) + "-" + hash;
+RootCause rootCauseOf(const CaseFile& c) {
+  CheckOutcome o;
+  o.status = CheckOutcome::Status::Finding;
+  o.kind = c.kind;
+  o.where = c.where;
+  o.report = c.report;
+  o.message = c.message;
+  RootCause r{c.check, crashKind(c.kind), messageTemplate(o), {}};
+  if (!c.core_ops.empty()) r.ops = c.core_ops;
+  else if (c.program) r.ops = coreOps(*c.program);
+  else if (!c.op.empty()) r.ops.push_back(coreOpName(c.op));
+  return r;
 }
 
 std::string crashKind(const std::string& kind) {
@@ -146,23 +129,6 @@ bool sameFailure(const std::string& now, const std::string& recorded) {
   return false;
 }
 
-std::vector<std::string> opSetOf(const ExportedProgram& p) {
-  std::set<std::string> ops;
-  for (const auto& n : p.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(n.target.textName());
-  }
-  return {ops.begin(), ops.end()};
-}
-
-std::string whereKind(const std::string& where) {
-  if (where.empty()) return "";
-  if (where[0] == '%') return "node";
-  const size_t colon = where.find(':');
-  std::string head = where.substr(0, colon);
-  while (!head.empty() && (std::isdigit(static_cast<unsigned char>(head.back())) || head.back() == ' ')) head.pop_back();
-  return head;
-}
-
 std::string_view caseStatusName(CaseStatus s) {
   switch (s) {
     case CaseStatus::Open: return "open";
@@ -184,6 +150,7 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   w.key("epsmith_case").integer(kCaseFormatVersion);
   w.key("bucket").string(c.bucket);
   w.key("bucket_key").string(c.bucket_key);
+  if (!c.core_ops.empty()) w.key("core_ops").strings(c.core_ops);
   w.key("status").string(caseStatusName(c.status));
   if (!c.note.empty()) w.key("note").string(c.note);
   w.key("expected").beginObject();
@@ -192,6 +159,8 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   w.key("signature").string(c.signature);
   if (!c.op.empty()) w.key("op").string(c.op);
   if (!c.variant.empty()) w.key("variant").string(c.variant);
+  if (!c.message.empty()) w.key("message").string(c.message);
+  if (!c.where.empty()) w.key("where").string(c.where);
   w.key("report").string(c.report);
   w.endObject();
   writeProvenance(w.key("provenance"), c.provenance);
@@ -218,6 +187,7 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     CaseFile c;
     c.bucket = j.field("bucket").string();
     c.bucket_key = stringOr(j, "bucket_key", "");
+    if (auto ops = j.optional("core_ops")) c.core_ops = ops->strings();
     readExpected(j.field("expected"), c);
     const std::string status = stringOr(j, "status", "open");
     if (auto s = caseStatusFromName(status)) c.status = *s;
@@ -305,7 +275,8 @@ Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>
         if (it->is_directory()) it.disable_recursion_pending();
         continue;
       }
-      if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
+      const bool known_bugs_list = name == kKnownBugsFile;  // corpus/known.json: not a case
+      if (it->is_regular_file() && it->path().extension() == ".json" && !known_bugs_list) found.push_back(it->path().string());
     }
     if (ec) return Diagnostic{path, "cannot list: " + ec.message()};
     std::sort(found.begin(), found.end());

@@ -17,23 +17,10 @@
 #include <vector>
 
 #include "ir/diagnostic.h"
+#include "fuzz/root_cause.h"
 #include "ir/program.h"
 
 namespace epsmith {
-
-// What makes two failures the same bug: the check, the verdict kind, the ops of the
-// minimized program, and what went wrong (the raising op of an exception, the kind of the
-// first differing output, the op a crashed worker was running).
-struct BucketKey {
-  std::string check;               // "D2", or the phase a worker died in ("generate")
-  std::string kind;                // "exception-in-one", "crash-SIGSEGV", "timeout"; named
-                                   // by its crashKind in str() and id()
-  std::vector<std::string> ops;    // sorted, distinct: "aten::logical_not_"
-  std::string detail;              // "aten::logical_not_", "output", "input buffer"
-  std::string str() const;         // "D2|exception-in-one|aten::logical_not_|aten::logical_not_"
-  // A directory name: check, kind and a hash of the rest: "D2-exception-in-one-3fa2c1d0".
-  std::string id() const;
-};
 
 // Note [One memory error, several signals]
 // A kernel that reads or frees memory it should not (LibTorch 1.13's functionalization
@@ -52,11 +39,6 @@ struct BucketKey {
 std::string crashKind(const std::string& kind);  // "crash-SIGABRT" → "crash-memory"
 // Whether what a run shows `now` ("D2 crash-SIGSEGV aten::expm1_") is the failure `recorded`.
 bool sameFailure(const std::string& now, const std::string& recorded);
-
-// The ATen targets of `p`'s graph, sorted and distinct.
-std::vector<std::string> opSetOf(const ExportedProgram& p);
-// "output 2" → "output", "input buffer:calls" → "input buffer", "%add_" → "node".
-std::string whereKind(const std::string& where);
 
 enum class CaseStatus : uint8_t {
   Open,           // found, not yet explained
@@ -78,14 +60,18 @@ struct Provenance {
 };
 
 struct CaseFile {
-  std::string bucket;              // BucketKey::id()
-  std::string bucket_key;          // BucketKey::str()
+  std::string bucket;              // RootCause::id() (older files: the key of their time)
+  std::string bucket_key;          // RootCause::str()
+  // The root cause's core ops as the campaign found them (only runs can tell them,
+  // Note [Ops a failure does not depend on]); none in older files, whose program's are taken.
+  std::vector<std::string> core_ops;
   std::string check;               // the expected verdict:
   std::string kind;
   std::string signature;           // failureSignature, or "<phase> <death> <op>" for a crash
   std::string op, variant;         // the finding's fields (CheckOutcome); read from the
                                    // signature in case files that predate them
   std::string report;              // what the check printed when it was found
+  std::string message, where;      // the finding's (CheckOutcome); "" in older files
   CaseStatus status = CaseStatus::Open;
   std::string note;                // for people: why known upstream, which commit fixed it
   Provenance provenance;
@@ -94,6 +80,10 @@ struct CaseFile {
   // or overload it lacks): why, and `program` is empty (Note [Cases found on another LibTorch]).
   std::string program_unreadable_here;
 };
+
+// The root cause a case file records (Note [Root causes]): its core ops, else its
+// program's, else the recorded op where it keeps no program.
+RootCause rootCauseOf(const CaseFile& c);
 
 Expected<CaseFile> readCaseFile(const std::string& path);
 Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& where);
@@ -106,8 +96,10 @@ bool isCaseFileText(const std::string& text);
 Expected<std::string> writeCaseAtomically(const std::string& dir, const std::string& name, const CaseFile& c);
 // The buckets already in `dir`/regressions (directories holding a case file).
 std::vector<std::string> existingBuckets(const std::string& dir);
+// The known-bugs list's name in a corpus directory (fuzz/known_bugs.h).
+inline constexpr const char* kKnownBugsFile = "known.json";
 // The case files under each path (a file, or a directory searched recursively; hidden
-// directories such as .incoming are skipped), in path order.
+// directories such as .incoming, and the known-bugs list, are skipped), in path order.
 Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>& paths);
 
 std::string libtorchVersion();  // "1.13"

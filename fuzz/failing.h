@@ -16,9 +16,14 @@ struct Failing {
   std::string signature;             // what must stay the same: failureSignature or deathSignature
   std::optional<CheckOutcome> finding;  // a check's finding: its variant focuses the re-runs
   std::optional<WorkerDeath> crash;     // a death's kind and op
+  // The message template that must stay the same too (Note [Root causes]); "" for a
+  // failure recorded without one (a case file's), which any message matches.
+  std::string message;
 
   static Failing of(const CheckOutcome& finding);
   static Failing of(const WorkerDeath& death);
+  // Whether a check's finding `now` is this failure: its signature and its template.
+  bool matches(const CheckOutcome& now) const;
 };
 
 // Options that re-run the checks the way `f` was found (Note [Re-runs focus on the finding]).

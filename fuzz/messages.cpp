@@ -3,15 +3,23 @@
 
 #include "formats/json.h"
 #include "formats/json_format.h"
+#include "fuzz/root_cause.h"
 
 namespace epsmith {
 
 Failing Failing::of(const CheckOutcome& finding) {
-  return {std::string(diffCheckName(finding.check)), failureSignature(finding), finding, std::nullopt};
+  return {std::string(diffCheckName(finding.check)), failureSignature(finding), finding, std::nullopt,
+          messageTemplate(finding)};
 }
 
 Failing Failing::of(const WorkerDeath& death) {
-  return {death.phase.empty() ? "worker" : death.phase, deathSignature(death), std::nullopt, death};
+  return {death.phase.empty() ? "worker" : death.phase, deathSignature(death), std::nullopt, death,
+          messageTemplate(death)};
+}
+
+bool Failing::matches(const CheckOutcome& now) const {
+  return now.status == CheckOutcome::Status::Finding && failureSignature(now) == signature &&
+         (message.empty() || messageTemplate(now) == message);
 }
 
 CheckOptions focusedOn(const Failing& f) { return f.finding ? focusedOn(*f.finding) : CheckOptions{}; }
@@ -36,6 +44,8 @@ void write(JsonWriter& w, const CheckOutcome& o) {
     w.key("where").string(o.where);
     w.key("op").string(o.op);
     w.key("variant").string(o.variant);
+    w.key("message").string(o.message);
+    if (!o.slice.empty()) w.key("slice").strings(o.slice);
   }
   w.endObject();
 }
@@ -54,6 +64,8 @@ CheckOutcome readOutcomeAt(const JsonAt& j) {
   o.where = j.field("where").string();
   o.op = j.field("op").string();
   o.variant = j.field("variant").string();
+  o.message = j.field("message").string();
+  if (auto slice = j.optional("slice")) o.slice = slice->strings();
   return o;
 }
 
@@ -63,6 +75,7 @@ void write(JsonWriter& w, const WorkerDeath& d) {
   w.key("code").integer(d.code);
   w.key("phase").string(d.phase);
   w.key("op").string(d.op);
+  w.key("frame").string(d.frame);
   w.endObject();
 }
 
@@ -74,6 +87,7 @@ WorkerDeath readDeathAt(const JsonAt& j) {
   d.code = static_cast<int>(j.field("code").integer());
   d.phase = j.field("phase").string();
   d.op = j.field("op").string();
+  d.frame = j.field("frame").string();
   return d;
 }
 
@@ -83,6 +97,7 @@ void write(JsonWriter& w, const Failing& f) {
   w.key("signature").string(f.signature);
   if (f.finding) write(w.key("finding"), *f.finding);
   if (f.crash) write(w.key("crash"), *f.crash);
+  w.key("message").string(f.message);
   w.endObject();
 }
 
@@ -92,6 +107,7 @@ Failing readFailingAt(const JsonAt& j) {
   f.signature = j.field("signature").string();
   if (auto finding = j.optional("finding")) f.finding = readOutcomeAt(*finding);
   if (auto crash = j.optional("crash")) f.crash = readDeathAt(*crash);
+  f.message = j.field("message").string();
   return f;
 }
 
@@ -111,17 +127,17 @@ PhaseTimes readTimesAt(const JsonAt& j) {
   return t;
 }
 
-void write(JsonWriter& w, const BucketKey& k) {
+void write(JsonWriter& w, const RootCause& k) {
   w.beginObject();
   w.key("check").string(k.check);
   w.key("kind").string(k.kind);
+  w.key("message").string(k.message);
   w.key("ops").strings(k.ops);
-  w.key("detail").string(k.detail);
   w.endObject();
 }
 
-BucketKey readBucketKeyAt(const JsonAt& j) {
-  return {j.field("check").string(), j.field("kind").string(), j.field("ops").strings(), j.field("detail").string()};
+RootCause readRootCauseAt(const JsonAt& j) {
+  return {j.field("check").string(), j.field("kind").string(), j.field("message").string(), j.field("ops").strings()};
 }
 
 size_t sizeAt(const JsonAt& j) {
@@ -196,13 +212,14 @@ Expected<CaseResult> readCaseReply(std::string_view text) {
 std::string writeMinimizeReply(const MinimizedFinding& m) {
   return message([&](JsonWriter& w) {
     w.key("signature").string(m.signature);
-    write(w.key("bucket"), m.bucket);
+    write(w.key("root"), m.root);
     w.key("check").string(m.check);
     w.key("kind").string(m.kind);
     w.key("where").string(m.where);
     w.key("report").string(m.report);
     w.key("op").string(m.op);
     w.key("variant").string(m.variant);
+    w.key("message").string(m.message);
     w.key("nodes_before").unsignedInteger(m.nodes_before);
     w.key("nodes_after").unsignedInteger(m.nodes_after);
     w.key("oracle_calls").integer(m.oracle_calls);
@@ -217,13 +234,14 @@ Expected<MinimizedFinding> readMinimizeReply(std::string_view text) {
   return readJson(text, "minimize reply", [](const JsonAt& j) -> Expected<MinimizedFinding> {
     MinimizedFinding m;
     m.signature = j.field("signature").string();
-    m.bucket = readBucketKeyAt(j.field("bucket"));
+    m.root = readRootCauseAt(j.field("root"));
     m.check = j.field("check").string();
     m.kind = j.field("kind").string();
     m.where = j.field("where").string();
     m.report = j.field("report").string();
     m.op = j.field("op").string();
     m.variant = j.field("variant").string();
+    m.message = j.field("message").string();
     m.nodes_before = sizeAt(j.field("nodes_before"));
     m.nodes_after = sizeAt(j.field("nodes_after"));
     m.oracle_calls = static_cast<int>(j.field("oracle_calls").integer());

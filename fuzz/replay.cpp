@@ -12,7 +12,7 @@ namespace {
 // The failure a case file records, as the fields its re-runs focus on. A death's case
 // ("D2 crash-SIGSEGV aten::x") has no variant, so its re-runs try every one.
 Failing recordedFailing(const CaseFile& c) {
-  Failing f{c.check, c.signature, std::nullopt, std::nullopt};
+  Failing f{c.check, c.signature, std::nullopt, std::nullopt, ""};
   if (auto check = diffCheckFromName(c.check)) {
     CheckOutcome o;
     o.check = *check;

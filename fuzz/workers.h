@@ -34,6 +34,7 @@ struct WorkerDeath {
   int code = 0;        // the signal or exit status
   std::string phase;   // the breadcrumb
   std::string op;
+  std::string frame;   // the function a signal was raised in, where the worker could name it
   // "crash-SIGSEGV", "exit-3", "timeout", "out-of-memory": stable, for signatures.
   std::string kindName() const;
 };

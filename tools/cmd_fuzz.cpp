@@ -1,9 +1,11 @@
 // `epsmith fuzz [--time S | --cases N] [--jobs N] [--seed S] [--nodes N] [--device D]
-// [--checks LIST] [--corpus DIR] [--report DIR] [--config FILE] [--timeout S]
-// [--rss-limit-mb N]`: a campaign (fuzz/campaign.h). Exit 0 when no new bucket was found,
-// 1 when one was (its case file is in the corpus), 2 for bad flags or configs, 3 when the
-// corpus or the report could not be written.
+// [--checks LIST] [--corpus DIR] [--known-corpus DIR]... [--known FILE] [--report DIR]
+// [--config FILE] [--timeout S] [--rss-limit-mb N]`: a campaign (fuzz/campaign.h). Exit 0
+// when no new root cause was found, 1 when one was (its case file is in --corpus), 2 for
+// bad flags, configs or known-bugs lists, 3 when the corpus or the report could not be
+// written. By default it writes under ./fuzz-out, never into a checked-in corpus.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "fuzz/campaign.h"
@@ -25,14 +27,16 @@ struct FuzzOptions {
   int nodes = -1;
   std::string device = "cpu";
   std::string checks = "D1,D2,D3,D4,D6";
-  std::string corpus = "corpus";
-  std::string report = "fuzz-report";
+  std::string corpus = "fuzz-out/corpus";
+  std::vector<std::string> known_corpora;  // default: ./corpus, where it is
+  std::string known;                       // default: ./corpus/known.json, where it is
+  std::string report = "fuzz-out/report";
   std::string config;
   double timeout = 10;
   int64_t rss_limit_mb = 2048;
   int minimize_calls = 500;
   int round_trip_every = 8;
-  int minimize_per_family = 3;
+  int minimize_per_family = 8;
   double status = 3;
 };
 
@@ -46,7 +50,11 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--device", opts->device, "cpu, cuda, or both (adds D3: CPU against CUDA)")
       ->check(CLI::IsMember({"cpu", "cuda", "both"}))->capture_default_str();
   cmd->add_option("--checks", opts->checks, "comma-separated subset of D1,D2,D3,D4,D6")->capture_default_str();
-  cmd->add_option("--corpus", opts->corpus, "corpus directory (new buckets go to DIR/regressions)")->capture_default_str();
+  cmd->add_option("--corpus", opts->corpus, "corpus directory new cases go to (DIR/regressions)")->capture_default_str();
+  cmd->add_option("--known-corpus", opts->known_corpora,
+                  "a corpus only read: its root causes are not new (repeatable; default: ./corpus where it is)");
+  cmd->add_option("--known", opts->known,
+                  "known-bugs list (docs/fuzzing.md; default: ./corpus/known.json where it is; none: no list)");
   cmd->add_option("--report", opts->report, "report directory (summary.json, report.md)")->capture_default_str();
   cmd->add_option("--config", opts->config, "generation config file (docs/generators.md)");
   cmd->add_option("--timeout", opts->timeout, "seconds one case may run before it is a hang")
@@ -106,6 +114,16 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   o.jobs = opts.jobs;
   o.seed = opts.seed;
   o.corpus_dir = opts.corpus;
+  o.known_corpora = opts.known_corpora;
+  std::error_code ec;
+  if (o.known_corpora.empty() && std::filesystem::is_directory("corpus/regressions", ec)) o.known_corpora = {"corpus"};
+  std::string known = opts.known;
+  if (known.empty() && std::filesystem::is_regular_file("corpus/known.json", ec)) known = "corpus/known.json";
+  if (!known.empty() && known != "none") {
+    auto list = KnownBugs::load(known);
+    if (!list) return Diagnostic{"--known", list.error().str()};
+    o.known_bugs = std::move(list.value());
+  }
   o.report_dir = opts.report;
   o.status_seconds = opts.status;
   o.command_line = std::move(command_line);

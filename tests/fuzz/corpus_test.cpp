@@ -45,9 +45,9 @@ CaseFile logicalNotCase() {
   c.check = "D2";
   c.kind = "exception-in-one";
   c.signature = "D2 exception-in-one aten::logical_not_";
-  BucketKey key{"D2", "exception-in-one", opSetOf(*c.program), "aten::logical_not_"};
-  c.bucket = key.id();
-  c.bucket_key = key.str();
+  const RootCause root = rootCauseOf(c);
+  c.bucket = root.id();
+  c.bucket_key = root.str();
   c.status = CaseStatus::KnownUpstream;
   c.provenance.seed = 7;
   c.provenance.libtorch = libtorchVersion();
@@ -55,30 +55,43 @@ CaseFile logicalNotCase() {
 }
 
 TEST(Corpus, BucketNamesAreStableAndReadable) {
-  BucketKey key{"D2", "exception-in-one", {"aten::logical_not_"}, "aten::logical_not_"};
-  EXPECT_EQ(key.str(), "D2|exception-in-one|aten::logical_not_|aten::logical_not_");
+  const RootCause key{"D2", "exception-in-one", "refused", {"logical_not"}};
+  EXPECT_EQ(key.str(), "D2|exception-in-one|refused|logical_not");
   EXPECT_EQ(key.id().substr(0, 20), "d2-exception-in-one-");
   EXPECT_EQ(key.id().size(), 28u);
-  EXPECT_EQ(key.id(), (BucketKey{"D2", "exception-in-one", {"aten::logical_not_"}, "aten::logical_not_"}.id()));
-  EXPECT_NE(key.id(), (BucketKey{"D2", "exception-in-one", {"aten::logical_not_", "aten::exp"}, "aten::logical_not_"}.id()));
-  EXPECT_EQ((BucketKey{"D6", "corruption-unreported:node-target", {}, ""}.id().substr(0, 36)),
+  EXPECT_EQ(key.id(), (RootCause{"D2", "exception-in-one", "refused", {"logical_not"}}.id()));
+  EXPECT_NE(key.id(), (RootCause{"D2", "exception-in-one", "refused", {"exp", "logical_not"}}.id()));
+  EXPECT_NE(key.id(), (RootCause{"D2", "exception-in-one", "other", {"logical_not"}}.id()));
+  EXPECT_EQ((RootCause{"D6", "corruption-unreported:node-target", "", {}}.id().substr(0, 36)),
             "d6-corruption-unreported-node-target");
-  EXPECT_EQ(whereKind("output 2"), "output");
-  EXPECT_EQ(whereKind("input buffer:calls"), "input buffer");
-  EXPECT_EQ(whereKind("%add_"), "node");
-  EXPECT_EQ(whereKind(""), "");
+}
+
+// A case file's root cause: its program's core ops and its message, read back from the
+// report where the file predates findings keeping a message.
+TEST(Corpus, ACaseFileRecordsItsRootCause) {
+  CaseFile c = logicalNotCase();
+  c.report = "exception in actual only: node %logical_not_: aten::logical_not_: planted fault: "
+             "'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
+  const RootCause old = rootCauseOf(c);
+  EXPECT_EQ(old.message, "planted fault: 'aten::*' refused under functionalization (EPSMITH_PLANTED_FAULT)");
+  EXPECT_EQ(old.ops, coreOps(*c.program));
+  c.message = "planted fault: 'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
+  EXPECT_EQ(rootCauseOf(c).id(), old.id());
+  c.program.reset();
+  c.op = "aten::logical_not_";
+  EXPECT_EQ(rootCauseOf(c).ops, std::vector<std::string>{"logical_not"});
 }
 
 // Note [One memory error, several signals]: a segfault and an abort in the same op of the
 // same program are one bucket and replay as each other, and as an exception at that op (or
 // at none); other deaths and findings are not.
 TEST(Corpus, MemoryErrorsAreOneKindWhateverTheSignal) {
-  const BucketKey segv{"D2", "crash-SIGSEGV", {"aten::expm1_"}, "aten::expm1_"};
-  const BucketKey abrt{"D2", "crash-SIGABRT", {"aten::expm1_"}, "aten::expm1_"};
+  const RootCause segv{"D2", crashKind("crash-SIGSEGV"), "", {"expm1"}};
+  const RootCause abrt{"D2", crashKind("crash-SIGABRT"), "", {"expm1"}};
   EXPECT_EQ(segv.id(), abrt.id());
   EXPECT_EQ(segv.id().substr(0, 16), "d2-crash-memory-");
-  EXPECT_NE(segv.id(), (BucketKey{"D2", "crash-SIGFPE", {"aten::expm1_"}, "aten::expm1_"}.id()));
-  EXPECT_NE(segv.id(), (BucketKey{"D2", "timeout", {"aten::expm1_"}, "aten::expm1_"}.id()));
+  EXPECT_NE(segv.id(), (RootCause{"D2", crashKind("crash-SIGFPE"), "", {"expm1"}}.id()));
+  EXPECT_NE(segv.id(), (RootCause{"D2", crashKind("timeout"), "", {"expm1"}}.id()));
   EXPECT_TRUE(sameFailure("D2 crash-SIGSEGV aten::expm1_", "D2 crash-SIGABRT aten::expm1_"));
   EXPECT_TRUE(sameFailure("worker crash-SIGBUS", "worker crash-SIGSEGV"));
   EXPECT_TRUE(sameFailure("D1 value-mismatch", "D1 value-mismatch"));

@@ -2,8 +2,8 @@
 # End-to-end tests of the epsmith command line: exit codes, outputs, located errors.
 # Usage: cli_test.sh EPSMITH_BINARY SOURCE_DIR
 set -uo pipefail
-epsmith=$1
-src=$2
+epsmith=$(realpath "$1")
+src=$(realpath "$2")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -180,7 +180,7 @@ if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out
    grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
   echo "FAIL fuzz campaign: exit $code"; echo "$out" | tail -20; failures=$((failures + 1)); fi
 check fuzz_summary 0 '"phase_share"' -- cat "$work/report/summary.json"
-check fuzz_report 0 "## Buckets" -- cat "$work/report/report.md"
+check fuzz_report 0 "## New root causes" -- cat "$work/report/report.md"
 check fuzz_report_families 0 "## Families" -- cat "$work/report/report.md"
 check fuzz_summary_families 0 '"families"' -- cat "$work/report/summary.json"
 buckets=$(find "$work/corpus/regressions" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
@@ -191,10 +191,47 @@ check fuzz_known_buckets 0 "stat::new_buckets: 0" -- fuzz --corpus "$work/corpus
 # Note [A minimization budget per family]: the planted faults are one family; past its one
 # minimization a new signature of it is listed with its seed, not minimized.
 out=$(fuzz --corpus "$work/corpus_budget" --report "$work/report_budget" --minimize-per-family 1 2>&1)
-unminimized=$(grep -o "^stat::unminimized_signatures: [0-9]*" <<<"$out" | grep -o "[0-9]*$")
+unminimized=$(grep -o "^stat::unminimized_findings: [0-9]*" <<<"$out" | grep -o "[0-9]*$")
 if [ "${unminimized:-0}" -gt 0 ] && grep -q "^## Not minimized" "$work/report_budget/report.md" &&
    grep -q '"not_minimized"' "$work/report_budget/summary.json"; then passes=$((passes + 1)); else
-  echo "FAIL fuzz_budget: ${unminimized:-no} unminimized signatures"; echo "$out" | tail -5; failures=$((failures + 1)); fi
+  echo "FAIL fuzz_budget: ${unminimized:-no} unminimized findings"; echo "$out" | tail -5; failures=$((failures + 1)); fi
+# Note [Planted functionalizer faults]: three bugs of the functionalizer planted at once come
+# out as D1 root causes apart, each naming its op, and nothing else does; without them the
+# same campaign finds nothing (Note [Root causes], Note [The slice of a mismatch]).
+cat >"$work/faults.cfg" <<'CFG'
+nodes 6
+allow ^aten::add_\.Tensor$
+allow ^aten::add\.Tensor$
+allow ^aten::mul\.out$
+allow ^aten::mul\.Tensor$
+allow ^aten::diagonal$
+allow ^aten::sin$
+allow ^aten::neg_$
+allow ^aten::cos\.out$
+allow ^aten::sub_\.Tensor$
+allow ^aten::transpose\.int$
+CFG
+faulted() { "$epsmith" fuzz --cases 400 --seed 1 --config "$work/faults.cfg" --checks D1 --minimize-calls 200 --known none "$@"; }
+EPSMITH_FUNCTIONALIZER_FAULT=add-subtracts,mul-out-divides,diagonal-write-lost faulted --corpus "$work/corpus_f" --report "$work/report_f" >/dev/null 2>&1
+keys=$(grep -o '"key": "D1|value-mismatch|[^"]*"' "$work/report_f/summary.json" | sed 's/.*|//; s/"$//' | sort | tr '\n' ' ')
+others=$(grep -o '"key": "[^"]*"' "$work/report_f/summary.json" | grep -v '"key": "D1|value-mismatch|' | grep -v '|add"$' | wc -l)
+if [ "$keys" = "*op,diagonal add mul " ] && [ "$others" -eq 0 ]; then passes=$((passes + 1)); else
+  echo "FAIL planted functionalizer faults: D1 value mismatches [$keys], $others other root causes"; failures=$((failures + 1)); fi
+check fuzz_no_faults 0 "stat::findings: 0" -- faulted --corpus "$work/corpus_nf" --report "$work/report_nf"
+# In a checkout, a campaign on its defaults reads the checked-in corpus and known-bugs list
+# and writes under ./fuzz-out only.
+mkdir -p "$work/checkout/corpus/regressions"
+cp -r "$work/corpus/regressions/." "$work/checkout/corpus/regressions/"
+cp "$src/corpus/known.json" "$work/checkout/corpus/"
+before=$(cd "$work/checkout" && find corpus -type f | sort | xargs sha1sum)
+out=$(cd "$work/checkout" && "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 2>&1); code=$?
+after=$(cd "$work/checkout" && find corpus -type f | sort | xargs sha1sum)
+if [ "$code" -eq 0 ] && [ "$before" = "$after" ] && [ -f "$work/checkout/fuzz-out/report/report.md" ] &&
+   grep -q "^stat::new_buckets: 0$" <<<"$out"; then passes=$((passes + 1)); else
+  echo "FAIL fuzz in a checkout: exit $code, corpus $([ "$before" = "$after" ] && echo kept || echo changed)"; echo "$out" | tail -5
+  failures=$((failures + 1)); fi
+printf '{"epsmith_known_bugs": 1, "bugs": [{"id": "x"}]}' >"$work/bad_known.json"
+check fuzz_bad_known 2 "bad_known.json: \$.bugs[0]: an entry needs" -- "$epsmith" fuzz --known "$work/bad_known.json" --corpus "$work/fc" --report "$work/fr"
 # The same seed makes the same cases, whatever --jobs is: the same case files from a fresh
 # corpus (Note [Campaigns that do not depend on timing]).
 cases() { (cd "$1/regressions" && find . -name '*.json' ! -path '*/.incoming/*' | sort); }

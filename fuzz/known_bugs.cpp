@@ -1,0 +1,98 @@
+// See known_bugs.h.
+#include "fuzz/known_bugs.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "formats/json.h"
+#include "fuzz/corpus.h"
+
+namespace epsmith {
+namespace {
+
+constexpr int kKnownBugsVersion = 1;
+
+std::string stringOr(const JsonAt& object, std::string_view key) {
+  auto v = object.optional(key);
+  return v ? v->string() : std::string();
+}
+
+std::vector<std::string> stringsOr(const JsonAt& object, std::string_view key) {
+  auto v = object.optional(key);
+  return v ? v->strings() : std::vector<std::string>();
+}
+
+KnownBug readEntry(const JsonAt& j) {
+  j.allowOnly({"id", "check", "kind", "template", "message", "ops", "libtorch", "issue", "why"});
+  KnownBug b;
+  b.id = j.field("id").string();
+  b.check = stringOr(j, "check");
+  if (auto kind = j.optional("kind")) {
+    b.kinds = kind->json().isArray() ? kind->strings() : std::vector<std::string>{kind->string()};
+    for (std::string& k : b.kinds) k = crashKind(k);
+  }
+  b.template_is = stringOr(j, "template");
+  b.message = stringOr(j, "message");
+  try {  // std::regex reports a bad pattern only by throwing
+    b.message_regex = std::regex(b.message, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    j.field("message").fail(std::string("bad regex: ") + e.what());
+  }
+  b.ops = stringsOr(j, "ops");
+  b.libtorch = stringsOr(j, "libtorch");
+  b.issue = stringOr(j, "issue");
+  b.why = stringOr(j, "why");
+  if (b.issue.empty() && b.why.empty()) j.fail("an entry needs its \"issue\" or a \"why\"");
+  return b;
+}
+
+bool appliesTo(const KnownBug& b, const std::string& version) {
+  if (b.libtorch.empty()) return true;
+  return std::any_of(b.libtorch.begin(), b.libtorch.end(),
+                     [&](const std::string& prefix) { return version.rfind(prefix, 0) == 0; });
+}
+
+}  // namespace
+
+Expected<KnownBugs> KnownBugs::parse(std::string_view text, const std::string& where) {
+  return readJson(text, where, [](const JsonAt& j) {
+    j.allowOnly({"epsmith_known_bugs", "bugs"});
+    const JsonAt version = j.field("epsmith_known_bugs");
+    if (version.integer() != kKnownBugsVersion) version.fail("unknown version (this epsmith reads 1)");
+    KnownBugs list;
+    const JsonAt bugs = j.field("bugs");
+    for (size_t i = 0; i < bugs.size(); ++i) {
+      list.bugs_.push_back(readEntry(bugs[i]));
+      for (size_t k = 0; k + 1 < list.bugs_.size(); ++k) {
+        if (list.bugs_[k].id == list.bugs_.back().id) bugs[i].field("id").fail("a second entry with this id");
+      }
+    }
+    return list;
+  });
+}
+
+Expected<KnownBugs> KnownBugs::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Diagnostic{path, "cannot open the known-bugs list"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+const KnownBug* KnownBugs::match(const RootCause& root, const std::string& version) const {
+  for (const KnownBug& b : bugs_) {
+    if (!appliesTo(b, version)) continue;
+    if (!b.check.empty() && b.check != root.check) continue;
+    if (!b.kinds.empty() && std::find(b.kinds.begin(), b.kinds.end(), root.kind) == b.kinds.end()) continue;
+    if (!b.template_is.empty() && b.template_is != root.message) continue;
+    if (!b.message.empty() && !std::regex_search(root.message, b.message_regex)) continue;
+    const bool op_matches = b.ops.empty() || std::any_of(root.ops.begin(), root.ops.end(), [&](const std::string& op) {
+                              return std::find(b.ops.begin(), b.ops.end(), op) != b.ops.end();
+                            });
+    if (op_matches) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace epsmith

@@ -1,0 +1,268 @@
+// See root_cause.h.
+#include "fuzz/root_cause.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "fuzz/corpus.h"
+#include "ops/op_roles.h"
+
+namespace epsmith {
+namespace {
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Lower-case letters, digits and single dashes.
+std::string slug(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) out.push_back(static_cast<char>(std::tolower(u)));
+    else if (!out.empty() && out.back() != '-') out.push_back('-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A dtype as LibTorch's messages name it: "Float", "BFloat16", "CPUHalfType", "Float8_e4m3fn".
+bool isDtypeWord(std::string_view w) {
+  static constexpr std::string_view kNames[] = {
+      "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
+      "ComplexDouble", "Bool", "BFloat16", "UInt16", "UInt32", "UInt64", "Float8_e5m2", "Float8_e4m3fn",
+      "Float8_e5m2fnuz", "Float8_e4m3fnuz"};
+  if (w.size() > 7 && w.substr(0, 3) == "CPU" && w.substr(w.size() - 4) == "Type") w = w.substr(3, w.size() - 7);
+  for (std::string_view name : kNames) {
+    if (w == name) return true;
+  }
+  return false;
+}
+
+// The raising side's error in an exception finding's report, for findings recorded before
+// they kept their message ("exception in actual only: node %x: aten::add.Tensor: The size
+// of tensor a ..." → "The size of tensor a ...").
+std::string exceptionInReport(std::string_view report) {
+  std::string_view line = report.substr(0, report.find('\n'));
+  std::string side;
+  if (line.rfind("different exceptions:", 0) == 0) {  // the actual side's error, on its own line
+    const size_t at = report.find("\n  actual:");
+    line = at == std::string_view::npos ? std::string_view() : report.substr(at + 10);
+    line = line.substr(0, line.find('\n'));
+  } else if (const size_t only = line.find(" only: "); line.rfind("exception in ", 0) == 0 && only != std::string_view::npos) {
+    if (line.rfind("exception in expected", 0) == 0) side = "in expected only: ";
+    line = line.substr(only + 7);
+  } else if (const size_t colon = line.find(": "); line.rfind("an exception escaped", 0) == 0 && colon != std::string_view::npos) {
+    line = line.substr(colon + 2);
+  }
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  for (std::string_view prefix : {"node %", "aten::"}) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t colon = line.find(": ");
+    if (colon == std::string_view::npos) break;
+    line.remove_prefix(colon + 2);
+  }
+  return side + std::string(line);
+}
+
+// The first dtype in `text` ("f32[2, 3], ..." → "f32"); "not a tensor" for a Python
+// number or list.
+std::string dtypeIn(std::string_view text) {
+  const size_t bracket = text.find('['), stop = text.find_first_of(" ,)");
+  if (bracket == std::string_view::npos || (stop != std::string_view::npos && stop < bracket)) return "not a tensor";
+  return std::string(text.substr(0, bracket));
+}
+
+// The two dtypes of a dtype mismatch's report recorded before findings kept their message:
+// "dtype mismatch at output 0: expected f16[2], actual f32[2]" → "dtype mismatch (f16
+// expected, f32 actual)".
+std::string dtypesInReport(std::string_view report) {
+  const size_t expected = report.find(": expected "), actual = report.find(", actual ");
+  if (expected == std::string_view::npos || actual == std::string_view::npos) return "dtype mismatch";
+  return "dtype mismatch (" + dtypeIn(report.substr(expected + 11)) + " expected, " +
+         dtypeIn(report.substr(actual + 9)) + " actual)";
+}
+
+}  // namespace
+
+std::string RootCause::str() const {
+  std::string ops_text;
+  for (const auto& op : ops) ops_text += (ops_text.empty() ? "" : ",") + op;
+  return check + "|" + kind + "|" + message + "|" + ops_text;
+}
+
+std::string RootCause::id() const {
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(fnv1a(str()) & 0xffffffffu));
+  return slug(check) + "-" + slug(kind) + "-" + hash;
+}
+
+std::string RootCause::family() const { return check + " " + kind + (message.empty() ? "" : ": " + message); }
+
+std::string coreOpName(std::string_view name) {
+  if (name.rfind("aten::", 0) == 0) name.remove_prefix(6);
+  name = name.substr(0, name.find('.'));
+  const bool dunder = name.size() > 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__";
+  if (!dunder && name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+  return std::string(name);
+}
+
+std::vector<std::string> coreOps(const ExportedProgram& p) {
+  std::set<std::string> ops;
+  for (const auto& n : p.graph().nodes()) {
+    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(coreOpName(n.target.textName()));
+  }
+  return {ops.begin(), ops.end()};
+}
+
+std::string messageTemplate(const CheckOutcome& o) {
+  // A value or shape mismatch is keyed by its kind alone, not by its dtype nor by where it
+  // shows: one bug of a kernel or of a write's path shows in every dtype, at the outputs
+  // and at the inputs it mutates. Which dtypes a dtype mismatch names is the bug itself.
+  if (o.kind == "value-mismatch" || o.kind == "shape-mismatch") return o.kind.substr(0, 5) + " mismatch";
+  std::string message = o.message;
+  if (message.empty() && !o.report.empty()) {  // recorded before findings kept a message
+    if (o.kind == "dtype-mismatch") message = dtypesInReport(o.report);
+    else if (o.kind.find("exception") != std::string::npos) message = exceptionInReport(o.report);
+  }
+  return normalizedMessage(message);
+}
+
+std::string messageTemplate(const WorkerDeath& d) {
+  return d.frame.empty() ? std::string() : normalizedMessage("in " + d.frame);
+}
+
+std::string normalizedMessage(std::string_view message) {
+  constexpr size_t kLimit = 160;
+  std::string out;
+  for (size_t i = 0; i < message.size() && out.size() < kLimit;) {
+    const char c = message[i];
+    if (c == '[') {  // a list of numbers, spaces, commas and signs: [2, 3], [-1], []
+      size_t j = i + 1;
+      while (j < message.size() && (isDigit(message[j]) || message[j] == ',' || message[j] == ' ' || message[j] == '-')) ++j;
+      if (j < message.size() && message[j] == ']') {
+        out += "[...]";
+        i = j + 1;
+        continue;
+      }
+    }
+    if (c == '\'' && message.substr(i + 1, 6) == "aten::") {  // 'aten::logical_not.out'
+      const size_t close = message.find('\'', i + 1);
+      if (close != std::string_view::npos) {
+        out += "'aten::*'";
+        i = close + 1;
+        continue;
+      }
+    }
+    if (message.substr(i, 6) == "aten::") {  // aten::abs.out: ...
+      i += 6;
+      while (i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) || message[i] == '_' ||
+                                    (message[i] == '.' && i + 1 < message.size() && message[i + 1] != ' '))) {
+        ++i;
+      }
+      out += "aten::*";
+      continue;
+    }
+    const bool in_word = i > 0 && isWordChar(message[i - 1]);
+    if (std::isalpha(static_cast<unsigned char>(c)) && !in_word) {  // a word: a dtype's name goes
+      size_t end = i;
+      while (end < message.size() && isWordChar(message[end])) ++end;
+      const std::string_view word = message.substr(i, end - i);
+      out += isDtypeWord(word) ? std::string_view("DTYPE") : word;  // digits in a name stay: Caffe2
+      i = end;
+      continue;
+    }
+    if (isDigit(c) || (c == '-' && !in_word && i + 1 < message.size() && isDigit(message[i + 1]))) {
+      ++i;  // a sign or the first digit
+      while (i < message.size() && (isDigit(message[i]) ||
+                                     (message[i] == '.' && i + 1 < message.size() && isDigit(message[i + 1])))) {
+        ++i;
+      }
+      out += 'N';
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+namespace {
+
+// The node the value at `where` starts from: an output's argument, an input's placeholder.
+const Node* startOf(const ExportedProgram& p, const std::string& where) {
+  const Graph& g = p.graph();
+  if (where.rfind("output ", 0) == 0) {  // the i-th user output, as the oracle counts them
+    const Node* out = g.outputNode();
+    size_t i = static_cast<size_t>(std::atoll(where.c_str() + 7));
+    const auto& specs = p.signature.output_specs;
+    for (size_t k = 0; out && k < specs.size() && k < out->args.size(); ++k) {
+      if (specs[k].kind != OutputKind::UserOutput && specs[k].kind != OutputKind::LossOutput) continue;
+      if (i-- > 0) continue;
+      const Node* found = nullptr;
+      out->args[k].forEachNode([&](const Node* n) { found = found ? found : n; });
+      return found;
+    }
+    return nullptr;
+  }
+  if (where.rfind("input ", 0) == 0) {  // "input user_input:x0": the placeholder is the spec's arg
+    const size_t colon = where.find(':');
+    if (colon == std::string::npos) return nullptr;
+    const std::string target = where.substr(colon + 1);
+    for (const InputSpec& spec : p.signature.input_specs) {
+      const bool named = spec.arg.name == target || (spec.target && *spec.target == target);
+      if (named) return g.find(spec.arg.name);
+    }
+  }
+  return nullptr;
+}
+
+bool writesOrViews(const Node& n) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+  const OpRole role = opRole(*n.target.op()).role;
+  return role != OpRole::Functional;
+}
+
+}  // namespace
+
+std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where) {
+  const Graph& g = p.graph();
+  const Node* start = startOf(p, where);
+  if (!start) return coreOps(p);
+  // What the value is computed from, and what writes into it or into a tensor it is
+  // computed from (an in-place or out= user, or a view of it that one writes through),
+  // with what those read: to a fixpoint, a few rounds on a small program.
+  std::set<const Node*> in{start};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Node& n : g.nodes()) {
+      bool reads_slice = false, in_slice = in.count(&n) > 0;
+      n.forEachInput([&](const Node* i) { reads_slice = reads_slice || in.count(i) > 0; });
+      if (!in_slice && reads_slice && writesOrViews(n)) in_slice = grew = in.insert(&n).second;
+      if (!in_slice) continue;
+      n.forEachInput([&](const Node* i) { grew = in.insert(i).second || grew; });
+    }
+  }
+  std::set<std::string> ops;
+  for (const Node* n : in) {
+    if (n->op() == OpKind::CallFunction && n->target.kind() == Target::Kind::Aten) ops.insert(coreOpName(n->target.textName()));
+  }
+  return {ops.begin(), ops.end()};
+}
+
+bool isMismatchKind(std::string_view kind) {
+  return kind == "value-mismatch" || kind == "shape-mismatch" || kind == "dtype-mismatch";
+}
+
+}  // namespace epsmith

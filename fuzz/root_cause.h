@@ -1,0 +1,79 @@
+// What makes two findings one bug: their root cause (Note [Root causes]).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/checks.h"
+#include "fuzz/workers.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+// Note [Root causes]
+// A campaign files one bucket per root cause, keyed from the finding's fields and its
+// minimized program, never from its report:
+//   - the check ("D2"), or the phase a worker died in ("generate");
+//   - the kind, a memory crash's signals as one (crashKind);
+//   - the message template: what the check saw in one line (an exception's message, a
+//     violation's check id; for a mismatch its kind, and for a dtype mismatch the two
+//     dtypes) with what varies from program to program taken out (numbers, int lists, op
+//     and dtype names);
+//   - the core ops: the ATen ops of the minimized program that the failure needs, each
+//     named without its overload and its in-place or out= form, so that add_.Tensor,
+//     add.out and add.Scalar are `add` (a kernel's or a functionalization rule's bug shows
+//     through every form of its op); an op the failure needs only by its kind is named by
+//     its class, one it does not need at all is left out
+//     (Note [Ops a failure does not depend on]).
+// Merged: "Dimension out of range (... got 1)" at squeeze_.dim and at squeeze.dim after the
+// same transpose_ (one message template, ops {squeeze, transpose}); a value mismatch of
+// std.out and of std.correction, in bf16 or in f32, at an output or at a mutated input; a
+// write through an unfold view by tan_ or by exp_
+// (Note [Ops a failure does not depend on]). Apart: the same message through another op that the failure needs by name (the
+// minimizer keeps only what the failure needs, so another op is another path to it).
+// Upstream bugs that every op leads to (a lost metadata mutation) are merged by pattern
+// instead, in the known-bugs list (fuzz/known_bugs.h).
+struct RootCause {
+  std::string check;
+  std::string kind;                // crashKind'ed
+  std::string message;             // the template
+  std::vector<std::string> ops;    // core op names, sorted and distinct
+  std::string str() const;         // "D2|exception-in-one|Dimension out of range ...|squeeze,transpose"
+  // A directory name: check, kind and a hash of the rest: "d2-exception-in-one-3fa2c1d0".
+  std::string id() const;
+  std::string family() const;      // check, kind and message: its root causes differ in ops
+};
+
+// "aten::add_.Tensor", "aten::add.out", "aten::add.Tensor" → "add"; "aten::__iand__.Tensor"
+// → "__iand__" (dunder names keep their underscores).
+std::string coreOpName(std::string_view aten_name);
+// The core op names of `p`'s graph (ATen calls only), sorted and distinct.
+std::vector<std::string> coreOps(const ExportedProgram& p);
+
+// The template of a check's finding (its `message`, or for a finding recorded before
+// findings kept one, what its report says).
+std::string messageTemplate(const CheckOutcome& o);
+// The template of a worker's death: what it died of, and in which frame where that is known.
+std::string messageTemplate(const WorkerDeath& d);
+// `message` with numbers as N (a sign and a decimal point included; digits in a name, as
+// in Caffe2, stay), bracketed lists of numbers as [...], op names as aten::* and dtype
+// names (Float, CPUHalfType) as DTYPE, cut at 160 bytes.
+std::string normalizedMessage(std::string_view message);
+// Note [The slice of a mismatch]
+// A mismatch names no op, so which root cause it is shows only once it is minimized
+// (Note [Mismatches are minimized before they are counted], campaign.cpp). Before that, the
+// ops its differing value can depend on are known from the program: those the value is
+// computed from, and those that write into it or into what it is computed from (an
+// in-place op on a tensor the output aliases, an out= call into it), and what they read;
+// whether a write comes before or after a read is not asked, so the slice may hold more.
+// A campaign counts a mismatch under a root cause met before when the slice holds every op
+// that root cause names, and minimizes it only otherwise.
+// The core op names of the slice of `p` that the value at `where` ("output 1", "input
+// user_input:x0") depends on; every op of `p` where `where` names no output or input.
+std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where);
+
+// Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.
+bool isMismatchKind(std::string_view kind);
+
+}  // namespace epsmith

@@ -1,0 +1,251 @@
+// Root causes (Note [Root causes]): message templates from findings and from the reports of
+// older case files, core op names, the slice of a mismatch, the ops a failure needs, and the
+// known-bugs list, including that every upstream bug the checked-in corpus knows is in it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fuzz/corpus.h"
+#include "fuzz/generalize.h"
+#include "fuzz/known_bugs.h"
+#include "fuzz/root_cause.h"
+#include "generators/op_catalog.h"
+#include "tests/support/program_text.h"
+
+namespace epsmith {
+namespace {
+
+CheckOutcome recorded(const std::string& kind, const std::string& report) {
+  CheckOutcome o;
+  o.status = CheckOutcome::Status::Finding;
+  o.kind = kind;
+  o.report = report;
+  return o;
+}
+
+std::string templateOf(const std::string& kind, const std::string& report) {
+  return messageTemplate(recorded(kind, report));
+}
+
+// Reports as the comparator writes them (the checked-in corpus has each of these).
+TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
+  const std::string select =
+      "exception in actual only: node %select_1: aten::select.int: Dimension out of range (expected to be in "
+      "range of [-1, 0], but got 1)\n  expected completed with 2 output(s)";
+  const std::string transpose =
+      "exception in actual only: node %t_: aten::t_: Dimension out of range (expected to be in range of [-2, 1], "
+      "but got 3)\n  expected completed with 1 output(s)";
+  EXPECT_EQ(templateOf("exception-in-one", select), "Dimension out of range (expected to be in range of [...], but got N)");
+  EXPECT_EQ(templateOf("exception-in-one", select), templateOf("exception-in-one", transpose));
+  // Quoted and bare op names, dtype names, sizes and decimals vary too.
+  EXPECT_EQ(templateOf("exception-in-one", "exception in actual only: node %abs_: aten::abs_: Could not run "
+                                           "'aten::abs.out' with arguments from the 'Meta' backend."),
+            templateOf("exception-in-one", "exception in actual only: node %nan_to_num: aten::nan_to_num: Could not "
+                                           "run 'aten::nan_to_num.out' with arguments from the 'Meta' backend."));
+  EXPECT_EQ(normalizedMessage("aten::abs.out: attempted to run this operator with Meta tensors"),
+            "aten::*: attempted to run this operator with Meta tensors");
+  EXPECT_EQ(normalizedMessage("self.stride(-1) must be 1 to view Float as Half"), "self.stride(N) must be N to view DTYPE as DTYPE");
+  EXPECT_EQ(normalizedMessage("expand(CPUHalfType{[1, 2]}, size=[3])"), "expand(DTYPE{[...]}, size=[...])");
+  EXPECT_EQ(templateOf("exception-in-one", "exception in actual only: node %v: aten::view: shape '[2, 3]' is invalid "
+                                           "for input of size 5"),
+            "shape '[...]' is invalid for input of size N");
+}
+
+TEST(RootCause, DifferentMessagesHaveDifferentTemplates) {
+  const std::string dims = "exception in actual only: node %s: aten::select.int: Dimension out of range (expected to "
+                           "be in range of [-1, 0], but got 1)";
+  const std::string sizes = "exception in actual only: node %s: aten::select.int: The size of tensor a (2) must match "
+                            "the size of tensor b (3) at non-singleton dimension 0";
+  EXPECT_NE(templateOf("exception-in-one", dims), templateOf("exception-in-one", sizes));
+  // Which side raised is part of the message: eager refusing is another bug.
+  EXPECT_EQ(templateOf("exception-in-one", "exception in expected only: node %s: aten::s: got 1"), "in expected only: got N");
+  // Negative numbers are numbers; digits in a name are the name's; a sentence's full stop stays.
+  EXPECT_EQ(normalizedMessage("got -1"), normalizedMessage("got 3"));
+  EXPECT_EQ(normalizedMessage("a Caffe2 tensor"), "a Caffe2 tensor");
+  EXPECT_EQ(normalizedMessage("slice() cannot be applied to a 0-dim tensor."), "slice() cannot be applied to a N-dim tensor.");
+}
+
+// Note [Root causes]: a value or shape mismatch is its kind, whatever its dtype and wherever
+// it shows; a dtype mismatch keeps its dtypes. A finding's own message and the report of an
+// older case file give one template.
+TEST(RootCause, MismatchTemplates) {
+  EXPECT_EQ(templateOf("value-mismatch", "value mismatch at output 0 (f32[], rtol 1.3e-06, atol 1e-05): 1 of 1 elements "
+                                         "differ"),
+            "value mismatch");
+  EXPECT_EQ(templateOf("value-mismatch", "value mismatch at input user_input:x0 (i64[2], exact): 1 of 2 elements differ"),
+            "value mismatch");
+  EXPECT_EQ(templateOf("shape-mismatch", "shape mismatch at output 0: expected f32[0, 0], actual f32[1, 0, 0]"),
+            "shape mismatch");
+  EXPECT_EQ(templateOf("dtype-mismatch", "dtype mismatch at output 1: expected f16[2], actual f32[2]"),
+            "dtype mismatch (f16 expected, f32 actual)");
+  CheckOutcome live = recorded("dtype-mismatch", "");
+  live.message = "dtype mismatch (f16 expected, f32 actual)";
+  EXPECT_EQ(messageTemplate(live), "dtype mismatch (f16 expected, f32 actual)");
+  EXPECT_EQ(templateOf("crash-SIGSEGV", "the worker died (crash-SIGSEGV) in D2 while running aten::expm1_"), "");
+  EXPECT_EQ(templateOf("escaped-exception", "an exception escaped the check: std::bad_alloc"), "std::bad_alloc");
+  // Different exceptions: the actual side's error.
+  EXPECT_EQ(templateOf("different-exceptions", "different exceptions:\n  expected: node %a: aten::mm: mat1 and mat2 "
+                                              "shapes cannot be multiplied (2x3 and 4x5)\n  actual:   node %a: aten::mm: "
+                                              "tried to directly modify sizes for customized tensor"),
+            "tried to directly modify sizes for customized tensor");
+}
+
+TEST(RootCause, CoreOpNamesMergeInPlaceOutAndFunctionalForms) {
+  EXPECT_EQ(coreOpName("aten::add_.Tensor"), "add");
+  EXPECT_EQ(coreOpName("aten::add.out"), "add");
+  EXPECT_EQ(coreOpName("aten::add.Scalar"), "add");
+  EXPECT_EQ(coreOpName("aten::relu"), "relu");
+  EXPECT_EQ(coreOpName("aten::__iand__.Tensor"), "__iand__");
+  EXPECT_EQ(coreOpName("aten::_foreach_add_.Scalar"), "_foreach_add");
+  EXPECT_EQ((RootCause{"D2", "exception-in-one", "m", {"add"}}.family()), "D2 exception-in-one: m");
+}
+
+const char* kSliced = R"EPT(graph {
+  %x: f32[2, 2] = placeholder
+  %y: f32[2, 2] = placeholder
+  %sin: f32[2, 2] = aten::sin(%x)
+  %t: f32[2, 2] = aten::t(%sin)
+  %neg_: f32[2, 2] = aten::neg_(%t)
+  %cos: f32[2, 2] = aten::cos(%y)
+  %exp_: f32[2, 2] = aten::exp_(%y)
+  return (%exp_, %sin, %cos)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_input_mutation %exp_ -> "y"
+  output user_output %sin
+  output user_output %cos
+}
+storages {
+  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]
+  $1: f32[4] = [1.0, 2.0, 3.0, 4.0]
+}
+example_inputs {
+  $0 f32[2, 2]
+  $1 f32[2, 2]
+}
+)EPT";
+
+// Note [The slice of a mismatch]: what an output is computed from and what writes into it
+// (neg_ writes sin through a view), or into what it is computed from (exp_ writes y, here
+// after cos read it: the slice does not look at the order); a mutated input's writers;
+// everything where `where` names nothing.
+TEST(RootCause, TheSliceOfAMismatch) {
+  const ExportedProgram p = test::parse(kSliced);
+  EXPECT_EQ(sliceOps(p, "output 0"), (std::vector<std::string>{"neg", "sin", "t"}));
+  EXPECT_EQ(sliceOps(p, "output 1"), (std::vector<std::string>{"cos", "exp"}));
+  EXPECT_EQ(sliceOps(p, "input user_input:y"), (std::vector<std::string>{"exp"}));
+  EXPECT_EQ(sliceOps(p, ""), coreOps(p));
+}
+
+// Note [Ops a failure does not depend on], with a predicate standing in for the checks.
+TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
+  const ExportedProgram p = test::parse(kSliced);
+  auto catalog = OpCatalog::build();
+  ASSERT_TRUE(catalog.ok());
+  const OpShapes shapes(catalog.value());
+  auto calls = [](const ExportedProgram& q, std::string_view name) {
+    int n = 0;
+    for (const Node& node : q.graph().nodes()) {
+      n += node.op() == OpKind::CallFunction && node.target.kind() == Target::Kind::Aten &&
+           node.target.op()->name() == name;
+    }
+    return n;
+  };
+  // Fails while neg_ is called: neg by name; exp_ stands in for... nothing it needs; the
+  // functional ops' values alone matter, so they are left out.
+  int runs = 0;
+  auto needs_neg = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) { return calls(q, "aten::neg_") > 0; };
+  const auto named = generalizedOps(p, shapes, needs_neg, &runs);
+  EXPECT_NE(std::find(named.begin(), named.end(), "neg"), named.end());
+  EXPECT_EQ(std::find(named.begin(), named.end(), "sin"), named.end());
+  EXPECT_EQ(std::find(named.begin(), named.end(), "cos"), named.end());
+  EXPECT_GT(runs, 0);
+  // Fails while any unary in-place op writes x's view: neg_ is needed by its kind only.
+  auto needs_two_writes = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) {
+    int writes = 0;
+    for (const Node& node : q.graph().nodes()) {
+      writes += node.op() == OpKind::CallFunction && node.target.kind() == Target::Kind::Aten &&
+                node.target.op()->name().back() == '_';
+    }
+    return writes == 2;
+  };
+  const auto classed = generalizedOps(p, shapes, needs_two_writes, &runs);
+  EXPECT_EQ(std::find(classed.begin(), classed.end(), "neg"), classed.end());
+  EXPECT_NE(std::find(classed.begin(), classed.end(), "*op"), classed.end());
+}
+
+const char* kKnown = R"JSON({
+  "epsmith_known_bugs": 1,
+  "bugs": [
+    {"id": "lost", "libtorch": ["2."], "check": "D2", "kind": ["exception-in-one", "shape-mismatch"],
+     "message": "^Dimension out of range", "ops": ["squeeze", "transpose"], "why": "a lost metadata mutation"},
+    {"id": "family", "libtorch": ["1.13"], "check": "D2", "kind": "crash-SIGSEGV", "template": "",
+     "issue": "https://github.com/pytorch/pytorch/issues/1"}
+  ]
+})JSON";
+
+TEST(KnownBugs, EntriesMatchByCheckKindMessageOpsAndRelease) {
+  auto list = KnownBugs::parse(kKnown, "known.json");
+  ASSERT_TRUE(list.ok()) << list.error().str();
+  const RootCause lost{"D2", "exception-in-one", "Dimension out of range (got N)", {"select", "squeeze"}};
+  ASSERT_NE(list->match(lost, "2.13"), nullptr);
+  EXPECT_EQ(list->match(lost, "2.13")->id, "lost");
+  EXPECT_EQ(list->match(lost, "1.13"), nullptr);  // another release
+  EXPECT_EQ(list->match({"D1", lost.kind, lost.message, lost.ops}, "2.13"), nullptr);
+  EXPECT_EQ(list->match({"D2", lost.kind, lost.message, {"select"}}, "2.13"), nullptr);  // none of its ops
+  EXPECT_EQ(list->match({"D2", lost.kind, "The size of tensor a", lost.ops}, "2.13"), nullptr);
+  EXPECT_NE(list->match({"D2", "shape-mismatch", "Dimension out of range", lost.ops}, "2.13"), nullptr);
+  // A crash's signals are one kind; an empty template matches only an empty one.
+  EXPECT_NE(list->match({"D2", crashKind("crash-SIGABRT"), "", {"expm1"}}, "1.13"), nullptr);
+}
+
+TEST(KnownBugs, ABadListIsALocatedError) {
+  auto error = [](const std::string& text) {
+    auto list = KnownBugs::parse(text, "k.json");
+    return list.ok() ? std::string("ok") : list.error().str();
+  };
+  EXPECT_EQ(error(R"({"epsmith_known_bugs": 2, "bugs": []})"), "k.json: $.epsmith_known_bugs: unknown version (this epsmith reads 1)");
+  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "message": "(", "why": "w"}]})").rfind(
+                "k.json: $.bugs[0].message: bad regex", 0),
+            0u);
+  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a"}]})"),
+            "k.json: $.bugs[0]: an entry needs its \"issue\" or a \"why\"");
+  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "why": "w"}, {"id": "a", "why": "w"}]})"),
+            "k.json: $.bugs[1].id: a second entry with this id");
+  EXPECT_NE(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "why": "w", "kinds": "x"}]})").find("kinds"),
+            std::string::npos);
+  EXPECT_EQ(error("{").rfind("k.json: 1:", 0), 0u) << error("{");
+}
+
+// Known upstream bugs are never filed again: every upstream bug of the checked-in corpus is
+// an instance of an entry of corpus/known.json on the release it was found on, and none of
+// the bugs of ours there (fixed or open) is.
+TEST(KnownBugs, TheCorpusUpstreamBugsAreKnown) {
+  auto list = KnownBugs::load(std::string(EPSMITH_SOURCE_DIR) + "/corpus/known.json");
+  ASSERT_TRUE(list.ok()) << list.error().str();
+  auto files = caseFilesUnder({std::string(EPSMITH_SOURCE_DIR) + "/corpus/regressions"});
+  ASSERT_TRUE(files.ok());
+  int upstream = 0, ours = 0;
+  for (const std::string& file : files.value()) {
+    auto c = readCaseFile(file);
+    ASSERT_TRUE(c.ok()) << c.error().str();
+    if (c->check == "D3") continue;  // CPU against CUDA: replayed where CUDA is, not listed
+    const KnownBug* bug = list->match(rootCauseOf(c.value()), c->provenance.libtorch);
+    const bool listable = c->kind.find("exception") != std::string::npos || c->kind.rfind("crash-", 0) == 0;
+    if (c->status == CaseStatus::KnownUpstream && listable) {
+      ++upstream;
+      EXPECT_NE(bug, nullptr) << file << ": " << rootCauseOf(c.value()).str();
+    } else if (c->status != CaseStatus::KnownUpstream) {
+      ++ours;
+      EXPECT_EQ(bug, nullptr) << file << " is a bug of ours, but matches " << bug->id;
+    }
+  }
+  EXPECT_GT(upstream, 100);
+  EXPECT_GT(ours, 40);
+}
+
+}  // namespace
+}  // namespace epsmith
