@@ -54,7 +54,8 @@ std::vector<std::string> coreOps(const ExportedProgram& p);
 // The template of a check's finding (its `message`, or for a finding recorded before
 // findings kept one, what its report says).
 std::string messageTemplate(const CheckOutcome& o);
-// The template of a worker's death: what it died of, and in which frame where that is known.
+// The template of a worker's death: the frame it died in where that is known
+// (Note [The frame of a crash]), "in libtorch_cpu.so", "" otherwise.
 std::string messageTemplate(const WorkerDeath& d);
 // `message` with numbers as N (a sign and a decimal point included; digits in a name, as
 // in Caffe2, stay), bracketed lists of numbers as [...], op names as aten::* and dtype

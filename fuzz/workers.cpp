@@ -7,6 +7,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,9 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "oracle/breadcrumb.h"
 #include "oracle/run.h"
@@ -89,6 +95,73 @@ std::string signalName(int sig) {
 
 Breadcrumb* crumbs(void* shared) { return static_cast<Breadcrumb*>(shared); }
 
+// Note [The frame of a crash]
+// A worker killed by a signal leaves its phase and op (Note [Breadcrumbs for a supervisor]),
+// but one LibTorch bug reached through many ops crashes in the same function, and two bugs
+// of one op in two. So each worker records, in a fatal signal's handler, the return
+// addresses of the stack the signal was raised on (backtrace(3), warmed up at start so the
+// handler does not load libgcc; on an alternate stack, for overflows) and dies of the same
+// signal. Forked workers share their parent's mappings of every library loaded before the
+// fork, so the parent names the addresses with dladdr: the crash's frame is the first one
+// outside the handler, the C library and the unwinder, demangled and without its
+// arguments ("c10::TensorImpl::storage"). An address no exported symbol covers (a static
+// function, a library the worker loaded itself) is named by its object's file name alone,
+// so a key never holds an address. The frame goes into a crash's message template
+// (Note [Root causes]).
+thread_local Breadcrumb* t_crash_crumb = nullptr;
+
+extern "C" void recordFramesAndDie(int sig) {
+  if (Breadcrumb* b = t_crash_crumb) b->frame_count = ::backtrace(b->frames, Breadcrumb::kMaxFrames);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void recordFramesOnFatalSignals(Breadcrumb* crumb) {
+  t_crash_crumb = crumb;
+  void* warm[1];
+  ::backtrace(warm, 1);
+  static std::vector<char> alt(size_t{64} << 10);
+  stack_t ss{};
+  ss.ss_sp = alt.data();
+  ss.ss_size = alt.size();
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = recordFramesAndDie;
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  ::sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) ::sigaction(sig, &sa, nullptr);
+}
+
+// Whether the object at `file` is the C library or the unwinder: frames the crash passed
+// through on its way to the handler, not where it happened.
+bool systemObject(std::string_view file) {
+  const std::string_view name = file.substr(file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/') + 1);
+  return name.rfind("libc.so", 0) == 0 || name.rfind("libc-", 0) == 0 || name.rfind("libgcc_s", 0) == 0 ||
+         name.rfind("libpthread", 0) == 0 || name.rfind("ld-linux", 0) == 0;
+}
+
+std::string crashFrame(const Breadcrumb& crumb) {
+  const int n = std::min(crumb.frame_count, Breadcrumb::kMaxFrames);
+  for (int i = 0; i < n; ++i) {
+    Dl_info info{};
+    if (::dladdr(crumb.frames[i], &info) == 0 || !info.dli_fname) continue;
+    if (systemObject(info.dli_fname)) continue;
+    if (info.dli_sname && std::string_view(info.dli_sname) == "recordFramesAndDie") continue;
+    if (!info.dli_sname) {
+      const std::string_view file(info.dli_fname);
+      const size_t slash = file.rfind('/');
+      if (i == 0) continue;  // the handler itself, in a binary that exports nothing
+      return std::string(slash == std::string_view::npos ? file : file.substr(slash + 1));
+    }
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    std::string name = status == 0 && demangled ? demangled : info.dli_sname;
+    std::free(demangled);
+    return name.substr(0, name.find('('));
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string WorkerDeath::kindName() const {
@@ -148,6 +221,7 @@ void WorkerPool::start(size_t w) {
     }
     Breadcrumb* crumb = &crumbs(shared_)[w];
     installBreadcrumb(crumb);
+    recordFramesOnFatalSignals(crumb);
     try {
       if (init_) init_();
       // A memory backstop besides the parent's watch: allocations past it fail at once
@@ -246,6 +320,7 @@ WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_f
   const Breadcrumb& crumb = crumbs(shared_)[w];
   death.phase.assign(crumb.phase, ::strnlen(crumb.phase, sizeof crumb.phase));
   death.op.assign(crumb.op, ::strnlen(crumb.op, sizeof crumb.op));
+  if (death.kind == WorkerDeath::Kind::Signal) death.frame = crashFrame(crumb);
   ::close(worker.to_child);
   ::close(worker.from_child);
   worker.pid = -1;

@@ -28,6 +28,7 @@ void installBreadcrumb(Breadcrumb* b) {
   if (b) {
     b->phase[0] = '\0';
     b->op[0] = '\0';
+    b->frame_count = 0;
   }
 }
 

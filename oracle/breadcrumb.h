@@ -18,6 +18,11 @@ namespace epsmith {
 struct Breadcrumb {
   char phase[32];  // "generate", "D2", "minimize"
   char op[96];     // "aten::add.Tensor": the op most recently dispatched
+  // The return addresses of the stack a fatal signal was raised on, innermost first
+  // (fuzz/workers.cpp, Note [The frame of a crash]); 0 frames when none was.
+  static constexpr int kMaxFrames = 24;
+  void* frames[kMaxFrames];
+  int frame_count;
 };
 
 // Installs `b` (nullptr: none) for this process.

@@ -74,6 +74,13 @@ TEST(Workers, DeathsAreReportedWithTheirBreadcrumbAndThePoolGoesOn) {
     EXPECT_EQ(e.death->kindName(), want.name);
     EXPECT_EQ(e.death->phase, "D2");
     EXPECT_EQ(e.death->op, "aten::frobnicate.out");
+    // Note [The frame of a crash]: a signal's frame is the function that raised it, here a
+    // static one of this binary, so the binary's name; never an address. Other deaths have none.
+    if (want.kind == WorkerDeath::Kind::Signal) {
+      EXPECT_EQ(e.death->frame, "test_fuzz");
+    } else {
+      EXPECT_EQ(e.death->frame, "");
+    }
     auto after = roundTrip(pool, "echo still here");
     ASSERT_TRUE(after.reply.has_value());
     EXPECT_EQ(*after.reply, "still here");
