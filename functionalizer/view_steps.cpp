@@ -3,6 +3,7 @@
 #include "functionalizer/view_steps.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <stdexcept>
 
@@ -453,27 +454,34 @@ Node* reshapeBack(Emitter& e, Node* base, const TensorMeta& base_meta, Node* src
   return e.call(op("aten::reshape"), {arg::Tensor{src}, shape}, val);
 }
 
+// The step's three int arguments after self (unfold's dimension, size and step, narrow's
+// dim, start and length), where all are literal.
+std::optional<std::array<int64_t, 3>> threeLiteralInts(const ViewStep& step) {
+  auto a = intArgument(*step.node, *step.op, 1, std::nullopt), b = intArgument(*step.node, *step.op, 2, std::nullopt),
+       c = intArgument(*step.node, *step.op, 3, std::nullopt);
+  if (!a || !b || !c) return std::nullopt;
+  return std::array<int64_t, 3>{*a, *b, *c};
+}
+
 // An unfold's inverse: its windows, which do not overlap, as an as_strided view of a
 // contiguous copy of the base, scattered into. Fails (why, with no place) where it has none.
 Expected<Node*> unfoldBack(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
-  const Node& n = *step.node;
-  const OpInfo& o = *step.op;
   const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
-  auto dim = intArgument(n, o, 1, std::nullopt), size = intArgument(n, o, 2, std::nullopt),
-       stp = intArgument(n, o, 3, std::nullopt);
+  const auto args = threeLiteralInts(step);
   auto sizes = concreteSizes(base_meta);
-  if (!dim || !size || !stp || !sizes || rank == 0) return Diagnostic{"", "its arguments are not literal"};
-  if (*stp < *size) return Diagnostic{"", "its windows overlap (step < size), so eager leaves the write undefined"};
-  const int64_t d = wrapDim(*dim, rank);
-  if (d < 0 || d >= rank || *size <= 0 || *stp <= 0 || (*sizes)[d] < *size) {
+  if (!args || !sizes || rank == 0) return Diagnostic{"", "its arguments are not literal"};
+  const auto [dim, size, stp] = *args;
+  if (stp < size) return Diagnostic{"", "its windows overlap (step < size), so eager leaves the write undefined"};
+  const int64_t d = wrapDim(dim, rank);
+  if (d < 0 || d >= rank || size <= 0 || stp <= 0 || (*sizes)[d] < size) {
     return Diagnostic{"", "its arguments do not fit the base"};
   }
   std::vector<int64_t> strides(sizes->size(), 1);
   for (size_t i = sizes->size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>((*sizes)[i], 1);
   std::vector<int64_t> view_sizes = *sizes, view_strides = strides;
-  view_sizes[d] = ((*sizes)[d] - *size) / *stp + 1;
-  view_strides[d] = strides[d] * *stp;
-  view_sizes.push_back(*size);
+  view_sizes[d] = ((*sizes)[d] - size) / stp + 1;
+  view_strides[d] = strides[d] * stp;
+  view_sizes.push_back(size);
   view_strides.push_back(strides[d]);
   TensorMeta contiguous = base_meta;
   contiguous.strides.assign(strides.begin(), strides.end());
@@ -533,18 +541,17 @@ Expected<Node*> literalScatter(Emitter& e, const OpInfo& o, const char* scatter,
 }
 
 Expected<Node*> narrowBack(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src) {
-  const Node& n = *step.node;
   const OpInfo& o = *step.op;
   const int64_t rank = static_cast<int64_t>(base_meta.sizes.size());
-  auto dim = intArgument(n, o, 1, std::nullopt), start = intArgument(n, o, 2, std::nullopt),
-       length = intArgument(n, o, 3, std::nullopt);
+  const auto args = threeLiteralInts(step);
   auto sizes = concreteSizes(base_meta);
-  if (!dim || !start || !length || !sizes) return cannotInvert(o, "its arguments are not literal");
-  const int64_t d = wrapDim(*dim, rank);
+  if (!args || !sizes) return cannotInvert(o, "its arguments are not literal");
+  const auto [dim, start, length] = *args;
+  const int64_t d = wrapDim(dim, rank);
   if (d < 0 || d >= rank) return cannotInvert(o, "dim out of range");
-  const int64_t s = *start < 0 ? *start + (*sizes)[d] : *start;
+  const int64_t s = start < 0 ? start + (*sizes)[d] : start;
   return e.call(op("aten::slice_scatter"),
-                {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + *length}},
+                {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + length}},
                 Val{base_meta});
 }
 
