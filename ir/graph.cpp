@@ -200,9 +200,56 @@ std::vector<Node*> Graph::users(const Node* target) const {
   return out;
 }
 
+namespace {
+
+// Note [Names FX would not give a node]
+// torch.fx never names a node after a Python keyword, a builtin or one of the names its
+// generated code imports (torch/fx/graph.py, _illegal_names and _custom_builtins): `min`
+// becomes `min_1`. torch's deserializer names each node it rebuilds through fx, so a program
+// with a node called `min` loads with that node renamed `min_1`, which clashes with a later
+// node of that name ("Node min_1 has already been deserialized before"). Fresh names skip
+// these as fx does; names read from a file are kept as written. The table is Python 3.11's
+// keyword.kwlist and builtins, and torch 2.13's _custom_builtins, sorted.
+constexpr std::string_view kNamesFxAvoids[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError",
+    "Exception", "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError",
+    "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
+    "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
+    "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError",
+    "NameError", "None", "NoneType", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+    "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError",
+    "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+    "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning",
+    "SystemError", "SystemExit", "TabError", "TimeoutError", "True", "TypeError",
+    "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError",
+    "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError", "Warning",
+    "ZeroDivisionError", "__build_class__", "__debug__", "__doc__", "__import__", "__loader__",
+    "__name__", "__package__", "__spec__", "abs", "aiter", "all", "and", "anext", "any", "as",
+    "ascii", "assert", "async", "await", "bin", "bool", "break", "breakpoint", "bytearray", "bytes",
+    "callable", "chr", "class", "classmethod", "compile", "complex", "continue", "copyright",
+    "credits", "def", "del", "delattr", "device", "dict", "dir", "divmod", "elif", "else",
+    "enumerate", "eval", "except", "exec", "exit", "filter", "finally", "float", "for", "format",
+    "from", "frozenset", "fx_pytree", "getattr", "global", "globals", "hasattr", "hash", "help",
+    "hex", "id", "if", "import", "in", "inf", "input", "int", "is", "isinstance", "issubclass",
+    "iter", "lambda", "len", "license", "list", "locals", "map", "max", "memoryview", "min", "nan",
+    "next", "nonlocal", "not", "object", "oct", "open", "or", "ord", "pass", "pow", "print",
+    "property", "pytree", "quit", "raise", "range", "repr", "return", "reversed", "round", "set",
+    "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "torch", "try", "tuple",
+    "type", "vars", "while", "with", "yield", "zip",
+};
+
+bool fxAvoids(std::string_view name) {
+  return std::binary_search(std::begin(kNamesFxAvoids), std::end(kNamesFxAvoids), name);
+}
+
+}  // namespace
+
 std::string Graph::uniqueName(std::string_view base) const {
   std::string candidate(base.empty() ? "node" : base);
-  if (!names_.count(candidate)) return candidate;
+  if (!names_.count(candidate) && !fxAvoids(candidate)) return candidate;
   // Resume after the last suffix handed out for this base, so n nodes sharing a base cost
   // O(n) in all, not O(n^2). A suffix freed by erase() below the hint is not reused: names
   // stay unique and deterministic for a given sequence of edits, just not the smallest.
