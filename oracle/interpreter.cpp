@@ -622,8 +622,22 @@ c10::IValue runCond(HigherOrderCall& call) {
   return c10::ivalue::Tuple::create(std::move(outcome.outputs));
 }
 
+// wrap_with_set_grad_enabled(enabled, graph, *operands): how torch.export (2.x) records a
+// `with torch.no_grad():` region whose ops it keeps apart, the region in a subgraph.
+c10::IValue runWithGradEnabled(HigherOrderCall& call) {
+  if (call.args.size() < 2 || call.subgraphs.size() != 1 || !call.args[0].isBool()) {
+    throw std::invalid_argument("wrap_with_set_grad_enabled takes (enabled, graph, *operands)");
+  }
+  std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
+  at::AutoGradMode mode(call.args[0].toBool());
+  auto outcome = call.subgraphs[0]->run(operands);
+  if (outcome.error) throw std::runtime_error("in the region, %" + outcome.error->node + ": " + outcome.error->message);
+  return c10::ivalue::Tuple::create(std::move(outcome.outputs));
+}
+
 std::map<std::string, HigherOrderFn>& hopRegistry() {
-  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond}};
+  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond},
+                                                                   {"wrap_with_set_grad_enabled", runWithGradEnabled}};
   return *registry;
 }
 
