@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "formats/json_decode.h"
+#include "formats/json_encode.h"
 #include "formats/json_out.h"
 #include "ir/diagnostic.h"
 #include "ir/program.h"
@@ -67,6 +68,10 @@ typename json_detail::ExpectedOf<R>::type readJson(std::string_view text, const 
     return located(Diagnostic{"", "out of memory while reading JSON"});
   }
 }
+
+// schema.py's TensorMeta object, both ways (a .pt2's payload configs hold one per tensor).
+using json_detail::readTensorMeta;
+using json_detail::tensorMetaJson;
 
 // The program object at `at` inside a larger document (a case file's "program", a worker's
 // reply): read where it lies, its errors at paths under `at`'s.

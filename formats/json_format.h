@@ -27,4 +27,12 @@ Expected<ExportedProgram> readProgramJson(std::string_view text);
 enum class JsonLayout { Indented, Compact };
 Expected<std::string> writeProgramJson(const ExportedProgram& p, JsonLayout layout = JsonLayout::Indented);
 
+// torch's bare ExportedProgram object, as a .pt2 archive holds it (models/NAME.json): the
+// `exported_program` section alone, compact; the state, constants and example inputs travel
+// beside it. Fails, besides where writeProgramJson does, for a program whose graphs need the
+// epsmith section (an input or attribute torch's schema has no form for).
+Expected<std::string> exportedProgramJson(const ExportedProgram& p);
+// Reads such an object; the program's state_dict, constants and example inputs are empty.
+Expected<ExportedProgram> readExportedProgramJson(std::string_view text);
+
 }  // namespace epsmith

@@ -237,15 +237,29 @@ ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
   std::optional<At> eps = top.optional("epsmith");
   if (eps) readSideTables(*eps);
   ExportedProgram p;
-  At ep = top.field("exported_program");
-  ep.allowOnly({"graph_module", "opset_version", "range_constraints", "schema_version", "verifiers", "torch_version",
-                "guards_code"});
-  readGraphModule(ep.field("graph_module"), p);
-  readVersions(ep, p);
+  readExportedProgram(top.field("exported_program"), p);
   if (eps) readState(*eps, p);
   checkAllUsed(graphs_, used_graphs_);
   checkAllUsed(attributes_, used_attributes_);
   return p;
+}
+
+ExportedProgram ProgramReader::readBare(const JsonValue& root, std::string path) {
+  At ep(root, std::move(path));
+  ep.expectObject();
+  if (root.find("exported_program")) {
+    ep.fail("this is an epsmith program file, not torch's bare ExportedProgram object");
+  }
+  ExportedProgram p;
+  readExportedProgram(ep, p);
+  return p;
+}
+
+void ProgramReader::readExportedProgram(const At& ep, ExportedProgram& p) {
+  ep.allowOnly({"graph_module", "opset_version", "range_constraints", "schema_version", "verifiers", "torch_version",
+                "guards_code"});
+  readGraphModule(ep.field("graph_module"), p);
+  readVersions(ep, p);
 }
 
 }  // namespace json_detail
@@ -272,6 +286,13 @@ Expected<ExportedProgram> readProgramJson(std::string_view text) {
   return programOrError([&] {
     json_detail::JsonDocument doc = json_detail::parseJson(text, "");
     return json_detail::ProgramReader().read(doc.root(), "$");
+  });
+}
+
+Expected<ExportedProgram> readExportedProgramJson(std::string_view text) {
+  return programOrError([&] {
+    json_detail::JsonDocument doc = json_detail::parseJson(text, "");
+    return json_detail::ProgramReader().readBare(doc.root(), "$");
   });
 }
 

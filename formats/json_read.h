@@ -17,6 +17,9 @@ class ProgramReader {
  public:
   // The program object `root`, found at `path` ("$" for a file's root).
   ExportedProgram read(const JsonValue& root, std::string path);
+  // torch's bare ExportedProgram object (a .pt2's models/NAME.json), without the epsmith
+  // section: state, constants and example inputs stay empty.
+  ExportedProgram readBare(const JsonValue& root, std::string path);
 
   // A TENSOR object; `storage` may be null only where `storage_optional`.
   TensorValue tensorValue(const At& a, bool storage_optional) const;
@@ -33,6 +36,7 @@ class ProgramReader {
   void readGraphModule(const At& gm, ExportedProgram& p);
   static void readVersions(const At& ep, ExportedProgram& p);
   void readState(const At& eps, ExportedProgram& p) const;
+  void readExportedProgram(const At& ep, ExportedProgram& p);
   std::optional<At> sideEntry(const std::optional<At>& table, const std::string& gpath,
                               std::set<std::string>& used);
   void checkAllUsed(const std::optional<At>& table, const std::set<std::string>& used) const;

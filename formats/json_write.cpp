@@ -224,7 +224,31 @@ std::string ProgramWriter::write() {
   return w.str();
 }
 
+std::string ProgramWriter::writeBare() {
+  registerAttributeStorages(p_.graph());
+  JsonWriter w;
+  exportedProgramJson(w);
+  attributes_.endObject();
+  graphs_.endObject();
+  if (attributes_.compact() != "{}" || graphs_.compact() != "{}") {
+    fail("$", "the program has graph inputs or attributes torch's schema cannot hold (docs/json-format.md, "
+              "the epsmith section): only an epsmith .json file can carry it");
+  }
+  return w.str();
+}
+
 }  // namespace json_detail
+
+Expected<std::string> exportedProgramJson(const ExportedProgram& p) {
+  try {
+    return json_detail::ProgramWriter(p).writeBare();
+  } catch (const json_detail::Failure& f) {
+    if (f.error.where.empty()) return Diagnostic{"$", f.error.message};
+    return f.error;
+  } catch (const std::exception& e) {
+    return Diagnostic{"", std::string("internal error while writing JSON: ") + e.what()};
+  }
+}
 
 Expected<std::string> programJsonValue(const ExportedProgram& p) {
   try {

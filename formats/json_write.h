@@ -92,6 +92,9 @@ class ProgramWriter {
   }
   // The whole file, compact.
   std::string write();
+  // torch's exported_program object alone, compact; fails for a program whose graphs need
+  // the epsmith section's side tables.
+  std::string writeBare();
   void tensorValueJson(JsonWriter& w, const TensorValue& t, const std::string& where, bool storage_optional);
   // A subgraph's object, compact, written the first time it is asked for.
   const std::string& subgraphJson(const Graph& g, const std::string& gpath);
