@@ -12,7 +12,7 @@
 
 #include "epsmith/version.h"
 #include "formats/json_format.h"
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "fuzz/campaign_books.h"
 #include "fuzz/messages.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "epsmith/version.h"
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "fuzz/campaign_books.h"
 #include "fuzz/corpus.h"
 

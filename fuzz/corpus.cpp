@@ -16,7 +16,7 @@
 
 #include "formats/json.h"
 #include "formats/json_format.h"
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "fuzz/checks.h"
 
 namespace epsmith {

@@ -133,22 +133,39 @@ TensorMeta tensorMetaOf(const at::Tensor& t) {
   return m;
 }
 
-TensorValue toTensorValue(const at::Tensor& input) {
-  at::Tensor t = input.detach().cpu();
-  TensorValue v;
-  v.storage = std::make_shared<Storage>();
-  v.storage->dtype = fromAten(t.scalar_type());
+namespace {
+
+std::shared_ptr<Storage> storageOf(const at::Tensor& t) {
+  auto s = std::make_shared<Storage>();
+  s->dtype = fromAten(t.scalar_type());
   const auto itemsize = static_cast<int64_t>(t.element_size());
   const int64_t numel = static_cast<int64_t>(t.storage().nbytes()) / itemsize;
-  v.storage->bytes.resize(static_cast<size_t>(numel * itemsize));
-  if (numel > 0) {
-    std::memcpy(v.storage->bytes.data(), static_cast<const char*>(t.storage().data()), v.storage->bytes.size());
+  s->bytes.resize(static_cast<size_t>(numel * itemsize));
+  if (numel > 0) std::memcpy(s->bytes.data(), static_cast<const char*>(t.storage().data()), s->bytes.size());
+  return s;
+}
+
+}  // namespace
+
+TensorValue toTensorValue(const at::Tensor& input, StorageMemo& memo) {
+  at::Tensor t = input.detach().cpu();
+  auto [it, fresh] = memo.emplace(t.storage().unsafeGetStorageImpl(), nullptr);
+  if (fresh) it->second = storageOf(t);
+  if (it->second->dtype != fromAten(t.scalar_type())) {
+    throw std::invalid_argument("one storage viewed as two dtypes cannot be stored");
   }
+  TensorValue v;
+  v.storage = it->second;
   v.sizes = t.sizes().vec();
   v.strides = t.strides().vec();
   v.storage_offset = t.storage_offset();
   v.requires_grad = input.requires_grad();
   return v;
+}
+
+TensorValue toTensorValue(const at::Tensor& input) {
+  StorageMemo memo;
+  return toTensorValue(input, memo);
 }
 
 c10::WarningHandler* silentWarningHandler() {

@@ -51,6 +51,10 @@ at::Tensor cloneOf(const at::Tensor& t);
 
 // The inverse, for generators and minimizers: a CPU tensor's storage and view.
 TensorValue toTensorValue(const at::Tensor& t);
+// The same, where tensors sharing an ATen storage must come out sharing one Storage (the
+// example inputs of a .pt2): one memo per set of tensors, keyed by the ATen storage.
+using StorageMemo = std::unordered_map<const void*, std::shared_ptr<Storage>>;
+TensorValue toTensorValue(const at::Tensor& t, StorageMemo& memo);
 // The tensor's metadata as meta.val records it (dtype, sizes, strides, offset, requires_grad).
 TensorMeta tensorMetaOf(const at::Tensor& t);
 

@@ -4,7 +4,7 @@
 // bad flags.
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/messages.h"
@@ -73,7 +73,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("FILE", opts->file, "program file (.json or .ept)")->required();
+  cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
   cmd->add_option("--checks", opts->checks, "comma-separated subset of D1,D2,D3,D4,D6")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "where D6 places its corruptions")->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")

@@ -3,7 +3,7 @@
 // it must refuse prints the reason and exits 1; unreadable input exits 2.
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "tools/command.h"
@@ -18,12 +18,12 @@ void addFunctionalizeCommand(CLI::App& app, int& exit_code) {
     bool no_grad = false;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("IN", opts->in, "program file (.json or .ept)")->required();
-  cmd->add_option("-o,--output", opts->out, "write the result here (.json or .ept) instead of printing it");
+  cmd->add_option("IN", opts->in, "program file (.json, .ept or .pt2)")->required();
+  cmd->add_option("-o,--output", opts->out, "write the result here (.json, .ept or .pt2) instead of printing it");
   cmd->add_flag("--no-grad", opts->no_grad, "functionalize as if called under torch.no_grad()");
   cmd->callback([opts, &exit_code] {
     if (!opts->out.empty() && !formatFromPath(opts->out)) {
-      std::cerr << "epsmith functionalize: " << opts->out << ": unknown extension (use .json or .ept)\n";
+      std::cerr << "epsmith functionalize: " << opts->out << ": unknown extension (use .json, .ept or .pt2)\n";
       exit_code = kExitBadInput;
       return;
     }

@@ -1,11 +1,11 @@
 // `epsmith generate --seed S --count N --out DIR [--config FILE] [--nodes N] [--dialect D]
-// [--text]`: writes N generated programs, the i-th from seed S+i as DIR/gen-<S+i>.json (or
-// .ept), so `--seed S+i --count 1` remakes any one of them. Every program is verified in its
+// [--text | --pt2]`: writes N generated programs, the i-th from seed S+i as DIR/gen-<S+i>.json (or
+// .ept, .pt2), so `--seed S+i --count 1` remakes any one of them. Every program is verified in its
 // dialect before it is written; one that fails is a generator bug: reported, exit 1.
 #include <filesystem>
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "fuzz/programs.h"
 #include "generators/generation_config.h"
 #include "tools/command.h"
@@ -23,6 +23,7 @@ struct GenerateOptions {
   int nodes = -1;
   std::string dialect;
   bool text = false;
+  bool pt2 = false;
 };
 
 // The config file's generation config, with the flags that override it.
@@ -55,7 +56,7 @@ Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& ca
                 << violations.front().str() << "\n";
     }
     const std::string path =
-        (std::filesystem::path(opts.out) / ("gen-" + std::to_string(seed) + (opts.text ? ".ept" : ".json"))).string();
+        (std::filesystem::path(opts.out) / ("gen-" + std::to_string(seed) + (opts.text ? ".ept" : opts.pt2 ? ".pt2" : ".json"))).string();
     if (auto error = saveProgram(path, program.value())) return *error;
   }
   return invalid;
@@ -73,7 +74,8 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--nodes", opts->nodes, "ops per program (overrides the config)")->check(CLI::Range(0, 100000));
   cmd->add_option("--dialect", opts->dialect, "TRAINING (mutating) or ATEN (functional; overrides the config)")
       ->check(CLI::IsMember({"TRAINING", "ATEN"}));
-  cmd->add_flag("--text", opts->text, "write the text form (.ept) instead of JSON");
+  auto* text = cmd->add_flag("--text", opts->text, "write the text form (.ept) instead of JSON");
+  cmd->add_flag("--pt2", opts->pt2, "write torch.export.save's archive (.pt2) instead of JSON")->excludes(text);
   cmd->callback([opts, &exit_code] {
     auto fail = [&](const std::string& message) {
       std::cerr << "epsmith generate: " << message << "\n";

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
@@ -110,8 +110,8 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("IN", opts->in, "program file (.json or .ept)")->required();
-  cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json or .ept)");
+  cmd->add_option("IN", opts->in, "program file (.json, .ept or .pt2)")->required();
+  cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json, .ept or .pt2)");
   cmd->add_option("--checks", opts->checks, "checks whose first finding is minimized")->capture_default_str();
   cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most (each run of the checks, each eager run)")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds the checks of one step may run before they are a hang")
@@ -125,7 +125,7 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     auto checks = parseDiffChecks(opts->checks);
     if (!checks) return fail("--checks: " + checks.error().message, kExitBadInput);
     if (!opts->out.empty() && !formatFromPath(opts->out)) {
-      return fail(opts->out + ": unknown extension (use .json or .ept)", kExitBadInput);
+      return fail(opts->out + ": unknown extension (use .json, .ept or .pt2)", kExitBadInput);
     }
     auto program = loadOrReport("minimize", opts->in, exit_code);
     if (!program) return;

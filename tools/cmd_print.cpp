@@ -1,7 +1,7 @@
 // `epsmith print FILE`: the program in text form on stdout.
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "tools/command.h"
 
@@ -10,7 +10,7 @@ namespace epsmith::cli {
 void addPrintCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("print", "Print a program (JSON or text) in the text form");
   auto file = std::make_shared<std::string>();
-  cmd->add_option("FILE", *file, "program file (.json or .ept)")->required();
+  cmd->add_option("FILE", *file, "program file (.json, .ept or .pt2)")->required();
   cmd->callback([file, &exit_code] {
     auto program = loadOrReport("print", *file, exit_code);
     if (!program) return;

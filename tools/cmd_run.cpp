@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/scalar_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
@@ -75,7 +75,7 @@ void addRunCommand(CLI::App& app, int& exit_code) {
     std::string device = "cpu";
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("FILE", opts->file, "program file (.json or .ept)")->required();
+  cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
   cmd->add_option("--mode", opts->mode, "eager | exported | libtorch-functionalize")
       ->check(CLI::IsMember({"eager", "exported", "libtorch-functionalize"}))
       ->capture_default_str();

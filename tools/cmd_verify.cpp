@@ -2,7 +2,7 @@
 // per line as `FILE: <where>: error[<check-id>]: <message>`.
 #include <iostream>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "tools/command.h"
 #include "verifier/verifier.h"
 
@@ -27,7 +27,7 @@ void addVerifyCommand(CLI::App& app, int& exit_code) {
     bool first = false;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("FILE", opts->file, "program file (.json or .ept)")->required();
+  cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
   cmd->add_option("--dialect", opts->dialect, "ATEN, TRAINING or a registered dialect (default: the program's own)");
   cmd->add_flag("--first", opts->first, "report only the first violation (the error Python raises)");
   cmd->callback([opts, &exit_code] {

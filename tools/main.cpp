@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "epsmith/version.h"
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "fuzz/corpus.h"
 #include "oracle/planted_fault.h"
 #include "tools/command.h"
@@ -43,7 +43,7 @@ std::optional<ExportedProgram> loadOrReport(std::string_view command, const std:
 int main(int argc, char** argv) {
   CLI::App app{
       "epsmith: fuzzing and differential testing for PyTorch's export IR.\n"
-      "Programs are files in torch.export JSON (.json) or the epsmith text form (.ept)."};
+      "Programs are files in torch.export JSON (.json), the epsmith text form (.ept) or torch.export.save's archive (.pt2)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "epsmith " + std::string(epsmith::kEpsmithVersion));
   int exit_code = epsmith::cli::kExitOk;

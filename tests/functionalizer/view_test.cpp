@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "ops/op_registry.h"
 
 #include "formats/text_format.h"

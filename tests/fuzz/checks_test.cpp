@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/checks.h"

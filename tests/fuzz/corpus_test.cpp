@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/corpus.h"

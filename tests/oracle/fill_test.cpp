@@ -8,7 +8,7 @@
 #include <ATen/ops/equal.h>
 #include <ATen/ops/zeros.h>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/fresh_fill.h"
 #include "oracle/run.h"

@@ -22,7 +22,7 @@
 #include <ATen/ops/zeros.h>
 #include <ATen/FunctionalTensorWrapper.h>
 
-#include "formats/program_io.h"
+#include "oracle/program_io.h"
 #include "formats/text_format.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"

@@ -1,6 +1,8 @@
 // Program files on disk: the format chosen by extension (.json: torch.export JSON with the
-// epsmith section; .ept: the text form), located errors prefixed with the file name, and
-// atomic writes (temporary file + rename) so an interrupted write never leaves half a file.
+// epsmith section; .ept: the text form; .pt2: torch.export.save's archive), located errors
+// prefixed with the file name, and atomic writes (temporary file + rename) so an
+// interrupted write never leaves half a file. (Here, above formats/, because a .pt2 is
+// read with LibTorch's zip reader and pickler.)
 #pragma once
 
 #include <optional>
@@ -11,13 +13,13 @@
 
 namespace epsmith {
 
-enum class FileFormat { Json, Text };
+enum class FileFormat { Json, Text, Pt2 };
 
-// .json → Json; .ept and .txt → Text; anything else → nullopt.
+// .json → Json; .ept and .txt → Text; .pt2 → Pt2; anything else → nullopt.
 std::optional<FileFormat> formatFromPath(const std::string& path);
 
-// Reads and parses `path`. A file with an unknown extension is read as JSON when its first
-// significant character is '{', else as text. Errors name the file: `path:3:16` or
+// Reads and parses `path`. A file with an unknown extension is read as a .pt2 when it starts
+// as a zip file does, as JSON when its first significant character is '{', else as text. Errors name the file: `path:3:16` or
 // `path: $.exported_program...`.
 Expected<ExportedProgram> loadProgram(const std::string& path);
 Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,

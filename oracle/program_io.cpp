@@ -1,5 +1,5 @@
-// Reading and writing program files; see formats/program_io.h.
-#include "formats/program_io.h"
+// Reading and writing program files; see oracle/program_io.h.
+#include "oracle/program_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +13,7 @@
 
 #include "formats/json_format.h"
 #include "formats/text_format.h"
+#include "oracle/pt2_archive.h"
 
 namespace epsmith {
 namespace {
@@ -34,12 +35,15 @@ std::optional<FileFormat> formatFromPath(const std::string& path) {
   auto ext = extensionOf(path);
   if (ext == ".json") return FileFormat::Json;
   if (ext == ".ept" || ext == ".txt") return FileFormat::Text;
+  if (ext == ".pt2") return FileFormat::Pt2;
   return std::nullopt;
 }
 
 Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,
                                        const std::string& name) {
-  auto result = format == FileFormat::Json ? readProgramJson(contents) : parseProgramText(contents);
+  auto result = format == FileFormat::Json ? readProgramJson(contents)
+                : format == FileFormat::Pt2 ? readProgramPt2(contents)
+                                            : parseProgramText(contents);
   if (!result.ok()) return located(name, result.error());
   return result;
 }
@@ -56,13 +60,16 @@ Expected<ExportedProgram> loadProgram(const std::string& path) {
   auto format = formatFromPath(path);
   if (!format) {
     auto first = contents.find_first_not_of(" \t\r\n");
-    format = first != std::string::npos && contents[first] == '{' ? FileFormat::Json : FileFormat::Text;
+    format = contents.rfind("PK\x03\x04", 0) == 0                         ? FileFormat::Pt2
+             : first != std::string::npos && contents[first] == '{' ? FileFormat::Json
+                                                                    : FileFormat::Text;
   }
   return parseProgram(contents, *format, path);
 }
 
 Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format) {
   if (format == FileFormat::Text) return printProgramText(p);
+  if (format == FileFormat::Pt2) return writeProgramPt2(p);
   return writeProgramJson(p);
 }
 
@@ -102,7 +109,7 @@ std::optional<Diagnostic> writeFileAtomically(const std::string& path, const std
 
 std::optional<Diagnostic> saveProgram(const std::string& path, const ExportedProgram& p) {
   auto format = formatFromPath(path);
-  if (!format) return Diagnostic{path, "unknown extension (use .json or .ept)"};
+  if (!format) return Diagnostic{path, "unknown extension (use .json, .ept or .pt2)"};
   auto rendered = renderProgram(p, *format);
   if (!rendered.ok()) return Diagnostic{path, "cannot be written: " + rendered.error().str()};
   return writeFileAtomically(path, rendered.value());
