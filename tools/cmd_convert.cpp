@@ -1,4 +1,4 @@
-// `epsmith convert IN OUT`: converts between JSON and text, by the files' extensions.
+// `epsmith convert IN OUT`: converts between JSON, text and .pt2, by the files' extensions.
 #include <iostream>
 
 #include "oracle/program_io.h"

@@ -55,6 +55,17 @@ printf '{"exported_program": ' >"$work/trunc.json"
 check truncated_json 2 "$work/trunc.json:" -- "$epsmith" print "$work/trunc.json"
 check unknown_out_ext 2 "unknown extension" -- "$epsmith" convert "$example" "$work/out.xyz"
 
+# torch.export.save's archive: the example through .pt2 and back is the same JSON.
+check to_pt2 0 "" -- "$epsmith" convert "$example" "$work/a.pt2"
+check pt2_to_json 0 "" -- "$epsmith" convert "$work/a.pt2" "$work/d.json"
+if cmp -s "$work/a.json" "$work/d.json"; then passes=$((passes + 1)); else
+  echo "FAIL json->pt2->json differs"; diff "$work/a.json" "$work/d.json" | head; failures=$((failures + 1)); fi
+check verify_pt2 0 "a.pt2: ok (TRAINING)" -- "$epsmith" verify "$work/a.pt2"
+head -c 200 "$work/a.pt2" >"$work/trunc.pt2"
+check truncated_pt2 2 "$work/trunc.pt2: not a readable .pt2 archive" -- "$epsmith" run "$work/trunc.pt2"
+printf 'PK\003\004 but not really' >"$work/zipish"
+check zip_by_contents 2 "$work/zipish: not a readable .pt2 archive" -- "$epsmith" print "$work/zipish"
+
 # verify: exit 0 valid, 1 violations (one line each), 2 unreadable or unknown dialect.
 check verify_ok 0 "linear_counter.ept: ok (TRAINING)" -- "$epsmith" verify "$example"
 check verify_aten 1 "%add_: error[non-functional-op]: operator 'aten.add_.Scalar' is not functional" -- "$epsmith" verify --dialect ATEN "$example"
