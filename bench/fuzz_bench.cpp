@@ -26,7 +26,7 @@ namespace epsmith::bench {
 namespace {
 
 // A campaign's case runner on the defaults at state.range(0) ops and every check but D3
-// (which skips without CUDA); with a second argument of 0, D4 round-trips both forms in
+// (which skips without CUDA); with a second argument of 0, D4 round-trips every form in
 // every case (what drawing saves: Notes [Round trips drawn per case], [Round trips
 // sampled]). Null,
 // with the state told why, if it cannot be made.

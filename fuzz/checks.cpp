@@ -18,6 +18,7 @@
 #include "oracle/compare.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/pt2_archive.h"
 #include "oracle/run.h"
 #include "verifier/verifier.h"
 
@@ -147,31 +148,48 @@ CheckOutcome d3(const ExportedProgram& p, const Interpreter* plan, PhaseTimes* t
 }
 
 // Note [Round trips drawn per case]
-// D4 keeps the harness honest: written in the text form or the JSON form and read back, a
-// program must be itself again, and run the same. Both round trips together cost a third
+// D4 keeps the harness honest: written in the text form, the JSON form or a .pt2 archive
+// and read back, a program must be itself again, and run the same. Both round trips together cost a third
 // of a whole case (printing, parsing, writing and reading a program is far more work than
 // running its 16 ops), and whether a form gives a program back depends on what the program
 // holds, not on which other form was tried first. So, as with D6's corruptions
 // (Note [Corruptions drawn per case]), a campaign case round-trips one form, drawn from its
 // seed, and runs what it read back; over a campaign each form still goes round thousands
-// of programs a minute. `epsmith check` tries both, text first, and runs the JSON form;
+// of programs a minute. `epsmith check` tries all three, text first, and runs the last;
 // minimization and replay try the form the finding names
 // (Note [Re-runs focus on the finding]): every D4 kind names its form, a program read back equal that runs
 // differently too.
 using Form = RoundTripForm;
 
-std::string_view formName(Form f) { return f == Form::Text ? "text" : "JSON"; }
+std::string_view formName(Form f) { return f == Form::Text ? "text" : f == Form::Json ? "JSON" : ".pt2"; }
 // A D4 finding's variant, and its kind's first word: "text-unreadable", "json-round-trip-differs".
-std::string_view variantName(Form f) { return f == Form::Text ? "text" : "json"; }
+std::string_view variantName(Form f) { return f == Form::Text ? "text" : f == Form::Json ? "json" : "pt2"; }
+constexpr Form kForms[] = {Form::Text, Form::Json, Form::Pt2};
+
+// A program no .pt2 can hold (docs/pt2-format.md): the epsmith section's side tables, a
+// custom object kept by class only. Such programs skip the .pt2 round trip.
+bool pt2CannotHold(const ExportedProgram& p, const Diagnostic& why) {
+  for (const auto& [name, c] : p.constants) {
+    if (!c.tensor) return true;
+  }
+  return why.message.find("torch's schema cannot hold") != std::string::npos;
+}
 std::string kindPrefix(Form f) { return std::string(variantName(f)) + "-"; }
 
 // `p` written in `form` and read back, or the D4 finding that says why it is not `p` again
-// (structurally: ir/program_diff.h).
-std::variant<ExportedProgram, CheckOutcome> readBack(Form form, const ExportedProgram& p) {
+// (structurally: ir/program_diff.h), or nothing where the form cannot hold `p`.
+std::variant<ExportedProgram, CheckOutcome, std::monostate> readBack(Form form, const ExportedProgram& p) {
   const std::string prefix = kindPrefix(form), variant(variantName(form));
   std::optional<Expected<ExportedProgram>> back;
   if (form == Form::Text) {
     back.emplace(parseProgramText(printProgramText(p)));
+  } else if (form == Form::Pt2) {
+    auto archive = writeProgramPt2(p);
+    if (!archive.ok()) {
+      if (pt2CannotHold(p, archive.error())) return std::monostate{};
+      return finding(DiffCheck::D4, "pt2-unwritable", "", archive.error().str(), variant);
+    }
+    back.emplace(readProgramPt2(archive.value()));
   } else {
     auto json = writeProgramJson(p, JsonLayout::Compact);  // the indented layout only adds spaces
     if (!json.ok()) return finding(DiffCheck::D4, "json-unwritable", "", json.error().str(), variant);
@@ -186,17 +204,20 @@ std::variant<ExportedProgram, CheckOutcome> readBack(Form form, const ExportedPr
 }
 
 CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOptions& options, PhaseTimes* times) {
-  std::vector<Form> forms = {Form::Text, Form::Json};
+  std::vector<Form> forms(std::begin(kForms), std::end(kForms));
   if (options.round_trip) forms = {*options.round_trip};
   std::optional<ExportedProgram> back;
+  std::vector<Form> read;  // the forms that could hold the program
   {
     PhaseClock clock(times, Phase::Compare);
     for (Form form : forms) {
       auto r = readBack(form, p);
       if (auto* o = std::get_if<CheckOutcome>(&r)) return std::move(*o);
-      back = std::move(std::get<ExportedProgram>(r));
+      if (auto* program = std::get_if<ExportedProgram>(&r)) back = std::move(*program), read.push_back(form);
     }
   }
+  if (!back) return skip(DiffCheck::D4, "a .pt2 cannot hold this program (docs/pt2-format.md)");
+  forms = read;
   const std::string ran(formName(forms.back()));
   CheckOutcome o = compare(DiffCheck::D4, eager, run(*back, RunOptions(RunMode::Eager, options.device), times), times);
   if (o.status == Status::Finding) {
@@ -205,7 +226,12 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
     o.op.clear();  // an exception in a round trip's run is the round trip's finding
     o.report = "the " + ran + " form read back runs differently: " + o.report;
   } else {
-    o.report = forms.size() == 1 ? "the " + ran + " form read back, run" : "the text and JSON forms read back, the JSON form run";
+    std::string names;
+    for (size_t i = 0; i < forms.size(); ++i) {
+      names += std::string(i == 0 ? "" : i + 1 == forms.size() ? " and " : ", ") + std::string(formName(forms[i]));
+    }
+    o.report = forms.size() == 1 ? "the " + ran + " form read back, run"
+                                 : "the " + names + " forms read back, the " + ran + " form run";
   }
   return o;
 }
@@ -287,7 +313,7 @@ std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
   o.kind = std::string(rest.substr(0, op_at));
   if (op_at != std::string_view::npos) o.op = std::string(rest.substr(op_at + 1));
   if (*check == DiffCheck::D4) {
-    for (Form form : {Form::Text, Form::Json}) {
+    for (Form form : kForms) {
       if (o.kind.rfind(kindPrefix(form), 0) == 0) o.variant = variantName(form);
     }
   }
@@ -299,7 +325,7 @@ std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
 
 RoundTripForm drawnRoundTrip(uint64_t case_seed) {
   SeededSource random(case_seed ^ 0xd4d4d4d4d4d4d4d4ULL);  // a stream of its own: D6 draws from the seed itself
-  return random.chance(50) ? RoundTripForm::Text : RoundTripForm::Json;
+  return kForms[random.below(std::size(kForms))];
 }
 
 // Note [Round trips sampled]
@@ -330,7 +356,9 @@ CheckOptions focusedOn(const CheckOutcome& finding) {
   CheckOptions options;
   if (finding.variant.empty()) return options;
   if (finding.check == DiffCheck::D4) {
-    options.round_trip = finding.variant == variantName(Form::Text) ? Form::Text : Form::Json;
+    for (Form form : kForms) {
+      if (finding.variant == variantName(form)) options.round_trip = form;
+    }
   }
   if (finding.check == DiffCheck::D6) options.corruption = checkIdFromName(finding.variant);
   return options;

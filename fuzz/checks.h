@@ -65,7 +65,7 @@ std::string failureSignature(const CheckOutcome& o);
 // before they kept the fields themselves; nullopt when it names no check of ours.
 std::optional<CheckOutcome> findingFromSignature(std::string_view signature);
 
-enum class RoundTripForm : uint8_t { Text, Json };
+enum class RoundTripForm : uint8_t { Text, Json, Pt2 };
 
 struct CheckOptions {
   uint64_t case_seed = 1;  // D6 draws the place of each corruption from it

@@ -103,8 +103,8 @@ TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
 }
 
 // Note [Round trips drawn per case]: a campaign case round-trips one form, drawn from its
-// seed, and runs it; given no form, D4 reads both back and runs the JSON form. Over
-// many seeds both forms come up, and the same seed draws the same form.
+// seed, and runs it; given no form, D4 reads all three back and runs the .pt2 form. Over
+// many seeds every form comes up, and the same seed draws the same form.
 TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
   const OpCatalog catalog = OpCatalog::build().value();
   SeededSource random(11);
@@ -112,9 +112,9 @@ TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
   ASSERT_TRUE(p.ok());
   auto both = runChecks(p.value(), {DiffCheck::D4});
   ASSERT_EQ(both[0].status, CheckOutcome::Status::Pass) << describe(both[0]);
-  EXPECT_EQ(both[0].report, "the text and JSON forms read back, the JSON form run");
+  EXPECT_EQ(both[0].report, "the text, JSON and .pt2 forms read back, the .pt2 form run");
   std::map<std::string, int> drawn;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
     CheckOptions options;
     options.round_trip = drawnRoundTrip(seed);
     auto one = runChecks(p.value(), {DiffCheck::D4}, options);
@@ -122,9 +122,10 @@ TEST(Checks, ACaseRoundTripsOneFormAndManyCasesTryBoth) {
     ++drawn[one[0].report];
     EXPECT_EQ(runChecks(p.value(), {DiffCheck::D4}, options)[0].report, one[0].report) << "seed " << seed;
   }
-  EXPECT_EQ(drawn.size(), 2u);
+  EXPECT_EQ(drawn.size(), 3u);
   EXPECT_GE(drawn["the text form read back, run"], 10);
   EXPECT_GE(drawn["the JSON form read back, run"], 10);
+  EXPECT_GE(drawn["the .pt2 form read back, run"], 10);
 }
 
 // Note [Re-runs focus on the finding]: a signature that names its variant (D4's form, D6's
@@ -157,6 +158,7 @@ TEST(Checks, ReRunsFocusOnTheVariantAFindingNames) {
   EXPECT_EQ(focusedOn("D4 json-unreadable").round_trip, RoundTripForm::Json);
   EXPECT_EQ(focusedOn("D4 text-round-trip-differs").round_trip, RoundTripForm::Text);
   EXPECT_EQ(focusedOn("D4 text-round-trip-runs-differently").round_trip, RoundTripForm::Text);
+  EXPECT_EQ(focusedOn("D4 pt2-round-trip-differs").round_trip, RoundTripForm::Pt2);
   EXPECT_FALSE(focusedOn("D4 escaped-exception").round_trip.has_value());
   EXPECT_FALSE(focusedOn("D2 exception-in-one aten::logical_not_").round_trip.has_value());
   EXPECT_EQ(focusedOn("D6 corruption-unreported:input-count").corruption, CheckId::InputCount);
@@ -431,7 +433,7 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   auto real = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
   ASSERT_TRUE(real.ok()) << real.error().str();
   // A plain run of D4 does see the garbage (not on every heap: the bytes may happen to agree).
-  const std::string seen = "D4 json-round-trip-runs-differently";
+  const std::string seen = "D4 pt2-round-trip-runs-differently";  // D4 runs its last form, the .pt2
   bool plain_sees_it = false;
   for (int i = 0; i < 8 && !plain_sees_it; ++i) {
     plain_sees_it = runner.value()->firstSignature(garbage.value(), {DiffCheck::D4}) == seen;
