@@ -285,18 +285,25 @@ ExportedProgram readArchive(const std::string& bytes) {
 // The first line of LibTorch's message (its zip reader names the failing step there).
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// What `f` makes, or its failure: ours at its place, LibTorch's (its zip reader, pickler)
+// after `what`.
+template <typename F>
+auto orError(const std::string& what, F&& f) -> Expected<decltype(f())> {
+  try {
+    return f();
+  } catch (const Pt2Failure& failure) {
+    return failure.error;
+  } catch (const c10::Error& e) {
+    return Diagnostic{"", what + firstLine(e.what_without_backtrace())};
+  } catch (const std::exception& e) {
+    return Diagnostic{"", what + firstLine(e.what())};
+  }
+}
+
 }  // namespace
 
 Expected<ExportedProgram> readProgramPt2(const std::string& bytes) {
-  try {
-    return readArchive(bytes);
-  } catch (const Pt2Failure& f) {
-    return f.error;
-  } catch (const c10::Error& e) {
-    return Diagnostic{"", "not a readable .pt2 archive: " + firstLine(e.what_without_backtrace())};
-  } catch (const std::exception& e) {
-    return Diagnostic{"", "not a readable .pt2 archive: " + firstLine(e.what())};
-  }
+  return orError("not a readable .pt2 archive: ", [&] { return readArchive(bytes); });
 }
 
 namespace {
@@ -414,15 +421,7 @@ std::string writeArchive(const ExportedProgram& p) {
 }  // namespace
 
 Expected<std::string> writeProgramPt2(const ExportedProgram& p) {
-  try {
-    return writeArchive(p);
-  } catch (const Pt2Failure& f) {
-    return f.error;
-  } catch (const c10::Error& e) {
-    return Diagnostic{"", "cannot be written as .pt2: " + firstLine(e.what_without_backtrace())};
-  } catch (const std::exception& e) {
-    return Diagnostic{"", "cannot be written as .pt2: " + firstLine(e.what())};
-  }
+  return orError("cannot be written as .pt2: ", [&] { return writeArchive(p); });
 }
 
 }  // namespace epsmith
