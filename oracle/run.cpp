@@ -16,8 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <string_view>
 
@@ -103,6 +106,66 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
   }
   return flat;
 }
+
+namespace {
+
+// Note [Symbolic sizes bound from the inputs]
+// A program exported with dynamic shapes gives an input's dimension as a symbol (in its
+// meta, `Symbol('s77', positive=True, integer=True)`, sympy's repr) and bounds the symbol in
+// range_constraints. A run binds each symbol from the first input dimension it names and
+// refuses inputs that give one symbol two sizes, or a size outside its range, as the
+// program's contract says (torch 2.13's ep.module() refuses one above the range, and runs
+// one of size 1 below a range from 2: docs/pt2-format.md). A dimension given by an
+// expression (2*s77) binds nothing; the kernels see the sizes they are given.
+std::optional<std::string> symbolOf(const std::string& expr) {
+  const std::string prefix = "Symbol('";
+  if (expr.rfind(prefix, 0) == 0) {
+    const size_t end = expr.find('\'', prefix.size());
+    if (end != std::string::npos) return expr.substr(prefix.size(), end - prefix.size());
+    return std::nullopt;
+  }
+  const bool identifier = !expr.empty() && std::all_of(expr.begin(), expr.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  }) && !std::isdigit(static_cast<unsigned char>(expr[0]));
+  return identifier ? std::optional<std::string>(expr) : std::nullopt;
+}
+
+// Why the user inputs do not fit the program's symbolic sizes, or nullopt.
+std::optional<std::string> symbolicSizesMismatch(const ExportedProgram& p, const std::vector<InputValue>& user_inputs) {
+  std::map<std::string, std::pair<int64_t, std::string>> bound;  // symbol -> size, and where
+  size_t user = 0;
+  for (const auto& spec : p.signature.input_specs) {
+    if (spec.kind != InputKind::UserInput) continue;
+    if (user >= user_inputs.size()) break;
+    const InputValue& v = user_inputs[user++];
+    const Node* n = p.graph().find(spec.arg.name);
+    const TensorMeta* meta = n ? n->meta.val.tensor() : nullptr;
+    if (!meta || v.kind != InputValue::Kind::Tensor || meta->sizes.size() != v.tensor.sizes.size()) continue;
+    for (size_t d = 0; d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].isConcrete()) continue;
+      const auto symbol = symbolOf(meta->sizes[d].expr().expr);
+      if (!symbol) continue;
+      const int64_t size = v.tensor.sizes[d];
+      const std::string where = "input " + spec.arg.name + " dim " + std::to_string(d);
+      auto [it, fresh] = bound.emplace(*symbol, std::make_pair(size, where));
+      if (!fresh && it->second.first != size) {
+        return where + " is " + std::to_string(size) + " but " + it->second.second + " is " +
+               std::to_string(it->second.first) + ", both " + *symbol;
+      }
+      auto range = p.range_constraints.find(*symbol);
+      if (range == p.range_constraints.end()) continue;
+      const RangeConstraint& r = range->second;
+      if ((r.min_val && size < *r.min_val) || (r.max_val && size > *r.max_val)) {
+        return where + " is " + std::to_string(size) + ", outside " + *symbol + "'s range [" +
+               (r.min_val ? std::to_string(*r.min_val) : "-inf") + ", " + (r.max_val ? std::to_string(*r.max_val) : "inf") +
+               "]";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 // A result as the comparator reads it: on CPU and outside autograd. (A CPU tensor that
 // needs no grad is that already; detaching it would only make another handle.)
@@ -284,6 +347,10 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
       return result;
     }
     if (device.is_cuda()) ::setenv("CUDA_LAUNCH_BLOCKING", "1", /*overwrite=*/0);
+    if (auto mismatch = symbolicSizesMismatch(p, user_inputs)) {  // Note [Symbolic sizes bound from the inputs]
+      result.error = RunError{"", "", *mismatch};
+      return result;
+    }
     std::optional<at::AutoGradMode> grad;
     std::optional<c10::InferenceMode> inference;
     if (options.grad == GradMode::Inference) inference.emplace();
