@@ -135,6 +135,17 @@ TensorMeta tensorMetaOf(const at::Tensor& t) {
 
 namespace {
 
+// `t` as a view of `storage` (a copy of its own), with `requires_grad`.
+TensorValue viewOf(const at::Tensor& t, std::shared_ptr<Storage> storage, bool requires_grad) {
+  TensorValue v;
+  v.storage = std::move(storage);
+  v.sizes = t.sizes().vec();
+  v.strides = t.strides().vec();
+  v.storage_offset = t.storage_offset();
+  v.requires_grad = requires_grad;
+  return v;
+}
+
 std::shared_ptr<Storage> storageOf(const at::Tensor& t) {
   auto s = std::make_shared<Storage>();
   s->dtype = fromAten(t.scalar_type());
@@ -154,18 +165,12 @@ TensorValue toTensorValue(const at::Tensor& input, StorageMemo& memo) {
   if (it->second->dtype != fromAten(t.scalar_type())) {
     throw std::invalid_argument("one storage viewed as two dtypes cannot be stored");
   }
-  TensorValue v;
-  v.storage = it->second;
-  v.sizes = t.sizes().vec();
-  v.strides = t.strides().vec();
-  v.storage_offset = t.storage_offset();
-  v.requires_grad = input.requires_grad();
-  return v;
+  return viewOf(t, it->second, input.requires_grad());
 }
 
 TensorValue toTensorValue(const at::Tensor& input) {
-  StorageMemo memo;
-  return toTensorValue(input, memo);
+  at::Tensor t = input.detach().cpu();
+  return viewOf(t, storageOf(t), input.requires_grad());
 }
 
 c10::WarningHandler* silentWarningHandler() {

@@ -424,4 +424,14 @@ Expected<std::string> writeProgramPt2(const ExportedProgram& p) {
   return orError("cannot be written as .pt2: ", [&] { return writeArchive(p); });
 }
 
+std::optional<std::string> pt2CannotHold(const ExportedProgram& p) {
+  for (const auto& [name, c] : p.constants) {
+    if (!c.tensor) return "constant " + name + " is a custom object, kept by class only";
+  }
+  if (!exportedProgramJson(p).ok() && writeProgramJson(p, JsonLayout::Compact).ok()) {
+    return "its graphs need the epsmith section of the JSON form";
+  }
+  return std::nullopt;
+}
+
 }  // namespace epsmith

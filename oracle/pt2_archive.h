@@ -6,6 +6,7 @@
 // tensor meta), data/sample_inputs/NAME.pt (torch.save of (args, kwargs)).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ir/diagnostic.h"
@@ -24,5 +25,10 @@ Expected<ExportedProgram> readProgramPt2(const std::string& bytes);
 // section, a custom-object constant (epsmith keeps only its class), a dtype this LibTorch
 // cannot pickle.
 Expected<std::string> writeProgramPt2(const ExportedProgram& p);
+
+// Why no .pt2 can hold `p`, where that is so: a custom-object constant, or graphs that only
+// the epsmith section of the JSON form carries (the JSON form writes `p` and torch's bare
+// object cannot). nullopt for any other program, whose failed write is a bug.
+std::optional<std::string> pt2CannotHold(const ExportedProgram& p);
 
 }  // namespace epsmith
