@@ -58,8 +58,15 @@ UserInputEntry entryOf(const SpecArg& arg) {
 
 }  // namespace
 
-std::string_view inputKindName(InputKind k) { return kInputKinds[static_cast<int>(k)]; }
-std::string_view outputKindName(OutputKind k) { return kOutputKinds[static_cast<int>(k)]; }
+// A kind out of range is a corrupted program's (D6's unknown-input-kind), still written.
+std::string_view inputKindName(InputKind k) {
+  const auto i = static_cast<size_t>(k);
+  return i < kInputKinds.size() ? kInputKinds[i] : "unknown";
+}
+std::string_view outputKindName(OutputKind k) {
+  const auto i = static_cast<size_t>(k);
+  return i < kOutputKinds.size() ? kOutputKinds[i] : "unknown";
+}
 
 std::optional<InputKind> inputKindFromName(std::string_view name) {
   for (size_t i = 0; i < kInputKinds.size(); ++i) {
