@@ -226,7 +226,7 @@ void BM_Check(benchmark::State& state) {
     benchmark::DoNotOptimize(runChecks(programs[i++ % programs.size()], checks, options));
   }
 }
-BENCHMARK(BM_Check)->DenseRange(-1, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Check)->DenseRange(-1, 7)->Unit(benchmark::kMicrosecond);
 
 // D4's four serialization steps alone, over the same 256 programs: 0 prints the text form,
 // 1 parses it, 2 writes the JSON form, 3 reads it.

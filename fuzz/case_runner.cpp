@@ -93,12 +93,13 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   options.corruptions_per_case = setup_.corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;
-  if (drawnForRoundTrip(seed, setup_.round_trip_every)) {
-    r.outcomes = runChecks(program.value(), setup_.checks, options);
-    return r;
-  }
   std::vector<DiffCheck> checks = setup_.checks;
-  checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D4), checks.end());
+  if (!drawnForRoundTrip(seed, setup_.round_trip_every)) {
+    checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D4), checks.end());
+  }
+  if (!drawnForTorch(seed, setup_.torch_every)) {
+    checks.erase(std::remove_if(checks.begin(), checks.end(), asksTorch), checks.end());
+  }
   r.outcomes = runChecks(program.value(), checks, options);
   return r;
 }
@@ -290,6 +291,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   options.max_oracle_calls = setup_.minimize_calls;
   // A hang costs its whole time limit per step.
   if (crash && crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+  // A step of a torch check is a question to Python, 0.1-1 s (Note [Torch checks sampled]).
+  if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 60);
   if (fork_steps) options.run_step = eagerStepsInChildren(limits);
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
   m.oracle_calls = r.oracle_calls;

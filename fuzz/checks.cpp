@@ -1,8 +1,10 @@
 // The differential checks; see checks.h.
 #include "fuzz/checks.h"
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
+#include <utility>
 #include <variant>
 
 #include "formats/json_format.h"
@@ -20,6 +22,7 @@
 #include "oracle/libtorch_compat.h"
 #include "oracle/pt2_archive.h"
 #include "oracle/run.h"
+#include "oracle/torch_peer.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -237,8 +240,12 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 // still applied to thousands of programs. `epsmith check` tries every corruption with a
 // place, in check-id order; minimization and replay try the one the finding names
 // (Note [Re-runs focus on the finding]).
-CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, PhaseTimes* times) {
-  PhaseClock clock(times, Phase::Verify);
+// Applies to a copy of `p` each corruption with a place in it, at most `limit` (0: all, in
+// check-id order; else in an order drawn from `seed`) or only `only`'s, and calls
+// `f(corrupted, corruption)` before undoing it; `f` returns false to stop. Returns how many
+// were applied.
+template <typename F>
+int eachCorruption(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, F&& f) {
   SeededSource random(seed);
   const auto& all = corruptions();
   std::vector<size_t> order(all.size());
@@ -247,7 +254,6 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random.below(i)]);
   }
   int applied = 0;
-  std::string tried;  // the check ids, for the pass's report
   // One copy of `p` to corrupt: a corruption with no place leaves it untouched, and each
   // that is applied is undone after its verification (Note [Corruptions undone]).
   std::optional<ExportedProgram> work;
@@ -262,23 +268,234 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
     }
     if (!c.apply(*work, random)) continue;
     ++applied;
-    auto diagnostics = verify(*work);
+    const bool go_on = f(std::as_const(*work), c);
     undo->undo(c);
+    if (!go_on) break;
+  }
+  return applied;
+}
+
+CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, PhaseTimes* times) {
+  PhaseClock clock(times, Phase::Verify);
+  std::string tried;  // the check ids, for the pass's report
+  std::optional<CheckOutcome> found;
+  const int applied = eachCorruption(p, seed, limit, only, [&](const ExportedProgram& work, const Corruption& c) {
+    auto diagnostics = verify(work);
     const std::string want(checkIdName(c.check));
     tried += (tried.empty() ? "" : " ") + want;
     if (diagnostics.empty()) {
-      return finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it",
-                     want);
+      found = finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it",
+                      want);
+    } else if (diagnostics.front().check != c.check) {
+      found = finding(DiffCheck::D6, "corruption-misreported:" + want, diagnostics.front().where,
+                      std::string(c.what) + ": reported first as " + diagnostics.front().str(), want);
     }
-    if (diagnostics.front().check != c.check) {
-      return finding(DiffCheck::D6, "corruption-misreported:" + want, diagnostics.front().where,
-                     std::string(c.what) + ": reported first as " + diagnostics.front().str(), want);
-    }
-  }
+    return !found;
+  });
+  if (found) return std::move(*found);
   if (applied == 0) return skip(DiffCheck::D6, "no corruption has a place in this program");
   CheckOutcome o = pass(DiffCheck::D6);
   o.report = std::to_string(applied) + " corruptions, each reported first with its own check id: " + tried;
   return o;
+}
+
+// What the torch peer said of a program, asked once for every torch check of a runChecks
+// call; `skipped` says why it could not be asked, `failed` that the peer died or hung.
+struct TorchAnswer {
+  std::optional<std::string> skipped, failed;
+  PeerReply reply;
+  std::vector<const Corruption*> corruptions;  // of archives 1.., for D7
+  std::vector<std::string> rejected_as;        // epsmith's first diagnostic for each
+};
+
+bool asks(const std::vector<DiffCheck>& checks, DiffCheck c) {
+  return std::find(checks.begin(), checks.end(), c) != checks.end();
+}
+
+TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& options) {
+  PhaseClock clock(options.times, Phase::Torch);
+  TorchAnswer a;
+  if (auto why = torchPeerUnavailable()) {
+    a.skipped = "no torch peer: " + *why;
+    return a;
+  }
+  if (auto why = pt2CannotHold(p)) {
+    a.skipped = "no .pt2 holds this program: " + *why;
+    return a;
+  }
+  PeerRequest request;
+  auto bytes = writeProgramPt2(p);
+  if (!bytes.ok()) {  // D4's .pt2 form reports the writer's bug
+    a.skipped = "its .pt2 cannot be written: " + bytes.error().str();
+    return a;
+  }
+  request.archives.push_back(std::move(bytes).value());
+  request.module_run = asks(checks, DiffCheck::D5);
+  request.decompose = asks(checks, DiffCheck::D8);
+  if (asks(checks, DiffCheck::D7)) {
+    eachCorruption(p, options.case_seed, options.corruptions_per_case, options.corruption,
+                   [&](const ExportedProgram& work, const Corruption& c) {
+                     auto diagnostics = verify(work);
+                     if (diagnostics.empty()) return true;  // D6's finding, not a question for torch
+                     auto corrupt = writeProgramPt2(work);
+                     if (!corrupt.ok()) return true;  // a form no .pt2 can hold: torch cannot be asked
+                     request.archives.push_back(std::move(corrupt).value());
+                     a.corruptions.push_back(&c);
+                     a.rejected_as.push_back(diagnostics.front().str());
+                     return true;
+                   });
+  }
+  auto reply = askTorchPeer(request);
+  if (!reply.ok()) {
+    a.failed = reply.error().message;
+  } else {
+    a.reply = std::move(reply).value();
+  }
+  return a;
+}
+
+// The outcome every torch check gets when the peer could not answer.
+std::optional<CheckOutcome> unanswered(DiffCheck c, const TorchAnswer& a) {
+  if (a.skipped) return skip(c, *a.skipped);
+  if (a.failed) {
+    CheckOutcome o = finding(c, "torch-peer-failed", "", "torch died or hung on this program: " + *a.failed);
+    o.message = *a.failed;
+    return o;
+  }
+  return std::nullopt;
+}
+
+// `message` with each word that names a node of `p` as "NODE": torch's messages name the
+// nodes they met ("Output getitem_3 does not exist in the graph."), and a root cause's
+// template keeps words (Note [Root causes]), so without this one bug would file a bucket
+// per node name.
+std::string withoutNodeNames(const std::string& message, const ExportedProgram& p) {
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    const auto word = [&](size_t j) { return std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_'; };
+    if (!word(i)) {
+      out += message[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && word(end)) ++end;
+    const std::string w = message.substr(i, end - i);
+    out += p.graph().find(w) ? "NODE" : w;
+    i = end;
+  }
+  return out;
+}
+
+std::string verdictText(const PeerVerdict& v) { return v.stage + " " + v.type + ": " + v.message; }
+
+CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a) {
+  if (auto o = unanswered(DiffCheck::D7, a)) return *o;
+  const std::string torch = "torch " + a.reply.torch_version;
+  const PeerVerdict& own = a.reply.verdicts.at(0);
+  if (!own.accepts) {
+    CheckOutcome o = finding(DiffCheck::D7, "torch-rejects", "",
+                             "epsmith's verifier accepts the program; torch.export.load (" + torch +
+                                 ") refuses it: " + verdictText(own));
+    o.message = withoutNodeNames(own.type + ": " + own.message, p);
+    return o;
+  }
+  for (size_t i = 0; i < a.corruptions.size(); ++i) {
+    if (a.reply.verdicts.at(i + 1).accepts) {
+      const std::string id(checkIdName(a.corruptions[i]->check));
+      return finding(DiffCheck::D7, "torch-accepts:" + id, "",
+                     std::string(a.corruptions[i]->what) + ": epsmith's verifier rejects it (" + a.rejected_as[i] +
+                         "); torch.export.load (" + torch + ") accepts it",
+                     id);
+    }
+  }
+  CheckOutcome o = pass(DiffCheck::D7);
+  o.report = "torch.export.load accepts the program and rejects " + std::to_string(a.corruptions.size()) +
+             " corruption(s) of it, as epsmith's verifier does";
+  return o;
+}
+
+// Both sides raising agree whatever the words: torch's message comes from Python, without
+// the op that raised.
+CheckOutcome compareWithTorch(const ExportedProgram& p, DiffCheck c, const RunResult& ours, const RunResult& torch,
+                              const std::string& what, PhaseTimes* times) {
+  if (!ours.ok() && !torch.ok()) {
+    CheckOutcome o = pass(c);
+    o.report = "both raise: epsmith's " + ours.error->str() + "; " + what + ": " + torch.error->message;
+    return o;
+  }
+  CheckOutcome o = compare(c, ours, torch, times);
+  if (o.status == Status::Finding) {
+    o.report = what + " differs from epsmith's run: " + o.report;
+    o.message = withoutNodeNames(o.message, p);
+  }
+  return o;
+}
+
+CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& device, const Interpreter* plan,
+                PhaseTimes* times) {
+  if (auto o = unanswered(DiffCheck::D5, a)) return *o;
+  if (!a.reply.module_run) return skip(DiffCheck::D5, "torch cannot load the program (D7 says why)");
+  const RunResult exported = run(p, runOf(RunMode::Exported, device, plan), times);
+  return compareWithTorch(p, DiffCheck::D5, exported, *a.reply.module_run, "ep.module()", times);
+}
+
+// The first place two signatures differ: "input 2", "output 0", "outputs" (counts).
+std::string firstDifference(const SpecList& ours, const SpecList& theirs) {
+  for (size_t i = 0; i < std::min(ours.inputs.size(), theirs.inputs.size()); ++i) {
+    if (ours.inputs[i] != theirs.inputs[i]) return "input " + std::to_string(i);
+  }
+  if (ours.inputs.size() != theirs.inputs.size()) return "inputs";
+  for (size_t i = 0; i < std::min(ours.outputs.size(), theirs.outputs.size()); ++i) {
+    if (ours.outputs[i] != theirs.outputs[i]) return "output " + std::to_string(i);
+  }
+  return "outputs";
+}
+
+std::string specText(const SpecList& s) {
+  std::string out;
+  for (const auto* list : {&s.inputs, &s.outputs}) {
+    out += list == &s.inputs ? "(" : ") -> (";
+    for (size_t i = 0; i < list->size(); ++i) {
+      const auto& [kind, target] = (*list)[i];
+      out += (i ? ", " : "") + kind + (target.empty() ? "" : " " + target);
+    }
+  }
+  return out + ")";
+}
+
+CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAnswer& a, PhaseTimes* times) {
+  if (auto o = unanswered(DiffCheck::D8, a)) return *o;
+  if (a.reply.verdicts.empty() || !a.reply.verdicts[0].accepts) {
+    return skip(DiffCheck::D8, "torch cannot load the program (D7 says why)");
+  }
+  std::optional<Expected<ExportedProgram>> ours;
+  {
+    PhaseClock clock(times, Phase::Functionalize);
+    ours = functionalize(p);
+  }
+  if (a.reply.decompose_error) {
+    if (!ours->ok()) {
+      CheckOutcome o = pass(DiffCheck::D8);
+      o.report = "both refuse: run_decompositions: " + *a.reply.decompose_error + "; epsmith: " + ours->error().str();
+      return o;
+    }
+    CheckOutcome o = finding(DiffCheck::D8, "decompositions-raise", "",
+                             "ep.run_decompositions({}) (torch " + a.reply.torch_version +
+                                 ") raises on a program epsmith functionalizes: " + *a.reply.decompose_error);
+    o.message = withoutNodeNames(*a.reply.decompose_error, p);
+    return o;
+  }
+  if (!a.reply.decomposed_run) return skip(DiffCheck::D8, "the peer sent no run of the decomposed program");
+  CheckOutcome o = compareWithTorch(p, DiffCheck::D8, eager, *a.reply.decomposed_run,
+                                    "the program after run_decompositions({}), run by ep.module()", times);
+  if (o.status == Status::Finding || !ours->ok() || !a.reply.decomposed_signature) return o;
+  const SpecList mine = specList(ours->value());
+  if (mine == *a.reply.decomposed_signature) return o;
+  CheckOutcome differs = finding(DiffCheck::D8, "signature-differs", firstDifference(mine, *a.reply.decomposed_signature),
+                                 "the functionalized signatures differ:\n  epsmith: " + specText(mine) +
+                                     "\n  torch:   " + specText(*a.reply.decomposed_signature));
+  differs.message = differs.where;
+  return differs;
 }
 
 }  // namespace
@@ -309,7 +526,7 @@ std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
       if (o.kind.rfind(kindPrefix(form), 0) == 0) o.variant = variantName(form);
     }
   }
-  if (*check == DiffCheck::D6) {
+  if (*check == DiffCheck::D6 || *check == DiffCheck::D7) {
     if (const size_t colon = o.kind.find(':'); colon != std::string::npos) o.variant = o.kind.substr(colon + 1);
   }
   return o;
@@ -334,6 +551,20 @@ bool drawnForRoundTrip(uint64_t case_seed, int every) {
   return random.below(static_cast<uint64_t>(every)) == 0;
 }
 
+// Note [Torch checks sampled]
+// D5, D7 and D8 ask PyTorch itself, in the torch peer (oracle/torch_peer.h), and a question
+// costs what Python costs: torch.export.load 50-100 ms on a 16-op program, ep.module() about
+// 15, run_decompositions({}) 300-700 (2.13, the development machine), against ~2 ms for the
+// rest of a case. So a campaign case asks on one case in `--torch-every` (400 by default,
+// drawn from its seed apart from the other draws), which keeps the campaign near its
+// throughput without them and still asks torch about thousands of programs a night.
+// `epsmith check`, minimization and replay ask whenever the checks are named.
+bool drawnForTorch(uint64_t case_seed, int every) {
+  if (every <= 1) return true;
+  SeededSource random(case_seed ^ 0x7070707070707070ULL);
+  return random.below(static_cast<uint64_t>(every)) == 0;
+}
+
 // Note [Re-runs focus on the finding]
 // A campaign case tries one of D4's forms and a few of D6's corruptions
 // (Note [Round trips drawn per case], Note [Corruptions drawn per case]). Were minimization
@@ -352,7 +583,7 @@ CheckOptions focusedOn(const CheckOutcome& finding) {
       if (finding.variant == variantName(form)) options.round_trip = form;
     }
   }
-  if (finding.check == DiffCheck::D6) options.corruption = checkIdFromName(finding.variant);
+  if (finding.check == DiffCheck::D6 || finding.check == DiffCheck::D7) options.corruption = checkIdFromName(finding.variant);
   return options;
 }
 
@@ -367,7 +598,10 @@ std::string_view diffCheckName(DiffCheck c) {
     case DiffCheck::D2: return "D2";
     case DiffCheck::D3: return "D3";
     case DiffCheck::D4: return "D4";
+    case DiffCheck::D5: return "D5";
     case DiffCheck::D6: return "D6";
+    case DiffCheck::D7: return "D7";
+    case DiffCheck::D8: return "D8";
   }
   return "?";
 }
@@ -385,7 +619,7 @@ Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list) {
     const size_t comma = list.find(',');
     const std::string_view name = list.substr(0, comma);
     auto c = diffCheckFromName(name);
-    if (!c) return Diagnostic{"", "unknown check '" + std::string(name) + "' (D1, D2, D3, D4, D6)"};
+    if (!c) return Diagnostic{"", "unknown check '" + std::string(name) + "' (D1 to D8)"};
     out.push_back(*c);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
@@ -428,6 +662,7 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
   }
   const Interpreter* shared = plan ? &*plan : nullptr;
   const RunResult eager = run(p, runOf(RunMode::Eager, options.device, shared), times);
+  std::optional<TorchAnswer> torch;  // asked at the first torch check, for all of them
   for (DiffCheck c : checks) {
     notePhase(diffCheckName(c));
     if (!eager.ok() && (c == DiffCheck::D1 || c == DiffCheck::D2)) {
@@ -437,14 +672,18 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     // The oracle turns an op's exceptions into results; one that escapes anyway (LibTorch
     // handing back a tensor whose data cannot be read, say) is a finding about the check.
     try {
+      if (asksTorch(c) && !torch) torch = askTorch(p, checks, options);
       switch (c) {
         case DiffCheck::D1: out.push_back(d1(p, eager, options.device, times)); break;
         case DiffCheck::D2: out.push_back(d2(p, eager, options.device, shared, times)); break;
         case DiffCheck::D3: out.push_back(d3(p, shared, times)); break;
         case DiffCheck::D4: out.push_back(d4(p, eager, options, times)); break;
+        case DiffCheck::D5: out.push_back(d5(p, *torch, options.device, shared, times)); break;
         case DiffCheck::D6:
           out.push_back(d6(p, options.case_seed, options.corruptions_per_case, options.corruption, times));
           break;
+        case DiffCheck::D7: out.push_back(d7(p, *torch)); break;
+        case DiffCheck::D8: out.push_back(d8(p, eager, *torch, times)); break;
       }
     } catch (const std::exception& e) {
       std::string what = e.what();

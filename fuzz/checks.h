@@ -7,9 +7,15 @@
 //      ir/program_diff.h; the form read back last, run, gives the same results; a campaign
 //      case round-trips one form, drawn from its seed; elsewhere both, or the one a
 //      finding names)
+//   D5 epsmith's exported run vs PyTorch's ep.module() (the torch peer, oracle/torch_peer.h)
 //   D6 each corruption tried that has a place in the program is reported first with its
 //      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them,
 //      or the one a finding names)
+//   D7 torch.export.load (torch's deserializer and verifier) accepts the program, and
+//      rejects the corruptions of it that epsmith's verifier rejects (tried as D6 tries them)
+//   D8 eager(original) vs PyTorch's ep.run_decompositions({}) run by ep.module(), and its
+//      signature vs the native functionalizer's where both exist
+// D5, D7 and D8 are skipped, with the reason, where no torch peer can be started.
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
 // or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
 // disagreement).
@@ -28,8 +34,11 @@
 
 namespace epsmith {
 
-enum class DiffCheck : uint8_t { D1, D2, D3, D4, D6 };
-constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6};
+enum class DiffCheck : uint8_t { D1, D2, D3, D4, D5, D6, D7, D8 };
+constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4,
+                                        DiffCheck::D5, DiffCheck::D6, DiffCheck::D7, DiffCheck::D8};
+// The checks that ask the torch peer.
+constexpr bool asksTorch(DiffCheck c) { return c == DiffCheck::D5 || c == DiffCheck::D7 || c == DiffCheck::D8; }
 std::string_view diffCheckName(DiffCheck c);  // "D1"
 std::optional<DiffCheck> diffCheckFromName(std::string_view name);
 // "D1,D2,D6" → the checks, in the order given; fails for an unknown name or none.
@@ -75,7 +84,7 @@ struct CheckOptions {
   // D6 tries at most this many corruptions with a place, in an order drawn from
   // case_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
   int corruptions_per_case = 0;
-  // D6 tries only the corruption for this verifier check.
+  // D6 (and D7) try only the corruption for this verifier check.
   std::optional<CheckId> corruption;
   PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
   Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
@@ -86,6 +95,9 @@ RoundTripForm drawnRoundTrip(uint64_t case_seed);
 // Whether a campaign case runs D4 at all: one case in `every` (1: each), drawn from its
 // seed (Note [Round trips sampled]).
 bool drawnForRoundTrip(uint64_t case_seed, int every);
+// Whether a campaign case asks the torch peer (D5, D7, D8): one in `every`, drawn from its
+// seed (Note [Torch checks sampled]).
+bool drawnForTorch(uint64_t case_seed, int every);
 
 // Options that re-run only the variant of a check a finding came from, where it has one:
 // D4's form, D6's corruption (its place drawn afresh); default options otherwise

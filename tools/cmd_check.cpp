@@ -1,7 +1,8 @@
-// `epsmith check FILE [--checks D1,D2,D3,D4,D6] [--seed S]`: runs the differential checks
+// `epsmith check FILE [--checks D1,...,D8] [--seed S]`: runs the differential checks
 // on one program and prints, per check, pass / skipped (why) / the finding, readably.
 // Exit 0 when nothing was found, 1 when a check found something, 2 for unreadable input or
 // bad flags.
+#include <algorithm>
 #include <iostream>
 
 #include "oracle/program_io.h"
@@ -20,27 +21,45 @@ namespace {
 // a program shows as that check's finding, naming the op it was running, and the other
 // checks still run; the fork costs a few milliseconds a check.
 
-// Each check on `p` in a child of its own; a child that dies is its check's finding.
+// Each check on `p` in a child of its own; a child that dies is its check's finding. The
+// checks that ask the torch peer share one child, so they share one peer and one question.
 std::vector<CheckOutcome> eachInAChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                        const CheckOptions& options, const WorkerLimits& limits) {
+  std::vector<std::vector<DiffCheck>> groups;
+  std::vector<DiffCheck> torch;
+  for (DiffCheck c : checks) asksTorch(c) ? torch.push_back(c) : groups.push_back({c});
+  if (!torch.empty()) groups.push_back(torch);
   std::vector<CheckOutcome> outcomes;
-  for (DiffCheck c : checks) {
+  for (const auto& group : groups) {
     IsolatedOutcome r = runIsolated([&] {
-      auto one = runChecks(p, {c}, options);
-      return one.empty() ? std::string() : writeOutcome(one.front());
+      std::string lines;  // one outcome a line: writeOutcome's JSON has no raw newline
+      for (const auto& o : runChecks(p, group, options)) lines += writeOutcome(o) + "\n";
+      return lines;
     }, limits);
-    if (auto read = r.result ? readOutcome(*r.result) : Diagnostic{}; read.ok()) {
-      outcomes.push_back(read.value());
+    std::vector<CheckOutcome> read;
+    for (size_t at = 0; r.result && at < r.result->size();) {
+      const size_t nl = r.result->find('\n', at);
+      auto one = readOutcome(std::string_view(*r.result).substr(at, nl - at));
+      if (!one.ok()) break;
+      read.push_back(one.value());
+      at = nl + 1;
+    }
+    if (read.size() == group.size()) {
+      outcomes.insert(outcomes.end(), read.begin(), read.end());
       continue;
     }
-    CheckOutcome died;
-    died.check = c;
-    died.status = CheckOutcome::Status::Finding;
-    died.kind = r.death ? r.death->kindName() : "check-error";
-    died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")"
-                          : "the check's process sent back no outcome";
-    outcomes.push_back(died);
+    for (DiffCheck c : group) {
+      CheckOutcome died;
+      died.check = c;
+      died.status = CheckOutcome::Status::Finding;
+      died.kind = r.death ? r.death->kindName() : "check-error";
+      died.report = r.death ? "the check's process died (" + deathSignature(*r.death) + ")"
+                            : "the check's process sent back no outcome";
+      outcomes.push_back(died);
+    }
   }
+  std::stable_sort(outcomes.begin(), outcomes.end(),
+                   [](const CheckOutcome& a, const CheckOutcome& b) { return a.check < b.check; });
   return outcomes;
 }
 
@@ -65,16 +84,16 @@ bool print(const CheckOutcome& o) {
 }  // namespace
 
 void addCheckCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D4, D6) on one program");
+  auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D8) on one program");
   struct Options {
     std::string file;
-    std::string checks = "D1,D2,D3,D4,D6";
+    std::string checks = "D1,D2,D3,D4,D5,D6,D7,D8";
     uint64_t seed = 1;
     double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
-  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1,D2,D3,D4,D6")->capture_default_str();
+  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D8 (D5, D7, D8 ask PyTorch: docs/design.md)")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "where D6 places its corruptions")->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")
       ->check(CLI::Range(0.001, 86400.0))

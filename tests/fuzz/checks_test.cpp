@@ -481,12 +481,12 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
 }
 
 TEST(Checks, CheckListsParse) {
-  auto all = parseDiffChecks("D1,D2,D3,D4,D6");
+  auto all = parseDiffChecks("D1,D2,D3,D4,D5,D6,D7,D8");
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), 5u);
-  auto d5 = parseDiffChecks("D1,D5");
-  ASSERT_FALSE(d5.ok());
-  EXPECT_EQ(d5.error().message, "unknown check 'D5' (D1, D2, D3, D4, D6)");
+  EXPECT_EQ(all->size(), 8u);
+  auto d9 = parseDiffChecks("D1,D9");
+  ASSERT_FALSE(d9.ok());
+  EXPECT_EQ(d9.error().message, "unknown check 'D9' (D1 to D8)");
   EXPECT_FALSE(parseDiffChecks("").ok());
 }
 

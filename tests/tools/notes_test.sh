@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$1" || exit 1
 failures=0
-mapfile -t files < <(git ls-files -co --exclude-standard -- '*.cpp' '*.h' '*.md' '*.sh' '*.txt' '*.cmake' 2>/dev/null)
+mapfile -t files < <(git ls-files -co --exclude-standard -- '*.cpp' '*.h' '*.md' '*.sh' '*.txt' '*.cmake' '*.py' 2>/dev/null)
 if [ "${#files[@]}" -eq 0 ]; then echo "FAIL: no tracked sources under $1"; echo "0 passed, 1 failed"; exit 1; fi
 # A name cut after its bracket opens, or after the word Note itself.
 wrapped=$(grep -nE 'Notes? \[[^]]*$|(^|[^A-Za-z])\(?Notes?$' "${files[@]}")

@@ -1,0 +1,378 @@
+// See torch_peer.h; the protocol is python/epsmith_peer.py's docstring.
+#include "oracle/torch_peer.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iterator>
+
+#include "formats/json.h"
+#include "ir/program.h"
+
+extern char** environ;
+
+namespace epsmith {
+namespace {
+
+#ifndef EPSMITH_PEER_PYTHON
+#define EPSMITH_PEER_PYTHON "python3"
+#endif
+#ifndef EPSMITH_PEER_SCRIPT
+#define EPSMITH_PEER_SCRIPT "python/epsmith_peer.py"
+#endif
+
+std::string fromEnv(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// Note [One peer per process]
+// The peer is a child of the process that asked first. Campaign workers fork (minimization
+// steps, Note [Minimizing in forked steps]); a forked child inherits the pipes but must not
+// speak on them, or two processes would interleave requests to one peer. So a peer belongs
+// to the pid that started it, and another pid starts its own, leaving its parent's alone.
+// A peer that dies or times out is ended and reaped; the next request starts another.
+class Peer {
+ public:
+  ~Peer() { end(false); }
+
+  std::optional<std::string> ensure() {
+    if (pid_ > 0 && owner_ == getpid()) return std::nullopt;
+    if (pid_ > 0) forget();
+    if (unavailable_ && owner_ == getpid()) return unavailable_;
+    owner_ = getpid();
+    unavailable_ = start();
+    return unavailable_;
+  }
+
+  Expected<std::string> exchange(const std::string& request, int timeout_seconds) {
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+    if (auto e = writeAll(request)) return fail(*e);
+    return readLine();
+  }
+
+  Expected<std::string> readBytes(size_t n) {
+    std::string out;
+    while (buffered_.size() < n) {
+      if (auto e = fill()) return fail(*e);
+    }
+    out = buffered_.substr(0, n);
+    buffered_.erase(0, n);
+    return out;
+  }
+
+  Expected<std::string> readLine() {
+    size_t nl;
+    while ((nl = buffered_.find('\n')) == std::string::npos) {
+      if (auto e = fill()) return fail(*e);
+    }
+    std::string line = buffered_.substr(0, nl);
+    buffered_.erase(0, nl + 1);
+    return line;
+  }
+
+  // Ends a peer that broke the protocol; the next request starts another.
+  Diagnostic fail(const std::string& why) {
+    end(true);
+    return Diagnostic{"torch peer", why};
+  }
+
+ private:
+  std::optional<std::string> start() {
+    const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
+    const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
+    if (access(script.c_str(), R_OK) != 0) return "no torch peer script at " + script + " (EPSMITH_PEER)";
+    // A peer that dies while a request is written must be an error of the write, not the
+    // end of this process.
+    ::signal(SIGPIPE, SIG_IGN);
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+    if (pipe2(out, O_CLOEXEC) != 0) {
+      close(in[0]), close(in[1]);
+      return std::string("pipe: ") + std::strerror(errno);
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(script.c_str()), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]), close(out[1]);
+    if (rc != 0) {
+      close(in[1]), close(out[0]);
+      return "cannot start " + python + ": " + std::strerror(rc) + " (EPSMITH_PYTHON)";
+    }
+    pid_ = pid, to_ = in[1], from_ = out[0];
+    buffered_.clear();
+    // The first line says torch imported; a Python without torch ends before it.
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    auto ready = readLine();
+    if (!ready.ok()) return python + " " + script + " did not start: " + ready.error().message;
+    auto greeting = readJson(ready.value(), "", [&](const JsonAt& at) {
+      version_ = at.field("torch").string();
+      if (auto planted = at.optional("planted")) {
+        for (const std::string& f : planted->strings()) {
+          std::fprintf(stderr, "epsmith: torch peer fault planted: %s (EPSMITH_PLANTED_FAULT)\n", f.c_str());
+        }
+      }
+      return true;
+    });
+    if (!greeting.ok()) return "the torch peer's first line is not its greeting: " + ready.value();
+    return std::nullopt;
+  }
+
+  std::optional<std::string> writeAll(const std::string& data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      if (auto e = await(to_, POLLOUT)) return e;
+      const ssize_t n = write(to_, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return "the torch peer stopped reading" + exitStatus();
+      done += static_cast<size_t>(n);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> fill() {
+    if (auto e = await(from_, POLLIN)) return e;
+    char chunk[1 << 16];
+    const ssize_t n = read(from_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) return std::nullopt;
+    if (n <= 0) return "the torch peer died" + exitStatus();
+    buffered_.append(chunk, static_cast<size_t>(n));
+    return std::nullopt;
+  }
+
+  std::optional<std::string> await(int fd, short events) {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return "the torch peer took too long (a hang in torch, or a program too big for it)";
+      pollfd p{fd, events, 0};
+      const int rc = poll(&p, 1, static_cast<int>(left.count()));
+      if (rc > 0) return std::nullopt;
+      if (rc < 0 && errno != EINTR) return std::string("poll: ") + std::strerror(errno);
+    }
+  }
+
+  // ", killed by signal 11" once the peer is reaped; "" while it still runs.
+  std::string exitStatus() {
+    int status = 0;
+    if (pid_ <= 0 || waitpid(pid_, &status, WNOHANG) != pid_) return "";
+    pid_ = -1;
+    if (WIFSIGNALED(status)) return " (killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+    return " (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+  }
+
+  void end(bool kill_it) {
+    if (owner_ != getpid()) return forget();
+    if (to_ >= 0) close(to_);
+    if (from_ >= 0) close(from_);
+    if (pid_ > 0) {
+      if (kill_it) kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);  // closing its stdin ends a healthy peer
+    }
+    pid_ = -1, to_ = -1, from_ = -1;
+  }
+
+  // A forked child's copy of its parent's peer: closed, never spoken to.
+  void forget() {
+    if (to_ >= 0) close(to_);
+    if (from_ >= 0) close(from_);
+    pid_ = -1, to_ = -1, from_ = -1;
+    unavailable_.reset();
+  }
+
+  pid_t pid_ = -1, owner_ = -1;
+  int to_ = -1, from_ = -1;
+  std::string buffered_, version_;
+  std::optional<std::string> unavailable_;
+  std::chrono::steady_clock::time_point deadline_;
+};
+
+Peer& thePeer() {
+  static Peer* peer = new Peer;  // never destroyed: a peer outlives static destruction order
+  return *peer;
+}
+
+std::string requestHeader(const PeerRequest& r) {
+  JsonWriter w;
+  w.beginObject();
+  w.key("checks").beginArray();
+  if (r.module_run) w.string("D5");
+  if (r.decompose) w.string("D8");
+  w.endArray();
+  w.key("archives").beginArray();
+  for (const auto& a : r.archives) w.unsignedInteger(a.size());
+  w.endArray();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+// torch.save((outputs, [[name, tensor], ...])) as a RunResult.
+RunResult decodeRun(const std::string& bytes) {
+  c10::IValue v = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+  RunResult r;
+  const auto parts = v.toTupleRef().elements();
+  if (parts.size() != 2) throw std::runtime_error("a run's results are not (outputs, finals)");
+  for (const c10::IValue& o : parts[0].toListRef()) r.outputs.push_back(o);
+  for (const c10::IValue& f : parts[1].toListRef()) {
+    const auto pair = f.toListRef();
+    r.final_inputs.emplace_back(pair.at(0).toStringRef(), pair.at(1).toTensor());
+  }
+  return r;
+}
+
+RunResult raised(const JsonAt& error) {
+  RunResult r;
+  r.error = RunError{"", "", error.field("type").string() + ": " + error.field("message").string()};
+  return r;
+}
+
+SpecList readSpecList(const JsonAt& at) {
+  SpecList s;
+  auto pairs = [](const JsonAt& list, auto& out) {
+    for (size_t i = 0; i < list.size(); ++i) out.emplace_back(list[i][0].string(), list[i][1].string());
+  };
+  pairs(at.field("inputs"), s.inputs);
+  pairs(at.field("outputs"), s.outputs);
+  return s;
+}
+
+// What the header promises, read; the payloads follow it in the order D5, D8.
+struct Header {
+  PeerReply reply;
+  std::optional<size_t> module_results, decomposed_results;
+};
+
+Header readHeader(const JsonAt& at) {
+  Header h;
+  h.reply.torch_version = at.field("torch").string();
+  const JsonAt verdicts = at.field("verdicts");
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    PeerVerdict v;
+    v.accepts = verdicts[i].field("accepts").boolean();
+    if (!v.accepts) {
+      v.stage = verdicts[i].field("stage").string();
+      v.type = verdicts[i].field("type").string();
+      v.message = verdicts[i].field("message").string();
+    }
+    h.reply.verdicts.push_back(std::move(v));
+  }
+  if (auto d5 = at.optional("D5")) {
+    if (auto e = d5->optional("error")) h.reply.module_run = raised(*e);
+    else h.module_results = d5->field("results").unsignedInteger();
+  }
+  if (auto d8 = at.optional("D8")) {
+    if (auto e = d8->optional("error")) {
+      if (e->field("stage").view() == "decompose") {
+        h.reply.decompose_error = e->field("type").string() + ": " + e->field("message").string();
+      } else {
+        h.reply.decomposed_run = raised(*e);
+      }
+    } else {
+      h.decomposed_results = d8->field("results").unsignedInteger();
+    }
+    if (auto s = d8->optional("signature")) h.reply.decomposed_signature = readSpecList(*s);
+  }
+  return h;
+}
+
+}  // namespace
+
+std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
+
+std::optional<std::string> torchPeerMissing() {
+  const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
+  const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
+  if (access(script.c_str(), R_OK) != 0) return "no torch peer script at " + script + " (EPSMITH_PEER)";
+  if (python.find('/') != std::string::npos) {
+    if (access(python.c_str(), X_OK) != 0) return "no Python at " + python + " (EPSMITH_PYTHON)";
+    return std::nullopt;
+  }
+  const std::string path = fromEnv("PATH", "");
+  for (size_t at = 0; at <= path.size();) {
+    size_t colon = path.find(':', at);
+    if (colon == std::string::npos) colon = path.size();
+    const std::string candidate = path.substr(at, colon - at) + "/" + python;
+    if (access(candidate.c_str(), X_OK) == 0) return std::nullopt;
+    at = colon + 1;
+  }
+  return "no " + python + " on the PATH (EPSMITH_PYTHON)";
+}
+
+Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds) {
+  Peer& peer = thePeer();
+  if (auto why = peer.ensure()) return Diagnostic{"torch peer", *why};
+  std::string message = requestHeader(request);
+  for (const auto& a : request.archives) message += a;
+  auto line = peer.exchange(message, timeout_seconds);
+  if (!line.ok()) return line.error();
+  auto header = readJson(line.value(), "torch peer reply", readHeader);
+  if (!header.ok()) return peer.fail(header.error().str());
+  Header h = std::move(header).value();
+  for (auto [size, into] : {std::pair{h.module_results, &h.reply.module_run},
+                            std::pair{h.decomposed_results, &h.reply.decomposed_run}}) {
+    if (!size) continue;
+    auto bytes = peer.readBytes(*size);
+    if (!bytes.ok()) return bytes.error();
+    try {
+      *into = decodeRun(bytes.value());
+    } catch (const std::exception& e) {
+      return Diagnostic{"torch peer", std::string("cannot read a run's results: ") + e.what()};
+    }
+  }
+  return std::move(h.reply);
+}
+
+// Note [Signatures compared by kind and target]
+// torch and epsmith name placeholders apart (torch after the module's arguments, epsmith
+// as its generator chose), so a signature compares as the kinds of its specs, in order,
+// with the FQN they target; a user input by its place among the user inputs ("#0"), and a
+// user-input mutation by the place of the input it writes. The peer makes the same list
+// of torch's program (epsmith_peer.py's Peer.signature).
+SpecList specList(const ExportedProgram& p) {
+  static constexpr const char* kInputs[] = {"USER_INPUT", "PARAMETER", "BUFFER", "CONSTANT_TENSOR", "CUSTOM_OBJ", "TOKEN"};
+  static constexpr const char* kOutputs[] = {"USER_OUTPUT", "LOSS_OUTPUT", "BUFFER_MUTATION", "PARAMETER_MUTATION",
+                                             "GRADIENT_TO_PARAMETER", "GRADIENT_TO_USER_INPUT",
+                                             "USER_INPUT_MUTATION", "TOKEN"};
+  SpecList s;
+  std::vector<std::pair<std::string, int>> user;
+  for (const InputSpec& in : p.signature.input_specs) {
+    std::string target = in.target.value_or("");
+    if (in.kind == InputKind::UserInput) {
+      user.emplace_back(in.arg.name, static_cast<int>(user.size()));
+      target = "#" + std::to_string(user.back().second);
+    }
+    const auto kind = static_cast<size_t>(in.kind);
+    s.inputs.emplace_back(kind < std::size(kInputs) ? kInputs[kind] : "?", target);
+  }
+  for (const OutputSpec& out : p.signature.output_specs) {
+    std::string target = out.target.value_or("");
+    if (out.kind == OutputKind::UserInputMutation) {
+      int place = -1;
+      for (const auto& [name, i] : user) {
+        if (name == target) place = i;
+      }
+      target = "#" + std::to_string(place);
+    }
+    const auto kind = static_cast<size_t>(out.kind);
+    s.outputs.emplace_back(kind < std::size(kOutputs) ? kOutputs[kind] : "?", target);
+  }
+  return s;
+}
+
+}  // namespace epsmith

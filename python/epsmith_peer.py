@@ -1,0 +1,231 @@
+"""PyTorch's own export stack as epsmith's peer: the checks D5, D7 and D8 of docs/design.md,
+asked of the installed torch, one program after another, over a pipe.
+
+The C++ driver starts `python epsmith_peer.py` once per worker and keeps it; each request is
+a program as torch.export.save's archive (and, for D7, corruptions of it). The peer loads,
+verifies, runs and decomposes with torch and sends back verdicts and results; every
+comparison is made by the driver's comparator, so the peer judges nothing itself.
+
+Protocol (docs/design.md, "The torch peer"). Both directions: one line of JSON, then the
+payloads it announces, back to back.
+  request  {"checks": ["D5", "D7", "D8"], "archives": [n0, n1, ...]}  archive 0 is the
+           program, the others are only loaded (D7's verdicts on corruptions)
+  reply    {"torch": VERSION, "verdicts": [VERDICT per archive],
+            "D5": {"error": ERROR|null, "results": n},
+            "D8": {"error": ERROR|null, "results": n, "signature": SIGNATURE}}
+           then the D5 results, then the D8 results (torch.save of
+           (outputs, [[name, tensor], ...]), as RunResult holds them)
+  VERDICT  {"accepts": true} or {"accepts": false, "stage": "verify"|"load", "type", "message"}
+  ERROR    {"stage": "run"|"decompose", "type", "message"}
+A first reply {"torch": VERSION, "ready": true, "planted": [FAULT, ...]} is sent once torch
+is imported.
+EPSMITH_PLANTED_FAULT entries for the peer (Note [Planted faults in the peer]) are read
+at start.
+"""
+
+import copy
+import io
+import json
+import logging
+import os
+import sys
+import warnings
+
+
+def _error(stage, e):
+    message = str(e).strip().split("\n")[0]
+    return {"stage": stage, "type": type(e).__name__, "message": message}
+
+
+class Peer:
+    def __init__(self, torch, off_by_one=()):
+        self.torch = torch
+        self.off_by_one = off_by_one  # Note [Planted faults in the peer]
+        from torch.export.graph_signature import InputKind, OutputKind
+
+        self.InputKind, self.OutputKind = InputKind, OutputKind
+        from torch._export.verifier import SpecViolationError
+
+        self.SpecViolationError = SpecViolationError
+
+    def load(self, data):
+        """(program or None, verdict)."""
+        try:
+            ep = self.torch.export.load(io.BytesIO(data))
+        except self.SpecViolationError as e:
+            return None, {"accepts": False, **_error("verify", e)}
+        except Exception as e:  # noqa: BLE001 - any refusal is a verdict
+            return None, {"accepts": False, **_error("load", e)}
+        return ep, {"accepts": True}
+
+    def run(self, ep, original):
+        """ep.module() on a copy of `original`'s example inputs and of `ep` (a run writes the
+        state it is handed, and the next run must start from the archive's): (outputs,
+        finals) as RunResult holds them, user inputs named as `original` names them."""
+        torch = self.torch
+        ep = copy.deepcopy(ep)
+        args, kwargs = copy.deepcopy(original.example_inputs or ((), {}))
+        module = ep.module()
+        out = module(*args, **kwargs)
+        # None is an output of its own, as the program's output specs list it.
+        leaves, _ = torch.utils._pytree.tree_flatten(out, is_leaf=lambda v: v is None)
+        outputs = [_plain(v) for v in leaves]
+        if self.off_by_one and _calls_any(original, self.off_by_one):
+            outputs = [v + 1 if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in outputs]
+        # Named and ordered as epsmith's runs list final values (oracle/run.cpp's liftInputs):
+        # lifted state in input-spec order, then the user inputs; the comparator matches
+        # them by name.
+        finals = []
+        for spec in ep.graph_signature.input_specs:
+            if spec.kind == self.InputKind.PARAMETER:
+                finals.append(["parameter:" + spec.target, _plain(module.get_parameter(spec.target))])
+            elif spec.kind == self.InputKind.BUFFER:
+                finals.append(["buffer:" + spec.target, _plain(module.get_buffer(spec.target))])
+        flat_user = torch.utils._pytree.tree_leaves((args, kwargs))
+        user_names = [s.arg.name for s in original.graph_signature.input_specs if s.kind == self.InputKind.USER_INPUT]
+        for name, value in zip(user_names, flat_user):
+            if isinstance(value, torch.Tensor):
+                finals.append(["user_input:" + name, _plain(value)])
+        return outputs, finals
+
+    def signature(self, ep):
+        """The input and output specs as kinds and targets, user inputs by their place, so
+        two programs with other placeholder names compare
+        (Note [Signatures compared by kind and target])."""
+        user = {}
+        inputs, outputs = [], []
+        for spec in ep.graph_signature.input_specs:
+            if spec.kind == self.InputKind.USER_INPUT:
+                user[spec.arg.name] = len(user)
+                inputs.append([spec.kind.name, "#%d" % user[spec.arg.name]])
+            else:
+                inputs.append([spec.kind.name, spec.target or ""])
+        for spec in ep.graph_signature.output_specs:
+            target = spec.target or ""
+            if spec.kind == self.OutputKind.USER_INPUT_MUTATION:
+                target = "#%d" % user.get(target, -1)
+            outputs.append([spec.kind.name, target])
+        return {"inputs": inputs, "outputs": outputs}
+
+    def answer(self, checks, archives):
+        torch = self.torch
+        reply = {"torch": torch.__version__, "verdicts": []}
+        payloads = []
+        program = None
+        for i, data in enumerate(archives):
+            ep, verdict = self.load(data)
+            reply["verdicts"].append(verdict)
+            if i == 0:
+                program = ep
+        if program is None:
+            return reply, payloads
+        if "D5" in checks:
+            reply["D5"] = self.results_of(lambda: self.run(program, program), "run", payloads)
+        if "D8" in checks:
+            try:
+                decomposed = program.run_decompositions({})
+            except Exception as e:  # noqa: BLE001 - a refusal is the check's answer
+                reply["D8"] = {"error": _error("decompose", e), "results": 0}
+            else:
+                reply["D8"] = self.results_of(lambda: self.run(decomposed, program), "run", payloads)
+                reply["D8"]["signature"] = self.signature(decomposed)
+        return reply, payloads
+
+    def results_of(self, f, stage, payloads):
+        try:
+            outputs, finals = f()
+            buf = io.BytesIO()
+            self.torch.save((outputs, finals), buf)
+        except Exception as e:  # noqa: BLE001 - the run's exception is its result
+            return {"error": _error(stage, e), "results": 0}
+        payloads.append(buf.getvalue())
+        return {"error": None, "results": len(payloads[-1])}
+
+
+def _plain(v):
+    """A value as the driver's comparator takes it: tensors detached and contiguous (a view
+    would pickle its whole base), numbers as they are."""
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone()
+    return v
+
+
+# Note [Planted faults in the peer]
+# Tests that need D5, D7 or D8 to find something must not depend on a bug of torch still
+# existing (Note [Planted faults]). EPSMITH_PLANTED_FAULT entries read here:
+# `torch:aten::NAME` makes every run of a program that calls aten::NAME (any overload) in
+# this process return its floating outputs plus one, as a torch runtime that miscompiled
+# the op would, so ep.module() and the decomposed program disagree with epsmith's runs (D5
+# and D8 value mismatches) and minimization keeps the op; `torch-verifier:accept-all` makes
+# torch's verifier accept every program, so D7 reports each corruption epsmith's verifier
+# rejects. The driver reports each fault planted on standard error.
+def plant_faults(torch, planted):
+    off_by_one = set()
+    for entry in os.environ.get("EPSMITH_PLANTED_FAULT", "").split(","):
+        kind, _, name = entry.partition(":")
+        if kind == "torch" and name.startswith("aten::"):
+            off_by_one.add(name[len("aten::"):])
+        elif kind == "torch-verifier" and name == "accept-all":
+            from torch._export.verifier import Verifier
+
+            Verifier.check = lambda self, ep: None
+        else:
+            continue
+        planted.append(entry)
+    return off_by_one
+
+
+def _calls_any(ep, names):
+    for node in ep.graph.nodes:
+        packet = getattr(node.target, "_overloadpacket", None)
+        if node.op == "call_function" and packet is not None and packet.__name__ in names:
+            return True
+    return False
+
+
+def main():
+    # The protocol owns the real standard output; anything torch prints goes to stderr.
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    logging.disable(logging.WARNING)
+    warnings.filterwarnings("ignore")
+    import torch
+
+    planted = []
+    peer = Peer(torch, plant_faults(torch, planted))
+    if not os.environ.get("EPSMITH_PEER_VERBOSE"):
+        # torch's warnings and the tracebacks FX prints beside the exceptions it raises are
+        # noise in a campaign's log; the exceptions themselves reach the driver.
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+    _send(channel, {"torch": torch.__version__, "ready": True, "planted": planted}, [])
+    source = sys.stdin.buffer
+    while True:
+        line = source.readline()
+        if not line:
+            return 0
+        request = json.loads(line)
+        archives = [_read_exactly(source, n) for n in request.get("archives", [])]
+        reply, payloads = peer.answer(request.get("checks", []), archives)
+        _send(channel, reply, payloads)
+
+
+def _read_exactly(source, n):
+    data = source.read(n)
+    if len(data) != n:
+        raise EOFError("the driver closed the pipe inside a request")
+    return data
+
+
+def _send(channel, header, payloads):
+    channel.write(json.dumps(header).encode() + b"\n")
+    for p in payloads:
+        channel.write(p)
+    channel.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+// D5, D7 and D8 against the installed PyTorch, through the torch peer: programs torch runs
+// as epsmith does pass, faults planted in the peer (Note [Planted faults in the peer]) are
+// found by the check each belongs to, a peer that dies or is missing is a finding or a skip
+// and never a crash, and a forked child gets a peer of its own. Skipped where no Python
+// torch is beside the build.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/checks.h"
+#include "fuzz/messages.h"
+#include "fuzz/workers.h"
+#include "functionalizer/functionalize.h"
+#include "oracle/pt2_archive.h"
+#include "oracle/program_io.h"
+#include "oracle/torch_peer.h"
+
+namespace epsmith {
+namespace {
+
+const std::vector<DiffCheck> kTorchChecks = {DiffCheck::D5, DiffCheck::D7, DiffCheck::D8};
+
+ExportedProgram example(const char* name) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/" + name);
+  EXPECT_TRUE(p.ok()) << p.error().str();
+  return std::move(p.value());
+}
+
+std::string describe(const CheckOutcome& o) {
+  return std::string(diffCheckName(o.check)) + " " + o.kind + " " + o.where + ": " + o.report;
+}
+
+// The torch checks on `p` in a child whose environment has `env` set (the peer reads its
+// planted faults once, when it starts, and a child starts its own).
+std::vector<CheckOutcome> inChild(const ExportedProgram& p, const std::vector<std::pair<const char*, const char*>>& env,
+                                  const CheckOptions& options = {}) {
+  WorkerLimits limits;
+  limits.seconds_per_request = 300;
+  IsolatedOutcome r = runIsolated([&] {
+    for (const auto& [k, v] : env) ::setenv(k, v, 1);
+    std::string lines;
+    for (const auto& o : runChecks(p, kTorchChecks, options)) lines += writeOutcome(o) + "\n";
+    return lines;
+  }, limits);
+  std::vector<CheckOutcome> out;
+  EXPECT_TRUE(r.result.has_value()) << (r.death ? deathSignature(*r.death) : "no result");
+  for (size_t at = 0; r.result && at < r.result->size();) {
+    const size_t nl = r.result->find('\n', at);
+    auto o = readOutcome(std::string_view(*r.result).substr(at, nl - at));
+    EXPECT_TRUE(o.ok());
+    if (o.ok()) out.push_back(o.value());
+    at = nl + 1;
+  }
+  return out;
+}
+
+class TorchChecks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = torchPeerUnavailable()) GTEST_SKIP() << *why;
+  }
+};
+
+TEST_F(TorchChecks, ExamplesRunInTorchAsInEpsmith) {
+  for (const char* name : {"linear_counter.ept", "writes_through_views.ept"}) {
+    const auto outcomes = runChecks(example(name), kTorchChecks);
+    ASSERT_EQ(outcomes.size(), 3u);
+    for (const auto& o : outcomes) {
+      EXPECT_EQ(o.status, CheckOutcome::Status::Pass) << name << ": " << describe(o);
+    }
+  }
+}
+
+TEST_F(TorchChecks, DecomposedSignatureIsTheFunctionalizers) {
+  // linear_counter mutates a buffer and a user input: torch's functional program and
+  // epsmith's list the two mutation outputs, in input order, before the user output.
+  const ExportedProgram p = example("linear_counter.ept");
+  PeerRequest request;
+  request.decompose = true;
+  request.archives.push_back(writeProgramPt2(p).value());
+  auto reply = askTorchPeer(request);
+  ASSERT_TRUE(reply.ok()) << reply.error().str();
+  ASSERT_TRUE(reply->decomposed_signature.has_value());
+  const SpecList expected{{{"PARAMETER", "weight"}, {"BUFFER", "calls"}, {"USER_INPUT", "#0"}},
+                          {{"BUFFER_MUTATION", "calls"}, {"USER_INPUT_MUTATION", "#0"}, {"USER_OUTPUT", ""}}};
+  EXPECT_EQ(*reply->decomposed_signature, expected);
+  auto ours = functionalize(p);
+  ASSERT_TRUE(ours.ok()) << ours.error().str();
+  EXPECT_EQ(specList(ours.value()), expected);
+  ASSERT_TRUE(reply->decomposed_run.has_value());
+  EXPECT_TRUE(reply->decomposed_run->ok());
+  EXPECT_EQ(reply->decomposed_run->final_inputs.size(), 3u);
+}
+
+TEST_F(TorchChecks, AWrongTorchRuntimeIsAD5AndD8ValueMismatch) {
+  // linear_counter calls aten::relu; the peer's relu programs come out one too high.
+  const auto outcomes = inChild(example("linear_counter.ept"), {{"EPSMITH_PLANTED_FAULT", "torch:aten::relu"}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].check, DiffCheck::D5);
+  EXPECT_EQ(outcomes[0].kind, "value-mismatch") << describe(outcomes[0]);
+  EXPECT_EQ(outcomes[0].where, "output 0");
+  EXPECT_EQ(outcomes[1].status, CheckOutcome::Status::Pass) << describe(outcomes[1]);
+  EXPECT_EQ(outcomes[2].check, DiffCheck::D8);
+  EXPECT_EQ(outcomes[2].kind, "value-mismatch") << describe(outcomes[2]);
+}
+
+TEST_F(TorchChecks, ATorchVerifierThatAcceptsAllIsAD7Finding) {
+  CheckOptions options;  // every corruption with a place, in check-id order
+  const auto outcomes =
+      inChild(example("linear_counter.ept"), {{"EPSMITH_PLANTED_FAULT", "torch-verifier:accept-all"}}, options);
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[1].check, DiffCheck::D7);
+  ASSERT_EQ(outcomes[1].status, CheckOutcome::Status::Finding) << describe(outcomes[1]);
+  EXPECT_EQ(outcomes[1].kind.rfind("torch-accepts:", 0), 0u) << outcomes[1].kind;
+  EXPECT_EQ(outcomes[1].kind, "torch-accepts:" + outcomes[1].variant);
+  // The finding re-runs on the corruption it names alone.
+  const auto again = inChild(example("linear_counter.ept"), {{"EPSMITH_PLANTED_FAULT", "torch-verifier:accept-all"}},
+                             focusedOn(outcomes[1]));
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[1].kind, outcomes[1].kind);
+}
+
+TEST_F(TorchChecks, TheRealVerifierRejectsEveryCorruptionEpsmithsRejects) {
+  for (const char* name : {"linear_counter.ept", "writes_through_views.ept"}) {
+    const auto outcomes = runChecks(example(name), {DiffCheck::D7});
+    ASSERT_EQ(outcomes.size(), 1u);
+    EXPECT_EQ(outcomes[0].status, CheckOutcome::Status::Pass) << name << ": " << describe(outcomes[0]);
+  }
+}
+
+TEST_F(TorchChecks, APeerThatDiesIsAFindingAndTheNextOneStarts) {
+  const std::string dies = std::string(EPSMITH_SOURCE_DIR) + "/tests/data/peer_dies.py";
+  const auto outcomes = inChild(example("linear_counter.ept"), {{"EPSMITH_PEER", dies.c_str()}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.kind, "torch-peer-failed") << describe(o);
+    EXPECT_NE(o.report.find("died"), std::string::npos) << o.report;
+  }
+}
+
+TEST_F(TorchChecks, NoPythonIsASkipWithTheReason) {
+  const auto outcomes = inChild(example("linear_counter.ept"), {{"EPSMITH_PYTHON", "/nonexistent/python"}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, CheckOutcome::Status::Skipped) << describe(o);
+    EXPECT_NE(o.report.find("/nonexistent/python"), std::string::npos) << o.report;
+  }
+}
+
+TEST_F(TorchChecks, AForkedChildAsksAPeerOfItsOwn) {
+  // The parent's peer is started (SetUp); a child that inherits it must not speak on its
+  // pipes, and the parent's peer still answers afterwards.
+  const auto child = inChild(example("writes_through_views.ept"), {});
+  ASSERT_EQ(child.size(), 3u);
+  EXPECT_EQ(child[0].status, CheckOutcome::Status::Pass) << describe(child[0]);
+  const auto parent = runChecks(example("writes_through_views.ept"), {DiffCheck::D5});
+  EXPECT_EQ(parent[0].status, CheckOutcome::Status::Pass) << describe(parent[0]);
+}
+
+}  // namespace
+}  // namespace epsmith
