@@ -28,7 +28,8 @@ struct PeerVerdict {
 // other placeholder names compare (Note [Signatures compared by kind and target]).
 struct SpecList {
   std::vector<std::pair<std::string, std::string>> inputs, outputs;  // ("BUFFER", "calls")
-  bool operator==(const SpecList&) const = default;
+  friend bool operator==(const SpecList& a, const SpecList& b) { return a.inputs == b.inputs && a.outputs == b.outputs; }
+  friend bool operator!=(const SpecList& a, const SpecList& b) { return !(a == b); }
 };
 
 struct PeerReply {
