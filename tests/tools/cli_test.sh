@@ -171,7 +171,7 @@ check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
 # fuzz: bad flags and configs exit 2 before any case runs.
-check fuzz_bad_checks 2 "--checks: unknown check 'D7'" -- "$epsmith" fuzz --checks D1,D7 --corpus "$work/fc" --report "$work/fr"
+check fuzz_bad_checks 2 "--checks: unknown check 'D9'" -- "$epsmith" fuzz --checks D1,D9 --corpus "$work/fc" --report "$work/fr"
 check fuzz_time_and_cases 2 "excludes" -- "$epsmith" fuzz --time 1 --cases 1 --corpus "$work/fc" --report "$work/fr"
 check fuzz_missing_config 2 "none.cfg: cannot open" -- "$epsmith" fuzz --config "$work/none.cfg" --corpus "$work/fc" --report "$work/fr"
 check fuzz_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'" -- "$epsmith" fuzz --config "$work/bad_gen.cfg" --corpus "$work/fc" --report "$work/fr"
