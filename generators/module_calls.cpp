@@ -3,23 +3,15 @@
 
 #include <string>
 
+#include "ir/call_specs.h"
+
 namespace epsmith {
 namespace {
 
-// A pytree spec of `leaves` plain leaves in a tuple.
-std::string tupleSpec(size_t leaves) {
-  std::string children;
-  for (size_t i = 0; i < leaves; ++i) {
-    children += std::string(i ? ", " : "") + R"({"type": null, "context": null, "children_spec": []})";
-  }
-  return R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" + children + "]}";
-}
-
 // A call's specs: its positional arguments (with empty kwargs) and its results, as tuples.
-void setSpecs(ModuleCallSignature& s) {
-  s.in_spec = R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [)" + tupleSpec(s.inputs.size()) +
-              R"(, {"type": "builtins.dict", "context": "[]", "children_spec": []}]}])";
-  s.out_spec = "[1, " + tupleSpec(s.outputs.size()) + "]";
+void setSpecs(ModuleCallSignature& s, size_t inputs, size_t outputs) {
+  s.in_spec = flatInSpec(inputs);
+  s.out_spec = flatOutSpec(outputs);
 }
 
 }  // namespace
@@ -33,14 +25,17 @@ void addModuleCallGraph(ExportedProgram& p, const std::vector<Node*>& outputs, u
     root.inputs.push_back(spec.arg);
     user_inputs.push_back(spec.arg.name);
   }
-  for (Node* o : outputs) root.outputs.push_back(SpecArg::tensor(o->name()));
-  setSpecs(root);
+  // The root entry lists no inputs and outputs, as torch.export writes it (2.13's
+  // _trace.py): its specs say how many there are, and run_decompositions renames nodes
+  // without renaming the root entry's names (docs/fuzzing.md, "PyTorch's export stack").
+  setSpecs(root, root.inputs.size(), outputs.size());
+  root.inputs.clear();
   p.module_call_graph.push_back({"", std::move(root)});
   if (!random.chance(submodule_percent) || user_inputs.empty()) return;
   ModuleCallSignature sub;
   sub.inputs.push_back(SpecArg::tensor(user_inputs[random.below(user_inputs.size())]));
   sub.outputs.push_back(SpecArg::tensor(outputs[random.below(outputs.size())]->name()));
-  setSpecs(sub);
+  setSpecs(sub, sub.inputs.size(), sub.outputs.size());
   p.module_call_graph.push_back({"block", std::move(sub)});
 }
 

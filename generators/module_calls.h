@@ -10,7 +10,7 @@
 
 namespace epsmith {
 
-// Adds the root entry ("") from `p`'s user inputs to `outputs` and, in `submodule_percent`
+// Adds the root entry ("": the specs of `p`'s user inputs and of `outputs`, no names) and, in `submodule_percent`
 // of programs, a submodule entry "block" from one user input to one of `outputs`, as
 // torch.export records a preserved submodule call. (Intermediate values as boundaries:
 // the functionalizer renames only inputs and user outputs in the module call graph,

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
+#include "ir/call_specs.h"
 #include "minimizer/passes.h"
 #include "verifier/verifier.h"
 
@@ -25,6 +27,15 @@ void renameReferences(ExportedProgram& p, const std::string& from, const std::st
 }
 
 namespace {
+
+// How many user inputs and user outputs `p` has: an edit that changes either makes the
+// root call's specs flat tuples of the new counts (ir/call_specs.h).
+std::pair<size_t, size_t> userCounts(const ExportedProgram& p) {
+  size_t inputs = 0, outputs = 0;
+  for (const auto& s : p.signature.input_specs) inputs += s.kind == InputKind::UserInput ? 1 : 0;
+  for (const auto& s : p.signature.output_specs) outputs += s.kind == OutputKind::UserOutput ? 1 : 0;
+  return {inputs, outputs};
+}
 
 size_t callCount(const ExportedProgram& p) {
   size_t n = 0;
@@ -351,7 +362,9 @@ class Engine {
     ExportedProgram candidate = r_.program.clone();
     size_t applied = 0;
     for (size_t i = start; i < last; ++i) applied += targets[i].edit(candidate) ? 1 : 0;
-    if (applied == 0 || !verify(candidate).empty()) return std::nullopt;
+    if (applied == 0) return std::nullopt;
+    if (userCounts(candidate) != userCounts(r_.program)) flattenRootCallSpecs(candidate);
+    if (!verify(candidate).empty()) return std::nullopt;
     if (refresh) refreshVals(candidate);
     return candidate;
   }
