@@ -5,6 +5,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,19 +40,97 @@ std::string fromEnv(const char* name, const char* fallback) {
   return v && *v ? v : fallback;
 }
 
+struct Spawned {
+  pid_t pid;
+  int to, from;  // its standard input and output
+};
+
+// EPSMITH_PYTHON running the peer script with `args` after it, standard input and output
+// on pipes.
+Expected<Spawned> spawnPeer(const std::vector<std::string>& args) {
+  const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
+  const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
+  if (access(script.c_str(), R_OK) != 0) return Diagnostic{"", "no torch peer script at " + script + " (EPSMITH_PEER)"};
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0) return Diagnostic{"", std::string("pipe: ") + std::strerror(errno)};
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in[0]), close(in[1]);
+    return Diagnostic{"", std::string("pipe: ") + std::strerror(errno)};
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  std::vector<std::string> words{python, script};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]), close(out[1]);
+  if (rc != 0) {
+    close(in[1]), close(out[0]);
+    return Diagnostic{"", "cannot start " + python + ": " + std::strerror(rc) + " (EPSMITH_PYTHON)"};
+  }
+  return Spawned{pid, in[1], out[0]};
+}
+
+int connectTo(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof address.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+
+// The peer's first line, which says torch imported (a Python without torch ends before it);
+// the reason where it is not. `announce`: report the faults it planted on standard error.
+template <typename Channel>
+std::optional<std::string> readGreeting(Channel& peer, bool announce, pid_t* pid = nullptr) {
+  auto ready = peer.readLine();
+  if (!ready.ok()) return "the torch peer did not start: " + ready.error().message;
+  auto greeting = readJson(ready.value(), "", [&](const JsonAt& at) {
+    at.field("torch").string();
+    if (auto p = at.optional("pid"); p && pid) *pid = static_cast<pid_t>(p->integer());
+    if (auto planted = at.optional("planted"); planted && announce) {
+      for (const std::string& f : planted->strings()) {
+        std::fprintf(stderr, "epsmith: torch peer fault planted: %s (EPSMITH_PLANTED_FAULT)\n", f.c_str());
+      }
+    }
+    return true;
+  });
+  if (!greeting.ok()) return "the torch peer's first line is not its greeting: " + ready.value();
+  return std::nullopt;
+}
+
 // Note [One peer per process]
 // The peer is a child of the process that asked first. Campaign workers fork (minimization
 // steps, Note [Minimizing in forked steps]); a forked child inherits the pipes but must not
 // speak on them, or two processes would interleave requests to one peer. So a peer belongs
 // to the pid that started it, and another pid starts its own, leaving its parent's alone.
-// A peer that dies or times out is ended and reaped; the next request starts another.
+// A peer that dies or times out is ended and reaped; the next request starts another. In a
+// campaign the peer is forked by the zygote instead (Note [A zygote for campaign peers]).
 class Peer {
  public:
   ~Peer() { end(false); }
 
   std::optional<std::string> ensure() {
-    if (pid_ > 0 && owner_ == getpid()) return std::nullopt;
-    if (pid_ > 0) forget();
+    if (to_ >= 0 && owner_ == getpid()) return std::nullopt;
+    if (to_ >= 0) forget();
     if (unavailable_ && owner_ == getpid()) return unavailable_;
     owner_ = getpid();
     unavailable_ = start();
@@ -89,50 +169,33 @@ class Peer {
     return Diagnostic{"torch peer", why};
   }
 
+  // Starts the zygote (Note [A zygote for campaign peers]) as this object's peer.
+  std::optional<std::string> startZygote(const std::string& path) {
+    owner_ = getpid();
+    unavailable_ = start({"--zygote", path});
+    return unavailable_;
+  }
+
  private:
-  std::optional<std::string> start() {
-    const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
-    const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
-    if (access(script.c_str(), R_OK) != 0) return "no torch peer script at " + script + " (EPSMITH_PEER)";
+  std::optional<std::string> start(const std::vector<std::string>& args = {}) {
     // A peer that dies while a request is written must be an error of the write, not the
     // end of this process.
     ::signal(SIGPIPE, SIG_IGN);
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
-    if (pipe2(out, O_CLOEXEC) != 0) {
-      close(in[0]), close(in[1]);
-      return std::string("pipe: ") + std::strerror(errno);
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(script.c_str()), nullptr};
-    pid_t pid = -1;
-    const int rc = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(in[0]), close(out[1]);
-    if (rc != 0) {
-      close(in[1]), close(out[0]);
-      return "cannot start " + python + ": " + std::strerror(rc) + " (EPSMITH_PYTHON)";
-    }
-    pid_ = pid, to_ = in[1], from_ = out[0];
     buffered_.clear();
-    // The first line says torch imported; a Python without torch ends before it.
     deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    auto ready = readLine();
-    if (!ready.ok()) return python + " " + script + " did not start: " + ready.error().message;
-    auto greeting = readJson(ready.value(), "", [&](const JsonAt& at) {
-      version_ = at.field("torch").string();
-      if (auto planted = at.optional("planted")) {
-        for (const std::string& f : planted->strings()) {
-          std::fprintf(stderr, "epsmith: torch peer fault planted: %s (EPSMITH_PLANTED_FAULT)\n", f.c_str());
-        }
-      }
-      return true;
-    });
-    if (!greeting.ok()) return "the torch peer's first line is not its greeting: " + ready.value();
-    return std::nullopt;
+    const char* zygote = args.empty() ? std::getenv("EPSMITH_PEER_ZYGOTE") : nullptr;
+    if (zygote && *zygote) {
+      const int fd = connectTo(zygote);
+      if (fd < 0) return std::string("cannot reach the torch peer zygote at ") + zygote + ": " + std::strerror(errno);
+      pid_ = 0, to_ = fd, from_ = dup(fd);
+      // The zygote's child, not ours: its pid lets a hung one be killed.
+      auto greeting = readGreeting(*this, false, &pid_);
+      return greeting ? std::optional<std::string>("the torch peer zygote's peer: " + *greeting) : std::nullopt;
+    }
+    auto spawned = spawnPeer(args);
+    if (!spawned.ok()) return spawned.error().message;
+    pid_ = spawned->pid, to_ = spawned->to, from_ = spawned->from;
+    return readGreeting(*this, true);
   }
 
   std::optional<std::string> writeAll(const std::string& data) {
@@ -198,7 +261,7 @@ class Peer {
 
   pid_t pid_ = -1, owner_ = -1;
   int to_ = -1, from_ = -1;
-  std::string buffered_, version_;
+  std::string buffered_;
   std::optional<std::string> unavailable_;
   std::chrono::steady_clock::time_point deadline_;
 };
@@ -295,24 +358,35 @@ Header readHeader(const JsonAt& at) {
 
 std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
 
-std::optional<std::string> torchPeerMissing() {
-  const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
-  const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
-  if (access(script.c_str(), R_OK) != 0) return "no torch peer script at " + script + " (EPSMITH_PEER)";
-  if (python.find('/') != std::string::npos) {
-    if (access(python.c_str(), X_OK) != 0) return "no Python at " + python + " (EPSMITH_PYTHON)";
-    return std::nullopt;
-  }
-  const std::string path = fromEnv("PATH", "");
-  for (size_t at = 0; at <= path.size();) {
-    size_t colon = path.find(':', at);
-    if (colon == std::string::npos) colon = path.size();
-    const std::string candidate = path.substr(at, colon - at) + "/" + python;
-    if (access(candidate.c_str(), X_OK) == 0) return std::nullopt;
-    at = colon + 1;
-  }
-  return "no " + python + " on the PATH (EPSMITH_PYTHON)";
+namespace {
+
+std::string zygote_dir;  // the socket's directory, removed by the process that made it
+pid_t zygote_owner = -1;
+
+void removeZygoteSocket() {
+  if (getpid() != zygote_owner || zygote_dir.empty()) return;
+  unlink((zygote_dir + "/zygote").c_str());
+  rmdir(zygote_dir.c_str());
 }
+
+}  // namespace
+
+std::optional<std::string> startTorchZygote() {
+  static Peer* zygote = nullptr;  // kept: its pipe's end is what keeps the zygote alive
+  static std::optional<std::string> why;
+  if (zygote) return why;
+  zygote = new Peer;
+  char dir[] = "/tmp/epsmith-peer-XXXXXX";
+  if (!mkdtemp(dir)) return why = std::string("mkdtemp: ") + std::strerror(errno);
+  zygote_dir = dir;
+  zygote_owner = getpid();
+  std::atexit(removeZygoteSocket);
+  const std::string path = zygote_dir + "/zygote";
+  why = zygote->startZygote(path);
+  if (!why) ::setenv("EPSMITH_PEER_ZYGOTE", path.c_str(), 1);
+  return why;
+}
+
 
 Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds) {
   Peer& peer = thePeer();

@@ -58,9 +58,10 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
 
 // Why no peer can be started here, or nullopt when one runs (starting it if needed).
 std::optional<std::string> torchPeerUnavailable();
-// Why no peer could start here, as far as can be told without starting one (no script, no
-// Python executable); nullopt does not promise that Python imports torch.
-std::optional<std::string> torchPeerMissing();
+// Starts, once, the zygote that processes forked from this one get their peers from
+// (Note [A zygote for campaign peers]); the reason where it cannot start (no Python, no
+// torch).
+std::optional<std::string> startTorchZygote();
 
 // The signature of `p` as the peer gives one.
 class ExportedProgram;

@@ -201,8 +201,14 @@ def main():
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
-    _send(channel, {"torch": torch.__version__, "ready": True, "planted": planted}, [])
-    source = sys.stdin.buffer
+    greeting = {"torch": torch.__version__, "ready": True, "planted": planted}
+    if len(sys.argv) == 3 and sys.argv[1] == "--zygote":
+        return zygote(sys.argv[2], peer, greeting, channel)
+    _send(channel, greeting, [])
+    return serve(peer, sys.stdin.buffer, channel)
+
+
+def serve(peer, source, channel):
     while True:
         line = source.readline()
         if not line:
@@ -211,6 +217,68 @@ def main():
         archives = [_read_exactly(source, n) for n in request.get("archives", [])]
         reply, payloads = peer.answer(request.get("checks", []), archives)
         _send(channel, reply, payloads)
+
+
+# Note [A zygote for campaign peers]
+# Importing torch takes seconds, and a campaign's workers are replaced every few thousand
+# cases (Note [Recycled workers]): a peer started per worker would import torch again and
+# again, inside a case's time limit. So a campaign starts one zygote (`--zygote PATH`): it
+# imports torch once, greets on standard output, and listens on the Unix socket PATH; each
+# worker that asks connects, and the zygote forks a peer for that connection alone, torch
+# already imported (a fork costs milliseconds). A peer ends when its worker closes the
+# connection; the zygote ends when its standard input closes, i.e. with the campaign.
+def warm_up(peer):
+    """One question of each kind, answered once here: torch imports much of itself lazily
+    on a first export, load and decomposition (a second or more), and every peer forked
+    after this starts with it done."""
+    torch = peer.torch
+
+    class Warm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("calls", torch.zeros(2))
+
+        def forward(self, x):
+            self.calls.add_(1)
+            return x.t().sin()
+
+    buf = io.BytesIO()
+    torch.export.save(torch.export.export(Warm(), (torch.ones(2, 3),)), buf)
+    try:
+        peer.answer(["D5", "D8"], [buf.getvalue()])
+    except Exception:  # noqa: BLE001 - a warm-up that fails leaves the peers cold, not wrong
+        pass
+
+
+def zygote(path, peer, greeting, channel):
+    import selectors
+    import signal
+    import socket
+
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # peers are reaped by the kernel
+    warm_up(peer)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(64)
+    _send(channel, greeting, [])
+    waiting = selectors.DefaultSelector()
+    waiting.register(server, selectors.EVENT_READ)
+    waiting.register(sys.stdin.buffer, selectors.EVENT_READ)
+    while True:
+        for key, _ in waiting.select():
+            if key.fileobj is not server:
+                return 0  # the campaign closed our standard input
+            conn, _ = server.accept()
+            if os.fork() == 0:
+                code = 1
+                try:  # a peer never returns into the zygote's loop
+                    server.close()
+                    connection = conn.makefile("rwb")
+                    _send(connection, {**greeting, "pid": os.getpid()}, [])
+                    code = serve(peer, connection, connection)
+                finally:
+                    os._exit(code)
+            conn.close()
 
 
 def _read_exactly(source, n):

@@ -37,7 +37,7 @@ struct FuzzOptions {
   int64_t rss_limit_mb = 2048;
   int minimize_calls = 500;
   int round_trip_every = 8;
-  int torch_every = 400;
+  int torch_every = 1000;
   int minimize_per_family = 8;
   double status = 3;
 };
@@ -91,7 +91,7 @@ Expected<std::vector<DiffCheck>> checksToRun(const FuzzOptions& opts) {
   }
   if (opts.device == "both" && !has_d3) run.push_back(DiffCheck::D3);
   if (std::any_of(run.begin(), run.end(), asksTorch)) {
-    if (auto why = torchPeerMissing()) {
+    if (auto why = startTorchZygote()) {
       std::cerr << "epsmith fuzz: no torch peer (" << *why << "): D5, D7, D8 are not run\n";
       run.erase(std::remove_if(run.begin(), run.end(), asksTorch), run.end());
     }

@@ -150,6 +150,36 @@ TEST_F(TorchChecks, NoPythonIsASkipWithTheReason) {
   }
 }
 
+TEST_F(TorchChecks, WorkersForkedAfterAZygoteGetTheirPeersFromIt) {
+  // As a campaign does: the parent starts the zygote, its forked children ask (each a peer
+  // forked by the zygote, torch already imported) and get the answers a spawned peer gives.
+  WorkerLimits limits;
+  limits.seconds_per_request = 300;
+  IsolatedOutcome r = runIsolated([&] {
+    if (auto why = startTorchZygote()) return "no zygote: " + *why;
+    if (!std::getenv("EPSMITH_PEER_ZYGOTE")) return std::string("EPSMITH_PEER_ZYGOTE is not set");
+    std::string verdicts;
+    for (int worker = 0; worker < 2; ++worker) {
+      IsolatedOutcome w = runIsolated([&] {
+        ::setenv("EPSMITH_PYTHON", "/nonexistent/python", 1);  // only the zygote can give a peer
+        std::string out;
+        for (const auto& o : runChecks(example("linear_counter.ept"), kTorchChecks)) {
+          out += o.status == CheckOutcome::Status::Pass ? std::string(diffCheckName(o.check)) + " pass\n" : describe(o) + "\n";
+        }
+        return out;
+      }, limits);
+      verdicts += w.result.value_or("worker died\n");
+    }
+    return verdicts;
+  }, limits);
+  ASSERT_TRUE(r.result.has_value());
+  for (const char* check : {"D5 pass", "D7 pass", "D8 pass"}) {
+    size_t seen = 0;
+    for (size_t at = r.result->find(check); at != std::string::npos; at = r.result->find(check, at + 1)) ++seen;
+    EXPECT_EQ(seen, 2u) << check << " in:\n" << *r.result;
+  }
+}
+
 TEST_F(TorchChecks, AForkedChildAsksAPeerOfItsOwn) {
   // The parent's peer is started (SetUp); a child that inherits it must not speak on its
   // pipes, and the parent's peer still answers afterwards.
