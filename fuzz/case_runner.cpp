@@ -292,7 +292,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   // A hang costs its whole time limit per step.
   if (crash && crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
   // A step of a torch check is a question to Python, 0.1-1 s (Note [Torch checks sampled]).
-  if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 60);
+  if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 30);
   if (fork_steps) options.run_step = eagerStepsInChildren(limits);
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
   m.oracle_calls = r.oracle_calls;

@@ -29,7 +29,7 @@ struct CaseSetup {
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
   int round_trip_every = 8;         // run() runs D4 on one case in this many (Note [Round trips sampled])
   int corruptions_per_case = 4;     // D6's (and D7's) corruptions in each case of run() (0: all)
-  int torch_every = 400;            // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
+  int torch_every = 1000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
   WorkerLimits limits;              // for each isolated minimization step
 };
 

@@ -561,12 +561,15 @@ bool drawnForRoundTrip(uint64_t case_seed, int every) {
 
 // Note [Torch checks sampled]
 // D5, D7 and D8 ask PyTorch itself, in the torch peer (oracle/torch_peer.h), and a question
-// costs what Python costs: torch.export.load 50-100 ms on a 16-op program, ep.module() about
-// 15, run_decompositions({}) 300-700 (2.13, the development machine), against ~2 ms for the
-// rest of a case. So a campaign case asks on one case in `--torch-every` (400 by default,
-// drawn from its seed apart from the other draws), which keeps the campaign near its
-// throughput without them and still asks torch about thousands of programs a night.
-// `epsmith check`, minimization and replay ask whenever the checks are named.
+// costs what Python costs: about half a second for a 16-op program with D7's four
+// corruptions (torch.export.load 50-100 ms each, run_decompositions({}) 300-700 ms; 2.13,
+// the development machine), against ~1.5 ms for the rest of a case, and a finding of theirs
+// is minimized by such questions. So a campaign case asks on one case in `--torch-every`
+// (1000 by default, drawn from its seed apart from the other draws): a 60-second campaign
+// on 2 cores then ran 677 cases/s with them and 1387 without (the torch phase 16% of the
+// workers' time, minimizing their findings a third), and a night still asks torch about
+// tens of thousands of programs. `epsmith check`, minimization and replay ask whenever the
+// checks are named.
 bool drawnForTorch(uint64_t case_seed, int every) {
   if (every <= 1) return true;
   SeededSource random(case_seed ^ 0x7070707070707070ULL);
