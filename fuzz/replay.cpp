@@ -4,6 +4,7 @@
 #include "fuzz/case_runner.h"
 #include "minimizer/passes.h"
 #include "oracle/run.h"
+#include "oracle/torch_peer.h"
 
 namespace epsmith {
 
@@ -138,6 +139,13 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     out.error = "D3 needs CUDA, which is not available here";
     out.not_here = true;
     return out;
+  }
+  if (setup.checks.size() == 1 && asksTorch(setup.checks[0])) {
+    if (auto why = torchPeerUnavailable()) {
+      out.error = std::string(diffCheckName(setup.checks[0])) + " asks a Python torch, which cannot be started here: " + *why;
+      out.not_here = true;
+      return out;
+    }
   }
   auto runner = CaseRunner::create(setup);
   if (!runner.ok()) {
