@@ -80,6 +80,26 @@ Rec* Pass::child(Rec* parent, ViewStep step, const TensorMeta& meta, Node* value
   return &r;
 }
 
+// Note [View arguments read when the view is taken]
+// A view op may take tensors besides self (narrow.Tensor's start, view_as's other): eager
+// reads them once, when it takes the view. A replay of the view after its base was written
+// must read what they held then, not their current values, which an in-place op may have
+// changed since (a campaign's D1 case: narrow's start was an input that a later write
+// through a view of it incremented, and the replay started past the end).
+ViewStep Pass::viewStep(const OpInfo* op, const Node& n, ViewFamily family) {
+  ViewStep step = ViewStep::ofOp(op, &n, family);
+  auto readNow = [&](const Argument& a) {
+    a.forEachNode([&](const Node* in) { step.read_then.emplace_back(in, resolve(in)); });
+  };
+  bool self_named = false;
+  for (const auto& [name, a] : n.kwargs) {
+    if (name == "self") self_named = true;
+    else readNow(a);
+  }
+  for (size_t i = self_named ? 0 : 1; i < n.args.size(); ++i) readNow(n.args[i]);
+  return step;
+}
+
 // The current value of a record, replaying stale views from the nearest current one.
 Node* Pass::sync(Rec* rec) {
   const uint32_t gen = rec->storage->gen;

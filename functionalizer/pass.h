@@ -105,6 +105,7 @@ class Pass {
   // --- Objects and records --------------------------------------------------------------
   Obj* freshTensor(Node* value, const TensorMeta& meta, int input = -1);
   Rec* child(Rec* parent, ViewStep step, const TensorMeta& meta, Node* value);
+  ViewStep viewStep(const OpInfo* op, const Node& n, ViewFamily family);  // Note [View arguments read when the view is taken]
   Node* sync(Rec* rec);
   void write(Rec* rec, Node* value, const Node* writer);
   void checkInputWrite(const InputInfo& in, const Node* writer);

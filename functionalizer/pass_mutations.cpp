@@ -398,7 +398,7 @@ void Pass::metadataMutation(const Node& n, const OpRoleInfo& role) {
     fail(&n, op.name() + " replaces the storage or sizes of a tensor, which has no functional form");
   }
   if (!after) fail(&n, "meta.val is not a tensor");
-  ViewStep step = ViewStep::ofOp(role.functional, &n, role.view);
+  ViewStep step = viewStep(role.functional, n, role.view);
   self->rec = child(self->rec, step, *after, nullptr);
   self->metadata_writer = &n;
   slot(n).tensor = self;

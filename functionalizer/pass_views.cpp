@@ -89,7 +89,7 @@ void Pass::view(const Node& n, const OpRoleInfo& role) {
     return;
   }
   if (const TensorMeta* t = n.meta.val.tensor()) {
-    ViewStep step = ViewStep::ofOp(&op, &n, role.view);
+    ViewStep step = viewStep(&op, n, role.view);
     Obj& o = objs_.emplace_back();
     o.rec = child(parent, step, *t, c);
     m.tensor = &o;

@@ -387,7 +387,13 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
   std::vector<Argument> args = step.node->args;
   auto kwargs = step.node->kwargs;
   if (step.family == ViewFamily::AsStrided) pinStorageOffset(*step.node, *step.op, args, kwargs);
-  setSelf(args, kwargs, base, resolve);
+  const Resolve then = [&](const Node* n) {
+    for (const auto& [source, value] : step.read_then) {
+      if (source == n) return value;
+    }
+    return resolve(n);
+  };
+  setSelf(args, kwargs, base, then);
   return e.call(*step.op, std::move(args), meta, std::move(kwargs));
 }
 

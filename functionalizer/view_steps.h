@@ -28,6 +28,9 @@ struct ViewStep {
   ViewFamily family = ViewFamily::None;
   int64_t dim = 0, start = 0, end = 0;
   std::vector<int64_t> sizes, strides;  // Restride
+  // Op: what the source node's tensor arguments besides self were when the view was taken
+  // (Note [View arguments read when the view is taken]).
+  std::vector<std::pair<const Node*, Node*>> read_then;
 
   static ViewStep ofOp(const OpInfo* op, const Node* node, ViewFamily family) {
     ViewStep s;

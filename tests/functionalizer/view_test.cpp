@@ -596,6 +596,42 @@ example_inputs {
   EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
 }
 
+// Note [View arguments read when the view is taken]: narrow's start is the input %x, which a
+// write through a view of it changes after the narrow was taken; the narrow is replayed
+// after that write (its base changed) with the start it had, 1, not 2 (a campaign's D1 case:
+// the replay started out of range).
+TEST(FunctionalizeViews, AReplayedViewReadsItsTensorArgumentsAsTheyWereThen) {
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: i64[] = placeholder
+  %y: i64[3] = placeholder
+  %flat: i64[1] = aten::flatten.using_ints(%x, 0)
+  %row: i64[1] = aten::narrow.Tensor(%y, 0, %x, 1)
+  %add_: i64[1] = aten::add_.Scalar(%flat, 1)
+  %mul_: i64[3] = aten::mul_.Scalar(%y, 3)
+  %out: i64[1] = aten::mul.Scalar(%row, 2)
+  return (%out)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %out
+}
+storages {
+  $0: i64[1] = [1]
+  $1: i64[3] = [5, 6, 7]
+}
+example_inputs {
+  $0 i64[]
+  $1 i64[3]
+}
+)");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_input_mutation y, user_output");
+}
+
 TEST(FunctionalizeViews, FunctionalizingTwiceEqualsOnce) {
   auto p = onX(R"(  %select: f32[6] = aten::select.int(%x, 0, 1)
   %mul_: f32[6] = aten::mul_.Scalar(%select, 10)
