@@ -21,6 +21,7 @@
 #include "functionalizer/view_steps.h"
 #include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/compare.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
 
@@ -262,7 +263,12 @@ namespace {
 // for probeAutogradRefuses (under autograd a functional form can raise where the out= call
 // does not: `sum` given dtype=bool of an f64 input that requires grad trips an internal
 // assert in 1.13 and raises in 2.13, while eager's sum.out writes the bool result).
-at::Tensor probeValues(const TensorMeta& m) {
+//
+// The second set (`close`) holds values near 1 that differ in their last bits of an f32:
+// none is a bf16 or f16 number, and reductions of them cancel, so a kernel that rounds its
+// inputs to `out`'s dtype first and one that rounds only its result disagree on them where
+// they agree on the first set (Note [out= calls that compute in another dtype]).
+at::Tensor probeValues(const TensorMeta& m, bool close = false) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
   for (const auto& s : m.sizes) {
@@ -270,7 +276,8 @@ at::Tensor probeValues(const TensorMeta& m) {
     numel *= s.concrete();
   }
   at::Tensor i = at::arange(numel, at::TensorOptions().dtype(at::kDouble));
-  at::Tensor v = (at::remainder(i * 7919, 29) - 14) * 0.29 + 0.07;
+  at::Tensor v = close ? (at::remainder(i * 7919, 29) - 14) * 0.0123 + 1.001234567
+                       : (at::remainder(i * 7919, 29) - 14) * 0.29 + 0.07;
   if (m.dtype == ScalarType::Bool) v = at::remainder(i, 3) == 0;
   at::Tensor t = v.reshape(sizes).to(toAten(m.dtype));
   if (m.requires_grad && (t.is_floating_point() || t.is_complex())) t.requires_grad_(true);
@@ -280,11 +287,14 @@ at::Tensor probeValues(const TensorMeta& m) {
 // Element by element in order: an out= kernel that resized `out` may have copied a result
 // of the same element count but another shape into it (huber_loss.out given a reduction it
 // does not know), which the pass writes in `out`'s shape.
+// Floating-point values agree within D1's tolerance for their dtype where that is the
+// tighter (f64: a form that computes in f32 must not pass).
 bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {
   if (eager.numel() != candidate.numel()) return false;
   const at::Tensor c = candidate.reshape(eager.sizes()).to(eager.scalar_type());
   if (!eager.is_floating_point()) return at::equal(eager, c);
-  return at::allclose(eager, c, 1e-6, 1e-7, /*equal_nan=*/true);
+  const Tolerance d1 = defaultTolerance(fromAten(eager.scalar_type()));
+  return at::allclose(eager, c, std::min(1e-6, d1.rtol), std::min(1e-7, d1.atol), /*equal_nan=*/true);
 }
 
 }  // namespace
@@ -354,20 +364,24 @@ const Node* probeableOut(const Node& out_call, int out_at, const std::string& ou
   return ok && elements <= (1 << 16) ? out : nullptr;
 }
 
-// Which form of the functional call writes `want`, eager's out= result on `values`: the
+struct ProbeSet {
+  std::unordered_map<const Node*, at::Tensor> values;
+  at::Tensor want;  // what eager's out= call wrote
+};
+
+// Which form of the functional call writes what eager's out= call wrote on every set: the
 // dtype argument, a cast of the result, of the inputs, to their common dtype, or the dtype
-// argument replaced; none when no candidate does.
-std::optional<OutForm> matchingForm(const Node& out_call, const OpInfo& functional, const std::string& out_name,
-                                    int out_at, const TensorMeta& out_meta,
-                                    const std::unordered_map<const Node*, at::Tensor>& values, const at::Tensor& want) {
+// argument replaced; Unmatched when no candidate does.
+OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::string& out_name,
+                                    int out_at, const TensorMeta& out_meta, const std::vector<ProbeSet>& sets) {
   // The functional call: out_call's arguments but the out tensor, in a graph of its own.
   Graph scratch;
   Node* f = functionalizer::scratchFunctionalCall(scratch, out_call, functional, {out_at});
   const at::ScalarType out_dtype = toAten(out_meta.dtype);
   const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
-  auto run = [&](OutForm form) -> std::optional<at::Tensor> {
+  auto runOn = [&](OutForm form, const ProbeSet& set) -> std::optional<at::Tensor> {
     auto r = runSingleCall(*f, [&](const Node* n) -> c10::IValue {
-      at::Tensor t = cloneOf(values.at(n));
+      at::Tensor t = cloneOf(set.values.at(n));
       if (t.scalar_type() != out_dtype &&
           ((form == OutForm::CastInputs && t.is_floating_point() && isFloatingPoint(out_meta.dtype)) ||
            form == OutForm::CastEveryInput)) {
@@ -379,23 +393,30 @@ std::optional<OutForm> matchingForm(const Node& out_call, const OpInfo& function
     if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
     return r.outputs[0].toTensor();
   };
+  auto writesWhatEagerWrites = [&](OutForm form) {
+    for (const ProbeSet& set : sets) {
+      auto r = runOn(form, set);
+      if (!r || !sameValues(set.want, *r)) return false;
+    }
+    return true;
+  };
   const int dtype_at = functional.argumentIndex("dtype");
   const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
                               !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
   if (dtype_argument) {
     f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
-    auto r = run(OutForm::DtypeArgument);
+    const bool same = writesWhatEagerWrites(OutForm::DtypeArgument);
     f->kwargs.pop_back();
-    if (r && sameValues(want, *r)) return OutForm::DtypeArgument;
+    if (same) return OutForm::DtypeArgument;
   }
   for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
     if (form == OutForm::CastToCommon && !common) continue;
-    if (auto r = run(form); r && sameValues(want, *r)) return form;
+    if (writesWhatEagerWrites(form)) return form;
   }
-  if (replaceDtypeArgument(*f, functional, out_meta.dtype)) {
-    if (auto r = run(OutForm::OutDtype); r && sameValues(want, *r)) return OutForm::OutDtype;
+  if (replaceDtypeArgument(*f, functional, out_meta.dtype) && writesWhatEagerWrites(OutForm::OutDtype)) {
+    return OutForm::OutDtype;
   }
-  return std::nullopt;
+  return OutForm::Unmatched;
 }
 
 struct ProbeAnswer {
@@ -409,16 +430,25 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
   if (out_at < 0) return {};
   const Node* out = probeableOut(out_call, out_at, out_name);
   if (!out) return {};
-  std::unordered_map<const Node*, at::Tensor> values;
-  out_call.forEachInput([&](const Node* n) {
-    if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
-  });
-  values[out] = at::zeros_like(values[out]);
-  auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(values.at(n)); });
-  if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return {};
-  const at::Tensor want = eager.outputs[0].toTensor();
-  if (want.numel() == 0) return {};  // nothing written: no candidate can be told apart
-  return {matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), values, want), true};
+  std::vector<ProbeSet> sets;
+  for (bool close : {false, true}) {
+    ProbeSet set;
+    out_call.forEachInput([&](const Node* n) {
+      if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), close));
+    });
+    set.values[out] = at::zeros_like(set.values[out]);
+    auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(set.values.at(n)); });
+    // The first set decides whether the call can be probed at all; the second only where
+    // eager runs on it too.
+    if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) {
+      if (close) break;
+      return {};
+    }
+    set.want = eager.outputs[0].toTensor();
+    if (set.want.numel() == 0) return {};  // nothing written: no candidate can be told apart
+    sets.push_back(std::move(set));
+  }
+  return {matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), sets), true};
 }
 
 }  // namespace

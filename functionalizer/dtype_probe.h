@@ -33,9 +33,13 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // becomes -5), `cumsum.out` converts each input element first, `logsumexp.out` of bf16 into
 // f32 computes in f32, and `prod.out` into bf16 must not ask for a bf16 product (LibTorch has
 // no CPU kernel for one). No schema says which. So the functional form is chosen by running
-// the out= call and each candidate once on small CPU tensors of the inputs' metadata, filled
-// with assorted fractional values of both signs, and keeping the first that writes what
-// eager writes: the functional op given `dtype=` the out tensor's dtype (where it takes one),
+// the out= call and each candidate on small CPU tensors of the inputs' metadata, filled once
+// with assorted fractional values of both signs and once with values near 1 that no bf16 or
+// f16 holds (on the first alone, `std.correction_out` of f32 into bf16, which rounds its
+// inputs first, and a form that rounds only the result agree), and keeping the first that
+// writes what eager writes on both, within D1's tolerance where it is the tighter (an f64
+// `out` is not written by a form that computes in f32): the functional op given `dtype=`
+// the out tensor's dtype (where it takes one),
 // its result cast, its floating-point inputs cast first, or every input of another dtype
 // cast first (`huber_loss.out` of a bool or i64 input into an f32 `out` computes in f32,
 // where the functional `huber_loss` makes its result in the input's dtype and refuses to
@@ -44,7 +48,11 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // and an f32 input into a bf16 `out` computes in f32, casting only the result), and a
 // `dtype=` the call gives replaced by the out tensor's (`norm.dtype_out` asked for bf16 into
 // an f32 `out` computes in f32).
-enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput, CastToCommon, OutDtype };
+// Where none writes what eager writes on values that tell the candidates apart (a kernel
+// that converts mid-computation: `logsumexp.out` of bf16 into f32 takes the exponentials in
+// bf16 and sums them in f32), the answer is Unmatched and the functionalizer refuses the
+// call rather than emit a program that computes something else.
+enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput, CastToCommon, OutDtype, Unmatched };
 
 // The dtype the tensor arguments of `call` but `out_name` promote to (at::result_type's
 // rule: dimensioned tensors before 0-dim ones); nullopt without tensor arguments.
@@ -54,9 +62,9 @@ std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& 
 bool replaceDtypeArgument(Node& call, const OpInfo& op, ScalarType dtype);
 
 // The form for `out_call` (an out= call with one out tensor, the argument `out_name`) in
-// terms of `functional`, its functional variant; nullopt when no candidate reproduces eager
-// on the probe values or a call cannot be run (callers keep their default; calls of more
-// than 65 536 input elements are not run). Cached per op, argument dtypes, sizes and
+// terms of `functional`, its functional variant; Unmatched when no candidate reproduces
+// eager on the probe values; nullopt when a call cannot be run (callers keep their default;
+// calls of more than 65 536 input elements are not run). Cached per op, argument dtypes, sizes and
 // literals, when settled (Note [Probe answers are the key's alone]).
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name);
 

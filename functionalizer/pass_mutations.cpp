@@ -196,6 +196,10 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
     form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
   }
+  if (form == OutForm::Unmatched) {
+    fail(&n, "no functional form of " + op.name() + " writes what it writes into an out= tensor of another dtype "
+             "(Note [out= calls that compute in another dtype])");
+  }
   OutPlan plan;
   plan.form = form.value_or(takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult);
   plan.dtype_argument = outs == 1 && plan.form == OutForm::DtypeArgument && takes_dtype;

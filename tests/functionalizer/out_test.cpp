@@ -235,6 +235,68 @@ signature {
             "aten::mul.Scalar aten::sum aten::_to_copy aten::prod aten::_to_copy aten::cumsum aten::mul.Scalar");
 }
 
+// std.correction_out of f32 into bf16 rounds its inputs to bf16 first; on the probe's first
+// values a form that rounds only the result wrote the same. logsumexp.out of f32 into f64
+// sums in f64, which a form computing in f32 misses by more than D1's f64 tolerance though
+// within the probe's own. Campaign D1 cases, with their values
+// (Note [out= calls that compute in another dtype]).
+TEST(Functionalize, OutOfPlaceIntoAnotherDtypeIsToldApartOnCloseValues) {
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2] = placeholder
+  %q: bf16[] = placeholder
+  %b: f32[6] = placeholder
+  %d: f64[] = placeholder
+  %std: bf16[] = aten::std.correction_out(%x, [0], correction=-1.0, keepdim=False, out=%q)
+  %lse: f64[] = aten::logsumexp.out(%b, [0], out=%d)
+  return (%std, %lse)
+}
+signature {
+  input user_input %x
+  input user_input %q
+  input user_input %b
+  input user_input %d
+  output user_output %std
+  output user_output %lse
+}
+storages {
+  $0: f32[2] = [0.9868164, 0.9638672]
+  $1: bf16[1] = [1.5]
+  $2: f32[6] = [0.0, 6.0, -3.0, -2.0, -6.0, -3.0]
+  $3: f64[1] = [0.5]
+}
+example_inputs {
+  $0 f32[2]
+  $1 bf16[]
+  $2 f32[6]
+  $3 f64[]
+}
+)");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::_to_copy aten::std.correction aten::_to_copy aten::logsumexp");
+}
+
+// logsumexp.out of bf16 into f32 takes the exponentials in bf16 and sums them in f32: no
+// functional form writes that, and the call is refused rather than computed otherwise (a
+// campaign's D1 case).
+TEST(Functionalize, AnOutCallThatConvertsMidComputationIsRefused) {
+  auto p = program(R"(graph {
+  %x: bf16[2] = placeholder
+  %o: f32[1] = placeholder
+  %lse: f32[1] = aten::logsumexp.out(%x, [0], True, out=%o)
+  return (%lse)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %lse
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%lse: no functional form of aten::logsumexp.out writes what it writes"), std::string::npos) << why;
+}
+
 // `sum` given dtype=bool of an f64 input that requires grad trips an internal assert in
 // LibTorch 1.13 (autograd's isDifferentiableType), while eager's sum.out writes the bool:
 // the functional program once raised (a campaign D1 case). The form probe compares values
