@@ -375,6 +375,58 @@ std::vector<char> torchSave(const c10::IValue& v) {
   return out;
 }
 
+// Note [Example inputs laid out by the call spec]
+// torch.export.save pickles the example inputs as (args, kwargs), and ep.module() is called
+// with them so; epsmith keeps them flat, as the graph's user inputs are. Written back they
+// are laid out by the root entry's in_spec (torch/utils/_pytree.py's JSON: tuples, lists,
+// dicts with their keys), so a module with keyword or nested arguments gets each where it
+// expects it. A spec this cannot lay out (a namedtuple, a registered class, a leaf count
+// that is not the inputs') leaves the flat tuple of positional arguments.
+std::optional<c10::IValue> laidOut(const JsonAt& node, const std::vector<c10::IValue>& leaves, size_t* next) {
+  const JsonAt type = node.field("type");
+  if (type.isNull()) {
+    if (*next >= leaves.size()) return std::nullopt;
+    return leaves[(*next)++];
+  }
+  const std::string_view kind = type.view();
+  const JsonAt children = node.field("children_spec");
+  std::vector<c10::IValue> items;
+  for (size_t i = 0; i < children.size(); ++i) {
+    auto item = laidOut(children[i], leaves, next);
+    if (!item) return std::nullopt;
+    items.push_back(std::move(*item));
+  }
+  if (kind == "builtins.tuple") return c10::ivalue::Tuple::create(std::move(items));
+  if (kind == "builtins.list") {
+    c10::impl::GenericList list(c10::AnyType::get());
+    for (auto& item : items) list.push_back(std::move(item));
+    return list;
+  }
+  if (kind != "builtins.dict") return std::nullopt;
+  auto keys = readJson(node.field("context").view(), "", [](const JsonAt& at) { return at.strings(); });
+  if (!keys.ok() || keys.value().size() != items.size()) return std::nullopt;
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+  for (size_t i = 0; i < items.size(); ++i) dict.insert(keys.value()[i], std::move(items[i]));
+  return dict;
+}
+
+// (args, kwargs) from the flat inputs by the root entry's in_spec; nullopt where it cannot.
+std::optional<c10::IValue> inputsBySpec(const ExportedProgram& p, const std::vector<c10::IValue>& leaves) {
+  for (const auto& entry : p.module_call_graph) {
+    if (!entry.fqn.empty() || !entry.signature || entry.signature->in_spec.empty()) continue;
+    auto tree = readJson(entry.signature->in_spec, "", [&](const JsonAt& at) -> std::optional<c10::IValue> {
+      size_t next = 0;
+      auto v = laidOut(at[1], leaves, &next);
+      if (!v || next != leaves.size() || !v->isTuple() || v->toTupleRef().elements().size() != 2) return std::nullopt;
+      const auto& parts = v->toTupleRef().elements();
+      if (!parts[0].isTuple() || !parts[1].isGenericDict()) return std::nullopt;
+      return v;
+    });
+    return tree.ok() ? tree.value() : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::vector<char> pickledInputs(const ExportedProgram& p) {
   TensorMaterializer materializer;
   std::vector<c10::IValue> args;
@@ -387,6 +439,7 @@ std::vector<char> pickledInputs(const ExportedProgram& p) {
       case InputValue::Kind::None: args.emplace_back(); break;
     }
   }
+  if (auto tree = inputsBySpec(p, args)) return torchSave(*tree);
   c10::impl::GenericDict kwargs(c10::StringType::get(), c10::AnyType::get());
   return torchSave(c10::ivalue::Tuple::create({c10::ivalue::Tuple::create(std::move(args)), kwargs}));
 }
