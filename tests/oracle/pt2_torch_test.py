@@ -1,4 +1,5 @@
-"""epsmith's .pt2 against torch's own: modules exported and saved by the installed torch are
+"""epsmith's .pt2 against torch's own: modules exported and saved by the installed torch
+(pt2_fixtures.py) are
 read, verified and run by epsmith, and written back into an archive torch.export.load reads
 into the same program (outputs, mutated inputs and state after a call agree), and D1, D5, D7
 and D8 agree with torch on each; programs epsmith generates load in torch.
@@ -21,6 +22,8 @@ except ImportError:
     print("skipped: no Python torch beside this build")
     sys.exit(77)
 
+from pt2_fixtures import fixtures  # noqa: E402 -- after the skip where torch is missing
+
 logging.disable(logging.WARNING)
 warnings.filterwarnings("ignore")
 EPSMITH, WORK = sys.argv[1], sys.argv[2]
@@ -32,117 +35,6 @@ def check(ok, what):
     if not ok:
         failures.append(what)
         print("FAIL:", what)
-
-
-class LinearCounter(torch.nn.Module):  # parameters, a mutated persistent buffer
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(3, 2)
-        self.register_buffer("calls", torch.zeros(2))
-
-    def forward(self, x):
-        self.calls.add_(1)
-        return self.lin(x)
-
-
-class BatchNormTrain(torch.nn.Module):  # running stats mutated in training mode
-    def __init__(self):
-        super().__init__()
-        self.conv = torch.nn.Conv2d(2, 3, 3)
-        self.bn = torch.nn.BatchNorm2d(3)
-
-    def forward(self, x):
-        return self.bn(self.conv(x))
-
-
-class InPlaceInput(torch.nn.Module):  # an in-place op on a user input
-    def forward(self, x, y):
-        x.mul_(2)
-        return x + y
-
-
-class WriteThroughView(torch.nn.Module):  # a write through a view of an input
-    def forward(self, x):
-        x[0].add_(1)
-        x.t()[1].zero_()
-        return x.sum(0)
-
-
-class OutCall(torch.nn.Module):  # an out= call into a buffer
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("acc", torch.zeros(4))
-
-    def forward(self, x):
-        torch.add(x, 1, out=self.acc)
-        return self.acc * 2
-
-
-class NoGradUpdate(torch.nn.Module):  # a parameter written under no_grad
-    def __init__(self):
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.ones(3))
-
-    def forward(self, x):
-        with torch.no_grad():
-            self.w.mul_(0.5)
-        return x * self.w
-
-
-class Constants(torch.nn.Module):  # a lifted tensor constant, a non-persistent buffer
-    def __init__(self):
-        super().__init__()
-        self.c = torch.tensor([1.0, -2.0, 3.0])
-        self.register_buffer("scratch", torch.arange(3.0), persistent=False)
-
-    def forward(self, x):
-        return x + self.c * self.scratch
-
-
-class Nested(torch.nn.Module):  # nested submodules, a LayerNorm, an attention block
-    def __init__(self):
-        super().__init__()
-        self.norm = torch.nn.LayerNorm(4)
-        self.attn = torch.nn.MultiheadAttention(4, 2, batch_first=True)
-        self.head = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
-
-    def forward(self, x):
-        h = self.norm(x)
-        a, _ = self.attn(h, h, h)
-        return self.head(a + x)
-
-
-class SharedStorage(torch.nn.Module):  # two inputs viewing one storage, a strided input
-    def forward(self, x, y):
-        return x * 2 + y.sum()
-
-
-class DynamicRows(torch.nn.Module):  # a symbolic size, read back with sym_size
-    def forward(self, x):
-        return x.sum(0) * x.shape[0]
-
-
-class Cond(torch.nn.Module):  # torch.cond: the interpreter runs the branch the predicate picks
-    def forward(self, x):
-        return torch.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, (x,))
-
-
-def fixtures():
-    base = torch.arange(12.0).reshape(3, 4)
-    rows = {"x": {0: torch.export.Dim("rows", min=2, max=64)}}
-    return [
-        ("dynamic_rows", DynamicRows(), (torch.randn(4, 3),), rows),
-        ("cond", Cond(), (torch.randn(3),)),
-        ("linear_counter", LinearCounter(), (torch.randn(4, 3),)),
-        ("batchnorm_train", BatchNormTrain().train(), (torch.randn(2, 2, 5, 5),)),
-        ("in_place_input", InPlaceInput(), (torch.randn(3), torch.randn(3))),
-        ("write_through_view", WriteThroughView(), (torch.randn(3, 3),)),
-        ("out_call", OutCall(), (torch.randn(4),)),
-        ("no_grad_update", NoGradUpdate(), (torch.randn(3),)),
-        ("constants", Constants(), (torch.randn(3),)),
-        ("nested", Nested().eval(), (torch.randn(2, 3, 4),)),
-        ("shared_storage", SharedStorage(), (base.t(), base[1])),
-    ]
 
 
 def clone_inputs(args):
@@ -159,13 +51,14 @@ def same(a, b):
     return a == b
 
 
-def call(ep, args):
+def call(ep, args, kwargs):
     """Outputs, inputs after the call and state after the call of ep.module()."""
     module = ep.module()
     args = clone_inputs(args)
+    kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
     with torch.no_grad():
-        out = module(*args)
-    return out, args, {k: v.detach().clone() for k, v in module.state_dict().items()}
+        out = module(*args, **kwargs)
+    return out, args, kwargs, {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
 def epsmith(*argv):
@@ -173,9 +66,12 @@ def epsmith(*argv):
 
 
 def test_fixtures():
-    for name, module, args, *dynamic in fixtures():
+    names = [f.name for f in fixtures()]
+    check(len(names) >= 30 and len(set(names)) == len(names), f"fixtures: {len(names)}, names {names}")
+    for name, module, args, kwargs, dynamic_shapes, preserve in fixtures():
         path = os.path.join(WORK, name + ".pt2")
-        ep = torch.export.export(module, args, dynamic_shapes=dynamic[0] if dynamic else None)
+        ep = torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes,
+                                 preserve_module_call_signature=preserve)
         torch.export.save(ep, path)
         for command in (["verify", path], ["run", path], ["print", path]):
             r = epsmith(*command)
@@ -187,20 +83,21 @@ def test_fixtures():
             continue
         ours = torch.export.load(back)
         theirs = torch.export.load(path)
-        check(same(ours.example_inputs[0], theirs.example_inputs[0]), f"{name}: example inputs differ")
+        check(same(ours.example_inputs, theirs.example_inputs), f"{name}: example inputs differ")
         check(str(ours.graph_signature) == str(theirs.graph_signature), f"{name}: signatures differ")
-        check(same(call(ours, args), call(theirs, args)), f"{name}: ep.module() results differ")
+        check(same(call(ours, args, kwargs), call(theirs, args, kwargs)), f"{name}: ep.module() results differ")
         json_path = os.path.join(WORK, name + ".json")
         r = epsmith("convert", back, json_path)
         check(r.returncode == 0, f"{name}: .pt2 -> .json: {r.stderr.strip()[:300]}")
         check_against_torch(name, path)
 
 
-# A fixture's checks that may find torch 2.13's own bug instead of passing: after
+# The checks of fixtures that may find torch 2.13's own bug instead of passing: after
 # run_decompositions, a parameter updated under no_grad is written back with grad on
 # (corpus/regressions/d8-exception-in-one-bbbcb1a0). Either answer is accepted, so the test
 # does not depend on the bug staying.
-UPSTREAM = {("no_grad_update", "D8"): "a leaf Variable that requires grad is being used in an in-place operation"}
+UPSTREAM = {(name, "D8"): "a leaf Variable that requires grad is being used in an in-place operation"
+            for name in ("no_grad_update", "param_in_place_no_grad")}
 
 
 def check_against_torch(name, path):
