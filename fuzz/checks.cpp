@@ -2,14 +2,14 @@
 #include "fuzz/checks.h"
 
 #include <algorithm>
-#include <cctype>
 #include <exception>
-#include <set>
 #include <utility>
 #include <variant>
 
 #include "formats/json_format.h"
+#include "fuzz/check_steps.h"
 #include "fuzz/root_cause.h"
+#include "fuzz/torch_checks.h"
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/corruptions.h"
@@ -27,13 +27,12 @@
 #include "verifier/verifier.h"
 
 namespace epsmith {
-namespace {
 
-using Status = CheckOutcome::Status;
+namespace check_detail {
 
 CheckOutcome pass(DiffCheck c) { return {c, Status::Pass, "", "", "", "", "", "", {}}; }
 CheckOutcome skip(DiffCheck c, std::string why) { return {c, Status::Skipped, "", "", std::move(why), "", "", "", {}}; }
-CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report, std::string variant = "") {
+CheckOutcome finding(DiffCheck c, std::string kind, std::string where, std::string report, std::string variant) {
   return {c, Status::Finding, std::move(kind), std::move(where), std::move(report), "", std::move(variant), "", {}};
 }
 
@@ -51,10 +50,22 @@ RunResult run(const ExportedProgram& p, const RunOptions& options, PhaseTimes* t
 }
 
 CheckOutcome compare(DiffCheck c, const RunResult& expected, const RunResult& actual, PhaseTimes* times,
-                     const CompareOptions& options = {}) {
+                     const CompareOptions& options) {
   PhaseClock clock(times, Phase::Compare);
   return fromVerdict(c, compareResults(expected, actual, options));
 }
+
+RunOptions runOf(RunMode mode, const Device& device, const Interpreter* plan) {
+  RunOptions options(mode, device);
+  options.plan = plan;
+  return options;
+}
+
+}  // namespace check_detail
+
+namespace {
+
+using namespace check_detail;
 
 CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& device, PhaseTimes* times) {
   std::optional<Expected<ExportedProgram>> f;
@@ -81,12 +92,6 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
 }
 
 // Options for a run of `p` in `mode`, with `p`'s shared plan when there is one.
-RunOptions runOf(RunMode mode, const Device& device, const Interpreter* plan) {
-  RunOptions options(mode, device);
-  options.plan = plan;
-  return options;
-}
-
 CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, const Interpreter* plan,
                 PhaseTimes* times) {
   return compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, device, plan), times), times);
@@ -241,41 +246,6 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
 // still applied to thousands of programs. `epsmith check` tries every corruption with a
 // place, in check-id order; minimization and replay try the one the finding names
 // (Note [Re-runs focus on the finding]).
-// Applies to a copy of `p` each corruption with a place in it, at most `limit` (0: all, in
-// check-id order; else in an order drawn from `seed`) or only `only`'s, and calls
-// `f(corrupted, corruption)` before undoing it; `f` returns false to stop. Returns how many
-// were applied.
-template <typename F>
-int eachCorruption(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, F&& f) {
-  SeededSource random(seed);
-  const auto& all = corruptions();
-  std::vector<size_t> order(all.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (limit > 0) {
-    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random.below(i)]);
-  }
-  int applied = 0;
-  // One copy of `p` to corrupt: a corruption with no place leaves it untouched, and each
-  // that is applied is undone after its verification (Note [Corruptions undone]).
-  std::optional<ExportedProgram> work;
-  std::optional<CorruptionUndo> undo;
-  for (size_t index : order) {
-    if (limit > 0 && applied == limit) break;
-    const Corruption& c = all[index];
-    if (only && c.check != *only) continue;
-    if (!work) {
-      work = p.clone();
-      undo.emplace(*work, p);
-    }
-    if (!c.apply(*work, random)) continue;
-    ++applied;
-    const bool go_on = f(std::as_const(*work), c);
-    undo->undo(c);
-    if (!go_on) break;
-  }
-  return applied;
-}
-
 CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, PhaseTimes* times) {
   PhaseClock clock(times, Phase::Verify);
   std::string tried;  // the check ids, for the pass's report
@@ -298,212 +268,6 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
   CheckOutcome o = pass(DiffCheck::D6);
   o.report = std::to_string(applied) + " corruptions, each reported first with its own check id: " + tried;
   return o;
-}
-
-// What the torch peer said of a program, asked once for every torch check of a runChecks
-// call; `skipped` says why it could not be asked, `failed` that the peer died or hung.
-struct TorchAnswer {
-  std::optional<std::string> skipped, failed;
-  PeerReply reply;
-  std::vector<const Corruption*> corruptions;  // of archives 1.., for D7
-  std::vector<std::string> rejected_as;        // epsmith's first diagnostic for each
-};
-
-bool asks(const std::vector<DiffCheck>& checks, DiffCheck c) {
-  return std::find(checks.begin(), checks.end(), c) != checks.end();
-}
-
-TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& options) {
-  PhaseClock clock(options.times, Phase::Torch);
-  TorchAnswer a;
-  if (auto why = torchPeerUnavailable()) {
-    a.skipped = "no torch peer: " + *why;
-    return a;
-  }
-  if (auto why = pt2CannotHold(p)) {
-    a.skipped = "no .pt2 holds this program: " + *why;
-    return a;
-  }
-  PeerRequest request;
-  auto bytes = writeProgramPt2(p);
-  if (!bytes.ok()) {  // D4's .pt2 form reports the writer's bug
-    a.skipped = "its .pt2 cannot be written: " + bytes.error().str();
-    return a;
-  }
-  request.archives.push_back(std::move(bytes).value());
-  request.module_run = asks(checks, DiffCheck::D5);
-  request.decompose = asks(checks, DiffCheck::D8);
-  if (asks(checks, DiffCheck::D7)) {
-    eachCorruption(p, options.case_seed, options.corruptions_per_case, options.corruption,
-                   [&](const ExportedProgram& work, const Corruption& c) {
-                     auto diagnostics = verify(work);
-                     if (diagnostics.empty()) return true;  // D6's finding, not a question for torch
-                     auto corrupt = writeProgramPt2(work);
-                     if (!corrupt.ok()) return true;  // a form no .pt2 can hold: torch cannot be asked
-                     request.archives.push_back(std::move(corrupt).value());
-                     a.corruptions.push_back(&c);
-                     a.rejected_as.push_back(diagnostics.front().str());
-                     return true;
-                   });
-  }
-  auto reply = askTorchPeer(request);
-  if (!reply.ok()) {
-    a.failed = reply.error().message;
-  } else {
-    a.reply = std::move(reply).value();
-  }
-  return a;
-}
-
-// The outcome every torch check gets when the peer could not answer.
-std::optional<CheckOutcome> unanswered(DiffCheck c, const TorchAnswer& a) {
-  if (a.skipped) return skip(c, *a.skipped);
-  if (a.failed) {
-    CheckOutcome o = finding(c, "torch-peer-failed", "", "torch died or hung on this program: " + *a.failed);
-    o.message = *a.failed;
-    return o;
-  }
-  return std::nullopt;
-}
-
-// `message` with each word that names a node of `p` as "NODE": torch's messages name the
-// nodes they met ("Output getitem_3 does not exist in the graph."), and a root cause's
-// template keeps words (Note [Root causes]), so without this one bug would file a bucket
-// per node name. A word that is also the name of an op `p` calls stays: it may be the op
-// ("aten.geqrf.default"), which the template must keep.
-std::string withoutNodeNames(const std::string& message, const ExportedProgram& p) {
-  std::set<std::string, std::less<>> ops;
-  for (const Node& n : p.graph().nodes()) {
-    if (n.target.kind() != Target::Kind::Aten || !n.target.op()) continue;
-    const std::string& q = n.target.op()->qualified_name;
-    ops.insert(q.substr(q.find("::") + 2));
-  }
-  std::string out;
-  for (size_t i = 0; i < message.size();) {
-    const auto word = [&](size_t j) { return std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_'; };
-    if (!word(i)) {
-      out += message[i++];
-      continue;
-    }
-    size_t end = i;
-    while (end < message.size() && word(end)) ++end;
-    const std::string w = message.substr(i, end - i);
-    out += p.graph().find(w) && !ops.count(w) ? "NODE" : w;
-    i = end;
-  }
-  return out;
-}
-
-std::string verdictText(const PeerVerdict& v) { return v.stage + " " + v.type + ": " + v.message; }
-
-CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a) {
-  if (auto o = unanswered(DiffCheck::D7, a)) return *o;
-  const std::string torch = "torch " + a.reply.torch_version;
-  const PeerVerdict& own = a.reply.verdicts.at(0);
-  if (!own.accepts) {
-    CheckOutcome o = finding(DiffCheck::D7, "torch-rejects", "",
-                             "epsmith's verifier accepts the program; torch.export.load (" + torch +
-                                 ") refuses it: " + verdictText(own));
-    o.message = withoutNodeNames(own.type + ": " + own.message, p);
-    return o;
-  }
-  for (size_t i = 0; i < a.corruptions.size(); ++i) {
-    if (a.reply.verdicts.at(i + 1).accepts) {
-      const std::string id(checkIdName(a.corruptions[i]->check));
-      return finding(DiffCheck::D7, "torch-accepts:" + id, "",
-                     std::string(a.corruptions[i]->what) + ": epsmith's verifier rejects it (" + a.rejected_as[i] +
-                         "); torch.export.load (" + torch + ") accepts it",
-                     id);
-    }
-  }
-  CheckOutcome o = pass(DiffCheck::D7);
-  o.report = "torch.export.load accepts the program and rejects " + std::to_string(a.corruptions.size()) +
-             " corruption(s) of it, as epsmith's verifier does";
-  return o;
-}
-
-// Both sides raising agree whatever the words: torch's message comes from Python, without
-// the op that raised.
-CheckOutcome compareWithTorch(const ExportedProgram& p, DiffCheck c, const RunResult& ours, const RunResult& torch,
-                              const std::string& what, PhaseTimes* times) {
-  if (!ours.ok() && !torch.ok()) {
-    CheckOutcome o = pass(c);
-    o.report = "both raise: epsmith's " + ours.error->str() + "; " + what + ": " + torch.error->message;
-    return o;
-  }
-  CheckOutcome o = compare(c, ours, torch, times);
-  if (o.status == Status::Finding) {
-    o.report = what + " differs from epsmith's run: " + o.report;
-    o.message = withoutNodeNames(o.message, p);
-  }
-  return o;
-}
-
-CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& device, const Interpreter* plan,
-                PhaseTimes* times) {
-  if (auto o = unanswered(DiffCheck::D5, a)) return *o;
-  if (!a.reply.module_run) return skip(DiffCheck::D5, "torch cannot load the program (D7 says why)");
-  const RunResult exported = run(p, runOf(RunMode::Exported, device, plan), times);
-  return compareWithTorch(p, DiffCheck::D5, exported, *a.reply.module_run, "ep.module()", times);
-}
-
-// The first place two signatures differ: "input 2", "output 0", "outputs" (counts).
-std::string firstDifference(const SpecList& ours, const SpecList& theirs) {
-  for (size_t i = 0; i < std::min(ours.inputs.size(), theirs.inputs.size()); ++i) {
-    if (ours.inputs[i] != theirs.inputs[i]) return "input " + std::to_string(i);
-  }
-  if (ours.inputs.size() != theirs.inputs.size()) return "inputs";
-  for (size_t i = 0; i < std::min(ours.outputs.size(), theirs.outputs.size()); ++i) {
-    if (ours.outputs[i] != theirs.outputs[i]) return "output " + std::to_string(i);
-  }
-  return "outputs";
-}
-
-std::string specText(const SpecList& s) {
-  std::string out;
-  for (const auto* list : {&s.inputs, &s.outputs}) {
-    out += list == &s.inputs ? "(" : ") -> (";
-    for (size_t i = 0; i < list->size(); ++i) {
-      const auto& [kind, target] = (*list)[i];
-      out += (i ? ", " : "") + kind + (target.empty() ? "" : " " + target);
-    }
-  }
-  return out + ")";
-}
-
-CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAnswer& a, PhaseTimes* times) {
-  if (auto o = unanswered(DiffCheck::D8, a)) return *o;
-  if (a.reply.verdicts.empty() || !a.reply.verdicts[0].accepts) {
-    return skip(DiffCheck::D8, "torch cannot load the program (D7 says why)");
-  }
-  std::optional<Expected<ExportedProgram>> ours;
-  {
-    PhaseClock clock(times, Phase::Functionalize);
-    ours = functionalize(p);
-  }
-  if (a.reply.decompose_error) {
-    if (!ours->ok()) {
-      CheckOutcome o = pass(DiffCheck::D8);
-      o.report = "both refuse: run_decompositions: " + *a.reply.decompose_error + "; epsmith: " + ours->error().str();
-      return o;
-    }
-    CheckOutcome o = finding(DiffCheck::D8, "decompositions-raise", "",
-                             "ep.run_decompositions({}) (torch " + a.reply.torch_version +
-                                 ") raises on a program epsmith functionalizes: " + *a.reply.decompose_error);
-    o.message = withoutNodeNames(*a.reply.decompose_error, p);
-    return o;
-  }
-  if (!a.reply.decomposed_run) return skip(DiffCheck::D8, "the peer sent no run of the decomposed program");
-  CheckOutcome o = compareWithTorch(p, DiffCheck::D8, eager, *a.reply.decomposed_run,
-                                    "the program after run_decompositions({}), run by ep.module()", times);
-  if (o.status == Status::Finding || !ours->ok() || !a.reply.decomposed_signature) return o;
-  const SpecList mine = specList(ours->value());
-  if (mine == *a.reply.decomposed_signature) return o;
-  CheckOutcome differs = finding(DiffCheck::D8, "signature-differs", firstDifference(mine, *a.reply.decomposed_signature),
-                                 "the functionalized signatures differ:\n  epsmith: " + specText(mine) +
-                                     "\n  torch:   " + specText(*a.reply.decomposed_signature));
-  differs.message = differs.where;
-  return differs;
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // reported, first, with its own check id (tests/generators/corruptions_test.cpp).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "generators/random_source.h"
@@ -56,5 +59,41 @@ class CorruptionUndo {
 // One per check id, in check-id order.
 const std::vector<Corruption>& corruptions();
 const Corruption& corruptionFor(CheckId check);
+
+// Applies to a copy of `p` each corruption with a place in it, at most `limit` (0: all, in
+// check-id order; else in an order drawn from `seed`, Note [Corruptions drawn per case] in
+// fuzz/checks.cpp) or only `only`'s, and calls
+// `f(corrupted, corruption)` before undoing it; `f` returns false to stop. Returns how many
+// were applied.
+template <typename F>
+int eachCorruption(const ExportedProgram& p, uint64_t seed, int limit, std::optional<CheckId> only, F&& f) {
+  SeededSource random(seed);
+  const auto& all = corruptions();
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (limit > 0) {
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[random.below(i)]);
+  }
+  int applied = 0;
+  // One copy of `p` to corrupt: a corruption with no place leaves it untouched, and each
+  // that is applied is undone after its verification (Note [Corruptions undone]).
+  std::optional<ExportedProgram> work;
+  std::optional<CorruptionUndo> undo;
+  for (size_t index : order) {
+    if (limit > 0 && applied == limit) break;
+    const Corruption& c = all[index];
+    if (only && c.check != *only) continue;
+    if (!work) {
+      work = p.clone();
+      undo.emplace(*work, p);
+    }
+    if (!c.apply(*work, random)) continue;
+    ++applied;
+    const bool go_on = f(std::as_const(*work), c);
+    undo->undo(c);
+    if (!go_on) break;
+  }
+  return applied;
+}
 
 }  // namespace epsmith

@@ -1,0 +1,34 @@
+// D5, D7 and D8: the checks that ask a Python torch (oracle/torch_peer.h) about a program.
+// Internal to fuzz/: runChecks (checks.cpp) asks once per program for all of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/checks.h"
+#include "generators/corruptions.h"
+#include "oracle/run.h"
+#include "oracle/torch_peer.h"
+
+namespace epsmith::check_detail {
+
+// What the torch peer said of a program, asked once for every torch check of a runChecks
+// call; `skipped` says why it could not be asked, `failed` that the peer died or hung.
+struct TorchAnswer {
+  std::optional<std::string> skipped, failed;
+  PeerReply reply;
+  std::vector<const Corruption*> corruptions;  // of archives 1.., for D7
+  std::vector<std::string> rejected_as;        // epsmith's first diagnostic for each
+};
+
+// Asks the peer what `checks` need of `p`: its verdict on `p` and on the corruptions D6
+// would try (D7), ep.module()'s run (D5), run_decompositions' run and signature (D8).
+TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& options);
+
+CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& device, const Interpreter* plan,
+                PhaseTimes* times);
+CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a);
+CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAnswer& a, PhaseTimes* times);
+
+}  // namespace epsmith::check_detail
