@@ -1,6 +1,7 @@
 // _verify_exported_program_module_call_graph and _verify_exported_program_signature.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "formats/scalar_format.h"
 #include "verifier/walk.h"
@@ -23,6 +24,26 @@ struct OutputEntry {
   ConstantValue constant;
   std::string text;  // for messages
 };
+
+// verifier.py's message for an output tuple whose length is not the signature's (torch
+// 2.13): the two sets differ by name, printed as Python prints a set (sorted here, where
+// Python's order follows its string hashes).
+std::string outputCountMessage(const std::vector<OutputEntry>& outputs, const GraphSignature& gs) {
+  std::set<std::string> nodes, specs;
+  for (const auto& e : outputs) nodes.insert(e.kind == OutputEntry::Kind::Name ? "'" + e.name + "'" : e.text);
+  for (const auto& spec : gs.output_specs) specs.insert("'" + spec.arg.name + "'");
+  auto pySet = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+    std::string out;
+    for (const auto& x : a) {
+      if (!b.count(x)) out += (out.empty() ? "" : ", ") + x;
+    }
+    return out.empty() ? std::string("set()") : "{" + out + "}";
+  };
+  return "Number of output nodes " + std::to_string(outputs.size()) +
+         " is different Than the number of outputs specified by the graph signature: " +
+         std::to_string(gs.output_specs.size()) + "\nNodes missing output_specs: " + pySet(nodes, specs) +
+         "\nOutput_specs missing nodes: " + pySet(specs, nodes);
+}
 
 OutputEntry entryOf(const Argument& a) {
   OutputEntry e;
@@ -205,11 +226,7 @@ void checkOutputs(const ExportedProgram& p, Sink& sink) {
   const OrderedMap user_inputs_to_mutate = gs.userInputsToMutate();
   const auto user_outputs = gs.userOutputs();
   if (outputs.size() != gs.output_specs.size()) {
-    sink.report(CheckId::OutputCount, "%" + output->name(),
-                "Number of output nodes " + std::to_string(outputs.size()) +
-                    " is different Than the number of outputs specified by the graph signature: \n"
-                    "Number of mutated buffers: " + std::to_string(buffers_to_mutate.size()) +
-                    ". \nNumber of user outputs: " + std::to_string(user_outputs.size()) + ". \n");
+    sink.report(CheckId::OutputCount, "%" + output->name(), outputCountMessage(outputs, gs));
   }
   const size_t num_tokens = gs.outputTokens().size();
   const size_t end = buffers_to_mutate.size() + parameters_to_mutate.size() +
