@@ -179,6 +179,7 @@ class Pass {
   std::vector<Obj*> outTensors(const Node& n, const OpInfo& op, const OpRoleInfo& role);
   std::vector<const TensorMeta*> outMetasAfter(const Node& n, size_t outs);
   OutPlan planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs, const TensorMeta& after);
+  const Node& withCurrentMetas(const Node& n, Graph& scratch);
   OutCall emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
                       const std::vector<const TensorMeta*>& after);
   Node* outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after);

@@ -170,6 +170,42 @@ std::vector<const TensorMeta*> Pass::outMetasAfter(const Node& n, size_t outs) {
   return after;
 }
 
+// `n`, or a copy of it in `scratch` whose tensor inputs are placeholders carrying their
+// current metadata where an in-place metadata mutation (unsqueeze_) changed it since their
+// own meta.val was recorded: the probes size their values from their inputs' meta.val, and
+// an out= call run on stale sizes raises where eager's ran (a campaign's D1 case).
+const Node& Pass::withCurrentMetas(const Node& n, Graph& scratch) {
+  std::vector<std::pair<const Node*, const TensorMeta*>> changed;
+  n.forEachInput([&](const Node* in) {
+    Mapped* m = entry(in);
+    const TensorMeta* was = in->meta.val.tensor();
+    if (!m || !m->tensor || !m->tensor->rec->meta || !was || *m->tensor->rec->meta == *was) return;
+    for (const auto& [seen, meta] : changed) {
+      if (seen == in) return;
+    }
+    changed.emplace_back(in, m->tensor->rec->meta);
+  });
+  if (changed.empty()) return n;
+  std::vector<std::pair<const Node*, Node*>> stand_ins;
+  for (const auto& [in, meta] : changed) {
+    Node* p = scratch.append(OpKind::Placeholder, in->name());
+    p->meta.val = *meta;
+    stand_ins.emplace_back(in, p);
+  }
+  Node* copy = scratch.append(OpKind::CallFunction, n.name());
+  copy->target = n.target;
+  copy->args = n.args;
+  copy->kwargs = n.kwargs;
+  auto standIn = [&](Node*& in) {
+    for (const auto& [was, now] : stand_ins) {
+      if (was == in) in = now;
+    }
+  };
+  for (auto& a : copy->args) a.forEachNodeRef(standIn);
+  for (auto& kv : copy->kwargs) kv.second.forEachNodeRef(standIn);
+  return *copy;
+}
+
 // Where the computation converts to the out tensor's dtype
 // (Note [out= calls that compute in another dtype]), and whether autograd's refusal must be
 // kept out of the graph (Note [out= calls autograd lets through], dtype_probe.h).
@@ -194,7 +230,9 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
                                  given_dtype->get<arg::Dtype>()->value != after.dtype;
   std::optional<OutForm> form;
   if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
-    form = probeOutForm(n, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
+    Graph scratch;
+    form = probeOutForm(withCurrentMetas(n, scratch), *role.functional,
+                        op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (form == OutForm::Unmatched) {
     fail(&n, "no functional form of " + op.name() + " writes what it writes into an out= tensor of another dtype "

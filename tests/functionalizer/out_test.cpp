@@ -297,6 +297,25 @@ signature {
   EXPECT_NE(why.find("%lse: no functional form of aten::logsumexp.out writes what it writes"), std::string::npos) << why;
 }
 
+// The same, where unsqueeze_ changed the input's sizes after its meta.val was recorded: the
+// probe must size its values as the input is when the out= call runs, or the call raises on
+// them, no form is probed, and a default form computes otherwise (a campaign's D1 case).
+TEST(Functionalize, TheFormProbeSeesAnInputsCurrentSizes) {
+  auto p = program(R"(graph {
+  %o: f32[] = placeholder
+  %w: f16[2] = aten::bartlett_window(2, dtype=torch.float16, layout=None)
+  %unsqueeze_: f16[1, 2] = aten::unsqueeze_(%w, 0)
+  %lse: f32[] = aten::logsumexp.out(%w, [0, 1], False, out=%o)
+  return (%lse)
+}
+signature {
+  input user_input %o
+  output user_output %lse
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%lse: no functional form of aten::logsumexp.out writes what it writes"), std::string::npos) << why;
+}
+
 // `sum` given dtype=bool of an f64 input that requires grad trips an internal assert in
 // LibTorch 1.13 (autograd's isDifferentiableType), while eager's sum.out writes the bool:
 // the functional program once raised (a campaign D1 case). The form probe compares values
