@@ -23,10 +23,15 @@ std::string flatInSpec(size_t leaves) {
 
 std::string flatOutSpec(size_t leaves) { return "[1, " + tupleSpec(leaves) + "]"; }
 
-void flattenRootCallSpecs(ExportedProgram& p) {
+std::pair<size_t, size_t> userInputOutputCounts(const ExportedProgram& p) {
   size_t inputs = 0, outputs = 0;
   for (const auto& s : p.signature.input_specs) inputs += s.kind == InputKind::UserInput ? 1 : 0;
   for (const auto& s : p.signature.output_specs) outputs += s.kind == OutputKind::UserOutput ? 1 : 0;
+  return {inputs, outputs};
+}
+
+void flattenRootCallSpecs(ExportedProgram& p) {
+  const auto [inputs, outputs] = userInputOutputCounts(p);
   for (auto& entry : p.module_call_graph) {
     if (entry.fqn != "" || !entry.signature) continue;
     entry.signature->in_spec = flatInSpec(inputs);

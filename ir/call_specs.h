@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace epsmith {
 
@@ -15,6 +16,9 @@ class ExportedProgram;
 std::string flatInSpec(size_t leaves);
 // (leaf, ...) with `leaves` leaves.
 std::string flatOutSpec(size_t leaves);
+
+// How many user inputs and user outputs `p`'s signature lists.
+std::pair<size_t, size_t> userInputOutputCounts(const ExportedProgram& p);
 
 // Sets the root entry's ("") specs to flat tuples of `p`'s user inputs and user outputs,
 // where it has a root entry with a signature; ep.module() flattens its arguments and

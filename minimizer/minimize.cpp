@@ -28,15 +28,6 @@ void renameReferences(ExportedProgram& p, const std::string& from, const std::st
 
 namespace {
 
-// How many user inputs and user outputs `p` has: an edit that changes either makes the
-// root call's specs flat tuples of the new counts (ir/call_specs.h).
-std::pair<size_t, size_t> userCounts(const ExportedProgram& p) {
-  size_t inputs = 0, outputs = 0;
-  for (const auto& s : p.signature.input_specs) inputs += s.kind == InputKind::UserInput ? 1 : 0;
-  for (const auto& s : p.signature.output_specs) outputs += s.kind == OutputKind::UserOutput ? 1 : 0;
-  return {inputs, outputs};
-}
-
 size_t callCount(const ExportedProgram& p) {
   size_t n = 0;
   for (const auto& node : p.graph().nodes()) n += node.op() == OpKind::CallFunction ? 1 : 0;
@@ -363,7 +354,9 @@ class Engine {
     size_t applied = 0;
     for (size_t i = start; i < last; ++i) applied += targets[i].edit(candidate) ? 1 : 0;
     if (applied == 0) return std::nullopt;
-    if (userCounts(candidate) != userCounts(r_.program)) flattenRootCallSpecs(candidate);
+    // An edit that changes how many user inputs or outputs there are makes the root call's
+    // specs flat tuples of the new counts.
+    if (userInputOutputCounts(candidate) != userInputOutputCounts(r_.program)) flattenRootCallSpecs(candidate);
     if (!verify(candidate).empty()) return std::nullopt;
     if (refresh) refreshVals(candidate);
     return candidate;
