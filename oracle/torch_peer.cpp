@@ -12,6 +12,7 @@
 
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -418,11 +419,20 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
 // with the FQN they target; a user input by its place among the user inputs ("#0"), and a
 // user-input mutation by the place of the input it writes. The peer makes the same list
 // of torch's program (epsmith_peer.py's Peer.signature).
+namespace {
+
+// torch's InputKind / OutputKind enum names: the serialized union tags upper-cased, but the
+// one the schema spells in the other order.
+std::string torchKindName(std::string_view tag) {
+  if (tag == "tensor_constant") return "CONSTANT_TENSOR";
+  std::string out(tag);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
 SpecList specList(const ExportedProgram& p) {
-  static constexpr const char* kInputs[] = {"USER_INPUT", "PARAMETER", "BUFFER", "CONSTANT_TENSOR", "CUSTOM_OBJ", "TOKEN"};
-  static constexpr const char* kOutputs[] = {"USER_OUTPUT", "LOSS_OUTPUT", "BUFFER_MUTATION", "PARAMETER_MUTATION",
-                                             "GRADIENT_TO_PARAMETER", "GRADIENT_TO_USER_INPUT",
-                                             "USER_INPUT_MUTATION", "TOKEN"};
   SpecList s;
   std::vector<std::pair<std::string, int>> user;
   for (const InputSpec& in : p.signature.input_specs) {
@@ -431,8 +441,7 @@ SpecList specList(const ExportedProgram& p) {
       user.emplace_back(in.arg.name, static_cast<int>(user.size()));
       target = "#" + std::to_string(user.back().second);
     }
-    const auto kind = static_cast<size_t>(in.kind);
-    s.inputs.emplace_back(kind < std::size(kInputs) ? kInputs[kind] : "?", target);
+    s.inputs.emplace_back(torchKindName(inputKindName(in.kind)), target);
   }
   for (const OutputSpec& out : p.signature.output_specs) {
     std::string target = out.target.value_or("");
@@ -443,8 +452,7 @@ SpecList specList(const ExportedProgram& p) {
       }
       target = "#" + std::to_string(place);
     }
-    const auto kind = static_cast<size_t>(out.kind);
-    s.outputs.emplace_back(kind < std::size(kOutputs) ? kOutputs[kind] : "?", target);
+    s.outputs.emplace_back(torchKindName(outputKindName(out.kind)), target);
   }
   return s;
 }
