@@ -5,14 +5,18 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/native/TypeProperties.h>
-#include <ATen/ops/allclose.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/eq.h>
 #include <ATen/ops/equal.h>
+#include <ATen/ops/isnan.h>
 #include <ATen/ops/remainder.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/zeros_like.h>
 
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -287,16 +291,25 @@ at::Tensor probeValues(const TensorMeta& m, bool close = false) {
 // Element by element in order: an out= kernel that resized `out` may have copied a result
 // of the same element count but another shape into it (huber_loss.out given a reduction it
 // does not know), which the pass writes in `out`'s shape.
-// Floating-point values agree within D1's tolerance for their dtype where that is the
-// tighter (f64: a form that computes in f32 must not pass).
-bool sameValues(const at::Tensor& eager, const at::Tensor& candidate) {
-  if (eager.numel() != candidate.numel()) return false;
+// How far `candidate` is from what eager wrote, in units of the tolerance: at most 1 where
+// they agree, floating-point values within D1's tolerance for their dtype where that is the
+// tighter than the probe's own (f64: a form that computes in f32 must not pass), other
+// values exactly; infinite where they do not.
+double distance(const at::Tensor& eager, const at::Tensor& candidate) {
+  constexpr double kApart = std::numeric_limits<double>::infinity();
+  if (eager.numel() != candidate.numel()) return kApart;
   const at::Tensor c = candidate.reshape(eager.sizes()).to(eager.scalar_type());
-  if (!eager.is_floating_point()) return at::equal(eager, c);
+  if (!eager.is_floating_point()) return at::equal(eager, c) ? 0 : kApart;
+  if (eager.numel() == 0) return 0;
   const Tolerance d1 = defaultTolerance(fromAten(eager.scalar_type()));
-  return at::allclose(eager, c, std::min(1e-6, d1.rtol), std::min(1e-7, d1.atol), /*equal_nan=*/true);
+  const double rtol = std::min(1e-6, d1.rtol), atol = std::min(1e-7, d1.atol);
+  const at::Tensor e = eager.to(at::kDouble), a = c.to(at::kDouble);
+  const at::Tensor both_nan = at::isnan(e) & at::isnan(a);
+  const at::Tensor apart = (e - a).abs() / (atol + rtol * a.abs());
+  const at::Tensor same = at::eq(e, a) | both_nan;  // equal infinities, and NaNs
+  const double worst = at::where(same, at::zeros_like(apart), apart).max().item<double>();
+  return std::isnan(worst) ? kApart : worst;
 }
-
 }  // namespace
 
 std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& out_name) {
@@ -393,30 +406,41 @@ OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::
     if (r.error || r.outputs.empty() || !r.outputs[0].isTensor()) return std::nullopt;
     return r.outputs[0].toTensor();
   };
-  auto writesWhatEagerWrites = [&](OutForm form) {
+  // The candidate's distance from eager: the farthest over the sets
+  // (Note [out= calls that compute in another dtype]).
+  auto distanceOf = [&](OutForm form) {
+    double worst = 0;
     for (const ProbeSet& set : sets) {
       auto r = runOn(form, set);
-      if (!r || !sameValues(set.want, *r)) return false;
+      worst = std::max(worst, r ? distance(set.want, *r) : std::numeric_limits<double>::infinity());
     }
-    return true;
+    return worst;
+  };
+  // The closest candidate within the tolerance, the first of equals: two forms may both
+  // pass (logsumexp.out of f32 into f64 computed in f32 or in f64), and the one that computes
+  // as eager does is the closer.
+  OutForm best = OutForm::Unmatched;
+  double best_distance = 1;
+  auto consider = [&](OutForm form, double d) {
+    if (d <= best_distance && (best == OutForm::Unmatched || d < best_distance)) {
+      best = form;
+      best_distance = d;
+    }
   };
   const int dtype_at = functional.argumentIndex("dtype");
   const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
                               !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
   if (dtype_argument) {
     f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
-    const bool same = writesWhatEagerWrites(OutForm::DtypeArgument);
+    consider(OutForm::DtypeArgument, distanceOf(OutForm::DtypeArgument));
     f->kwargs.pop_back();
-    if (same) return OutForm::DtypeArgument;
   }
   for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
     if (form == OutForm::CastToCommon && !common) continue;
-    if (writesWhatEagerWrites(form)) return form;
+    consider(form, distanceOf(form));
   }
-  if (replaceDtypeArgument(*f, functional, out_meta.dtype) && writesWhatEagerWrites(OutForm::OutDtype)) {
-    return OutForm::OutDtype;
-  }
-  return OutForm::Unmatched;
+  if (replaceDtypeArgument(*f, functional, out_meta.dtype)) consider(OutForm::OutDtype, distanceOf(OutForm::OutDtype));
+  return best;
 }
 
 struct ProbeAnswer {

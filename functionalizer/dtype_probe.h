@@ -36,10 +36,10 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // the out= call and each candidate on small CPU tensors of the inputs' metadata, filled once
 // with assorted fractional values of both signs and once with values near 1 that no bf16 or
 // f16 holds (on the first alone, `std.correction_out` of f32 into bf16, which rounds its
-// inputs first, and a form that rounds only the result agree), and keeping the first that
-// writes what eager writes on both, within D1's tolerance where it is the tighter (an f64
-// `out` is not written by a form that computes in f32): the functional op given `dtype=`
-// the out tensor's dtype (where it takes one),
+// inputs first, and a form that rounds only the result agree), and keeping the one closest
+// to what eager writes on both, the first of equals, if it is within D1's tolerance where
+// that is the tighter (`logsumexp.out` of f32 into f64 computed in f32 passes, computed in
+// f64 is closer): the functional op given `dtype=` the out tensor's dtype (where it takes one),
 // its result cast, its floating-point inputs cast first, or every input of another dtype
 // cast first (`huber_loss.out` of a bool or i64 input into an f32 `out` computes in f32,
 // where the functional `huber_loss` makes its result in the input's dtype and refuses to
