@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 #include <map>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "generators/graph_generator.h"
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
+#include "ir/call_specs.h"
 #include "ir/program_diff.h"
 #include "oracle/program_io.h"
 #include "oracle/pt2_archive.h"
@@ -149,6 +151,45 @@ TEST(Pt2, LoadProgramKnowsTheFormatByExtensionAndByContents) {
   auto bad = parseProgram("nonsense", FileFormat::Pt2, "x.pt2");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().where.rfind("x.pt2", 0), 0u);
+}
+
+// Note [Example inputs laid out by the call spec]: the root entry's in_spec puts the last
+// user input in a keyword argument, and torch.save's (args, kwargs) says so; a spec that
+// cannot be read leaves every input positional. Either way the archive reads back into the
+// same flat inputs.
+TEST(Pt2, ExampleInputsAreLaidOutByTheRootCallSpec) {
+  ExportedProgram p = generated(1);
+  for (uint64_t seed = 2; userInputOutputCounts(p).first < 2; ++seed) p = generated(seed);
+  const size_t inputs = userInputOutputCounts(p).first;
+  ASSERT_EQ(p.example_inputs.size(), inputs);
+  const std::string leaf = R"({"type": null, "context": null, "children_spec": []})";
+  std::string args;
+  for (size_t i = 0; i + 1 < inputs; ++i) args += (i ? ", " : "") + leaf;
+  const std::string keyword = R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [)"
+                              R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" + args +
+                              R"(]}, {"type": "builtins.dict", "context": "[\"scale\"]", "children_spec": [)" + leaf +
+                              "]}]}]";
+  auto laidOut = [&](const std::string& in_spec) {
+    for (auto& entry : p.module_call_graph) {
+      if (entry.fqn.empty() && entry.signature) entry.signature->in_spec = in_spec;
+    }
+    auto archive = writeProgramPt2(p);
+    EXPECT_TRUE(archive.ok());
+    auto back = readProgramPt2(archive.value());
+    EXPECT_TRUE(back.ok());
+    EXPECT_EQ(back.value().example_inputs.size(), inputs);
+    const std::string pickled = members(archive.value()).at("data/sample_inputs/model.pt");
+    return torch::jit::pickle_load(std::vector<char>(pickled.begin(), pickled.end()));
+  };
+  c10::IValue by_keyword = laidOut(keyword);
+  ASSERT_TRUE(by_keyword.isTuple());
+  EXPECT_EQ(by_keyword.toTupleRef().elements()[0].toTupleRef().elements().size(), inputs - 1);
+  const auto kwargs = by_keyword.toTupleRef().elements()[1].toGenericDict();
+  ASSERT_EQ(kwargs.size(), 1u);
+  EXPECT_EQ(kwargs.begin()->key().toStringRef(), "scale");
+  c10::IValue positional = laidOut("not a spec");
+  EXPECT_EQ(positional.toTupleRef().elements()[0].toTupleRef().elements().size(), inputs);
+  EXPECT_EQ(positional.toTupleRef().elements()[1].toGenericDict().size(), 0u);
 }
 
 }  // namespace
