@@ -418,10 +418,12 @@ OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::
   };
   // The closest candidate within the tolerance, the first of equals: two forms may both
   // pass (logsumexp.out of f32 into f64 computed in f32 or in f64), and the one that computes
-  // as eager does is the closer.
+  // as eager does is the closer. None is closer than an exact one: the rest are not run.
   OutForm best = OutForm::Unmatched;
   double best_distance = 1;
-  auto consider = [&](OutForm form, double d) {
+  auto exact = [&] { return best != OutForm::Unmatched && best_distance == 0; };
+  auto consider = [&](OutForm form) {
+    const double d = distanceOf(form);
     if (d <= best_distance && (best == OutForm::Unmatched || d < best_distance)) {
       best = form;
       best_distance = d;
@@ -432,14 +434,14 @@ OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::
                               !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
   if (dtype_argument) {
     f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});
-    consider(OutForm::DtypeArgument, distanceOf(OutForm::DtypeArgument));
+    consider(OutForm::DtypeArgument);
     f->kwargs.pop_back();
   }
   for (OutForm form : {OutForm::CastResult, OutForm::CastInputs, OutForm::CastEveryInput, OutForm::CastToCommon}) {
-    if (form == OutForm::CastToCommon && !common) continue;
-    consider(form, distanceOf(form));
+    if (exact()) return best;
+    if (form != OutForm::CastToCommon || common) consider(form);
   }
-  if (replaceDtypeArgument(*f, functional, out_meta.dtype)) consider(OutForm::OutDtype, distanceOf(OutForm::OutDtype));
+  if (!exact() && replaceDtypeArgument(*f, functional, out_meta.dtype)) consider(OutForm::OutDtype);
   return best;
 }
 
