@@ -21,6 +21,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/case_runner.h"
 #include "fuzz/workers.h"
+#include "oracle/program_io.h"
 
 namespace epsmith::bench {
 namespace {
@@ -116,7 +117,7 @@ void BM_Campaign(benchmark::State& state) {
   options.status_seconds = 3600;
   double cases_per_s = 0, min_share = 0, findings = 0, deaths = 0;
   for (auto _ : state) {
-    std::filesystem::remove_all(dir);
+    removeTree(dir.string());
     std::ostringstream log;
     if (auto run = runCampaign(options, log); !run.ok()) {
       state.SkipWithError(run.error().str().c_str());
@@ -136,7 +137,7 @@ void BM_Campaign(benchmark::State& state) {
       break;
     }
   }
-  std::filesystem::remove_all(dir);
+  removeTree(dir.string());
   const auto n = static_cast<double>(state.iterations());
   state.counters["cases_per_s"] = cases_per_s / n;
   state.counters["min_pct"] = 100 * min_share / n;

@@ -421,8 +421,7 @@ void Campaign::receive(WorkerPool& pool, int ms) {
 CampaignResult Campaign::run() {
   readCorpora();
   // Leftovers of a campaign killed while writing a case.
-  std::error_code ec;
-  std::filesystem::remove_all(std::filesystem::path(o_.corpus_dir) / "regressions" / ".incoming", ec);
+  removeTree((std::filesystem::path(o_.corpus_dir) / "regressions" / ".incoming").string());
 
   const CaseRunner& r = *runner_;
   WorkerPool pool(o_.jobs, [&r](const std::string& request) { return serve(r, request); }, o_.setup.limits,

@@ -230,13 +230,13 @@ Expected<std::string> writeCaseAtomically(const std::string& dir, const std::str
   if (!::mkdtemp(tmpl.data())) return Diagnostic{tmpl, std::string("cannot create: ") + std::strerror(errno)};
   const fs::path staged = fs::path(tmpl) / name;
   if (auto error = writeFileAtomically(staged.string(), text.value())) {
-    fs::remove_all(tmpl, ec);
+    removeTree(tmpl);
     return *error;
   }
   const fs::path target = regressions / c.bucket;
   if (::rename(tmpl.c_str(), target.c_str()) != 0) {
     const int err = errno;
-    fs::remove_all(tmpl, ec);
+    removeTree(tmpl);
     return Diagnostic{target.string(), std::string("cannot move the case into place: ") + std::strerror(err)};
   }
   return (target / name).string();

@@ -2,6 +2,7 @@
 #include "oracle/program_io.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,40 @@ std::optional<Diagnostic> saveProgram(const std::string& path, const ExportedPro
   auto rendered = renderProgram(p, *format);
   if (!rendered.ok()) return Diagnostic{path, "cannot be written: " + rendered.error().str()};
   return writeFileAtomically(path, rendered.value());
+}
+
+// Note [No std::filesystem::remove_all]
+// The torch 2.11.0+cu130 wheel's libtorch.so exports the std::filesystem it links statically
+// (pytorch/pytorch#133437; the 2.13 CPU wheel exports none), and a binary linked against it
+// binds its std::filesystem calls to that copy before libstdc++'s. The copy's remove_all
+// reaches recursive_directory_iterator::__erase through a weak reference that nothing
+// defines, so removing a directory that holds a file jumps to address 0: on a GPU machine
+// a corpus write that lost its race to another ended the campaign so. The copy's other
+// functions work; epsmith removes trees with nftw, here only.
+namespace {
+thread_local std::optional<Diagnostic>* g_remove_error = nullptr;
+
+int removeEntry(const char* path, const struct stat*, int, struct FTW*) {
+  if (::remove(path) != 0 && errno != ENOENT) {
+    *g_remove_error = Diagnostic{path, std::string("cannot remove: ") + std::strerror(errno)};
+    return 1;
+  }
+  return 0;
+}
+}  // namespace
+
+std::optional<Diagnostic> removeTree(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    return Diagnostic{path, std::string("cannot remove: ") + std::strerror(errno)};
+  }
+  std::optional<Diagnostic> error;
+  g_remove_error = &error;
+  const int rc = ::nftw(path.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+  g_remove_error = nullptr;
+  if (rc != 0 && !error) error = Diagnostic{path, std::string("cannot remove: ") + std::strerror(errno)};
+  return error;
 }
 
 }  // namespace epsmith

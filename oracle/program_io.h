@@ -32,4 +32,9 @@ std::optional<Diagnostic> writeFileAtomically(const std::string& path, const std
 // Renders in the format of `path`'s extension and writes atomically.
 std::optional<Diagnostic> saveProgram(const std::string& path, const ExportedProgram& p);
 
+// Removes `path` and everything under it, following no symbolic link; a path that does not
+// exist is no error. Returns the first error, or nullopt. epsmith's one way to remove a
+// directory tree (Note [No std::filesystem::remove_all]).
+std::optional<Diagnostic> removeTree(const std::string& path);
+
 }  // namespace epsmith

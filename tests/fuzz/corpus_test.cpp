@@ -3,6 +3,8 @@
 // on a planted functionalization fault (the logical_not_ program of tests/data/findings).
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -24,9 +26,13 @@ class TempDir {
  public:
   TempDir() {
     std::string tmpl = (fs::temp_directory_path() / "epsmith-corpus-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
+    if (::mkdtemp(tmpl.data())) {
+      path_ = tmpl;
+    } else {
+      ADD_FAILURE() << tmpl << ": " << std::strerror(errno);
+    }
   }
-  ~TempDir() { fs::remove_all(path_); }
+  ~TempDir() { removeTree(path_); }
   const std::string& path() const { return path_; }
 
  private:
@@ -246,6 +252,26 @@ TEST(Corpus, OneFilePerBucketWrittenWhole) {
   ASSERT_TRUE(back.ok()) << back.error().str();
   EXPECT_EQ(back->provenance.seed, 7u);
   EXPECT_FALSE(caseFilesUnder({dir.path() + "/none"}).ok());
+}
+
+// Note [No std::filesystem::remove_all]: a tree goes whole, a link in it goes without what it
+// points to, and a path that is not there is no error.
+TEST(Corpus, RemoveTreeRemovesWhatIsUnderAndNoMore) {
+  TempDir dir;
+  const fs::path root = fs::path(dir.path()) / "tree";
+  fs::create_directories(root / "a" / "b");
+  std::ofstream(root / "a" / "b" / "case.json") << "{}";
+  std::ofstream(root / "top.json") << "{}";
+  fs::create_directories(fs::path(dir.path()) / "outside");
+  std::ofstream(fs::path(dir.path()) / "outside" / "kept.json") << "{}";
+  fs::create_directory_symlink(fs::path(dir.path()) / "outside", root / "a" / "link");
+  EXPECT_EQ(removeTree(root.string()), std::nullopt);
+  EXPECT_FALSE(fs::exists(root));
+  EXPECT_TRUE(fs::exists(fs::path(dir.path()) / "outside" / "kept.json"));
+  EXPECT_EQ(removeTree(root.string()), std::nullopt);
+  std::ofstream(root.string()) << "a file";
+  EXPECT_EQ(removeTree(root.string()), std::nullopt);
+  EXPECT_FALSE(fs::exists(root));
 }
 
 TEST(Replay, ReproducesFixedAndChanged) {
