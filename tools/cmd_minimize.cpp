@@ -134,14 +134,19 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     const std::optional<Failing> f = firstFailure(program.value(), *checks, limits);
     if (!f) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
     std::cout << "minimizing: " << f->signature << "\n";
+    // Each step asks the check that found it alone, as a campaign's minimization does: a
+    // check after it cannot make a step fail the same way, one before it would only hide
+    // the finding where it fails too, and D5-D8 would start a Python peer per step child.
+    std::vector<DiffCheck> step_checks = *checks;
+    if (auto c = diffCheckFromName(f->check)) step_checks = {*c};
     MinimizeOptions options;
     options.max_oracle_calls = opts->max_calls;
     // A hang costs the whole time limit a step (as in a campaign).
     if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
     std::optional<MinimizeResult> minimized;
-    if (!f->crash) minimized = minimizeInOneChild(program.value(), *checks, *f, options);
+    if (!f->crash) minimized = minimizeInOneChild(program.value(), step_checks, *f, options);
     if (!minimized) {
-      auto stepwise = minimizeStepByStep(program.value(), *checks, *f, options, limits);
+      auto stepwise = minimizeStepByStep(program.value(), step_checks, *f, options, limits);
       if (!stepwise) return fail(stepwise.error().str(), kExitFindings);
       minimized = std::move(stepwise.value());
     }
