@@ -191,6 +191,12 @@ def main():
     os.dup2(2, 1)
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
+    # Note [The peer sees no GPU]
+    # The peer runs every program on CPU, and a zygote forks its peers: on a CUDA torch
+    # (2.11+cu130) the zygote's warm-up (an export, a run, a decomposition) started CUDA, and
+    # every forked peer then failed D8 with "Cannot re-initialize CUDA in forked subprocess".
+    # With the GPUs hidden before torch is imported, no process of the peer can start CUDA.
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
     import torch
 
     planted = []
