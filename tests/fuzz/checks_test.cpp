@@ -41,7 +41,7 @@ TEST(Checks, GeneratedProgramsPassTheHarnessChecks) {
     auto p = generateProgram(catalog, {}, random);
     ASSERT_TRUE(p.ok());
     // Not D3: generated programs meet real differences between CPU and CUDA kernels, which
-    // campaigns file (docs/fuzzing.md, "D3 on a GPU"); and a test process that starts CUDA
+    // campaigns file (docs/gpu.md); and a test process that starts CUDA
     // could not fork children that use it.
     for (const auto& o : runChecks(p.value(), {DiffCheck::D1, DiffCheck::D4, DiffCheck::D6})) {
       EXPECT_NE(o.status, CheckOutcome::Status::Finding) << "seed " << seed << ": " << describe(o);
