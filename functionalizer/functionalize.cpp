@@ -162,7 +162,7 @@ void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
     fail(writer, "Encountered aliased inputs that are mutated in the graph: inputs " + quoted(in.node->name()) +
                      " and " + quoted(inputs_[static_cast<size_t>(in.aliases)].node->name()) +
                      " share memory and " + quoted(in.node->name()) +
-                     " is mutated; export would need a synthetic base, which it does not allow");
+                     " is mutated, which would need a synthetic base" + std::string(kExportRefuses));
   }
   if (const TensorMeta* m = in.node->meta.val.tensor(); m && functionalizer::overlapsItself(*m)) {
     // The caller of the exported program copies the new value back into the input, and
@@ -450,7 +450,7 @@ void Pass::refuseInputMetadataMutations() {
     const TensorMeta* before = in.node->meta.val.tensor();
     if (now.sizes != before->sizes || now.strides != before->strides || !(now.storage_offset == before->storage_offset)) {
       fail(in.obj->metadata_writer, "Found an input that received a metadata mutation (input " +
-                                        quoted(in.node->name()) + "); export does not allow it");
+                                        quoted(in.node->name()) + ")" + std::string(kExportRefuses));
     }
   }
 }
@@ -537,6 +537,12 @@ Expected<ExportedProgram> functionalize(const ExportedProgram& program, const Fu
   }
 #endif
   return std::move(*result);
+}
+
+bool refusedAsExportDoes(const Diagnostic& refusal) {
+  const std::string& m = refusal.message;
+  return m.size() >= kExportRefuses.size() &&
+         m.compare(m.size() - kExportRefuses.size(), kExportRefuses.size(), kExportRefuses) == 0;
 }
 
 }  // namespace epsmith

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ir/diagnostic.h"
 #include "ir/program.h"
@@ -26,5 +27,12 @@ struct FunctionalizeOptions {
 // The result keeps the input specs, state, constants and example inputs; its outputs are
 // tokens, then one mutation output per mutated input in input order, then user outputs.
 Expected<ExportedProgram> functionalize(const ExportedProgram& program, const FunctionalizeOptions& options = {});
+
+// Whether `refusal`, from functionalize, is one torch.export makes too (an input's metadata
+// mutated, aliased inputs mutated), not something only epsmith's functionalizer cannot
+// express: such messages end with kExportRefuses. D8 asks run_decompositions to refuse
+// those programs too (Note [Refusals export makes]).
+inline constexpr std::string_view kExportRefuses = "; export does not allow it";
+bool refusedAsExportDoes(const Diagnostic& refusal);
 
 }  // namespace epsmith
