@@ -203,6 +203,23 @@ CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAns
     o.message = withoutNodeNames(*a.reply.decompose_error, p);
     return o;
   }
+  // Note [Refusals export makes]
+  // Some programs torch.export itself refuses to make: one that changes an input's metadata
+  // (transpose_, unsqueeze_ of an input), one that mutates inputs which alias. epsmith's
+  // functionalizer refuses them with export's reason (refusedAsExportDoes), and
+  // run_decompositions, handed such a program as a TRAINING .pt2, should refuse it as well;
+  // 2.13's takes an input's unsqueeze_ and makes a program that raises where eager does
+  // not. A share of generated programs changes an input's metadata (the generator's refused
+  // share, Note [Ops the functionalizer refuses]), and D8 files run_decompositions taking
+  // one as `refusal-parity`, whatever the decomposed program then computes.
+  if (!ours->ok() && refusedAsExportDoes(ours->error())) {
+    CheckOutcome o = finding(DiffCheck::D8, "refusal-parity", "",
+                             "ep.run_decompositions({}) (torch " + a.reply.torch_version +
+                                 ") takes a program that export refuses, as epsmith's functionalizer does: " +
+                                 ours->error().str());
+    o.message = withoutNodeNames(ours->error().message, p);
+    return o;
+  }
   if (!a.reply.decomposed_run) return skip(DiffCheck::D8, "the peer sent no run of the decomposed program");
   CheckOutcome o = compareWithTorch(p, DiffCheck::D8, eager, *a.reply.decomposed_run,
                                     "the program after run_decompositions({}), run by ep.module()", times);

@@ -12,6 +12,7 @@
 
 #include "fuzz/checks.h"
 #include "fuzz/messages.h"
+#include "fuzz/torch_checks.h"
 #include "fuzz/workers.h"
 #include "functionalizer/functionalize.h"
 #include "oracle/pt2_archive.h"
@@ -55,6 +56,36 @@ std::vector<CheckOutcome> inChild(const ExportedProgram& p, const std::vector<st
     at = nl + 1;
   }
   return out;
+}
+
+// Note [Refusals export makes]: run_decompositions taking a program that epsmith refuses as
+// export does is a D8 refusal-parity finding, and refusing it too a pass. The peer's
+// answers are made up here, so this holds whatever a torch release does with the program.
+TEST(TorchRefusals, TakingWhatExportRefusesIsARefusalParityFinding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d8_input_metadata_mutation.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  auto ours = functionalize(p.value());
+  ASSERT_FALSE(ours.ok());
+  EXPECT_TRUE(refusedAsExportDoes(ours.error())) << ours.error().str();
+  const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+  ASSERT_TRUE(eager.ok()) << eager.error->str();
+  check_detail::TorchAnswer takes;
+  takes.reply.torch_version = "made up";
+  takes.reply.verdicts.push_back(PeerVerdict{true, "", "", ""});
+  takes.reply.decomposed_run = eager;  // even a decomposed program that runs as eager does
+  const CheckOutcome found = check_detail::d8(p.value(), eager, takes, nullptr);
+  EXPECT_EQ(found.status, CheckOutcome::Status::Finding) << describe(found);
+  EXPECT_EQ(found.kind, "refusal-parity");
+  EXPECT_EQ(found.message.find("%"), std::string::npos) << found.message;  // no node names to key on
+  check_detail::TorchAnswer refuses = takes;
+  refuses.reply.decomposed_run.reset();
+  refuses.reply.decompose_error = "RuntimeError: Found an input that received a metadata mutation";
+  EXPECT_EQ(check_detail::d8(p.value(), eager, refuses, nullptr).status, CheckOutcome::Status::Pass);
+  // A program epsmith functionalizes is compared by its run, as before.
+  const ExportedProgram plain = example("linear_counter.ept");
+  const RunResult plain_eager = runProgram(plain, RunOptions(RunMode::Eager));
+  takes.reply.decomposed_run = plain_eager;
+  EXPECT_NE(check_detail::d8(plain, plain_eager, takes, nullptr).kind, "refusal-parity");
 }
 
 class TorchChecks : public ::testing::Test {
