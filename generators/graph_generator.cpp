@@ -299,7 +299,10 @@ class Generator {
   const Live* writableTensor(bool metadata = false) {
     for (int tries = 0; tries < 8; ++tries) {
       const Live& l = anyTensor();
-      if (metadata && l.input) continue;  // export refuses metadata mutations of inputs
+      // Export refuses metadata mutations of inputs; the programs that may call what the
+      // functionalizer refuses make them, for D8 (Note [Refusals export makes]), but not of
+      // an input that requires grad, which eager refuses.
+      if (metadata && l.input && (!may_call_refused_ || l.value.requires_grad())) continue;
       if (readOnly(l.value)) continue;
       if (at::has_internal_overlap(l.value) == at::MemOverlap::No) return &l;
     }
