@@ -174,7 +174,7 @@ void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
   if (in.requires_grad && grad_enabled_) {
     fail(writer, "Found a graph input that requires gradients, and received a mutation. This is currently "
                  "banned in the aot_export workflow. (input " + quoted(in.node->name()) +
-                     "; mutate it under torch.no_grad() or inference mode instead)");
+                     "; mutate it under torch.no_grad() or inference mode instead)" + std::string(kExportRefuses));
   }
   if (in.spec && in.spec->kind != InputKind::UserInput && in.spec->kind != InputKind::Parameter &&
       in.spec->kind != InputKind::Buffer) {

@@ -359,7 +359,8 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
   const AliasStorage* s = out->rec->storage;
   if (s->input >= 0) {
     fail(&n, "Found an input that received a metadata mutation (input " +
-                 quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)");
+                 quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)" +
+                 std::string(kExportRefuses));
   }
   if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
   if (functionalizer::shrinksInPlace(*out->rec->meta, after)) {
@@ -431,7 +432,8 @@ void Pass::metadataMutation(const Node& n, const OpRoleInfo& role) {
   if (!role.functional) {  // resize_, set_: no view expresses them
     if (s->input >= 0 && !self->rec->parent) {
       fail(&n, "Found an input that received a metadata mutation (input " +
-                   quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")");
+                   quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")" +
+                   std::string(kExportRefuses));
     }
     if (op.qualified_name == "aten::resize_" && after && after->sizes == self->rec->meta->sizes) {
       slot(n).tensor = self;  // a resize to the same sizes changes nothing
