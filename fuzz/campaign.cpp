@@ -87,7 +87,14 @@ void Campaign::onCase(const CaseResult& reply) {
   times_.add(reply.times);
   if (reply.generation_error) ++generation_errors_;
   for (const CheckOutcome& o : reply.outcomes) {
-    if (o.status == CheckOutcome::Status::Skipped) ++skipped_[std::string(diffCheckName(o.check))];
+    if (o.status == CheckOutcome::Status::Skipped) {
+      const std::string check(diffCheckName(o.check));
+      ++skipped_[check];
+      auto& reasons = skip_reasons_[check];
+      std::string why = skipReasonTemplate(o.report);
+      if (!reasons.count(why) && reasons.size() >= kSkipReasons) why = "(other reasons)";
+      ++reasons[why];
+    }
     if (o.status == CheckOutcome::Status::Finding) onFinding(reply.seed, Failing::of(o), o.kind, o.op);
   }
 }

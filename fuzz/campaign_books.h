@@ -156,6 +156,9 @@ class Campaign {
   int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
   int64_t by_slice_ = 0;  // mismatches counted by their slice, not minimized
   std::map<std::string, int64_t> skipped_;        // check → cases it skipped
+  // check → why (skipReasonTemplate) → cases, at most kSkipReasons reasons a check
+  static constexpr size_t kSkipReasons = 40;
+  std::map<std::string, std::map<std::string, int64_t>> skip_reasons_;
   size_t peak_rss_ = 0;
   Clock::time_point start_;
   std::string started_at_;

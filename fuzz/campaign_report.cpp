@@ -1,8 +1,10 @@
 // The campaign's report: summary.json and report.md; see campaign_books.h.
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "epsmith/version.h"
 #include "oracle/program_io.h"
@@ -194,6 +196,9 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   w.key("peak_rss_bytes").unsignedInteger(peak_rss_);
   const auto count = [](JsonWriter& out, int64_t n) { out.integer(n); };
   writeMapJson(w.key("skipped"), skipped_, count);
+  writeMapJson(w.key("skip_reasons"), skip_reasons_, [&](JsonWriter& out, const std::map<std::string, int64_t>& reasons) {
+    writeMapJson(out, reasons, count);
+  });
   writeMapJson(w.key("flaky"), flaky_, count);
   writeMapJson(w.key("flaky_seeds"), flaky_seeds_, [](JsonWriter& out, const std::vector<uint64_t>& seeds) {
     out.beginArray();
@@ -244,7 +249,19 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
   for (int i = 0; i < kNumPhases; ++i) md << " " << kPhaseNames[i] << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
   md << " |\n"
      << "| inside ATen kernels | " << percent(times_.in_ops, total) << " (in any phase) |\n";
-  for (const auto& [check, n] : skipped_) md << "| " << check << " skipped | " << n << " cases |\n";
+  for (const auto& [check, n] : skipped_) {
+    md << "| " << check << " skipped | " << n << " cases";
+    // the three commonest reasons; summary.json has them all
+    std::vector<std::pair<int64_t, std::string>> reasons;
+    if (auto it = skip_reasons_.find(check); it != skip_reasons_.end()) {
+      for (const auto& [why, k] : it->second) reasons.emplace_back(-k, why);
+    }
+    std::sort(reasons.begin(), reasons.end());
+    for (size_t i = 0; i < std::min<size_t>(3, reasons.size()); ++i) {
+      md << (i ? "; " : ": ") << -reasons[i].first << " `" << markdownCell(reasons[i].second) << "`";
+    }
+    md << " |\n";
+  }
   for (const auto& [family, n] : flaky_) {
     md << "| flaky (not repeated on re-run) | `" << markdownCell(family) << "` × " << n;
     if (auto seeds = flaky_seeds_.find(family); seeds != flaky_seeds_.end() && !seeds->second.empty()) {

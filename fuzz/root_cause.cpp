@@ -1,6 +1,7 @@
 // See root_cause.h.
 #include "fuzz/root_cause.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -140,6 +141,29 @@ std::string messageTemplate(const CheckOutcome& o) {
 
 std::string messageTemplate(const WorkerDeath& d) {
   return d.frame.empty() ? std::string() : normalizedMessage("in " + d.frame);
+}
+
+std::string skipReasonTemplate(std::string_view reason) {
+  std::string named;
+  for (size_t i = 0; i < reason.size();) {
+    const char c = reason[i];
+    if (c == '%' && i + 1 < reason.size() && isWordChar(reason[i + 1])) {
+      named += "%NODE";
+      for (++i; i < reason.size() && isWordChar(reason[i]); ++i) {}
+      continue;
+    }
+    const size_t close = c == '\'' ? reason.find('\'', i + 1) : std::string_view::npos;
+    if (close != std::string_view::npos && reason.substr(i + 1, 6) != "aten::" &&
+        std::all_of(reason.begin() + static_cast<std::ptrdiff_t>(i) + 1, reason.begin() + static_cast<std::ptrdiff_t>(close),
+                    isWordChar)) {
+      named += "'NAME'";
+      i = close + 1;
+      continue;
+    }
+    named += c;
+    ++i;
+  }
+  return normalizedMessage(named);
 }
 
 std::string normalizedMessage(std::string_view message) {

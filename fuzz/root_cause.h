@@ -61,6 +61,9 @@ std::string messageTemplate(const WorkerDeath& d);
 // in Caffe2, stay), bracketed lists of numbers as [...], op names as aten::* and dtype
 // names (Float, CPUHalfType) as DTYPE, cut at 160 bytes.
 std::string normalizedMessage(std::string_view message);
+// Why a check skipped a case, as a template to count cases by: normalizedMessage, with node
+// names (%add_) as %NODE and quoted names ('x0') as 'NAME'.
+std::string skipReasonTemplate(std::string_view reason);
 // Note [The slice of a mismatch]
 // A mismatch names no op, so which root cause it is shows only once it is minimized
 // (Note [Mismatches are minimized before they are counted], campaign.cpp). Before that, the

@@ -191,6 +191,8 @@ if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out
    grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
   echo "FAIL fuzz campaign: exit $code"; echo "$out" | tail -20; failures=$((failures + 1)); fi
 check fuzz_summary 0 '"phase_share"' -- cat "$work/report/summary.json"
+# Why D1 skipped cases, counted by reason (the planted faults leave the functionalizer as it is).
+check fuzz_skip_reasons 0 '"the functionalizer refuses it: %NODE: ' -- cat "$work/report/summary.json"
 check fuzz_report 0 "## New root causes" -- cat "$work/report/report.md"
 check fuzz_report_families 0 "## Families" -- cat "$work/report/report.md"
 check fuzz_summary_families 0 '"families"' -- cat "$work/report/summary.json"
