@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -102,12 +103,17 @@ constexpr std::string_view kNeverOnDenseRealCpu[] = {
     "aten::ccol_indices", "aten::row_indices",
 };
 
+// The qualified name of the op a `_copy` variant copies ("aten::values" for
+// "aten::values_copy"); nullopt for any other op.
+std::optional<std::string_view> copiedOpName(const OpInfo& op) {
+  constexpr std::string_view suffix = "_copy";
+  const std::string_view name = op.qualified_name;
+  if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return std::nullopt;
+  return name.substr(0, name.size() - suffix.size());
+}
+
 bool neverOnDenseRealCpu(const OpInfo& op) {
-  std::string_view name = op.qualified_name;
-  constexpr std::string_view copy_suffix = "_copy";
-  if (name.size() > copy_suffix.size() && name.substr(name.size() - copy_suffix.size()) == copy_suffix) {
-    name.remove_suffix(copy_suffix.size());
-  }
+  const std::string_view name = copiedOpName(op).value_or(op.qualified_name);
   return std::find(std::begin(kNeverOnDenseRealCpu), std::end(kNeverOnDenseRealCpu), name) !=
          std::end(kNeverOnDenseRealCpu);
 }
@@ -117,10 +123,8 @@ bool neverOnDenseRealCpu(const OpInfo& op) {
 // sparse only).
 bool hasCpuKernel(const OpInfo& op) {
   if (!op.handle) return true;
-  const std::string_view copy_suffix = "_copy";
-  const std::string_view name = op.qualified_name;
-  if (name.size() > copy_suffix.size() && name.substr(name.size() - copy_suffix.size()) == copy_suffix) {
-    const OpInfo* base = findOp(name.substr(0, name.size() - copy_suffix.size()), op.overload);
+  if (const auto copied = copiedOpName(op)) {
+    const OpInfo* base = findOp(*copied, op.overload);
     if (base && base != &op && !hasCpuKernel(*base)) return false;
   }
   using c10::DispatchKey;
