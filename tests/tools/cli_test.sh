@@ -2,10 +2,12 @@
 # End-to-end tests of the epsmith command line: exit codes, outputs, located errors.
 # Usage: cli_test.sh EPSMITH_BINARY SOURCE_DIR
 set -uo pipefail
+export LC_ALL=C  # sort orders keys the same on every machine
 epsmith=$(realpath "$1")
 src=$(realpath "$2")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+mkdir "$work/cwd" && cd "$work/cwd"  # a campaign in a checkout reads its corpus as known
 failures=0
 passes=0
 
