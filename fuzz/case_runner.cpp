@@ -60,7 +60,7 @@ Expected<std::unique_ptr<CaseRunner>> CaseRunner::create(const CaseSetup& setup)
   auto config = parseGenerationConfig(setup.config_text, setup.config_name);
   if (!config.ok()) return config.error();
   if (setup.nodes >= 0) config->generator.nodes = setup.nodes;
-  auto catalog = OpCatalog::build(config->catalog);
+  auto catalog = buildGenerationCatalog(config->catalog, setup.config_name);
   if (!catalog.ok()) return catalog.error();
   std::unique_ptr<CaseRunner> runner(new CaseRunner(setup));
   OpShapes shapes(catalog.value());

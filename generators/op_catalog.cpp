@@ -392,6 +392,14 @@ Expected<OpCatalog> OpCatalog::build(const CatalogConfig& config) {
   return catalog;
 }
 
+Expected<OpCatalog> buildGenerationCatalog(const CatalogConfig& config, const std::string& config_name) {
+  auto catalog = OpCatalog::build(config);
+  if (!catalog.ok() || !catalog->enabled().empty()) return catalog;
+  return Diagnostic{config_name,
+                    "no op is left to generate: its allow, deny and disable lines exclude every op this "
+                    "LibTorch can generate (`epsmith ops --config` says why each op is out)"};
+}
+
 std::vector<const CatalogEntry*> OpCatalog::enabled() const {
   std::vector<const CatalogEntry*> out;
   for (const auto& e : entries_) {

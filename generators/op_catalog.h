@@ -91,4 +91,8 @@ class OpCatalog {
   std::vector<Refused> refused_;
 };
 
+// build() for a generator: also an error, at `config_name`, where the config leaves no op to
+// call, which would otherwise make programs of inputs alone and a campaign that tests nothing.
+Expected<OpCatalog> buildGenerationCatalog(const CatalogConfig& config, const std::string& config_name);
+
 }  // namespace epsmith

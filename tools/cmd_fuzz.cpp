@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "fuzz/campaign.h"
+#include "generators/generation_config.h"
 #include "generators/op_catalog.h"
 #include "oracle/run.h"
 #include "oracle/torch_peer.h"
@@ -102,10 +103,7 @@ Expected<std::vector<DiffCheck>> checksToRun(const FuzzOptions& opts) {
 
 // The campaign the flags describe; `command_line` is how the report names it.
 Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string command_line) {
-  auto checks = checksToRun(opts);
-  if (!checks) return checks.error();
   CampaignOptions o;
-  o.setup.checks = checks.value();
   if (!opts.config.empty()) {
     auto text = readConfigFile(opts.config);
     if (!text) return text.error();
@@ -139,6 +137,13 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   o.report_dir = opts.report;
   o.status_seconds = opts.status;
   o.command_line = std::move(command_line);
+  // Bad input is reported before the torch peer starts, which takes seconds.
+  auto config = parseGenerationConfig(o.setup.config_text, o.setup.config_name);
+  if (!config) return config.error();
+  if (auto catalog = buildGenerationCatalog(config->catalog, o.setup.config_name); !catalog) return catalog.error();
+  auto checks = checksToRun(opts);
+  if (!checks) return checks.error();
+  o.setup.checks = checks.value();
   return o;
 }
 

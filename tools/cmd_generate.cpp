@@ -83,11 +83,11 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
     };
     auto config = generationConfig(*opts);
     if (!config.ok()) return fail(config.error().str());
+    auto catalog = buildGenerationCatalog(config->catalog, opts->config.empty() ? "<default config>" : opts->config);
+    if (!catalog.ok()) return fail(catalog.error().str());
     std::error_code ec;
     std::filesystem::create_directories(opts->out, ec);
     if (ec) return fail(opts->out + ": cannot create the directory: " + ec.message());
-    auto catalog = OpCatalog::build(config->catalog);
-    if (!catalog.ok()) return fail(catalog.error().str());
     auto invalid = writePrograms(*opts, catalog.value(), config->generator);
     if (!invalid.ok()) return fail(invalid.error().str());
     std::cout << "wrote " << opts->count << " " << dialectName(config->generator.dialect) << " program"

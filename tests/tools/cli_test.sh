@@ -177,6 +177,10 @@ check fuzz_bad_checks 2 "--checks: unknown check 'D9'" -- "$epsmith" fuzz --chec
 check fuzz_time_and_cases 2 "excludes" -- "$epsmith" fuzz --time 1 --cases 1 --corpus "$work/fc" --report "$work/fr"
 check fuzz_missing_config 2 "none.cfg: cannot open" -- "$epsmith" fuzz --config "$work/none.cfg" --corpus "$work/fc" --report "$work/fr"
 check fuzz_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'" -- "$epsmith" fuzz --config "$work/bad_gen.cfg" --corpus "$work/fc" --report "$work/fr"
+printf 'allow ^aten::frobnicate$\n' >"$work/no_ops.cfg"
+check fuzz_config_without_ops 2 "no_ops.cfg: no op is left to generate" -- "$epsmith" fuzz --config "$work/no_ops.cfg" --corpus "$work/fc" --report "$work/fr"
+check generate_config_without_ops 2 "no_ops.cfg: no op is left to generate" -- "$epsmith" generate --config "$work/no_ops.cfg" --out "$work/gen_no_ops"
+check generate_config_without_ops_writes_nothing 2 "" -- ls "$work/gen_no_ops"
 if [ "$has_cuda" = 0 ]; then
   check fuzz_no_cuda 2 "--device cuda: CUDA is not available" -- "$epsmith" fuzz --device cuda --corpus "$work/fc" --report "$work/fr"
 fi
