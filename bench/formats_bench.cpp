@@ -166,5 +166,3 @@ BENCHMARK(BM_WriteProgram);
 
 }  // namespace
 }  // namespace epsmith
-
-BENCHMARK_MAIN();

@@ -50,5 +50,3 @@ BENCHMARK(BM_FreeResult)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace epsmith::bench
-
-BENCHMARK_MAIN();

@@ -258,5 +258,3 @@ BENCHMARK(BM_Format)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace epsmith::bench
-
-BENCHMARK_MAIN();

@@ -44,5 +44,3 @@ BENCHMARK(BM_Generate)->Args({16, 0})->Args({64, 0})->Args({16, 1})->Unit(benchm
 
 }  // namespace
 }  // namespace epsmith::bench
-
-BENCHMARK_MAIN();

@@ -109,5 +109,3 @@ BENCHMARK(BM_InterpreterOverDirect)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace epsmith::bench
-
-BENCHMARK_MAIN();

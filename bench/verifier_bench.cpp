@@ -34,5 +34,3 @@ BENCHMARK(BM_Verify)->Arg(100)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benc
 
 }  // namespace
 }  // namespace epsmith::bench
-
-BENCHMARK_MAIN();
