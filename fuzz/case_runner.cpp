@@ -329,6 +329,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
     };
     m.root.ops = generalizedOps(r.program, state_->shapes, fails_with, &m.oracle_calls);
   }
+  m.root.traits = programTraits(r.program);
   m.program = std::move(r.program);
   return m;
 }

@@ -98,6 +98,7 @@ RootCause rootCauseOf(const CaseFile& c) {
   if (!c.core_ops.empty()) r.ops = c.core_ops;
   else if (c.program) r.ops = coreOps(*c.program);
   else if (!c.op.empty()) r.ops.push_back(coreOpName(c.op));
+  if (c.program) r.traits = programTraits(*c.program);
   return r;
 }
 

@@ -24,7 +24,7 @@ std::vector<std::string> stringsOr(const JsonAt& object, std::string_view key) {
 }
 
 KnownBug readEntry(const JsonAt& j) {
-  j.allowOnly({"id", "check", "kind", "template", "message", "ops", "libtorch", "issue", "why"});
+  j.allowOnly({"id", "check", "kind", "template", "message", "ops", "traits", "libtorch", "issue", "why"});
   KnownBug b;
   b.id = j.field("id").string();
   b.check = stringOr(j, "check");
@@ -40,6 +40,12 @@ KnownBug readEntry(const JsonAt& j) {
     j.field("message").fail(std::string("bad regex: ") + e.what());
   }
   b.ops = stringsOr(j, "ops");
+  b.traits = stringsOr(j, "traits");
+  for (const std::string& t : b.traits) {
+    if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
+      j.field("traits").fail("unknown program trait '" + t + "' (resizes-a-viewed-tensor)");
+    }
+  }
   b.libtorch = stringsOr(j, "libtorch");
   b.issue = stringOr(j, "issue");
   b.why = stringOr(j, "why");
@@ -90,7 +96,10 @@ const KnownBug* KnownBugs::match(const RootCause& root, const std::string& versi
     const bool op_matches = b.ops.empty() || std::any_of(root.ops.begin(), root.ops.end(), [&](const std::string& op) {
                               return std::find(b.ops.begin(), b.ops.end(), op) != b.ops.end();
                             });
-    if (op_matches) return &b;
+    const bool has_traits = std::all_of(b.traits.begin(), b.traits.end(), [&](const std::string& t) {
+      return std::find(root.traits.begin(), root.traits.end(), t) != root.traits.end();
+    });
+    if (op_matches && has_traits) return &b;
   }
   return nullptr;
 }

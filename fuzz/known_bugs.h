@@ -9,7 +9,8 @@
 // (none: any ops), and the LibTorch releases it applies to, with its PyTorch issue or why it
 // is known; or, for a family a campaign triaged, its message template exactly. A finding that matches is counted under the entry and never filed: before its
 // minimization where its fields already match (an entry naming ops matches then only
-// through the raising op), else once its minimized program's core ops are known. The
+// through the raising op), else once its minimized program's core ops are known; an entry
+// naming program traits matches only then (Note [Program traits]). The
 // checked-in list is corpus/known.json (docs/fuzzing.md, "Known bugs").
 #pragma once
 
@@ -30,6 +31,8 @@ struct KnownBug {
   std::string message;                // an ECMAScript regex searched in the template; "": any
   std::regex message_regex;
   std::vector<std::string> ops;       // core op names, any one of which matches; none: any
+  std::vector<std::string> traits;    // program traits all of which the root cause has
+                                      // (Note [Program traits]); none: any program
   std::vector<std::string> libtorch;  // release prefixes ("1.13", "2."); none: every release
   std::string issue;                  // "https://github.com/pytorch/pytorch/issues/105105"
   std::string why;                    // what it is, and why it is known without an issue

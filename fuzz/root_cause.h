@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fuzz/checks.h"
@@ -35,10 +36,15 @@ namespace epsmith {
 // Upstream bugs that every op leads to (a lost metadata mutation) are merged by pattern
 // instead, in the known-bugs list (fuzz/known_bugs.h).
 struct RootCause {
+  RootCause() = default;
+  RootCause(std::string check_, std::string kind_, std::string message_, std::vector<std::string> ops_)
+      : check(std::move(check_)), kind(std::move(kind_)), message(std::move(message_)), ops(std::move(ops_)) {}
   std::string check;
   std::string kind;                // crashKind'ed
   std::string message;             // the template
   std::vector<std::string> ops;    // core op names, sorted and distinct
+  // What the minimized program is, beyond its ops (Note [Program traits]); not in the key.
+  std::vector<std::string> traits;
   std::string str() const;         // "D2|exception-in-one|Dimension out of range ...|squeeze,transpose"
   // A directory name: check, kind and a hash of the rest: "d2-exception-in-one-3fa2c1d0".
   std::string id() const;
@@ -76,6 +82,22 @@ std::string skipReasonTemplate(std::string_view reason);
 // The core op names of the slice of `p` that the value at `where` ("output 1", "input
 // user_input:x0") depends on; every op of `p` where `where` names no output or input.
 std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where);
+
+// Note [Program traits]
+// Some upstream bugs are a shape of program more than a message or an op. LibTorch's
+// functionalization does not carry a resize to the views taken before it of the tensor
+// resized (pytorch/pytorch#81385, a known limitation since PR #77714 gave resize_ its
+// functionalization rule): an out= call or resize_ that changes the sizes of a tensor with
+// a live view, or of a view, leaves the op that next reads the view to raise, each with its
+// own message (`shape '[...]' is invalid`, `index N is out of bounds`, ...), so neither the
+// template nor the core ops tie the findings together. A trait names such a shape, read
+// from the minimized program; a known-bugs entry may require traits (fuzz/known_bugs.h),
+// and the root-cause key leaves them out.
+//   "resizes-a-viewed-tensor": a call writes an argument (out=, resize_, resize_as_, set_)
+//   whose sizes it changes, and that argument is a view, or a view of its storage is taken
+//   before the call and read after it.
+inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor"};
+std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.
 bool isMismatchKind(std::string_view kind);

@@ -140,6 +140,65 @@ TEST(RootCause, TheSliceOfAMismatch) {
   EXPECT_EQ(sliceOps(p, ""), coreOps(p));
 }
 
+// A program that writes %x through cos.out after taking a view of it; `between` runs after
+// the write, `sizes` is what cos.out leaves %x with.
+std::string writtenAfterAView(const std::string& view, const std::string& sizes, const std::string& after) {
+  const std::string n = sizes == "[2]" ? "2" : "3";
+  return "graph {\n  %x: f32[2] = placeholder\n  %y: f32" + sizes + " = placeholder\n" + view +
+         "  %cos: f32" + sizes + " = aten::cos.out(%y, out=%x)\n" + after + "  return (%cos, %cos)\n}\n"
+         "signature {\n  input user_input %x\n  input user_input %y\n  output user_input_mutation %cos -> \"x\"\n"
+         "  output user_output %cos\n}\nstorages {\n  $0: f32[2] = [1.0, 2.0]\n  $1: f32[" + n + "] = [1.0, 2.0" +
+         (n == "3" ? ", 3.0" : "") + "]\n}\nexample_inputs {\n  $0 f32[2]\n  $1 f32" + sizes + "\n}\n";
+}
+
+// Note [Program traits]: a resize of a tensor whose view is read after it, or of a view.
+TEST(RootCause, AResizeOfAViewedTensorIsATrait) {
+  const std::string view = "  %v: f32[2] = aten::alias(%x)\n";
+  const std::string read = "  %neg: f32[2] = aten::neg(%v)\n";
+  const std::vector<std::string> trait{"resizes-a-viewed-tensor"};
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", read))), trait);
+  // Not read after the resize; not resized; no view at all.
+  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[3]", ""))).empty());
+  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[2]", read))).empty());
+  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView("", "[3]", "  %neg: f32[2] = aten::neg(%y)\n"))).empty());
+  // resize_ of a view itself.
+  const ExportedProgram resized_view = test::parse(R"EPT(graph {
+  %x: f32[4] = placeholder
+  %v: f32[2, 2] = aten::view(%x, [2, 2])
+  %resize_: f32[8] = aten::resize_(%v, [8])
+  return (%resize_)
+}
+signature {
+  input user_input %x
+  output user_output %resize_
+}
+storages {
+  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]
+}
+example_inputs {
+  $0 f32[4]
+}
+)EPT");
+  EXPECT_EQ(programTraits(resized_view), trait);
+}
+
+// A known-bugs entry that names a trait matches only root causes that have it.
+TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
+  auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
+      "traits": ["resizes-a-viewed-tensor"], "why": "test"}]})", "test");
+  ASSERT_TRUE(list.ok()) << list.error().str();
+  RootCause root{"D2", "exception-in-one", "shape '[...]' is invalid for input of size N", {"cos", "neg"}};
+  EXPECT_EQ(list->match(root, "2.13"), nullptr);
+  root.traits = {"resizes-a-viewed-tensor"};
+  ASSERT_NE(list->match(root, "2.13"), nullptr);
+  EXPECT_EQ(list->match(root, "2.13")->id, "resize");
+  auto bad = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "x", "traits": ["resized"], "why": "t"}]})",
+                              "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().str().find("bad.json: $.bugs[0].traits: unknown program trait 'resized'"), std::string::npos)
+      << bad.error().str();
+}
+
 // Note [Ops a failure does not depend on], with a predicate standing in for the checks.
 TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   const ExportedProgram p = test::parse(kSliced);
