@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ops/op_roles.h"
 
@@ -257,70 +258,6 @@ bool writesOrViews(const Node& n) {
   if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
   const OpRole role = opRole(*n.target.op()).role;
   return role != OpRole::Functional;
-}
-
-// The tensor node bound to `op`'s argument `index` at the call `n`; null where none is.
-const Node* boundTensor(const Node& n, const OpInfo& op, int index) {
-  const auto i = static_cast<size_t>(index);
-  const Argument* a = i < n.args.size() ? &n.args[i] : nullptr;
-  for (const auto& [name, kw] : n.kwargs) {
-    if (i < op.arguments.size() && name == op.arguments[i].name) a = &kw;
-  }
-  const auto* t = a ? a->get<arg::Tensor>() : nullptr;
-  return t ? t->node : nullptr;
-}
-
-// The argument index the `k`-th result of `n` aliases (a view's, an in-place or out= call's
-// result), or -1; a getitem of a list view (split) aliases what the list does.
-int aliasedArgument(const Node& n, size_t k) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return -1;
-  const std::vector<int>& alias = opRole(*n.target.op()).return_alias;
-  if (k < alias.size()) return alias[k];
-  return alias.size() == 1 ? alias[0] : -1;
-}
-
-bool isGetItem(const Node& n) {
-  return n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Builtin &&
-         n.target.builtinOp() == BuiltinOp::GetItem;
-}
-
-// Whether `n`'s result is a view of another tensor: a view op's, or an element of one's list.
-bool isViewResult(const Node& n) {
-  const Node* from = &n;
-  if (isGetItem(n)) {
-    const auto* t = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
-    if (!t) return false;
-    from = t->node;
-  }
-  if (from->op() != OpKind::CallFunction || from->target.kind() != Target::Kind::Aten) return false;
-  const OpRole role = opRole(*from->target.op()).role;
-  return role == OpRole::View || role == OpRole::MaybeView;
-}
-
-// The node whose storage each node's result shares: its own for a fresh tensor; a view's,
-// an in-place, out= or metadata-mutating call's, that of the argument it aliases.
-std::map<const Node*, const Node*> storageOwners(const Graph& g) {
-  std::map<const Node*, const Node*> owner;
-  auto ownerOf = [&](const Node* n) {
-    auto it = owner.find(n);
-    return it == owner.end() ? n : it->second;
-  };
-  for (const Node& n : g.nodes()) {
-    owner[&n] = &n;
-    const Node* call = &n;
-    size_t k = 0;
-    if (isGetItem(n)) {
-      const auto* t = n.args.size() > 1 ? n.args[0].get<arg::Tensor>() : nullptr;
-      const auto* i = n.args.size() > 1 ? n.args[1].get<arg::Int>() : nullptr;
-      if (!t || !i) continue;
-      call = t->node;
-      k = static_cast<size_t>(i->value);
-    }
-    const int aliased = aliasedArgument(*call, k);
-    if (aliased < 0) continue;
-    if (const Node* a = boundTensor(*call, *call->target.op(), aliased)) owner[&n] = ownerOf(a);
-  }
-  return owner;
 }
 
 // The sizes a call's `k`-th result has, from its meta.val; null where it records none.

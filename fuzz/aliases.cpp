@@ -1,0 +1,113 @@
+// Which tensors of a program share memory (Note [Writes eager leaves undefined]).
+#include "fuzz/aliases.h"
+
+#include "formats/text_format.h"
+#include "functionalizer/view_steps.h"
+#include "ops/op_roles.h"
+
+namespace epsmith {
+namespace {
+
+bool isGetItem(const Node& n) {
+  return n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Builtin &&
+         n.target.builtinOp() == BuiltinOp::GetItem;
+}
+
+}  // namespace
+
+const Node* boundTensor(const Node& n, const OpInfo& op, int index) {
+  const auto i = static_cast<size_t>(index);
+  const Argument* a = i < n.args.size() ? &n.args[i] : nullptr;
+  for (const auto& [name, kw] : n.kwargs) {
+    if (i < op.arguments.size() && name == op.arguments[i].name) a = &kw;
+  }
+  const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+  return t ? t->node : nullptr;
+}
+
+int aliasedArgument(const Node& n, size_t k) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return -1;
+  const std::vector<int>& alias = opRole(*n.target.op()).return_alias;
+  if (k < alias.size()) return alias[k];
+  return alias.size() == 1 ? alias[0] : -1;
+}
+
+bool isViewResult(const Node& n) {
+  const Node* from = &n;
+  if (isGetItem(n)) {
+    const auto* t = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
+    if (!t) return false;
+    from = t->node;
+  }
+  if (from->op() != OpKind::CallFunction || from->target.kind() != Target::Kind::Aten) return false;
+  const OpRole role = opRole(*from->target.op()).role;
+  return role == OpRole::View || role == OpRole::MaybeView;
+}
+
+std::map<const Node*, const Node*> storageOwners(const Graph& g) {
+  std::map<const Node*, const Node*> owner;
+  auto ownerOf = [&](const Node* n) {
+    auto it = owner.find(n);
+    return it == owner.end() ? n : it->second;
+  };
+  for (const Node& n : g.nodes()) {
+    owner[&n] = &n;
+    const Node* call = &n;
+    size_t k = 0;
+    if (isGetItem(n)) {
+      const auto* t = n.args.size() > 1 ? n.args[0].get<arg::Tensor>() : nullptr;
+      const auto* i = n.args.size() > 1 ? n.args[1].get<arg::Int>() : nullptr;
+      if (!t || !i) continue;
+      call = t->node;
+      k = static_cast<size_t>(i->value);
+    }
+    const int aliased = aliasedArgument(*call, k);
+    if (aliased < 0) continue;
+    if (const Node* a = boundTensor(*call, *call->target.op(), aliased)) owner[&n] = ownerOf(a);
+  }
+  return owner;
+}
+
+namespace {
+
+// The tensors a write into `w` lands in: `w`, and each tensor it is a view of, to the owner.
+template <typename F>
+void forEachViewedBy(const Node* w, F&& f) {
+  for (int depth = 0; w && depth < 64; ++depth) {
+    f(*w);
+    if (!isViewResult(*w)) return;
+    const Node* call = w;
+    size_t k = 0;
+    if (isGetItem(*w)) {
+      const auto* t = w->args[0].get<arg::Tensor>();
+      const auto* i = w->args.size() > 1 ? w->args[1].get<arg::Int>() : nullptr;
+      call = t ? t->node : nullptr;
+      k = i ? static_cast<size_t>(i->value) : 0;
+      if (!call) return;
+    }
+    const int a = aliasedArgument(*call, k);
+    w = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
+  for (const Node& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpInfo& op = *n.target.op();
+    for (int written : opRole(op).written) {
+      std::optional<std::string> why;
+      forEachViewedBy(boundTensor(n, op, written), [&](const Node& t) {
+        const TensorMeta* m = t.meta.val.tensor();
+        if (why || !m || !functionalizer::overlapsItself(*m)) return;
+        why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
+              "), whose elements share memory: eager leaves the write undefined";
+      });
+      if (why) return why;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace epsmith

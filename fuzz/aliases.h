@@ -1,0 +1,37 @@
+// Which tensors of a program share memory, read from its graph: the views ops take (by
+// their schemas' alias annotations) and the writes in-place and out= calls make.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+
+namespace epsmith {
+
+// The tensor node bound to `op`'s argument `index` at the call `n`; null where none is.
+const Node* boundTensor(const Node& n, const OpInfo& op, int index);
+// The argument index the `k`-th result of `n` aliases (a view's, an in-place or out= call's
+// result), or -1; a getitem of a list view (split) aliases what the list does.
+int aliasedArgument(const Node& n, size_t k);
+// Whether `n`'s result is a view of another tensor: a view op's, or an element of one's list.
+bool isViewResult(const Node& n);
+// The node whose storage each node's result shares: its own for a fresh tensor; a view's,
+// an in-place, out= or metadata-mutating call's, that of the argument it aliases.
+std::map<const Node*, const Node*> storageOwners(const Graph& g);
+
+// Note [Writes eager leaves undefined]
+// A write into memory that several elements of a tensor share (an expanded input, an
+// expand view, a piece of one: a dimension of more than one element with stride 0) has no
+// defined result in eager: torch.Tensor.expand's documentation says in-place operations on
+// such a tensor "may result in incorrect behavior", and the order in which a kernel writes
+// the shared location decides what lands there. A functionalized program computes such a
+// write once per element instead, so D2 (LibTorch's functionalization) and D3 (another
+// device's kernels) would report eager's choice, not a bug: both skip such a program, as
+// D1 does through epsmith's functionalizer, which refuses such writes by the same layout
+// test (functionalizer::overlapsItself). Why `p` makes such a write, naming the tensor;
+// nullopt where it makes none.
+std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
+
+}  // namespace epsmith
