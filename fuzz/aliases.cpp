@@ -90,24 +90,43 @@ void forEachViewedBy(const Node* w, F&& f) {
   }
 }
 
-}  // namespace
-
-std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
+// Calls f(n, t) for each tensor t that a write of call n lands in.
+template <typename F>
+void forEachWrite(const ExportedProgram& p, F&& f) {
   for (const Node& n : p.graph().nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
     const OpInfo& op = *n.target.op();
     for (int written : opRole(op).written) {
-      std::optional<std::string> why;
-      forEachViewedBy(boundTensor(n, op, written), [&](const Node& t) {
-        const TensorMeta* m = t.meta.val.tensor();
-        if (why || !m || !functionalizer::overlapsItself(*m)) return;
-        why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
-              "), whose elements share memory: eager leaves the write undefined";
-      });
-      if (why) return why;
+      forEachViewedBy(boundTensor(n, op, written), [&](const Node& t) { f(n, t); });
     }
   }
-  return std::nullopt;
+}
+
+}  // namespace
+
+bool writesAnUndeclaredAlias(const ExportedProgram& p) {
+  bool found = false;
+  forEachWrite(p, [&](const Node&, const Node& t) {
+    const Node* made = &t;
+    if (isGetItem(t)) {
+      const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
+      made = list ? list->node : nullptr;
+    }
+    found = found || (made && made->op() == OpKind::CallFunction && made->target.kind() == Target::Kind::Aten &&
+                      opRole(*made->target.op()).hides_alias);
+  });
+  return found;
+}
+
+std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
+  std::optional<std::string> why;
+  forEachWrite(p, [&](const Node& n, const Node& t) {
+    const TensorMeta* m = t.meta.val.tensor();
+    if (why || !m || !functionalizer::overlapsItself(*m)) return;
+    why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
+          "), whose elements share memory: eager leaves the write undefined";
+  });
+  return why;
 }
 
 }  // namespace epsmith

@@ -34,4 +34,8 @@ std::map<const Node*, const Node*> storageOwners(const Graph& g);
 // nullopt where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
+// Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)
+// made, or a view of one.
+bool writesAnUndeclaredAlias(const ExportedProgram& p);
+
 }  // namespace epsmith

@@ -43,7 +43,7 @@ KnownBug readEntry(const JsonAt& j) {
   b.traits = stringsOr(j, "traits");
   for (const std::string& t : b.traits) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
-      j.field("traits").fail("unknown program trait '" + t + "' (resizes-a-viewed-tensor)");
+      j.field("traits").fail("unknown program trait '" + t + "' (resizes-a-viewed-tensor, writes-an-undeclared-alias)");
     }
   }
   b.libtorch = stringsOr(j, "libtorch");

@@ -304,6 +304,7 @@ bool resizesAViewedTensor(const Graph& g) {
 std::vector<std::string> programTraits(const ExportedProgram& p) {
   std::vector<std::string> traits;
   if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
+  if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
   return traits;
 }
 

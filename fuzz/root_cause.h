@@ -96,7 +96,11 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   "resizes-a-viewed-tensor": a call writes an argument (out=, resize_, resize_as_, set_)
 //   whose sizes it changes, and that argument is a view, or a view of its storage is taken
 //   before the call and read after it.
-inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor"};
+//   "writes-an-undeclared-alias": a call writes a tensor that an op whose schema hides an
+//   alias made, or a view of one (the functional set's result shares its source's storage,
+//   unsafe_split's pieces their input's): functionalization follows the schema, eager the
+//   storage.
+inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

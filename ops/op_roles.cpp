@@ -260,6 +260,7 @@ OpRoleInfo classify(const OpInfo& op) {
       if (op.qualified_name == name) {
         info.role = OpRole::Unsupported;
         info.reason = "may return an alias of its arguments that its schema does not declare";
+        info.hides_alias = true;
         return info;
       }
     }

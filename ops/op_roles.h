@@ -51,6 +51,9 @@ struct OpRoleInfo {
   std::vector<int> written;       // argument indices written (Tensor(a!))
   std::vector<int> return_alias;  // per return: the argument index it aliases, or -1
   std::string reason;             // Unsupported
+  // Unsupported because its result may share an argument's storage with nothing in its
+  // schema saying so (functional set, unsafe_split, atleast_3d, ...).
+  bool hides_alias = false;
 };
 
 // Classified once per overload and cached; thread-safe.

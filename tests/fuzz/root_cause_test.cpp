@@ -182,6 +182,37 @@ example_inputs {
   EXPECT_EQ(programTraits(resized_view), trait);
 }
 
+// A write into what a schema that hides an alias made: the functional set's result shares
+// its source's storage.
+TEST(RootCause, AWriteIntoAnUndeclaredAliasIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: f32[2] = placeholder
+  %set: f32[2] = aten::set.source_Tensor(%x, %y)
+  %neg: f32[2] = aten::neg(%y)
+  %cos_: f32[2] = aten::cos_()EPT" + written + R"EPT()
+  return (%cos_)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %cos_
+}
+storages {
+  $0: f32[2] = [1.0, 2.0]
+  $1: f32[2] = [3.0, 4.0]
+}
+example_inputs {
+  $0 f32[2]
+  $1 f32[2]
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("%set")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program("%neg")).empty());
+}
+
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
