@@ -85,6 +85,9 @@ void forEachViewedBy(const Node* w, F&& f) {
       k = i ? static_cast<size_t>(i->value) : 0;
       if (!call) return;
     }
+    // reshape, contiguous, to: a copy where the layout cannot be viewed, as for an
+    // expanded tensor's; whether this one is cannot be read from the graph.
+    if (opRole(*call->target.op()).role == OpRole::MaybeView) return;
     const int a = aliasedArgument(*call, k);
     w = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
   }

@@ -30,8 +30,10 @@ std::map<const Node*, const Node*> storageOwners(const Graph& g);
 // write once per element instead, so D2 (LibTorch's functionalization) and D3 (another
 // device's kernels) would report eager's choice, not a bug: both skip such a program, as
 // D1 does through epsmith's functionalizer, which refuses such writes by the same layout
-// test (functionalizer::overlapsItself). Why `p` makes such a write, naming the tensor;
-// nullopt where it makes none.
+// test (functionalizer::overlapsItself). A reshape (or another op that views only where
+// the layout allows) ends the walk from the written tensor to what it views: of an
+// expanded tensor it is a copy. Why `p` makes such a write, naming the tensor; nullopt
+// where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)

@@ -96,6 +96,28 @@ TEST(Checks, AWriteEagerLeavesUndefinedIsNotCompared) {
               std::string::npos)
         << o.report;
   }
+  // A reshape of an expanded tensor is a copy: a write into it is defined.
+  const ExportedProgram reshaped = test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3, 2]<stride=[0, 1]> = placeholder
+  %reshape: f32[6] = aten::reshape(%x, [-1])
+  %neg_: f32[6] = aten::neg_(%reshape)
+  return (%neg_)
+}
+signature {
+  input user_input %x
+  output user_output %neg_
+}
+storages {
+  $0: f32[2] = [1.0, 2.0]
+}
+example_inputs {
+  $0 f32[3, 2]<stride=[0, 1]>
+}
+)EPT");
+  EXPECT_EQ(writeEagerLeavesUndefined(reshaped), std::nullopt);
   const ExportedProgram contiguous = test::parse(writeIntoAPiece("", 6));
   EXPECT_EQ(writeEagerLeavesUndefined(contiguous), std::nullopt);
   EXPECT_EQ(runChecks(contiguous, {DiffCheck::D2})[0].status, CheckOutcome::Status::Pass);
