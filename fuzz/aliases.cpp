@@ -3,6 +3,7 @@
 
 #include "formats/text_format.h"
 #include "functionalizer/view_steps.h"
+#include "ops/call_args.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -16,11 +17,7 @@ bool isGetItem(const Node& n) {
 }  // namespace
 
 const Node* boundTensor(const Node& n, const OpInfo& op, int index) {
-  const auto i = static_cast<size_t>(index);
-  const Argument* a = i < n.args.size() ? &n.args[i] : nullptr;
-  for (const auto& [name, kw] : n.kwargs) {
-    if (i < op.arguments.size() && name == op.arguments[i].name) a = &kw;
-  }
+  const Argument* a = index < 0 ? nullptr : schemaArgument(n, op, static_cast<size_t>(index));
   const auto* t = a ? a->get<arg::Tensor>() : nullptr;
   return t ? t->node : nullptr;
 }
