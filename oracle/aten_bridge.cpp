@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/EmptyTensor.h>
+#include <ATen/core/ivalue.h>
 #include <ATen/ops/clone_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/EmptyTensor.h>
@@ -176,6 +177,17 @@ TensorValue toTensorValue(const at::Tensor& input) {
 c10::WarningHandler* silentWarningHandler() {
   static compat::DroppingWarningHandler silent;
   return &silent;
+}
+
+c10::IValue inputIValue(const InputValue& v, TensorMaterializer& m) {
+  switch (v.kind) {
+    case InputValue::Kind::Tensor: return m.materialize(v.tensor);
+    case InputValue::Kind::Int: return v.i;
+    case InputValue::Kind::Float: return v.f;
+    case InputValue::Kind::Bool: return v.b;
+    case InputValue::Kind::None: return c10::IValue();
+  }
+  return c10::IValue();
 }
 
 }  // namespace epsmith

@@ -12,6 +12,10 @@
 #include "ir/meta.h"
 #include "ir/tensor_data.h"
 
+namespace c10 {
+struct IValue;
+}
+
 namespace epsmith {
 
 c10::ScalarType toAten(ScalarType t);  // throws std::invalid_argument for dtypes this LibTorch lacks
@@ -48,6 +52,9 @@ class TensorMaterializer {
 // it (same sizes and strides, into a fresh storage) with one memcpy; anything else goes
 // through t.clone(). (The generator copies the arguments a candidate writes, every time.)
 at::Tensor cloneOf(const at::Tensor& t);
+
+// A flat user input as a run takes it: a tensor materialized by `m`, or the scalar.
+c10::IValue inputIValue(const InputValue& v, TensorMaterializer& m);
 
 // The inverse, for generators and minimizers: a CPU tensor's storage and view.
 TensorValue toTensorValue(const at::Tensor& t);

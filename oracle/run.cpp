@@ -37,17 +37,6 @@ struct LiftedInput {
   c10::IValue value;
 };
 
-c10::IValue inputIValue(const InputValue& v, TensorMaterializer& m) {
-  switch (v.kind) {
-    case InputValue::Kind::Tensor: return m.materialize(v.tensor);
-    case InputValue::Kind::Int: return v.i;
-    case InputValue::Kind::Float: return v.f;
-    case InputValue::Kind::Bool: return v.b;
-    case InputValue::Kind::None: return c10::IValue();
-  }
-  return c10::IValue();
-}
-
 // _graph_module_flat_inputs: lifted state in input-spec order, then the user inputs.
 std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
                                     TensorMaterializer& m) {
