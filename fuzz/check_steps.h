@@ -22,6 +22,9 @@ RunResult run(const ExportedProgram& p, const RunOptions& options, PhaseTimes* t
 // `expected` against `actual`, timed as comparison.
 CheckOutcome compare(DiffCheck c, const RunResult& expected, const RunResult& actual, PhaseTimes* times,
                      const CompareOptions& options = {});
+// `message` with the words that name nodes of `p` replaced by "NODE" (not the ops it calls),
+// so that a root cause's template does not split by node name.
+std::string withoutNodeNames(const std::string& message, const ExportedProgram& p);
 // Run options of `mode` on `device`, with a plan the runs of one program share (or null).
 RunOptions runOf(RunMode mode, const Device& device, const Interpreter* plan);
 

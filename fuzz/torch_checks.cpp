@@ -2,8 +2,6 @@
 #include "fuzz/torch_checks.h"
 
 #include <algorithm>
-#include <cctype>
-#include <set>
 
 #include "functionalizer/functionalize.h"
 #include "fuzz/check_steps.h"
@@ -28,34 +26,6 @@ std::optional<CheckOutcome> unanswered(DiffCheck c, const TorchAnswer& a) {
     return o;
   }
   return std::nullopt;
-}
-
-// `message` with each word that names a node of `p` as "NODE": torch's messages name the
-// nodes they met ("Output getitem_3 does not exist in the graph."), and a root cause's
-// template keeps words (Note [Root causes]), so without this one bug would file a bucket
-// per node name. A word that is also the name of an op `p` calls stays: it may be the op
-// ("aten.geqrf.default"), which the template must keep.
-std::string withoutNodeNames(const std::string& message, const ExportedProgram& p) {
-  std::set<std::string, std::less<>> ops;
-  for (const Node& n : p.graph().nodes()) {
-    if (n.target.kind() != Target::Kind::Aten || !n.target.op()) continue;
-    const std::string& q = n.target.op()->qualified_name;
-    ops.insert(q.substr(q.find("::") + 2));
-  }
-  std::string out;
-  for (size_t i = 0; i < message.size();) {
-    const auto word = [&](size_t j) { return std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_'; };
-    if (!word(i)) {
-      out += message[i++];
-      continue;
-    }
-    size_t end = i;
-    while (end < message.size() && word(end)) ++end;
-    const std::string w = message.substr(i, end - i);
-    out += p.graph().find(w) && !ops.count(w) ? "NODE" : w;
-    i = end;
-  }
-  return out;
 }
 
 std::string verdictText(const PeerVerdict& v) { return v.stage + " " + v.type + ": " + v.message; }
