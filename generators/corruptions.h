@@ -96,4 +96,9 @@ int eachCorruption(const ExportedProgram& p, uint64_t seed, int limit, std::opti
   return applied;
 }
 
+// Removes every `_set_grad_enabled` call of `p`, so that what it wrote under no_grad it
+// writes with grad mode on: a parameter written so is a program export refuses
+// (Note [Parameters written under grad]).
+void dropGradRegions(ExportedProgram& p);
+
 }  // namespace epsmith

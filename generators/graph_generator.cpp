@@ -19,6 +19,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "generators/corruptions.h"
 #include "generators/module_calls.h"
 #include "generators/result_values.h"
 #include "ops/op_roles.h"
@@ -83,6 +84,8 @@ class Generator {
     }
     if (!grad_enabled_) setGrad(true);
     finish();
+    // Note [Parameters written under grad]
+    if (may_call_refused_ && parameter_written_without_grad_ && random_.chance(50)) dropGradRegions(p_);
     return std::move(p_);
   }
 
@@ -169,6 +172,7 @@ class Generator {
     }
     const bool writable = kind != StateKind::Constant && random_.chance(config_.mutable_state_percent);
     if (!writable) read_only_.push_back(value);
+    if (parameter) parameters_.push_back(value);
     pool_.push_back({n, value, true});
   }
 
@@ -177,6 +181,16 @@ class Generator {
   void maybeToggleGrad() {
     if (!random_.chance(config_.no_grad_percent)) return;
     setGrad(!grad_enabled_);
+  }
+
+  // Whether the call `n` just made wrote a parameter (or a view of one) with grad mode off.
+  bool writesAParameter(const OpInfo& op, const Node& n) {
+    bool writes = false;
+    forEachWritten(op, n, [&](const Node* w) {
+      const at::Tensor* t = valueOf(w);
+      for (const auto& param : parameters_) writes = writes || (t && t->is_alias_of(param));
+    });
+    return writes;
   }
 
   void setGrad(bool enabled) {
@@ -583,6 +597,7 @@ class Generator {
       return false;
     }
     n->meta.val = val;
+    if (op->is_mutable && !grad_enabled_ && writesAParameter(*op, *n)) parameter_written_without_grad_ = true;
     pool(n, outcome.outputs[0]);
     return true;
   }
@@ -614,6 +629,8 @@ class Generator {
   RandomSource& random_;
   bool compromised_ = false;  // a refused call changed a live tensor: give the program up
   bool may_call_refused_ = false;  // this program may call ops the functionalizer refuses
+  bool parameter_written_without_grad_ = false;  // Note [Parameters written under grad]
+  std::vector<at::Tensor> parameters_;
   ExportedProgram p_;
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;  // constants and immutable state
@@ -622,10 +639,6 @@ class Generator {
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
 };
-
-}  // namespace
-
-namespace {
 
 // Note [Metadata mutations of views replayed]
 // LibTorch's autograd (1.13 and 2.13 alike) lets an in-place metadata mutation (t_,

@@ -108,6 +108,15 @@ bool callsWhatTheFunctionalizerRefuses(const ExportedProgram& p) {
   return false;
 }
 
+bool togglesGrad(const ExportedProgram& p) {
+  for (const Node& n : p.graph().nodes()) {
+    if (n.target.kind() == Target::Kind::TorchFunction && n.target.torchFunctionId() == TorchFunction::CSetGradEnabled) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Note [Ops the functionalizer refuses]: a share of programs calls ops the native
 // functionalizer refuses, for the checks that test PyTorch; those programs still verify and
 // run eagerly, and the functionalizer refuses them (D1 is skipped for them); with the share
@@ -128,7 +137,10 @@ TEST(GraphGenerator, OpsTheFunctionalizerRefusesAreGeneratedInAShareOfPrograms) 
     if (!calls_refused) continue;
     ++refused_programs;
     EXPECT_TRUE(verify(p.value()).empty()) << seed;
-    EXPECT_TRUE(runProgram(p.value(), RunOptions(RunMode::Eager)).ok()) << seed;
+    // Note [Parameters written under grad]: the one kind of refused program eager refuses
+    // (autograd's words vary: the write to the parameter, or to a view no_grad allowed).
+    const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+    EXPECT_TRUE(eager.ok() || !togglesGrad(p.value())) << seed << ": " << eager.error->str();
     EXPECT_FALSE(functionalize(p.value()).ok()) << "seed " << seed << ": the functionalizer took it";
   }
   std::string names;
@@ -147,6 +159,49 @@ TEST(GraphGenerator, OpsTheFunctionalizerRefusesAreGeneratedInAShareOfPrograms) 
       const CatalogEntry* e = catalog().find(n.target.op()->name());
       EXPECT_FALSE(e && e->refused_by_functionalizer) << "seed " << seed << " calls " << n.target.op()->name();
     }
+  }
+}
+
+// Note [Parameters written under grad]: with state of parameters only, all of it writable,
+// and every program in the refused share, some programs write a parameter with grad mode
+// on. Each verifies; eager refuses it (autograd: the write to a leaf that requires grad,
+// or an earlier write only no_grad allowed), and the functionalizer too, with export's
+// reason where no call it refuses comes first. Outside the refused share none is made.
+TEST(GraphGenerator, ParametersWrittenUnderGradAreMadeInTheRefusedShare) {
+  GeneratorConfig config;
+  config.refused_percent = 100;
+  config.state_weights[static_cast<int>(StateKind::Parameter)] = 1;
+  for (int k = 1; k < kNumStateKinds; ++k) config.state_weights[k] = 0;
+  config.mutable_state_percent = 100;
+  config.no_grad_percent = 30;
+  int made = 0, export_reason = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog(), config, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    // Eager refuses only those the corruption made.
+    const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+    if (eager.ok()) continue;
+    ++made;
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
+    EXPECT_FALSE(togglesGrad(p.value())) << eager.error->str();
+    EXPECT_TRUE(verify(p.value()).empty());
+    // The functionalizer's first refusal: the write, unless a call it refuses comes first.
+    auto f = functionalize(p.value());
+    ASSERT_FALSE(f.ok());
+    if (f.error().message.find("Found a graph input that requires gradients") == std::string::npos) continue;
+    ++export_reason;
+    EXPECT_TRUE(refusedAsExportDoes(f.error())) << f.error().str();
+  }
+  std::cout << "[ refused  ] " << made << " of 200 programs write a parameter under grad, " << export_reason
+            << " refused for it\n";
+  EXPECT_GT(export_reason, 3);
+  config.refused_percent = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog(), config, random);
+    ASSERT_TRUE(p.ok());
+    EXPECT_TRUE(runProgram(p.value(), RunOptions(RunMode::Eager)).ok()) << seed;
   }
 }
 
