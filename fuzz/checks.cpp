@@ -26,6 +26,7 @@
 #include "oracle/libtorch_compat.h"
 #include "oracle/pt2_archive.h"
 #include "oracle/run.h"
+#include "oracle/torch_schema.h"
 #include "oracle/torch_peer.h"
 #include "verifier/verifier.h"
 
@@ -235,6 +236,20 @@ std::variant<ExportedProgram, CheckOutcome, std::monostate> readBack(Form form, 
   return std::move(back->value());
 }
 
+// A D4 finding where LibTorch's generated serialization types read the program's JSON
+// otherwise than epsmith wrote it.
+std::optional<CheckOutcome> conformsToTorchSchema(const ExportedProgram& p) {
+  if (!torchSchemaTypesAvailable()) return std::nullopt;
+  auto json = exportedProgramJson(p);
+  if (!json.ok()) return std::nullopt;  // the forms' own round trips say why
+  auto d = torchSchemaDisagreement(json.value());
+  if (!d) return std::nullopt;
+  CheckOutcome o = finding(DiffCheck::D4, "schema-nonconforming", "",
+                           "LibTorch's generated serialization types read the JSON otherwise: " + *d);
+  o.message = d->substr(0, d->find(':'));
+  return o;
+}
+
 CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOptions& options, PhaseTimes* times) {
   std::vector<Form> forms(std::begin(kForms), std::end(kForms));
   if (options.round_trip) forms = {*options.round_trip};
@@ -242,6 +257,7 @@ CheckOutcome d4(const ExportedProgram& p, const RunResult& eager, const CheckOpt
   std::vector<Form> read;  // the forms that could hold the program
   {
     PhaseClock clock(times, Phase::Compare);
+    if (auto d = conformsToTorchSchema(p)) return std::move(*d);  // Note [Schema conformance in C++]
     for (Form form : forms) {
       auto r = readBack(form, p);
       if (auto* o = std::get_if<CheckOutcome>(&r)) return std::move(*o);
