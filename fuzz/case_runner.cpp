@@ -100,6 +100,9 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   if (!drawnForTorch(seed, setup_.torch_every)) {
     checks.erase(std::remove_if(checks.begin(), checks.end(), asksTorch), checks.end());
   }
+  if (!drawnForNativeRt(seed, setup_.nativert_every)) {
+    checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D9), checks.end());
+  }
   r.outcomes = runChecks(program.value(), checks, options);
   return r;
 }

@@ -30,6 +30,7 @@ struct CaseSetup {
   int round_trip_every = 8;         // run() runs D4 on one case in this many (Note [Round trips sampled])
   int corruptions_per_case = 4;     // D6's (and D7's) corruptions in each case of run() (0: all)
   int torch_every = 1000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
+  int nativert_every = 10;          // run() runs D9 on one case in this many (Note [D9 sampled])
   WorkerLimits limits;              // for each isolated minimization step
 };
 

@@ -11,6 +11,7 @@
 #include "formats/json_format.h"
 #include "fuzz/aliases.h"
 #include "fuzz/check_steps.h"
+#include "fuzz/nativert_check.h"
 #include "fuzz/root_cause.h"
 #include "fuzz/torch_checks.h"
 #include "formats/text_format.h"
@@ -24,6 +25,7 @@
 #include "oracle/compare.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/nativert.h"
 #include "oracle/pt2_archive.h"
 #include "oracle/run.h"
 #include "oracle/torch_schema.h"
@@ -364,11 +366,18 @@ RoundTripForm drawnRoundTrip(uint64_t case_seed) {
 // case runs it on one case in `--round-trip-every` (8 by default), drawn from its seed;
 // over a campaign each form still goes round thousands of programs a minute. `epsmith
 // check`, minimization and replay run it whenever asked.
-bool drawnForRoundTrip(uint64_t case_seed, int every) {
+namespace {
+
+// One case in `every`, drawn from its seed apart from the other draws (`salt`).
+bool drawnOneIn(uint64_t case_seed, int every, uint64_t salt) {
   if (every <= 1) return true;
-  SeededSource random(case_seed ^ 0x4d4d4d4d4d4d4d4dULL);  // apart from the form's draw
+  SeededSource random(case_seed ^ salt);
   return random.below(static_cast<uint64_t>(every)) == 0;
 }
+
+}  // namespace
+
+bool drawnForRoundTrip(uint64_t case_seed, int every) { return drawnOneIn(case_seed, every, 0x4d4d4d4d4d4d4d4dULL); }
 
 // Note [Torch checks sampled]
 // D5, D7 and D8 ask PyTorch itself, in the torch peer (oracle/torch_peer.h), and a question
@@ -381,11 +390,15 @@ bool drawnForRoundTrip(uint64_t case_seed, int every) {
 // workers' time, minimizing their findings a third), and a night still asks torch about
 // tens of thousands of programs. `epsmith check`, minimization and replay ask whenever the
 // checks are named.
-bool drawnForTorch(uint64_t case_seed, int every) {
-  if (every <= 1) return true;
-  SeededSource random(case_seed ^ 0x7070707070707070ULL);
-  return random.below(static_cast<uint64_t>(every)) == 0;
-}
+bool drawnForTorch(uint64_t case_seed, int every) { return drawnOneIn(case_seed, every, 0x7070707070707070ULL); }
+
+// Note [D9 sampled]
+// D9 writes the case's .pt2 to a file and has NativeRT load it (ModelRunnerHandle takes a
+// path, then parses, places and plans the graph on every load), a cost no build at hand
+// could measure (Note [Where NativeRT is]); so a campaign case runs it on one case in
+// `--nativert-every` (10 by default), drawn from its seed, apart from the other draws.
+// `epsmith check`, minimization and replay run it whenever it is named.
+bool drawnForNativeRt(uint64_t case_seed, int every) { return drawnOneIn(case_seed, every, 0x5252525252525252ULL); }
 
 // Note [Re-runs focus on the finding]
 // A campaign case tries one of D4's forms and a few of D6's corruptions
@@ -406,6 +419,11 @@ CheckOptions focusedOn(const CheckOutcome& finding) {
     }
   }
   if (finding.check == DiffCheck::D6 || finding.check == DiffCheck::D7) options.corruption = checkIdFromName(finding.variant);
+  if (finding.check == DiffCheck::D9) {
+    for (NativeForm form : {NativeForm::Training, NativeForm::Aten}) {
+      if (finding.variant == nativeFormName(form)) options.native_form = form;
+    }
+  }
   return options;
 }
 
@@ -424,9 +442,18 @@ std::string_view diffCheckName(DiffCheck c) {
     case DiffCheck::D6: return "D6";
     case DiffCheck::D7: return "D7";
     case DiffCheck::D8: return "D8";
+    case DiffCheck::D9: return "D9";
   }
   return "?";
 }
+
+std::string allDiffCheckNames() {
+  std::string out;
+  for (DiffCheck c : kAllDiffChecks) out += (out.empty() ? "" : ",") + std::string(diffCheckName(c));
+  return out;
+}
+
+std::string_view nativeFormName(NativeForm f) { return f == NativeForm::Training ? "training" : "aten"; }
 
 std::optional<DiffCheck> diffCheckFromName(std::string_view name) {
   for (DiffCheck c : kAllDiffChecks) {
@@ -441,7 +468,7 @@ Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list) {
     const size_t comma = list.find(',');
     const std::string_view name = list.substr(0, comma);
     auto c = diffCheckFromName(name);
-    if (!c) return Diagnostic{"", "unknown check '" + std::string(name) + "' (D1 to D8)"};
+    if (!c) return Diagnostic{"", "unknown check '" + std::string(name) + "' (D1 to D9)"};
     out.push_back(*c);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
@@ -514,6 +541,12 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
           break;
         case DiffCheck::D7: out.push_back(d7(p, *torch)); break;
         case DiffCheck::D8: out.push_back(d8(p, eager, *torch, times)); break;
+        case DiffCheck::D9: {
+          std::string why_not;
+          ArchiveRuntime* runtime = options.archive_runtime ? options.archive_runtime : nativeRuntime(&why_not);
+          out.push_back(d9(p, eager, runtime, why_not, options, times));
+          break;
+        }
       }
     } catch (const std::exception& e) {
       std::string what = e.what();

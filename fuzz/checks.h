@@ -15,7 +15,10 @@
 //      rejects the corruptions of it that epsmith's verifier rejects (tried as D6 tries them)
 //   D8 eager(original) vs PyTorch's ep.run_decompositions({}) run by ep.module(), and its
 //      signature vs the native functionalizer's where both exist
-// D5, D7 and D8 are skipped, with the reason, where no torch peer can be started.
+//   D9 eager(original) vs NativeRT (oracle/nativert.h) running the program's .pt2, the
+//      TRAINING form or the functionalized ATEN one (Note [What D9 hands NativeRT])
+// D5, D7 and D8 are skipped, with the reason, where no torch peer can be started; D9 where
+// the LibTorch has no NativeRT (Note [Where NativeRT is]).
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
 // or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
 // disagreement).
@@ -34,9 +37,11 @@
 
 namespace epsmith {
 
-enum class DiffCheck : uint8_t { D1, D2, D3, D4, D5, D6, D7, D8 };
-constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4,
-                                        DiffCheck::D5, DiffCheck::D6, DiffCheck::D7, DiffCheck::D8};
+enum class DiffCheck : uint8_t { D1, D2, D3, D4, D5, D6, D7, D8, D9 };
+constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D5,
+                                        DiffCheck::D6, DiffCheck::D7, DiffCheck::D8, DiffCheck::D9};
+// Every check, as --checks takes them: "D1,D2,...,D9".
+std::string allDiffCheckNames();
 // The checks that ask the torch peer.
 constexpr bool asksTorch(DiffCheck c) { return c == DiffCheck::D5 || c == DiffCheck::D7 || c == DiffCheck::D8; }
 std::string_view diffCheckName(DiffCheck c);  // "D1"
@@ -75,6 +80,11 @@ std::string failureSignature(const CheckOutcome& o);
 std::optional<CheckOutcome> findingFromSignature(std::string_view signature);
 
 enum class RoundTripForm : uint8_t { Text, Json, Pt2 };
+// What D9 hands the runtime: the program itself, or its functionalized ATEN form.
+enum class NativeForm : uint8_t { Training, Aten };
+std::string_view nativeFormName(NativeForm f);  // "training", "aten"
+
+class ArchiveRuntime;
 
 struct CheckOptions {
   uint64_t case_seed = 1;  // D6 draws the place of each corruption from it
@@ -86,6 +96,10 @@ struct CheckOptions {
   int corruptions_per_case = 0;
   // D6 (and D7) try only the corruption for this verifier check.
   std::optional<CheckId> corruption;
+  // D9 hands the runtime only this form; unset: one drawn from case_seed.
+  std::optional<NativeForm> native_form;
+  // D9's runtime; null: NativeRT where this LibTorch has it (tests hand in their own).
+  ArchiveRuntime* archive_runtime = nullptr;
   PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
   Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
 };
@@ -98,6 +112,8 @@ bool drawnForRoundTrip(uint64_t case_seed, int every);
 // Whether a campaign case asks the torch peer (D5, D7, D8): one in `every`, drawn from its
 // seed (Note [Torch checks sampled]).
 bool drawnForTorch(uint64_t case_seed, int every);
+// Whether a campaign case runs D9: one in `every`, drawn from its seed (Note [D9 sampled]).
+bool drawnForNativeRt(uint64_t case_seed, int every);
 
 // Options that re-run only the variant of a check a finding came from, where it has one:
 // D4's form, D6's corruption (its place drawn afresh); default options otherwise

@@ -84,16 +84,16 @@ bool print(const CheckOutcome& o) {
 }  // namespace
 
 void addCheckCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D8) on one program");
+  auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D9) on one program");
   struct Options {
     std::string file;
-    std::string checks = "D1,D2,D3,D4,D5,D6,D7,D8";
+    std::string checks = allDiffCheckNames();
     uint64_t seed = 1;
     double timeout = 60;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
-  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D8 (D5, D7, D8 ask PyTorch: docs/design.md)")->capture_default_str();
+  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D9 (D5, D7, D8 ask PyTorch; D9 runs NativeRT: docs/design.md)")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "where D6 places its corruptions")->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")
       ->check(CLI::Range(0.001, 86400.0))

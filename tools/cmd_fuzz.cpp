@@ -11,6 +11,7 @@
 #include "fuzz/campaign.h"
 #include "generators/generation_config.h"
 #include "generators/op_catalog.h"
+#include "oracle/nativert.h"
 #include "oracle/run.h"
 #include "oracle/torch_peer.h"
 #include "tools/command.h"
@@ -28,7 +29,7 @@ struct FuzzOptions {
   uint64_t seed = 1;
   int nodes = -1;
   std::string device = "cpu";
-  std::string checks = "D1,D2,D3,D4,D5,D6,D7,D8";
+  std::string checks = allDiffCheckNames();
   std::string corpus = "fuzz-out/corpus";
   std::vector<std::string> known_corpora;  // default: ./corpus, where it is
   std::string known;                       // default: ./corpus/known.json, where it is
@@ -39,6 +40,7 @@ struct FuzzOptions {
   int minimize_calls = 500;
   int round_trip_every = 8;
   int torch_every = 1000;
+  int nativert_every = 10;
   int minimize_per_family = 8;
   double status = 3;
 };
@@ -52,7 +54,7 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--nodes", opts->nodes, "ops per program (default: the config's, 16)")->check(CLI::Range(0, 100000));
   cmd->add_option("--device", opts->device, "cpu, cuda, or both (adds D3: CPU against CUDA)")
       ->check(CLI::IsMember({"cpu", "cuda", "both"}))->capture_default_str();
-  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D8 (D5, D7, D8 ask PyTorch: docs/design.md)")->capture_default_str();
+  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D9 (D5, D7, D8 ask PyTorch; D9 runs NativeRT: docs/design.md)")->capture_default_str();
   cmd->add_option("--corpus", opts->corpus, "corpus directory new cases go to (DIR/regressions)")->capture_default_str();
   cmd->add_option("--known-corpus", opts->known_corpora,
                   "a corpus only read: its root causes are not new (repeatable; default: ./corpus where it is)");
@@ -73,6 +75,8 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--torch-every", opts->torch_every,
                   "ask PyTorch (D5, D7, D8) on one case in N, drawn from its seed")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--nativert-every", opts->nativert_every, "run D9 (NativeRT) on one case in N, drawn from its seed")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--status-every", opts->status, "seconds between status lines")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
 }
@@ -97,6 +101,11 @@ Expected<std::vector<DiffCheck>> checksToRun(const FuzzOptions& opts) {
       run.erase(std::remove_if(run.begin(), run.end(), asksTorch), run.end());
     }
   }
+  std::string no_nativert;
+  if (std::find(run.begin(), run.end(), DiffCheck::D9) != run.end() && !nativeRuntime(&no_nativert)) {
+    std::cerr << "epsmith fuzz: " << no_nativert << ": D9 is not run\n";
+    run.erase(std::remove(run.begin(), run.end(), DiffCheck::D9), run.end());
+  }
   if (run.empty()) return Diagnostic{"--checks", "nothing left to run"};
   return run;
 }
@@ -114,6 +123,7 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   o.setup.minimize_calls = opts.minimize_calls;
   o.setup.round_trip_every = opts.round_trip_every;
   o.setup.torch_every = opts.torch_every;
+  o.setup.nativert_every = opts.nativert_every;
   o.setup.limits.seconds_per_request = opts.timeout;
   o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts.rss_limit_mb) << 20;
   if (opts.device == "cuda") o.setup.device.type = "cuda";

@@ -105,7 +105,7 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
   struct Options {
     std::string in;
     std::string out;
-    std::string checks = "D1,D2,D3,D4,D5,D6,D7,D8";
+    std::string checks = allDiffCheckNames();
     int max_calls = 2000;
     double timeout = 60;
   };

@@ -380,7 +380,7 @@ TEST(Messages, RepliesCarryTheirRecordsAndTheProgram) {
   auto missing = readCaseReply("{\"seed\": 3}");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().str(), "case reply: $: missing required field \"times\"");
-  auto bad_check = readOutcome("{\"check\": \"D9\", \"status\": 0, \"report\": \"\"}");
+  auto bad_check = readOutcome("{\"check\": \"D10\", \"status\": 0, \"report\": \"\"}");
   ASSERT_FALSE(bad_check.ok());
   EXPECT_EQ(bad_check.error().where, "check outcome: $.check");
 }
@@ -536,12 +536,13 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
 }
 
 TEST(Checks, CheckListsParse) {
-  auto all = parseDiffChecks("D1,D2,D3,D4,D5,D6,D7,D8");
+  EXPECT_EQ(allDiffCheckNames(), "D1,D2,D3,D4,D5,D6,D7,D8,D9");
+  auto all = parseDiffChecks(allDiffCheckNames());
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), 8u);
-  auto d9 = parseDiffChecks("D1,D9");
-  ASSERT_FALSE(d9.ok());
-  EXPECT_EQ(d9.error().message, "unknown check 'D9' (D1 to D8)");
+  EXPECT_EQ(all->size(), 9u);
+  auto d10 = parseDiffChecks("D1,D10");
+  ASSERT_FALSE(d10.ok());
+  EXPECT_EQ(d10.error().message, "unknown check 'D10' (D1 to D9)");
   EXPECT_FALSE(parseDiffChecks("").ok());
 }
 

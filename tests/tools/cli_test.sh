@@ -153,13 +153,21 @@ if [ "$has_cuda" = 1 ]; then
 else
   check check_no_cuda 0 "D3 skipped: CUDA is not available" -- "$epsmith" check --checks D3 "$src/examples/linear_counter.ept"
 fi
+# D9 where this LibTorch links NativeRT; else a skip with the reason, and a campaign of D9
+# alone has nothing to run (Note [Where NativeRT is]).
+if "$epsmith" check --checks D9 "$src/examples/linear_counter.ept" | grep -q "no NativeRT"; then
+  check check_no_nativert 0 "D9 skipped: this LibTorch" -- "$epsmith" check --checks D9 "$src/examples/linear_counter.ept"
+  check fuzz_no_nativert 2 "D9 is not run" -- "$epsmith" fuzz --checks D9 --cases 4 --corpus "$work/fc" --report "$work/fr"
+else
+  check check_nativert 0 "D9 pass" -- "$epsmith" check --checks D9 "$src/examples/linear_counter.ept"
+fi
 check check_finding 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check "$src/tests/data/findings/d2_planted_logical_not.ept"
 # A crash in LibTorch: that check's finding, and the other checks still run
 # (Note [Checks out of harm's way]); `run` reports it from its child.
 check check_memory_error 1 "D2 FINDING crash-SIGSEGV" -- "${crashing[@]}" "$epsmith" check "$crash_case"
 check check_memory_error_goes_on 1 "D6 pass" -- "${crashing[@]}" "$epsmith" check "$crash_case"
 check run_memory_error 1 "aten::polygamma_" -- "${crashing[@]}" "$epsmith" run --mode libtorch-functionalize "$crash_case"
-check check_bad_list 2 "--checks: unknown check 'D9'" -- "$epsmith" check --checks D1,D9 "$src/examples/linear_counter.ept"
+check check_bad_list 2 "--checks: unknown check 'D10'" -- "$epsmith" check --checks D1,D10 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
 # minimize: the first finding, kept while the program shrinks.
@@ -173,7 +181,7 @@ check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
 # fuzz: bad flags and configs exit 2 before any case runs.
-check fuzz_bad_checks 2 "--checks: unknown check 'D9'" -- "$epsmith" fuzz --checks D1,D9 --corpus "$work/fc" --report "$work/fr"
+check fuzz_bad_checks 2 "--checks: unknown check 'D10'" -- "$epsmith" fuzz --checks D1,D10 --corpus "$work/fc" --report "$work/fr"
 check fuzz_time_and_cases 2 "excludes" -- "$epsmith" fuzz --time 1 --cases 1 --corpus "$work/fc" --report "$work/fr"
 check fuzz_missing_config 2 "none.cfg: cannot open" -- "$epsmith" fuzz --config "$work/none.cfg" --corpus "$work/fc" --report "$work/fr"
 check fuzz_bad_config 2 "bad_gen.cfg:2: 'dtypes': unknown dtype 'complex128'" -- "$epsmith" fuzz --config "$work/bad_gen.cfg" --corpus "$work/fc" --report "$work/fr"

@@ -1,0 +1,80 @@
+// NativeRT where this LibTorch has it; see nativert.h.
+//
+// Note [Where NativeRT is]
+// LibTorch 2.x ships NativeRT's public header (torch/nativert/ModelRunnerHandle.h) in every
+// build, but PyPI's wheels (2.13 CPU; the CUDA ones alike) compile none of NativeRT into
+// libtorch_cpu: it has no nativert symbol, and the Python binding is a stub class with no
+// constructor outside fbcode builds (torch/nativert/python/Bindings.cpp). So the build asks
+// twice (oracle/CMakeLists.txt): where the header is, the runtime below is compiled, so it
+// stays compiling against the release at hand; only where a program calling its
+// constructor also links (a LibTorch built from source with NativeRT) is it linked in and
+// D9 run. Elsewhere D9 is skipped with the reason below. ModelRunnerHandle takes the
+// default ExecutorConfig (ModelRunner fixes it: static CPU kernels on, one op at a time, no
+// constant folding), so no other configuration can be swept through the public API.
+#include "oracle/nativert.h"
+
+#include <c10/util/Exception.h>
+
+#include <exception>
+
+#include "oracle/libtorch_compat.h"
+
+#if EPSMITH_HAVE_NATIVERT
+#include <torch/nativert/ModelRunnerHandle.h>
+#endif
+
+namespace epsmith {
+
+#if EPSMITH_HAVE_NATIVERT
+namespace {
+
+class NativeRt final : public ArchiveRuntime {
+ public:
+  std::string name() const override {
+    return "NativeRT (LibTorch " + compat::libtorchVersion() + ", default ExecutorConfig)";
+  }
+
+  ArchiveRun run(const std::string& path, const std::string& model, std::vector<c10::IValue> inputs) override {
+    ArchiveRun r;
+    // NativeRT reports what it refuses by throwing (TORCH_CHECK: c10::Error; a kernel's
+    // failure: std::runtime_error "Exception while executing node").
+    std::unique_ptr<torch::nativert::ModelRunnerHandle> runner;
+    try {
+      runner = std::make_unique<torch::nativert::ModelRunnerHandle>(path, model);
+    } catch (const c10::Error& e) {
+      return {ArchiveRun::Stage::Load, e.what_without_backtrace(), {}};
+    } catch (const std::exception& e) {
+      return {ArchiveRun::Stage::Load, e.what(), {}};
+    }
+    try {
+      r.outputs = runner->runWithFlatInputsAndOutputs(std::move(inputs));
+    } catch (const c10::Error& e) {
+      return {ArchiveRun::Stage::Run, e.what_without_backtrace(), {}};
+    } catch (const std::exception& e) {
+      return {ArchiveRun::Stage::Run, e.what(), {}};
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+ArchiveRuntime* nativeRuntime(std::string*) {
+  static NativeRt runtime;
+  return &runtime;
+}
+
+#else
+
+ArchiveRuntime* nativeRuntime(std::string* why_not) {
+  if (why_not) {
+    *why_not = "this LibTorch (" + compat::libtorchVersion() +
+               ") has no NativeRT runtime: its libraries define no torch::nativert::ModelRunnerHandle "
+               "(PyPI's builds leave NativeRT out)";
+  }
+  return nullptr;
+}
+
+#endif
+
+}  // namespace epsmith
