@@ -122,8 +122,10 @@ void ProgramWriter::exportedProgramJson(JsonWriter& w) {
   w.key("metadata");
   stringMap(w, p_.metadata);
   w.key("treespec_namedtuple_fields").beginObject();
-  for (const auto& [type, fields] : p_.treespec_namedtuple_fields) {
-    w.member(type, [&](JsonWriter& v) { oneKey(v, "field_names", [&] { v.strings(fields); }); });
+  // Plain references, not structured bindings: lambdas capture them in C++17 (and clang-14).
+  for (const auto& type_fields : p_.treespec_namedtuple_fields) {
+    const auto& fields = type_fields.second;
+    w.member(type_fields.first, [&](JsonWriter& v) { oneKey(v, "field_names", [&] { v.strings(fields); }); });
   }
   w.endObject();
   w.endObject();  // graph_module
@@ -151,7 +153,9 @@ void ProgramWriter::exportedProgramJson(JsonWriter& w) {
 // The epsmith section's state dict and constants.
 void ProgramWriter::stateJson(JsonWriter& w) {
   w.key("state_dict").beginObject();
-  for (const auto& [fqn, entry] : p_.state_dict) {
+  for (const auto& fqn_entry : p_.state_dict) {
+    const std::string& fqn = fqn_entry.first;
+    const StateEntry& entry = fqn_entry.second;
     w.member(fqn, [&](JsonWriter& v) {
       v.beginObject();
       v.key("is_param").boolean(entry.is_parameter);
@@ -162,7 +166,9 @@ void ProgramWriter::stateJson(JsonWriter& w) {
   }
   w.endObject();
   w.key("constants").beginObject();
-  for (const auto& [name, c] : p_.constants) {
+  for (const auto& name_constant : p_.constants) {
+    const std::string& name = name_constant.first;
+    const Constant& c = name_constant.second;
     if (c.tensor && !c.class_fqn.empty()) fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
     w.member(name, [&](JsonWriter& v) {
       if (c.tensor) {

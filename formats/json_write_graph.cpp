@@ -599,7 +599,9 @@ void GraphWriter::attributesJson() {
   JsonWriter attrs;  // written before it is known to be empty
   attrs.beginObject();
   bool any_attr = false;
-  for (const auto& [name, a] : g_.attributes()) {
+  for (const auto& name_attribute : g_.attributes()) {
+    const std::string& name = name_attribute.first;
+    const Attribute& a = name_attribute.second;
     if (folded_attrs.count(name)) continue;
     attrs.member(name, [&](JsonWriter& v) { attributeJson(v, name, a); });
     any_attr = true;

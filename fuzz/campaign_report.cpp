@@ -149,7 +149,7 @@ namespace {
 template <typename Map, typename F>
 void writeMapJson(JsonWriter& w, const Map& map, F&& value) {
   w.beginObject();
-  for (const auto& [key, v] : map) w.member(key, [&](JsonWriter& out) { value(out, v); });
+  for (const auto& [key, v] : map) w.member(key, [&, &v = v](JsonWriter& out) { value(out, v); });
   w.endObject();
 }
 

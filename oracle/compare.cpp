@@ -304,7 +304,7 @@ class Comparison {
               const std::vector<std::pair<std::string, at::Tensor>>& actual) {
     for (const auto& [name, e] : expected) {
       auto it = std::find_if(actual.begin(), actual.end(),
-                             [&](const auto& entry) { return entry.first == name; });
+                             [&name = name](const auto& entry) { return entry.first == name; });
       if (it == actual.end()) {
         add(VerdictKind::ShapeMismatch, "input " + name, "input " + name + " missing in actual");
       } else {

@@ -89,7 +89,7 @@ void printJson(const std::vector<const CatalogEntry*>& matched) {
   w.key("enabled").integer(enabled);
   w.key("categories").beginObject();
   for (const auto& [name, c] : categories) {
-    w.member(name, [&](JsonWriter& v) {
+    w.member(name, [&, &c = c](JsonWriter& v) {
       v.beginObject();
       v.key("total").integer(c.total);
       v.key("generatable").integer(c.generatable);
@@ -99,7 +99,7 @@ void printJson(const std::vector<const CatalogEntry*>& matched) {
   }
   w.endObject();
   w.key("reasons").beginObject();
-  for (const auto& [reason, n] : reasons) w.member(reason, [&](JsonWriter& v) { v.integer(n); });
+  for (const auto& [reason, n] : reasons) w.member(reason, [&n = n](JsonWriter& v) { v.integer(n); });
   w.endObject();
   w.key("ops").raw(ops.compact());
   w.endObject();
