@@ -15,6 +15,7 @@
 #include "fuzz/workers.h"
 #include "minimizer/minimize.h"
 #include "tools/command.h"
+#include "tools/minimize_failure.h"
 
 namespace epsmith::cli {
 namespace {
@@ -100,6 +101,40 @@ Expected<MinimizeResult> minimizeStepByStep(const ExportedProgram& p, const std:
 
 }  // namespace
 
+std::optional<MinimizedFailure> minimizeFirstFailure(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                                     const WorkerLimits& limits, int max_calls, std::ostream& log,
+                                                     std::string* why) {
+  const std::optional<Failing> f = firstFailure(p, checks, limits);
+  if (!f) {
+    why->clear();
+    return std::nullopt;
+  }
+  log << "minimizing: " << f->signature << "\n";
+  // Each step asks the check that found it alone, as a campaign's minimization does: a
+  // check after it cannot make a step fail the same way, one before it would only hide
+  // the finding where it fails too, and D5-D8 would start a Python peer per step child.
+  std::vector<DiffCheck> step_checks = checks;
+  if (auto c = diffCheckFromName(f->check)) step_checks = {*c};
+  MinimizeOptions options;
+  options.max_oracle_calls = max_calls;
+  // A hang costs the whole time limit a step (as in a campaign).
+  if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+  std::optional<MinimizeResult> minimized;
+  if (!f->crash) minimized = minimizeInOneChild(p, step_checks, *f, options);
+  if (!minimized) {
+    auto stepwise = minimizeStepByStep(p, step_checks, *f, options, limits);
+    if (!stepwise) {
+      *why = stepwise.error().str();
+      return std::nullopt;
+    }
+    minimized = std::move(stepwise.value());
+  }
+  for (const auto& step : minimized->log) log << "  " << step << "\n";
+  log << minimized->nodes_before << " -> " << minimized->nodes_after << " calls, " << minimized->oracle_calls
+      << " oracle calls\n";
+  return MinimizedFailure{*f, std::move(*minimized)};
+}
+
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
   struct Options {
@@ -131,28 +166,11 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     if (!program) return;
     WorkerLimits limits;  // a step: the campaign's memory limit, --timeout
     limits.seconds_per_request = opts->timeout;
-    const std::optional<Failing> f = firstFailure(program.value(), *checks, limits);
-    if (!f) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
-    std::cout << "minimizing: " << f->signature << "\n";
-    // Each step asks the check that found it alone, as a campaign's minimization does: a
-    // check after it cannot make a step fail the same way, one before it would only hide
-    // the finding where it fails too, and D5-D8 would start a Python peer per step child.
-    std::vector<DiffCheck> step_checks = *checks;
-    if (auto c = diffCheckFromName(f->check)) step_checks = {*c};
-    MinimizeOptions options;
-    options.max_oracle_calls = opts->max_calls;
-    // A hang costs the whole time limit a step (as in a campaign).
-    if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
-    std::optional<MinimizeResult> minimized;
-    if (!f->crash) minimized = minimizeInOneChild(program.value(), step_checks, *f, options);
-    if (!minimized) {
-      auto stepwise = minimizeStepByStep(program.value(), step_checks, *f, options, limits);
-      if (!stepwise) return fail(stepwise.error().str(), kExitFindings);
-      minimized = std::move(stepwise.value());
-    }
-    const MinimizeResult& r = *minimized;
-    for (const auto& step : r.log) std::cout << "  " << step << "\n";
-    std::cout << r.nodes_before << " -> " << r.nodes_after << " calls, " << r.oracle_calls << " oracle calls\n";
+    std::string why;
+    auto m = minimizeFirstFailure(program.value(), *checks, limits, opts->max_calls, std::cout, &why);
+    if (!m && why.empty()) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
+    if (!m) return fail(why, kExitFindings);
+    const MinimizeResult& r = m->result;
     if (opts->out.empty()) std::cout << printProgramText(r.program);
     else if (auto e = saveProgram(opts->out, r.program)) return fail(e->str(), kExitBadInput);
     exit_code = kExitOk;

@@ -1,0 +1,124 @@
+// `epsmith import-crash TARGET FILE [--corpus DIR]`: turns an input that crashed one of the
+// libFuzzer targets (fuzz/targets/README.md) into something the corpus keeps. The inputs of
+// the generator-driven targets (functionalizer, case) remake the program the target ran;
+// its first failure is minimized and filed as a case under its root cause in
+// DIR/regressions, which replay and campaigns read like any other. An input of a reader or
+// the verifier target is a file whose reading crashed: it is kept byte for byte in
+// DIR/fuzz-inputs/TARGET/, which the targets' seed corpora and smoke test include. Exit 0
+// when filed, 1 when the input shows no failure, 2 for bad input or flags.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "epsmith/version.h"
+#include "fuzz/corpus.h"
+#include "fuzz/fuzz_inputs.h"
+#include "fuzz/root_cause.h"
+#include "oracle/program_io.h"
+#include "tools/command.h"
+#include "tools/minimize_failure.h"
+
+namespace epsmith::cli {
+namespace {
+
+// A stable name for the input's bytes (FNV-1a, 64 bits).
+std::string bytesHash(const std::string& bytes) {
+  uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  std::ostringstream s;
+  s << std::hex << h;
+  return s.str();
+}
+
+// The case file of a minimized failure, as a campaign files a new root cause.
+CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input) {
+  const Failing& f = m.failing;
+  CaseFile c;
+  c.check = f.check;
+  c.signature = f.signature;
+  if (f.finding) {
+    c.kind = f.finding->kind, c.op = f.finding->op, c.variant = f.finding->variant;
+    c.message = f.finding->message, c.where = f.finding->where, c.report = f.finding->report;
+  } else if (f.crash) {
+    c.kind = f.crash->kindName(), c.op = f.crash->op, c.report = "the process died: " + f.signature;
+  }
+  const RootCause root(c.check, crashKind(c.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
+                       coreOps(m.result.program));
+  c.bucket = root.id();
+  c.bucket_key = root.str();
+  c.core_ops = root.ops;
+  c.status = CaseStatus::Open;
+  c.note = "imported from an input that stopped the libFuzzer target " + std::string(fuzzTargetName(target)) + " (" +
+           input + ")";
+  c.provenance.libtorch = libtorchVersion();
+  c.provenance.epsmith = std::string(kEpsmithVersion);
+  c.provenance.date = utcNow();
+  c.provenance.nodes_before = m.result.nodes_before;
+  c.provenance.nodes_after = m.result.nodes_after;
+  c.provenance.oracle_calls = m.result.oracle_calls;
+  c.program = std::move(m.result.program);
+  return c;
+}
+
+}  // namespace
+
+void addImportCrashCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("import-crash", "Turn a libFuzzer target's crash input into a corpus case");
+  struct Options {
+    std::string target, input, corpus = "fuzz-out/corpus";
+    int max_calls = 500;
+    double timeout = 60;
+  };
+  auto opts = std::make_shared<Options>();
+  cmd->add_option("TARGET", opts->target, "the target that crashed (json_reader, text_parser, pt2_reader, verifier, "
+                                          "functionalizer, case)")->required();
+  cmd->add_option("FILE", opts->input, "the crash input libFuzzer saved")->required();
+  cmd->add_option("--corpus", opts->corpus, "where the case goes (DIR/regressions, DIR/fuzz-inputs)")->capture_default_str();
+  cmd->add_option("--max-calls", opts->max_calls, "oracle calls the minimization may spend")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--timeout", opts->timeout, "seconds one step's checks may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->callback([opts, &exit_code] {
+    auto fail = [&](const std::string& message, int code) {
+      std::cerr << "epsmith import-crash: " << message << "\n";
+      exit_code = code;
+    };
+    const auto target = fuzzTargetFromName(opts->target);
+    if (!target) return fail("unknown target '" + opts->target + "'", kExitBadInput);
+    std::ifstream in(opts->input, std::ios::binary);
+    if (!in) return fail(opts->input + ": cannot open", kExitBadInput);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!generatesFromBytes(*target)) {
+      const std::string dir = opts->corpus + "/fuzz-inputs/" + std::string(fuzzTargetName(*target));
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      const std::string path = dir + "/crash-" + bytesHash(bytes);
+      if (ec) return fail(dir + ": " + ec.message(), kExitBadInput);
+      if (auto e = writeFileAtomically(path, bytes)) return fail(e->str(), kExitBadInput);
+      std::cout << "kept as an input of " << opts->target << ": " << path << "\n";
+      exit_code = kExitOk;
+      return;
+    }
+    const auto catalog = OpCatalog::build();
+    if (!catalog.ok()) return fail(catalog.error().str(), kExitBadInput);
+    auto program = fuzzInputProgram(*target, bytes, catalog.value());
+    if (!program.ok()) return fail(opts->input + ": " + opts->target + " makes no program of it: " + program.error().str(), kExitBadInput);
+    WorkerLimits limits;
+    limits.seconds_per_request = opts->timeout;
+    std::string why;
+    auto m = minimizeFirstFailure(program.value(), checksHeldTo(*target), limits, opts->max_calls, std::cout, &why);
+    if (!m && why.empty()) {  // a death or an escaped exception in a check the target runs but is not held to
+      m = minimizeFirstFailure(program.value(), {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6},
+                               limits, opts->max_calls, std::cout, &why);
+    }
+    if (!m && why.empty()) return fail(opts->input + ": no check finds anything in its program", kExitFindings);
+    if (!m) return fail(why, kExitFindings);
+    const CaseFile c = caseOf(std::move(*m), *target, opts->input);
+    auto written = writeCaseAtomically(opts->corpus, "fuzz-" + opts->target + "-" + bytesHash(bytes) + ".json", c);
+    if (!written.ok()) return fail(written.error().str(), kExitBadInput);
+    std::cout << "filed " << c.bucket << ": " << c.bucket_key << " in " << written.value() << "\n";
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace epsmith::cli
