@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The nightly job: ci/nightly.sh [MINUTES] (default 30). Builds epsmith, runs a campaign of
-# MINUTES on every core, reading corpus/ and corpus/known.json and filing new root causes in
+# The nightly job: ci/nightly.sh [MINUTES] [TARGET_MINUTES] (defaults 30 and 10). Builds
+# epsmith, runs a campaign of MINUTES on every core, reading corpus/ and corpus/known.json and filing new root causes in
 # the git-ignored fuzz-out/corpus (kept from night to night, so a root cause is filed once
 # until someone adds it to corpus/), writes its report to reports/<UTC date>/, then replays
-# the whole corpus. Exit 0 when the campaign found no new root cause and every corpus case
+# the whole corpus, then runs the libFuzzer targets for TARGET_MINUTES (ci/libfuzzer.sh,
+# their crash inputs beside the report; 0 skips them). Exit 0 when the campaign found no new root cause and every corpus case
 # is as its status expects; 1 when there is something to look at (new root causes, or a
-# case that was fixed or changed); 2 or 3 when the campaign itself could not run.
+# case that was fixed or changed, a target that crashed); 2 or 3 when the campaign itself could not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:-30}
-if ! [[ "$minutes" =~ ^[0-9]+$ ]] || [ "$minutes" -lt 1 ]; then
-  echo "usage: ci/nightly.sh [MINUTES]   (a whole number of minutes, at least 1)" >&2
+target_minutes=${2:-10}
+if ! [[ "$minutes" =~ ^[0-9]+$ ]] || [ "$minutes" -lt 1 ] || ! [[ "$target_minutes" =~ ^[0-9]+$ ]]; then
+  echo "usage: ci/nightly.sh [MINUTES] [TARGET_MINUTES]   (whole numbers of minutes, MINUTES at least 1)" >&2
   exit 2
 fi
 bash ci/install-deps.sh
@@ -26,5 +28,9 @@ fi
 replay_status=0
 ./build/tools/epsmith replay corpus/regressions >"$report/replay.txt" || replay_status=$?
 tail -1 "$report/replay.txt"
-echo "nightly: report in $report/report.md (summary.json, replay.txt beside it)"
-if [ "$fuzz_status" -ne 0 ] || [ "$replay_status" -ne 0 ]; then exit 1; fi
+targets_status=0
+if [ "$target_minutes" -gt 0 ]; then
+  bash ci/libfuzzer.sh "$target_minutes" "$report" || targets_status=$?
+fi
+echo "nightly: report in $report/report.md (summary.json, replay.txt, libfuzzer/ beside it)"
+if [ "$fuzz_status" -ne 0 ] || [ "$replay_status" -ne 0 ] || [ "$targets_status" -ne 0 ]; then exit 1; fi
