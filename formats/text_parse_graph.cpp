@@ -118,6 +118,7 @@ TensorMeta GraphParser::tensorMeta() {
     while (c_.tryConsume(','));
     c_.expect(']', "closing the sizes");
   }
+  if (TensorMeta::elementCountOverflows(m.sizes)) Cursor::failAt(at, "the sizes have more elements than int64 counts");
   m.strides = TensorMeta::contiguousStrides(m.sizes);
   if (c_.rawPeek() == '<') {
     c_.expect('<', "");

@@ -2,6 +2,7 @@
 #include "ir/meta.h"
 
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -45,9 +46,20 @@ SymIntList TensorMeta::contiguousStrides(const SymIntList& sizes) {
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
-    if (sizes[i].isConcrete() && sizes[i].concrete() > 1) running *= sizes[i].concrete();
+    // Saturates where no tensor could exist (readers refuse such sizes: elementCountOverflows).
+    if (sizes[i].isConcrete() && sizes[i].concrete() > 1 && __builtin_mul_overflow(running, sizes[i].concrete(), &running)) {
+      running = std::numeric_limits<int64_t>::max();
+    }
   }
   return strides;
+}
+
+bool TensorMeta::elementCountOverflows(const SymIntList& sizes) {
+  int64_t count = 1;
+  for (const auto& s : sizes) {
+    if (s.isConcrete() && s.concrete() > 1 && __builtin_mul_overflow(count, s.concrete(), &count)) return true;
+  }
+  return false;
 }
 
 TensorMeta TensorMeta::contiguous(ScalarType dtype, std::vector<int64_t> sizes) {

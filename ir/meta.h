@@ -76,6 +76,8 @@ struct TensorMeta {
 
   // Contiguous row-major strides for concrete `sizes` (symbolic sizes give symbolic-free 1s).
   static SymIntList contiguousStrides(const SymIntList& sizes);
+  // Whether the concrete sizes multiply past int64: no tensor has them.
+  static bool elementCountOverflows(const SymIntList& sizes);
   static TensorMeta contiguous(ScalarType dtype, std::vector<int64_t> sizes);
   bool hasContiguousStrides() const;
   friend bool operator==(const TensorMeta& a, const TensorMeta& b);

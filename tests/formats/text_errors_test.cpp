@@ -46,6 +46,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "duplicate node name %x (first defined at 2:3)"},
         BadText{"unknown_dtype", "graph {\n  %x: f31[2] = placeholder\n}\n", "2:7",
                 "unknown dtype 'f31'"},
+        // Found by the text_parser libFuzzer target (UBSan: the strides overflowed int64).
+        BadText{"sizes_past_int64", "graph {\n  %x: f32[4611686018427387904, 4] = placeholder\n}\n", "2:7",
+                "the sizes have more elements than int64 counts"},
         BadText{"unknown_layout", "graph {\n  %x: f32[2]<layout=torch.sparse_foo> = placeholder\n}\n",
                 "2:21", "unknown layout"},
         BadText{"unknown_memory_format_arg",
