@@ -49,6 +49,14 @@ struct Pt2Failure {
 [[noreturn]] void fail(std::string where, std::string message) { throw Pt2Failure{{std::move(where), std::move(message)}}; }
 
 // schema.py's PayloadMeta, one per FQN of a PayloadConfig, in the file's order.
+// `t`, unpickled from `record`, or the located error where its storage claims bytes it does
+// not hold (a pickle can name a storage whose data never arrives; found by the pt2_reader
+// libFuzzer target, a segfault copying it).
+const at::Tensor& withData(const at::Tensor& t, const std::string& record) {
+  if (t.storage().nbytes() > 0 && !t.storage().data()) fail(record, "a tensor's storage holds no data");
+  return t;
+}
+
 struct Payload {
   std::string where;  // "data/weights/model_weights_config.json: $.config.w"
   std::string path_name;
@@ -156,7 +164,7 @@ class PayloadTensors {
     std::string bytes = zip_.read(record);
     c10::IValue v = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
     if (!v.isTensor()) fail(record, "a pickled payload must be a tensor, not " + v.tagKind());
-    return toTensorValue(v.toTensor());
+    return toTensorValue(withData(v.toTensor(), record));
   }
 
   ArchiveReader& zip_;
@@ -204,7 +212,7 @@ void flattenInputs(const c10::IValue& v, const std::string& record, StorageMemo&
   InputValue in;
   if (v.isTensor()) {
     in.kind = InputValue::Kind::Tensor;
-    in.tensor = toTensorValue(v.toTensor(), memo);
+    in.tensor = toTensorValue(withData(v.toTensor(), record), memo);
   } else if (v.isInt()) {
     in.kind = InputValue::Kind::Int, in.i = v.toInt();
   } else if (v.isDouble()) {
