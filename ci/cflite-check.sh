@@ -21,7 +21,8 @@ for zip in "$OUT"/*_seed_corpus.zip; do
   rm -rf "$WORK/run-$t" && mkdir -p "$WORK/run-$t" && (cd "$WORK/run-$t" && unzip -q "$zip")
   dict=()
   [ -f "$OUT/$t.dict" ] && dict=(-dict="$OUT/$t.dict")
-  if ASAN_OPTIONS=detect_leaks=1 "$OUT/$t" -runs=300 "${dict[@]}" "$WORK/run-$t" >"$WORK/$t.log" 2>&1; then
+  if ASAN_OPTIONS=detect_leaks=1 "$OUT/$t" -runs=300 "${dict[@]}" -artifact_prefix="$WORK/$t-" "$WORK/run-$t" \
+      >"$WORK/$t.log" 2>&1; then
     echo "$t: ok ($(grep -o 'cov: [0-9]*' "$WORK/$t.log" | tail -1))"
   else
     echo "$t: FAILED (log: $WORK/$t.log)"; status=1
