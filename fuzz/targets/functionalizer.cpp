@@ -1,15 +1,14 @@
 // libFuzzer target: fuzzer bytes drive the generator (a ByteSource) → a TRAINING program of
-// up to 8 calls → the native functionalizer → the result verifies as ATEN, and runs like
-// eager (D1). A program that breaks either is written to the working directory as
-// `epsmith-functionalizer-<pid>.json`, which `epsmith check` reads, before the abort.
+// up to 8 calls → D1: the native functionalizer's result verifies as ATEN and runs like
+// eager (a refusal is a skip). A program D1 finds something in is written to the working
+// directory as `epsmith-functionalizer-<pid>.json`, which `epsmith check` reads, before the
+// abort.
 #include <unistd.h>
 
-#include "functionalizer/functionalize.h"
 #include "fuzz/checks.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/targets/target.h"
 #include "oracle/program_io.h"
-#include "verifier/verifier.h"
 
 using namespace epsmith;
 
@@ -27,12 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto p = fuzzInputProgram(FuzzTarget::Functionalizer, bytes, fuzz_target::catalog());
   if (!p.ok()) return 0;
-  auto f = functionalize(p.value());
-  if (!f.ok()) return 0;  // refusals are export's or documented (docs/functionalizer.md)
-  if (auto v = verify(f.value(), *findDialect("ATEN")); !v.empty()) {
-    failWith(p.value(), "the functionalized program does not verify as ATEN: " + v.front().str());
-  }
-  const auto outcomes = runChecks(p.value(), checksHeldTo(FuzzTarget::Functionalizer));
+  const auto outcomes = runChecks(p.value(), checksRun(FuzzTarget::Functionalizer));
   if (const CheckOutcome* o = firstFinding(outcomes)) failWith(p.value(), "D1 " + o->kind + " " + o->where + ": " + o->report);
   return 0;
 }
