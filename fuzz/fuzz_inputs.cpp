@@ -50,6 +50,14 @@ Expected<ExportedProgram> fuzzInputProgram(FuzzTarget t, std::string_view bytes,
   return Diagnostic{"", "unknown fuzz target"};
 }
 
+std::vector<DiffCheck> checksRun(FuzzTarget t) {
+  if (t == FuzzTarget::Functionalizer) return {DiffCheck::D1};
+  if (t == FuzzTarget::Case) {
+    return {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6, DiffCheck::D9};
+  }
+  return {};
+}
+
 std::vector<DiffCheck> checksHeldTo(FuzzTarget t) {
   if (t == FuzzTarget::Functionalizer) return {DiffCheck::D1};
   if (t == FuzzTarget::Case) return {DiffCheck::D1, DiffCheck::D4, DiffCheck::D6};

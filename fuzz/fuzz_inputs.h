@@ -31,8 +31,11 @@ bool generatesFromBytes(FuzzTarget t);
 // bytes make none.
 Expected<ExportedProgram> fuzzInputProgram(FuzzTarget t, std::string_view bytes, const OpCatalog& catalog);
 
-// The checks whose findings the target stops at: D1 (functionalizer); D1, D4 and D6 (case:
-// the checks of epsmith itself among those it runs). None for the others.
+// The checks the target runs on its program: D1 (functionalizer); every one that runs in
+// the process, D1, D2, D3, D4, D6 and D9 (case). None for the others.
+std::vector<DiffCheck> checksRun(FuzzTarget t);
+// Those among them whose findings stop the target: the checks of epsmith itself (D1; D1,
+// D4 and D6), not LibTorch's (D2, D3, D9), which campaigns count.
 std::vector<DiffCheck> checksHeldTo(FuzzTarget t);
 
 }  // namespace epsmith

@@ -108,8 +108,7 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     std::string why;
     auto m = minimizeFirstFailure(program.value(), checksHeldTo(*target), limits, opts->max_calls, std::cout, &why);
     if (!m && why.empty()) {  // a death or an escaped exception in a check the target runs but is not held to
-      m = minimizeFirstFailure(program.value(), {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6},
-                               limits, opts->max_calls, std::cout, &why);
+      m = minimizeFirstFailure(program.value(), checksRun(*target), limits, opts->max_calls, std::cout, &why);
     }
     if (!m && why.empty()) return fail(opts->input + ": no check finds anything in its program", kExitFindings);
     if (!m) return fail(why, kExitFindings);

@@ -18,10 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckOptions options;
   options.case_seed = size;  // D4's form and D6's corruptions, drawn from it
   options.corruptions_per_case = 4;
-  const std::vector<DiffCheck> checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D6,
-                                         DiffCheck::D9};
   const std::vector<DiffCheck> ours = checksHeldTo(FuzzTarget::Case);
-  for (const CheckOutcome& o : runChecks(p.value(), checks, options)) {
+  for (const CheckOutcome& o : runChecks(p.value(), checksRun(FuzzTarget::Case), options)) {
     if (o.status != CheckOutcome::Status::Finding) continue;
     const bool held = std::find(ours.begin(), ours.end(), o.check) != ours.end();
     if (held || o.kind == "escaped-exception" || o.kind == "invalid-program") {
