@@ -6,6 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -66,7 +67,19 @@ void offByOnePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, to
   }
 }
 
-enum class FaultKind { Raise, Crash, Overread, OffByOne };
+// The op's own result, a fixed time late: a kernel that got slower, for `epsmith perf` and
+// ci/perf.sh to report. It sits on ADInplaceOrView, which every tensor made outside
+// inference mode carries and functional ops fall through, so eager runs and LibTorch's
+// functionalization both meet it and the redispatch below finds the real kernel.
+void slowPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kPlantedDelayMicros);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  op.redispatchBoxed(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, c10::DispatchKey::ADInplaceOrView),
+                     stack);
+}
+
+enum class FaultKind { Raise, Crash, Overread, OffByOne, Slow };
 
 struct FaultSpelling {
   std::string_view prefix;
@@ -78,6 +91,7 @@ constexpr FaultSpelling kSpellings[] = {
     {"crash:", FaultKind::Crash, c10::DispatchKey::Functionalize, "a crash in LibTorch's functionalization"},
     {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
     {"cuda:", FaultKind::OffByOne, c10::DispatchKey::CUDA, "a CUDA kernel off by one"},
+    {"slow:", FaultKind::Slow, c10::DispatchKey::ADInplaceOrView, "a kernel made slower"},
     {"", FaultKind::Raise, c10::DispatchKey::Functionalize, "an exception in LibTorch's functionalization"},
 };
 
@@ -86,6 +100,7 @@ torch::CppFunction kernelFor(FaultKind kind) {
     case FaultKind::Crash: return torch::CppFunction::makeFromBoxedFunction<&crashPlantedFault>();
     case FaultKind::Overread: return torch::CppFunction::makeFromBoxedFunction<&overreadPlantedFault>();
     case FaultKind::OffByOne: return torch::CppFunction::makeFromBoxedFunction<&offByOnePlantedFault>();
+    case FaultKind::Slow: return torch::CppFunction::makeFromBoxedFunction<&slowPlantedFault>();
     case FaultKind::Raise: break;
   }
   return torch::CppFunction::makeFromBoxedFunction<&raisePlantedFault>();
@@ -103,7 +118,14 @@ bool plantOne(std::string entry, std::vector<std::string>& planted) {
   const size_t dot = entry.find('.', sep);
   const std::string base = entry.substr(0, dot);
   const std::string overload = dot == std::string::npos ? "" : entry.substr(dot + 1);
-  if (!c10::Dispatcher::singleton().findOp({base, overload})) return false;
+  auto handle = c10::Dispatcher::singleton().findOp({base, overload});
+  if (!handle) return false;
+  // An in-place or view op has a kernel of its own there (version counters, view tracking):
+  // replacing it would change what the op does, not only how long it takes.
+  if (spelling->kind == FaultKind::Slow && handle->hasKernelForDispatchKey(c10::DispatchKey::ADInplaceOrView)) {
+    std::fprintf(stderr, "epsmith: planted fault: slow: only for functional ops, not %s; not planted\n", entry.c_str());
+    return true;
+  }
   // Never destroyed: the registration lasts for the process.
   auto* library = new torch::Library(torch::Library::IMPL, base.substr(0, sep), spelling->key, __FILE__, __LINE__);
   const std::string local = entry.substr(sep + 2);

@@ -19,12 +19,18 @@ namespace epsmith {
 // tensor argument's storage: a kernel reading memory it does not own, as 1.13's nanmedian.dim
 // did (Note [Over-reads see a fill]). `cuda:aten::sigmoid` replaces the op's CUDA kernel with
 // the CPU's result plus one (floating results), so D3 reports a value mismatch there; where
-// no CUDA device exists the kernel is registered and never called. The variable is read once per process, before its
+// no CUDA device exists the kernel is registered and never called. `slow:aten::mul.Tensor`
+// makes a functional op kPlantedDelayMicros late on every call, in every run mode, its
+// result unchanged: a kernel that got slower, for `epsmith perf --compare` and ci/perf.sh
+// (docs/perf.md). The variable is read once per process, before its
 // first run (forked workers inherit the registrations), and every fault planted is reported
 // on standard error so that no campaign runs with one unawares. Meant for tests.
 //
 // Installs the faults the environment names, once; returns those planted. An entry that
 // names no operator is reported on standard error and skipped.
 const std::vector<std::string>& installPlantedFaults();
+
+// How late a `slow:` kernel is, per call.
+constexpr int kPlantedDelayMicros = 200;
 
 }  // namespace epsmith
