@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -223,6 +224,23 @@ std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue&
   return std::nullopt;
 }
 
+// Adds the seconds from its making to stop() (or its end, on an early return) to `*seconds`.
+class RunClock {
+ public:
+  explicit RunClock(double* seconds) : seconds_(seconds), started_(std::chrono::steady_clock::now()) {}
+  ~RunClock() { stop(); }
+  RunClock(const RunClock&) = delete;
+  RunClock& operator=(const RunClock&) = delete;
+  void stop() {
+    if (seconds_) *seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    seconds_ = nullptr;
+  }
+
+ private:
+  double* seconds_;
+  std::chrono::steady_clock::time_point started_;
+};
+
 RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
   RunResult result;
   std::optional<Interpreter> own;
@@ -233,6 +251,7 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   inputs.reserve(flat.size());
   for (const auto& in : flat) inputs.push_back(in.value);
   installPlantedFaults();  // Note [Planted faults]
+  RunClock clock(options.run_seconds);
   Interpreter::Outcome outcome = options.mode == RunMode::LibTorchFunctionalize
                                      ? runFunctionalized(interpreter, inputs, flat, options)
                                      : interpreter.run(inputs, options.observe);
@@ -254,6 +273,7 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
       if ((result.error = applyMutation(spec, outcome.outputs[i], flat))) return result;
     }
   }
+  clock.stop();
   for (const auto& in : flat) {
     if (!in.name.empty() && in.value.isTensor()) result.final_inputs.emplace_back(in.name, toCpu(in.value).toTensor());
   }

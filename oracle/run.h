@@ -38,6 +38,9 @@ struct RunOptions {
   // null to plan it for this run; a plan made for another device than `device` is not
   // used (Note [Programs moved to a device]).
   const Interpreter* plan = nullptr;
+  // Where to add the seconds the run itself took, making the inputs left out: the graph
+  // and, for the modes that apply them, its mutations (`epsmith perf` times with it).
+  double* run_seconds = nullptr;
 };
 
 // Lifts parameters, buffers (non-persistent ones from constants), constants and tokens in
