@@ -15,15 +15,10 @@
 // is recorded as unsupported (a skip whose reason the report counts), not filed as a bug.
 #include "fuzz/nativert_check.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include "functionalizer/functionalize.h"
 #include "generators/random_source.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/nativert.h"
-#include "oracle/program_io.h"
 #include "oracle/pt2_archive.h"
 
 namespace epsmith::check_detail {
@@ -38,25 +33,6 @@ std::optional<std::string> unsupportedKind(const std::string& message) {
   }
   return std::nullopt;
 }
-
-// The archive on disk for the run (ModelRunnerHandle takes a path), removed afterwards.
-class ArchiveFile {
- public:
-  explicit ArchiveFile(const std::string& bytes) {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir && *dir ? dir : "/tmp") + "/epsmith-d9-" + std::to_string(::getpid()) + ".pt2";
-    error_ = writeFileAtomically(path_, bytes);
-  }
-  ~ArchiveFile() { ::unlink(path_.c_str()); }
-  ArchiveFile(const ArchiveFile&) = delete;
-  ArchiveFile& operator=(const ArchiveFile&) = delete;
-  const std::string& path() const { return path_; }
-  const std::optional<Diagnostic>& error() const { return error_; }
-
- private:
-  std::string path_;
-  std::optional<Diagnostic> error_;
-};
 
 // What eager's run says that the runtime can be held to: the user outputs, and for the
 // TRAINING form the user inputs after the call.
@@ -112,7 +88,7 @@ CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime
     PhaseClock clock(times, Phase::Execute);
     auto archive = writeProgramPt2(*handed);
     if (!archive.ok()) return skip(DiffCheck::D9, "a .pt2 cannot hold this program: " + archive.error().str());
-    ArchiveFile file(archive.value());
+    TemporaryArchive file(archive.value());
     if (file.error()) return skip(DiffCheck::D9, "cannot write the archive: " + file.error()->str());
     TensorMaterializer materializer;
     std::vector<c10::IValue> inputs;

@@ -15,15 +15,27 @@
 
 #include <c10/util/Exception.h>
 
+#include <cstdlib>
 #include <exception>
 
+#include <unistd.h>
+
 #include "oracle/libtorch_compat.h"
+#include "oracle/program_io.h"
 
 #if EPSMITH_HAVE_NATIVERT
 #include <torch/nativert/ModelRunnerHandle.h>
 #endif
 
 namespace epsmith {
+
+TemporaryArchive::TemporaryArchive(const std::string& bytes) {
+  const char* dir = std::getenv("TMPDIR");
+  path_ = std::string(dir && *dir ? dir : "/tmp") + "/epsmith-archive-" + std::to_string(::getpid()) + ".pt2";
+  error_ = writeFileAtomically(path_, bytes);
+}
+
+TemporaryArchive::~TemporaryArchive() { ::unlink(path_.c_str()); }
 
 #if EPSMITH_HAVE_NATIVERT
 namespace {

@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "ir/diagnostic.h"
 
 namespace epsmith {
 
@@ -30,6 +33,23 @@ class ArchiveRuntime {
   // How a finding names it: "NativeRT (LibTorch 2.x, default ExecutorConfig)".
   virtual std::string name() const = 0;
   virtual ArchiveRun run(const std::string& path, const std::string& model, std::vector<c10::IValue> inputs) = 0;
+};
+
+// An archive on disk for a runtime to load (ModelRunnerHandle takes a path), in $TMPDIR
+// (else /tmp), named by the process so that forked workers never share one; removed when
+// it goes.
+class TemporaryArchive {
+ public:
+  explicit TemporaryArchive(const std::string& bytes);
+  ~TemporaryArchive();
+  TemporaryArchive(const TemporaryArchive&) = delete;
+  TemporaryArchive& operator=(const TemporaryArchive&) = delete;
+  const std::string& path() const { return path_; }
+  const std::optional<Diagnostic>& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::optional<Diagnostic> error_;
 };
 
 // NativeRT's ModelRunnerHandle where this LibTorch has it; null otherwise, with the reason
