@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `epsmith perf` end to end: a kernel made slower on purpose (EPSMITH_PLANTED_FAULT=slow:,
+# Note [Planted faults]) is found by --compare in every program that calls it, and as an
+# op; bad inputs are located errors with exit 2 that keep what could be timed.
+# Usage: perf_test.sh EPSMITH
+set -uo pipefail
+epsmith=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# Programs of abs and neg only, so that most call the op planted slow.
+printf 'nodes 6\nallow ^aten::(abs|neg)$\n' >"$work/config"
+for round in 1 2; do
+  "$epsmith" perf --config "$work/config" --count 12 --rounds 1 --reps 4 --modes eager,libtorch-functionalize \
+    --append --out "$work/a.json" >/dev/null || fail "timing A (exit $?)"
+  EPSMITH_PLANTED_FAULT=slow:aten::abs "$epsmith" perf --config "$work/config" --count 12 --rounds 1 --reps 4 \
+    --modes eager,libtorch-functionalize --append --out "$work/b.json" >/dev/null 2>&1 || fail "timing B (exit $?)"
+done
+"$epsmith" perf --compare "$work/a.json" "$work/b.json" --top 100 >"$work/report"
+status=$?
+[ "$status" = 1 ] || fail "--compare of a slowed build: exit $status, want 1"
+grep -q "^  [0-9.]*x  aten::abs  over" "$work/report" || fail "aten::abs not reported as an op that got slower"
+# Every program that calls abs (read from A's timing, not assumed) is reported slower.
+callers=$(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["programs"]:
+    if "aten::abs" in p["modes"]["eager"]["ops"]: print(p["id"])' "$work/a.json")
+[ -n "$callers" ] || fail "no generated program calls aten::abs"
+for id in $callers; do
+  grep -q "  $id\$" "$work/report" || fail "$id calls the slowed op but is not reported"
+done
+"$epsmith" perf --compare "$work/a.json:eager" "$work/b.json:libtorch-functionalize" >/dev/null
+[ $? = 1 ] || fail "a mode named after the file is not compared"
+
+expect_bad() {  # expect_bad WHAT PATTERN ARGS...: exit 2 and PATTERN on stderr
+  local what=$1 pattern=$2
+  shift 2
+  "$epsmith" perf "$@" >"$work/out" 2>"$work/err"
+  local status=$?
+  [ "$status" = 2 ] || fail "$what: exit $status, want 2"
+  grep -q -- "$pattern" "$work/err" || fail "$what: no '$pattern' in: $(cat "$work/err")"
+}
+expect_bad "nothing to time" "nothing to time" --out "$work/x.json"
+expect_bad "an unknown mode" "--modes: unknown mode 'eagre'" --count 1 --modes eagre --out "$work/x.json"
+expect_bad "a missing timing file" "$work/missing.json: cannot open" --compare "$work/missing.json" "$work/a.json"
+echo '{"epsmith_perf": 1}' >"$work/short.json"
+expect_bad "a timing file without its fields" "short.json: \$: " --compare "$work/short.json" "$work/a.json"
+echo 'not a program' >"$work/bad.ept"
+expect_bad "an unreadable program" "bad.ept" "$work/bad.ept" --count 1 --reps 1 --rounds 1 --out "$work/kept.json"
+python3 -c '
+import json, sys
+ids = [p["id"] for p in json.load(open(sys.argv[1]))["programs"]]
+sys.exit(0 if ids[-1] == "seed:1" and ids[0].endswith("bad.ept") else 1)' "$work/kept.json" ||
+  fail "the programs that could be timed are not kept beside the unreadable one"
+expect_bad "appending rounds timed otherwise" "cannot append" --count 1 --reps 3 --out "$work/a.json" --append
+exit $failed
