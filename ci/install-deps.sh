@@ -2,7 +2,8 @@
 # Installs what epsmith builds and tests with: Debian packages (Debian 12 or 13, asking apt
 # for what the release has), and a project-local virtual environment, .venv, holding the
 # torch 2.13 wheel whose LibTorch the default build uses. With --debian-libtorch it also
-# installs Debian's libtorch-dev, for the `debian` presets. Idempotent and quiet; returns at
+# installs Debian's libtorch-dev, for the `debian` presets. The venv also holds scipy and
+# matplotlib, for the performance comparison and its plots. Idempotent and quiet; returns at
 # once when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,4 +74,10 @@ if [ "$have" != "$torch_version" ]; then
   echo "ci/install-deps.sh: installing torch==$torch_version into .venv"
   python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check "torch==$torch_version" numpy
+fi
+# scipy for Google Benchmark's compare.py (its U test) and as the oracle of `epsmith perf`'s
+# statistics; matplotlib for the nightly's plots (docs/perf.md).
+if ! .venv/bin/python -c "import scipy.stats, matplotlib" 2>/dev/null; then
+  echo "ci/install-deps.sh: installing scipy and matplotlib into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check scipy matplotlib
 fi
