@@ -6,6 +6,7 @@
 #include "oracle/program_io.h"
 #include "fuzz/corpus.h"
 #include "oracle/planted_fault.h"
+#include "oracle/libtorch_compat.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
@@ -45,7 +46,9 @@ int main(int argc, char** argv) {
       "epsmith: fuzzing and differential testing for PyTorch's export IR.\n"
       "Programs are files in torch.export JSON (.json), the epsmith text form (.ept) or torch.export.save's archive (.pt2)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "epsmith " + std::string(epsmith::kEpsmithVersion));
+  // The LibTorch too: a figure or a finding is about the pair (ci/perf.sh files baselines by it).
+  app.set_version_flag("--version", "epsmith " + std::string(epsmith::kEpsmithVersion) + " (LibTorch " +
+                                        epsmith::compat::libtorchFullVersion() + ")");
   int exit_code = epsmith::cli::kExitOk;
 #define EPSMITH_COMMAND(name, function) epsmith::cli::function(app, exit_code);
 #include "tools/commands.def"

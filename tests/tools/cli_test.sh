@@ -29,7 +29,7 @@ check() {  # check NAME EXPECTED_EXIT PATTERN_IN_OUTPUT -- command...
 example=$src/examples/linear_counter.ept
 check help 0 "print" -- "$epsmith" --help
 version=$(sed -n 's/^project(epsmith.*VERSION \([0-9.]*\)).*/\1/p' "$src/CMakeLists.txt")
-check version 0 "epsmith $version" -- "$epsmith" --version
+check version 0 "epsmith $version (LibTorch " -- "$epsmith" --version
 check help_lists_convert 0 "convert" -- "$epsmith" --help
 check no_subcommand 2 "" -- "$epsmith"
 check bad_flag 2 "" -- "$epsmith" print --frobnicate "$example"
