@@ -4,9 +4,11 @@
 # the git-ignored fuzz-out/corpus (kept from night to night, so a root cause is filed once
 # until someone adds it to corpus/), writes its report to reports/<UTC date>/, then replays
 # the whole corpus, then runs the libFuzzer targets for TARGET_MINUTES (ci/libfuzzer.sh,
-# their crash inputs beside the report; 0 skips them). Exit 0 when the campaign found no new root cause and every corpus case
+# their crash inputs beside the report; 0 skips them), then ci/perf.sh against the stored
+# baseline (its figures appended to reports/perf-history.jsonl, plots and perf.html beside
+# it; docs/perf.md). Exit 0 when the campaign found no new root cause and every corpus case
 # is as its status expects; 1 when there is something to look at (new root causes, or a
-# case that was fixed or changed, a target that crashed); 2 or 3 when the campaign itself could not run.
+# case that was fixed or changed, a target that crashed, a stage slower than its baseline); 2 or 3 when the campaign itself could not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:-30}
@@ -32,5 +34,12 @@ targets_status=0
 if [ "$target_minutes" -gt 0 ]; then
   bash ci/libfuzzer.sh "$target_minutes" "$report" || targets_status=$?
 fi
-echo "nightly: report in $report/report.md (summary.json, replay.txt, libfuzzer/ beside it)"
-if [ "$fuzz_status" -ne 0 ] || [ "$replay_status" -ne 0 ] || [ "$targets_status" -ne 0 ]; then exit 1; fi
+perf_status=0
+bash ci/perf.sh --build build --out "$report/perf" --history reports/perf-history.jsonl >"$report/perf.txt" 2>&1 ||
+  perf_status=$?
+tail -1 "$report/perf.txt"
+if [ "$perf_status" -ge 2 ]; then echo "nightly: ci/perf.sh could not run (exit $perf_status): $report/perf.txt" >&2; fi
+echo "nightly: report in $report/report.md (summary.json, replay.txt, libfuzzer/, perf/ beside it)"
+if [ "$fuzz_status" -ne 0 ] || [ "$replay_status" -ne 0 ] || [ "$targets_status" -ne 0 ] || [ "$perf_status" -ne 0 ]; then
+  exit 1
+fi
