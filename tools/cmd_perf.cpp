@@ -64,7 +64,8 @@ struct Source {
   std::string id, reproduce;
   std::optional<ExportedProgram> loaded;
   uint64_t seed = 0;
-  bool unreadable = false;
+  std::string not_timed{};  // why a file is not timed: "unreadable", or a case of another LibTorch
+  bool unreadable = false;  // bad input, which makes the exit status 2
 };
 
 // What the seeds are generated with.
@@ -120,7 +121,12 @@ Expected<std::vector<Source>> sources(const PerfOptions& opts) {
   for (const std::string& path : files.value()) {
     int load_exit = kExitOk;
     Source s{path, "epsmith perf " + path + modes, loadOrReport("perf", path, load_exit)};
-    s.unreadable = !s.loaded;
+    if (!s.loaded) {
+      // A valid case this LibTorch cannot read (found on another release) or remake is a
+      // fact, as replay reports it, not bad input.
+      s.unreadable = !readCaseFile(path).ok();
+      s.not_timed = s.unreadable ? "unreadable" : "a case whose program this LibTorch cannot read or remake";
+    }
     out.push_back(std::move(s));
   }
   for (int64_t i = 0; i < opts.count; ++i) {
@@ -139,13 +145,13 @@ std::vector<ProgramTiming> timeInRounds(const std::vector<Source>& all, const Ge
   std::vector<ProgramTiming> timings(all.size());
   for (int round = 0; round < options.rounds; ++round) {
     for (size_t i = 0; i < all.size(); ++i) {
-      if (!all[i].unreadable) addRounds(timings[i], timeIsolated(all[i], generation, options));
+      if (all[i].not_timed.empty()) addRounds(timings[i], timeIsolated(all[i], generation, options));
     }
   }
   for (size_t i = 0; i < all.size(); ++i) {
     timings[i].id = all[i].id;
     timings[i].reproduce = all[i].reproduce;
-    if (all[i].unreadable) timings[i].error = "unreadable";
+    if (!all[i].not_timed.empty()) timings[i].error = all[i].not_timed;
   }
   return timings;
 }
