@@ -3,6 +3,7 @@
 // and writes a timing file; `epsmith perf --compare A[:MODE] B[:MODE]` reports what got
 // slower from A to B beyond noise (docs/perf.md).
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -171,8 +172,10 @@ size_t reportFarSlower(const TimingFile& file, double factor) {
   for (Mode m : {Mode::Functionalized, Mode::LibTorchFunctionalize}) {
     const Side form{&file, m, std::string(modeName(m))};
     for (const ProgramChange& c : compare(eager, form, far).slower) {
-      std::cout << "finding: " << c.id << ": " << form.name << " runs " << c.ratio << "x as long as eager (" << c.a_micros
-                << " -> " << c.b_micros << " us, p=" << c.p << ")\n    " << c.reproduce << "\n";
+      char figures[96];
+      std::snprintf(figures, sizeof figures, "%.2fx as long as eager (%.1f -> %.1f us, p=%.1e)", c.ratio, c.a_micros,
+                    c.b_micros, c.p);
+      std::cout << "finding: " << c.id << ": " << form.name << " runs " << figures << "\n    " << c.reproduce << "\n";
       ++findings;
     }
   }
