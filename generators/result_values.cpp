@@ -25,7 +25,9 @@ bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
   if (compat::laterDtype(a.scalar_type())) {  // few kernels but copy: the bytes decide
     const at::Tensor x = a.contiguous(), y = b.contiguous();
-    return std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) == 0;
+    // An empty tensor may have no data at all, and memcmp of a null pointer is undefined
+    // even for no bytes.
+    return x.nbytes() == 0 || std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) == 0;
   }
   if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided &&
       !a.is_complex() && a.scalar_type() != at::kBool) {

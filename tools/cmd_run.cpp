@@ -112,7 +112,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
         bool changed = !before || before->sizes() != value.sizes() || before->scalar_type() != value.scalar_type();
         if (!changed) {
           const at::Tensor a = before->contiguous(), b = value.contiguous();
-          changed = std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) != 0;
+          changed = a.numel() > 0 &&  // an empty tensor may have no data: memcmp(nullptr) is undefined
+                    std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel()) * a.element_size()) != 0;
         }
         if (changed) lines += "  mutated " + name + ": " + summarize(value) + "\n";
       }

@@ -3,6 +3,7 @@
 // own ops say of the same tensors (aminmax; eq with NaN equal to NaN).
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <limits>
 
 #include "generators/result_values.h"
+#include "oracle/libtorch_compat.h"
 
 namespace epsmith {
 namespace {
@@ -81,6 +83,29 @@ TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
   Interpreter::Outcome zero;
   zero.outputs.push_back(at::zeros({2}));
   EXPECT_TRUE(sameResult(at::full({2}, -0.0), zero));  // -0.0 == 0.0, as eq says
+}
+
+// An empty tensor may hold no data at all: comparing two is "the same", with nothing read
+// (UBSan caught a memcmp of null pointers here for a dtype compared by its bytes, under
+// the functionalizer target).
+TEST(ResultValues, EmptyResultsOfEveryDtypeAreTheSame) {
+  int compared = 0;
+  for (int i = 0; i < static_cast<int>(c10::ScalarType::NumOptions); ++i) {
+    const auto dtype = static_cast<c10::ScalarType>(i);
+    const bool by_bytes = compat::laterDtype(dtype).has_value();
+    if (!by_bytes && dtype != at::kFloat && dtype != at::kLong && dtype != at::kBool) continue;
+    at::Tensor empty;
+    try {
+      empty = at::empty({0, 3}, at::TensorOptions().dtype(dtype));
+    } catch (const c10::Error&) {
+      continue;  // a dtype this LibTorch cannot make a CPU tensor of
+    }
+    Interpreter::Outcome other;
+    other.outputs.push_back(at::empty({0, 3}, at::TensorOptions().dtype(dtype)));
+    EXPECT_TRUE(sameResult(empty, other)) << dtype;
+    ++compared;
+  }
+  EXPECT_GE(compared, 3);
 }
 
 }  // namespace
