@@ -12,6 +12,7 @@
 using namespace epsmith;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  [[maybe_unused]] const fuzz_target::LeaksNotChecked leaks;  // Note [Leaks of generated programs not checked]
   auto p = fuzzInputProgram(FuzzTarget::Case, std::string_view(reinterpret_cast<const char*>(data), size),
                             fuzz_target::catalog());
   if (!p.ok()) return 0;

@@ -24,6 +24,7 @@ namespace {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  [[maybe_unused]] const fuzz_target::LeaksNotChecked leaks;  // Note [Leaks of generated programs not checked]
   auto p = fuzzInputProgram(FuzzTarget::Functionalizer, bytes, fuzz_target::catalog());
   if (!p.ok()) return 0;
   const auto outcomes = runChecks(p.value(), checksRun(FuzzTarget::Functionalizer));
