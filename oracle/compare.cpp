@@ -116,6 +116,15 @@ at::Tensor plain(at::Tensor t) {
   return t.contiguous();
 }
 
+// A bool element read as the byte it is: a bool tensor may hold any byte (a uint8 tensor
+// viewed as bool, a kernel's uninitialized result), and loading one that is not 0 or 1 as
+// a C++ bool is undefined. Any byte but 0 reads as true, as converting the byte to bool does.
+struct BoolByte {
+  uint8_t byte;
+  explicit operator int64_t() const { return byte != 0; }
+};
+static_assert(sizeof(BoolByte) == sizeof(bool));
+
 // Element domains: the wide type a dtype's values are compared in, and torch.isclose's pieces.
 struct IntegralDomain {
   using T = int64_t;
@@ -124,7 +133,7 @@ struct IntegralDomain {
   template <typename F>
   static void forElementType(at::ScalarType t, F&& f) {
     switch (t) {
-      case at::kBool: return f(bool());
+      case at::kBool: return f(BoolByte());
       case at::kByte: return f(uint8_t());
       case at::kChar: return f(int8_t());
       case at::kShort: return f(int16_t());

@@ -108,6 +108,15 @@ TEST(CompareValues, IdenticalResultsMatch) {
   EXPECT_CONTAINS(v.report, ("4 outputs and 1 input agree"));
 }
 
+// A bool tensor may hold any byte (here a uint8 tensor viewed as bool, as `view.dtype` makes
+// one): 240 is true, read without loading it as a C++ bool (the asan preset's UBSan would
+// stop at that; the functionalizer target did).
+TEST(CompareValues, BoolBytesOtherThanOneAreTrue) {
+  auto bools = [](std::vector<int64_t> bytes) { return at::tensor(bytes).to(at::kByte).view(at::kBool); };
+  EXPECT_EQ(compareTensors(bools({240, 0, 1}), bools({1, 0, 7})).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(bools({240, 0}), bools({0, 0})).kind, VerdictKind::ValueMismatch);
+}
+
 // float32 at 100: allowed error 1e-5 + 1.3e-6 * 100 = 1.4e-4; one ulp is 7.6e-6.
 TEST(CompareValues, Float32Boundary) {
   EXPECT_EQ(compareAs(at::kFloat, 100, 100 + 1.3e-4), VerdictKind::Match);  // 1.297e-4 in f32
