@@ -15,7 +15,7 @@ void copyInto(char (&out)[N], std::string_view a, std::string_view b = {}, std::
   size_t at = 0;
   for (std::string_view part : {a, b, c}) {
     const size_t n = std::min(part.size(), N - 1 - at);
-    std::memcpy(out + at, part.data(), n);
+    if (n > 0) std::memcpy(out + at, part.data(), n);  // an empty view's data() may be null: undefined for memcpy
     at += n;
   }
   out[at] = '\0';
