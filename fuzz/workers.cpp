@@ -146,7 +146,10 @@ std::string crashFrame(const Breadcrumb& crumb) {
     Dl_info info{};
     if (::dladdr(crumb.frames[i], &info) == 0 || !info.dli_fname) continue;
     if (systemObject(info.dli_fname)) continue;
-    if (info.dli_sname && std::string_view(info.dli_sname) == "recordFramesAndDie") continue;
+    // The handler, and under the sanitizers their interceptor of backtrace(3), which the
+    // binary itself exports.
+    const std::string_view sname = info.dli_sname ? info.dli_sname : "";
+    if (sname == "recordFramesAndDie" || sname == "backtrace" || sname.rfind("__interceptor_", 0) == 0) continue;
     if (!info.dli_sname) {
       const std::string_view file(info.dli_fname);
       const size_t slash = file.rfind('/');
