@@ -20,11 +20,17 @@ class FillingCpuAllocator final : public compat::ForwardingAllocator {
 
  protected:
   c10::DataPtr allocateFrom(c10::Allocator& base, size_t bytes) const override {
-    c10::DataPtr block = base.allocate(bytes);
     const int fill = g_fill.load(std::memory_order_relaxed);
-    if (fill >= 0 && bytes > 0 && block.get()) std::memset(block.get(), fill, bytes);
+    if (fill < 0 || bytes == 0) return base.allocate(bytes);
+    // The storage keeps the size asked for; the room after it is only ever read past it.
+    c10::DataPtr block = base.allocate(bytes + kFilledPastEnd);
+    if (block.get()) std::memset(block.get(), fill, bytes + kFilledPastEnd);
     return block;
   }
+
+ private:
+  // As much as one vector load reads past the last element a kernel means to read.
+  static constexpr size_t kFilledPastEnd = 64;
 };
 
 }  // namespace

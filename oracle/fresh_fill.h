@@ -13,9 +13,11 @@ namespace epsmith {
 // M_PERTURB did it for the whole heap, but only under glibc's malloc, and epsmith links
 // tcmalloc (Note [tcmalloc in every executable]). So LibTorch's CPU allocator is wrapped,
 // once per process, by one that fills each block it hands out with the byte of the
-// innermost live FreshTensorFill, and otherwise leaves it as it is. Only tensor memory is
-// filled: a kernel's own std::vector scratch is the heap allocator's (M_PERTURB still
-// fills it where glibc's malloc is in use; under tcmalloc nothing does). The byte is the
+// innermost live FreshTensorFill, and otherwise leaves it as it is; a filled block also
+// holds the byte for 64 bytes past its end, where a kernel that reads past the storage of
+// a tensor the run made reads (as past an input's, Note [Over-reads see a fill]). Only
+// tensor memory is filled: a kernel's own std::vector scratch is the heap allocator's
+// (M_PERTURB still fills it under glibc's malloc; under tcmalloc nothing does). The byte is the
 // whole process's, and fills nest first in, last out: for a process's one running thread,
 // as campaign workers and replay children are.
 class FreshTensorFill {

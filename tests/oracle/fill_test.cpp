@@ -94,5 +94,30 @@ signature {
   }
 }
 
+// Note [Fresh tensors hold a fill]: the fill also lies past the end of each fresh block,
+// so a kernel reading past the storage of a tensor the run made (the planted polygamma
+// kernel over abs's result, whose 12 bytes leave room in any allocator's block) sees the
+// fill of the run, not what an earlier run left there.
+TEST(Oracle, FreshTensorMemoryHoldsTheFillPastItsEnd) {
+  ExportedProgram p = parse(R"(graph {
+  %x: f32[3] = placeholder
+  %abs: f32[3] = aten::abs(%x)
+  %polygamma: f32[3] = aten::polygamma(1, %abs)
+  return (%polygamma)
+}
+signature {
+  input user_input %x
+  output user_output %polygamma
+})");
+  InputValue x = tensorInput(at::arange(3, at::kFloat));
+  for (uint8_t byte : {uint8_t{0x55}, uint8_t{0xaa}, uint8_t{0x3c}, uint8_t{0x55}}) {
+    SCOPED_TRACE(int(byte));
+    const FreshTensorFill fill(byte);
+    const RunResult r = runProgram(p, {x});
+    ASSERT_FALSE(r.error) << r.error->str();
+    EXPECT_TRUE(r.outputs.at(0).toTensor().eq(byte).all().item<bool>()) << r.outputs.at(0).toTensor();
+  }
+}
+
 }  // namespace
 }  // namespace epsmith
