@@ -3,8 +3,9 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <string_view>
+
+#include "oracle/op_time.h"
 
 namespace epsmith {
 
@@ -31,21 +32,9 @@ struct PhaseTimes {
 };
 
 // Charges the time until the end of the scope to `phase` (nothing when `times` is null).
-class PhaseClock {
+class PhaseClock : public ScopedSeconds {
  public:
-  PhaseClock(PhaseTimes* times, Phase phase) : times_(times), phase_(phase) {
-    if (times_) start_ = std::chrono::steady_clock::now();
-  }
-  ~PhaseClock() {
-    if (times_) (*times_)[phase_] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  PhaseClock(const PhaseClock&) = delete;
-  PhaseClock& operator=(const PhaseClock&) = delete;
-
- private:
-  PhaseTimes* times_;
-  Phase phase_;
-  std::chrono::steady_clock::time_point start_;
+  PhaseClock(PhaseTimes* times, Phase phase) : ScopedSeconds(times ? &(*times)[phase] : nullptr) {}
 };
 
 }  // namespace epsmith

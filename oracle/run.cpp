@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <map>
@@ -28,6 +27,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/op_time.h"
 #include "oracle/planted_fault.h"
 
 namespace epsmith {
@@ -224,23 +224,6 @@ std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue&
   return std::nullopt;
 }
 
-// Adds the seconds from its making to stop() (or its end, on an early return) to `*seconds`.
-class RunClock {
- public:
-  explicit RunClock(double* seconds) : seconds_(seconds), started_(std::chrono::steady_clock::now()) {}
-  ~RunClock() { stop(); }
-  RunClock(const RunClock&) = delete;
-  RunClock& operator=(const RunClock&) = delete;
-  void stop() {
-    if (seconds_) *seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    seconds_ = nullptr;
-  }
-
- private:
-  double* seconds_;
-  std::chrono::steady_clock::time_point started_;
-};
-
 RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, const RunOptions& options) {
   RunResult result;
   std::optional<Interpreter> own;
@@ -251,7 +234,7 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   inputs.reserve(flat.size());
   for (const auto& in : flat) inputs.push_back(in.value);
   installPlantedFaults();  // Note [Planted faults]
-  RunClock clock(options.run_seconds);
+  ScopedSeconds clock(options.run_seconds);
   Interpreter::Outcome outcome = options.mode == RunMode::LibTorchFunctionalize
                                      ? runFunctionalized(interpreter, inputs, flat, options)
                                      : interpreter.run(inputs, options.observe);
