@@ -107,16 +107,21 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   return r;
 }
 
-std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                       const Failing* focus, CheckOutcome* finding, PhaseTimes* times) const {
+std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Device& device,
+                           const Failing* focus, CheckOutcome* finding, PhaseTimes* times) {
   CheckOptions options = focus ? focusedOn(*focus) : CheckOptions{};
-  options.device = setup_.device;
+  options.device = device;
   options.times = times;
   const auto outcomes = runChecks(p, checks, options);
   const CheckOutcome* found = firstFinding(outcomes);
   if (!found) return "";
   if (finding) *finding = *found;
   return failureSignature(*found);
+}
+
+std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
+                                       const Failing* focus, CheckOutcome* finding, PhaseTimes* times) const {
+  return epsmith::firstSignature(p, checks, setup_.device, focus, finding, times);
 }
 
 // Note [Re-runs on a perturbed heap]
@@ -139,8 +144,8 @@ std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vect
 // checks first needs the program's eager run to give the same results under kFlakyLayouts
 // shifted, perturbed, filled heaps as on the heap as it is; then the checks must report
 // the same finding under two of them.
-bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                    const Failing& f) const {
+bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f,
+                        const Device& device) {
   constexpr int kFlakyLayouts = 4;
   struct Perturbed {
     explicit Perturbed(int layout) : fill(byteFor(layout)) { ::mallopt(M_PERTURB, byteFor(layout)); }
@@ -151,7 +156,7 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
   const bool compares_runs = std::any_of(checks.begin(), checks.end(), [](DiffCheck c) { return c != DiffCheck::D6; });
   if (compares_runs) {
     compat::WarningHandlerGuard quiet(silentWarningHandler());
-    const RunOptions eager(RunMode::Eager, setup_.device);
+    const RunOptions eager(RunMode::Eager, device);
     const RunResult first = runProgram(p, eager);
     for (int layout = 1; layout <= kFlakyLayouts; ++layout) {
       const HeapShift shift(layout);
@@ -165,7 +170,7 @@ bool CaseRunner::comesBackEveryTime(const ExportedProgram& p, const std::vector<
     const HeapShift shift(layout);
     const Perturbed heap(layout);
     CheckOutcome now;
-    if (firstSignature(p, checks, &f, &now).empty() || !f.matches(now)) return false;
+    if (firstSignature(p, checks, device, &f, &now).empty() || !f.matches(now)) return false;
   }
   return true;
 }
@@ -278,10 +283,10 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   if (!crash) {
     if (fork_steps) {
       IsolatedOutcome o = runIsolated(
-          [&] { return std::string(comesBackEveryTime(program.value(), checks, f) ? "yes" : "no"); }, limits);
+          [&] { return std::string(comesBackEveryTime(program.value(), checks, f, setup_.device) ? "yes" : "no"); }, limits);
       m.flaky = o.result == "no";
     } else {
-      m.flaky = !comesBackEveryTime(program.value(), checks, f);
+      m.flaky = !comesBackEveryTime(program.value(), checks, f, setup_.device);
     }
     if (m.flaky) {
       m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};

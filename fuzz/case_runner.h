@@ -67,15 +67,10 @@ class CaseRunner {
   int nodes() const;  // ops per program, as configured
   Expected<ExportedProgram> generate(uint64_t seed, PhaseTimes* times = nullptr) const;
   CaseResult run(uint64_t seed) const;
-  // The signature of the first finding of `checks` on `p` ("" when none), the checks
-  // focused on the variant `focus` was found by (Note [Re-runs focus on the finding]).
+  // firstSignature (below) on the runner's device.
   std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                              const Failing* focus = nullptr, CheckOutcome* finding = nullptr,
                              PhaseTimes* times = nullptr) const;
-  // Whether `f` is the first finding of `checks` on `p` every time: `p`'s eager run must
-  // agree with itself, and the finding come back, on heaps whose fresh memory holds
-  // different garbage each time (Note [Re-runs on a perturbed heap]).
-  bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f) const;
   // Minimizes the failure `f` of the case `seed`: one that a check reports, or one that
   // killed a worker (`f.crash`). Each step of a crash is tried in a forked child; so is each
   // step of any finding when `fork_steps` is set (a minimization that ended its worker once,
@@ -101,6 +96,18 @@ class CaseRunner {
 // re-runs fill through (Note [Fresh tensors hold a fill]). Campaign workers and replay
 // use it.
 void prepareCaseProcess();
+
+// The signature of the first finding of `checks` on `p` run on `device` ("" when none), the
+// checks focused on the variant `focus` was found by (Note [Re-runs focus on the finding]).
+std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Device& device,
+                           const Failing* focus = nullptr, CheckOutcome* finding = nullptr,
+                           PhaseTimes* times = nullptr);
+
+// Whether `f` is the first finding of `checks` on `p` every time: `p`'s eager run must
+// agree with itself, and the finding come back, on heaps whose fresh memory holds
+// different garbage each time (Note [Re-runs on a perturbed heap]).
+bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f,
+                        const Device& device);
 
 // Blocks of assorted sizes held for a while, so that what is allocated meanwhile lands
 // elsewhere on the heap: layout 0 holds none, each further layout more and larger ones.

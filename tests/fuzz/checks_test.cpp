@@ -498,9 +498,9 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   for (int layout = 0; layout < 12; ++layout) {
     SCOPED_TRACE("heap layout " + std::to_string(layout));
     for (size_t size : {24, 40, 56, 88, 120, 248, 1016}) ballast.emplace_back(new char[size * (layout % 5 + 1)]);
-    EXPECT_FALSE(runner.value()->comesBackEveryTime(garbage.value(), {DiffCheck::D4}, Failing::of(*findingFromSignature(seen))));
-    EXPECT_TRUE(runner.value()->comesBackEveryTime(
-        real.value(), {DiffCheck::D2}, Failing::of(*findingFromSignature("D2 exception-in-one aten::logical_not_"))));
+    EXPECT_FALSE(comesBackEveryTime(garbage.value(), {DiffCheck::D4}, Failing::of(*findingFromSignature(seen)), Device{}));
+    EXPECT_TRUE(comesBackEveryTime(real.value(), {DiffCheck::D2},
+                                   Failing::of(*findingFromSignature("D2 exception-in-one aten::logical_not_")), Device{}));
   }
 }
 
