@@ -1,8 +1,8 @@
 // libFuzzer target: fuzzer bytes drive the generator (a ByteSource) → a TRAINING program of
 // up to 8 calls → D1: the native functionalizer's result verifies as ATEN and runs like
-// eager (a refusal is a skip). A program D1 finds something in is written to the working
-// directory as `epsmith-functionalizer-<pid>.json`, which `epsmith check` reads, before the
-// abort.
+// eager (a refusal is a skip). A program whose D1 finding comes back on every re-run is
+// written to the working directory as `epsmith-functionalizer-<pid>.json`, which `epsmith
+// check` reads, before the abort.
 #include <unistd.h>
 
 #include "fuzz/checks.h"
@@ -24,10 +24,15 @@ namespace {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  fuzz_target::prepareCaseProcessOnce();
   [[maybe_unused]] const fuzz_target::LeaksNotChecked leaks;  // Note [Leaks of generated programs not checked]
   auto p = fuzzInputProgram(FuzzTarget::Functionalizer, bytes, fuzz_target::catalog());
   if (!p.ok()) return 0;
   const auto outcomes = runChecks(p.value(), checksRun(FuzzTarget::Functionalizer));
-  if (const CheckOutcome* o = firstFinding(outcomes)) failWith(p.value(), "D1 " + o->kind + " " + o->where + ": " + o->report);
+  const CheckOutcome* o = firstFinding(outcomes);
+  // Note [Targets stop only on findings that come back]
+  if (o && fuzz_target::comesBack("functionalizer", p.value(), *o)) {
+    failWith(p.value(), "D1 " + o->kind + " " + o->where + ": " + o->report);
+  }
   return 0;
 }

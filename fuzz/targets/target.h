@@ -8,8 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/case_runner.h"
 #include "generators/op_catalog.h"
 #include "ir/program_diff.h"
+#include "oracle/planted_fault.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define EPSMITH_LSAN 1
@@ -54,6 +56,29 @@ class LeaksNotChecked {
 inline const OpCatalog& catalog() {
   static const OpCatalog c = OpCatalog::build().value();
   return c;
+}
+
+// Sets the process up once as a campaign's worker is (prepareCaseProcess: one intra-op
+// thread, so that no result depends on the machine's cores, and the allocator the re-runs
+// fill through), with the faults that tests plant (Note [Planted faults]).
+inline void prepareCaseProcessOnce() {
+  static const bool prepared = (prepareCaseProcess(), installPlantedFaults(), true);
+  (void)prepared;
+}
+
+// Note [Targets stop only on findings that come back]
+// A generated program may call a kernel that reads memory it never wrote, and then a check
+// that compares two runs reports a difference that is no bug of the check's
+// (Note [Re-runs on a perturbed heap]). The functionalizer target stopped at such a D1
+// mismatch (median.dim's indices over an input expanded along the reduced dimension, 2.13)
+// that neither the saved program nor the same input run again showed. So a target, as a
+// campaign does, stops on a finding only when it comes back every time (comesBackEveryTime)
+// and says on standard error, and goes on, when it does not.
+inline bool comesBack(const char* target, const ExportedProgram& p, const CheckOutcome& o) {
+  if (comesBackEveryTime(p, {o.check}, Failing::of(o), Device{})) return true;
+  std::fprintf(stderr, "epsmith %s: %s %s %s did not come back on every re-run (flaky): not a stop\n", target,
+               std::string(diffCheckName(o.check)).c_str(), o.kind.c_str(), o.where.c_str());
+  return false;
 }
 
 // The readers' property: `bytes` make a program or an error with a message, and a program
