@@ -296,8 +296,18 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
   return true;
 }
 
+// A bool tensor's copy keeps only whether each byte is 0 (LibTorch's copy kernels load
+// bools as bools; 1.13 and 2.13), and eager's tensor keeps its bytes, which a dtype view
+// reads (a bool view of a float, viewed back). So a bool value is copied as the uint8 it
+// is bytewise and viewed as bool again.
 Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta) {
-  return e.call(op("aten::clone"), {arg::Tensor{value}}, meta, {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
+  const std::vector<std::pair<std::string, Argument>> contiguous{{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}};
+  if (meta.dtype != ScalarType::Bool) return e.call(op("aten::clone"), {arg::Tensor{value}}, meta, contiguous);
+  TensorMeta bytes = meta;
+  bytes.dtype = ScalarType::Byte;
+  Node* as_bytes = e.call(op("aten::view.dtype"), {arg::Tensor{value}, arg::Dtype{ScalarType::Byte}}, bytes);
+  Node* copy = e.call(op("aten::clone"), {arg::Tensor{as_bytes}}, bytes, contiguous);
+  return e.call(op("aten::view.dtype"), {arg::Tensor{copy}, arg::Dtype{ScalarType::Bool}}, meta);
 }
 
 TensorMeta contiguousMeta(const TensorMeta& m) {

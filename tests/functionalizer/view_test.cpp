@@ -486,6 +486,16 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %out: b8[3, 24] = aten::logical_not(%view)
   return (%out)
 )", "f32[6, 3]<stride=[1, 6]>"));
+  // A bool view of a written tensor read back as f32: the contiguous copy keeps the bytes,
+  // which a copy of a bool tensor does not (it keeps whether each byte is 0; the
+  // functionalizer target's case, through f16).
+  functionalAgreesWithEager(onX(R"(  %bytes: b8[4, 24] = aten::view.dtype(%x, torch.bool)
+  %t: f32[6, 4]<stride=[1, 6]> = aten::t(%x)
+  %mul_: f32[6, 4]<stride=[1, 6]> = aten::mul_.Scalar(%t, 3)
+  %back: f32[4, 6] = aten::view.dtype(%bytes, torch.float32)
+  %out: f32[4, 6] = aten::add.Scalar(%back, 1)
+  return (%out)
+)"));
   // as_strided of such a value addresses eager's layout, read off a contiguous copy.
   functionalAgreesWithEagerWhereItRuns(onX(R"(  %t: f32[3, 6] = aten::t(%x)
   %tril_: f32[6, 3]<stride=[1, 6]> = aten::tril_(%x, 0)
