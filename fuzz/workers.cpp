@@ -1,6 +1,8 @@
 // See workers.h. Messages on the pipes are a 4-byte length and the bytes.
 #include "fuzz/workers.h"
 
+#include <ATen/Parallel.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -222,6 +224,10 @@ void WorkerPool::start(size_t w) {
         ::close(other.from_child);
       }
     }
+    // One intra-op thread: the parent's OpenMP pool, if its kernels started one, is not
+    // in the child (fork copies only the calling thread), and a kernel that splits its
+    // work would wait on those threads forever.
+    at::set_num_threads(1);
     Breadcrumb* crumb = &crumbs(shared_)[w];
     installBreadcrumb(crumb);
     recordFramesOnFatalSignals(crumb);

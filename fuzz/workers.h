@@ -54,7 +54,8 @@ using ServeFn = std::function<std::string(const std::string& request)>;
 
 class WorkerPool {
  public:
-  // `init` runs once in every fresh worker before it serves (e.g. at::set_num_threads(1)).
+  // `init` runs once in every fresh worker before it serves (e.g. prepareCaseProcess); a
+  // worker runs one intra-op thread from its start.
   WorkerPool(int jobs, ServeFn serve, WorkerLimits limits, std::function<void()> init = {});
   ~WorkerPool();  // kills the workers
   WorkerPool(const WorkerPool&) = delete;

@@ -2,6 +2,10 @@
 // reported with its breadcrumb (phase and op) and replaced, and the pool goes on serving;
 // runIsolated does the same for one call; a worker is replaced after its share of requests.
 #include <gtest/gtest.h>
+
+#include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/ones.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -194,6 +198,24 @@ TEST(Workers, RunIsolated) {
   ASSERT_TRUE(crashed.death.has_value());
   EXPECT_EQ(crashed.death->kindName(), "crash-SIGSEGV");
   EXPECT_EQ(crashed.death->op, "aten::frobnicate.out");
+}
+
+// A parent whose kernels ran on several threads has an OpenMP pool, which fork() does not
+// copy: a child's parallel kernel would wait on its threads forever (import-crash's first
+// child did, in tril_, once the catalog's trial calls had started the pool).
+TEST(Workers, AChildRunsParallelKernelsAfterItsParentDid) {
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  // Elementwise kernels split a tensor this large between the threads.
+  auto kernels = [] { return at::ones({1 << 22}).mul(2).sum().item<double>(); };
+  EXPECT_EQ(kernels(), 2.0 * (1 << 22));
+  WorkerLimits limits;
+  limits.seconds_per_request = 20;
+  auto child = runIsolated([&] { return std::to_string(kernels()); }, limits);
+  at::set_num_threads(threads);
+  ASSERT_FALSE(child.death.has_value()) << child.death->kindName();
+  ASSERT_TRUE(child.result.has_value());
+  EXPECT_EQ(std::stod(*child.result), 2.0 * (1 << 22));
 }
 
 }  // namespace
