@@ -5,7 +5,8 @@
 // DIR/regressions, which replay and campaigns read like any other. An input of a reader or
 // the verifier target is a file whose reading crashed: it is kept byte for byte in
 // DIR/fuzz-inputs/TARGET/, which the targets' seed corpora and smoke test include. Exit 0
-// when filed, 1 when the input shows no failure, 2 for bad input or flags.
+// when filed or when its root cause is a known bug (--known, as a campaign reads it: counted,
+// not filed), 1 when the input shows no failure, 2 for bad input or flags.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "epsmith/version.h"
 #include "fuzz/corpus.h"
 #include "fuzz/fuzz_inputs.h"
+#include "fuzz/known_bugs.h"
 #include "fuzz/root_cause.h"
 #include "oracle/program_io.h"
 #include "tools/command.h"
@@ -33,7 +35,7 @@ std::string bytesHash(const std::string& bytes) {
 }
 
 // The case file of a minimized failure, as a campaign files a new root cause.
-CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input) {
+CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input, RootCause* root_out) {
   const Failing& f = m.failing;
   CaseFile c;
   c.check = f.check;
@@ -44,8 +46,9 @@ CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input)
   } else if (f.crash) {
     c.kind = f.crash->kindName(), c.op = f.crash->op, c.report = "the process died: " + f.signature;
   }
-  const RootCause root(c.check, crashKind(c.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
-                       coreOps(m.result.program));
+  RootCause root(c.check, crashKind(c.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
+                 coreOps(m.result.program));
+  root.traits = programTraits(m.result.program);
   c.bucket = root.id();
   c.bucket_key = root.str();
   c.core_ops = root.ops;
@@ -59,7 +62,17 @@ CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input)
   c.provenance.nodes_after = m.result.nodes_after;
   c.provenance.oracle_calls = m.result.oracle_calls;
   c.program = std::move(m.result.program);
+  *root_out = std::move(root);
   return c;
+}
+
+// The list `path` names, or ./corpus/known.json where it is, as a campaign reads it; an
+// empty list for "none" or where there is none.
+Expected<KnownBugs> knownBugs(std::string path) {
+  std::error_code ec;
+  if (path.empty() && std::filesystem::is_regular_file("corpus/known.json", ec)) path = "corpus/known.json";
+  if (path.empty() || path == "none") return KnownBugs{};
+  return KnownBugs::load(path);
 }
 
 }  // namespace
@@ -70,6 +83,7 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     std::string target, input, corpus = "fuzz-out/corpus";
     int max_calls = 500;
     double timeout = 60;
+    std::string known;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("TARGET", opts->target, "the target that crashed (json_reader, text_parser, pt2_reader, verifier, "
@@ -78,6 +92,8 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--corpus", opts->corpus, "where the case goes (DIR/regressions, DIR/fuzz-inputs)")->capture_default_str();
   cmd->add_option("--max-calls", opts->max_calls, "oracle calls the minimization may spend")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds one step's checks may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--known", opts->known,
+                  "known-bugs list whose bugs are not filed (default: ./corpus/known.json where it is; none: no list)");
   cmd->callback([opts, &exit_code] {
     auto fail = [&](const std::string& message, int code) {
       std::cerr << "epsmith import-crash: " << message << "\n";
@@ -99,6 +115,8 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
       exit_code = kExitOk;
       return;
     }
+    auto known = knownBugs(opts->known);
+    if (!known.ok()) return fail("--known: " + known.error().str(), kExitBadInput);
     const auto catalog = OpCatalog::build();
     if (!catalog.ok()) return fail(catalog.error().str(), kExitBadInput);
     auto program = fuzzInputProgram(*target, bytes, catalog.value());
@@ -112,7 +130,15 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     }
     if (!m && why.empty()) return fail(opts->input + ": no check finds anything in its program", kExitFindings);
     if (!m) return fail(why, kExitFindings);
-    const CaseFile c = caseOf(std::move(*m), *target, opts->input);
+    RootCause root;
+    const CaseFile c = caseOf(std::move(*m), *target, opts->input, &root);
+    // As a campaign counts a finding of a known bug and files none (docs/fuzzing.md).
+    if (const KnownBug* bug = known->match(root, libtorchVersion())) {
+      std::cout << "a known bug, not filed: " << bug->id << " (" << (bug->issue.empty() ? bug->why : bug->issue)
+                << "); its root cause: " << root.str() << "\n";
+      exit_code = kExitOk;
+      return;
+    }
     auto written = writeCaseAtomically(opts->corpus, "fuzz-" + opts->target + "-" + bytesHash(bytes) + ".json", c);
     if (!written.ok()) return fail(written.error().str(), kExitBadInput);
     std::cout << "filed " << c.bucket << ": " << c.bucket_key << " in " << written.value() << "\n";

@@ -2,8 +2,9 @@
 # import_crash_test.sh EPSMITH FUZZ_FUNCTIONALIZER: a planted functionalizer fault
 # (Note [Planted functionalizer faults]) stops the functionalizer target on one of a fixed
 # set of byte inputs; `epsmith import-crash` files that input as a minimized D1 case that
-# replay reproduces with the fault and calls fixed without it. A reader's crash input is
-# kept byte for byte; bad targets and files exit 2.
+# replay reproduces with the fault and calls fixed without it, and that a known-bugs list
+# naming it keeps from being filed. A reader's crash input is kept byte for byte; bad
+# targets, files and lists exit 2.
 set -uo pipefail
 epsmith=$(realpath "$1")
 target=$(realpath "$2")
@@ -36,6 +37,15 @@ fi
 grep -q "epsmith functionalizer: D1 value-mismatch" run.log || { echo "FAIL: the target stopped otherwise:"; tail -5 run.log; exit 1; }
 expect import 0 "filed d1-value-mismatch-" -- "$epsmith" import-crash functionalizer "$crash" --corpus corpus
 expect replay_reproduces 0 "1 reproduce" -- "$epsmith" replay corpus/regressions
+# A finding of a bug on the known-bugs list is counted as a campaign counts it, not filed.
+cat >known.json <<'KNOWN'
+{"epsmith_known_bugs": 1, "bugs": [{"id": "planted-add-subtracts", "check": "D1", "kind": "value-mismatch",
+  "why": "the planted functionalizer fault add-subtracts"}]}
+KNOWN
+expect known_not_filed 0 "a known bug, not filed: planted-add-subtracts" -- \
+  "$epsmith" import-crash functionalizer "$crash" --corpus known-corpus --known known.json
+[ ! -e known-corpus ] || { echo "FAIL: a known bug's case was filed"; failures=$((failures + 1)); }
+expect bad_known_list 2 "--known" -- "$epsmith" import-crash functionalizer "$crash" --known none.json
 unset EPSMITH_FUNCTIONALIZER_FAULT
 expect replay_fixed_without_the_fault 1 "1 fixed" -- "$epsmith" replay corpus/regressions
 printf '{"graph_module": ' >reader-input
