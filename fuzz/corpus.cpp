@@ -10,9 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "formats/json.h"
 #include "formats/json_format.h"
@@ -210,11 +208,9 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
 }
 
 Expected<CaseFile> readCaseFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path, std::string("cannot open: ") + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseCaseFile(text.str(), path);
+  auto text = readFileBytes(path);
+  if (!text.ok()) return text.error();
+  return parseCaseFile(text.value(), path);
 }
 
 Expected<std::string> writeCaseAtomically(const std::string& dir, const std::string& name, const CaseFile& c) {

@@ -49,15 +49,21 @@ Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat f
   return result;
 }
 
-Expected<ExportedProgram> loadProgram(const std::string& path) {
+Expected<std::string> readFileBytes(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Diagnostic{path, "is a directory, not a program file"};
+  if (std::filesystem::is_directory(path, ec)) return Diagnostic{path, "is a directory, not a file"};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Diagnostic{path, std::string("cannot open: ") + std::strerror(errno)};
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return Diagnostic{path, "read error"};
-  std::string contents = ss.str();
+  return ss.str();
+}
+
+Expected<ExportedProgram> loadProgram(const std::string& path) {
+  auto read = readFileBytes(path);
+  if (!read.ok()) return read.error();
+  std::string contents = std::move(read.value());
   auto format = formatFromPath(path);
   if (!format) {
     auto first = contents.find_first_not_of(" \t\r\n");

@@ -27,6 +27,9 @@ Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat f
 
 Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format);
 
+// The bytes of the file `path`; an error naming it when it is a directory or cannot be
+// opened or read.
+Expected<std::string> readFileBytes(const std::string& path);
 // Writes `contents` to `path` atomically. Returns the error, or nullopt.
 std::optional<Diagnostic> writeFileAtomically(const std::string& path, const std::string& contents);
 // Renders in the format of `path`'s extension and writes atomically.

@@ -5,11 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "formats/json.h"
+#include "oracle/program_io.h"
 #include "perf/perf.h"
 
 namespace epsmith::perf {
@@ -121,11 +119,9 @@ std::string timingFileJson(const TimingFile& f) {
 }
 
 Expected<TimingFile> readTimingFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Diagnostic{path, std::string("cannot open: ") + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return readJson(text.str(), path, [](const JsonAt& j) {
+  auto text = readFileBytes(path);
+  if (!text.ok()) return text.error();
+  return readJson(text.value(), path, [](const JsonAt& j) {
     j.allowOnly({"epsmith_perf", "libtorch", "label", "warmup", "reps", "rounds", "modes", "unavailable", "programs"});
     const JsonAt version = j.field("epsmith_perf");
     if (version.integer() != kTimingFileVersion) {

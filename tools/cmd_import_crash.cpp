@@ -8,9 +8,7 @@
 // when filed or when its root cause is a known bug (--known, as a campaign reads it: counted,
 // not filed), 1 when the input shows no failure, 2 for bad input or flags.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include "epsmith/version.h"
@@ -101,9 +99,9 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     };
     const auto target = fuzzTargetFromName(opts->target);
     if (!target) return fail("unknown target '" + opts->target + "'", kExitBadInput);
-    std::ifstream in(opts->input, std::ios::binary);
-    if (!in) return fail(opts->input + ": cannot open", kExitBadInput);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto read = readFileBytes(opts->input);
+    if (!read.ok()) return fail(read.error().str(), kExitBadInput);
+    const std::string bytes = std::move(read.value());
     if (!generatesFromBytes(*target)) {
       const std::string dir = opts->corpus + "/fuzz-inputs/" + std::string(fuzzTargetName(*target));
       std::error_code ec;
