@@ -1,6 +1,8 @@
 // Which tensors of a program share memory (Note [Writes eager leaves undefined]).
 #include "fuzz/aliases.h"
 
+#include <map>
+
 #include "formats/text_format.h"
 #include "functionalizer/view_steps.h"
 #include "ops/call_args.h"
@@ -104,7 +106,44 @@ void forEachWrite(const ExportedProgram& p, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// Whether `m`'s result, or an element of it, is read after `w`.
+bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<const Node*, size_t>& order) {
+  for (const Node* u : g.users(&m)) {
+    if (order.at(u) > order.at(&w)) return true;
+    if (!isGetItem(*u)) continue;
+    for (const Node* v : g.users(u)) {
+      if (order.at(v) > order.at(&w)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether a call writes an argument of an op whose schema hides an alias, which that op
+// read before the write and whose result is read after it.
+bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
+  const Graph& g = p.graph();
+  std::map<const Node*, size_t> order;
+  for (const Node& n : g.nodes()) order.emplace(&n, order.size());
+  bool found = false;
+  forEachWrite(p, [&](const Node& w, const Node& t) {
+    for (const Node& m : g.nodes()) {
+      if (found || order.at(&m) >= order.at(&w)) return;
+      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
+      if (!opRole(*m.target.op()).hides_alias) continue;
+      bool takes = false;
+      m.forEachInput([&](const Node* i) { takes = takes || i == &t; });
+      found = takes && readAfter(g, m, w, order);
+    }
+  });
+  return found;
+}
+
+}  // namespace
+
 bool writesAnUndeclaredAlias(const ExportedProgram& p) {
+  if (writesUnderAnUndeclaredAlias(p)) return true;
   bool found = false;
   forEachWrite(p, [&](const Node&, const Node& t) {
     const Node* made = &t;

@@ -299,12 +299,27 @@ bool resizesAViewedTensor(const Graph& g) {
   return false;
 }
 
+// A set_ (or the functional set) whose source tensor has another dtype than its self.
+bool setsAnotherDtype(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (coreOpName(n.target.textName()) != "set") continue;
+    const Node* self = boundTensor(n, *n.target.op(), 0);
+    const Node* source = boundTensor(n, *n.target.op(), 1);
+    const TensorMeta* a = self ? self->meta.val.tensor() : nullptr;
+    const TensorMeta* b = source ? source->meta.val.tensor() : nullptr;
+    if (a && b && a->dtype != b->dtype) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> programTraits(const ExportedProgram& p) {
   std::vector<std::string> traits;
   if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
+  if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
   return traits;
 }
 

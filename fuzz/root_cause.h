@@ -98,9 +98,13 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   before the call and read after it.
 //   "writes-an-undeclared-alias": a call writes a tensor that an op whose schema hides an
 //   alias made, or a view of one (the functional set's result shares its source's storage,
-//   unsafe_split's pieces their input's): functionalization follows the schema, eager the
-//   storage.
-inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias"};
+//   unsafe_split's pieces their input's), or writes such an op's argument between the op
+//   and a read of its result: functionalization follows the schema, eager the storage.
+//   "sets-another-dtype": set_ (or the functional set) takes a source of another dtype
+//   than its self: eager's self takes the source's dtype, LibTorch 2.x's functionalization
+//   keeps its own, and the op that next reads it computes or raises in the wrong dtype.
+inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias",
+                                                 "sets-another-dtype"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

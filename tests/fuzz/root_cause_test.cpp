@@ -3,6 +3,7 @@
 // known-bugs list, including that every upstream bug the checked-in corpus knows is in it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,67 @@ example_inputs {
   };
   EXPECT_EQ(programTraits(program("%set")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
   EXPECT_TRUE(programTraits(program("%neg")).empty());
+}
+
+// A write into the source of the functional set, between the set and a read of its result:
+// eager's result shares the source's storage and sees the write.
+TEST(RootCause, AWriteUnderAnUndeclaredAliasIsATrait) {
+  auto program = [](bool read_after) {
+    const std::string write = "  %cos_: f32[2] = aten::cos_(%y)\n";
+    const std::string read = "  %neg: f32[2] = aten::neg(%set)\n";
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: f32[2] = placeholder
+  %set: f32[2] = aten::set.source_Tensor(%x, %y)
+)EPT" + (read_after ? write + read : read + write) + R"EPT(  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [1.0, 2.0]
+  $1: f32[2] = [3.0, 4.0]
+}
+example_inputs {
+  $0 f32[2]
+  $1 f32[2]
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program(true)), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program(false)).empty());
+}
+
+// set_ from a source of another dtype: self takes the source's dtype eagerly.
+TEST(RootCause, SettingFromAnotherDtypeIsATrait) {
+  auto program = [](const std::string& source) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: )EPT" + source + R"EPT([2] = placeholder
+  %set_: )EPT" + source + R"EPT([2] = aten::set_.source_Tensor(%x, %y)
+  %neg: )EPT" + source + R"EPT([2] = aten::neg(%x)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [1.0, 2.0]
+  $1: )EPT" + source + R"EPT([2] = [3, 4]
+}
+example_inputs {
+  $0 f32[2]
+  $1 )EPT" + source + R"EPT([2]
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("i64")), (std::vector<std::string>{"sets-another-dtype"}));
+  const std::vector<std::string> same = programTraits(program("f32"));
+  EXPECT_EQ(std::count(same.begin(), same.end(), "sets-another-dtype"), 0);
 }
 
 // A known-bugs entry that names a trait matches only root causes that have it.
