@@ -7,6 +7,7 @@
 
 #include "formats/json.h"
 #include "fuzz/corpus.h"
+#include "ops/op_aliases.h"
 
 namespace epsmith {
 namespace {
@@ -40,10 +41,13 @@ KnownBug readEntry(const JsonAt& j) {
     j.field("message").fail(std::string("bad regex: ") + e.what());
   }
   b.ops = stringsOr(j, "ops");
+  // As root causes name them (Note [Op aliases from the JIT's normalization]).
+  for (std::string& op : b.ops) op = canonicalOpName(op);
   b.traits = stringsOr(j, "traits");
   for (const std::string& t : b.traits) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
-      j.field("traits").fail("unknown program trait '" + t + "' (resizes-a-viewed-tensor, writes-an-undeclared-alias)");
+      j.field("traits").fail("unknown program trait '" + t +
+                             "' (resizes-a-viewed-tensor, writes-an-undeclared-alias, sets-another-dtype)");
     }
   }
   b.libtorch = stringsOr(j, "libtorch");

@@ -10,6 +10,7 @@
 
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
+#include "ops/op_aliases.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -117,7 +118,7 @@ std::string coreOpName(std::string_view name) {
   name = name.substr(0, name.find('.'));
   const bool dunder = name.size() > 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__";
   if (!dunder && name.size() > 1 && name.back() == '_') name.remove_suffix(1);
-  return std::string(name);
+  return canonicalOpName(name);  // Note [Op aliases from the JIT's normalization]
 }
 
 std::vector<std::string> coreOps(const ExportedProgram& p) {

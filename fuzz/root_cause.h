@@ -52,7 +52,8 @@ struct RootCause {
 };
 
 // "aten::add_.Tensor", "aten::add.out", "aten::add.Tensor" → "add"; "aten::__iand__.Tensor"
-// → "__iand__" (dunder names keep their underscores).
+// → "__iand__" (dunder names keep their underscores); "aten::divide_.Scalar" → "div"
+// (Note [Op aliases from the JIT's normalization]).
 std::string coreOpName(std::string_view aten_name);
 // The core op names of `p`'s graph (ATen calls only), sorted and distinct.
 std::vector<std::string> coreOps(const ExportedProgram& p);

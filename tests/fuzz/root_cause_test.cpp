@@ -102,6 +102,19 @@ TEST(RootCause, CoreOpNamesMergeInPlaceOutAndFunctionalForms) {
   EXPECT_EQ((RootCause{"D2", "exception-in-one", "m", {"add"}}.family()), "D2 exception-in-one: m");
 }
 
+// Note [Op aliases from the JIT's normalization]: another name of an op is the op.
+TEST(RootCause, CoreOpNamesMergeAnOpsOtherNames) {
+  EXPECT_EQ(coreOpName("aten::divide_.Scalar"), "div");
+  EXPECT_EQ(coreOpName("aten::divide.out"), "div");
+  EXPECT_EQ(coreOpName("aten::swapaxes"), "transpose");
+  EXPECT_EQ(coreOpName("aten::swapdims_"), "transpose");
+  EXPECT_EQ(coreOpName("aten::clip_.Tensor"), "clamp");
+  EXPECT_EQ(coreOpName("aten::arccos"), "acos");
+  EXPECT_EQ(coreOpName("aten::moveaxis.int"), "movedim");
+  EXPECT_EQ(coreOpName("aten::div.Tensor"), "div");
+  EXPECT_EQ(coreOpName("aten::transpose.int"), "transpose");
+}
+
 const char* kSliced = R"EPT(graph {
   %x: f32[2, 2] = placeholder
   %y: f32[2, 2] = placeholder
