@@ -47,7 +47,8 @@ KnownBug readEntry(const JsonAt& j) {
   for (const std::string& t : b.traits) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
       j.field("traits").fail("unknown program trait '" + t +
-                             "' (resizes-a-viewed-tensor, writes-an-undeclared-alias, sets-another-dtype)");
+                             "' (resizes-a-viewed-tensor, writes-an-undeclared-alias, sets-another-dtype, "
+                             "mutates-metadata-in-place)");
     }
   }
   b.libtorch = stringsOr(j, "libtorch");

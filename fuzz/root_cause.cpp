@@ -314,6 +314,20 @@ bool setsAnotherDtype(const Graph& g) {
   return false;
 }
 
+// An in-place metadata mutation that applies a view changing sizes or strides (squeeze_,
+// transpose_, as_strided_), as opposed to resize_ and set_, whose sizes come from
+// elsewhere, and detach_, which changes none.
+bool mutatesMetadataInPlace(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpRoleInfo& role = opRole(*n.target.op());
+    if (role.role == OpRole::MetadataMutation && role.view != ViewFamily::None && role.view != ViewFamily::Identity) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> programTraits(const ExportedProgram& p) {
@@ -321,6 +335,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
   if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
+  if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   return traits;
 }
 

@@ -104,8 +104,12 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   "sets-another-dtype": set_ (or the functional set) takes a source of another dtype
 //   than its self: eager's self takes the source's dtype, LibTorch 2.x's functionalization
 //   keeps its own, and the op that next reads it computes or raises in the wrong dtype.
+//   "mutates-metadata-in-place": an in-place op applies a view to its self (squeeze_,
+//   unsqueeze_, transpose_, t_, as_strided_), which LibTorch's C++ functionalization may
+//   lose, so that whatever op next reads the tensor raises about its rank or sizes, each
+//   with its own message.
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias",
-                                                 "sets-another-dtype"};
+                                                 "sets-another-dtype", "mutates-metadata-in-place"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -284,8 +284,34 @@ example_inputs {
 )EPT");
   };
   EXPECT_EQ(programTraits(program("i64")), (std::vector<std::string>{"sets-another-dtype"}));
+  // set_ changes metadata in place too, but not by applying a view.
   const std::vector<std::string> same = programTraits(program("f32"));
   EXPECT_EQ(std::count(same.begin(), same.end(), "sets-another-dtype"), 0);
+}
+
+// An in-place op that applies a view to its self; a functional view is none.
+TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
+  auto program = [](const std::string& op) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 1] = placeholder
+  %v: f32[2] = )EPT" + op + R"EPT((%x, 1)
+  %neg: f32[2] = aten::neg(%v)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [1.0, 2.0]
+}
+example_inputs {
+  $0 f32[2, 1]
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("aten::squeeze_.dim")), (std::vector<std::string>{"mutates-metadata-in-place"}));
+  EXPECT_TRUE(programTraits(program("aten::squeeze.dim")).empty());
 }
 
 // A known-bugs entry that names a trait matches only root causes that have it.
