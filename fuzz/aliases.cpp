@@ -67,6 +67,12 @@ std::map<const Node*, const Node*> storageOwners(const Graph& g) {
   return owner;
 }
 
+std::map<const Node*, size_t> nodeOrder(const Graph& g) {
+  std::map<const Node*, size_t> order;
+  for (const Node& n : g.nodes()) order.emplace(&n, order.size());
+  return order;
+}
+
 namespace {
 
 // The tensors a write into `w` lands in: `w`, and each tensor it is a view of, to the owner.
@@ -104,10 +110,6 @@ void forEachWrite(const ExportedProgram& p, F&& f) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Whether `m`'s result, or an element of it, is read after `w`.
 bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<const Node*, size_t>& order) {
   for (const Node* u : g.users(&m)) {
@@ -124,8 +126,7 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
 // read before the write and whose result is read after it.
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
   const Graph& g = p.graph();
-  std::map<const Node*, size_t> order;
-  for (const Node& n : g.nodes()) order.emplace(&n, order.size());
+  const auto order = nodeOrder(g);
   bool found = false;
   forEachWrite(p, [&](const Node& w, const Node& t) {
     for (const Node& m : g.nodes()) {

@@ -20,6 +20,8 @@ bool isViewResult(const Node& n);
 // The node whose storage each node's result shares: its own for a fresh tensor; a view's,
 // an in-place, out= or metadata-mutating call's, that of the argument it aliases.
 std::map<const Node*, const Node*> storageOwners(const Graph& g);
+// Each node's place in `g`'s order, for "before" and "after" between two nodes.
+std::map<const Node*, size_t> nodeOrder(const Graph& g);
 
 // Note [Writes eager leaves undefined]
 // A write into memory that several elements of a tensor share (an expanded input, an

@@ -273,8 +273,7 @@ const SymIntList* resultSizes(const Node& n, size_t k) {
 // Note [Program traits]: "resizes-a-viewed-tensor".
 bool resizesAViewedTensor(const Graph& g) {
   const auto owner = storageOwners(g);
-  std::map<const Node*, size_t> order;
-  for (const Node& n : g.nodes()) order.emplace(&n, order.size());
+  const auto order = nodeOrder(g);
   for (const Node& r : g.nodes()) {
     if (r.op() != OpKind::CallFunction || r.target.kind() != Target::Kind::Aten) continue;
     const OpRoleInfo& role = opRole(*r.target.op());
