@@ -4,6 +4,10 @@
 #include <ATen/Dispatch.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/aminmax.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/triu.h>
 #include <ATen/ops/equal.h>
 
 #include <algorithm>
@@ -177,6 +181,57 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
   for (const auto& a : args) a.forEachNode(check);
   for (const auto& [k, a] : kwargs) a.forEachNode(check);
   return non_finite;
+}
+
+// Note [Triangular outs walked as batch-contiguous]
+// LibTorch 2.13's triu.out and tril.out keep an out's strides when its sizes are right, and
+// then walk its batches as one dimension of stride(-3), which is where they are only when the
+// batch dimensions flatten that way; in any other out of more than three dimensions (a
+// clone of a permuted tensor, say) the kernel writes wrong elements and past the out's end:
+// seed 20660934 of `epsmith generate` overwrote the generator's heap. 1.13's kernel places
+// them right. Such a call corrupts the process that runs it, so the generator, which runs
+// candidates in-process, does not make it where the LibTorch at hand misplaces the writes;
+// it asks that once, of a probe small enough that the misplaced writes stay in its buffer.
+bool batchesFlattenToStride(const at::Tensor& t) {
+  const int64_t dims = t.dim();
+  if (dims <= 3) return true;
+  int64_t expected = t.stride(dims - 3);
+  for (int64_t i = dims - 3; i >= 0; --i) {
+    if (t.size(i) == 1) continue;
+    if (t.stride(i) != expected) return false;
+    expected *= t.size(i);
+  }
+  return true;
+}
+
+bool triangularOutsMisplaced() {
+  static const bool misplaced = [] {
+    at::NoGradGuard no_grad;
+    // A 2x2 batch of 1x1 matrices whose batch dimensions are transposed: the right places
+    // are elements 0-3 of the buffer; a walk of stride(-3) = 2 writes 0, 2, 4 and 6.
+    at::Tensor buffer = at::full({8}, -1.0, at::kFloat);
+    at::Tensor out = buffer.as_strided({2, 2, 1, 1}, {1, 2, 1, 1});
+    at::triu_out(out, at::ones({2, 2, 1, 1}, at::kFloat), 0);
+    return !at::equal(buffer, at::cat({at::ones({4}), at::full({4}, -1.0)}));
+  }();
+  return misplaced;
+}
+
+bool misplacesTriangularOut(const OpInfo& op, const std::vector<Argument>& args,
+                            const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  if ((op.qualified_name != "aten::triu" && op.qualified_name != "aten::tril") || op.overload != "out") return false;
+  bool misplaced = false;
+  auto check = [&](const std::string& name, const Argument& a) {
+    const int i = op.argumentIndex(name);
+    if (i < 0 || !op.arguments[static_cast<size_t>(i)].is_write) return;
+    a.forEachNode([&](const Node* n) {
+      const at::Tensor* t = valueOf(n);
+      misplaced = misplaced || (t && !batchesFlattenToStride(*t));
+    });
+  };
+  for (size_t i = 0; i < args.size() && i < op.arguments.size(); ++i) check(op.arguments[i].name, args[i]);
+  for (const auto& [name, a] : kwargs) check(name, a);
+  return misplaced && triangularOutsMisplaced();
 }
 
 // Note [Results read from uninitialized memory]

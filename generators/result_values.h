@@ -43,6 +43,17 @@ bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// A triu.out or tril.out whose out the LibTorch at hand would write in the wrong places
+// (Note [Triangular outs walked as batch-contiguous]).
+bool misplacesTriangularOut(const OpInfo& op, const std::vector<Argument>& args,
+                            const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Whether the batch dimensions of `t` (all but the last two) are where one dimension of
+// stride(-3) over their flattened index puts them (the other size-1 dimensions are no
+// matter).
+bool batchesFlattenToStride(const at::Tensor& t);
+// Whether the LibTorch at hand writes a triangular out whose batches do not flatten in the
+// wrong places; asked once, of a probe.
+bool triangularOutsMisplaced();
 // A call reading an empty tensor: it runs twice, and is kept only if both runs agree
 // (Note [Results read from uninitialized memory]).
 bool readsAnEmptyTensor(const Node& call, LiveValueOf valueOf);

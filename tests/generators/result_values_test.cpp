@@ -4,10 +4,16 @@
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/equal.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/masked_select.h>
+#include <ATen/ops/triu.h>
+#include <ATen/ops/zeros_like.h>
 #include <ATen/ops/zeros.h>
+#include <c10/util/accumulate.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "generators/result_values.h"
@@ -106,6 +112,49 @@ TEST(ResultValues, EmptyResultsOfEveryDtypeAreTheSame) {
     ++compared;
   }
   EXPECT_GE(compared, 3);
+}
+
+// Runs triu.out into an out of `sizes` and `strides` (a permutation of a dense layout)
+// inside a buffer big enough for a walk of stride(-3) over every batch; whether the out got
+// triu's values and nothing outside it changed.
+bool triuOutIsRight(at::IntArrayRef sizes, at::IntArrayRef strides) {
+  const int64_t numel = c10::multiply_integers(sizes), batches = numel / (sizes.end()[-1] * sizes.end()[-2]);
+  at::Tensor buffer = at::full({numel + batches * strides.end()[-3]}, -7.0);
+  at::Tensor out = buffer.as_strided(sizes, strides);
+  at::Tensor footprint = at::zeros_like(buffer);
+  footprint.as_strided(sizes, strides).fill_(1);
+  const at::Tensor self = at::arange(numel, at::kFloat).add_(1).reshape(sizes);
+  at::triu_out(out, self, 1);
+  return at::equal(out, at::triu(self, 1)) &&
+         at::equal(buffer.masked_select(footprint.eq(0)), at::full({buffer.numel() - numel}, -7.0));
+}
+
+// Every layout the generator lets triu.out write is written right by the LibTorch at hand,
+// and where its probe says this LibTorch misplaces the writes, some other layout really is
+// written wrong (the probe is no false alarm).
+TEST(ResultValues, TriangularOutsTheGeneratorMakesAreWrittenRight) {
+  std::vector<int64_t> order{0, 1, 2, 3};
+  int allowed = 0, refused_and_wrong = 0;
+  do {
+    const at::Tensor out = at::empty({2, 3, 4, 5}).permute(order);
+    const bool right = triuOutIsRight(out.sizes(), out.strides());
+    if (batchesFlattenToStride(out) || !triangularOutsMisplaced()) {
+      ++allowed;
+      EXPECT_TRUE(right) << out.sizes() << " " << out.strides();
+    } else {
+      refused_and_wrong += right ? 0 : 1;
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  EXPECT_GE(allowed, 4);
+  if (triangularOutsMisplaced()) {
+    EXPECT_GT(refused_and_wrong, 0);
+  }
+  EXPECT_TRUE(batchesFlattenToStride(at::empty({2, 3, 4, 5}).transpose(2, 3)));
+  EXPECT_TRUE(batchesFlattenToStride(at::empty({1, 3, 4, 5}).as_strided({1, 3, 4, 5}, {7, 20, 5, 1})));
+  // stride(-3) is the walk's step even where its dimension has size 1.
+  EXPECT_FALSE(batchesFlattenToStride(at::empty({1, 3, 4, 5}).transpose(0, 1)));
+  EXPECT_FALSE(batchesFlattenToStride(at::empty({2, 3, 4, 5}).transpose(0, 1)));
+  EXPECT_TRUE(batchesFlattenToStride(at::empty({3, 4, 5}).permute({2, 0, 1})));  // one batch dim
 }
 
 }  // namespace
