@@ -144,6 +144,9 @@ bool Pass::addressesStorage(const Rec& r) { return isAsStridedStep(r) || r.step.
 
 void Pass::requireStorageRoot(const Rec& r, const Node* blame) {
   if (!isAsStridedStep(r)) return;
+  // The view's dtype is the one its input had; a view of the root as another dtype (made
+  // before the storage was written) would be replayed on the root's.
+  if (r.meta->dtype != r.parent->meta->dtype) fail(blame, "as_strided" + std::string(kOtherDtypeRefusal));
   if (!r.parent->parent && functionalizer::addressesOnlyItsRoot(*r.step.node, *r.step.op, *r.parent->meta)) return;
   fail(blame, "as_strided" + std::string(kStorageRootRefusal));
 }

@@ -414,6 +414,25 @@ signature {
             std::string::npos) << why;
 }
 
+// The same view taken before the storage is written: the write makes it a replay on the
+// storage root, which would read i32 where eager's view reads f32 (a campaign's D1 case,
+// whose replay returned i32). Refused when the write comes.
+TEST(FunctionalizeViews, AsStridedAsAnotherDtypeTakenBeforeAWriteIsRefused) {
+  const std::string why = rejection(program(R"(graph {
+  %x: i32[] = placeholder
+  %view: f32[] = aten::view.dtype(%x, torch.float32)
+  %as_strided: f32[0]<stride=[0]> = aten::as_strided(%view, [0], [0])
+  %mul_: i32[] = aten::mul_.Scalar(%x, 0)
+  return (%as_strided)
+}
+signature {
+  input user_input %x
+  output user_output %as_strided
+})"));
+  EXPECT_NE(why.find("as_strided of a view that reads its written storage as another dtype"), std::string::npos)
+      << why;
+}
+
 // Read after a write, an as_strided of an input that does not start its storage, or that
 // reaches past the input's elements, addresses memory the functional program does not have:
 // refused, not run out of bounds.
