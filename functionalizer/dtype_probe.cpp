@@ -16,6 +16,7 @@
 #include <ATen/ops/zeros_like.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -569,6 +570,78 @@ bool probeAutogradRefuses(const Node& call) {
   if (cache.size() >= kMaxCachedProbes) cache.clear();
   cache.emplace(key, refuses);
   return refuses;
+}
+
+namespace {
+
+// Whether the call, run on probe values, shrank a written tensor in place and left a byte
+// past its new elements other than the pattern it was filled with; nullopt where it raised.
+std::optional<bool> changesPastShrunkOut(const Node& out_call) {
+  const OpInfo& op = *out_call.target.op();
+  std::unordered_map<const Node*, at::Tensor> values;
+  out_call.forEachInput([&](const Node* n) {
+    if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
+  });
+  struct Out {
+    at::Tensor tensor;
+    const void* data;
+    size_t nbytes;
+  };
+  std::vector<Out> outs;
+  for (size_t i = 0; i < op.arguments.size(); ++i) {
+    const Argument* a = op.arguments[i].is_write ? schemaArgument(out_call, op, i) : nullptr;
+    const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+    if (!t || !values.count(t->node)) continue;
+    at::Tensor& v = values[t->node];
+    v = v.detach().clone();
+    std::memset(v.data_ptr(), v.scalar_type() == at::kBool ? 0x01 : 0xA5, v.nbytes());
+    outs.push_back({v, v.data_ptr(), v.nbytes()});
+  }
+  auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return values.at(n); });
+  if (eager.error) return std::nullopt;
+  for (const Out& o : outs) {
+    if (o.tensor.storage().data() != o.data || o.tensor.nbytes() >= o.nbytes) continue;
+    const uint8_t fill = o.tensor.scalar_type() == at::kBool ? 0x01 : 0xA5;
+    const auto* bytes = static_cast<const uint8_t*>(o.data);
+    for (size_t b = o.tensor.nbytes(); b < o.nbytes; ++b) {
+      if (bytes[b] != fill) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool probeWritesPastShrunkOut(const Node& out_call) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, bool> cache;
+  bool probeable = out_call.target.kind() == Target::Kind::Aten;
+  int64_t elements = 0;
+  out_call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) probeable = false;
+    else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+  });
+  if (!probeable || elements > (1 << 16)) return false;
+  const std::string key = cacheKey(out_call, true, &probeable);
+  if (!probeable) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::optional<bool> writes;
+  try {
+    const at::NoGradGuard no_grad;
+    writes = changesPastShrunkOut(out_call);
+  } catch (const std::exception&) {
+    writes = std::nullopt;
+  }
+  if (!writes) return false;  // raised on the probe values: nothing learned
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kMaxCachedProbes) cache.clear();
+  cache.emplace(key, *writes);
+  return *writes;
 }
 
 }  // namespace epsmith

@@ -88,4 +88,19 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
 // (Note [Probe answers are the key's alone]).
 bool probeAutogradRefuses(const Node& call);
 
+// Note [out= kernels that write past the result they shrink to]
+// An out= call that shrinks its out tensor keeps the storage, and the functionalizer keeps
+// what the storage held past the result, which views taken earlier see. Most kernels
+// resize and then write; huber_loss.out with a reduction writes the unreduced loss into
+// `out` in its old shape first, then resizes it to 0-d and copies the reduced loss in, so
+// the rest of the storage holds the elementwise loss, which no functional form returns (a
+// 2.13 campaign's D1 case, read through a ravel taken before). No schema says which
+// kernels do, so the call is run once on probe values with each out tensor's bytes set to
+// a pattern, and the pass refuses a call whose kernel changed a byte past the result.
+//
+// Whether `out_call` (an out= call whose tensor arguments carry their current metadata)
+// shrinks an out tensor in place and changes its storage past the new result. Cached per
+// op, argument dtypes, sizes and literals.
+bool probeWritesPastShrunkOut(const Node& out_call);
+
 }  // namespace epsmith

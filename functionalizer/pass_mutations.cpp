@@ -364,6 +364,11 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
   }
   if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
   if (functionalizer::shrinksInPlace(*out->rec->meta, after)) {
+    Graph scratch;
+    if (probeWritesPastShrunkOut(withCurrentMetas(n, scratch))) {
+      fail(&n, "out= shrinks its tensor in place after writing past the result: what the rest of its storage "
+               "holds no functional form computes (Note [out= kernels that write past the result they shrink to])");
+    }
     // Eager keeps the storage when it shrinks: the result lands in its first elements, where
     // views taken earlier see it, and the tensor becomes a view of them. In the strides eager
     // gave it: contiguous, or, where the kernel's TensorIterator lays a resized output out

@@ -107,6 +107,42 @@ signature {
   functionalAgreesWithEager(p);
 }
 
+// Note [out= kernels that write past the result they shrink to]: huber_loss.out with a
+// reduction writes the elementwise loss into all of `out` before it shrinks it to 0-d, so
+// the view taken before sees the loss past the first element (0 here: input and target are
+// one tensor), not what the storage held (a 2.13 campaign's D1 case; 1.13's kernel does
+// the same). Refused; the same
+// program with sum.out, which writes only the result, still functionalizes.
+TEST(Functionalize, OutCallsThatWritePastTheResultTheyShrinkToAreRefused) {
+  const std::string graph = R"(graph {
+  %x: f32[1, 2] = placeholder
+  %lgamma: f32[1, 2] = aten::lgamma(%x)
+  %ravel: f32[2] = aten::ravel(%lgamma)
+  %loss: f32[] = aten::OP(%x, %x, out=%lgamma)
+  return (%ravel)
+}
+signature {
+  input user_input %x
+  output user_output %ravel
+})";
+  auto with = [&](const std::string& op, const std::string& args) {
+    std::string g = graph;
+    g.replace(g.find("OP(%x, %x"), 9, op + "(" + args);
+    return g;
+  };
+  // Refused where this LibTorch's kernel writes past the result; where it does not, the
+  // functional program must agree with eager as any other does.
+  const ExportedProgram huber = program(with("huber_loss.out", "%x, %x"));
+  if (auto refused = functionalize(huber); !refused.ok()) {
+    EXPECT_NE(refused.error().str().find("%loss: out= shrinks its tensor in place after writing past the result"),
+              std::string::npos)
+        << refused.error().str();
+  } else {
+    functionalAgreesWithEager(huber);
+  }
+  functionalAgreesWithEager(program(with("sum.IntList_out", "%x, [0, 1]")));
+}
+
 // A permuted out= tensor that keeps its element count is restrided in place by eager, and a
 // view taken of it earlier sees the result in the new order: refused, not left stale (a
 // campaign's D1 case returned the view's old values).
