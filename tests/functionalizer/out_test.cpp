@@ -510,6 +510,28 @@ signature {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
 }
 
+// An out= call of empty tensors writes nothing the probe can compare, but its form must
+// still run: huber_loss.out of an empty i64 input and an f32 target into an f32 `out`,
+// whose functional form keeps the i64 input's dtype and refuses to cast the loss into it
+// unless every input is cast first (a 2.13 campaign's D1 case).
+TEST(Functionalize, OutCallsOfEmptyTensorsGetAFormThatRuns) {
+  auto p = program(R"(graph {
+  %n: i64[0, 1, 1, 1] = placeholder
+  %w: f32[0, 1, 1, 1] = placeholder
+  %o: f32[0, 1, 1, 1] = placeholder
+  %huber: f32[0, 1, 1, 1] = aten::huber_loss.out(%n, %w, 0, out=%o)
+  return (%huber)
+}
+signature {
+  input user_input %n
+  input user_input %w
+  input user_input %o
+  output user_output %huber
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // Note [Probe answers are the key's alone]: the out= form probe ran on inputs of at most
 // 4 096 elements; a larger call of the same op and dtypes got no answer, which was cached
 // and then served to a small one (a campaign's case failed or not by the cases its worker
