@@ -532,6 +532,26 @@ signature {
   functionalAgreesWithEager(p);
 }
 
+// var.out of an empty f16 input into f32 computes in f32: a NaN whose bits a dtype view
+// shows. var in f16 cast afterwards is NaN too, of other bits; the probe prefers the form
+// that makes eager's (a 2.13 campaign's D1 case read them as bool).
+TEST(Functionalize, OutCallsGetTheFormThatMakesEagersNaNBits) {
+  auto p = program(R"(graph {
+  %e: f16[0] = placeholder
+  %o: f32[1] = placeholder
+  %var: f32[1] = aten::var.out(%e, [0], False, True, out=%o)
+  %bits: b8[4] = aten::view.dtype(%o, torch.bool)
+  return (%bits)
+}
+signature {
+  input user_input %e
+  input user_input %o
+  output user_output %bits
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // Note [Probe answers are the key's alone]: the out= form probe ran on inputs of at most
 // 4 096 elements; a larger call of the same op and dtypes got no answer, which was cached
 // and then served to a small one (a campaign's case failed or not by the cases its worker
