@@ -511,25 +511,53 @@ class Generator {
     std::vector<const Node*> written;
     forEachWritten(op, n, [&](const Node* w) { written.push_back(w); });
     std::vector<std::pair<at::Tensor, const void*>> copies;  // and their storages before
-    auto runOnCopies = [&] {
+    auto runOnCopies = [&](bool contiguous) {
       return runSingleCall(n, [&](const Node* in) -> c10::IValue {
         const at::Tensor* t = valueOf(in);
         if (!t) return c10::IValue();
         if (std::find(written.begin(), written.end(), in) == written.end()) return *t;
-        at::Tensor copy = cloneOf(*t);
+        at::Tensor copy = contiguous ? t->clone(at::MemoryFormat::Contiguous) : cloneOf(*t);
         copies.emplace_back(copy, copy.storage().data());
         return copy;
       });
     };
-    auto trial = runOnCopies();
+    auto trial = runOnCopies(false);
     // An out= kernel that gives `out` a new storage of the same size (some linalg ops do)
     // detaches the views already taken of it, which no schema says: not generated.
     bool storage_replaced = false;
     for (const auto& [copy, before] : copies) {
       storage_replaced = storage_replaced || (copy.storage().data() != before && copy.numel() > 0);
     }
-    return !(trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced ||
-             (readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies())));
+    if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced) return false;
+    if (writesOutsByLayout(op, copies, [&] { return runOnCopies(true); })) return false;
+    return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
+  }
+
+  // Note [out= kernels that write by the out's layout]
+  // An out= kernel must write the same values whatever strides its out tensor has. 2.13's
+  // and 1.13's gelu.out of a contiguous f32 input takes oneDNN's path, which into a
+  // transposed out writes nothing (the out keeps what it held: a 2.13 campaign's D1 case,
+  // where eager, the oracle, was the one wrong) and into a strided one raises. There eager
+  // gives no semantics to compare against, so an out= candidate whose outs are not all
+  // contiguous runs once more into contiguous copies of them, and is not generated where
+  // the two disagree (NaN equal to NaN) or only one raises. Ops that draw random numbers
+  // would disagree anyway and are not asked. `copies` holds the first run's outs, in the
+  // order the call took them; `rerun` runs the call into contiguous copies, appended.
+  template <typename Rerun>
+  static bool writesOutsByLayout(const OpInfo& op, std::vector<std::pair<at::Tensor, const void*>>& copies,
+                                 Rerun&& rerun) {
+    const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
+                                      [](const ParamInfo& p) { return p.is_write && p.kwarg_only; });
+    const bool strided = std::any_of(copies.begin(), copies.end(), [](const auto& c) { return !c.first.is_contiguous(); });
+    if (!out_form || !strided || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
+    const size_t first = copies.size();
+    if (rerun().error || copies.size() != 2 * first) return true;
+    for (size_t k = 0; k < first; ++k) {
+      Interpreter::Outcome contiguous;
+      contiguous.outputs.push_back(copies[first + k].first);
+      if (!sameResult(copies[k].first, contiguous)) return true;
+    }
+    return false;
   }
 
   // `n`'s result joins the pool of values later calls take; a tuple's or list's elements

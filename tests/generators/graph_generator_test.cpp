@@ -240,14 +240,18 @@ TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
 // made it, replayed). Functionalized, it must agree with eager (D1). A disagreement is a
 // finding — of the functionalizer or of LibTorch (an out= or in-place kernel that differs
 // from its functional form); the campaign will minimize and bucket them. Two found this way
-// (out= shrinking a tensor with live views) are fixed; 1 000 programs agree now.
+// (out= shrinking a tensor with live views) are fixed; 1 000 programs agree now. Seed
+// 32494226 made gelu.out of a contiguous f32 input into a transposed out, which LibTorch's
+// oneDNN path does not write (Note [out= kernels that write by the out's layout]).
 TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   int functionalized = 0, refused = 0, calls_refused = 0, nodes = 0;
   std::vector<uint64_t> disagreements;
   std::map<std::string, int> refusals;
   const Dialect& training = *findDialect("TRAINING");
-  const uint64_t programs = 300;
-  for (uint64_t seed = 1; seed <= programs; ++seed) {
+  std::vector<uint64_t> seeds = {32494226};
+  for (uint64_t seed = 1; seed <= 300; ++seed) seeds.push_back(seed);
+  const uint64_t programs = seeds.size();
+  for (uint64_t seed : seeds) {
     SeededSource random(seed);
     auto generated_program = generateProgram(catalog(), {}, random);
     ASSERT_TRUE(generated_program.ok());
