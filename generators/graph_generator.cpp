@@ -4,8 +4,11 @@
 // The schema gives each argument's kind; its name says what values make sense: `dim` is a
 // dimension of the first tensor argument, `size`/`shape` a shape with the same number of
 // elements (the tensor's own, permuted, flattened, or with a 1 inserted), `dims`/`perm` a
-// permutation, `index`/`start`/`end`/`length` a position along a dimension. Everything else
-// draws small values; a candidate that does not run is dropped, so these are only odds.
+// permutation, `index`/`start`/`end`/`length` a position along a dimension, `reduction` one
+// of at::Reduction's three values (kernels take any other without a word and part ways: of
+// an empty input, soft_margin_loss.out with reduction 3 leaves `out` as it was and the
+// functional soft_margin_loss returns uninitialized memory). Everything else draws small
+// values; a candidate that does not run is dropped, so these are only odds.
 #include "generators/graph_generator.h"
 
 #include <ATen/core/Tensor.h>
@@ -394,6 +397,7 @@ class Generator {
           return Argument(arg::Int{dimIn()});
         }
         if (contains(p.name, "chunk") || contains(p.name, "section")) return Argument(arg::Int{std::max<int64_t>(posIn(), 1)});
+        if (p.name == "reduction") return Argument(arg::Int{random_.range(0, 2)});  // at::Reduction
         if (contains(p.name, "index") || contains(p.name, "start") || contains(p.name, "end") ||
             contains(p.name, "length") || contains(p.name, "size") || contains(p.name, "step")) {
           return Argument(arg::Int{std::max<int64_t>(posIn(), p.name == "step" ? 1 : 0)});

@@ -11,6 +11,7 @@
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
+#include "ops/call_args.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
@@ -86,6 +87,33 @@ TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
   }
   std::cout << "[ generated ] " << multi_writes << " calls that write several tensors\n";
   EXPECT_GT(multi_writes, 0);  // the property was exercised
+}
+
+// Note [Arguments from names]: a `reduction` is one of at::Reduction's values. Kernels take
+// any int without a word and part ways on the others (soft_margin_loss.out with reduction 3
+// of an empty input leaves `out` as it was; the functional form returns uninitialized
+// memory: a D1 case of a 2.13 campaign).
+TEST(GraphGenerator, ReductionsAreAtReductionValues) {
+  CatalogConfig config;
+  config.allow = {"^aten::(soft_margin_loss|huber_loss|mse_loss|l1_loss|smooth_l1_loss)(\\.out)?$",
+                  "^aten::(clone|neg|sigmoid)$"};
+  const OpCatalog losses = OpCatalog::build(config).value();
+  int reductions = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(losses, {}, random);
+    ASSERT_TRUE(p.ok());
+    for (const Node& n : p.value().graph().nodes()) {
+      if (n.target.kind() != Target::Kind::Aten) continue;
+      const int at = n.target.op()->argumentIndex("reduction");
+      const Argument* a = at >= 0 ? schemaArgument(n, *n.target.op(), static_cast<size_t>(at)) : nullptr;
+      const auto* r = a ? a->get<arg::Int>() : nullptr;
+      if (!r) continue;
+      ++reductions;
+      EXPECT_TRUE(r->value >= 0 && r->value <= 2) << "seed " << seed << ": %" << n.name() << " reduction " << r->value;
+    }
+  }
+  EXPECT_GT(reductions, 50);
 }
 
 // Whether the functionalizer refuses the call `n`: an op the catalog files as refused, but
