@@ -123,13 +123,43 @@ class Peer:
             reply["D5"] = self.results_of(lambda: self.run(program, program), "run", payloads)
         if "D8" in checks:
             try:
-                decomposed = program.run_decompositions({})
+                decomposed = self.export_form(program).run_decompositions({})
             except Exception as e:  # noqa: BLE001 - a refusal is the check's answer
                 reply["D8"] = {"error": _error("decompose", e), "results": 0}
             else:
                 reply["D8"] = self.results_of(lambda: self.run(decomposed, program), "run", payloads)
                 reply["D8"]["signature"] = self.signature(decomposed)
         return reply, payloads
+
+    # Note [Grad regions in export's form]
+    # torch.export's TRAINING programs never hold a bare torch._C._set_grad_enabled call:
+    # export's last pass (replace_set_grad_with_hop_pass, torch/export/_trace.py) turns each
+    # grad-mode region into a wrap_with_set_grad_enabled call of a submodule, or inlines it
+    # where it changes nothing. epsmith's programs spell the regions bare, which
+    # torch.export.load and the verifier accept, but 2.13's run_decompositions fails on them
+    # in assorted ways (IndexError: list index out of range for a lone
+    # _set_grad_enabled(True); autograd's complaints about views made under no_grad): six of
+    # thirteen D8 root causes of a 10-minute campaign, none what a user meets. So D8
+    # decomposes the program in the form export would have made it.
+    def export_form(self, ep):
+        torch = self.torch
+        if not any(n.target is torch._C._set_grad_enabled for n in ep.graph.nodes):
+            return ep
+        from torch._export.passes.replace_set_grad_with_hop_pass import replace_set_grad_with_hop_pass
+
+        ep = copy.deepcopy(ep)  # the pass rewrites the graph module in place
+        gm, signature = replace_set_grad_with_hop_pass(ep.graph_module, ep.graph_signature)
+        return torch.export.ExportedProgram(
+            root=gm,
+            graph=gm.graph,
+            graph_signature=signature,
+            state_dict=ep.state_dict,
+            range_constraints=ep.range_constraints,
+            module_call_graph=ep.module_call_graph,
+            example_inputs=ep.example_inputs,
+            constants=ep.constants,
+            verifiers=ep.verifiers,
+        )
 
     def results_of(self, f, stage, payloads):
         try:

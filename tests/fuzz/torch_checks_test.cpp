@@ -136,6 +136,16 @@ TEST_F(TorchChecks, DecomposedSignatureIsTheFunctionalizers) {
   EXPECT_EQ(reply->decomposed_run->final_inputs.size(), 3u);
 }
 
+// Note [Grad regions in export's form]: a bare _set_grad_enabled call, which export never
+// leaves in a program, is decomposed in export's form; 2.13 raised IndexError on it bare.
+TEST_F(TorchChecks, BareGradRegionsAreDecomposedInExportsForm) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d8_bare_grad_region.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const auto outcomes = runChecks(p.value(), kTorchChecks);
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const auto& o : outcomes) EXPECT_EQ(o.status, CheckOutcome::Status::Pass) << describe(o);
+}
+
 TEST_F(TorchChecks, AWrongTorchRuntimeIsAD5AndD8ValueMismatch) {
   // linear_counter calls aten::relu; the peer's relu programs come out one too high.
   const auto outcomes = inChild(example("linear_counter.ept"), {{"EPSMITH_PLANTED_FAULT", "torch:aten::relu"}});
