@@ -48,7 +48,7 @@ KnownBug readEntry(const JsonAt& j) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
       j.field("traits").fail("unknown program trait '" + t +
                              "' (resizes-a-viewed-tensor, writes-an-undeclared-alias, sets-another-dtype, "
-                             "mutates-metadata-in-place)");
+                             "mutates-metadata-in-place, writes-an-empty-view)");
     }
   }
   b.libtorch = stringsOr(j, "libtorch");

@@ -108,8 +108,12 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   unsqueeze_, transpose_, t_, as_strided_), which LibTorch's C++ functionalization may
 //   lose, so that whatever op next reads the tensor raises about its rank or sizes, each
 //   with its own message.
+//   "writes-an-empty-view": an in-place op writes a view of no elements of a tensor that
+//   has some (an unfold of size 0): eager writes nothing, LibTorch's functionalization
+//   zeroes the base, and whatever next reads it differs or raises (a division by zero).
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias",
-                                                 "sets-another-dtype", "mutates-metadata-in-place"};
+                                                 "sets-another-dtype", "mutates-metadata-in-place",
+                                                 "writes-an-empty-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -314,6 +314,33 @@ example_inputs {
   EXPECT_TRUE(programTraits(program("aten::squeeze.dim")).empty());
 }
 
+// An in-place write into an empty view of a tensor that has elements (an unfold of size
+// 0); the same write into a view of some elements is none.
+TEST(RootCause, AWriteIntoAnEmptyViewIsATrait) {
+  auto program = [](const std::string& x, const std::string& unfold) {
+    return test::parse(R"EPT(graph {
+  %x: f32[)EPT" + x + R"EPT(] = placeholder
+  %unfold: f32[)EPT" + unfold + R"EPT(] = aten::unfold(%x, 0, )EPT" + (unfold.back() == '0' ? "0" : "1") +
+                       R"EPT(, 1)
+  %ge_: f32[)EPT" + unfold + R"EPT(] = aten::ge_.Scalar(%unfold, 0)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+storages {
+  $0: f32[1] = [1.5]
+}
+example_inputs {
+  $0 f32[)EPT" + x + R"EPT(]
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("1, 1", "2, 1, 0")), (std::vector<std::string>{"writes-an-empty-view"}));
+  EXPECT_TRUE(programTraits(program("1, 1", "1, 1, 1")).empty());
+}
+
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
