@@ -10,6 +10,7 @@
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/eq.h>
 #include <ATen/ops/equal.h>
+#include <ATen/ops/full_like.h>
 #include <ATen/ops/isnan.h>
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/remainder.h>
@@ -480,7 +481,10 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
     out_call.forEachInput([&](const Node* n) {
       if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), close));
     });
-    set.values[out] = at::zeros_like(set.values[out]);
+    // Not zeros: a kernel that leaves `out` as it was (multilabel_margin_loss.out of an
+    // empty batch) must not pass for a functional form whose result is fresh memory, which
+    // is often zero; 7 is rarely what such memory holds.
+    set.values[out] = at::full_like(set.values[out], 7);
     auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(set.values.at(n)); });
     // The first set decides whether the call can be probed at all; the second only where
     // eager runs on it too.

@@ -48,6 +48,9 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // and an f32 input into a bf16 `out` computes in f32, casting only the result), and a
 // `dtype=` the call gives replaced by the out tensor's (`norm.dtype_out` asked for bf16 into
 // an f32 `out` computes in f32).
+// The probe runs, too, for an out= call with an input of no elements, in any dtypes: there
+// kernels part from their functional forms (binary_cross_entropy.out of empty inputs
+// leaves `out` as it was, the functional form gives NaN, the mean of nothing).
 // Where none writes what eager writes on values that tell the candidates apart (a kernel
 // that converts mid-computation: `logsumexp.out` of bf16 into f32 takes the exponentials in
 // bf16 and sums them in f32), the answer is Unmatched and the functionalizer refuses the

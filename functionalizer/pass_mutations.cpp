@@ -221,22 +221,29 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
                            !given_dtype;
   bool other_dtypes = false;  // an input of another dtype than the out tensor
   bool grad_input = false;    // an input that requires grad
+  bool empty_input = false;   // an input of no elements
   n.forEachInput([&](const Node* in) {
     const TensorMeta* m = in->meta.val.tensor();
     other_dtypes = other_dtypes || (m && m->dtype != after.dtype);
     grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
+    empty_input = empty_input || (m && functionalizer::numelOf(*m) == 0);
   });
   const bool other_dtype_asked = dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
                                  given_dtype->get<arg::Dtype>()->value != after.dtype;
   std::optional<OutForm> form;
-  if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked)) {
+  // An out= kernel may also part from its functional form on empty inputs: eager's
+  // binary_cross_entropy.out of one leaves `out` as it was, where the functional form
+  // gives NaN, the mean of nothing (a 2.13 campaign's D1 and D2 case). The probe, run on
+  // the call's empty inputs, finds no form that writes what eager writes there.
+  if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked || empty_input)) {
     Graph scratch;
     form = probeOutForm(withCurrentMetas(n, scratch), *role.functional,
                         op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (form == OutForm::Unmatched) {
-    fail(&n, "no functional form of " + op.name() + " writes what it writes into an out= tensor of another dtype "
-             "(Note [out= calls that compute in another dtype])");
+    fail(&n, "no functional form of " + op.name() + " writes what it writes into " +
+                 (empty_input ? "its out= tensor from empty inputs" : "an out= tensor of another dtype") +
+                 " (Note [out= calls that compute in another dtype])");
   }
   OutPlan plan;
   plan.form = form.value_or(takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult);

@@ -382,11 +382,13 @@ signature {
 // resizes that view, not `out`: `out` keeps its sizes though the result cannot broadcast
 // into it. What eager left in `out` is not something the graph can say: refused, not a copy
 // that raises where eager did not.
-TEST(Functionalize, AnOutThatKeepsItsSizesButCannotHoldTheResultIsRefused) {
-  auto p = program(R"(graph {
+// binary_cross_entropy.out of `t` (of metadata `t_meta`) and itself, with `more` arguments,
+// into a 0-d user input.
+ExportedProgram crossEntropyInto0d(const std::string& t_meta, const std::string& more) {
+  return program(R"(graph {
   %x: f32[] = placeholder
-  %t: f32[0] = placeholder
-  %bce: f32[] = aten::binary_cross_entropy.out(%t, %t, None, 0, out=%x)
+  %t: )" + t_meta + R"( = placeholder
+  %bce: f32[] = aten::binary_cross_entropy.out(%t, %t)" + more + R"(, out=%x)
   return (%bce)
 }
 signature {
@@ -394,8 +396,49 @@ signature {
   input user_input %t
   output user_output %bce
 })");
-  std::string why = rejection(p);
-  EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [0]"), std::string::npos) << why;
+}
+
+TEST(Functionalize, AnOutThatKeepsItsSizesButCannotHoldTheResultIsRefused) {
+  std::string why = rejection(crossEntropyInto0d("f32[2]", ", None, 0"));
+  EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [2]"), std::string::npos) << why;
+}
+
+// binary_cross_entropy.out of empty inputs with the mean reduction leaves `out` as it was
+// on 2.13, where the functional form gives NaN, the mean of nothing (a campaign's D1 and D2
+// case): the out= form probe also runs for calls with empty inputs, finds no form that
+// writes what eager writes, and the call is refused; where a LibTorch's kernel writes NaN,
+// the functional program must agree with eager as any other does.
+TEST(Functionalize, OutCallsOfEmptyInputsThatKeepTheirOutAreRefused) {
+  // multilabel_margin_loss.out of an empty batch leaves `out` unwritten too, and its
+  // functional form returns fresh memory, often zero: the probe's out is not zeros.
+  const ExportedProgram multilabel = program(R"(graph {
+  %x: f32[] = placeholder
+  %t: f32[0, 8] = placeholder
+  %l: i64[0, 8] = placeholder
+  %loss: f32[] = aten::multilabel_margin_loss.out(%t, %l, out=%x)
+  return (%loss)
+}
+signature {
+  input user_input %x
+  input user_input %t
+  input user_input %l
+  output user_output %loss
+})");
+  if (auto refused = functionalize(multilabel); !refused.ok()) {
+    EXPECT_NE(refused.error().str().find("from empty inputs"), std::string::npos) << refused.error().str();
+  } else {
+    functionalAgreesWithEager(multilabel);
+  }
+  const ExportedProgram p = crossEntropyInto0d("f32[1, 0]", "");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  if (auto refused = functionalize(p); !refused.ok()) {
+    EXPECT_NE(refused.error().str().find("%bce: no functional form of aten::binary_cross_entropy.out writes what it "
+                                         "writes into its out= tensor from empty inputs"),
+              std::string::npos)
+        << refused.error().str();
+  } else {
+    functionalAgreesWithEager(p);
+  }
 }
 
 // huber_loss.out computes in the out tensor's dtype, where the functional huber_loss makes
