@@ -29,7 +29,6 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
-#include "oracle/run.h"
 
 namespace epsmith {
 namespace {
@@ -533,35 +532,17 @@ class Generator {
       storage_replaced = storage_replaced || (copy.storage().data() != before && copy.numel() > 0);
     }
     if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced) return false;
-    if (writesOutsByLayout(op, copies, [&] { return runOnCopies(true); })) return false;
+    std::vector<at::Tensor> outs;
+    for (const auto& c : copies) outs.push_back(c.first);
+    auto intoContiguous = [&]() -> std::optional<std::vector<at::Tensor>> {
+      const size_t first = copies.size();
+      if (runOnCopies(true).error) return std::nullopt;
+      std::vector<at::Tensor> contiguous;
+      for (size_t k = first; k < copies.size(); ++k) contiguous.push_back(copies[k].first);
+      return contiguous;
+    };
+    if (writesOutsByLayout(op, outs, intoContiguous)) return false;
     return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
-  }
-
-  // Note [out= kernels that write by the out's layout]
-  // An out= kernel must write the same values whatever strides its out tensor has. 2.13's
-  // and 1.13's gelu.out of a contiguous f32 input takes oneDNN's path, which into a
-  // transposed out writes nothing (the out keeps what it held: a 2.13 campaign's D1 case,
-  // where eager, the oracle, was the one wrong) and into a strided one raises. There eager
-  // gives no semantics to compare against, so an out= candidate whose outs are not all
-  // contiguous runs once more into contiguous copies of them, and is not generated where
-  // the two disagree (NaN equal to NaN) or only one raises. Ops that draw random numbers
-  // would disagree anyway and are not asked. `copies` holds the first run's outs, in the
-  // order the call took them; `rerun` runs the call into contiguous copies, appended.
-  template <typename Rerun>
-  static bool writesOutsByLayout(const OpInfo& op, std::vector<std::pair<at::Tensor, const void*>>& copies,
-                                 Rerun&& rerun) {
-    const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
-                                      [](const ParamInfo& p) { return p.is_write && p.kwarg_only; });
-    const bool strided = std::any_of(copies.begin(), copies.end(), [](const auto& c) { return !c.first.is_contiguous(); });
-    if (!out_form || !strided || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
-    const size_t first = copies.size();
-    if (rerun().error || copies.size() != 2 * first) return true;
-    for (size_t k = 0; k < first; ++k) {
-      Interpreter::Outcome contiguous;
-      contiguous.outputs.push_back(copies[first + k].first);
-      if (!sameResult(copies[k].first, contiguous)) return true;
-    }
-    return false;
   }
 
   // `n`'s result joins the pool of values later calls take; a tuple's or list's elements
@@ -672,27 +653,6 @@ class Generator {
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
 };
-
-// Note [Metadata mutations of views replayed]
-// LibTorch's autograd (1.13 and 2.13 alike) lets an in-place metadata mutation (t_,
-// unsqueeze_) of a view run while the program is built op by op, and refuses it when the
-// whole program runs from its inputs ("a leaf Variable that requires grad is being used in
-// an in-place operation") where an in-place op between made the view's base require grad.
-// Such a program would skip D1 and D2 for not running, so a program that mutates metadata is
-// run once more from its example inputs, and given up where that raises. Only a parameter
-// requires grad in a generated program, so one without parameters cannot be refused so and
-// is not replayed: on 2.13 most 16-op programs mutate metadata, fewer than half have a
-// parameter, and about one replay in 2 000 raises.
-bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
-  bool requires_grad = false;
-  for (const auto& spec : p.signature.input_specs) requires_grad = requires_grad || spec.kind == InputKind::Parameter;
-  bool mutates_metadata = false;
-  for (const Node& n : p.graph().nodes()) {
-    const OpInfo* op = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
-    mutates_metadata = mutates_metadata || (op && op->hasTag(OpInfo::kInplaceView));
-  }
-  return !requires_grad || !mutates_metadata || runProgram(p, RunOptions(RunMode::Eager)).ok();
-}
 
 // A TRAINING program from `random`: the first one whose generation no refused call
 // compromised (Note [A refused call must leave no trace]) and that runs from its inputs

@@ -19,6 +19,7 @@
 #include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/run.h"
 #include "oracle/strided.h"
 
 namespace epsmith {
@@ -181,6 +182,52 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
   for (const auto& a : args) a.forEachNode(check);
   for (const auto& [k, a] : kwargs) a.forEachNode(check);
   return non_finite;
+}
+
+// Note [Metadata mutations of views replayed]
+// LibTorch's autograd (1.13 and 2.13 alike) lets an in-place metadata mutation (t_,
+// unsqueeze_) of a view run while the program is built op by op, and refuses it when the
+// whole program runs from its inputs ("a leaf Variable that requires grad is being used in
+// an in-place operation") where an in-place op between made the view's base require grad.
+// Such a program would skip D1 and D2 for not running, so a program that mutates metadata is
+// run once more from its example inputs, and given up where that raises. Only a parameter
+// requires grad in a generated program, so one without parameters cannot be refused so and
+// is not replayed: on 2.13 most 16-op programs mutate metadata, fewer than half have a
+// parameter, and about one replay in 2 000 raises.
+bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
+  bool requires_grad = false;
+  for (const auto& spec : p.signature.input_specs) requires_grad = requires_grad || spec.kind == InputKind::Parameter;
+  bool mutates_metadata = false;
+  for (const Node& n : p.graph().nodes()) {
+    const OpInfo* op = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
+    mutates_metadata = mutates_metadata || (op && op->hasTag(OpInfo::kInplaceView));
+  }
+  return !requires_grad || !mutates_metadata || runProgram(p, RunOptions(RunMode::Eager)).ok();
+}
+
+// Note [out= kernels that write by the out's layout]
+// An out= kernel must write the same values whatever strides its out tensor has. 2.13's
+// and 1.13's gelu.out of a contiguous f32 input takes oneDNN's path, which into a
+// transposed out writes nothing (the out keeps what it held: a 2.13 campaign's D1 case,
+// where eager, the oracle, was the one wrong) and into a strided one raises. There eager
+// gives no semantics to compare against, so an out= candidate whose outs are not all
+// contiguous runs once more into contiguous copies of them, and is not generated where
+// the two disagree (NaN equal to NaN) or only one raises. Ops that draw random numbers
+// would disagree anyway and are not asked.
+bool writesOutsByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
+                        c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous) {
+  const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
+                                    [](const ParamInfo& p) { return p.is_write && p.kwarg_only; });
+  const bool strided = std::any_of(outs.begin(), outs.end(), [](const at::Tensor& t) { return !t.is_contiguous(); });
+  if (!out_form || !strided || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
+  const std::optional<std::vector<at::Tensor>> contiguous = intoContiguous();
+  if (!contiguous || contiguous->size() != outs.size()) return true;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Interpreter::Outcome into;
+    into.outputs.push_back((*contiguous)[k]);
+    if (!sameResult(outs[k], into)) return true;
+  }
+  return false;
 }
 
 // Note [Triangular outs walked as batch-contiguous]

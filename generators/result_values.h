@@ -10,12 +10,14 @@
 #include <c10/util/FunctionRef.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ir/argument.h"
 #include "ir/graph.h"
+#include "ir/program.h"
 #include "ir/meta.h"
 #include "ops/op_registry.h"
 #include "oracle/interpreter.h"
@@ -43,6 +45,14 @@ bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// An out= call whose outs (`outs`, as the trial wrote them) are not all contiguous and that
+// writes otherwise into contiguous copies of them, which `intoContiguous` runs the call
+// into (nullopt where it raised) (Note [out= kernels that write by the out's layout]).
+bool writesOutsByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
+                        c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous);
+// Whether a generated program runs from its example inputs where a metadata mutation could
+// make it raise there (Note [Metadata mutations of views replayed]); true for the others.
+bool replaysIfItMutatesMetadata(const ExportedProgram& p);
 // A triu.out or tril.out whose out the LibTorch at hand would write in the wrong places
 // (Note [Triangular outs walked as batch-contiguous]).
 bool misplacesTriangularOut(const OpInfo& op, const std::vector<Argument>& args,
