@@ -77,6 +77,12 @@ inline ExportedProgram program(const std::string& graph_and_signature) {
   return p;
 }
 
+// `body` mutates %x (f32[4, 6]) through views and returns %out.
+inline ExportedProgram onX(const std::string& body, const std::string& x_meta = "f32[4, 6]") {
+  return program("graph {\n  %x: " + x_meta + " = placeholder\n" + body +
+                 "}\nsignature {\n  input user_input %x\n  output user_output %out\n}\n");
+}
+
 inline std::string verifyAten(const ExportedProgram& p) {
   std::string out;
   for (const auto& d : verify(p, *findDialect("ATEN"))) out += d.str() + "\n";
