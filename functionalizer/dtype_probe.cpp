@@ -202,18 +202,49 @@ namespace {
 
 constexpr size_t kMaxCachedProbes = 4096;
 
+// A probe's settled answers by key, shared by a worker's threads. Keys with sizes are nearly
+// unique in a fuzz campaign: a worker that runs for hours must not keep every one, and
+// starting over costs a few probes.
+template <typename T>
+class ProbeCache {
+ public:
+  std::optional<T> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = answers_.find(key);
+    return it == answers_.end() ? std::nullopt : std::optional<T>(it->second);
+  }
+  void keep(const std::string& key, T answer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (answers_.size() >= kMaxCachedProbes) answers_.clear();
+    answers_.emplace(key, std::move(answer));
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, T> answers_;
+};
+
+// Whether every input of `call` has a concrete, real meta and the inputs are small enough
+// to run the call on (65 536 elements).
+bool smallConcreteInputs(const Node& call) {
+  int64_t elements = 0;
+  bool ok = true;
+  call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
+    else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+  });
+  return ok && elements <= (1 << 16);
+}
+
 std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::optional<std::vector<ProbedReturn>>> cache;
+  static ProbeCache<std::optional<std::vector<ProbedReturn>>> cache;
+  static std::mutex mu;  // for no_meta_kernel
   static std::unordered_set<std::string> no_meta_kernel;  // Note [Ops without meta kernels]
   bool probeable = call.target.kind() == Target::Kind::Aten;
   const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable);
   if (!probeable) return std::nullopt;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
+  if (auto known = cache.find(key)) return *known;
   // Note [Ops without meta kernels]
   // Many kernels have no C++ meta implementation (nan_to_num.out, which nan_to_num_ and
   // nan_to_num call, hardtanh and logical_xor.out in 1.13; abs.out in 2.13, whose meta
@@ -237,17 +268,14 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0, nullptr, &declined);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1, nullptr, &declined);
   if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, nullptr, &declined);
-  std::lock_guard<std::mutex> lock(mu);
   if (refused_for_meta) {
+    std::lock_guard<std::mutex> lock(mu);
     if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();
     no_meta_kernel.insert(form);
   }
   // Not run (too large, symbolic): no answer to keep (Note [Probe answers are the key's alone]).
   if (!returns && declined) return returns;
-  // Keys with sizes are nearly unique in a fuzz campaign: a worker that runs for hours must
-  // not keep every one. Starting over costs a few probes.
-  if (cache.size() >= kMaxCachedProbes) cache.clear();
-  cache.emplace(key, returns);
+  cache.keep(key, returns);
   return returns;
 }
 
@@ -377,13 +405,7 @@ namespace {
 // The out= call's out tensor, where every input has a concrete, real meta and the call is
 // small enough to run; null otherwise.
 const Node* probeableOut(const Node& out_call, int out_at, const std::string& out_name) {
-  int64_t elements = 0;
-  bool ok = true;
-  out_call.forEachInput([&](const Node* n) {
-    const TensorMeta* m = n->meta.val.tensor();
-    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
-    else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
-  });
+  if (!smallConcreteInputs(out_call)) return nullptr;
   const Node* out = nullptr;
   if (static_cast<size_t>(out_at) < out_call.args.size()) {
     if (const auto* t = out_call.args[static_cast<size_t>(out_at)].get<arg::Tensor>()) out = t->node;
@@ -393,7 +415,7 @@ const Node* probeableOut(const Node& out_call, int out_at, const std::string& ou
       if (const auto* t = a.get<arg::Tensor>()) out = t->node;
     }
   }
-  return ok && elements <= (1 << 16) ? out : nullptr;
+  return out;
 }
 
 struct ProbeSet {
@@ -504,8 +526,7 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
 }  // namespace
 
 std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::optional<OutForm>> cache;
+  static ProbeCache<std::optional<OutForm>> cache;
   bool probeable = out_call.target.kind() == Target::Kind::Aten;
   // Where a kernel converts depends on the op, the dtypes and the literals; but which
   // candidate writes what eager writes on the probe's values can depend on the sizes too
@@ -513,11 +534,7 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   // part), so sizes are part of the key (Note [Probe answers are the key's alone]).
   const std::string key = cacheKey(out_call, true, &probeable);
   if (!probeable) return std::nullopt;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
+  if (auto known = cache.find(key)) return *known;
   ProbeAnswer answer;
   try {  // a kernel reports what it refuses by throwing
     // Values only: an out= call raises under autograd on inputs that require grad (a
@@ -528,16 +545,12 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   } catch (const std::exception&) {
     answer = {};
   }
-  if (!answer.settled) return answer.form;
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kMaxCachedProbes) cache.clear();
-  cache.emplace(key, answer.form);
+  if (answer.settled) cache.keep(key, answer.form);
   return answer.form;
 }
 
 bool probeAutogradRefuses(const Node& call) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, bool> cache;
+  static ProbeCache<bool> cache;
   bool probeable = call.target.kind() == Target::Kind::Aten;
   bool grad = false;
   int64_t elements = 0;
@@ -553,11 +566,7 @@ bool probeAutogradRefuses(const Node& call) {
   if (!probeable || !grad || elements > (1 << 16)) return false;
   const std::string key = cacheKey(call, false, &probeable);
   if (!probeable) return false;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
+  if (auto known = cache.find(key)) return *known;
   bool refuses = false;
   try {
     const at::AutoGradMode grad_mode(true);
@@ -589,9 +598,7 @@ bool probeAutogradRefuses(const Node& call) {
   } catch (const std::exception&) {
     return false;
   }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kMaxCachedProbes) cache.clear();
-  cache.emplace(key, refuses);
+  cache.keep(key, refuses);
   return refuses;
 }
 
@@ -636,23 +643,11 @@ std::optional<bool> changesPastShrunkOut(const Node& out_call) {
 }  // namespace
 
 bool probeWritesPastShrunkOut(const Node& out_call) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, bool> cache;
-  bool probeable = out_call.target.kind() == Target::Kind::Aten;
-  int64_t elements = 0;
-  out_call.forEachInput([&](const Node* n) {
-    const TensorMeta* m = n->meta.val.tensor();
-    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) probeable = false;
-    else elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
-  });
-  if (!probeable || elements > (1 << 16)) return false;
-  const std::string key = cacheKey(out_call, true, &probeable);
+  static ProbeCache<bool> cache;
+  bool probeable = out_call.target.kind() == Target::Kind::Aten && smallConcreteInputs(out_call);
+  const std::string key = probeable ? cacheKey(out_call, true, &probeable) : "";
   if (!probeable) return false;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
+  if (auto known = cache.find(key)) return *known;
   std::optional<bool> writes;
   try {
     const at::NoGradGuard no_grad;
@@ -661,9 +656,7 @@ bool probeWritesPastShrunkOut(const Node& out_call) {
     writes = std::nullopt;
   }
   if (!writes) return false;  // raised on the probe values: nothing learned
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kMaxCachedProbes) cache.clear();
-  cache.emplace(key, *writes);
+  cache.keep(key, *writes);
   return *writes;
 }
 
