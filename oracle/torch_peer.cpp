@@ -359,19 +359,6 @@ Header readHeader(const JsonAt& at) {
 
 std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
 
-namespace {
-
-std::string zygote_dir;  // the socket's directory, removed by the process that made it
-pid_t zygote_owner = -1;
-
-void removeZygoteSocket() {
-  if (getpid() != zygote_owner || zygote_dir.empty()) return;
-  unlink((zygote_dir + "/zygote").c_str());
-  rmdir(zygote_dir.c_str());
-}
-
-}  // namespace
-
 std::optional<std::string> startTorchZygote() {
   static Peer* zygote = nullptr;  // kept: its pipe's end is what keeps the zygote alive
   static std::optional<std::string> why;
@@ -379,15 +366,18 @@ std::optional<std::string> startTorchZygote() {
   zygote = new Peer;
   char dir[] = "/tmp/epsmith-peer-XXXXXX";
   if (!mkdtemp(dir)) return why = std::string("mkdtemp: ") + std::strerror(errno);
-  zygote_dir = dir;
-  zygote_owner = getpid();
-  std::atexit(removeZygoteSocket);
-  const std::string path = zygote_dir + "/zygote";
+  // The zygote removes the socket and `dir` when it ends
+  // (Note [A zygote for campaign peers]); one that never started leaves them to us.
+  const std::string path = std::string(dir) + "/zygote";
   why = zygote->startZygote(path);
-  if (!why) ::setenv("EPSMITH_PEER_ZYGOTE", path.c_str(), 1);
+  if (why) {
+    unlink(path.c_str());
+    rmdir(dir);
+  } else {
+    ::setenv("EPSMITH_PEER_ZYGOTE", path.c_str(), 1);
+  }
   return why;
 }
-
 
 Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds) {
   Peer& peer = thePeer();

@@ -23,6 +23,7 @@ EPSMITH_PLANTED_FAULT entries for the peer (Note [Planted faults in the peer]) a
 at start.
 """
 
+import contextlib
 import copy
 import io
 import json
@@ -262,7 +263,10 @@ def serve(peer, source, channel):
 # imports torch once, greets on standard output, and listens on the Unix socket PATH; each
 # worker that asks connects, and the zygote forks a peer for that connection alone, torch
 # already imported (a fork costs milliseconds). A peer ends when its worker closes the
-# connection; the zygote ends when its standard input closes, i.e. with the campaign.
+# connection; the zygote ends when its standard input closes, i.e. with the campaign,
+# however the campaign ended (a test's forked child leaves by _exit, a killed campaign runs
+# no exit handlers). So the zygote removes its socket and the directory holding it, which
+# the driver made for it alone, on its way out.
 def warm_up(peer):
     """One question of each kind, answered once here: torch imports much of itself lazily
     on a first export, load and decomposition (a second or more), and every peer forked
@@ -287,7 +291,6 @@ def warm_up(peer):
 
 
 def zygote(path, peer, greeting, channel):
-    import selectors
     import signal
     import socket
 
@@ -296,7 +299,18 @@ def zygote(path, peer, greeting, channel):
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(64)
-    _send(channel, greeting, [])
+    try:
+        _send(channel, greeting, [])
+        return _fork_peers(server, peer, greeting)
+    finally:
+        for remove, what in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
+            with contextlib.suppress(FileNotFoundError):
+                remove(what)
+
+
+def _fork_peers(server, peer, greeting):
+    import selectors
+
     waiting = selectors.DefaultSelector()
     waiting.register(server, selectors.EVENT_READ)
     waiting.register(sys.stdin.buffer, selectors.EVENT_READ)

@@ -5,9 +5,12 @@
 // torch is beside the build.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fuzz/checks.h"
@@ -209,7 +212,7 @@ TEST_F(TorchChecks, WorkersForkedAfterAZygoteGetTheirPeersFromIt) {
   IsolatedOutcome r = runIsolated([&] {
     if (auto why = startTorchZygote()) return "no zygote: " + *why;
     if (!std::getenv("EPSMITH_PEER_ZYGOTE")) return std::string("EPSMITH_PEER_ZYGOTE is not set");
-    std::string verdicts;
+    std::string verdicts = std::string(std::getenv("EPSMITH_PEER_ZYGOTE")) + "\n";
     for (int worker = 0; worker < 2; ++worker) {
       IsolatedOutcome w = runIsolated([&] {
         ::setenv("EPSMITH_PYTHON", "/nonexistent/python", 1);  // only the zygote can give a peer
@@ -229,6 +232,14 @@ TEST_F(TorchChecks, WorkersForkedAfterAZygoteGetTheirPeersFromIt) {
     for (size_t at = r.result->find(check); at != std::string::npos; at = r.result->find(check, at + 1)) ++seen;
     EXPECT_EQ(seen, 2u) << check << " in:\n" << *r.result;
   }
+  // The child left by _exit, running no exit handlers: the zygote, its standard input
+  // closed, removes its socket's directory itself.
+  const auto dir = std::filesystem::path(r.result->substr(0, r.result->find('\n'))).parent_path();
+  ASSERT_EQ(dir.filename().string().rfind("epsmith-peer-", 0), 0u) << *r.result;
+  for (int tries = 0; tries < 100 && std::filesystem::exists(dir); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir)) << dir;
 }
 
 TEST_F(TorchChecks, AForkedChildAsksAPeerOfItsOwn) {
