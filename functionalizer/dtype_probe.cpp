@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -549,8 +550,11 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   return answer.form;
 }
 
-bool probeAutogradRefuses(const Node& call) {
-  static ProbeCache<bool> cache;
+namespace {
+
+// Whether `call` may be probed for autograd's answer: an aten call whose tensor inputs have
+// concrete metadata, small enough to make, and some input that can require grad.
+bool probeableUnderGrad(const Node& call) {
   bool probeable = call.target.kind() == Target::Kind::Aten;
   bool grad = false;
   int64_t elements = 0;
@@ -563,43 +567,86 @@ bool probeAutogradRefuses(const Node& call) {
     grad = grad || (m->requires_grad && (isFloatingPoint(m->dtype) || isComplex(m->dtype)));
     elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
   });
-  if (!probeable || !grad || elements > (1 << 16)) return false;
+  return probeable && grad && elements <= (1 << 16);
+}
+
+// Runs `call` under grad mode as `values` give its inputs, then with every input detached:
+// true where autograd refused it (only the detached run went through), false where it ran,
+// nullopt where both raised, which says nothing of autograd
+// (Note [Probe answers are the key's alone]). The assorted values can be what raises (an
+// index of -3 into a dim of 2): integer inputs are tried again as zeros.
+std::optional<bool> refusedUnderGrad(const Node& call, const std::function<at::Tensor(const Node*, bool)>& value) {
+  const at::AutoGradMode grad_mode(true);
+  bool zeros = false;
+  auto run = [&](bool detached) {
+    std::unordered_map<const Node*, at::Tensor> values;  // one per node, however often bound
+    return !runSingleCall(call, [&](const Node* n) -> c10::IValue {
+              auto it = values.find(n);
+              if (it != values.end()) return it->second;
+              at::Tensor t = value(n, detached);
+              if (zeros && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
+              return values.emplace(n, t).first->second;
+            }).error;
+  };
+  for (int round = 0; round < 2; ++round, zeros = true) {
+    if (run(false)) return false;
+    if (run(true)) return true;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace {
+
+// `decide`'s answer for `call` (true or false; nullopt: it cannot tell), cached per op,
+// argument dtypes and literals, asked only where probeableUnderGrad; false where unasked,
+// undecided or raising.
+bool answerUnderGrad(ProbeCache<bool>& cache, const Node& call, const std::function<std::optional<bool>()>& decide) {
+  if (!probeableUnderGrad(call)) return false;
+  bool probeable = true;
   const std::string key = cacheKey(call, false, &probeable);
   if (!probeable) return false;
   if (auto known = cache.find(key)) return *known;
-  bool refuses = false;
+  std::optional<bool> answer;
   try {
-    const at::AutoGradMode grad_mode(true);
+    answer = decide();
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (!answer) return false;
+  cache.keep(key, *answer);
+  return *answer;
+}
+
+}  // namespace
+
+bool probeAutogradRefuses(const Node& call) {
+  static ProbeCache<bool> cache;
+  return answerUnderGrad(cache, call, [&] {
     std::unordered_map<const Node*, at::Tensor> values;
     call.forEachInput([&](const Node* n) {
       if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
     });
-    auto run = [&](bool detached) {
-      return !runSingleCall(call, [&](const Node* n) -> c10::IValue {
-                const at::Tensor& t = values.at(n);
-                return detached ? t.detach().clone() : cloneOf(t);
-              }).error;
-    };
-    // Settled when one of the runs went through; both raising says nothing of autograd
-    // (Note [Probe answers are the key's alone]). The assorted values can be what raises
-    // (an index of -3 into a dim of 2): integer inputs are tried again as zeros.
-    auto settle = [&](bool* answer) {
-      if (run(false)) *answer = false;
-      else if (run(true)) *answer = true;
-      else return false;
-      return true;
-    };
-    if (!settle(&refuses)) {
-      for (auto& [n, t] : values) {
-        if (!t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
-      }
-      if (!settle(&refuses)) return false;
-    }
-  } catch (const std::exception&) {
-    return false;
-  }
-  cache.keep(key, refuses);
-  return refuses;
+    return refusedUnderGrad(call, [&](const Node* n, bool detached) {
+      const at::Tensor& t = values.at(n);
+      return detached ? t.detach().clone() : cloneOf(t);
+    });
+  });
+}
+
+bool probeAutogradTakesWrite(const Node& writer) {
+  static ProbeCache<bool> cache;
+  return answerUnderGrad(cache, writer, [&]() -> std::optional<bool> {
+    // Fresh leaves on every run: autograd asks whether the written tensor is a leaf, and
+    // a run's write changes it.
+    const auto refused = refusedUnderGrad(writer, [&](const Node* n, bool detached) {
+      at::Tensor t = probeValues(*n->meta.val.tensor());
+      return detached ? t.detach() : t;
+    });
+    if (!refused) return std::nullopt;
+    return !*refused;
+  });
 }
 
 namespace {

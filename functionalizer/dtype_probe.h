@@ -91,6 +91,24 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
 // (Note [Probe answers are the key's alone]).
 bool probeAutogradRefuses(const Node& call);
 
+// Note [Writes autograd lets through]
+// torch.export refuses a program that writes an input which requires grad with grad mode
+// on, but only where autograd does: tracing runs the write, and autograd refuses an
+// in-place write into a leaf that requires grad (or a view of one) where the op has a
+// derivative. aot_autograd's own refusal ("Found a graph input that requires gradients,
+// and received a mutation") is made only when it traces a joint graph, which neither
+// export nor run_decompositions({}) does (2.13, torch/_functorch/aot_autograd.py). So a
+// write autograd does not differentiate (logical_not_, logical_and_ of a parameter) is
+// exported as a parameter mutation, where ge_, fill_ or copy_ of it are refused (a 2.13
+// campaign's D8 refusal-parity case, checked with torch.export.export alone). Which ops
+// autograd differentiates is in derivatives.yaml, not in the schemas, so the writing call
+// is run once on small leaves with grad and once detached.
+//
+// Whether autograd runs `writer` (an in-place or out= call whose tensor arguments carry
+// their metadata, the written one a leaf that requires grad) with grad mode on. False
+// where the probe cannot tell. Cached per op, argument dtypes and literals.
+bool probeAutogradTakesWrite(const Node& writer);
+
 // Note [out= kernels that write past the result they shrink to]
 // An out= call that shrinks its out tensor keeps the storage, and the functionalizer keeps
 // what the storage held past the result, which views taken earlier see. Most kernels

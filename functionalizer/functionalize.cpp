@@ -171,7 +171,8 @@ void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
     fail(writer, "input " + quoted(in.node->name()) + " is mutated, but its elements overlap in memory (" +
                      formatTensorMeta(*m) + "): copying its new value back into it raises");
   }
-  if (in.requires_grad && grad_enabled_) {
+  // Export refuses only what autograd refuses (Note [Writes autograd lets through]).
+  if (in.requires_grad && grad_enabled_ && !probeAutogradTakesWrite(*writer)) {
     fail(writer, "Found a graph input that requires gradients, and received a mutation. This is currently "
                  "banned in the aot_export workflow. (input " + quoted(in.node->name()) +
                      "; mutate it under torch.no_grad() or inference mode instead)" + std::string(kExportRefuses));

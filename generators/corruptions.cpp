@@ -668,14 +668,15 @@ const std::vector<Corruption>& corruptions() { return table(); }
 const Corruption& corruptionFor(CheckId check) { return table()[static_cast<size_t>(check)]; }
 
 // Note [Parameters written under grad]
-// Export refuses a program that writes a parameter with grad mode on (aot_export: "Found
-// a graph input that requires gradients, and received a mutation"), and eager refuses the
-// write itself (a leaf that requires grad, written in place), so building programs call
-// by call on real tensors never makes one. It is made as a targeted corruption instead, as
-// D6 makes the verifier's: half of the refused share's programs that write a parameter
-// inside a no_grad region lose every `_set_grad_enabled` call (the generator's run()).
-// Eager then raises (D1 and D2 skip), and D8 asks run_decompositions to refuse the program
-// as epsmith's functionalizer does (Note [Refusals export makes]).
+// Export refuses a program that writes a parameter with grad mode on where autograd
+// refuses the write (a leaf that requires grad, written in place by an op with a
+// derivative: Note [Writes autograd lets through]), and eager refuses it alike, so
+// building programs call by call on real tensors never makes one. It is made as a
+// targeted corruption instead, as D6 makes the verifier's: half of the refused share's
+// programs that write a parameter inside a no_grad region lose every `_set_grad_enabled`
+// call (the generator's run()). Eager then raises (D1 and D2 skip), and D8 asks
+// run_decompositions to refuse the program as epsmith's functionalizer does
+// (Note [Refusals export makes]); a write autograd lets through is exported by both.
 void dropGradRegions(ExportedProgram& p) {
   Graph& g = p.graph();
   std::vector<Node*> toggles;

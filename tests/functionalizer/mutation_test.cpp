@@ -255,11 +255,13 @@ signature {
   EXPECT_EQ(targets(f), "torch._C._set_grad_enabled aten::t torch._C._set_grad_enabled aten::detach aten::cumsum");
 }
 
-TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
-  auto p = program(R"(graph {
+// A program that writes its parameter with grad on by `write` (a call of %p_w, named %w),
+// then reads it.
+ExportedProgram parameterWrittenUnderGrad(const std::string& write) {
+  return program(R"(graph {
   %p_w: f32[3]<requires_grad=True> = placeholder
   %x: f32[3] = placeholder
-  %div_: f32[3]<requires_grad=True> = aten::div_.Scalar(%p_w, 2)
+  %w: f32[3]<requires_grad=True> = )" + write + R"(
   %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
   return (%mul)
 }
@@ -268,13 +270,27 @@ signature {
   input user_input %x
   output user_output %mul
 })");
+}
+
+TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
+  auto p = parameterWrittenUnderGrad("aten::div_.Scalar(%p_w, 2)");
   std::string why = rejection(p);
-  EXPECT_NE(why.find("%div_: Found a graph input that requires gradients, and received a mutation"), std::string::npos) << why;
+  EXPECT_NE(why.find("%w: Found a graph input that requires gradients, and received a mutation"), std::string::npos) << why;
   EXPECT_NE(why.find("'p_w'"), std::string::npos) << why;
   // The same program called under no_grad may mutate its parameter.
   FunctionalizeOptions no_grad;
   no_grad.grad_enabled = false;
   EXPECT_EQ(outputKinds(functionalAgreesWithEager(p, no_grad)), "parameter_mutation w, user_output");
+}
+
+// Note [Writes autograd lets through]: logical_not_ has no derivative, so autograd runs
+// it on a leaf that requires grad, and export makes a parameter mutation of it; ge_ has
+// one (zeros), so autograd refuses the same write, and the functionalizer too.
+TEST(Functionalize, ParameterMutationAutogradTakesIsExported) {
+  auto p = parameterWrittenUnderGrad("aten::logical_not_(%p_w)");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "parameter_mutation w, user_output");
+  const std::string why = rejection(parameterWrittenUnderGrad("aten::ge_.Scalar(%p_w, 0)"));
+  EXPECT_NE(why.find("%w: Found a graph input that requires gradients"), std::string::npos) << why;
 }
 
 TEST(Functionalize, InPlaceCastsBackToTheWrittenDtype) {
