@@ -24,15 +24,20 @@ std::vector<std::string> stringsOr(const JsonAt& object, std::string_view key) {
   return v ? v->strings() : std::vector<std::string>();
 }
 
+// A string or a list of them; none where the key is absent.
+std::vector<std::string> oneOrMore(const JsonAt& object, std::string_view key) {
+  auto v = object.optional(key);
+  if (!v) return {};
+  return v->json().isArray() ? v->strings() : std::vector<std::string>{v->string()};
+}
+
 KnownBug readEntry(const JsonAt& j) {
   j.allowOnly({"id", "check", "kind", "template", "message", "ops", "traits", "libtorch", "issue", "why"});
   KnownBug b;
   b.id = j.field("id").string();
-  b.check = stringOr(j, "check");
-  if (auto kind = j.optional("kind")) {
-    b.kinds = kind->json().isArray() ? kind->strings() : std::vector<std::string>{kind->string()};
-    for (std::string& k : b.kinds) k = crashKind(k);
-  }
+  b.checks = oneOrMore(j, "check");
+  b.kinds = oneOrMore(j, "kind");
+  for (std::string& k : b.kinds) k = crashKind(k);
   b.template_is = stringOr(j, "template");
   b.message = stringOr(j, "message");
   try {  // std::regex reports a bad pattern only by throwing
@@ -94,7 +99,7 @@ Expected<KnownBugs> KnownBugs::load(const std::string& path) {
 const KnownBug* KnownBugs::match(const RootCause& root, const std::string& version) const {
   for (const KnownBug& b : bugs_) {
     if (!appliesTo(b, version)) continue;
-    if (!b.check.empty() && b.check != root.check) continue;
+    if (!b.checks.empty() && std::find(b.checks.begin(), b.checks.end(), root.check) == b.checks.end()) continue;
     if (!b.kinds.empty() && std::find(b.kinds.begin(), b.kinds.end(), root.kind) == b.kinds.end()) continue;
     if (!b.template_is.empty() && b.template_is != root.message) continue;
     if (!b.message.empty() && !std::regex_search(root.message, b.message_regex)) continue;

@@ -25,7 +25,7 @@ namespace epsmith {
 
 struct KnownBug {
   std::string id;                     // "cpp-functionalization-meta-in-python"
-  std::string check;                  // "": any
+  std::vector<std::string> checks;    // one, or a list in the file; none: any
   std::vector<std::string> kinds;     // one, or a list in the file; none: any
   std::string template_is;            // the message template, exactly; "": any
   std::string message;                // an ECMAScript regex searched in the template; "": any

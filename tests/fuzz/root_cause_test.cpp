@@ -358,7 +358,8 @@ const char* kKnown = R"JSON({
     {"id": "lost", "libtorch": ["2."], "check": "D2", "kind": ["exception-in-one", "shape-mismatch"],
      "message": "^Dimension out of range", "ops": ["squeeze", "transpose"], "why": "a lost metadata mutation"},
     {"id": "family", "libtorch": ["1.13"], "check": "D2", "kind": "crash-SIGSEGV", "template": "",
-     "issue": "https://github.com/pytorch/pytorch/issues/1"}
+     "issue": "https://github.com/pytorch/pytorch/issues/1"},
+    {"id": "both", "check": ["D2", "D8"], "message": "^A view was", "why": "one bug two checks meet"}
   ]
 })JSON";
 
@@ -375,6 +376,13 @@ TEST(KnownBugs, EntriesMatchByCheckKindMessageOpsAndRelease) {
   EXPECT_NE(list->match({"D2", "shape-mismatch", "Dimension out of range", lost.ops}, "2.13"), nullptr);
   // A crash's signals are one kind; an empty template matches only an empty one.
   EXPECT_NE(list->match({"D2", crashKind("crash-SIGABRT"), "", {"expm1"}}, "1.13"), nullptr);
+  // An entry may name several checks, any one of which matches.
+  for (const char* check : {"D2", "D8"}) {
+    const KnownBug* both = list->match({check, "decompositions-raise", "A view was made", {}}, "2.13");
+    ASSERT_NE(both, nullptr) << check;
+    EXPECT_EQ(both->id, "both");
+  }
+  EXPECT_EQ(list->match({"D5", "decompositions-raise", "A view was made", {}}, "2.13"), nullptr);
 }
 
 TEST(KnownBugs, ABadListIsALocatedError) {
