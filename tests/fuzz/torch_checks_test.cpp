@@ -101,6 +101,21 @@ TEST(TorchRefusals, TakingWhatExportRefusesIsARefusalParityFinding) {
   EXPECT_NE(check_detail::d8(plain, plain_eager, takes, nullptr).kind, "refusal-parity");
 }
 
+TEST(TorchRefusals, RefusingWhatEagerRefusesIsNoFinding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d8_eager_refuses.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(functionalize(p.value()).ok());
+  const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+  ASSERT_FALSE(eager.ok());
+  check_detail::TorchAnswer refuses;
+  refuses.reply.torch_version = "made up";
+  refuses.reply.verdicts.push_back(PeerVerdict{true, "", "", ""});
+  refuses.reply.decompose_error = "IndexError: list index out of range";  // any reason at all
+  const CheckOutcome o = check_detail::d8(p.value(), eager, refuses, nullptr);
+  EXPECT_EQ(o.status, CheckOutcome::Status::Pass) << describe(o);
+  EXPECT_NE(o.report.find("vsplit requires"), std::string::npos) << o.report;
+}
+
 class TorchChecks : public ::testing::Test {
  protected:
   void SetUp() override {
