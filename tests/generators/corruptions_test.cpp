@@ -49,6 +49,28 @@ std::vector<ExportedProgram> programs() {
   return out;
 }
 
+// The JSON form keeps a getitem's opaque value only in epsmith's metadata, and torch
+// derives a getitem's value from its producer's: the corruption would not reach torch (D7).
+TEST(Corruptions, AnInvalidValIsNeverAGetItems) {
+  auto isGetItem = [](const Node& n) {
+    return n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem;
+  };
+  int getitems = 0;
+  SeededSource random(11);
+  for (const auto& original : programs()) {
+    for (const Node& n : original.graph().nodes()) getitems += isGetItem(n);
+    for (int draw = 0; draw < 4; ++draw) {
+      ExportedProgram p = original.clone();
+      if (!corruptionFor(CheckId::InvalidVal).apply(p, random)) continue;
+      for (const Node& n : p.graph().nodes()) {
+        const bool opaque = std::holds_alternative<Val::Opaque>(n.meta.val.variant());
+        EXPECT_FALSE(opaque && isGetItem(n)) << n.name();
+      }
+    }
+  }
+  EXPECT_GT(getitems, 0);  // the programs had some to pick
+}
+
 TEST(Corruptions, KillMatrix) {
   const auto generated = programs();
   std::map<CheckId, int> killed;
