@@ -158,6 +158,15 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
   return found;
 }
 
+bool writesThroughAnExpand(const ExportedProgram& p) {
+  bool found = false;
+  forEachWrite(p, [&](const Node&, const Node& t) {
+    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten &&
+                      opRole(*t.target.op()).view == ViewFamily::Expand);
+  });
+  return found;
+}
+
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
   std::optional<std::string> why;
   forEachWrite(p, [&](const Node& n, const Node& t) {

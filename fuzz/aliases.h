@@ -43,4 +43,8 @@ std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 // write, with its result read after (eager's hidden alias sees the write).
 bool writesAnUndeclaredAlias(const ExportedProgram& p);
 
+// Whether `p` writes in place through an expand view (expand, expand_as, broadcast_to) or
+// a view of one.
+bool writesThroughAnExpand(const ExportedProgram& p);
+
 }  // namespace epsmith

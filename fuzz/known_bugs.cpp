@@ -51,9 +51,9 @@ KnownBug readEntry(const JsonAt& j) {
   b.traits = stringsOr(j, "traits");
   for (const std::string& t : b.traits) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {
-      j.field("traits").fail("unknown program trait '" + t +
-                             "' (resizes-a-viewed-tensor, writes-an-undeclared-alias, sets-another-dtype, "
-                             "mutates-metadata-in-place, writes-an-empty-view)");
+      std::string known;
+      for (const char* k : kProgramTraits) known += (known.empty() ? "" : ", ") + std::string(k);
+      j.field("traits").fail("unknown program trait '" + t + "' (" + known + ")");
     }
   }
   b.libtorch = stringsOr(j, "libtorch");

@@ -354,6 +354,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   if (writesAnEmptyView(p.graph())) traits.emplace_back("writes-an-empty-view");
+  if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   return traits;
 }
 

@@ -111,9 +111,14 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   "writes-an-empty-view": an in-place op writes a view of no elements of a tensor that
 //   has some (an unfold of size 0): eager writes nothing, LibTorch's functionalization
 //   zeroes the base, and whatever next reads it differs or raises (a division by zero).
+//   "writes-through-an-expand": an in-place op writes through an expand view (expand,
+//   expand_as, broadcast_to) or a view of one. LibTorch 2.x's functionalization carries
+//   the write back to the base as base + sum_to(written - base), which rounds where eager
+//   is exact and makes NaN where the base holds NaN or inf; whatever next reads it
+//   differs, or raises on the NaN (histc's range, binary_cross_entropy's).
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias",
-                                                 "sets-another-dtype", "mutates-metadata-in-place",
-                                                 "writes-an-empty-view"};
+                                                 "sets-another-dtype",      "mutates-metadata-in-place",
+                                                 "writes-an-empty-view",    "writes-through-an-expand"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -298,6 +298,29 @@ signature {
   EXPECT_TRUE(programTraits(program("1, 1", "1, 1, 1")).empty());
 }
 
+// An in-place write through an expand view, or a view of one; a write into the tensor
+// expanded is none.
+TEST(RootCause, AWriteThroughAnExpandIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 3] = placeholder
+  %expand_as: f32[1, 3] = aten::expand_as(%x, %x)
+  %select: f32[3] = aten::select.int(%expand_as, 0, 0)
+  %le_: f32[)EPT" + std::string(written == "x" ? "1, 3" : written == "select" ? "3" : "1, 3") +
+                       R"EPT(] = aten::le_.Scalar(%)EPT" + written + R"EPT(, 0.0)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("expand_as")), (std::vector<std::string>{"writes-through-an-expand"}));
+  EXPECT_EQ(programTraits(program("select")), (std::vector<std::string>{"writes-through-an-expand"}));
+  EXPECT_TRUE(programTraits(program("x")).empty());
+}
+
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
