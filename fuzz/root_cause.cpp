@@ -270,33 +270,54 @@ const SymIntList* resultSizes(const Node& n, size_t k) {
   return nullptr;
 }
 
-// Note [Program traits]: "resizes-a-viewed-tensor".
-bool resizesAViewedTensor(const Graph& g) {
-  const auto owner = storageOwners(g);
-  const auto order = nodeOrder(g);
+// Whether a call changes the sizes of a tensor it writes and `then(r, w)` holds of the call
+// r and the tensor w. Out= calls, resize_ and set_ resize; `in_place_views` adds the
+// metadata mutations that apply a view (transpose_), which change sizes without a resize.
+template <typename F>
+bool anyResize(const Graph& g, bool in_place_views, F&& then) {
   for (const Node& r : g.nodes()) {
     if (r.op() != OpKind::CallFunction || r.target.kind() != Target::Kind::Aten) continue;
     const OpRoleInfo& role = opRole(*r.target.op());
-    // Metadata mutations that apply a view (transpose_) change sizes without a resize.
-    const bool resizes = role.role == OpRole::Out || role.role == OpRole::Unsupported ||
-                         (role.role == OpRole::MetadataMutation && !role.functional);
+    const bool resizes = role.role == OpRole::Out ||
+                         (in_place_views && (role.role == OpRole::Unsupported ||
+                                             (role.role == OpRole::MetadataMutation && !role.functional)));
     if (!resizes) continue;
     for (size_t k = 0; k < role.return_alias.size(); ++k) {
       const Node* w = role.return_alias[k] < 0 ? nullptr : boundTensor(r, *r.target.op(), role.return_alias[k]);
       const TensorMeta* before = w ? w->meta.val.tensor() : nullptr;
       const SymIntList* after = resultSizes(r, k);
-      if (!before || !after || before->sizes == *after) continue;
-      if (isViewResult(*w)) return true;
-      for (const Node& v : g.nodes()) {
-        if (order.at(&v) >= order.at(&r)) break;
-        if (&v == w || !isViewResult(v) || owner.at(&v) != owner.at(w)) continue;
-        for (const Node* u : g.users(&v)) {
-          if (order.at(u) > order.at(&r)) return true;
-        }
-      }
+      if (before && after && before->sizes != *after && then(r, *w)) return true;
     }
   }
   return false;
+}
+
+// Whether a node before `r` other than `w`, a view or not as `view` says, shares w's
+// storage and is read after r.
+bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view) {
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  for (const Node& v : g.nodes()) {
+    if (order.at(&v) >= order.at(&r)) break;
+    if (&v == &w || isViewResult(v) != view || owner.at(&v) != owner.at(&w)) continue;
+    for (const Node* u : g.users(&v)) {
+      if (order.at(u) > order.at(&r)) return true;
+    }
+  }
+  return false;
+}
+
+// Note [Program traits]: "resizes-a-viewed-tensor".
+bool resizesAViewedTensor(const Graph& g) {
+  return anyResize(g, true, [&](const Node& r, const Node& w) {
+    return isViewResult(w) || readAfterResize(g, r, w, true);
+  });
+}
+
+// Note [Program traits]: "resizes-an-in-place-alias": out= calls only, the tensor read
+// afterwards no view but the self of the in-place call whose result the out= call writes.
+bool resizesAnInPlaceAlias(const Graph& g) {
+  return anyResize(g, false, [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false); });
 }
 
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
@@ -355,6 +376,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   if (writesAnEmptyView(p.graph())) traits.emplace_back("writes-an-empty-view");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
+  if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   return traits;
 }
 

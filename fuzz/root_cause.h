@@ -116,9 +116,14 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   the write back to the base as base + sum_to(written - base), which rounds where eager
 //   is exact and makes NaN where the base holds NaN or inf; whatever next reads it
 //   differs, or raises on the NaN (histc's range, binary_cross_entropy's).
-inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor", "writes-an-undeclared-alias",
-                                                 "sets-another-dtype",      "mutates-metadata-in-place",
-                                                 "writes-an-empty-view",    "writes-through-an-expand"};
+//   "resizes-an-in-place-alias": an out= call changes the sizes of its out, which an
+//   in-place call returned, and that call's self is read after it (m.cos_() then
+//   eye(1, out=) of its result, then a read of m): eager resizes the one tensor both name;
+//   torch.export's run_decompositions (2.13) retraces the read with m's old sizes, and
+//   the op that reads it raises or computes with its own message.
+inline constexpr const char* kProgramTraits[] = {
+    "resizes-a-viewed-tensor", "writes-an-undeclared-alias", "sets-another-dtype",       "mutates-metadata-in-place",
+    "writes-an-empty-view",    "writes-through-an-expand",   "resizes-an-in-place-alias"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

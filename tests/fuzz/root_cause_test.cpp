@@ -321,6 +321,28 @@ signature {
   EXPECT_TRUE(programTraits(program("x")).empty());
 }
 
+// An out= call that resizes what an in-place call returned, whose self is read after; a
+// read of the out= call's own result is none.
+TEST(RootCause, ResizingAnInPlaceAliasIsATrait) {
+  auto program = [](const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3] = placeholder
+  %mean: f32[] = aten::mean.dim(%x, [0])
+  %cos_: f32[] = aten::cos_(%mean)
+  %eye: f32[1, 1] = aten::eye.out(1, out=%cos_)
+  %neg: f32[1, 1] = aten::neg(%)EPT" + read + R"EPT()
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("mean")), (std::vector<std::string>{"resizes-an-in-place-alias"}));
+  EXPECT_TRUE(programTraits(program("eye")).empty());
+}
+
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
