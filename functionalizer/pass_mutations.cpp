@@ -442,7 +442,10 @@ void Pass::metadataMutation(const Node& n, const OpRoleInfo& role) {
   const AliasStorage* s = self->rec->storage;
   const TensorMeta* after = n.meta.val.tensor();
   if (!role.functional) {  // resize_, set_: no view expresses them
-    if (s->input >= 0 && !self->rec->parent) {
+    // The input itself, also after an in-place metadata mutation gave it a view's record
+    // (t_ of an input, then set_ of it).
+    const bool the_input = s->input >= 0 && (!self->rec->parent || self == inputs_[static_cast<size_t>(s->input)].obj);
+    if (the_input) {
       fail(&n, "Found an input that received a metadata mutation (input " +
                    quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + ", by " + op.name() + ")" +
                    std::string(kExportRefuses));
