@@ -320,6 +320,27 @@ bool resizesAnInPlaceAlias(const Graph& g) {
   return anyResize(g, false, [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false); });
 }
 
+// Note [Program traits]: "resizes-after-set": out= calls only, into a tensor an earlier
+// set_ pointed at its source's storage, the source read after the out= call.
+bool resizesAfterSet(const Graph& g) {
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  return anyResize(g, false, [&](const Node& r, const Node& w) {
+    for (const Node& s : g.nodes()) {
+      if (order.at(&s) >= order.at(&r)) break;
+      if (s.op() != OpKind::CallFunction || s.target.kind() != Target::Kind::Aten) continue;
+      if (coreOpName(s.target.textName()) != "set") continue;
+      const Node* self = boundTensor(s, *s.target.op(), 0);
+      const Node* source = boundTensor(s, *s.target.op(), 1);
+      if (!self || !source || owner.at(self) != owner.at(&w)) continue;
+      for (const Node* u : g.users(source)) {
+        if (order.at(u) > order.at(&r)) return true;
+      }
+    }
+    return false;
+  });
+}
+
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
 bool setsAnotherDtype(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -377,6 +398,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (writesAnEmptyView(p.graph())) traits.emplace_back("writes-an-empty-view");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
+  if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
   return traits;
 }
 

@@ -121,9 +121,13 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
 //   eye(1, out=) of its result, then a read of m): eager resizes the one tensor both name;
 //   torch.export's run_decompositions (2.13) retraces the read with m's old sizes, and
 //   the op that reads it raises or computes with its own message.
+//   "resizes-after-set": an out= call changes the sizes of a tensor that an earlier set_
+//   pointed at its source's storage, and the source is read after it: eager resizes only
+//   the tensor written, LibTorch 2.x's functionalization the source as well (x.set_(e),
+//   kaiser_window.out(0, out=x), then e reads as [0]).
 inline constexpr const char* kProgramTraits[] = {
-    "resizes-a-viewed-tensor", "writes-an-undeclared-alias", "sets-another-dtype",       "mutates-metadata-in-place",
-    "writes-an-empty-view",    "writes-through-an-expand",   "resizes-an-in-place-alias"};
+    "resizes-a-viewed-tensor", "writes-an-undeclared-alias", "sets-another-dtype",        "mutates-metadata-in-place",
+    "writes-an-empty-view",    "writes-through-an-expand",   "resizes-an-in-place-alias", "resizes-after-set"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -343,6 +343,29 @@ signature {
   EXPECT_TRUE(programTraits(program("eye")).empty());
 }
 
+// An out= call that resizes a tensor set_ pointed at another's storage, which is read after
+// it; without the read, none.
+TEST(RootCause, ResizingAfterASetIsATrait) {
+  auto program = [](const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 1, 1] = placeholder
+  %e: f32[1, 0] = placeholder
+  %set_: f32[1, 0] = aten::set_.source_Tensor(%x, %e)
+  %kaiser_window: f32[0] = aten::kaiser_window.out(0, out=%x)
+  %neg: f32[1, 0] = aten::neg()EPT" + read + R"EPT()
+  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %e
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("%e")), (std::vector<std::string>{"resizes-after-set"}));
+  EXPECT_TRUE(programTraits(program("%kaiser_window")).empty());
+}
+
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
