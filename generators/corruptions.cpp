@@ -680,9 +680,10 @@ const Corruption& corruptionFor(CheckId check) { return table()[static_cast<size
 // building programs call by call on real tensors never makes one. It is made as a
 // targeted corruption instead, as D6 makes the verifier's: half of the refused share's
 // programs that write a parameter inside a no_grad region lose every `_set_grad_enabled`
-// call (the generator's run()). Eager then raises (D1 and D2 skip), and D8 asks
-// run_decompositions to refuse the program as epsmith's functionalizer does
-// (Note [Refusals export makes]); a write autograd lets through is exported by both.
+// call (the generator's run()). Eager then raises (D1 and D2 skip); run_decompositions
+// may take the program, which export under no_grad makes too, and where it refuses, D8
+// compares its reason with the functionalizer's (Note [Parameters written with grad on]).
+// A write autograd lets through is exported by both.
 void dropGradRegions(ExportedProgram& p) {
   Graph& g = p.graph();
   std::vector<Node*> toggles;

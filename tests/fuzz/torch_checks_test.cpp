@@ -101,6 +101,28 @@ TEST(TorchRefusals, TakingWhatExportRefusesIsARefusalParityFinding) {
   EXPECT_NE(check_detail::d8(plain, plain_eager, takes, nullptr).kind, "refusal-parity");
 }
 
+// Note [Parameters written with grad on]: export under no_grad makes this program, and
+// run_decompositions taking it is no refusal-parity finding; refusing it for another
+// reason still is one.
+TEST(TorchRefusals, TakingAParameterWrittenWithGradOnIsNoFinding) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d8_parameter_written_with_grad_on.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  auto ours = functionalize(p.value());
+  ASSERT_FALSE(ours.ok());
+  EXPECT_TRUE(refusedAsExportDoes(ours.error())) << ours.error().str();
+  const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+  check_detail::TorchAnswer takes;
+  takes.reply.torch_version = "made up";
+  takes.reply.verdicts.push_back(PeerVerdict{true, "", "", ""});
+  takes.reply.decomposed_run = eager;
+  const CheckOutcome o = check_detail::d8(p.value(), eager, takes, nullptr);
+  EXPECT_EQ(o.status, CheckOutcome::Status::Pass) << describe(o);
+  check_detail::TorchAnswer other = takes;
+  other.reply.decomposed_run.reset();
+  other.reply.decompose_error = "AssertionError: something else";
+  EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).kind, "refusal-parity");
+}
+
 TEST(TorchRefusals, RefusingWhatEagerRefusesIsNoFinding) {
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d8_eager_refuses.ept");
   ASSERT_TRUE(p.ok()) << p.error().str();
