@@ -170,7 +170,8 @@ constexpr std::string_view kWrittenWithGradOn = "requires gradients, and receive
 // refusal is known by words of epsmith's message and the words torch's may say it in:
 // export's own (aot_autograd's "Found an input that received a metadata mutation") or, for a
 // parameter written under grad, autograd's, which refuses the in-place write before
-// aot_autograd sees it (2.13). Torch refusing for another reason is refusal parity broken
+// aot_autograd sees it (2.13): into a leaf that requires grad, or into the base of a view
+// run_decompositions' retrace made under no_grad (a view of the parameter taken before). Torch refusing for another reason is refusal parity broken
 // as much as torch taking the program: a 3-minute D8 campaign on 2.13 met an input's
 // unsqueeze_ that run_decompositions did not refuse but failed on later, with its own
 // assertion (`len(mutations) != num_mutated_inp_runtime_indices`) or with a later op's
@@ -185,7 +186,9 @@ struct RefusalWords {
 bool sameRefusal(const std::string& ours, const std::string& torch) {
   static const RefusalWords kinds[] = {
       {"received a metadata mutation", {"received a metadata mutation"}},
-      {kWrittenWithGradOn, {kWrittenWithGradOn, "requires grad is being used in an in-place operation"}},
+      {kWrittenWithGradOn,
+       {kWrittenWithGradOn, "requires grad is being used in an in-place operation",
+        "its base has been modified inplace with grad mode enabled"}},
       {"aliased inputs that are mutated", {"aliased inputs that are mutated", "synthetic base"}},
   };
   static const std::string_view by_design[] = {"DataDependentOutputException", "DynamicOutputShapeException",

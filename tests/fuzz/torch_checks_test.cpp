@@ -121,6 +121,13 @@ TEST(TorchRefusals, TakingAParameterWrittenWithGradOnIsNoFinding) {
   other.reply.decomposed_run.reset();
   other.reply.decompose_error = "AssertionError: something else";
   EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).kind, "refusal-parity");
+  // Autograd refusing the write, in either of its wordings, is the same refusal.
+  for (const char* autograd : {"RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+                               "RuntimeError: A view was created in no_grad mode and its base or another view of its "
+                               "base has been modified inplace with grad mode enabled."}) {
+    other.reply.decompose_error = autograd;
+    EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).status, CheckOutcome::Status::Pass) << autograd;
+  }
 }
 
 TEST(TorchRefusals, RefusingWhatEagerRefusesIsNoFinding) {
