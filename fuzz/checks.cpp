@@ -55,6 +55,18 @@ RunResult run(const ExportedProgram& p, const RunOptions& options, PhaseTimes* t
   return runProgram(p, options);
 }
 
+namespace {
+
+// D1 and D2 compare a program's values with another computation of them
+// (Note [Values compared at the precision they were computed in]).
+CompareOptions computedIn(const ExportedProgram& p) {
+  CompareOptions options;
+  options.computed_in = [&p](const std::string& where) { return leastPreciseFloatRead(p, where); };
+  return options;
+}
+
+}  // namespace
+
 CheckOutcome compare(DiffCheck c, const RunResult& expected, const RunResult& actual, PhaseTimes* times,
                      const CompareOptions& options) {
   PhaseClock clock(times, Phase::Compare);
@@ -122,13 +134,15 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
     o.message = std::string(checkIdName(diagnostics.front().check));
     return o;
   }
-  return compare(DiffCheck::D1, eager, run(f->value(), RunOptions(RunMode::Exported, device), times), times);
+  return compare(DiffCheck::D1, eager, run(f->value(), RunOptions(RunMode::Exported, device), times), times,
+                 computedIn(p));
 }
 
 // Options for a run of `p` in `mode`, with `p`'s shared plan when there is one.
 CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, const Interpreter* plan,
                 PhaseTimes* times) {
-  return compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, device, plan), times), times);
+  return compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, device, plan), times), times,
+                 computedIn(p));
 }
 
 // Note [Results a device may choose]

@@ -11,6 +11,7 @@
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ops/op_aliases.h"
+#include "oracle/compare.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -402,13 +403,13 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   return traits;
 }
 
-std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where) {
-  const Graph& g = p.graph();
-  const Node* start = startOf(p, where);
-  if (!start) return coreOps(p);
-  // What the value is computed from, and what writes into it or into a tensor it is
-  // computed from (an in-place or out= user, or a view of it that one writes through),
-  // with what those read: to a fixpoint, a few rounds on a small program.
+namespace {
+
+// The nodes of the slice of the value that starts at `start`: what it is computed from,
+// and what writes into it or into a tensor it is computed from (an in-place or out= user,
+// or a view of it that one writes through), with what those read: to a fixpoint, a few
+// rounds on a small program.
+std::set<const Node*> sliceNodes(const Graph& g, const Node* start) {
   std::set<const Node*> in{start};
   for (bool grew = true; grew;) {
     grew = false;
@@ -420,11 +421,37 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
       n.forEachInput([&](const Node* i) { grew = in.insert(i).second || grew; });
     }
   }
+  return in;
+}
+
+}  // namespace
+
+std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where) {
+  const Node* start = startOf(p, where);
+  if (!start) return coreOps(p);
+  const std::set<const Node*> in = sliceNodes(p.graph(), start);
   std::set<std::string> ops;
   for (const Node* n : in) {
     if (n->op() == OpKind::CallFunction && n->target.kind() == Target::Kind::Aten) ops.insert(coreOpName(n->target.textName()));
   }
   return {ops.begin(), ops.end()};
+}
+
+std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const std::string& where) {
+  const Node* start = startOf(p, where);
+  if (!start) return std::nullopt;
+  std::optional<ScalarType> least;
+  auto consider = [&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !(isFloatingPoint(m->dtype) || isComplex(m->dtype))) return;
+    if (!least || defaultTolerance(m->dtype).rtol > defaultTolerance(*least).rtol) least = m->dtype;
+  };
+  for (const Node* n : sliceNodes(p.graph(), start)) {
+    if (n->op() != OpKind::CallFunction) continue;
+    consider(n);
+    n->forEachInput(consider);
+  }
+  return least;
 }
 
 bool isMismatchKind(std::string_view kind) {

@@ -1,6 +1,7 @@
 // What makes two findings one bug: their root cause (Note [Root causes]).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -83,6 +84,10 @@ std::string skipReasonTemplate(std::string_view reason);
 // The core op names of the slice of `p` that the value at `where` ("output 1", "input
 // user_input:x0") depends on; every op of `p` where `where` names no output or input.
 std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where);
+// The least precise floating dtype that a call of that slice reads or makes: what the value
+// at `where` was computed in at worst; nullopt where none is, or `where` names no output or
+// input (Note [Values compared at the precision they were computed in]).
+std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const std::string& where);
 
 // Note [Program traits]
 // Some upstream bugs are a shape of program more than a message or an op. LibTorch's

@@ -86,6 +86,21 @@ std::string writeIntoAPiece(const std::string& layout, int storage) {
 
 // Note [Writes eager leaves undefined]: D2 and D3 skip a write into shared elements; a
 // write into the same program's contiguous input is compared.
+// Note [Values compared at the precision they were computed in]: the out is f64, but what
+// lands in it was computed from the f32 input, so D1 and D2 compare it at f32's tolerance
+// (eager's kernel for the strided input and the functional sinh differ by two f32 ulps on
+// the development machine).
+TEST(Checks, AnOutCallIntoAWiderDtypeIsComparedAtThePrecisionItComputesIn) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d1_out_into_a_wider_dtype.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  EXPECT_EQ(leastPreciseFloatRead(p.value(), "output 0"), ScalarType::Float);
+  EXPECT_EQ(leastPreciseFloatRead(p.value(), "input user_input:to_cut"), ScalarType::Float);
+  EXPECT_EQ(leastPreciseFloatRead(p.value(), "output 7"), std::nullopt);
+  for (const auto& o : runChecks(p.value(), {DiffCheck::D1, DiffCheck::D2})) {
+    EXPECT_EQ(o.status, CheckOutcome::Status::Pass) << describe(o);
+  }
+}
+
 TEST(Checks, AWriteEagerLeavesUndefinedIsNotCompared) {
   const ExportedProgram shared = test::parse(writeIntoAPiece("<stride=[0, 1]>", 2));
   auto outcomes = runChecks(shared, {DiffCheck::D2, DiffCheck::D3});

@@ -98,6 +98,24 @@ TEST(CompareTolerance, DefaultsFollowAssertClose) {
   EXPECT_TRUE(is(ScalarType::Bool, 0, 0));
 }
 
+// Note [Values compared at the precision they were computed in]: two f64 values two f32
+// ulps apart differ at f64's tolerance, and agree where the check says the value was
+// computed from f32; a difference past f32's tolerance still differs, and a value computed
+// from f64 alone keeps f64's.
+TEST(CompareTolerance, AValueIsComparedAtThePrecisionItWasComputedIn) {
+  const at::Tensor e = f64({744.7396735432594}), a = f64({744.739569440484});
+  EXPECT_EQ(compareTensors(e, a).kind, VerdictKind::ValueMismatch);
+  CompareOptions from_f32;
+  from_f32.computed_in = [](const std::string& where) -> std::optional<ScalarType> {
+    return where == "output 0" ? std::optional<ScalarType>(ScalarType::Float) : std::nullopt;
+  };
+  EXPECT_EQ(compareTensors(e, a, from_f32).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(e, f64({744.75}), from_f32).kind, VerdictKind::ValueMismatch);
+  CompareOptions from_f64;
+  from_f64.computed_in = [](const std::string&) { return std::optional<ScalarType>(ScalarType::Double); };
+  EXPECT_EQ(compareTensors(e, a, from_f64).kind, VerdictKind::ValueMismatch);
+}
+
 TEST(CompareValues, IdenticalResultsMatch) {
   RunResult r = outputs({f32({1, 2, 3}), i64({4, 5}), c10::IValue(int64_t{7}), c10::IValue()});
   r.final_inputs = {{"buffer:calls", i64({3})}};
