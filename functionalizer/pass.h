@@ -183,6 +183,7 @@ class Pass {
   OutCall emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
                       const std::vector<const TensorMeta*>& after);
   Node* outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after);
+  void refuseResizedInput(const Node& n, const Obj& out);
   void writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after);
   void metadataMutation(const Node& n, const OpRoleInfo& role);
 

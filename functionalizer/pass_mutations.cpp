@@ -361,14 +361,20 @@ Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* pr
   return emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{made}}, after);
 }
 
-// Writes `value` into `out`, which the out= call resized to `after`: a metadata mutation.
-void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after) {
-  const AliasStorage* s = out->rec->storage;
+// An out= call that resizes an input: export refuses the program for that, whatever else
+// the call does, so its reason comes before any of the functionalizer's own.
+void Pass::refuseResizedInput(const Node& n, const Obj& out) {
+  const AliasStorage* s = out.rec->storage;
   if (s->input >= 0) {
     fail(&n, "Found an input that received a metadata mutation (input " +
                  quoted(inputs_[static_cast<size_t>(s->input)].node->name()) + " resized by out=)" +
                  std::string(kExportRefuses));
   }
+}
+
+// Writes `value` into `out`, which the out= call resized to `after`: a metadata mutation.
+// Its input is none (outVariant refused that first).
+void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after) {
   if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
   if (functionalizer::shrinksInPlace(*out->rec->meta, after)) {
     Graph scratch;
@@ -416,6 +422,9 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
   const OpInfo& op = *n.target.op();
   const std::vector<Obj*> outs = outTensors(n, op, role);
   const std::vector<const TensorMeta*> after = outMetasAfter(n, outs.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (after[k]->sizes != outs[k]->rec->meta->sizes) refuseResizedInput(n, *outs[k]);
+  }
   const OutPlan plan = planOut(n, op, role, outs.size(), *after[0]);
   const OutCall call = emitOutCall(n, op, role, plan, after);
   for (size_t k = 0; k < outs.size(); ++k) {

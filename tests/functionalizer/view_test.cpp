@@ -418,6 +418,24 @@ TEST(FunctionalizeViews, MetadataMutationOfAnInputIsRejected) {
   return (%out)
 )"));
   EXPECT_NE(after_t.find("%resize_: Found an input that received a metadata mutation"), std::string::npos) << after_t;
+  // An out= call that resizes an input is refused for that before anything else about it
+  // (a 2.13 campaign's D8 case: isin's 0-d result into a 1-d input, which no functional
+  // result of another element count could fill).
+  std::string out_resize = rejection(program(R"(graph {
+  %x: f32[4] = placeholder
+  %b: b8[5] = placeholder
+  %isin: b8[] = aten::isin.Scalar_Tensor_out(0.5, %x, assume_unique=False, out=%b)
+  %out: f32[4] = aten::clone(%x)
+  return (%out)
+}
+signature {
+  input user_input %x
+  input user_input %b
+  output user_output %out
+})"));
+  EXPECT_NE(out_resize.find("%isin: Found an input that received a metadata mutation (input 'b' resized by out=)"),
+            std::string::npos)
+      << out_resize;
 }
 
 TEST(FunctionalizeViews, WriteThroughAViewOfASymbolicShape) {
