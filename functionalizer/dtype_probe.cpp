@@ -26,6 +26,7 @@
 #include <unordered_set>
 
 #include "formats/text_format.h"
+#include "functionalizer/probe_support.h"
 #include "functionalizer/view_steps.h"
 #include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
@@ -34,7 +35,14 @@
 #include "oracle/libtorch_compat.h"
 
 namespace epsmith {
-namespace {
+
+using probe_detail::cacheKey;
+using probe_detail::concreteMeta;
+using probe_detail::kMaxCachedProbes;
+using probe_detail::ProbeCache;
+using probe_detail::probeValues;
+
+namespace probe_detail {
 
 // Type promotion depends on each tensor's dtype and on whether it is 0-dim (or a wrapped
 // number), and on the literal arguments (a float scalar, a dtype= keyword, rounding_mode),
@@ -100,6 +108,10 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   return key;
 }
 
+}  // namespace probe_detail
+
+namespace {
+
 // Elements a probe's placeholder storage holds past the tensor's own: an as_strided or
 // as_strided_copy call addresses the storage, which in eager may reach past the tensor it
 // is called on (as_strided_copy.out at offset 4 of an i32[4] of stride 2 raised on a storage
@@ -130,11 +142,19 @@ at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) 
   return storage.as_strided(sizes, strides, 0);
 }
 
+}  // namespace
+
+namespace probe_detail {
+
 bool concreteMeta(const TensorMeta& m) {
   for (const auto& s : m.sizes) if (!s.isConcrete()) return false;
   for (const auto& s : m.strides) if (!s.isConcrete()) return false;
   return true;
 }
+
+}  // namespace probe_detail
+
+namespace {
 
 // Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
 // without a meta implementation, small CPU tensors of the same shapes, all `fill`).
@@ -200,30 +220,6 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
 }  // namespace
 
 namespace {
-
-constexpr size_t kMaxCachedProbes = 4096;
-
-// A probe's settled answers by key, shared by a worker's threads. Keys with sizes are nearly
-// unique in a fuzz campaign: a worker that runs for hours must not keep every one, and
-// starting over costs a few probes.
-template <typename T>
-class ProbeCache {
- public:
-  std::optional<T> find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = answers_.find(key);
-    return it == answers_.end() ? std::nullopt : std::optional<T>(it->second);
-  }
-  void keep(const std::string& key, T answer) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (answers_.size() >= kMaxCachedProbes) answers_.clear();
-    answers_.emplace(key, std::move(answer));
-  }
-
- private:
-  std::mutex mu_;
-  std::unordered_map<std::string, T> answers_;
-};
 
 // Whether every input of `call` has a concrete, real meta and the inputs are small enough
 // to run the call on (65 536 elements).
@@ -292,7 +288,7 @@ std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call) {
 
 std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call) { return probe(call, true); }
 
-namespace {
+namespace probe_detail {
 
 // A CPU tensor of `m`'s sizes and dtype holding assorted values: fractional, of both signs
 // (whole numbers for integer dtypes, alternating for bool); requiring grad where `m` does,
@@ -304,7 +300,7 @@ namespace {
 // none is a bf16 or f16 number, and reductions of them cancel, so a kernel that rounds its
 // inputs to `out`'s dtype first and one that rounds only its result disagree on them where
 // they agree on the first set (Note [out= calls that compute in another dtype]).
-at::Tensor probeValues(const TensorMeta& m, bool close = false) {
+at::Tensor probeValues(const TensorMeta& m, bool close) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
   for (const auto& s : m.sizes) {
@@ -319,6 +315,10 @@ at::Tensor probeValues(const TensorMeta& m, bool close = false) {
   if (m.requires_grad && (t.is_floating_point() || t.is_complex())) t.requires_grad_(true);
   return t;
 }
+
+}  // namespace probe_detail
+
+namespace {
 
 // Whether a NaN of `candidate` has other bits than eager's at the same place. NaNs are
 // equal values, but a dtype view of the result shows their bits, so a form that makes
@@ -548,105 +548,6 @@ std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& function
   }
   if (answer.settled) cache.keep(key, answer.form);
   return answer.form;
-}
-
-namespace {
-
-// Whether `call` may be probed for autograd's answer: an aten call whose tensor inputs have
-// concrete metadata, small enough to make, and some input that can require grad.
-bool probeableUnderGrad(const Node& call) {
-  bool probeable = call.target.kind() == Target::Kind::Aten;
-  bool grad = false;
-  int64_t elements = 0;
-  call.forEachInput([&](const Node* n) {
-    const TensorMeta* m = n->meta.val.tensor();
-    if (!m || !concreteMeta(*m)) {
-      probeable = false;
-      return;
-    }
-    grad = grad || (m->requires_grad && (isFloatingPoint(m->dtype) || isComplex(m->dtype)));
-    elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
-  });
-  return probeable && grad && elements <= (1 << 16);
-}
-
-// Runs `call` under grad mode as `values` give its inputs, then with every input detached:
-// true where autograd refused it (only the detached run went through), false where it ran,
-// nullopt where both raised, which says nothing of autograd
-// (Note [Probe answers are the key's alone]). The assorted values can be what raises (an
-// index of -3 into a dim of 2): integer inputs are tried again as zeros.
-std::optional<bool> refusedUnderGrad(const Node& call, const std::function<at::Tensor(const Node*, bool)>& value) {
-  const at::AutoGradMode grad_mode(true);
-  bool zeros = false;
-  auto run = [&](bool detached) {
-    std::unordered_map<const Node*, at::Tensor> values;  // one per node, however often bound
-    return !runSingleCall(call, [&](const Node* n) -> c10::IValue {
-              auto it = values.find(n);
-              if (it != values.end()) return it->second;
-              at::Tensor t = value(n, detached);
-              if (zeros && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
-              return values.emplace(n, t).first->second;
-            }).error;
-  };
-  for (int round = 0; round < 2; ++round, zeros = true) {
-    if (run(false)) return false;
-    if (run(true)) return true;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-namespace {
-
-// `decide`'s answer for `call` (true or false; nullopt: it cannot tell), cached per op,
-// argument dtypes and literals, asked only where probeableUnderGrad; false where unasked,
-// undecided or raising.
-bool answerUnderGrad(ProbeCache<bool>& cache, const Node& call, const std::function<std::optional<bool>()>& decide) {
-  if (!probeableUnderGrad(call)) return false;
-  bool probeable = true;
-  const std::string key = cacheKey(call, false, &probeable);
-  if (!probeable) return false;
-  if (auto known = cache.find(key)) return *known;
-  std::optional<bool> answer;
-  try {
-    answer = decide();
-  } catch (const std::exception&) {
-    return false;
-  }
-  if (!answer) return false;
-  cache.keep(key, *answer);
-  return *answer;
-}
-
-}  // namespace
-
-bool probeAutogradRefuses(const Node& call) {
-  static ProbeCache<bool> cache;
-  return answerUnderGrad(cache, call, [&] {
-    std::unordered_map<const Node*, at::Tensor> values;
-    call.forEachInput([&](const Node* n) {
-      if (!values.count(n)) values.emplace(n, probeValues(*n->meta.val.tensor()));
-    });
-    return refusedUnderGrad(call, [&](const Node* n, bool detached) {
-      const at::Tensor& t = values.at(n);
-      return detached ? t.detach().clone() : cloneOf(t);
-    });
-  });
-}
-
-bool probeAutogradTakesWrite(const Node& writer) {
-  static ProbeCache<bool> cache;
-  return answerUnderGrad(cache, writer, [&]() -> std::optional<bool> {
-    // Fresh leaves on every run: autograd asks whether the written tensor is a leaf, and
-    // a run's write changes it.
-    const auto refused = refusedUnderGrad(writer, [&](const Node* n, bool detached) {
-      at::Tensor t = probeValues(*n->meta.val.tensor());
-      return detached ? t.detach() : t;
-    });
-    if (!refused) return std::nullopt;
-    return !*refused;
-  });
 }
 
 namespace {

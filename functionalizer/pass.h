@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "functionalizer/autograd_probe.h"
 #include "functionalizer/dtype_probe.h"
 #include "functionalizer/emitter.h"
 #include "functionalizer/functionalize.h"

@@ -1,0 +1,50 @@
+// What the probes of dtype_probe.cpp and autograd_probe.cpp share: their cache, its keys,
+// and the values they run calls on. Includes LibTorch: for those two files only.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "ir/graph.h"
+
+namespace epsmith::probe_detail {
+
+constexpr size_t kMaxCachedProbes = 4096;
+
+// A probe's settled answers by key, shared by a worker's threads. Keys with sizes are nearly
+// unique in a fuzz campaign: a worker that runs for hours must not keep every one, and
+// starting over costs a few probes.
+template <typename T>
+class ProbeCache {
+ public:
+  std::optional<T> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = answers_.find(key);
+    return it == answers_.end() ? std::nullopt : std::optional<T>(it->second);
+  }
+  void keep(const std::string& key, T answer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (answers_.size() >= kMaxCachedProbes) answers_.clear();
+    answers_.emplace(key, std::move(answer));
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, T> answers_;
+};
+
+// Note [Probe answers are the key's alone]: the op, its argument dtypes (and grad), its
+// literals and, `with_sizes`, its sizes; `probeable` is cleared where an argument is none
+// of those.
+std::string cacheKey(const Node& call, bool with_sizes, bool* probeable);
+// Whether `m` has concrete sizes, strides and offset.
+bool concreteMeta(const TensorMeta& m);
+// Assorted values of `m`'s sizes and dtype (`close`: near one another), requiring grad
+// where `m` does.
+at::Tensor probeValues(const TensorMeta& m, bool close = false);
+
+}  // namespace epsmith::probe_detail
