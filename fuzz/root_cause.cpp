@@ -294,10 +294,9 @@ bool anyResize(const Graph& g, bool in_place_views, F&& then) {
 }
 
 // Whether a node before `r` other than `w`, a view or not as `view` says, shares w's
-// storage and is read after r.
-bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view) {
-  const auto owner = storageOwners(g);
-  const auto order = nodeOrder(g);
+// storage (`owner`) and is read after r (`order`).
+bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view,
+                     const std::map<const Node*, const Node*>& owner, const std::map<const Node*, size_t>& order) {
   for (const Node& v : g.nodes()) {
     if (order.at(&v) >= order.at(&r)) break;
     if (&v == &w || isViewResult(v) != view || owner.at(&v) != owner.at(&w)) continue;
@@ -310,15 +309,19 @@ bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view) {
 
 // Note [Program traits]: "resizes-a-viewed-tensor".
 bool resizesAViewedTensor(const Graph& g) {
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
   return anyResize(g, true, [&](const Node& r, const Node& w) {
-    return isViewResult(w) || readAfterResize(g, r, w, true);
+    return isViewResult(w) || readAfterResize(g, r, w, true, owner, order);
   });
 }
 
 // Note [Program traits]: "resizes-an-in-place-alias": out= calls only, the tensor read
 // afterwards no view but the self of the in-place call whose result the out= call writes.
 bool resizesAnInPlaceAlias(const Graph& g) {
-  return anyResize(g, false, [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false); });
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  return anyResize(g, false, [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false, owner, order); });
 }
 
 // Note [Program traits]: "resizes-after-set": out= calls only, into a tensor an earlier
