@@ -1,9 +1,8 @@
 // D5, D7 and D8; see torch_checks.h.
 #include "fuzz/torch_checks.h"
 
-#include <string_view>
-
 #include <algorithm>
+#include <string_view>
 
 #include "functionalizer/functionalize.h"
 #include "fuzz/check_steps.h"
@@ -171,11 +170,12 @@ constexpr std::string_view kWrittenWithGradOn = "requires gradients, and receive
 // export's own (aot_autograd's "Found an input that received a metadata mutation") or, for a
 // parameter written under grad, autograd's, which refuses the in-place write before
 // aot_autograd sees it (2.13): into a leaf that requires grad, or into the base of a view
-// run_decompositions' retrace made under no_grad (a view of the parameter taken before). Torch refusing for another reason is refusal parity broken
-// as much as torch taking the program: a 3-minute D8 campaign on 2.13 met an input's
-// unsqueeze_ that run_decompositions did not refuse but failed on later, with its own
-// assertion (`len(mutations) != num_mutated_inp_runtime_indices`) or with a later op's
-// complaint about sizes. Torch's refusals by design come first wherever they are (an op
+// run_decompositions' retrace made under no_grad (a view of the parameter taken before).
+// Torch refusing for another reason is refusal parity broken as much as torch taking the
+// program: a 3-minute D8 campaign on 2.13 met an input's unsqueeze_ that
+// run_decompositions did not refuse but failed on later, with its own assertion
+// (`len(mutations) != num_mutated_inp_runtime_indices`) or with a later op's complaint
+// about sizes. Torch's refusals by design come first wherever they are (an op
 // whose output is data-dependent, or without a fake kernel, raises when tracing reaches it,
 // before the end of the graph where a metadata mutation is seen) and say nothing of parity.
 // A refusal of a kind not listed here is not compared.
