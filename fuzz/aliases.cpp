@@ -167,6 +167,41 @@ bool writesThroughAnExpand(const ExportedProgram& p) {
   return found;
 }
 
+namespace {
+
+// Whether the unfold call `t` leaves elements of its input's dimension uncovered.
+bool unfoldLeavesGaps(const Node& t) {
+  const OpInfo& op = *t.target.op();
+  const Node* self = boundTensor(t, op, 0);
+  const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
+  const Argument* dim = schemaArgument(t, op, 1);
+  const Argument* size = schemaArgument(t, op, 2);
+  const Argument* step = schemaArgument(t, op, 3);
+  const auto* d = dim ? dim->get<arg::Int>() : nullptr;
+  const auto* s = size ? size->get<arg::Int>() : nullptr;
+  const auto* k = step ? step->get<arg::Int>() : nullptr;
+  if (!m || !d || !s || !k || k->value <= 0) return false;
+  const int64_t rank = static_cast<int64_t>(m->sizes.size());
+  const int64_t axis = rank == 0 ? 0 : (d->value % rank + rank) % rank;
+  if (rank > 0 && !m->sizes[axis].isConcrete()) return false;
+  const int64_t n = rank == 0 ? 1 : m->sizes[axis].concrete();
+  if (n == 0 || s->value > n) return false;
+  if (s->value == 0) return true;
+  const int64_t windows = (n - s->value) / k->value + 1;
+  return (k->value > s->value && windows > 1) || (windows - 1) * k->value + s->value < n;
+}
+
+}  // namespace
+
+bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
+  bool found = false;
+  forEachWrite(p, [&](const Node&, const Node& t) {
+    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten &&
+                      opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t));
+  });
+  return found;
+}
+
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
   std::optional<std::string> why;
   forEachWrite(p, [&](const Node& n, const Node& t) {

@@ -47,4 +47,9 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p);
 // a view of one.
 bool writesThroughAnExpand(const ExportedProgram& p);
 
+// Whether `p` writes in place through an unfold whose windows leave elements of its
+// input uncovered (a window of size 0, a step longer than the window, a tail shorter
+// than a window), or through a view of one.
+bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
+
 }  // namespace epsmith

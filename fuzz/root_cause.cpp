@@ -373,24 +373,6 @@ bool mutatesMetadataInPlace(const Graph& g) {
   return false;
 }
 
-// An in-place write into a view of no elements whose storage's owner has some.
-bool writesAnEmptyView(const Graph& g) {
-  const auto owner = storageOwners(g);
-  for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
-    const OpRoleInfo& role = opRole(*n.target.op());
-    if (role.role != OpRole::InPlace) continue;
-    const Node* self = boundTensor(n, *n.target.op(), 0);
-    const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
-    const TensorMeta* base = self && owner.count(self) ? owner.at(self)->meta.val.tensor() : nullptr;
-    auto empty = [](const TensorMeta& t) {
-      return std::any_of(t.sizes.begin(), t.sizes.end(), [](const auto& s) { return s.isConcrete() && s.concrete() == 0; });
-    };
-    if (m && base && isViewResult(*self) && empty(*m) && !empty(*base)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::vector<std::string> programTraits(const ExportedProgram& p) {
@@ -399,7 +381,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
   if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
-  if (writesAnEmptyView(p.graph())) traits.emplace_back("writes-an-empty-view");
+  if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");

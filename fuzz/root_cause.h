@@ -113,9 +113,12 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   unsqueeze_, transpose_, t_, as_strided_), which LibTorch's C++ functionalization may
 //   lose, so that whatever op next reads the tensor raises about its rank or sizes, each
 //   with its own message.
-//   "writes-an-empty-view": an in-place op writes a view of no elements of a tensor that
-//   has some (an unfold of size 0): eager writes nothing, LibTorch's functionalization
-//   zeroes the base, and whatever next reads it differs or raises (a division by zero).
+//   "writes-through-an-unfold-with-gaps": a call writes through an unfold whose windows
+//   leave elements of its input uncovered (windows of size 0, a step longer than the
+//   window, a tail shorter than one), or through a view of one. LibTorch's
+//   functionalization carries the write back with unfold_backward, which zeroes the
+//   uncovered elements that eager leaves alone, and whatever next reads them differs or
+//   raises (a division by zero). Other empty views (a slice, a narrow) are carried right.
 //   "writes-through-an-expand": an in-place op writes through an expand view (expand,
 //   expand_as, broadcast_to) or a view of one. LibTorch 2.x's functionalization carries
 //   the write back to the base as base + sum_to(written - base), which rounds where eager
@@ -131,8 +134,9 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   the tensor written, LibTorch 2.x's functionalization the source as well (x.set_(e),
 //   kaiser_window.out(0, out=x), then e reads as [0]).
 inline constexpr const char* kProgramTraits[] = {
-    "resizes-a-viewed-tensor", "writes-an-undeclared-alias", "sets-another-dtype",        "mutates-metadata-in-place",
-    "writes-an-empty-view",    "writes-through-an-expand",   "resizes-an-in-place-alias", "resizes-after-set"};
+    "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
+    "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
+    "resizes-an-in-place-alias", "resizes-after-set"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -277,25 +277,28 @@ signature {
   EXPECT_TRUE(programTraits(program("aten::squeeze.dim")).empty());
 }
 
-// An in-place write into an empty view of a tensor that has elements (an unfold of size
-// 0); the same write into a view of some elements is none.
-TEST(RootCause, AWriteIntoAnEmptyViewIsATrait) {
-  auto program = [](const std::string& x, const std::string& unfold) {
-    return test::parse(R"EPT(graph {
-  %x: f32[)EPT" + x + R"EPT(] = placeholder
-  %unfold: f32[)EPT" + unfold + R"EPT(] = aten::unfold(%x, 0, )EPT" + (unfold.back() == '0' ? "0" : "1") +
-                       R"EPT(, 1)
-  %ge_: f32[)EPT" + unfold + R"EPT(] = aten::ge_.Scalar(%unfold, 0)
-  return (%x)
-}
-signature {
-  input user_input %x
-  output user_output %x
-}
-)EPT");
+// An in-place write through an unfold whose windows leave elements of its input
+// uncovered (the inverse LibTorch's functionalization uses zeroes them), or through a view
+// of one; unfolds that cover every element, and other empty views, are none.
+TEST(RootCause, AWriteThroughAnUnfoldWithGapsIsATrait) {
+  auto program = [](const std::string& view, const std::string& sizes, bool through_select = false) {
+    std::string graph = "graph {\n  %x: f32[2, 5] = placeholder\n  %v: f32[" + sizes + "] = " + view + "\n";
+    std::string written = "v";
+    if (through_select) {
+      graph += "  %s: f32[" + sizes.substr(sizes.find(',') + 2) + "] = aten::select.int(%v, 0, 0)\n";
+      written = "s";
+    }
+    graph += "  %w: f32[1] = aten::ge_.Scalar(%" + written + ", 0)\n  return (%x)\n}\n";
+    return test::parse(graph + "signature {\n  input user_input %x\n  output user_output %x\n}\n");
   };
-  EXPECT_EQ(programTraits(program("1, 1", "2, 1, 0")), (std::vector<std::string>{"writes-an-empty-view"}));
-  EXPECT_TRUE(programTraits(program("1, 1", "1, 1, 1")).empty());
+  const std::vector<std::string> gaps{"writes-through-an-unfold-with-gaps"};
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 0, 1)", "2, 6, 0")), gaps);    // empty windows
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1")), gaps);    // a step past the window
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, -1, 2, 2)", "2, 2, 2")), gaps);   // an uncovered tail
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1", true)), gaps);
+  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 1, 5, 1)", "2, 1, 5")).empty()); // one window, all of it
+  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 0, 1, 1)", "2, 5, 1")).empty());
+  EXPECT_TRUE(programTraits(program("aten::slice.Tensor(%x, 1, 0, 0)", "2, 0")).empty());
 }
 
 // An in-place write through an expand view, or a view of one; a write into the tensor
