@@ -345,6 +345,21 @@ bool resizesAfterSet(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "composite-reads-an-out-resize": out= calls only, a
+// CompositeImplicitAutograd op reading the out or the call's result afterwards.
+bool compositeReadsAnOutResize(const Graph& g) {
+  const auto order = nodeOrder(g);
+  return anyResize(g, false, [&](const Node& r, const Node& w) {
+    auto composite = [&](const Node* u) {
+      return order.at(u) > order.at(&r) && u->op() == OpKind::CallFunction &&
+             u->target.kind() == Target::Kind::Aten && u->target.op()->composite_implicit;
+    };
+    const auto& of_r = g.users(&r);
+    const auto& of_w = g.users(&w);
+    return std::any_of(of_r.begin(), of_r.end(), composite) || std::any_of(of_w.begin(), of_w.end(), composite);
+  });
+}
+
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
 bool setsAnotherDtype(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -385,6 +400,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
+  if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");
   return traits;
 }
 

@@ -133,10 +133,15 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   pointed at its source's storage, and the source is read after it: eager resizes only
 //   the tensor written, LibTorch 2.x's functionalization the source as well (x.set_(e),
 //   kaiser_window.out(0, out=x), then e reads as [0]).
+//   "composite-reads-an-out-resize": an out= call changes the sizes of its out, and an op
+//   that LibTorch implements as CompositeImplicitAutograd (numpy_T, movedim, flatten)
+//   reads the out or the call's result afterwards: run_decompositions (2.13) decomposes
+//   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
+//   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
     "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
-    "resizes-an-in-place-alias", "resizes-after-set"};
+    "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

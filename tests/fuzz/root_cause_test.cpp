@@ -346,6 +346,32 @@ signature {
   EXPECT_TRUE(programTraits(program("eye")).empty());
 }
 
+// An out= call that resizes its out, whose result or out a CompositeImplicitAutograd op
+// (numpy_T) reads afterwards; an op with a kernel of its own (t), or an out= call that
+// keeps the sizes, is none.
+TEST(RootCause, ACompositeReadOfAnOutResizeIsATrait) {
+  auto program = [](const std::string& out_sizes, const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3, 5] = placeholder
+  %o: f32[)EPT" + out_sizes + R"EPT(] = placeholder
+  %erfcx: f32[3, 5] = aten::special_erfcx.out(%x, out=%o)
+  %r: f32[5, 3] = )EPT" + read + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %r
+}
+)EPT");
+  };
+  const std::vector<std::string> trait{"composite-reads-an-out-resize"};
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%erfcx)")), trait);
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%o)")), trait);
+  EXPECT_TRUE(programTraits(program("2, 5, 8", "aten::t(%erfcx)")).empty());
+  EXPECT_TRUE(programTraits(program("3, 5", "aten::numpy_T(%erfcx)")).empty());
+}
+
 // An out= call that resizes a tensor set_ pointed at another's storage, which is read after
 // it; without the read, none.
 TEST(RootCause, ResizingAfterASetIsATrait) {
