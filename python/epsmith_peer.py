@@ -208,6 +208,61 @@ def plant_faults(torch, planted):
     return off_by_one
 
 
+# Note [Peer shortcuts that change no answer]
+# Most of a question's time is torch's own fixed cost, paid again on every program (2.13,
+# Python 3.11, the development machine: ~0.3 s a question, 16% of a default campaign):
+# - run_decompositions collects every preservable CompositeImplicitAutograd op of every
+#   op namespace on each call (~40 ms); torch caches the aten part and not the rest,
+#   because Python can register custom ops later. A peer registers none, so the set is
+#   the same on every call and is computed once.
+# - OperatorBase.py_impl, which run_decompositions calls ~10 000 times a program, defines
+#   a nested function annotated `collections.abc.Callable[_P, _T]`; Python 3.11 builds
+#   that annotation on every call (~50 ms). typing.Callable's subscriptions are memoized.
+# - The .pt2 reader turns JSON into the schema's dataclasses and asks
+#   typing.get_type_hints of each class for each object (~7 ms a load); the hints of a
+#   class are fixed, so they are asked once.
+# None changes what torch computes: tests/oracle/peer_shortcuts_test.py asks the same
+# questions with and without them and requires equal answers. Each applies only where
+# the torch at hand has the function it replaces; EPSMITH_PEER_PLAIN=1 turns them off.
+def take_shortcuts(torch):
+    import collections.abc
+    import functools
+    import types
+    import typing
+
+    taken = []
+    import torch._export.utils as export_utils
+    import torch.export.exported_program as exported_program
+
+    collect = getattr(export_utils, "_collect_all_valid_cia_ops", None)
+    if collect is not None and getattr(exported_program, "_collect_all_valid_cia_ops", None) is collect:
+        once = functools.lru_cache(maxsize=1)(collect)
+        export_utils._collect_all_valid_cia_ops = exported_program._collect_all_valid_cia_ops = once
+        taken.append("cia-ops-once")
+    if getattr(torch._ops, "Callable", None) is collections.abc.Callable:
+        torch._ops.Callable = typing.Callable
+        taken.append("py-impl-annotation")
+    import torch._export.serde.serialize as serialize
+
+    if getattr(serialize, "typing", None) is typing:
+        hints = {}
+
+        def get_type_hints(obj, globalns=None, localns=None, include_extras=False):
+            key = (obj, id(globalns), include_extras)
+            if localns is not None or not isinstance(obj, type):
+                return typing.get_type_hints(obj, globalns, localns, include_extras)
+            if key not in hints:
+                hints[key] = typing.get_type_hints(obj, globalns, localns, include_extras)
+            return hints[key]
+
+        cached = types.ModuleType("typing")
+        cached.__dict__.update(typing.__dict__)
+        cached.get_type_hints = get_type_hints
+        serialize.typing = cached
+        taken.append("schema-hints-once")
+    return taken
+
+
 def _calls_any(ep, names):
     for node in ep.graph.nodes:
         packet = getattr(node.target, "_overloadpacket", None)
@@ -232,6 +287,8 @@ def main():
 
     planted = []
     peer = Peer(torch, plant_faults(torch, planted))
+    if not os.environ.get("EPSMITH_PEER_PLAIN"):
+        take_shortcuts(torch)
     if not os.environ.get("EPSMITH_PEER_VERBOSE"):
         # torch's warnings and the tracebacks FX prints beside the exceptions it raises are
         # noise in a campaign's log; the exceptions themselves reach the driver.
