@@ -224,6 +224,7 @@ void BM_Check(benchmark::State& state) {
     options.case_seed = i;  // as in a campaign case:
     options.round_trip = drawnRoundTrip(i);
     options.corruptions_per_case = setup.corruptions_per_case;
+    options.torch_corruptions_per_case = setup.torch_corruptions_per_case;
     benchmark::DoNotOptimize(runChecks(programs[i++ % programs.size()], checks, options));
   }
 }

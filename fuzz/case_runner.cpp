@@ -91,6 +91,7 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   options.case_seed = seed;
   if (setup_.one_round_trip_per_case) options.round_trip = drawnRoundTrip(seed);
   options.corruptions_per_case = setup_.corruptions_per_case;
+  options.torch_corruptions_per_case = setup_.torch_corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;
   std::vector<DiffCheck> checks = setup_.checks;

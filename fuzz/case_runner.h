@@ -28,8 +28,9 @@ struct CaseSetup {
   int minimize_calls = 500;         // oracle calls (checks and eager runs) per minimization at most
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
   int round_trip_every = 8;         // run() runs D4 on one case in this many (Note [Round trips sampled])
-  int corruptions_per_case = 4;     // D6's (and D7's) corruptions in each case of run() (0: all)
-  int torch_every = 1000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
+  int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)
+  int torch_corruptions_per_case = 1;  // D7's in each asked case of run() (Note [Torch checks sampled])
+  int torch_every = 2000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
   int nativert_every = 10;          // run() runs D9 on one case in this many (Note [D9 sampled])
   WorkerLimits limits;              // for each isolated minimization step
 };

@@ -397,15 +397,17 @@ bool drawnForRoundTrip(uint64_t case_seed, int every) { return drawnOneIn(case_s
 
 // Note [Torch checks sampled]
 // D5, D7 and D8 ask PyTorch itself, in the torch peer (oracle/torch_peer.h), and a question
-// costs what Python costs: about half a second for a 16-op program with D7's four
-// corruptions (torch.export.load 50-100 ms each, run_decompositions({}) 300-700 ms; 2.13,
-// the development machine), against ~1.5 ms for the rest of a case, and a finding of theirs
-// is minimized by such questions. So a campaign case asks on one case in `--torch-every`
-// (1000 by default, drawn from its seed apart from the other draws): a 60-second campaign
-// on 2 cores then ran 677 cases/s with them and 1387 without (the torch phase 16% of the
-// workers' time, minimizing their findings a third), and a night still asks torch about
-// tens of thousands of programs. `epsmith check`, minimization and replay ask whenever the
-// checks are named.
+// costs what Python costs: ~0.2 s for a 16-op program (run_decompositions({}) ~170 ms,
+// torch.export.load ~15 ms for the program and as much for each corruption D7 asks about,
+// two ep.module() runs ~15 ms; 2.13, the development machine, with the peer's
+// Note [Peer shortcuts that change no answer]), against ~0.9 ms for the rest of a case,
+// and a finding of theirs is minimized by such questions. So a campaign case asks on one
+// case in `--torch-every` (2000 by default, drawn from its seed apart from the other
+// draws), and D7 asks about the first of the corruptions D6 tries, not all four: a
+// 10-minute default campaign then spends 11% of its time asking and 8% minimizing, and
+// runs ~1 000 cases/s, while an 8-hour night still asks torch about some 15 000 programs
+// per core. `epsmith check`, minimization and replay ask whenever the checks are named,
+// `epsmith check` about every corruption.
 bool drawnForTorch(uint64_t case_seed, int every) { return drawnOneIn(case_seed, every, 0x7070707070707070ULL); }
 
 // Note [D9 sampled]

@@ -94,6 +94,9 @@ struct CheckOptions {
   // D6 tries at most this many corruptions with a place, in an order drawn from
   // case_seed; 0: every one, in check-id order (Note [Corruptions drawn per case]).
   int corruptions_per_case = 0;
+  // D7 asks torch about at most this many of them (each a torch.export.load); 0: as many
+  // as D6 tries (Note [Torch checks sampled]).
+  int torch_corruptions_per_case = 0;
   // D6 (and D7) try only the corruption for this verifier check.
   std::optional<CheckId> corruption;
   // D9 hands the runtime only this form; unset: one drawn from case_seed.

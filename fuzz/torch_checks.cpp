@@ -97,7 +97,9 @@ TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& che
   request.module_run = asks(checks, DiffCheck::D5);
   request.decompose = asks(checks, DiffCheck::D8);
   if (asks(checks, DiffCheck::D7)) {
-    eachCorruption(p, options.case_seed, options.corruptions_per_case, options.corruption,
+    const int limit = options.torch_corruptions_per_case > 0 ? options.torch_corruptions_per_case
+                                                           : options.corruptions_per_case;
+    eachCorruption(p, options.case_seed, limit, options.corruption,
                    [&](const ExportedProgram& work, const Corruption& c) {
                      auto diagnostics = verify(work);
                      if (diagnostics.empty()) return true;  // D6's finding, not a question for torch

@@ -39,7 +39,7 @@ struct FuzzOptions {
   int64_t rss_limit_mb = 2048;
   int minimize_calls = 500;
   int round_trip_every = 8;
-  int torch_every = 1000;
+  int torch_every = 2000;
   int nativert_every = 10;
   int minimize_per_family = 8;
   double status = 3;
