@@ -93,6 +93,15 @@ void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
       return;
     }
   }
+  // conj_physical_ of a real tensor is eager's no-op, which runs no kernel; its functional
+  // form (Note [Irregular functional variants]) has none for UInt16/32/64 (2.13). Export
+  // still counts the call as a write, so the tensor is written a copy of its own value (the
+  // value itself may be the input in other strides, which a write-back cannot copy onto it).
+  if (n.target.op()->qualified_name == "aten::conj_physical_" && !isComplex(meta.dtype)) {
+    write(self->rec, functionalizer::contiguousCopy(emit_, sync(self->rec), functionalizer::contiguousMeta(meta)), &n);
+    slot(n).tensor = self;
+    return;
+  }
   const OpInfo* functional = role.functional;
   if (functional->qualified_name == "aten::add" && faultPlanted(PlantedFault::AddSubtracts)) {
     functional = findOp("aten::sub", functional->overload);  // Note [Planted functionalizer faults]

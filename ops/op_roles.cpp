@@ -39,7 +39,8 @@ namespace {
 // `*_functional` or differently; and conj_physical_ and conj_physical.out, whose namesake
 // `conj_physical` returns a real input itself (an alias its schema does not declare, so a
 // write-back of the value into that input copied a tensor onto its own memory), while
-// `_conj_physical` always makes a new tensor.
+// `_conj_physical` always makes a new tensor (the functionalizer drops conj_physical_ of a
+// real tensor, eager's no-op, for which `_conj_physical` may have no kernel).
 struct ViewRow {
   std::string_view name;      // qualified name
   std::string_view overload;  // "*": every overload
