@@ -122,11 +122,12 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
   return false;
 }
 
-// Whether a call writes an argument of an op whose schema hides an alias, which that op
-// read before the write and whose result is read after it.
+// Whether a call writes the storage of an argument of an op whose schema hides an alias,
+// which that op read before the write and whose result is read after it.
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
   const Graph& g = p.graph();
   const auto order = nodeOrder(g);
+  const auto owner = storageOwners(g);
   bool found = false;
   forEachWrite(p, [&](const Node& w, const Node& t) {
     for (const Node& m : g.nodes()) {
@@ -134,7 +135,7 @@ bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
       if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
       if (!opRole(*m.target.op()).hides_alias) continue;
       bool takes = false;
-      m.forEachInput([&](const Node* i) { takes = takes || i == &t; });
+      m.forEachInput([&](const Node* i) { takes = takes || owner.at(i) == owner.at(&t); });
       found = takes && readAfter(g, m, w, order);
     }
   });

@@ -39,8 +39,8 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)
-// made, or a view of one; or writes an argument of such an op that it read before the
-// write, with its result read after (eager's hidden alias sees the write).
+// made, or a view of one; or writes the storage of an argument of such an op that it read
+// before the write, with its result read after (eager's hidden alias sees the write).
 bool writesAnUndeclaredAlias(const ExportedProgram& p);
 
 // Whether `p` writes in place through an expand view (expand, expand_as, broadcast_to) or

@@ -235,6 +235,31 @@ signature {
   EXPECT_TRUE(programTraits(program(false)).empty());
 }
 
+// A write into the base of a view that unsafe_split took, before a read of a piece: the
+// piece shares the base's storage in eager.
+TEST(RootCause, AWriteIntoTheBaseOfAnUndeclaredAliasIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %b: f32[1, 8] = placeholder
+  %y: f32[1, 8] = placeholder
+  %t: f32[8, 1]<stride=[1, 8]> = aten::numpy_T(%b)
+  %split: (f32[3, 1]<stride=[1, 8]>, f32[5, 1]<stride=[1, 8], offset=3>) = aten::unsafe_split_with_sizes(%t, [3, 5])
+  %piece: f32[5, 1]<stride=[1, 8], offset=3> = operator.getitem(%split, 1)
+  %acos_: f32[1, 8] = aten::acos_(%)EPT" + written + R"EPT()
+  %neg: f32[5, 1] = aten::neg(%piece)
+  return (%neg)
+}
+signature {
+  input user_input %b
+  input user_input %y
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("b")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program("y")).empty());
+}
+
 // set_ from a source of another dtype: self takes the source's dtype eagerly.
 TEST(RootCause, SettingFromAnotherDtypeIsATrait) {
   auto program = [](const std::string& source) {
