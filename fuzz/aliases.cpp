@@ -203,6 +203,19 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
   return found;
 }
 
+bool writesThroughABoolView(const ExportedProgram& p) {
+  bool found = false;
+  forEachWrite(p, [&](const Node&, const Node& t) {
+    if (found || t.op() != OpKind::CallFunction || t.target.kind() != Target::Kind::Aten) return;
+    if (t.target.op()->qualified_name != "aten::view" || t.target.op()->overload != "dtype") return;
+    const Node* self = boundTensor(t, *t.target.op(), 0);
+    const TensorMeta* from = self ? self->meta.val.tensor() : nullptr;
+    const TensorMeta* to = t.meta.val.tensor();
+    found = from && to && to->dtype == ScalarType::Bool && from->dtype != ScalarType::Bool;
+  });
+  return found;
+}
+
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
   std::optional<std::string> why;
   forEachWrite(p, [&](const Node& n, const Node& t) {

@@ -52,4 +52,8 @@ bool writesThroughAnExpand(const ExportedProgram& p);
 // than a window), or through a view of one.
 bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
 
+// Whether `p` writes in place through a bool view (view.dtype) of a tensor of another
+// dtype, or through a view of one.
+bool writesThroughABoolView(const ExportedProgram& p);
+
 }  // namespace epsmith

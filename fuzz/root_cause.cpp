@@ -398,6 +398,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
+  if (writesThroughABoolView(p)) traits.emplace_back("writes-through-a-bool-view");
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
   if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");

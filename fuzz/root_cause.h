@@ -125,6 +125,10 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   the write back to the base as base + sum_to(written - base), which rounds where eager
 //   is exact and makes NaN where the base holds NaN or inf; whatever next reads it
 //   differs, or raises on the NaN (histc's range, binary_cross_entropy's).
+//   "writes-through-a-bool-view": an in-place op writes through a view.dtype to bool of a
+//   tensor of another dtype, or a view of one (even a piece of no elements). LibTorch 2.x's
+//   functionalization copies the view back through bool values, not bytes, so each byte of
+//   the base keeps only whether it was 0 (-0.5 reads back as 2.35e-38).
 //   "resizes-an-in-place-alias": an out= call changes the sizes of its out, which an
 //   in-place call returned, and that call's self is read after it (m.cos_() then
 //   eye(1, out=) of its result, then a read of m): eager resizes the one tensor both name;
@@ -142,7 +146,8 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
     "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
-    "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize"};
+    "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize",
+    "writes-through-a-bool-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

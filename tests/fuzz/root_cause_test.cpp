@@ -349,6 +349,27 @@ signature {
   EXPECT_TRUE(programTraits(program("x")).empty());
 }
 
+// An in-place write through a piece of a bool view of an f32 tensor, even an empty one; a
+// u8 view is none.
+TEST(RootCause, AWriteThroughABoolViewIsATrait) {
+  auto program = [](const std::string& dtype, const std::string& short_name) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 1] = placeholder
+  %v: )EPT" + short_name + R"EPT([1, 4] = aten::view.dtype(%x, torch.)EPT" + dtype + R"EPT()
+  %piece: )EPT" + short_name + R"EPT([1, 0] = aten::slice.Tensor(%v, 1, 0, 0)
+  %w: )EPT" + short_name + R"EPT([1, 0] = aten::sgn_(%piece)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("bool", "b8")), (std::vector<std::string>{"writes-through-a-bool-view"}));
+  EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
+}
+
 // An out= call that resizes what an in-place call returned, whose self is read after; a
 // read of the out= call's own result is none.
 TEST(RootCause, ResizingAnInPlaceAliasIsATrait) {
