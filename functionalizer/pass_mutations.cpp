@@ -277,6 +277,14 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
   Node* strided_base = functional_name == "aten::as_strided_copy"      ? asStridedCopyBase(n, op)
                        : functional_name == "aten::as_strided_scatter" ? asStridedScatterSelf(n, op)
                                                                        : nullptr;
+  // view_copy.dtype_out reads its self as view_copy.dtype does
+  // (Note [dtype views of computed values]).
+  Node* laid_out = nullptr;
+  if (functional_name == "aten::view_copy") {
+    const Node* self = selfArgument(n);
+    Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
+    if (rec && readsAContiguousCopy(n, rec)) laid_out = functionalizer::laidOutForDtypeView(emit_, sync(rec), *rec->meta);
+  }
   ArgumentReads reads;
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
   if (plan.form == OutForm::CastToCommon) {
@@ -294,6 +302,7 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
   }
   Node* f = functionalCall(n, *functional, role.written, reads);
   if (plan.form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
+  if (laid_out && !f->args.empty()) f->args[0] = arg::Tensor{laid_out};
   if (strided_base) {
     if (f->args.empty()) fail(&n, op.name() + " without a positional self");
     f->args[0] = arg::Tensor{strided_base};

@@ -172,7 +172,7 @@ bool Pass::readsAContiguousCopy(const Node& n, const Rec* self) {
   const TensorMeta* out = n.meta.val.tensor();
   const AliasStorage* s = self ? self->storage : nullptr;
   return in && out && s->stridesAreTheGraphs() && elementSize(in->dtype) != elementSize(out->dtype) &&
-         n.target.op()->overload == "dtype";
+         (n.target.op()->overload == "dtype" || n.target.op()->overload == "dtype_out");
 }
 
 Node* Pass::copyOnContiguousSelf(const Node& n, Rec& self) {

@@ -310,6 +310,14 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %out: b8[0, 4] = aten::logical_not(%view_copy)
   return (%out)
 )", "f32[0, 1]"));
+  // Its out= form reads the same way (a 2.13 campaign's D1 case: less_ of an f32[0, 1];
+  // 1.13's kernel refuses to resize the out).
+  functionalAgreesWithEagerWhereItRuns(onX(R"(  %less_: f32[0, 1] = aten::less_.Scalar(%x, 0.0)
+  %o: f16[0] = aten::kaiser_window.periodic(0, True, dtype=torch.float16, layout=None, pin_memory=False)
+  %view_copy: f16[0, 2] = aten::view_copy.dtype_out(%x, torch.float16, out=%o)
+  %out: f16[0, 2] = aten::neg(%view_copy)
+  return (%out)
+)", "f32[0, 1]"));
   // Of a value computed from a written one: log2 follows the strides of the functional
   // tril, which are not those of eager's tril_ of a column-major input (a campaign's case).
   functionalAgreesWithEagerWhereItRuns(onX(R"(  %mH: f32[3, 6] = aten::mH(%x)
