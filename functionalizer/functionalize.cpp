@@ -369,9 +369,7 @@ void Pass::aten(const Node& n) {
         return bind(n, self ? copyWithSelf(n, n.args, n.kwargs, self) : copyRemapped(n));
       }
       if (op.qualified_name == "aten::view_copy") {
-        const Node* self = selfArgument(n);
-        Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
-        if (rec && readsAContiguousCopy(n, rec)) return bind(n, copyOnContiguousSelf(n, *rec));
+        if (Node* laid_out = laidOutSelfOfDtypeCopy(n)) return bind(n, copyWithSelf(n, n.args, n.kwargs, laid_out));
       }
       bind(n, copyRemapped(n));
       return;

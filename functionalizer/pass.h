@@ -148,6 +148,7 @@ class Pass {
       "would read the root's dtype";
   bool readsAContiguousCopy(const Node& n, const Rec* self);
   Node* copyOnContiguousSelf(const Node& n, Rec& self);
+  Node* laidOutSelfOfDtypeCopy(const Node& n);
   void asStridedCopy(const Node& n, const OpInfo& op);
   // What as_strided_copy `n` (or its out= form) reads once its storage was written: the
   // root's value as as_strided may address it; nullptr before any write (it reads its self).

@@ -279,12 +279,7 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
                                                                        : nullptr;
   // view_copy.dtype_out reads its self as view_copy.dtype does
   // (Note [dtype views of computed values]).
-  Node* laid_out = nullptr;
-  if (functional_name == "aten::view_copy") {
-    const Node* self = selfArgument(n);
-    Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
-    if (rec && readsAContiguousCopy(n, rec)) laid_out = functionalizer::laidOutForDtypeView(emit_, sync(rec), *rec->meta);
-  }
+  Node* laid_out = functional_name == "aten::view_copy" ? laidOutSelfOfDtypeCopy(n) : nullptr;
   ArgumentReads reads;
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
   if (plan.form == OutForm::CastToCommon) {
@@ -302,9 +297,9 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
   }
   Node* f = functionalCall(n, *functional, role.written, reads);
   if (plan.form == OutForm::OutDtype) replaceDtypeArgument(*f, *role.functional, after[0]->dtype);
-  if (laid_out && !f->args.empty()) f->args[0] = arg::Tensor{laid_out};
+  if ((laid_out || strided_base) && f->args.empty()) fail(&n, op.name() + " without a positional self");
+  if (laid_out) f->args[0] = arg::Tensor{laid_out};
   if (strided_base) {
-    if (f->args.empty()) fail(&n, op.name() + " without a positional self");
     f->args[0] = arg::Tensor{strided_base};
     if (!functionalizer::pinStorageOffset(n, op, f->args, f->kwargs)) fail(&n, "its storage offset is symbolic");
   }

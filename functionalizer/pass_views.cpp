@@ -179,6 +179,15 @@ Node* Pass::copyOnContiguousSelf(const Node& n, Rec& self) {
   return copyWithSelf(n, n.args, n.kwargs, functionalizer::laidOutForDtypeView(emit_, sync(&self), *self.meta));
 }
 
+// The self that view_copy.dtype, or its out= form, reads at `n`: a copy laid out as eager's
+// tensor where readsAContiguousCopy says so; null where it reads its self as it is.
+Node* Pass::laidOutSelfOfDtypeCopy(const Node& n) {
+  const Node* self = selfArgument(n);
+  Rec* rec = self && self->meta.val.tensor() ? object(self, &n)->rec : nullptr;
+  if (!rec || !readsAContiguousCopy(n, rec)) return nullptr;
+  return functionalizer::laidOutForDtypeView(emit_, sync(rec), *rec->meta);
+}
+
 // as_strided_copy addresses the storage as as_strided does: once the storage was written,
 // it reads the root's value with its offset spelled out, which only a root that stands
 // for its storage allows. Its out= form reads the same way (asStridedCopyBase).
