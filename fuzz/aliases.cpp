@@ -159,16 +159,17 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
   return found;
 }
 
-bool writesThroughAnExpand(const ExportedProgram& p) {
+namespace {
+
+// Whether `p` writes through a view made by an ATen call of which `made(call)` holds.
+template <typename F>
+bool writesThroughAViewThat(const ExportedProgram& p, F&& made) {
   bool found = false;
   forEachWrite(p, [&](const Node&, const Node& t) {
-    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten &&
-                      opRole(*t.target.op()).view == ViewFamily::Expand);
+    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten && made(t));
   });
   return found;
 }
-
-namespace {
 
 // Whether the unfold call `t` leaves elements of its input's dimension uncovered.
 bool unfoldLeavesGaps(const Node& t) {
@@ -194,26 +195,23 @@ bool unfoldLeavesGaps(const Node& t) {
 
 }  // namespace
 
+bool writesThroughAnExpand(const ExportedProgram& p) {
+  return writesThroughAViewThat(p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Expand; });
+}
+
 bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
-  bool found = false;
-  forEachWrite(p, [&](const Node&, const Node& t) {
-    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten &&
-                      opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t));
-  });
-  return found;
+  return writesThroughAViewThat(
+      p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
 bool writesThroughABoolView(const ExportedProgram& p) {
-  bool found = false;
-  forEachWrite(p, [&](const Node&, const Node& t) {
-    if (found || t.op() != OpKind::CallFunction || t.target.kind() != Target::Kind::Aten) return;
-    if (t.target.op()->qualified_name != "aten::view" || t.target.op()->overload != "dtype") return;
+  return writesThroughAViewThat(p, [](const Node& t) {
+    if (t.target.op()->qualified_name != "aten::view" || t.target.op()->overload != "dtype") return false;
     const Node* self = boundTensor(t, *t.target.op(), 0);
     const TensorMeta* from = self ? self->meta.val.tensor() : nullptr;
     const TensorMeta* to = t.meta.val.tensor();
-    found = from && to && to->dtype == ScalarType::Bool && from->dtype != ScalarType::Bool;
+    return from && to && to->dtype == ScalarType::Bool && from->dtype != ScalarType::Bool;
   });
-  return found;
 }
 
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
