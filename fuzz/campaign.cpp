@@ -192,8 +192,7 @@ void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::strin
     ++over_budget_[f->second].findings;
     return;
   }
-  const bool generation_crash = failing.crash && failing.crash->phase == "generate";  // nothing to minimize
-  if (!pending_.count(key) && !generation_crash && familyBudgetSpent(seed, key, seen.family())) return;
+  if (!pending_.count(key) && familyBudgetSpent(seed, key, seen.family())) return;
   // Note [A flaky finding does not hide its signature]
   if (auto f = flaky_retries_.find(key); f != flaky_retries_.end() && f->second >= kFlakyRetries && !pending_.count(key)) {
     ++flaky_[seen.family()];
@@ -204,12 +203,6 @@ void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::strin
   if (!fresh) return;
   it->second = Pending{failing, kind, seen, seed, 1, false};
   order_.emplace(seed, key);
-  // A crash while generating leaves no program to shrink: its bucket is what it showed.
-  if (generation_crash) {
-    outcomes_[key].not_minimized =
-        "the worker died (" + failing.crash->kindName() + ") while generating the program, running " + failing.crash->op;
-    return;
-  }
   to_minimize_.push_back(key);
 }
 

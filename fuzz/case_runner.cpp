@@ -216,6 +216,7 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork
   m.signature = f.signature;
   m.check = f.check;
   m.kind = f.crash ? f.crash->kindName() : "";
+  if (f.crash && f.crash->phase == "generate") return confirmGenerationCrash(seed, std::move(m), f);
   auto generated = generate(seed, &m.times);
   if (!generated.ok()) {
     m.root = RootCause{f.check, crashKind(m.kind), f.message, {}};
@@ -224,6 +225,42 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork
     return m;
   }
   return minimizeFrom(std::move(generated.value()), std::move(m), f, fork_steps);
+}
+
+// Note [A crash must come back in a fresh child]
+// A worker runs thousands of cases, and a kernel that writes past its memory may leave the
+// heap corrupt for a later case, whose worker then dies in an allocation (tcmalloc's
+// tc_newarray while the generator builds a tensor) that has nothing to do with it. So a
+// death counts only if the case dies again in a child forked for it; one that does not is
+// flaky. A hang or an exhausted memory comes back wherever the limit strikes again. A
+// death while generating leaves no program: the seed is generated again in the child, and
+// a bucket that repeats holds no program to shrink.
+namespace {
+
+// Whether the child's death `again` is the worker's `d` come back: a signal at the same
+// place (Note [One memory error, several signals]); a hang or an exhausted memory anywhere,
+// since where a limit strikes depends on how fast the child ran.
+bool diesAlike(const WorkerDeath& again, const WorkerDeath& d) {
+  if (d.kind == WorkerDeath::Kind::Timeout || d.kind == WorkerDeath::Kind::OutOfMemory) return again.kind == d.kind;
+  return sameFailure(deathSignature(again), deathSignature(d));
+}
+
+}  // namespace
+
+MinimizedFinding CaseRunner::confirmGenerationCrash(uint64_t seed, MinimizedFinding m, const Failing& f) const {
+  const WorkerDeath& d = *f.crash;
+  m.root = RootCause{f.check, crashKind(d.kindName()), f.message, {}};
+  if (!d.op.empty()) m.root.ops.push_back(coreOpName(d.op));
+  IsolatedOutcome again = runIsolated([&] { return generate(seed).ok() ? "made" : "refused"; }, setup_.limits);
+  if (!again.death || !diesAlike(*again.death, d)) {
+    m.flaky = true;
+    m.report = "the worker died (" + d.kindName() + ") while generating this seed, but a fresh child generated it" +
+               (again.death ? " and died as " + deathSignature(*again.death) : "");
+    return m;
+  }
+  m.report = "the worker died (" + d.kindName() + ") while generating the program, running " + d.op +
+             ", and a fresh child died the same way";
+  return m;
 }
 
 MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const Failing& f, bool fork_steps) const {
@@ -295,6 +332,18 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
       m.program = std::move(program.value());
       return m;
     }
+  }
+  // Note [A crash must come back in a fresh child]
+  const auto dies_again = [&] {
+    IsolatedOutcome o = runIsolated([&] { return firstSignature(program.value(), checks, &f); }, limits);
+    return o.death && diesAlike(*o.death, *crash);
+  };
+  if (crash && !dies_again()) {
+    m.flaky = true;
+    m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};
+    m.report = "the worker died (" + crash->kindName() + "), but the program ran in a fresh child without dying so";
+    m.program = std::move(program.value());
+    return m;
   }
   MinimizeOptions options;
   options.max_oracle_calls = setup_.minimize_calls;

@@ -82,6 +82,8 @@ class CaseRunner {
 
  private:
   explicit CaseRunner(CaseSetup setup);
+  // A death while generating `seed`, generated again in a child: flaky unless it dies again.
+  MinimizedFinding confirmGenerationCrash(uint64_t seed, MinimizedFinding m, const Failing& f) const;
   MinimizedFinding minimizeFrom(ExportedProgram start, MinimizedFinding m, const Failing& f, bool fork_steps) const;
   MinimizedFinding minimizeSteps(ExportedProgram start, MinimizedFinding m, const Failing& f, bool fork_steps) const;
   std::string firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f,

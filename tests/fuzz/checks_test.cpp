@@ -550,6 +550,32 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
   EXPECT_GT(m.times.seconds[static_cast<size_t>(Phase::Minimize)], 0.0);
 }
 
+// Note [A crash must come back in a fresh child]: a worker that died in a case whose program
+// runs to its end in a child of its own (a heap that an earlier case corrupted) gives no
+// bucket; nor does a death while generating a seed that a child generates.
+TEST(CaseRunner, ACrashThatDoesNotComeBackIsFlaky) {
+  auto runner = CaseRunner::create(CaseSetup{});
+  ASSERT_TRUE(runner.ok());
+  auto p = runner.value()->generate(3);
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  WorkerDeath died;
+  died.phase = "D2";
+  died.op = "aten::add";
+  MinimizedFinding m = runner.value()->minimizeProgram(p.value(), Failing::of(died));
+  EXPECT_TRUE(m.flaky);
+  EXPECT_EQ(m.root.kind, "flaky");
+  EXPECT_EQ(m.oracle_calls, 0);
+  EXPECT_NE(m.report.find("fresh child"), std::string::npos) << m.report;
+
+  died.phase = "generate";
+  died.frame = "tc_newarray";
+  const Failing in_generation = Failing::of(died);
+  m = runner.value()->minimize(3, in_generation);
+  EXPECT_TRUE(m.flaky) << m.report;
+  EXPECT_EQ(m.root.check, in_generation.check);
+  EXPECT_FALSE(m.program.has_value());
+}
+
 TEST(Checks, CheckListsParse) {
   EXPECT_EQ(allDiffCheckNames(), "D1,D2,D3,D4,D5,D6,D7,D8,D9");
   auto all = parseDiffChecks(allDiffCheckNames());
