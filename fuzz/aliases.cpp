@@ -2,6 +2,7 @@
 #include "fuzz/aliases.h"
 
 #include <map>
+#include <set>
 
 #include "formats/text_format.h"
 #include "functionalizer/view_steps.h"
@@ -212,6 +213,39 @@ bool writesThroughABoolView(const ExportedProgram& p) {
     const TensorMeta* to = t.meta.val.tensor();
     return from && to && to->dtype == ScalarType::Bool && from->dtype != ScalarType::Bool;
   });
+}
+
+// Note [Factories eager returns as views]
+// A periodic window (hann_window, hamming_window, blackman_window, bartlett_window,
+// kaiser_window) of two or more elements is, in eager, a narrow of a window one element
+// longer, although its schema returns a fresh tensor (LibTorch 2.13, by `_is_view()` on
+// every factory the generators call; no other factory is a view there). requires_grad_ of
+// it makes a leaf that is itself a view, and autograd's check of an in-place write through
+// a view of it asks whether that view's base, the longer window, requires grad: it does
+// not, and eager writes. LibTorch's functionalization makes the window a fresh tensor, and
+// the same write raises "a view of a leaf Variable that requires grad".
+bool requiresGradOfAFactoryView(const ExportedProgram& p) {
+  static const std::set<std::string> kWindows = {"aten::hann_window", "aten::hamming_window", "aten::blackman_window",
+                                                 "aten::bartlett_window", "aten::kaiser_window"};
+  const auto owners = storageOwners(p.graph());
+  auto isViewInEager = [&](const Node* made) {
+    if (!made || made->op() != OpKind::CallFunction || made->target.kind() != Target::Kind::Aten) return false;
+    const OpInfo& op = *made->target.op();
+    if (!kWindows.count(op.qualified_name)) return false;
+    const Argument* length = schemaArgument(*made, op, 0);
+    const Argument* periodic = schemaArgument(*made, op, 1);
+    const auto* n = length ? length->get<arg::Int>() : nullptr;
+    const auto* b = periodic ? periodic->get<arg::Bool>() : nullptr;
+    return n && n->value >= 2 && (!b || b->value);
+  };
+  for (const Node& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (n.target.op()->qualified_name != "aten::requires_grad_") continue;
+    const Node* self = boundTensor(n, *n.target.op(), 0);
+    const auto owner = self ? owners.find(self) : owners.end();
+    if (owner != owners.end() && isViewInEager(owner->second)) return true;
+  }
+  return false;
 }
 
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {

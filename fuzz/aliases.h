@@ -56,4 +56,9 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
 // dtype, or through a view of one.
 bool writesThroughABoolView(const ExportedProgram& p);
 
+// Whether `p` calls requires_grad_ on a tensor that eager makes as a view although its
+// schema says fresh (a periodic window, Note [Factories eager returns as views]), or on a
+// view of one.
+bool requiresGradOfAFactoryView(const ExportedProgram& p);
+
 }  // namespace epsmith

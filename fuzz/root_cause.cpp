@@ -402,6 +402,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
   if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");
+  if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
   return traits;
 }
 

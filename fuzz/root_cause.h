@@ -143,11 +143,15 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   reads the out or the call's result afterwards: run_decompositions (2.13) decomposes
 //   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
 //   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
+//   "requires-grad-of-a-factory-view": requires_grad_ of a tensor that eager makes as a
+//   view although its schema says fresh, or of a view of one (a periodic window): an
+//   in-place write through a view of it then runs in eager and raises under LibTorch's
+//   functionalization (Note [Factories eager returns as views]).
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
     "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
     "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize",
-    "writes-through-a-bool-view"};
+    "writes-through-a-bool-view", "requires-grad-of-a-factory-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -370,6 +370,31 @@ signature {
   EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
 }
 
+// requires_grad_ of a periodic window of two elements or more, which eager makes as a view
+// (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
+// of a window of one element, or of another factory's result, it is none.
+TEST(RootCause, RequiresGradOfAFactoryViewIsATrait) {
+  auto program = [](const std::string& made, const std::string& n, const std::string& through) {
+    return test::parse(R"EPT(graph {
+  %w: f64[)EPT" + n + R"EPT(] = aten::)EPT" + made + R"EPT(
+  %m: f64[)EPT" + n + R"EPT(] = aten::movedim.intlist(%w, [0], [0])
+  %r: f64[)EPT" + n + R"EPT(]<requires_grad=True> = aten::requires_grad_(%)EPT" + through + R"EPT()
+  %c: f64[)EPT" + n + R"EPT(] = aten::cosh_(%m)
+  return (%c)
+}
+signature {
+  output user_output %c
+}
+)EPT");
+  };
+  const std::vector<std::string> trait{"requires-grad-of-a-factory-view"};
+  EXPECT_EQ(programTraits(program("hamming_window(2, dtype=torch.float64)", "2", "w")), trait);
+  EXPECT_EQ(programTraits(program("kaiser_window.beta(3, True, 2.0, dtype=torch.float64)", "3", "m")), trait);
+  EXPECT_TRUE(programTraits(program("hann_window.periodic(3, False, dtype=torch.float64)", "3", "w")).empty());
+  EXPECT_TRUE(programTraits(program("hann_window(1, dtype=torch.float64)", "1", "w")).empty());
+  EXPECT_TRUE(programTraits(program("ones([2], dtype=torch.float64)", "2", "w")).empty());
+}
+
 // An out= call that resizes what an in-place call returned, whose self is read after; a
 // read of the out= call's own result is none.
 TEST(RootCause, ResizingAnInPlaceAliasIsATrait) {
