@@ -360,6 +360,27 @@ bool compositeReadsAnOutResize(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "resizes-after-a-metadata-mutation": out= calls only, into a
+// tensor whose storage an earlier in-place metadata mutation that applies a view
+// (unsqueeze_, transpose_) changed.
+bool resizesAfterAMetadataMutation(const Graph& g) {
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  return anyResize(g, false, [&](const Node& r, const Node& w) {
+    for (const Node& m : g.nodes()) {
+      if (order.at(&m) >= order.at(&r)) break;
+      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
+      const OpRoleInfo& role = opRole(*m.target.op());
+      if (role.role != OpRole::MetadataMutation || role.view == ViewFamily::None || role.view == ViewFamily::Identity) {
+        continue;
+      }
+      const Node* self = boundTensor(m, *m.target.op(), 0);
+      if (self && owner.at(self) == owner.at(&w)) return true;
+    }
+    return false;
+  });
+}
+
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
 bool setsAnotherDtype(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -402,6 +423,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
   if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");
+  if (resizesAfterAMetadataMutation(p.graph())) traits.emplace_back("resizes-after-a-metadata-mutation");
   if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
   return traits;
 }

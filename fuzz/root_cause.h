@@ -143,6 +143,12 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   reads the out or the call's result afterwards: run_decompositions (2.13) decomposes
 //   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
 //   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
+//   "resizes-after-a-metadata-mutation": an out= call changes the sizes of a tensor whose
+//   storage an earlier in-place metadata mutation applying a view changed (w.unsqueeze_(0),
+//   then elu.out(e, out=w) with e of another shape): eager's out takes the result's sizes;
+//   LibTorch's functionalization, and run_decompositions with it, puts the result in the
+//   base through the inverse view and replays the view on it, so w comes out [1, 0] where
+//   eager's is [0].
 //   "requires-grad-of-a-factory-view": requires_grad_ of a tensor that eager makes as a
 //   view although its schema says fresh, or of a view of one (a periodic window): an
 //   in-place write through a view of it then runs in eager and raises under LibTorch's
@@ -151,7 +157,7 @@ inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
     "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
     "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize",
-    "writes-through-a-bool-view", "requires-grad-of-a-factory-view"};
+    "writes-through-a-bool-view", "resizes-after-a-metadata-mutation", "requires-grad-of-a-factory-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

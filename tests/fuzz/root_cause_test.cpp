@@ -370,6 +370,30 @@ signature {
   EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
 }
 
+// An out= call that resizes a tensor an in-place metadata mutation changed before (a D8
+// case of a 30-minute campaign); an out= call of the sizes it has is none.
+TEST(RootCause, ResizingAfterAMetadataMutationIsATrait) {
+  auto program = [](const std::string& from) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1] = placeholder
+  %e: f32[)EPT" + from + R"EPT(] = placeholder
+  %w: f32[1] = aten::clone(%x)
+  %u: f32[1, 1] = aten::unsqueeze_(%w, 0)
+  %elu: f32[)EPT" + from + R"EPT(] = aten::elu.out(%e, 2.5, 3, out=%u)
+  return (%u)
+}
+signature {
+  input user_input %x
+  input user_input %e
+  output user_output %u
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("0")),
+            (std::vector<std::string>{"mutates-metadata-in-place", "resizes-after-a-metadata-mutation"}));
+  EXPECT_EQ(programTraits(program("1, 1")), (std::vector<std::string>{"mutates-metadata-in-place"}));
+}
+
 // requires_grad_ of a periodic window of two elements or more, which eager makes as a view
 // (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
 // of a window of one element, or of another factory's result, it is none.
