@@ -262,6 +262,15 @@ bool writesOrViews(const Node& n) {
   return role != OpRole::Functional;
 }
 
+// An in-place metadata mutation that applies a view changing sizes or strides (squeeze_,
+// transpose_, as_strided_), as opposed to resize_ and set_, whose sizes come from
+// elsewhere, and detach_, which changes none.
+bool isViewApplyingMetadataMutation(const Node& n) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+  const OpRoleInfo& role = opRole(*n.target.op());
+  return role.role == OpRole::MetadataMutation && role.view != ViewFamily::None && role.view != ViewFamily::Identity;
+}
+
 // The sizes a call's `k`-th result has, from its meta.val; null where it records none.
 const SymIntList* resultSizes(const Node& n, size_t k) {
   if (const TensorMeta* t = n.meta.val.tensor()) return k == 0 ? &t->sizes : nullptr;
@@ -360,6 +369,17 @@ bool compositeReadsAnOutResize(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "resizes-an-input": an out= call, resize_, set_ or in-place view
+// changing the sizes of a graph input or of a view of one.
+bool resizesAnInput(const Graph& g) {
+  const auto owner = storageOwners(g);
+  auto ofAnInput = [&](const Node* t) { return t && owner.at(t)->op() == OpKind::Placeholder; };
+  for (const Node& m : g.nodes()) {
+    if (isViewApplyingMetadataMutation(m) && ofAnInput(boundTensor(m, *m.target.op(), 0))) return true;
+  }
+  return anyResize(g, true, [&](const Node&, const Node& w) { return ofAnInput(&w); });
+}
+
 // Note [Program traits]: "resizes-after-a-metadata-mutation": out= calls only, into a
 // tensor whose storage an earlier in-place metadata mutation that applies a view
 // (unsqueeze_, transpose_) changed.
@@ -369,11 +389,7 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
   return anyResize(g, false, [&](const Node& r, const Node& w) {
     for (const Node& m : g.nodes()) {
       if (order.at(&m) >= order.at(&r)) break;
-      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
-      const OpRoleInfo& role = opRole(*m.target.op());
-      if (role.role != OpRole::MetadataMutation || role.view == ViewFamily::None || role.view == ViewFamily::Identity) {
-        continue;
-      }
+      if (!isViewApplyingMetadataMutation(m)) continue;
       const Node* self = boundTensor(m, *m.target.op(), 0);
       if (self && owner.at(self) == owner.at(&w)) return true;
     }
@@ -395,18 +411,9 @@ bool setsAnotherDtype(const Graph& g) {
   return false;
 }
 
-// An in-place metadata mutation that applies a view changing sizes or strides (squeeze_,
-// transpose_, as_strided_), as opposed to resize_ and set_, whose sizes come from
-// elsewhere, and detach_, which changes none.
+// Note [Program traits]: "mutates-metadata-in-place".
 bool mutatesMetadataInPlace(const Graph& g) {
-  for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
-    const OpRoleInfo& role = opRole(*n.target.op());
-    if (role.role == OpRole::MetadataMutation && role.view != ViewFamily::None && role.view != ViewFamily::Identity) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(g.nodes().begin(), g.nodes().end(), isViewApplyingMetadataMutation);
 }
 
 }  // namespace
@@ -423,6 +430,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
   if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
   if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");
+  if (resizesAnInput(p.graph())) traits.emplace_back("resizes-an-input");
   if (resizesAfterAMetadataMutation(p.graph())) traits.emplace_back("resizes-after-a-metadata-mutation");
   if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
   return traits;

@@ -143,6 +143,13 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   reads the out or the call's result afterwards: run_decompositions (2.13) decomposes
 //   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
 //   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
+//   "resizes-an-input": an out= call, resize_, set_ or in-place view (unsqueeze_) changes
+//   the sizes of a graph input or of a view of one: a metadata mutation of an input, which
+//   torch.export refuses to make and run_decompositions (2.13) takes, writing the result
+//   back into the input with copy_, which raises on the new sizes or broadcasts them.
+//   epsmith's functionalizer refuses such a program with export's reason, and D8 compares
+//   the refusals; where it refuses earlier for a reason of its own (an op it has no
+//   functional form for), D8 compares the runs, and this trait names the program.
 //   "resizes-after-a-metadata-mutation": an out= call changes the sizes of a tensor whose
 //   storage an earlier in-place metadata mutation applying a view changed (w.unsqueeze_(0),
 //   then elu.out(e, out=w) with e of another shape): eager's out takes the result's sizes;
@@ -157,7 +164,8 @@ inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
     "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
     "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize",
-    "writes-through-a-bool-view", "resizes-after-a-metadata-mutation", "requires-grad-of-a-factory-view"};
+    "writes-through-a-bool-view", "resizes-an-input",                  "resizes-after-a-metadata-mutation",
+    "requires-grad-of-a-factory-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

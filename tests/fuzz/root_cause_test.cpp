@@ -168,12 +168,14 @@ std::string writtenAfterAView(const std::string& view, const std::string& sizes,
 TEST(RootCause, AResizeOfAViewedTensorIsATrait) {
   const std::string view = "  %v: f32[2] = aten::alias(%x)\n";
   const std::string read = "  %neg: f32[2] = aten::neg(%v)\n";
-  const std::vector<std::string> trait{"resizes-a-viewed-tensor"};
+  // The tensor resized is an input, so each resize is also "resizes-an-input".
+  const std::vector<std::string> trait{"resizes-a-viewed-tensor", "resizes-an-input"};
+  const std::vector<std::string> input_only{"resizes-an-input"};
   EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", read))), trait);
   // Not read after the resize; not resized; no view at all.
-  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[3]", ""))).empty());
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", ""))), input_only);
   EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[2]", read))).empty());
-  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView("", "[3]", "  %neg: f32[2] = aten::neg(%y)\n"))).empty());
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView("", "[3]", "  %neg: f32[2] = aten::neg(%y)\n"))), input_only);
   // resize_ of a view itself.
   const ExportedProgram resized_view = test::parse(R"EPT(graph {
   %x: f32[4] = placeholder
@@ -288,7 +290,8 @@ TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
   auto program = [](const std::string& op) {
     return test::parse(R"EPT(graph {
   %x: f32[2, 1] = placeholder
-  %v: f32[2] = )EPT" + op + R"EPT((%x, 1)
+  %c: f32[2, 1] = aten::clone(%x)
+  %v: f32[2] = )EPT" + op + R"EPT((%c, 1)
   %neg: f32[2] = aten::neg(%v)
   return (%neg)
 }
@@ -368,6 +371,32 @@ signature {
   };
   EXPECT_EQ(programTraits(program("bool", "b8")), (std::vector<std::string>{"writes-through-a-bool-view"}));
   EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
+}
+
+// A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
+// an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
+TEST(RootCause, ResizingAnInputIsATrait) {
+  auto program = [](const std::string& out, const std::string& call) {
+    return test::parse(R"EPT(graph {
+  %x: f32[6] = placeholder
+  %y: i64[)EPT" + out + R"EPT(] = placeholder
+  %fresh: i64[4, 1, 3, 2] = aten::zeros([4, 1, 3, 2], dtype=torch.int64)
+  %r: )EPT" + call + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %r
+}
+)EPT");
+  };
+  const std::vector<std::string> trait{"resizes-an-input"};
+  EXPECT_EQ(programTraits(program("4, 1, 3, 2", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%y)")), trait);
+  EXPECT_EQ(programTraits(program("6", "i64[1, 6] = aten::unsqueeze_(%y, 0)")),
+            (std::vector<std::string>{"mutates-metadata-in-place", "resizes-an-input"}));
+  EXPECT_TRUE(programTraits(program("6", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%y)")).empty());
+  EXPECT_TRUE(programTraits(program("6", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%fresh)")).empty());
 }
 
 // An out= call that resizes a tensor an in-place metadata mutation changed before (a D8
@@ -460,10 +489,11 @@ signature {
 }
 )EPT");
   };
-  const std::vector<std::string> trait{"composite-reads-an-out-resize"};
+  // The out resized is an input.
+  const std::vector<std::string> trait{"composite-reads-an-out-resize", "resizes-an-input"};
   EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%erfcx)")), trait);
   EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%o)")), trait);
-  EXPECT_TRUE(programTraits(program("2, 5, 8", "aten::t(%erfcx)")).empty());
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::t(%erfcx)")), (std::vector<std::string>{"resizes-an-input"}));
   EXPECT_TRUE(programTraits(program("3, 5", "aten::numpy_T(%erfcx)")).empty());
 }
 
@@ -486,8 +516,9 @@ signature {
 }
 )EPT");
   };
-  EXPECT_EQ(programTraits(program("%e")), (std::vector<std::string>{"resizes-after-set"}));
-  EXPECT_TRUE(programTraits(program("%kaiser_window")).empty());
+  // x, resized by both calls, is an input.
+  EXPECT_EQ(programTraits(program("%e")), (std::vector<std::string>{"resizes-after-set", "resizes-an-input"}));
+  EXPECT_EQ(programTraits(program("%kaiser_window")), (std::vector<std::string>{"resizes-an-input"}));
 }
 
 // A known-bugs entry that names a trait matches only root causes that have it.
