@@ -397,6 +397,18 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "sets-from-a-source-with-an-offset".
+bool setsFromASourceWithAnOffset(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (coreOpName(n.target.textName()) != "set" || n.target.op()->overload != "source_Tensor_storage_offset") continue;
+    const Node* source = boundTensor(n, *n.target.op(), 1);
+    const TensorMeta* m = source ? source->meta.val.tensor() : nullptr;
+    if (m && (!m->storage_offset.isConcrete() || m->storage_offset.concrete() != 0)) return true;
+  }
+  return false;
+}
+
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
 bool setsAnotherDtype(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -423,6 +435,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
   if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
+  if (setsFromASourceWithAnOffset(p.graph())) traits.emplace_back("sets-from-a-source-with-an-offset");
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");

@@ -110,6 +110,11 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   "sets-another-dtype": set_ (or the functional set) takes a source of another dtype
 //   than its self: eager's self takes the source's dtype, LibTorch 2.x's functionalization
 //   keeps its own, and the op that next reads it computes or raises in the wrong dtype.
+//   "sets-from-a-source-with-an-offset": set_.source_Tensor_storage_offset (or its
+//   functional set) of a source that starts at a storage offset: eager counts the offset
+//   it is given from the source's (x = base[3:]; x.set_(x, -2, [2]) starts at element 1),
+//   LibTorch 2.x's C++ functionalization from 0, where it raises "invalid storage offset"
+//   or reads outside the storage and dies.
 //   "mutates-metadata-in-place": an in-place op applies a view to its self (squeeze_,
 //   unsqueeze_, transpose_, t_, as_strided_), which LibTorch's C++ functionalization may
 //   lose, so that whatever op next reads the tensor raises about its rank or sizes, each
@@ -161,11 +166,11 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   in-place write through a view of it then runs in eager and raises under LibTorch's
 //   functionalization (Note [Factories eager returns as views]).
 inline constexpr const char* kProgramTraits[] = {
-    "resizes-a-viewed-tensor",   "writes-an-undeclared-alias",         "sets-another-dtype",
-    "mutates-metadata-in-place", "writes-through-an-unfold-with-gaps", "writes-through-an-expand",
-    "resizes-an-in-place-alias", "resizes-after-set",                  "composite-reads-an-out-resize",
-    "writes-through-a-bool-view", "resizes-an-input",                  "resizes-after-a-metadata-mutation",
-    "requires-grad-of-a-factory-view"};
+    "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
+    "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
+    "resizes-an-in-place-alias",           "resizes-after-set",                   "composite-reads-an-out-resize",
+    "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
+    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -286,6 +286,26 @@ signature {
 }
 
 // An in-place op that applies a view to its self; a functional view is none.
+// set_ with a storage offset of a source that starts at one (an input at offset 3); of a
+// source at offset 0, none.
+TEST(RootCause, SettingFromASourceWithAnOffsetIsATrait) {
+  auto program = [](const std::string& offset) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3]<offset=)EPT" + offset + R"EPT(> = placeholder
+  %c: f32[3] = aten::clone(%x)
+  %set_: f32[2] = aten::set_.source_Tensor_storage_offset(%c, %x, 1, [2])
+  return (%set_)
+}
+signature {
+  input user_input %x
+  output user_output %set_
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("3")), (std::vector<std::string>{"sets-from-a-source-with-an-offset"}));
+  EXPECT_TRUE(programTraits(program("0")).empty());
+}
+
 TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
   auto program = [](const std::string& op) {
     return test::parse(R"EPT(graph {
