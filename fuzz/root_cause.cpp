@@ -316,6 +316,20 @@ bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view,
   return false;
 }
 
+// Whether an ATen call `c` before `r` of which `is(c)` holds, whose self shares `w`'s
+// storage, has `then(c)` hold too.
+template <typename Is, typename Then>
+bool anyEarlierCallOnStorage(const Graph& g, const Node& r, const Node& w, const std::map<const Node*, const Node*>& owner,
+                             const std::map<const Node*, size_t>& order, Is&& is, Then&& then) {
+  for (const Node& c : g.nodes()) {
+    if (order.at(&c) >= order.at(&r)) break;
+    if (c.op() != OpKind::CallFunction || c.target.kind() != Target::Kind::Aten || !is(c)) continue;
+    const Node* self = boundTensor(c, *c.target.op(), 0);
+    if (self && owner.at(self) == owner.at(&w) && then(c)) return true;
+  }
+  return false;
+}
+
 // Note [Program traits]: "resizes-a-viewed-tensor".
 bool resizesAViewedTensor(const Graph& g) {
   const auto owner = storageOwners(g);
@@ -338,19 +352,14 @@ bool resizesAnInPlaceAlias(const Graph& g) {
 bool resizesAfterSet(const Graph& g) {
   const auto owner = storageOwners(g);
   const auto order = nodeOrder(g);
+  auto isSet = [](const Node& s) { return coreOpName(s.target.textName()) == "set"; };
   return anyResize(g, false, [&](const Node& r, const Node& w) {
-    for (const Node& s : g.nodes()) {
-      if (order.at(&s) >= order.at(&r)) break;
-      if (s.op() != OpKind::CallFunction || s.target.kind() != Target::Kind::Aten) continue;
-      if (coreOpName(s.target.textName()) != "set") continue;
-      const Node* self = boundTensor(s, *s.target.op(), 0);
+    return anyEarlierCallOnStorage(g, r, w, owner, order, isSet, [&](const Node& s) {
       const Node* source = boundTensor(s, *s.target.op(), 1);
-      if (!self || !source || owner.at(self) != owner.at(&w)) continue;
-      for (const Node* u : g.users(source)) {
-        if (order.at(u) > order.at(&r)) return true;
-      }
-    }
-    return false;
+      if (!source) return false;
+      const auto& users = g.users(source);
+      return std::any_of(users.begin(), users.end(), [&](const Node* u) { return order.at(u) > order.at(&r); });
+    });
   });
 }
 
@@ -387,13 +396,8 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
   const auto owner = storageOwners(g);
   const auto order = nodeOrder(g);
   return anyResize(g, false, [&](const Node& r, const Node& w) {
-    for (const Node& m : g.nodes()) {
-      if (order.at(&m) >= order.at(&r)) break;
-      if (!isViewApplyingMetadataMutation(m)) continue;
-      const Node* self = boundTensor(m, *m.target.op(), 0);
-      if (self && owner.at(self) == owner.at(&w)) return true;
-    }
-    return false;
+    return anyEarlierCallOnStorage(g, r, w, owner, order, isViewApplyingMetadataMutation,
+                                   [](const Node&) { return true; });
   });
 }
 
