@@ -12,6 +12,7 @@
 #include "fuzz/corpus.h"
 #include "ops/op_aliases.h"
 #include "oracle/compare.h"
+#include "ops/op_registry.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -401,6 +402,22 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "writes-a-view-copy-out": an out= call whose functional form is
+// the copying form of a view op (squeeze_copy.out, alias_copy.out, view_copy.out).
+bool writesAViewCopyOut(const Graph& g) {
+  constexpr std::string_view kCopy = "_copy";
+  for (const Node& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpRoleInfo& role = opRole(*n.target.op());
+    if (role.role != OpRole::Out || !role.functional) continue;
+    const std::string& name = role.functional->qualified_name;
+    if (name.size() <= kCopy.size() || name.compare(name.size() - kCopy.size(), kCopy.size(), kCopy) != 0) continue;
+    const OpInfo* view = findOp(name.substr(0, name.size() - kCopy.size()), role.functional->overload);
+    if (view && (opRole(*view).role == OpRole::View || opRole(*view).role == OpRole::MaybeView)) return true;
+  }
+  return false;
+}
+
 // Note [Program traits]: "sets-from-a-source-with-an-offset".
 bool setsFromASourceWithAnOffset(const Graph& g) {
   for (const Node& n : g.nodes()) {
@@ -439,6 +456,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
   if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
+  if (writesAViewCopyOut(p.graph())) traits.emplace_back("writes-a-view-copy-out");
   if (setsFromASourceWithAnOffset(p.graph())) traits.emplace_back("sets-from-a-source-with-an-offset");
   if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
   if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");

@@ -115,6 +115,11 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   it is given from the source's (x = base[3:]; x.set_(x, -2, [2]) starts at element 1),
 //   LibTorch 2.x's C++ functionalization from 0, where it raises "invalid storage offset"
 //   or reads outside the storage and dies.
+//   "writes-a-view-copy-out": an out= call of the copying form of a view op
+//   (squeeze_copy.out, alias_copy.out, unsqueeze_copy.out). LibTorch 1.13's eager kernels
+//   for these copy the result into `out` without resizing it (broadcasting, or raising
+//   where it cannot), where its C++ functionalization resizes `out` to the result, so
+//   whatever next reads `out` raises about its rank or sizes, or differs.
 //   "mutates-metadata-in-place": an in-place op applies a view to its self (squeeze_,
 //   unsqueeze_, transpose_, t_, as_strided_), which LibTorch's C++ functionalization may
 //   lose, so that whatever op next reads the tensor raises about its rank or sizes, each
@@ -170,7 +175,7 @@ inline constexpr const char* kProgramTraits[] = {
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
     "resizes-an-in-place-alias",           "resizes-after-set",                   "composite-reads-an-out-resize",
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
-    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset"};
+    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

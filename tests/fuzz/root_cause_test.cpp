@@ -306,6 +306,26 @@ signature {
   EXPECT_TRUE(programTraits(program("0")).empty());
 }
 
+// An out= call of a view op's copying form; of an op that is no view's copy, none.
+TEST(RootCause, AViewCopyOutIsATrait) {
+  auto program = [](const std::string& call) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 1] = placeholder
+  %o: f32[3] = aten::zeros([3])
+  %r: f32[2] = )EPT" + call + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  output user_output %r
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("aten::squeeze_copy.dim_out(%x, 1, out=%o)")),
+            (std::vector<std::string>{"writes-a-view-copy-out"}));
+  EXPECT_TRUE(programTraits(program("aten::sum.IntList_out(%x, [1], out=%o)")).empty());
+}
+
 TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
   auto program = [](const std::string& op) {
     return test::parse(R"EPT(graph {
