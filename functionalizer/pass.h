@@ -186,6 +186,8 @@ class Pass {
                       const std::vector<const TensorMeta*>& after);
   Node* outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after);
   void refuseResizedInput(const Node& n, const Obj& out);
+  void refuseResizedWhileRead(const Node& n, const OpInfo& op, const OpRoleInfo& role, const Obj& out,
+                              const TensorMeta& after);
   void writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after);
   void metadataMutation(const Node& n, const OpRoleInfo& role);
 

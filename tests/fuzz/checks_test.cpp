@@ -101,6 +101,76 @@ TEST(Checks, AnOutCallIntoAWiderDtypeIsComparedAtThePrecisionItComputesIn) {
   }
 }
 
+// An out= call that resizes its out while another argument is that very tensor (a 2.13
+// campaign's D1 case: bce's weight is its out, which eager's kernel resizes to the input's
+// sizes before it reads the weight): D2 and D3 skip it, D1 is skipped with the
+// functionalizer's refusal; with an out of the result's sizes every check compares.
+TEST(Checks, AnOutResizedWhileReadIsNotCompared) {
+  auto program = [](const std::string& weight) {
+    return test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %c: f32[)EPT" + weight + R"EPT(] = placeholder
+  %x: f32[2] = placeholder
+  %mul: f32[)EPT" + weight + R"EPT(] = aten::mul.Scalar(%c, 0)
+  %bce: f32[] = aten::binary_cross_entropy.out(%x, %x, %mul, out=%mul)
+  %neg: f32[] = aten::neg(%bce)
+  return (%neg)
+}
+signature {
+  input user_input %c
+  input user_input %x
+  output user_output %neg
+}
+storages {
+  $0: f32[5] = [0.0, 1.5, -1.5, -1.5, -1.5]
+  $1: f32[2] = [0.25, 0.5]
+}
+example_inputs {
+  $0 f32[)EPT" + weight + R"EPT(]
+  $1 f32[2]
+}
+)EPT");
+  };
+  const ExportedProgram resized = program("1, 1, 1, 5");
+  auto outcomes = runChecks(resized, {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3});
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, CheckOutcome::Status::Skipped) << describe(o);
+  }
+  EXPECT_NE(outcomes[0].report.find("out= resizes a tensor it also reads as 'weight'"), std::string::npos)
+      << outcomes[0].report;
+  EXPECT_NE(outcomes[1].report.find("%bce resizes %mul, which it also reads as weight"), std::string::npos)
+      << outcomes[1].report;
+  EXPECT_EQ(writeEagerLeavesUndefined(program("")), std::nullopt);
+  // An out that is a view of what the call reads is another tensor, which keeps its sizes
+  // (a known-upstream case of the corpus); and a resize of no elements to none reads none.
+  const ExportedProgram viewed = test::parse(R"EPT(graph {
+  %x: f32[1, 2, 4, 4]<stride=[1, 1, 2, 8]> = placeholder
+  %reshape: f32[32] = aten::reshape(%x, [-1])
+  %r: f32[1, 2, 4, 4]<stride=[1, 1, 2, 8]> = aten::special_round.out(%x, decimals=2, out=%reshape)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  EXPECT_EQ(writeEagerLeavesUndefined(viewed), std::nullopt);
+  const ExportedProgram empty = test::parse(R"EPT(graph {
+  %x: f32[0] = placeholder
+  %u: f32[1, 0] = aten::unfold_copy.out(%x, 0, 0, 1, out=%x)
+  return (%u)
+}
+signature {
+  input user_input %x
+  output user_output %u
+}
+)EPT");
+  EXPECT_EQ(writeEagerLeavesUndefined(empty), std::nullopt);
+}
+
 TEST(Checks, AWriteEagerLeavesUndefinedIsNotCompared) {
   const ExportedProgram shared = test::parse(writeIntoAPiece("<stride=[0, 1]>", 2));
   auto outcomes = runChecks(shared, {DiffCheck::D2, DiffCheck::D3});
