@@ -7,6 +7,7 @@
 #include "formats/text_format.h"
 #include "functionalizer/view_steps.h"
 #include "ops/call_args.h"
+#include "ops/op_registry.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -125,6 +126,18 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
 
 // Whether a call writes the storage of an argument of an op whose schema hides an alias,
 // which that op read before the write and whose result is read after it.
+// Whether a call of `op` may return an alias of an argument that no schema declares: an op
+// that hides one (OpRoleInfo::hides_alias), or an out= form of one, whose out LibTorch's
+// functionalization gives its namesake's result (conj_physical.out of an expanded real
+// tensor: the out takes the input's stride-0 layout; epsmith's functionalizer computes it
+// with _conj_physical, Note [Irregular functional variants]).
+bool hidesAnAlias(const OpInfo& op) {
+  const OpRoleInfo& role = opRole(op);
+  if (role.hides_alias) return true;
+  const OpInfo* namesake = role.role == OpRole::Out ? findOp(op.qualified_name, "") : nullptr;
+  return namesake && opRole(*namesake).hides_alias;
+}
+
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
   const Graph& g = p.graph();
   const auto order = nodeOrder(g);
@@ -134,7 +147,7 @@ bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
     for (const Node& m : g.nodes()) {
       if (found || order.at(&m) >= order.at(&w)) return;
       if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
-      if (!opRole(*m.target.op()).hides_alias) continue;
+      if (!hidesAnAlias(*m.target.op())) continue;
       bool takes = false;
       m.forEachInput([&](const Node* i) { takes = takes || owner.at(i) == owner.at(&t); });
       found = takes && readAfter(g, m, w, order);
@@ -155,7 +168,7 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
       made = list ? list->node : nullptr;
     }
     found = found || (made && made->op() == OpKind::CallFunction && made->target.kind() == Target::Kind::Aten &&
-                      opRole(*made->target.op()).hides_alias);
+                      hidesAnAlias(*made->target.op()));
   });
   return found;
 }

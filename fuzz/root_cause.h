@@ -103,10 +103,11 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   whose sizes it changes, and that argument is a view, or a view of its storage is taken
 //   before the call and read after it.
 //   "writes-an-undeclared-alias": a call writes a tensor that an op whose schema hides an
-//   alias made, or a view of one (the functional set's result shares its source's storage,
-//   unsafe_split's pieces their input's), or writes the storage of such an op's argument
-//   (the base of the view it split) between the op and a read of its result:
-//   functionalization follows the schema, eager the storage.
+//   alias made (or the out= form of one: conj_physical.out's out, which LibTorch's
+//   functionalization gives the input itself), or a view of one (the functional set's
+//   result shares its source's storage, unsafe_split's pieces their input's), or writes
+//   the storage of such an op's argument (the base of the view it split) between the op
+//   and a read of its result: functionalization follows the schema, eager the storage.
 //   "sets-another-dtype": set_ (or the functional set) takes a source of another dtype
 //   than its self: eager's self takes the source's dtype, LibTorch 2.x's functionalization
 //   keeps its own, and the op that next reads it computes or raises in the wrong dtype.

@@ -212,6 +212,21 @@ signature {
   };
   EXPECT_EQ(programTraits(program("%set")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
   EXPECT_TRUE(programTraits(program("%neg")).empty());
+  // The out= form of an op that hides an alias: functionalization gives the out the
+  // functional result, conj_physical's alias of an expanded real input (a 2.13 campaign).
+  const ExportedProgram out_form = test::parse(R"EPT(graph {
+  %x: f32[2, 5]<stride=[1, 0]> = placeholder
+  %o: f32[2, 5] = aten::zeros([2, 5])
+  %c: f32[2, 5] = aten::conj_physical.out(%x, out=%o)
+  %l: f32[2, 5] = aten::ldexp_(%c, %x)
+  return (%l)
+}
+signature {
+  input user_input %x
+  output user_output %l
+}
+)EPT");
+  EXPECT_EQ(programTraits(out_form), (std::vector<std::string>{"writes-an-undeclared-alias"}));
 }
 
 // A write into the source of the functional set, between the set and a read of its result:
