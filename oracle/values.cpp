@@ -68,6 +68,11 @@ bool valOf(const c10::IValue& v, Val* out) {
         items.push_back(e.toTensor());
       }
     }
+    // A list's length can follow a tensor's value (tensor_split by a computed 0-d tensor
+    // made 14 400 pieces, each a getitem node of the program); past this many, the program
+    // is no longer the few dozen nodes the generators aim at.
+    constexpr size_t kMaxListItems = 256;
+    if (items.size() > kMaxListItems) return false;
     Val::List list;
     for (const auto& t : items) {
       Val one;

@@ -14,7 +14,8 @@ namespace epsmith {
 // Whether every element of an integer tensor lies within ±2^20 (true for other dtypes;
 // Note [Integer values kept small]).
 bool smallIntegers(const at::Tensor& t);
-// meta.val for a call's value; false for values a program cannot hold.
+// meta.val for a call's value; false for values a program cannot hold (complex, more
+// than 2^16 elements, lists of more than 256 tensors).
 bool valOf(const c10::IValue& v, Val* out);
 
 }  // namespace epsmith

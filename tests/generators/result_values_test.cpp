@@ -18,6 +18,7 @@
 
 #include "generators/result_values.h"
 #include "oracle/libtorch_compat.h"
+#include "oracle/values.h"
 
 namespace epsmith {
 namespace {
@@ -42,6 +43,17 @@ TEST(ResultValues, IntegerRangeIsReadAsAminmaxReadsIt) {
   }
   EXPECT_TRUE(smallIntegers(at::zeros({0, 3}, at::kLong)));
   EXPECT_FALSE(smallIntegers(at::full({}, -(1 << 20) - 1, at::kLong)));
+}
+
+// A list of tensors is a value a program holds up to 256 of them (a tensor_split by a
+// computed count made 14 400 pieces, each a node); past that, as past 2^16 elements, none.
+TEST(ResultValues, ListsOfTooManyTensorsAreNoValue) {
+  auto list = [](size_t n) { return c10::IValue(std::vector<at::Tensor>(n, at::zeros({1}))); };
+  Val val;
+  EXPECT_TRUE(valOf(list(256), &val));
+  EXPECT_EQ(std::get<Val::List>(val.variant()).size(), 256u);
+  EXPECT_FALSE(valOf(list(257), &val));
+  EXPECT_FALSE(valOf(c10::IValue(at::zeros({(1 << 16) + 1})), &val));
 }
 
 TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
