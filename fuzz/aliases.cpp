@@ -300,6 +300,51 @@ std::optional<std::string> resizesWhatItReads(const ExportedProgram& p) {
   return std::nullopt;
 }
 
+// Whether two elements of a view of `sizes` and non-negative `strides` share an offset,
+// counted exactly (ATen's has_internal_overlap answers only where a stride is 0).
+bool offsetsRepeat(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t numel = 1, last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return false;
+    if (strides[d] < 0) return false;  // as_strided refuses it
+    numel *= sizes[d];
+    last += (sizes[d] - 1) * strides[d];
+    if (numel > (1 << 20) || last > (1 << 24)) return false;  // not generated; not counted
+  }
+  std::vector<bool> seen(static_cast<size_t>(last + 1));
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (int64_t k = 0; k < numel; ++k) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) offset += index[d] * strides[d];
+    if (seen[static_cast<size_t>(offset)]) return true;
+    seen[static_cast<size_t>(offset)] = true;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return false;
+}
+
+// Why an as_strided_scatter of `p` scatters into a view of its output whose elements share
+// memory (strides [1, 1, 1, 1]); nullopt where none does.
+std::optional<std::string> scattersIntoAnOverlap(const ExportedProgram& p) {
+  for (const Node& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpInfo& op = *n.target.op();
+    if (op.qualified_name != "aten::as_strided_scatter") continue;
+    auto sizes = intListArgument(n, op, 2);
+    auto strides = intListArgument(n, op, 3);
+    if (!sizes || !strides || sizes->size() != strides->size()) continue;
+    if (!offsetsRepeat(*sizes, *strides)) continue;
+    std::string listed;
+    for (int64_t v : *strides) listed += (listed.empty() ? "" : ", ") + std::to_string(v);
+    return "%" + n.name() + " scatters into a view of strides [" + listed +
+           "] whose elements share memory: eager leaves the write undefined";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
@@ -310,6 +355,7 @@ std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
     why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
           "), whose elements share memory: eager leaves the write undefined";
   });
+  if (!why) why = scattersIntoAnOverlap(p);
   return why ? why : resizesWhatItReads(p);
 }
 

@@ -39,7 +39,9 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // (binary_cross_entropy.out(x, y, w, out=w)): the kernel resizes first and reads that
 // argument afterwards, by its own order of steps (a 2.13 campaign's D1 case; the
 // functionalizer refuses it too; a view of the out is another tensor, which keeps its
-// sizes). Why `p` makes such a write, naming the tensor; nullopt where it makes none.
+// sizes), and an as_strided_scatter into a view whose elements share memory (strides
+// [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers only for a stride of
+// 0). Why `p` makes such a write, naming the tensor; nullopt where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)

@@ -171,6 +171,34 @@ signature {
   EXPECT_EQ(writeEagerLeavesUndefined(empty), std::nullopt);
 }
 
+// An as_strided_scatter into a view whose elements share memory (strides [1, 1]: offsets
+// 0..2 written twice each) is a write eager leaves undefined; one into a view of distinct
+// offsets (strides [2, 1] over [2, 2]: the minimizer's other form of the case) is compared.
+TEST(Checks, AScatterIntoAnOverlapIsNotCompared) {
+  auto program = [](const std::string& strides) {
+    return test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[6] = placeholder
+  %s: f32[2, 2] = placeholder
+  %r: f32[6] = aten::as_strided_scatter(%x, %s, [2, 2], )EPT" + strides + R"EPT()
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %s
+  output user_output %r
+}
+)EPT");
+  };
+  const auto why = writeEagerLeavesUndefined(program("[1, 1]"));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "%r scatters into a view of strides [1, 1] whose elements share memory: eager leaves the write undefined");
+  EXPECT_EQ(writeEagerLeavesUndefined(program("[2, 1]")), std::nullopt);
+  EXPECT_EQ(writeEagerLeavesUndefined(program("[1, 2]")), std::nullopt);  // offsets 0, 2, 1, 3
+}
+
 TEST(Checks, AWriteEagerLeavesUndefinedIsNotCompared) {
   const ExportedProgram shared = test::parse(writeIntoAPiece("<stride=[0, 1]>", 2));
   auto outcomes = runChecks(shared, {DiffCheck::D2, DiffCheck::D3});
