@@ -47,6 +47,9 @@ bool smallIntegers(const at::Tensor& t) {
 bool valOf(const c10::IValue& v, Val* out) {
   auto tensor = [](const at::Tensor& t, Val* o) {
     if (!t.defined() || t.is_complex() || t.numel() > (1 << 16) || !t.is_cpu()) return false;
+    // LibTorch 1.13's set_ can leave a tensor of elements on a storage it never allocated
+    // (reading it raises "data is not allocated yet"): a value no program can hold.
+    if (t.numel() > 0 && (!t.has_storage() || t.storage().data() == nullptr)) return false;
     // An integer tensor that requires grad (a LibTorch bug when an op makes one) cannot
     // even be cloned: LibTorch asserts.
     if (t.requires_grad() && !at::isFloatingType(t.scalar_type())) return false;

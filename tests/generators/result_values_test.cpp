@@ -56,6 +56,19 @@ TEST(ResultValues, ListsOfTooManyTensorsAreNoValue) {
   EXPECT_FALSE(valOf(c10::IValue(at::zeros({(1 << 16) + 1})), &val));
 }
 
+// A tensor of elements on a storage whose memory was never allocated (LibTorch 1.13's set_
+// made one while a campaign generated a program; reading it raised and ended the process)
+// is no value.
+TEST(ResultValues, ATensorWithoutItsMemoryIsNoValue) {
+  c10::Storage unallocated(c10::Storage::use_byte_size_t(), 12, at::DataPtr(nullptr, at::Device(at::kCPU)),
+                           /*allocator=*/nullptr, /*resizable=*/false);
+  at::Tensor t = at::empty({0}, at::kInt).set_(unallocated, 0, {3}, {1});
+  ASSERT_EQ(t.numel(), 3);
+  Val val;
+  EXPECT_FALSE(valOf(c10::IValue(t), &val));
+  EXPECT_TRUE(valOf(c10::IValue(at::zeros({3}, at::kInt)), &val));
+}
+
 TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16}) {
