@@ -1,0 +1,437 @@
+// Program traits (Note [Program traits]): each trait read from a minimized program's graph
+// and signature, with programs that have it and near misses that do not.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fuzz/root_cause.h"
+#include "tests/support/program_text.h"
+
+namespace epsmith {
+namespace {
+
+// A program that writes %x through cos.out after taking a view of it; `between` runs after
+// the write, `sizes` is what cos.out leaves %x with.
+std::string writtenAfterAView(const std::string& view, const std::string& sizes, const std::string& after) {
+  return "graph {\n  %x: f32[2] = placeholder\n  %y: f32" + sizes + " = placeholder\n" + view +
+         "  %cos: f32" + sizes + " = aten::cos.out(%y, out=%x)\n" + after + "  return (%cos, %cos)\n}\n"
+         "signature {\n  input user_input %x\n  input user_input %y\n  output user_input_mutation %cos -> \"x\"\n"
+         "  output user_output %cos\n}\n";
+}
+
+// Note [Program traits]: a resize of a tensor whose view is read after it, or of a view.
+// (Traits are read from the graph and signature alone: these programs carry no values.)
+TEST(RootCause, AResizeOfAViewedTensorIsATrait) {
+  const std::string view = "  %v: f32[2] = aten::alias(%x)\n";
+  const std::string read = "  %neg: f32[2] = aten::neg(%v)\n";
+  // The tensor resized is an input, so each resize is also "resizes-an-input".
+  const std::vector<std::string> trait{"resizes-a-viewed-tensor", "resizes-an-input"};
+  const std::vector<std::string> input_only{"resizes-an-input"};
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", read))), trait);
+  // Not read after the resize; not resized; no view at all.
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", ""))), input_only);
+  EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[2]", read))).empty());
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView("", "[3]", "  %neg: f32[2] = aten::neg(%y)\n"))), input_only);
+  // resize_ of a view itself.
+  const ExportedProgram resized_view = test::parse(R"EPT(graph {
+  %x: f32[4] = placeholder
+  %v: f32[2, 2] = aten::view(%x, [2, 2])
+  %resize_: f32[8] = aten::resize_(%v, [8])
+  return (%resize_)
+}
+signature {
+  input user_input %x
+  output user_output %resize_
+}
+)EPT");
+  EXPECT_EQ(programTraits(resized_view), trait);
+}
+
+// A write into what a schema that hides an alias made: the functional set's result shares
+// its source's storage.
+TEST(RootCause, AWriteIntoAnUndeclaredAliasIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: f32[2] = placeholder
+  %set: f32[2] = aten::set.source_Tensor(%x, %y)
+  %neg: f32[2] = aten::neg(%y)
+  %cos_: f32[2] = aten::cos_()EPT" + written + R"EPT()
+  return (%cos_)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %cos_
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("%set")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program("%neg")).empty());
+  // The out= form of an op that hides an alias: functionalization gives the out the
+  // functional result, conj_physical's alias of an expanded real input (a 2.13 campaign).
+  const ExportedProgram out_form = test::parse(R"EPT(graph {
+  %x: f32[2, 5]<stride=[1, 0]> = placeholder
+  %o: f32[2, 5] = aten::zeros([2, 5])
+  %c: f32[2, 5] = aten::conj_physical.out(%x, out=%o)
+  %l: f32[2, 5] = aten::ldexp_(%c, %x)
+  return (%l)
+}
+signature {
+  input user_input %x
+  output user_output %l
+}
+)EPT");
+  EXPECT_EQ(programTraits(out_form), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+}
+
+// A write into the source of the functional set, between the set and a read of its result:
+// eager's result shares the source's storage and sees the write.
+TEST(RootCause, AWriteUnderAnUndeclaredAliasIsATrait) {
+  auto program = [](bool read_after) {
+    const std::string write = "  %cos_: f32[2] = aten::cos_(%y)\n";
+    const std::string read = "  %neg: f32[2] = aten::neg(%set)\n";
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: f32[2] = placeholder
+  %set: f32[2] = aten::set.source_Tensor(%x, %y)
+)EPT" + (read_after ? write + read : read + write) + R"EPT(  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program(true)), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program(false)).empty());
+}
+
+// A write into the base of a view that unsafe_split took, before a read of a piece: the
+// piece shares the base's storage in eager.
+TEST(RootCause, AWriteIntoTheBaseOfAnUndeclaredAliasIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %b: f32[1, 8] = placeholder
+  %y: f32[1, 8] = placeholder
+  %t: f32[8, 1]<stride=[1, 8]> = aten::numpy_T(%b)
+  %split: (f32[3, 1]<stride=[1, 8]>, f32[5, 1]<stride=[1, 8], offset=3>) = aten::unsafe_split_with_sizes(%t, [3, 5])
+  %piece: f32[5, 1]<stride=[1, 8], offset=3> = operator.getitem(%split, 1)
+  %acos_: f32[1, 8] = aten::acos_(%)EPT" + written + R"EPT()
+  %neg: f32[5, 1] = aten::neg(%piece)
+  return (%neg)
+}
+signature {
+  input user_input %b
+  input user_input %y
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("b")), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program("y")).empty());
+}
+
+// set_ from a source of another dtype: self takes the source's dtype eagerly.
+TEST(RootCause, SettingFromAnotherDtypeIsATrait) {
+  auto program = [](const std::string& source) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2] = placeholder
+  %y: )EPT" + source + R"EPT([2] = placeholder
+  %set_: )EPT" + source + R"EPT([2] = aten::set_.source_Tensor(%x, %y)
+  %neg: )EPT" + source + R"EPT([2] = aten::neg(%x)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("i64")), (std::vector<std::string>{"sets-another-dtype"}));
+  // set_ changes metadata in place too, but not by applying a view.
+  const std::vector<std::string> same = programTraits(program("f32"));
+  EXPECT_EQ(std::count(same.begin(), same.end(), "sets-another-dtype"), 0);
+}
+
+// An in-place op that applies a view to its self; a functional view is none.
+// set_ with a storage offset of a source that starts at one (an input at offset 3); of a
+// source at offset 0, none.
+TEST(RootCause, SettingFromASourceWithAnOffsetIsATrait) {
+  auto program = [](const std::string& offset) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3]<offset=)EPT" + offset + R"EPT(> = placeholder
+  %c: f32[3] = aten::clone(%x)
+  %set_: f32[2] = aten::set_.source_Tensor_storage_offset(%c, %x, 1, [2])
+  return (%set_)
+}
+signature {
+  input user_input %x
+  output user_output %set_
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("3")), (std::vector<std::string>{"sets-from-a-source-with-an-offset"}));
+  EXPECT_TRUE(programTraits(program("0")).empty());
+}
+
+// An out= call of a view op's copying form; of an op that is no view's copy, none.
+TEST(RootCause, AViewCopyOutIsATrait) {
+  auto program = [](const std::string& call) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 1] = placeholder
+  %o: f32[3] = aten::zeros([3])
+  %r: f32[2] = )EPT" + call + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  output user_output %r
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("aten::squeeze_copy.dim_out(%x, 1, out=%o)")),
+            (std::vector<std::string>{"writes-a-view-copy-out"}));
+  EXPECT_TRUE(programTraits(program("aten::sum.IntList_out(%x, [1], out=%o)")).empty());
+}
+
+TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
+  auto program = [](const std::string& op) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 1] = placeholder
+  %c: f32[2, 1] = aten::clone(%x)
+  %v: f32[2] = )EPT" + op + R"EPT((%c, 1)
+  %neg: f32[2] = aten::neg(%v)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("aten::squeeze_.dim")), (std::vector<std::string>{"mutates-metadata-in-place"}));
+  EXPECT_TRUE(programTraits(program("aten::squeeze.dim")).empty());
+}
+
+// An in-place write through an unfold whose windows leave elements of its input
+// uncovered (the inverse LibTorch's functionalization uses zeroes them), or through a view
+// of one; unfolds that cover every element, and other empty views, are none.
+TEST(RootCause, AWriteThroughAnUnfoldWithGapsIsATrait) {
+  auto program = [](const std::string& view, const std::string& sizes, bool through_select = false) {
+    std::string graph = "graph {\n  %x: f32[2, 5] = placeholder\n  %v: f32[" + sizes + "] = " + view + "\n";
+    std::string written = "v";
+    if (through_select) {
+      graph += "  %s: f32[" + sizes.substr(sizes.find(',') + 2) + "] = aten::select.int(%v, 0, 0)\n";
+      written = "s";
+    }
+    graph += "  %w: f32[1] = aten::ge_.Scalar(%" + written + ", 0)\n  return (%x)\n}\n";
+    return test::parse(graph + "signature {\n  input user_input %x\n  output user_output %x\n}\n");
+  };
+  const std::vector<std::string> gaps{"writes-through-an-unfold-with-gaps"};
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 0, 1)", "2, 6, 0")), gaps);    // empty windows
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1")), gaps);    // a step past the window
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, -1, 2, 2)", "2, 2, 2")), gaps);   // an uncovered tail
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1", true)), gaps);
+  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 1, 5, 1)", "2, 1, 5")).empty()); // one window, all of it
+  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 0, 1, 1)", "2, 5, 1")).empty());
+  EXPECT_TRUE(programTraits(program("aten::slice.Tensor(%x, 1, 0, 0)", "2, 0")).empty());
+}
+
+// An in-place write through an expand view, or a view of one; a write into the tensor
+// expanded is none.
+TEST(RootCause, AWriteThroughAnExpandIsATrait) {
+  auto program = [](const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 3] = placeholder
+  %expand_as: f32[1, 3] = aten::expand_as(%x, %x)
+  %select: f32[3] = aten::select.int(%expand_as, 0, 0)
+  %le_: f32[)EPT" + std::string(written == "x" ? "1, 3" : written == "select" ? "3" : "1, 3") +
+                       R"EPT(] = aten::le_.Scalar(%)EPT" + written + R"EPT(, 0.0)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("expand_as")), (std::vector<std::string>{"writes-through-an-expand"}));
+  EXPECT_EQ(programTraits(program("select")), (std::vector<std::string>{"writes-through-an-expand"}));
+  EXPECT_TRUE(programTraits(program("x")).empty());
+}
+
+// An in-place write through a piece of a bool view of an f32 tensor, even an empty one; a
+// u8 view is none.
+TEST(RootCause, AWriteThroughABoolViewIsATrait) {
+  auto program = [](const std::string& dtype, const std::string& short_name) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 1] = placeholder
+  %v: )EPT" + short_name + R"EPT([1, 4] = aten::view.dtype(%x, torch.)EPT" + dtype + R"EPT()
+  %piece: )EPT" + short_name + R"EPT([1, 0] = aten::slice.Tensor(%v, 1, 0, 0)
+  %w: )EPT" + short_name + R"EPT([1, 0] = aten::sgn_(%piece)
+  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("bool", "b8")), (std::vector<std::string>{"writes-through-a-bool-view"}));
+  EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
+}
+
+// A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
+// an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
+TEST(RootCause, ResizingAnInputIsATrait) {
+  auto program = [](const std::string& out, const std::string& call) {
+    return test::parse(R"EPT(graph {
+  %x: f32[6] = placeholder
+  %y: i64[)EPT" + out + R"EPT(] = placeholder
+  %fresh: i64[4, 1, 3, 2] = aten::zeros([4, 1, 3, 2], dtype=torch.int64)
+  %r: )EPT" + call + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %r
+}
+)EPT");
+  };
+  const std::vector<std::string> trait{"resizes-an-input"};
+  EXPECT_EQ(programTraits(program("4, 1, 3, 2", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%y)")), trait);
+  EXPECT_EQ(programTraits(program("6", "i64[1, 6] = aten::unsqueeze_(%y, 0)")),
+            (std::vector<std::string>{"mutates-metadata-in-place", "resizes-an-input"}));
+  EXPECT_TRUE(programTraits(program("6", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%y)")).empty());
+  EXPECT_TRUE(programTraits(program("6", "i64[6] = aten::greater_equal.Scalar_out(%x, 2, out=%fresh)")).empty());
+}
+
+// An out= call that resizes a tensor an in-place metadata mutation changed before (a D8
+// case of a 30-minute campaign); an out= call of the sizes it has is none.
+TEST(RootCause, ResizingAfterAMetadataMutationIsATrait) {
+  auto program = [](const std::string& from) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1] = placeholder
+  %e: f32[)EPT" + from + R"EPT(] = placeholder
+  %w: f32[1] = aten::clone(%x)
+  %u: f32[1, 1] = aten::unsqueeze_(%w, 0)
+  %elu: f32[)EPT" + from + R"EPT(] = aten::elu.out(%e, 2.5, 3, out=%u)
+  return (%u)
+}
+signature {
+  input user_input %x
+  input user_input %e
+  output user_output %u
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("0")),
+            (std::vector<std::string>{"mutates-metadata-in-place", "resizes-after-a-metadata-mutation"}));
+  EXPECT_EQ(programTraits(program("1, 1")), (std::vector<std::string>{"mutates-metadata-in-place"}));
+}
+
+// requires_grad_ of a periodic window of two elements or more, which eager makes as a view
+// (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
+// of a window of one element, or of another factory's result, it is none.
+TEST(RootCause, RequiresGradOfAFactoryViewIsATrait) {
+  auto program = [](const std::string& made, const std::string& n, const std::string& through) {
+    return test::parse(R"EPT(graph {
+  %w: f64[)EPT" + n + R"EPT(] = aten::)EPT" + made + R"EPT(
+  %m: f64[)EPT" + n + R"EPT(] = aten::movedim.intlist(%w, [0], [0])
+  %r: f64[)EPT" + n + R"EPT(]<requires_grad=True> = aten::requires_grad_(%)EPT" + through + R"EPT()
+  %c: f64[)EPT" + n + R"EPT(] = aten::cosh_(%m)
+  return (%c)
+}
+signature {
+  output user_output %c
+}
+)EPT");
+  };
+  const std::vector<std::string> trait{"requires-grad-of-a-factory-view"};
+  EXPECT_EQ(programTraits(program("hamming_window(2, dtype=torch.float64)", "2", "w")), trait);
+  EXPECT_EQ(programTraits(program("kaiser_window.beta(3, True, 2.0, dtype=torch.float64)", "3", "m")), trait);
+  EXPECT_TRUE(programTraits(program("hann_window.periodic(3, False, dtype=torch.float64)", "3", "w")).empty());
+  EXPECT_TRUE(programTraits(program("hann_window(1, dtype=torch.float64)", "1", "w")).empty());
+  EXPECT_TRUE(programTraits(program("ones([2], dtype=torch.float64)", "2", "w")).empty());
+}
+
+// An out= call that resizes what an in-place call returned, whose self is read after; a
+// read of the out= call's own result is none.
+TEST(RootCause, ResizingAnInPlaceAliasIsATrait) {
+  auto program = [](const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3] = placeholder
+  %mean: f32[] = aten::mean.dim(%x, [0])
+  %cos_: f32[] = aten::cos_(%mean)
+  %eye: f32[1, 1] = aten::eye.out(1, out=%cos_)
+  %neg: f32[1, 1] = aten::neg(%)EPT" + read + R"EPT()
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("mean")), (std::vector<std::string>{"resizes-an-in-place-alias"}));
+  EXPECT_TRUE(programTraits(program("eye")).empty());
+}
+
+// An out= call that resizes its out, whose result or out a CompositeImplicitAutograd op
+// (numpy_T) reads afterwards; an op with a kernel of its own (t), or an out= call that
+// keeps the sizes, is none.
+TEST(RootCause, ACompositeReadOfAnOutResizeIsATrait) {
+  auto program = [](const std::string& out_sizes, const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3, 5] = placeholder
+  %o: f32[)EPT" + out_sizes + R"EPT(] = placeholder
+  %erfcx: f32[3, 5] = aten::special_erfcx.out(%x, out=%o)
+  %r: f32[5, 3] = )EPT" + read + R"EPT(
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %r
+}
+)EPT");
+  };
+  // The out resized is an input.
+  const std::vector<std::string> trait{"composite-reads-an-out-resize", "resizes-an-input"};
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%erfcx)")), trait);
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%o)")), trait);
+  EXPECT_EQ(programTraits(program("2, 5, 8", "aten::t(%erfcx)")), (std::vector<std::string>{"resizes-an-input"}));
+  EXPECT_TRUE(programTraits(program("3, 5", "aten::numpy_T(%erfcx)")).empty());
+}
+
+// An out= call that resizes a tensor set_ pointed at another's storage, which is read after
+// it; without the read, none.
+TEST(RootCause, ResizingAfterASetIsATrait) {
+  auto program = [](const std::string& read) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 1, 1] = placeholder
+  %e: f32[1, 0] = placeholder
+  %set_: f32[1, 0] = aten::set_.source_Tensor(%x, %e)
+  %kaiser_window: f32[0] = aten::kaiser_window.out(0, out=%x)
+  %neg: f32[1, 0] = aten::neg()EPT" + read + R"EPT()
+  return (%neg)
+}
+signature {
+  input user_input %x
+  input user_input %e
+  output user_output %neg
+}
+)EPT");
+  };
+  // x, resized by both calls, is an input.
+  EXPECT_EQ(programTraits(program("%e")), (std::vector<std::string>{"resizes-after-set", "resizes-an-input"}));
+  EXPECT_EQ(programTraits(program("%kaiser_window")), (std::vector<std::string>{"resizes-an-input"}));
+}
+
+}  // namespace
+}  // namespace epsmith
