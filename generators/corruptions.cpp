@@ -4,6 +4,7 @@
 #include "generators/corruptions.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 
@@ -114,22 +115,39 @@ bool argNotInGraph(ExportedProgram& p, RandomSource& random) {
   return true;
 }
 
-// A node reads a value defined after it.
+// A node reads a value defined after it. Each (tensor argument, later tensor-valued node)
+// pair is one place, drawn uniformly; the pairs are counted, not listed, since a program
+// of thousands of nodes has millions of them.
 bool useBeforeDef(ExportedProgram& p, RandomSource& random) {
-  std::vector<std::pair<Argument*, Node*>> places;
+  std::vector<std::pair<Argument*, Node*>> args;  // each tensor argument and its reader
+  std::map<const Node*, size_t> later;            // per reader: tensor-valued nodes after it
+  size_t after = 0, places = 0;
+  for (auto n = p.graph().nodes().rbegin(); n != p.graph().nodes().rend(); ++n) {
+    later[&*n] = after;
+    after += !n->isOutput() && isTensorValued(*n);
+  }
   for (auto& n : p.graph().nodes()) {
     if (n.op() != OpKind::CallFunction) continue;
     for (auto& a : n.args) {
-      if (!a.get<arg::Tensor>()) continue;
-      for (Node* later = n.next(); later && !later->isOutput(); later = later->next()) {
-        if (isTensorValued(*later)) places.emplace_back(&a, later);
-      }
+      if (a.get<arg::Tensor>() && later[&n] > 0) args.emplace_back(&a, &n), places += later[&n];
     }
   }
-  if (places.empty()) return false;
-  auto [argument, later] = places[random.below(places.size())];
-  *argument = arg::Tensor{later};
-  return true;
+  if (places == 0) return false;
+  size_t pick = random.below(places);
+  for (auto [a, n] : args) {
+    if (pick >= later[n]) {
+      pick -= later[n];
+      continue;
+    }
+    for (Node* l = n->next(); l; l = l->next()) {
+      if (!l->isOutput() && isTensorValued(*l) && pick-- == 0) {
+        *a = arg::Tensor{l};
+        break;
+      }
+    }
+    return true;
+  }
+  return false;
 }
 
 // A second node under an existing call's name.

@@ -71,6 +71,42 @@ TEST(Corruptions, AnInvalidValIsNeverAGetItems) {
   EXPECT_GT(getitems, 0);  // the programs had some to pick
 }
 
+// use-before-def draws a (tensor argument, later tensor-valued node) pair uniformly from
+// pairs it counts rather than lists: over many draws on one program, every pair, and only
+// those, comes up.
+TEST(Corruptions, AUseBeforeDefReachesEveryPlace) {
+  const ExportedProgram original = programs().front().clone();
+  const auto& nodes = original.graph().nodes();
+  std::set<std::pair<std::string, std::string>> places, drawn;  // (reader and argument, value read)
+  for (auto n = nodes.begin(); n != nodes.end(); ++n) {
+    if (n->op() != OpKind::CallFunction) continue;
+    for (size_t a = 0; a < n->args.size(); ++a) {
+      if (!n->args[a].get<arg::Tensor>()) continue;
+      for (auto later = std::next(n); later != nodes.end() && !later->isOutput(); ++later) {
+        if (later->meta.val.tensor()) places.emplace(n->name() + "#" + std::to_string(a), later->name());
+      }
+    }
+  }
+  ASSERT_FALSE(places.empty());
+  SeededSource random(3);
+  for (size_t draw = 0; draw < 40 * places.size(); ++draw) {
+    ExportedProgram p = original.clone();
+    ASSERT_TRUE(corruptionFor(CheckId::UseBeforeDef).apply(p, random));
+    auto o = original.graph().nodes().begin();
+    for (const Node& n : p.graph().nodes()) {
+      for (size_t a = 0; a < n.args.size(); ++a) {
+        const auto* now = n.args[a].get<arg::Tensor>();
+        const auto* was = o->args[a].get<arg::Tensor>();
+        if (now && was && now->node->name() != was->node->name()) {
+          drawn.emplace(n.name() + "#" + std::to_string(a), now->node->name());
+        }
+      }
+      ++o;
+    }
+  }
+  EXPECT_EQ(drawn, places);
+}
+
 TEST(Corruptions, KillMatrix) {
   const auto generated = programs();
   std::map<CheckId, int> killed;
