@@ -415,8 +415,8 @@ void Pass::refuseResizedInput(const Node& n, const Obj& out) {
 // An out= call that resizes a tensor it also reads through another argument
 // (binary_cross_entropy.out(x, y, w, out=w)): the kernel resizes first, and what it then
 // reads of that argument (bce's weight takes the out's new sizes) follows its own order of
-// steps, which no functional form has. A view of the out is another tensor and keeps its
-// sizes. The fuzz checks skip such a program too (writeEagerLeavesUndefined).
+// steps, which no functional form has (count_nonzero.out reads first, and no schema says
+// which). A view of the out is another tensor and keeps its sizes.
 void Pass::refuseResizedWhileRead(const Node& n, const OpInfo& op, const OpRoleInfo& role, const Obj& out,
                                   const TensorMeta& after) {
   if (functionalizer::numelOf(*out.rec->meta) == 0 && functionalizer::numelOf(after) == 0) return;

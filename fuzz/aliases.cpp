@@ -263,43 +263,6 @@ bool requiresGradOfAFactoryView(const ExportedProgram& p) {
 
 namespace {
 
-// Why an out= call of `p` resizes its one out tensor while another of its arguments reads
-// that tensor's memory; nullopt where none does.
-std::optional<std::string> resizesWhatItReads(const ExportedProgram& p) {
-  // The tensor itself, through the in-place, out= and metadata-mutating calls that return
-  // it; a view is another tensor, which keeps its sizes when the out is resized.
-  auto itself = [](const Node* t) {
-    while (t && t->op() == OpKind::CallFunction && t->target.kind() == Target::Kind::Aten && !isViewResult(*t)) {
-      const int a = aliasedArgument(*t, 0);
-      if (a < 0) break;
-      t = boundTensor(*t, *t->target.op(), a);
-    }
-    return t;
-  };
-  auto elements = [](const TensorMeta& m) {
-    int64_t n = 1;
-    for (const auto& s : m.sizes) n *= s.isConcrete() ? s.concrete() : 1;
-    return n;
-  };
-  for (const Node& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
-    const OpInfo& op = *n.target.op();
-    const OpRoleInfo& role = opRole(op);
-    if (role.role != OpRole::Out || role.written.size() != 1) continue;
-    const Node* out = boundTensor(n, op, role.written[0]);
-    const TensorMeta* before = out ? out->meta.val.tensor() : nullptr;
-    const TensorMeta* after = n.meta.val.tensor();
-    if (!before || !after || before->sizes == after->sizes || (elements(*before) == 0 && elements(*after) == 0)) continue;
-    for (size_t i = 0; i < op.arguments.size(); ++i) {
-      const Node* read = static_cast<int>(i) == role.written[0] ? nullptr : boundTensor(n, op, static_cast<int>(i));
-      if (!read || itself(read) != itself(out)) continue;
-      return "%" + n.name() + " resizes %" + out->name() + ", which it also reads as " + op.arguments[i].name +
-             ": what eager's kernel reads after the resize is its own order of steps";
-    }
-  }
-  return std::nullopt;
-}
-
 // Whether two elements of a view of `sizes` and non-negative `strides` share an offset,
 // counted exactly (ATen's has_internal_overlap answers only where a stride is 0).
 bool offsetsRepeat(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
@@ -355,8 +318,7 @@ std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
     why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
           "), whose elements share memory: eager leaves the write undefined";
   });
-  if (!why) why = scattersIntoAnOverlap(p);
-  return why ? why : resizesWhatItReads(p);
+  return why ? why : scattersIntoAnOverlap(p);
 }
 
 }  // namespace epsmith

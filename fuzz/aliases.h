@@ -34,14 +34,13 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // D1 does through epsmith's functionalizer, which refuses such writes by the same layout
 // test (functionalizer::overlapsItself). A reshape (or another op that views only where
 // the layout allows) ends the walk from the written tensor to what it views: of an
-// expanded tensor it is a copy. Eager leaves as undefined an out= call that resizes its
-// out, of elements before or after, while another of its arguments is that very tensor
-// (binary_cross_entropy.out(x, y, w, out=w)): the kernel resizes first and reads that
-// argument afterwards, by its own order of steps (a 2.13 campaign's D1 case; the
-// functionalizer refuses it too; a view of the out is another tensor, which keeps its
-// sizes), and an as_strided_scatter into a view whose elements share memory (strides
-// [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers only for a stride of
-// 0). Why `p` makes such a write, naming the tensor; nullopt where it makes none.
+// expanded tensor it is a copy. So is an as_strided_scatter into a view whose elements
+// share memory (strides [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers
+// only for a stride of 0). An out= call that resizes a tensor it also reads is not one of
+// these: its kernel reads before the resize (count_nonzero.out) or after it
+// (binary_cross_entropy.out's weight), which no schema says, so only epsmith's
+// functionalizer, which cannot tell, refuses it. Why `p` makes such a write, naming the
+// tensor; nullopt where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)
