@@ -228,15 +228,18 @@ CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAns
     PhaseClock clock(times, Phase::Functionalize);
     ours = functionalize(p);
   }
+  // Note [Parameters written with grad on]: torch taking the write, its verifier failing
+  // on what it made or not, is no finding.
+  const bool written_with_grad_on = !ours->ok() && ours->error().message.find(kWrittenWithGradOn) != std::string::npos;
+  const bool torch_took_it = !a.reply.decompose_error || a.reply.decompose_error->rfind("SpecViolationError", 0) == 0;
+  if (written_with_grad_on && torch_took_it) {
+    CheckOutcome o = pass(DiffCheck::D8);
+    o.report = "run_decompositions takes a parameter written with grad on, as export under no_grad makes it: " +
+               ours->error().str() +
+               (a.reply.decompose_error ? "; its verifier then fails on what it made: " + *a.reply.decompose_error : "");
+    return o;
+  }
   if (a.reply.decompose_error) {
-    // Note [Parameters written with grad on]
-    if (!ours->ok() && ours->error().message.find(kWrittenWithGradOn) != std::string::npos &&
-        a.reply.decompose_error->rfind("SpecViolationError", 0) == 0) {
-      CheckOutcome o = pass(DiffCheck::D8);
-      o.report = "run_decompositions takes a parameter written with grad on, as export under no_grad makes it, "
-                 "and its verifier then fails on what it made: " + *a.reply.decompose_error;
-      return o;
-    }
     if (!ours->ok() && refusedAsExportDoes(ours->error()) &&
         !sameRefusal(ours->error().message, *a.reply.decompose_error)) {
       return refusalParity(p, a, ours->error(), "refuses the program for another reason: " + *a.reply.decompose_error);
@@ -264,15 +267,7 @@ CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAns
   // not. A share of generated programs changes an input's metadata (the generator's refused
   // share, Note [Ops the functionalizer refuses]), and D8 files run_decompositions taking
   // one as `refusal-parity`, whatever the decomposed program then computes.
-  if (!ours->ok() && refusedAsExportDoes(ours->error())) {
-    if (ours->error().message.find(kWrittenWithGradOn) != std::string::npos) {
-      CheckOutcome o = pass(DiffCheck::D8);  // Note [Parameters written with grad on]
-      o.report = "run_decompositions takes a parameter written with grad on, as export under no_grad makes it: " +
-                 ours->error().str();
-      return o;
-    }
-    return refusalParity(p, a, ours->error(), "takes the program");
-  }
+  if (!ours->ok() && refusedAsExportDoes(ours->error())) return refusalParity(p, a, ours->error(), "takes the program");
   if (!a.reply.decomposed_run) return skip(DiffCheck::D8, "the peer sent no run of the decomposed program");
   CheckOutcome o = compareWithTorch(p, DiffCheck::D8, eager, *a.reply.decomposed_run,
                                     "the program after run_decompositions({}), run by ep.module()", times);
