@@ -405,14 +405,11 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
 // Note [Program traits]: "writes-a-view-copy-out": an out= call whose functional form is
 // the copying form of a view op (squeeze_copy.out, alias_copy.out, view_copy.out).
 bool writesAViewCopyOut(const Graph& g) {
-  constexpr std::string_view kCopy = "_copy";
   for (const Node& n : g.nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
     const OpRoleInfo& role = opRole(*n.target.op());
-    if (role.role != OpRole::Out || !role.functional) continue;
-    const std::string& name = role.functional->qualified_name;
-    if (name.size() <= kCopy.size() || name.compare(name.size() - kCopy.size(), kCopy.size(), kCopy) != 0) continue;
-    const OpInfo* view = findOp(name.substr(0, name.size() - kCopy.size()), role.functional->overload);
+    const auto copied = role.role == OpRole::Out && role.functional ? copiedOpName(*role.functional) : std::nullopt;
+    const OpInfo* view = copied ? findOp(*copied, role.functional->overload) : nullptr;
     if (view && (opRole(*view).role == OpRole::View || opRole(*view).role == OpRole::MaybeView)) return true;
   }
   return false;

@@ -103,15 +103,6 @@ constexpr std::string_view kNeverOnDenseRealCpu[] = {
     "aten::ccol_indices", "aten::row_indices",
 };
 
-// The qualified name of the op a `_copy` variant copies ("aten::values" for
-// "aten::values_copy"); nullopt for any other op.
-std::optional<std::string_view> copiedOpName(const OpInfo& op) {
-  constexpr std::string_view suffix = "_copy";
-  const std::string_view name = op.qualified_name;
-  if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return std::nullopt;
-  return name.substr(0, name.size() - suffix.size());
-}
-
 bool neverOnDenseRealCpu(const OpInfo& op) {
   const std::string_view name = copiedOpName(op).value_or(op.qualified_name);
   return std::find(std::begin(kNeverOnDenseRealCpu), std::end(kNeverOnDenseRealCpu), name) !=

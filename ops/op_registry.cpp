@@ -245,6 +245,13 @@ const OpInfo* findOp(std::string_view qualified_name, std::string_view overload)
   return findByName(full);
 }
 
+std::optional<std::string_view> copiedOpName(const OpInfo& op) {
+  constexpr std::string_view suffix = "_copy";
+  const std::string_view name = op.qualified_name;
+  if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return std::nullopt;
+  return name.substr(0, name.size() - suffix.size());
+}
+
 const OpInfo* findOpByName(std::string_view name) {
   auto sep = name.find("::");
   if (sep == std::string_view::npos) return nullptr;

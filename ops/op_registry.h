@@ -3,6 +3,7 @@
 // as opaque.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,9 @@ const OpInfo* findOpByName(std::string_view name);
 // nullptr, with nothing asked of the dispatcher. The readers try it first: one hash lookup
 // for nearly every node, with the parsing and checking of a name left to the rest.
 const OpInfo* findResolvedOp(std::string_view spelling);
+// The qualified name of the op a `_copy` variant copies ("aten::values" for
+// "aten::values_copy"); nullopt for any other op. A name only: the op may not exist.
+std::optional<std::string_view> copiedOpName(const OpInfo& op);
 // Every registered operator overload, in dispatcher order (resolved lazily, cached).
 const std::vector<const OpInfo*>& allOps();
 
