@@ -299,6 +299,10 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   // (Note [Minimizing in forked steps]).
   WorkerLimits limits = setup_.limits;
   fork_steps = fork_steps || crash.has_value();
+  // How a child forked to run `p`'s checks died; nullopt where it lived.
+  const auto deathIn = [&](const ExportedProgram& p) {
+    return runIsolated([&] { return firstSignature(p, checks, &f); }, limits).death;
+  };
   const auto still_fails = [&](const ExportedProgram& p) {
     CheckOutcome now;
     if (!fork_steps) return !firstSignature(p, checks, &f, &now).empty() && f.matches(now);
@@ -313,35 +317,31 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
       auto found = readOutcome(*o.result);
       return found.ok() && f.matches(found.value());
     }
-    IsolatedOutcome o = runIsolated([&] { return firstSignature(p, checks, &f); }, limits);
-    return o.death && sameFailure(deathSignature(*o.death), signature);
+    const auto death = deathIn(p);
+    return death && sameFailure(deathSignature(*death), signature);
   };
-  // A finding must come back every time before it is worth a bucket; one whose re-runs
-  // kill the child is real enough.
-  if (!crash) {
-    if (fork_steps) {
-      IsolatedOutcome o = runIsolated(
-          [&] { return std::string(comesBackEveryTime(program.value(), checks, f, setup_.device) ? "yes" : "no"); }, limits);
-      m.flaky = o.result == "no";
-    } else {
-      m.flaky = !comesBackEveryTime(program.value(), checks, f, setup_.device);
+  // A finding must come back every time before it is worth a bucket (one whose re-runs kill
+  // the child is real enough); a crash must die again in a child forked for it
+  // (Note [A crash must come back in a fresh child]).
+  const auto comesBack = [&] {
+    if (!fork_steps) return comesBackEveryTime(program.value(), checks, f, setup_.device);
+    IsolatedOutcome o = runIsolated(
+        [&] { return std::string(comesBackEveryTime(program.value(), checks, f, setup_.device) ? "yes" : "no"); }, limits);
+    return o.result != "no";
+  };
+  std::string flaky;
+  if (crash) {
+    const auto death = deathIn(program.value());
+    if (!death || !diesAlike(*death, *crash)) {
+      flaky = "the worker died (" + crash->kindName() + "), but the program ran in a fresh child without dying so";
     }
-    if (m.flaky) {
-      m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};
-      m.report = "the finding did not come back on every re-run of the program";
-      m.program = std::move(program.value());
-      return m;
-    }
+  } else if (!comesBack()) {
+    flaky = "the finding did not come back on every re-run of the program";
   }
-  // Note [A crash must come back in a fresh child]
-  const auto dies_again = [&] {
-    IsolatedOutcome o = runIsolated([&] { return firstSignature(program.value(), checks, &f); }, limits);
-    return o.death && diesAlike(*o.death, *crash);
-  };
-  if (crash && !dies_again()) {
+  if (!flaky.empty()) {
     m.flaky = true;
     m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};
-    m.report = "the worker died (" + crash->kindName() + "), but the program ran in a fresh child without dying so";
+    m.report = flaky;
     m.program = std::move(program.value());
     return m;
   }
