@@ -251,10 +251,14 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   const bool takes_dtype = dtype_at >= 0 &&
                            role.functional->arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
                            !given_dtype;
+  // Metadata mutations before the call (unsqueeze_, requires_grad_) change what it reads:
+  // every question below is asked of the inputs as they are then.
+  Graph scratch;
+  const Node& now = withCurrentMetas(n, scratch);
   bool other_dtypes = false;  // an input of another dtype than the out tensor
   bool grad_input = false;    // an input that requires grad
   bool empty_input = false;   // an input of no elements
-  n.forEachInput([&](const Node* in) {
+  now.forEachInput([&](const Node* in) {
     const TensorMeta* m = in->meta.val.tensor();
     other_dtypes = other_dtypes || (m && m->dtype != after.dtype);
     grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
@@ -272,8 +276,7 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   // gives NaN, the mean of nothing (a 2.13 campaign's D1 and D2 case). The probe, run on
   // the call's empty inputs, finds no form that writes what eager writes there.
   if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked || empty_input)) {
-    Graph scratch;
-    form = probeOutForm(withCurrentMetas(n, scratch), *role.functional,
+    form = probeOutForm(now, *role.functional,
                         op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (form == OutForm::Unmatched) {
@@ -285,8 +288,7 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   plan.form = form.value_or(takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult);
   plan.dtype_argument = outs == 1 && plan.form == OutForm::DtypeArgument && takes_dtype;
   if (grad_enabled_ && grad_input) {
-    Graph scratch;
-    Node* g = functionalizer::scratchFunctionalCall(scratch, n, *role.functional, role.written);
+    Node* g = functionalizer::scratchFunctionalCall(scratch, now, *role.functional, role.written);
     if (plan.dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after.dtype});
     plan.detach_grad = probeAutogradRefuses(*g);
   }

@@ -61,6 +61,29 @@ signature {
   }
 }
 
+// The autograd probe asks about the inputs as the call reads them: after `unsqueeze_`, %t
+// is the [1] that the weight's [1] matches (as it was made, a [] that bce refuses with or
+// without grad, which told the probe nothing: a 1.13 campaign's D1 case).
+TEST(Functionalize, OutCallAutogradProbeSeesMetadataMutations) {
+  auto p = program(R"(graph {
+  %p_w: f32[]<requires_grad=True> = placeholder
+  %fill: f32[] = placeholder
+  %w: f32[1]<requires_grad=True> = aten::view(%p_w, [-1])
+  %t: f32[] = aten::exp2(%fill)
+  %unsqueeze_: f32[1] = aten::unsqueeze_(%t, 0)
+  %bce: f32[] = aten::binary_cross_entropy_with_logits.out(%w, %t, %w, None, out=%fill)
+  return (%t)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %fill
+  output user_output %t
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::view aten::exp2 aten::detach aten::unsqueeze aten::binary_cross_entropy_with_logits");
+}
+
 TEST(Functionalize, OutOfPlaceIntoAnInputAndIntoAnIntermediate) {
   auto p = program(R"(graph {
   %x: f32[2, 2] = placeholder
