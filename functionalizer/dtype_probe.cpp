@@ -38,6 +38,7 @@ namespace epsmith {
 
 using probe_detail::cacheKey;
 using probe_detail::concreteMeta;
+using probe_detail::distance;
 using probe_detail::kMaxCachedProbes;
 using probe_detail::ProbeCache;
 using probe_detail::probeValues;
@@ -316,8 +317,6 @@ at::Tensor probeValues(const TensorMeta& m, bool close) {
   return t;
 }
 
-}  // namespace probe_detail
-
 namespace {
 
 // Whether a NaN of `candidate` has other bits than eager's at the same place. NaNs are
@@ -334,6 +333,8 @@ bool nanBitsDiffer(const at::Tensor& eager, const at::Tensor& candidate, const a
   const at::Tensor e = eager.contiguous().view(bits), c = candidate.contiguous().view(bits);
   return !at::equal(e.masked_select(both_nan), c.masked_select(both_nan));
 }
+
+}  // namespace
 
 // Element by element in order: an out= kernel that resized `out` may have copied a result
 // of the same element count but another shape into it (huber_loss.out given a reduction it
@@ -358,7 +359,8 @@ double distance(const at::Tensor& eager, const at::Tensor& candidate) {
   if (std::isnan(worst)) return kApart;
   return std::max(worst, nanBitsDiffer(eager, c, both_nan) ? 0.5 : 0.0);
 }
-}  // namespace
+
+}  // namespace probe_detail
 
 std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& out_name) {
   const OpInfo* op = call.target.op();

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "formats/text_format.h"
+#include "functionalizer/alias_probe.h"
 #include "functionalizer/dtype_probe.h"
 
 namespace epsmith::functionalizer {
@@ -82,8 +83,35 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta, std::move(format));
 }
 
+// Note [In-place calls that read what they write] (alias_probe.h).
+void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Obj& self) {
+  const OpInfo& op = *n.target.op();
+  std::vector<int> aliased;
+  for (size_t i = 0; i < op.arguments.size(); ++i) {
+    const Argument* a = static_cast<int>(i) == role.written[0] ? nullptr : schemaArgument(n, op, i);
+    const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+    Obj* o = t && t->node ? object(t->node, &n) : nullptr;
+    if (!o || o->rec->storage != self.rec->storage) continue;
+    if (o == &self || *o->rec->meta == *self.rec->meta) {
+      aliased.push_back(static_cast<int>(i));
+    } else if (functionalizer::mayShareBytes(*o->rec->meta, *self.rec->meta)) {
+      fail(&n, "it reads " + quoted(t->node->name()) + ", which shares memory with the tensor it writes in another " +
+                   "layout, so eager's answer depends on its kernel's order " +
+                   "(Note [In-place calls that read what they write])");
+    }
+  }
+  if (aliased.empty()) return;
+  Graph scratch;
+  if (probeInPlaceAgreesWhenAliased(withCurrentMetas(n, scratch), aliased) == false) {
+    const std::string& as = op.arguments[static_cast<size_t>(aliased[0])].name;
+    fail(&n, "it reads the tensor it writes as " + quoted(as) + ", so eager's answer depends on its kernel's order " +
+                 "(Note [In-place calls that read what they write])");
+  }
+}
+
 void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   Obj* self = object(selfArgument(n), &n);
+  if (!role.written.empty()) refuseReadingItsWrite(n, role, *self);
   const TensorMeta* after = n.meta.val.tensor();
   const TensorMeta& meta = after ? *after : *self->rec->meta;
   if (n.target.op()->qualified_name == "aten::copy_") {

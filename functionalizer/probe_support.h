@@ -1,5 +1,5 @@
-// What the probes of dtype_probe.cpp and autograd_probe.cpp share: their cache, its keys,
-// and the values they run calls on. Includes LibTorch: for those two files only.
+// What the probes of dtype_probe.cpp, autograd_probe.cpp and alias_probe.cpp share: their
+// cache, its keys, and the values they run calls on. Includes LibTorch: for those files only.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -46,5 +46,9 @@ bool concreteMeta(const TensorMeta& m);
 // Assorted values of `m`'s sizes and dtype (`close`: near one another), requiring grad
 // where `m` does.
 at::Tensor probeValues(const TensorMeta& m, bool close = false);
+// How far `candidate` is from `eager`, element by element in order, in units of the
+// tolerance: at most 1 where they agree (floating-point values within D1's tolerance for
+// their dtype or the probe's tighter one, other values exactly), infinite where they do not.
+double distance(const at::Tensor& eager, const at::Tensor& candidate);
 
 }  // namespace epsmith::probe_detail

@@ -196,6 +196,49 @@ bool overlapsItself(const TensorMeta& m) {
   return false;
 }
 
+namespace {
+
+// The bytes of the storage that `m`'s elements cover; nullopt where a size, stride or the
+// offset is symbolic or a stride negative, or there are too many to count.
+std::optional<std::vector<int64_t>> coveredBytes(const TensorMeta& m) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 20;
+  const int64_t numel = numelOf(m);
+  const int64_t size = elementSize(m.dtype);
+  if (numel < 0 || numel * size > kMaxBytes || !m.storage_offset.isConcrete()) return std::nullopt;
+  std::vector<int64_t> sizes, strides;
+  for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
+    if (!m.strides[d].isConcrete() || m.strides[d].concrete() < 0) return std::nullopt;
+    sizes.push_back(m.sizes[d].concrete());
+    strides.push_back(m.strides[d].concrete());
+  }
+  std::vector<int64_t> bytes;
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (int64_t k = 0; k < numel; ++k) {
+    int64_t offset = m.storage_offset.concrete();
+    for (size_t d = 0; d < sizes.size(); ++d) offset += index[d] * strides[d];
+    for (int64_t b = 0; b < size; ++b) bytes.push_back(offset * size + b);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  std::sort(bytes.begin(), bytes.end());
+  return bytes;
+}
+
+}  // namespace
+
+bool mayShareBytes(const TensorMeta& a, const TensorMeta& b) {
+  if (numelOf(a) == 0 || numelOf(b) == 0) return false;
+  const auto x = coveredBytes(a), y = coveredBytes(b);
+  if (!x || !y) return true;
+  for (size_t i = 0, j = 0; i < x->size() && j < y->size();) {
+    if ((*x)[i] == (*y)[j]) return true;
+    ((*x)[i] < (*y)[j]) ? ++i : ++j;
+  }
+  return false;
+}
+
 // Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to) {
   if (sizes.size() > to.sizes.size()) return false;

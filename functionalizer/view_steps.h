@@ -127,6 +127,9 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
 // Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
 bool overlapsItself(const TensorMeta& m);
+// Whether two tensors on one storage may have bytes in common: counted exactly where both
+// layouts are concrete and small, true otherwise.
+bool mayShareBytes(const TensorMeta& a, const TensorMeta& b);
 
 // Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
 bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);

@@ -514,5 +514,39 @@ signature {
   EXPECT_NE(why.find("does not verify as TRAINING"), std::string::npos) << why;
 }
 
+// Note [In-place calls that read what they write]: masked_scatter_ whose source is its
+// self reads what it has already filled, and one whose source is another slice of the same
+// rows shares memory with it in another layout: both are refused. A source on the same
+// storage with no bytes in common is read as any other tensor, and mul_(x, x) reads each
+// element before it writes it.
+TEST(Functionalize, InPlaceCallsThatReadWhatTheyWriteAreRefused) {
+  auto scatter = [](const std::string& source) {
+    return program(R"(graph {
+  %m: b8[1, 3] = placeholder
+  %x: f32[4, 3] = placeholder
+  %rows: f32[2, 3] = aten::slice.Tensor(%x, 0, 0, 2)
+  %far: f32[2, 3]<offset=6> = aten::slice.Tensor(%x, 0, 2, 4)
+  %near: f32[2, 3]<offset=3> = aten::slice.Tensor(%x, 0, 1, 3)
+  %s: f32[2, 3] = aten::masked_scatter_(%rows, %m, )" + source + R"()
+  %sq: f32[4, 3] = aten::mul_.Tensor(%x, %x)
+  return (%x)
+}
+signature {
+  input user_input %m
+  input user_input %x
+  output user_output %x
+})");
+  };
+  std::string why = rejection(scatter("%rows"));
+  EXPECT_NE(why.find("%s: it reads the tensor it writes as 'source'"), std::string::npos) << why;
+  why = rejection(scatter("%near"));
+  EXPECT_NE(why.find("%s: it reads 'near', which shares memory with the tensor it writes in another layout"),
+            std::string::npos)
+      << why;
+  auto f = functionalAgreesWithEager(scatter("%far"));
+  EXPECT_EQ(targets(f), "aten::slice.Tensor aten::slice.Tensor aten::slice.Tensor aten::masked_scatter "
+                        "aten::slice_scatter aten::mul.Tensor");
+}
+
 }  // namespace
 }  // namespace epsmith

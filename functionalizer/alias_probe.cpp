@@ -1,0 +1,112 @@
+// In-place calls that read what they write; see alias_probe.h.
+#include "functionalizer/alias_probe.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/zeros_like.h>
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "functionalizer/probe_support.h"
+#include "functionalizer/view_steps.h"
+#include "ops/call_args.h"
+#include "ops/op_roles.h"
+#include "oracle/aten_bridge.h"
+#include "oracle/interpreter.h"
+
+namespace epsmith {
+
+using probe_detail::cacheKey;
+using probe_detail::concreteMeta;
+using probe_detail::distance;
+using probe_detail::ProbeCache;
+using probe_detail::probeValues;
+
+namespace {
+
+// The tensor node bound to argument `i` of `call`; null where none is.
+const Node* tensorAt(const Node& call, const OpInfo& op, int i) {
+  const Argument* a = i >= 0 ? schemaArgument(call, op, static_cast<size_t>(i)) : nullptr;
+  const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+  return t ? t->node : nullptr;
+}
+
+// The values a probe round binds: assorted ones
+// (Note [Probe answers are the key's alone]); round 1 with bool tensors mostly true, so that a masked kernel fills elements
+// its source then reads; round 2 with integer tensors zero, a valid index anywhere.
+at::Tensor roundValue(const TensorMeta& m, int round) {
+  at::Tensor t = probeValues(m).detach();
+  if (round == 1 && t.scalar_type() == at::kBool) t = t.logical_not();
+  if (round == 2 && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
+  return t;
+}
+
+// What `call` (or, `functional` given, its functional form) leaves in its self's place,
+// every node in `shared` bound to one copy of `values`' self value, each other input to a
+// copy of its own; nullopt where it raises.
+std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional, const std::vector<const Node*>& shared,
+                                     const std::unordered_map<const Node*, at::Tensor>& values) {
+  const at::Tensor self = cloneOf(values.at(shared[0]));
+  std::unordered_map<const Node*, at::Tensor> bound;
+  auto value_of = [&](const Node* n) -> c10::IValue {
+    if (std::find(shared.begin(), shared.end(), n) != shared.end()) return self;
+    auto it = bound.find(n);
+    return it != bound.end() ? it->second : bound.emplace(n, cloneOf(values.at(n))).first->second;
+  };
+  Graph scratch;
+  const Node& run = functional ? *functionalizer::scratchFunctionalCall(scratch, call, *functional, {}) : call;
+  const auto outcome = runSingleCall(run, value_of);
+  if (outcome.error) return std::nullopt;
+  if (!functional) return self;
+  if (outcome.outputs.empty() || !outcome.outputs[0].isTensor()) return std::nullopt;
+  return outcome.outputs[0].toTensor();
+}
+
+}  // namespace
+
+std::optional<bool> probeInPlaceAgreesWhenAliased(const Node& call, const std::vector<int>& aliased) {
+  static ProbeCache<bool> cache;
+  if (call.target.kind() != Target::Kind::Aten) return std::nullopt;
+  const OpInfo& op = *call.target.op();
+  const OpRoleInfo& role = opRole(op);
+  if (role.role != OpRole::InPlace || !role.functional || role.written.size() != 1) return std::nullopt;
+  const Node* self = tensorAt(call, op, role.written[0]);
+  std::vector<const Node*> shared{self};
+  std::string key;
+  for (int i : aliased) {
+    shared.push_back(tensorAt(call, op, i));
+    key += "|" + std::to_string(i);
+  }
+  bool probeable = std::none_of(shared.begin(), shared.end(), [](const Node* n) { return n == nullptr; });
+  int64_t elements = 0;
+  call.forEachInput([&](const Node* n) {
+    const TensorMeta* m = n->meta.val.tensor();
+    if (!m || !concreteMeta(*m)) probeable = false;
+    if (probeable) elements += functionalizer::numelOf(*m);
+  });
+  if (!probeable || elements > (1 << 16)) return std::nullopt;
+  key = cacheKey(call, true, &probeable) + key;
+  if (!probeable) return std::nullopt;
+  if (auto known = cache.find(key)) return *known;
+  const at::AutoGradMode no_grad(false);
+  std::optional<bool> agrees;
+  try {
+    for (int round = 0; round < 3 && agrees != false; ++round) {
+      std::unordered_map<const Node*, at::Tensor> values;
+      call.forEachInput([&](const Node* n) {
+        if (!values.count(n)) values.emplace(n, roundValue(*n->meta.val.tensor(), round));
+      });
+      const auto written = runAliased(call, nullptr, shared, values);
+      const auto computed = runAliased(call, role.functional, shared, values);
+      if (written && computed) agrees = distance(*written, *computed) <= 1;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (agrees) cache.keep(key, *agrees);
+  return agrees;
+}
+
+}  // namespace epsmith
