@@ -5,6 +5,7 @@
 #include <set>
 
 #include "formats/text_format.h"
+#include "functionalizer/alias_probe.h"
 #include "functionalizer/view_steps.h"
 #include "ops/call_args.h"
 #include "ops/op_registry.h"
@@ -308,6 +309,39 @@ std::optional<std::string> scattersIntoAnOverlap(const ExportedProgram& p) {
   return std::nullopt;
 }
 
+// Why an in-place call of `p` reads the tensor it writes where eager's answer depends on
+// its kernel's order (Note [In-place calls that read what they write]); nullopt where
+// none does.
+std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
+  const auto owners = storageOwners(p.graph());
+  for (const Node& n : p.graph().nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpInfo& op = *n.target.op();
+    const OpRoleInfo& role = opRole(op);
+    if (role.role != OpRole::InPlace || role.written.size() != 1) continue;
+    const Node* self = boundTensor(n, op, role.written[0]);
+    const TensorMeta* self_meta = self ? self->meta.val.tensor() : nullptr;
+    if (!self_meta) continue;
+    std::vector<int> aliased;
+    for (size_t i = 0; i < op.arguments.size(); ++i) {
+      const Node* t = static_cast<int>(i) == role.written[0] ? nullptr : boundTensor(n, op, static_cast<int>(i));
+      const TensorMeta* m = t ? t->meta.val.tensor() : nullptr;
+      if (!m || owners.at(t) != owners.at(self)) continue;
+      if (t == self || *m == *self_meta) {
+        aliased.push_back(static_cast<int>(i));
+      } else if (functionalizer::mayShareBytes(*m, *self_meta)) {
+        return "%" + n.name() + " reads %" + t->name() + ", which shares memory with the %" + self->name() +
+               " it writes in another layout: eager's answer depends on its kernel's order";
+      }
+    }
+    if (!aliased.empty() && probeInPlaceAgreesWhenAliased(n, aliased) == false) {
+      return "%" + n.name() + " reads the %" + self->name() + " it writes as " +
+             "'" + op.arguments[static_cast<size_t>(aliased[0])].name + "': eager's answer depends on its kernel's order";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
@@ -318,7 +352,8 @@ std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
     why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
           "), whose elements share memory: eager leaves the write undefined";
   });
-  return why ? why : scattersIntoAnOverlap(p);
+  if (!why) why = scattersIntoAnOverlap(p);
+  return why ? why : readsWhatItWrites(p);
 }
 
 }  // namespace epsmith

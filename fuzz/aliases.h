@@ -36,7 +36,9 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // the layout allows) ends the walk from the written tensor to what it views: of an
 // expanded tensor it is a copy. So is an as_strided_scatter into a view whose elements
 // share memory (strides [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers
-// only for a stride of 0). An out= call that resizes a tensor it also reads is not one of
+// only for a stride of 0). So is an in-place call that reads the tensor it writes through
+// another argument where its answer then depends on its kernel's order
+// (Note [In-place calls that read what they write]). An out= call that resizes a tensor it also reads is not one of
 // these: its kernel reads before the resize (count_nonzero.out) or after it
 // (binary_cross_entropy.out's weight), which no schema says, so only epsmith's
 // functionalizer, which cannot tell, refuses it. Why `p` makes such a write, naming the
