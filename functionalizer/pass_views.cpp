@@ -340,6 +340,14 @@ void Pass::getitem(const Node& n) {
         step.end = step.start + e->sizes[d].concrete();
       }
     }
+    // Where neither the indices (a tensor of them) nor the offset (a stride of 0, an
+    // element empty along the dim) says where an element starts, every start that keeps
+    // it inside the base addresses the same memory: the sizes before it may not add up
+    // to one (tensor_split at [-2, -1, 0] of 5 makes pieces of 3, 1, 0 and 5).
+    if (d < base.sizes.size() && base.sizes[d].isConcrete() && step.end > base.sizes[d].concrete()) {
+      step.start -= step.end - base.sizes[d].concrete();
+      step.end = base.sizes[d].concrete();
+    }
   }
   const bool current = m.list_gen == m.list_base->storage->gen;
   Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read

@@ -183,11 +183,15 @@ TEST(FunctionalizeViews, ElementsOfASplitByATensorSeeWritesToTheBase) {
 )"));
 }
 
-// tensor_split.indices' elements are the windows its indices name, in whatever order.
+// tensor_split.indices' elements are the windows its indices name, in whatever order; an
+// element of a split by a tensor of indices is where its offset says or, where that cannot
+// tell (a stride of 0), anywhere inside the base.
 TEST(FunctionalizeViews, ElementsOfASplitByUnorderedIndicesAreTheWindowsTheyName) {
-  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d1_tensor_split_unordered_indices_stride0.ept");
-  ASSERT_TRUE(p.ok()) << p.error().str();
-  functionalAgreesWithEager(p.value());
+  for (const char* finding : {"d1_tensor_split_unordered_indices_stride0.ept", "d1_tensor_split_by_a_tensor_stride0.ept"}) {
+    auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/" + finding);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    functionalAgreesWithEager(p.value());
+  }
   functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
   %tensor_split: (f32[1, 6], f32[0, 6]<offset=6>, f32[3, 6], f32[0, 6]<offset=18>, f32[4, 6]) = aten::tensor_split.indices(%clone, [1, 0, 3, 0], 0)
   %a: f32[3, 6] = operator.getitem(%tensor_split, 2)
