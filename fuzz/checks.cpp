@@ -540,10 +540,6 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
       out.push_back(skip(c, "the program raises eagerly on its example inputs: " + eager.error->str()));
       continue;
     }
-    if (undefined && (c == DiffCheck::D2 || c == DiffCheck::D3)) {  // Note [Writes eager leaves undefined]
-      out.push_back(skip(c, *undefined));
-      continue;
-    }
     // The oracle turns an op's exceptions into results; one that escapes anyway (LibTorch
     // handing back a tensor whose data cannot be read, say) is a finding about the check.
     try {
@@ -573,7 +569,14 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
       out.back().message = what;
     }
     CheckOutcome& last = out.back();
-    if (last.status == Status::Finding && isMismatchKind(last.kind)) last.slice = sliceOps(p, last.where);
+    // Note [Writes eager leaves undefined]: the runs are compared for what they are worth;
+    // a crash or an exception is a finding whatever eager wrote, a difference is none.
+    const bool mismatch = last.status == Status::Finding && isMismatchKind(last.kind);
+    if (mismatch && undefined && (c == DiffCheck::D2 || c == DiffCheck::D3)) {
+      last = skip(c, *undefined);
+    } else if (mismatch) {
+      last.slice = sliceOps(p, last.where);
+    }
   }
   return out;
 }
