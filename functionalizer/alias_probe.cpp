@@ -1,4 +1,4 @@
-// In-place calls that read what they write; see alias_probe.h.
+// In-place and out= calls that read what they write; see alias_probe.h.
 #include "functionalizer/alias_probe.h"
 
 #include <ATen/core/Tensor.h>
@@ -43,9 +43,9 @@ at::Tensor roundValue(const TensorMeta& m, int round) {
   return t;
 }
 
-// What `call` (or, `functional` given, its functional form) leaves in its self's place,
-// every node in `shared` bound to one copy of `values`' self value, each other input to a
-// copy of its own; nullopt where it raises.
+// What `call` (or, `functional` given, its functional form) leaves in the tensor it writes,
+// every node in `shared` bound to one copy of `values`' written value, each other input to
+// a copy of its own; nullopt where it raises.
 std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional, const std::vector<const Node*>& shared,
                                      const std::unordered_map<const Node*, at::Tensor>& values) {
   const at::Tensor self = cloneOf(values.at(shared[0]));
@@ -56,7 +56,9 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
     return it != bound.end() ? it->second : bound.emplace(n, cloneOf(values.at(n))).first->second;
   };
   Graph scratch;
-  const Node& run = functional ? *functionalizer::scratchFunctionalCall(scratch, call, *functional, {}) : call;
+  const std::vector<int> dropped = opRole(*call.target.op()).role == OpRole::Out ? opRole(*call.target.op()).written
+                                                                                  : std::vector<int>{};
+  const Node& run = functional ? *functionalizer::scratchFunctionalCall(scratch, call, *functional, dropped) : call;
   const auto outcome = runSingleCall(run, value_of);
   if (outcome.error) return std::nullopt;
   if (!functional) return self;
@@ -66,12 +68,14 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
 
 }  // namespace
 
-std::optional<bool> probeInPlaceAgreesWhenAliased(const Node& call, const std::vector<int>& aliased) {
+std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<int>& aliased) {
   static ProbeCache<bool> cache;
   if (call.target.kind() != Target::Kind::Aten) return std::nullopt;
   const OpInfo& op = *call.target.op();
   const OpRoleInfo& role = opRole(op);
-  if (role.role != OpRole::InPlace || !role.functional || role.written.size() != 1) return std::nullopt;
+  if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || !role.functional || role.written.size() != 1) {
+    return std::nullopt;
+  }
   const Node* self = tensorAt(call, op, role.written[0]);
   std::vector<const Node*> shared{self};
   std::string key;

@@ -84,17 +84,17 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
 }
 
 // Note [In-place calls that read what they write] (alias_probe.h).
-void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Obj& self) {
+void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Obj& written) {
   const OpInfo& op = *n.target.op();
   std::vector<int> aliased;
   for (size_t i = 0; i < op.arguments.size(); ++i) {
     const Argument* a = static_cast<int>(i) == role.written[0] ? nullptr : schemaArgument(n, op, i);
     const auto* t = a ? a->get<arg::Tensor>() : nullptr;
     Obj* o = t && t->node ? object(t->node, &n) : nullptr;
-    if (!o || o->rec->storage != self.rec->storage) continue;
-    if (o == &self || *o->rec->meta == *self.rec->meta) {
+    if (!o || o->rec->storage != written.rec->storage) continue;
+    if (o == &written || *o->rec->meta == *written.rec->meta) {
       aliased.push_back(static_cast<int>(i));
-    } else if (functionalizer::mayShareBytes(*o->rec->meta, *self.rec->meta)) {
+    } else if (functionalizer::mayShareBytes(*o->rec->meta, *written.rec->meta)) {
       fail(&n, "it reads " + quoted(t->node->name()) + ", which shares memory with the tensor it writes in another " +
                    "layout, so eager's answer depends on its kernel's order " +
                    "(Note [In-place calls that read what they write])");
@@ -102,7 +102,7 @@ void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Ob
   }
   if (aliased.empty()) return;
   Graph scratch;
-  if (probeInPlaceAgreesWhenAliased(withCurrentMetas(n, scratch), aliased) == false) {
+  if (probeAliasedWriteAgrees(withCurrentMetas(n, scratch), aliased) == false) {
     const std::string& as = op.arguments[static_cast<size_t>(aliased[0])].name;
     fail(&n, "it reads the tensor it writes as " + quoted(as) + ", so eager's answer depends on its kernel's order " +
                  "(Note [In-place calls that read what they write])");
@@ -516,6 +516,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       refuseResizedWhileRead(n, op, role, *outs[k], *after[k]);
     }
   }
+  if (outs.size() == 1 && role.written.size() == 1) refuseReadingItsWrite(n, role, *outs[0]);
   const OutPlan plan = planOut(n, op, role, outs.size(), *after[0]);
   const OutCall call = emitOutCall(n, op, role, plan, after);
   for (size_t k = 0; k < outs.size(); ++k) {

@@ -309,16 +309,47 @@ std::optional<std::string> scattersIntoAnOverlap(const ExportedProgram& p) {
   return std::nullopt;
 }
 
-// Why an in-place call of `p` reads the tensor it writes where eager's answer depends on
-// its kernel's order (Note [In-place calls that read what they write]); nullopt where
-// none does.
+// Whether `n`'s result certainly shares the memory of the tensor storageOwners gives it:
+// every maybe-view on the way a view by the metadata (a reshape the strides allow,
+// contiguous of a contiguous tensor), as epsmith's functionalizer decides it
+// (Note [Maybe-aliasing ops]); any other (to) counted as the copy it may be.
+bool certainlyAliases(const Node* n) {
+  for (;;) {
+    const Node* call = n;
+    size_t k = 0;
+    if (isGetItem(*n)) {
+      const auto* t = n->args.size() > 1 ? n->args[0].get<arg::Tensor>() : nullptr;
+      const auto* i = n->args.size() > 1 ? n->args[1].get<arg::Int>() : nullptr;
+      if (!t || !i) return true;
+      call = t->node;
+      k = static_cast<size_t>(i->value);
+    }
+    const int a = aliasedArgument(*call, k);
+    const Node* in = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
+    if (!in) return true;
+    const OpRoleInfo& role = opRole(*call->target.op());
+    if (role.role == OpRole::MaybeView) {
+      const TensorMeta* from = in->meta.val.tensor();
+      const TensorMeta* to = n->meta.val.tensor();
+      const bool view = from && to &&
+                        (role.view == ViewFamily::Reshape ? functionalizer::viewable(*from, to->sizes)
+                         : call->target.op()->qualified_name == "aten::contiguous" && functionalizer::isContiguous(*from));
+      if (!view) return false;
+    }
+    n = in;
+  }
+}
+
+// Why an in-place or out= call of `p` reads the tensor it writes where eager's answer
+// depends on its kernel's order (Note [In-place calls that read what they write]); nullopt
+// where none does.
 std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
   const auto owners = storageOwners(p.graph());
   for (const Node& n : p.graph().nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
     const OpInfo& op = *n.target.op();
     const OpRoleInfo& role = opRole(op);
-    if (role.role != OpRole::InPlace || role.written.size() != 1) continue;
+    if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) continue;
     const Node* self = boundTensor(n, op, role.written[0]);
     const TensorMeta* self_meta = self ? self->meta.val.tensor() : nullptr;
     if (!self_meta) continue;
@@ -329,12 +360,12 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
       if (!m || owners.at(t) != owners.at(self)) continue;
       if (t == self || *m == *self_meta) {
         aliased.push_back(static_cast<int>(i));
-      } else if (functionalizer::mayShareBytes(*m, *self_meta)) {
+      } else if (functionalizer::mayShareBytes(*m, *self_meta) && certainlyAliases(t) && certainlyAliases(self)) {
         return "%" + n.name() + " reads %" + t->name() + ", which shares memory with the %" + self->name() +
                " it writes in another layout: eager's answer depends on its kernel's order";
       }
     }
-    if (!aliased.empty() && probeInPlaceAgreesWhenAliased(n, aliased) == false) {
+    if (!aliased.empty() && probeAliasedWriteAgrees(n, aliased) == false) {
       return "%" + n.name() + " reads the %" + self->name() + " it writes as " +
              "'" + op.arguments[static_cast<size_t>(aliased[0])].name + "': eager's answer depends on its kernel's order";
     }
