@@ -46,7 +46,8 @@ bool probeableUnderGrad(const Node& call) {
 // true where autograd refused it (only the detached run went through), false where it ran,
 // nullopt where both raised, which says nothing of autograd
 // (Note [Probe answers are the key's alone]). The assorted values can be what raises (an
-// index of -3 into a dim of 2): integer inputs are tried again as zeros.
+// index of -3 into a dim of 2, a float mask that 1.13's masked_fill takes only as 0 or 1):
+// every input is tried again as zeros, those that required grad still requiring it.
 std::optional<bool> refusedUnderGrad(const Node& call, const std::function<at::Tensor(const Node*, bool)>& value) {
   const at::AutoGradMode grad_mode(true);
   bool zeros = false;
@@ -56,7 +57,7 @@ std::optional<bool> refusedUnderGrad(const Node& call, const std::function<at::T
               auto it = values.find(n);
               if (it != values.end()) return it->second;
               at::Tensor t = value(n, detached);
-              if (zeros && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
+              if (zeros) t = at::zeros_like(t).requires_grad_(t.requires_grad());
               return values.emplace(n, t).first->second;
             }).error;
   };

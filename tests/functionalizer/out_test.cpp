@@ -61,6 +61,31 @@ signature {
   }
 }
 
+// 1.13's masked_fill takes a float mask of 0s and 1s only, which the probe's assorted
+// values are not: it runs the call again on zeros, those that required grad still
+// requiring it, and sees the bool result's isDifferentiableType assert (a 1.13 campaign's
+// D1 case; 2.13 refuses a float mask eagerly).
+TEST(Functionalize, OutCallAutogradProbeTriesZeros) {
+  auto p = program(R"(graph {
+  %p_m: bf16[]<requires_grad=True> = placeholder
+  %p_v: bf16[]<requires_grad=True> = placeholder
+  %flags: b8[] = placeholder
+  %o: f32[] = placeholder
+  %masked_fill: f32[] = aten::masked_fill.Tensor_out(%flags, %p_m, %p_v, out=%o)
+  return (%flags)
+}
+signature {
+  input parameter %p_m -> "m"
+  input parameter %p_v -> "v"
+  input user_input %flags
+  input user_input %o
+  output user_output %flags
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_NE(targets(f).find("aten::detach aten::detach aten::masked_fill.Tensor"), std::string::npos) << targets(f);
+}
+
 // The autograd probe asks about the inputs as the call reads them: after `unsqueeze_`, %t
 // is the [1] that the weight's [1] matches (as it was made, a [] that bce refuses with or
 // without grad, which told the probe nothing: a 1.13 campaign's D1 case).
