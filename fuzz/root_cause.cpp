@@ -441,6 +441,25 @@ bool setsAnotherDtype(const Graph& g) {
   return false;
 }
 
+// Note [Program traits]: "views-as-another-dtype".
+bool viewsAsAnotherDtype(const Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+    const std::string name = coreOpName(n.target.textName());
+    return (name == "view" || name == "view_copy") && n.target.op()->overload.rfind("dtype", 0) == 0;
+  });
+}
+
+// Note [Program traits]: "detaches-a-view".
+bool detachesAView(const Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+    if (coreOpName(n.target.textName()) != "detach") return false;
+    const Node* self = boundTensor(n, *n.target.op(), 0);
+    return self && isViewResult(*self);
+  });
+}
+
 // Note [Program traits]: "mutates-metadata-in-place".
 bool mutatesMetadataInPlace(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), isViewApplyingMetadataMutation);
@@ -465,6 +484,8 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAnInput(p.graph())) traits.emplace_back("resizes-an-input");
   if (resizesAfterAMetadataMutation(p.graph())) traits.emplace_back("resizes-after-a-metadata-mutation");
   if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
+  if (viewsAsAnotherDtype(p.graph())) traits.emplace_back("views-as-another-dtype");
+  if (detachesAView(p.graph())) traits.emplace_back("detaches-a-view");
   return traits;
 }
 

@@ -171,12 +171,23 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   view although its schema says fresh, or of a view of one (a periodic window): an
 //   in-place write through a view of it then runs in eager and raises under LibTorch's
 //   functionalization (Note [Factories eager returns as views]).
+//   "views-as-another-dtype": view.dtype or view_copy.dtype. LibTorch 1.13's C++
+//   functionalization carries such a view neither way right: a write through it reaches
+//   the base converted, not as the same bits (bf16 viewed as f16, 0 subtracted in place:
+//   the base is 1.25 off), and the value it regenerates after a write has other strides,
+//   where the view's element-size checks raise. 2.13 agrees with eager on these.
+//   "detaches-a-view": detach (or detach_) of a view. LibTorch 1.13's C++
+//   functionalization takes a write through such a detach for a write of the whole base:
+//   the second piece of vsplit(x, [1, 3]) of an x of [2, 1, 1, 1], detached and negated in
+//   place, leaves x as that one negated element, of sizes [1, 1, 1, 1], and every view of
+//   x reads it so.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
     "resizes-an-in-place-alias",           "resizes-after-set",                   "composite-reads-an-out-resize",
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
-    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out"};
+    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
+    "views-as-another-dtype",              "detaches-a-view"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

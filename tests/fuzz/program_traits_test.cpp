@@ -281,8 +281,34 @@ signature {
 }
 )EPT");
   };
-  EXPECT_EQ(programTraits(program("bool", "b8")), (std::vector<std::string>{"writes-through-a-bool-view"}));
-  EXPECT_TRUE(programTraits(program("uint8", "u8")).empty());
+  EXPECT_EQ(programTraits(program("bool", "b8")),
+            (std::vector<std::string>{"writes-through-a-bool-view", "views-as-another-dtype"}));
+  EXPECT_EQ(programTraits(program("uint8", "u8")), std::vector<std::string>{"views-as-another-dtype"});
+}
+
+// A dtype view of any element size, and a detach of a view (a split's piece), are traits;
+// a view.default and a detach of a fresh tensor are not.
+TEST(RootCause, DtypeViewsAndDetachesOfViewsAreTraits) {
+  auto program = [](const std::string& calls) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+)EPT" + calls + R"EPT(  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("  %v: i32[2, 3] = aten::view.dtype(%x, torch.int32)\n")),
+            (std::vector<std::string>{"views-as-another-dtype"}));
+  EXPECT_EQ(programTraits(program("  %v: f32[3, 2] = aten::view(%x, [3, 2])\n")), std::vector<std::string>{});
+  const std::string piece =
+      "  %split: (f32[1, 3], f32[1, 3]<offset=3>) = aten::split.Tensor(%x, 1)\n"
+      "  %g: f32[1, 3]<offset=3> = operator.getitem(%split, 1)\n";
+  EXPECT_EQ(programTraits(program(piece + "  %d: f32[1, 3]<offset=3> = aten::detach(%g)\n")),
+            (std::vector<std::string>{"detaches-a-view"}));
+  EXPECT_EQ(programTraits(program("  %d: f32[2, 3] = aten::detach(%x)\n")), std::vector<std::string>{});
 }
 
 // A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
