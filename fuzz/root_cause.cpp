@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "functionalizer/view_steps.h"
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ops/op_aliases.h"
@@ -441,6 +442,26 @@ bool setsAnotherDtype(const Graph& g) {
   return false;
 }
 
+// Note [Program traits]: "reshape-copies-a-written-tensor".
+bool reshapeCopiesAWrittenTensor(const Graph& g) {
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  auto inPlace = [](const Node& c) { return opRole(*c.target.op()).role == OpRole::InPlace; };
+  for (const Node& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    const OpRoleInfo& role = opRole(*n.target.op());
+    if (role.role != OpRole::MaybeView) continue;
+    const Node* in = boundTensor(n, *n.target.op(), 0);
+    const TensorMeta* from = in ? in->meta.val.tensor() : nullptr;
+    const TensorMeta* to = n.meta.val.tensor();
+    if (!from || !to) continue;
+    const bool copies = role.view == ViewFamily::Reshape ? !functionalizer::viewable(*from, to->sizes)
+                        : n.target.op()->qualified_name == "aten::contiguous" && !functionalizer::isContiguous(*from);
+    if (copies && anyEarlierCallOnStorage(g, n, *in, owner, order, inPlace, [](const Node&) { return true; })) return true;
+  }
+  return false;
+}
+
 // Note [Program traits]: "views-as-another-dtype".
 bool viewsAsAnotherDtype(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
@@ -486,6 +507,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
   if (viewsAsAnotherDtype(p.graph())) traits.emplace_back("views-as-another-dtype");
   if (detachesAView(p.graph())) traits.emplace_back("detaches-a-view");
+  if (reshapeCopiesAWrittenTensor(p.graph())) traits.emplace_back("reshape-copies-a-written-tensor");
   return traits;
 }
 

@@ -181,13 +181,19 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   the second piece of vsplit(x, [1, 3]) of an x of [2, 1, 1, 1], detached and negated in
 //   place, leaves x as that one negated element, of sizes [1, 1, 1, 1], and every view of
 //   x reads it so.
+//   "reshape-copies-a-written-tensor": reshape, flatten, ravel or contiguous of a tensor
+//   whose layout makes eager copy it, after an in-place write to its storage. LibTorch's
+//   C++ functionalization decides whether such a call views from the layout of its own
+//   value, which after the write is laid out anew, and views where eager copied: a later
+//   write to the base reaches the result (ravel of a moved-axis view, then round_ of the
+//   base), or autograd refuses a write through it after no_grad.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
     "resizes-an-in-place-alias",           "resizes-after-set",                   "composite-reads-an-out-resize",
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
-    "views-as-another-dtype",              "detaches-a-view"};
+    "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -311,6 +311,29 @@ signature {
   EXPECT_EQ(programTraits(program("  %d: f32[2, 3] = aten::detach(%x)\n")), std::vector<std::string>{});
 }
 
+// ravel of a moved-axis view copies in eager; after an in-place write to its storage it is
+// a trait, as LibTorch's functionalization views it then. Without the write, or where
+// ravel views (of the input itself), it is none.
+TEST(RootCause, AReshapeThatCopiesAWrittenTensorIsATrait) {
+  auto program = [](const std::string& write, const std::string& raveled) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 2, 2, 1] = placeholder
+  %m: f32[2, 1, 1, 2]<stride=[1, 1, 4, 2]> = aten::moveaxis.intlist(%x, [3, 1, 2, 0], [1, 3, 0, 2])
+)EPT" + write + "  %r: f32[4] = aten::ravel(" + raveled + R"EPT()
+  return (%r)
+}
+signature {
+  input user_input %x
+  output user_output %r
+}
+)EPT");
+  };
+  const std::string cumprod = "  %c: f32[2, 1, 1, 2]<stride=[1, 1, 4, 2]> = aten::cumprod_(%m, 0)\n";
+  EXPECT_EQ(programTraits(program(cumprod, "%m")), std::vector<std::string>{"reshape-copies-a-written-tensor"});
+  EXPECT_EQ(programTraits(program("", "%m")), std::vector<std::string>{});
+  EXPECT_EQ(programTraits(program(cumprod, "%x")), std::vector<std::string>{});
+}
+
 // A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
 // an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
 TEST(RootCause, ResizingAnInputIsATrait) {
