@@ -133,10 +133,16 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
 // tensor: the out takes the input's stride-0 layout; epsmith's functionalizer computes it
 // with _conj_physical, Note [Irregular functional variants]).
 bool hidesAnAlias(const OpInfo& op) {
-  const OpRoleInfo& role = opRole(op);
-  if (role.hides_alias) return true;
-  const OpInfo* namesake = role.role == OpRole::Out ? findOp(op.qualified_name, "") : nullptr;
-  return namesake && opRole(*namesake).hides_alias;
+  if (opRole(op).hides_alias) return true;
+  const std::string& overload = op.overload;
+  const bool out_form = overload == "out" || (overload.size() > 4 && overload.compare(overload.size() - 4, 4, "_out") == 0);
+  if (!out_form) return false;
+  // The functional variant (set.source_Tensor for set.source_Tensor_out, which makes the
+  // out= form unsupported too), or the namesake where that is irregular (conj_physical for
+  // conj_physical.out).
+  const OpInfo* functional = functionalVariant(op);
+  const OpInfo* namesake = findOp(op.qualified_name, "");
+  return (functional && opRole(*functional).hides_alias) || (namesake && opRole(*namesake).hides_alias);
 }
 
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {

@@ -84,6 +84,22 @@ signature {
 }
 )EPT");
   EXPECT_EQ(programTraits(out_form), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  // set.source_Tensor_out, whose functional variant hides the alias (a 1.13 campaign).
+  const ExportedProgram set_out = test::parse(R"EPT(graph {
+  %x: f32[4]<stride=[0]> = placeholder
+  %y: f32[1, 1] = placeholder
+  %o: f32[4] = aten::zeros([4])
+  %s: f32[4] = aten::set.source_Tensor_out(%y, %x, out=%o)
+  %r: f32[4] = aten::rad2deg_(%s)
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %r
+}
+)EPT");
+  EXPECT_EQ(programTraits(set_out), (std::vector<std::string>{"writes-an-undeclared-alias"}));
 }
 
 // A write into the source of the functional set, between the set and a read of its result:
