@@ -351,14 +351,21 @@ bool certainlyAliases(const Node* n) {
 // where none does.
 std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
   const auto owners = storageOwners(p.graph());
+  std::set<const Node*> reshaped;  // storages whose metadata a call changed
   for (const Node& n : p.graph().nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
     const OpInfo& op = *n.target.op();
     const OpRoleInfo& role = opRole(op);
-    if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) continue;
-    const Node* self = boundTensor(n, op, role.written[0]);
+    const Node* self = role.written.empty() ? nullptr : boundTensor(n, op, role.written[0]);
     const TensorMeta* self_meta = self ? self->meta.val.tensor() : nullptr;
     if (!self_meta) continue;
+    const TensorMeta* after = n.meta.val.tensor();
+    if (role.role == OpRole::MetadataMutation || (after && after->sizes != self_meta->sizes)) {
+      reshaped.insert(owners.at(self));
+      continue;
+    }
+    if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) continue;
+    if (reshaped.count(owners.at(self))) continue;
     std::vector<int> aliased;
     for (size_t i = 0; i < op.arguments.size(); ++i) {
       const Node* t = static_cast<int>(i) == role.written[0] ? nullptr : boundTensor(n, op, static_cast<int>(i));

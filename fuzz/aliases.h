@@ -30,19 +30,20 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // such a tensor "may result in incorrect behavior", and the order in which a kernel writes
 // the shared location decides what lands there. A functionalized program computes such a
 // write once per element instead, so D2 (LibTorch's functionalization) and D3 (another
-// device's kernels) would report eager's choice, not a bug: both report a value, shape
-// or dtype mismatch on such a program as a skip, as D1 skips it through epsmith's
-// functionalizer, which refuses such writes by the same layout test
-// (functionalizer::overlapsItself). They still run it: a crash of LibTorch's
-// functionalization or kernels, or an exception in one run only (a metadata mutation
-// lost), is a bug whatever values eager wrote. A reshape (or another op that views only where the layout
+// device's kernels) would report eager's choice, not a bug (or what it leads to: a gather
+// by the values eager wrote once and a functional program per element raises in one run
+// only): both report a finding on such a program as a skip, as D1 skips it through
+// epsmith's functionalizer, which refuses such writes by the same layout test
+// (functionalizer::overlapsItself). They still run it, so that a crash of LibTorch's
+// functionalization or kernels counts whatever eager wrote. A reshape (or another op that views only where the layout
 // allows) ends the walk from the written tensor to what it views: of an expanded tensor
 // it is a copy. So is an as_strided_scatter into a view whose elements share memory
 // (strides [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers only for a
 // stride of 0), and an in-place or out= call that reads the tensor it writes through
 // another argument where its answer then depends on its kernel's order
-// (Note [In-place calls that read what they write]). An out= call that resizes a tensor
-// it also reads is not one of these: its kernel reads before the resize
+// (Note [In-place calls that read what they write]), where the metadata says so: not
+// after a resize or metadata mutation of that storage, which the graph's metadata does
+// not follow. An out= call that resizes a tensor it also reads is not one of these: its kernel reads before the resize
 // (count_nonzero.out) or after it (binary_cross_entropy.out's weight), which no schema
 // says, so only epsmith's functionalizer, which cannot tell, refuses it. Why `p` makes
 // such a write, naming the tensor; nullopt where it makes none.

@@ -569,12 +569,11 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
       out.back().message = what;
     }
     CheckOutcome& last = out.back();
-    // Note [Writes eager leaves undefined]: the runs are compared for what they are worth;
-    // a crash or an exception is a finding whatever eager wrote, a difference is none.
-    const bool mismatch = last.status == Status::Finding && isMismatchKind(last.kind);
-    if (mismatch && undefined && (c == DiffCheck::D2 || c == DiffCheck::D3)) {
+    // Note [Writes eager leaves undefined]: the runs are made so that a crash counts, and
+    // what they differ in is no finding.
+    if (last.status == Status::Finding && undefined && (c == DiffCheck::D2 || c == DiffCheck::D3)) {
       last = skip(c, *undefined);
-    } else if (mismatch) {
+    } else if (last.status == Status::Finding && isMismatchKind(last.kind)) {
       last.slice = sliceOps(p, last.where);
     }
   }
