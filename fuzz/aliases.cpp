@@ -167,15 +167,31 @@ bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
 
 bool writesAnUndeclaredAlias(const ExportedProgram& p) {
   if (writesUnderAnUndeclaredAlias(p)) return true;
+  const Graph& g = p.graph();
+  const auto order = nodeOrder(g);
+  const auto owner = storageOwners(g);
+  // Whether an out= call of an op that hides an alias wrote `t`'s storage before `w`:
+  // a write through its `out` argument rather than its result.
+  auto outWrittenBefore = [&](const Node& w, const Node& t) {
+    for (const Node& m : g.nodes()) {
+      if (order.at(&m) >= order.at(&w)) return false;
+      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten || !hidesAnAlias(*m.target.op())) continue;
+      const int out = m.target.op()->argumentIndex("out");
+      const Node* o = out < 0 ? nullptr : boundTensor(m, *m.target.op(), out);
+      if (o && owner.at(o) == owner.at(&t)) return true;
+    }
+    return false;
+  };
   bool found = false;
-  forEachWrite(p, [&](const Node&, const Node& t) {
+  forEachWrite(p, [&](const Node& w, const Node& t) {
     const Node* made = &t;
     if (isGetItem(t)) {
       const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
       made = list ? list->node : nullptr;
     }
     found = found || (made && made->op() == OpKind::CallFunction && made->target.kind() == Target::Kind::Aten &&
-                      hidesAnAlias(*made->target.op()));
+                      hidesAnAlias(*made->target.op())) ||
+            outWrittenBefore(w, t);
   });
   return found;
 }
