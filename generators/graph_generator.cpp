@@ -579,6 +579,7 @@ class Generator {
     if (outAliasesAnInput(*op, call->args, call->kwargs, value_of)) return false;
     if (lapackOnNonFinite(*op, call->args, call->kwargs, value_of)) return false;
     if (misplacesTriangularOut(*op, call->args, call->kwargs, value_of)) return false;
+    if (growsPastTheValueCap(*op, call->args, call->kwargs, value_of)) return false;
     Graph& g = p_.graph();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);

@@ -184,6 +184,34 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
   return non_finite;
 }
 
+// Note [Results that grow as a product of their inputs] (result_values.h).
+bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
+                          const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  constexpr double kCap = 1 << 16;
+  const std::string& name = op.qualified_name;
+  if (name != "aten::cartesian_prod" && name != "aten::meshgrid" && name != "aten::kron" &&
+      name != "aten::block_diag") {
+    return false;
+  }
+  double product = 1, rows = 0, cols = 0, inputs = 0;
+  auto count = [&](const Node* n) {
+    const at::Tensor* t = valueOf(n);
+    if (!t) return;
+    inputs += 1;
+    product *= static_cast<double>(std::max<int64_t>(t->numel(), 1));
+    // block_diag takes a 0-d input as [1, 1] and a 1-d one of n as [1, n].
+    rows += t->dim() == 2 ? static_cast<double>(t->size(0)) : 1;
+    cols += t->dim() == 0 ? 1 : static_cast<double>(t->size(t->dim() - 1));
+  };
+  for (const auto& a : args) a.forEachNode(count);
+  for (const auto& [k, a] : kwargs) {
+    if (k != "out") a.forEachNode(count);
+  }
+  if (name == "aten::block_diag") return rows * cols > kCap;
+  if (name == "aten::kron") return product > kCap;
+  return product * std::max(inputs, 1.0) > kCap;  // cartesian_prod, meshgrid: one per input
+}
+
 // Note [Metadata mutations of views replayed]
 // LibTorch's autograd (1.13 and 2.13 alike) lets an in-place metadata mutation (t_,
 // unsqueeze_) of a view run while the program is built op by op, and refuses it when the

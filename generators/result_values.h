@@ -45,6 +45,17 @@ bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Note [Results that grow as a product of their inputs]
+// A program holds no tensor of more than 2^16 elements (valOf), and a candidate whose
+// result is larger is dropped after it ran; but cartesian_prod and meshgrid of a list of
+// tensors make as many elements as the product of their sizes, and one of eight tensors of
+// eight elements allocates half a gigabyte, which a worker's memory limit ends (a 2.13
+// campaign's "generation out-of-memory"). Which ops grow so is in no schema: for those of
+// this table, written on LibTorch 2.13, the size is computed from the inputs', and a
+// candidate past the cap is not run.
+// Whether `op`, on these arguments, would make more elements than a program holds.
+bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
+                          const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
 // An out= call whose outs (`outs`, as the trial wrote them) are not all contiguous and that
 // writes otherwise into contiguous copies of them, which `intoContiguous` runs the call
 // into (nullopt where it raised) (Note [out= kernels that write by the out's layout]).

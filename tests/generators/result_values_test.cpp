@@ -3,6 +3,9 @@
 // own ops say of the same tensors (aminmax; eq with NaN equal to NaN).
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/block_diag.h>
+#include <ATen/ops/cartesian_prod.h>
+#include <ATen/ops/kron.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/full.h>
@@ -17,6 +20,8 @@
 #include <limits>
 
 #include "generators/result_values.h"
+#include "ir/graph.h"
+#include "ops/op_registry.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/values.h"
 
@@ -54,6 +59,56 @@ TEST(ResultValues, ListsOfTooManyTensorsAreNoValue) {
   EXPECT_EQ(std::get<Val::List>(val.variant()).size(), 256u);
   EXPECT_FALSE(valOf(list(257), &val));
   EXPECT_FALSE(valOf(c10::IValue(at::zeros({(1 << 16) + 1})), &val));
+}
+
+// Note [Results that grow as a product of their inputs]: the size the generator computes
+// before running cartesian_prod, kron or block_diag says "past the cap" exactly where the
+// result LibTorch makes has more than 2^16 elements (cartesian_prod of k tensors: k
+// columns; block_diag of 1-d inputs: one row each), on inputs small enough to run.
+TEST(ResultValues, ResultsThatGrowAsAProductAreSizedBeforeTheyRun) {
+  Graph g;
+  std::vector<at::Tensor> values;
+  std::vector<Node*> nodes;
+  for (int64_t n : {40, 41, 50, 60, 2, 300}) {
+    nodes.push_back(g.append(OpKind::Placeholder, "x" + std::to_string(n)));
+    values.push_back(at::zeros({n}));
+  }
+  auto valueOf = [&](const Node* n) -> const at::Tensor* {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i] == n) return &values[i];
+    }
+    return nullptr;
+  };
+  const OpInfo* cartesian = findOp("aten::cartesian_prod", "");
+  ASSERT_NE(cartesian, nullptr);
+  for (const std::vector<size_t>& pick : std::vector<std::vector<size_t>>{{0, 1}, {0, 1, 4}, {2, 3}, {2, 3, 4}, {5}}) {
+    std::vector<Node*> list;
+    std::vector<at::Tensor> tensors;
+    for (size_t i : pick) {
+      list.push_back(nodes[i]);
+      tensors.push_back(values[i]);
+    }
+    const bool past = at::cartesian_prod(tensors).numel() > (1 << 16);
+    EXPECT_EQ(growsPastTheValueCap(*cartesian, {arg::TensorList{list}}, {}, valueOf), past) << pick.size();
+  }
+  const OpInfo* kron = findOp("aten::kron", "");
+  ASSERT_NE(kron, nullptr);
+  for (auto [a, b] : std::vector<std::pair<size_t, size_t>>{{0, 1}, {5, 5}, {4, 5}}) {
+    const bool past = at::kron(values[a], values[b]).numel() > (1 << 16);
+    EXPECT_EQ(growsPastTheValueCap(*kron, {arg::Tensor{nodes[a]}, arg::Tensor{nodes[b]}}, {}, valueOf), past);
+  }
+  const OpInfo* block_diag = findOp("aten::block_diag", "");
+  ASSERT_NE(block_diag, nullptr);
+  for (const std::vector<size_t>& pick : std::vector<std::vector<size_t>>{{5, 5, 5}, {3, 2}, {0, 1, 2}, std::vector<size_t>(15, 5)}) {
+    std::vector<Node*> list;
+    std::vector<at::Tensor> tensors;
+    for (size_t i : pick) {
+      list.push_back(nodes[i]);
+      tensors.push_back(values[i]);
+    }
+    const bool past = at::block_diag(tensors).numel() > (1 << 16);
+    EXPECT_EQ(growsPastTheValueCap(*block_diag, {arg::TensorList{list}}, {}, valueOf), past) << pick.size();
+  }
 }
 
 // A tensor of elements on a storage whose memory was never allocated (LibTorch 1.13's set_
