@@ -28,9 +28,7 @@ bool ravelIsReshape() {
 }  // namespace
 
 // Note [Maybe-aliasing ops] in ops/op_roles.cpp: decided from the input's metadata.
-bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
-  const Node* self = selfArgument(n);
-  const TensorMeta& in = *object(self, &n)->rec->meta;
+bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in) {
   const TensorMeta* out = n.meta.val.tensor();
   if (!out) return false;
   const std::string& name = op.qualified_name;
@@ -38,7 +36,7 @@ bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
     auto* fmt = schemaArgument(n, op, 1);
     const auto* f = fmt ? fmt->get<arg::MemFormat>() : nullptr;
     if (f && f->value == MemoryFormat::Preserve) return true;
-    return (!f || f->value == MemoryFormat::Contiguous) && functionalizer::isContiguous(in);
+    return (!f || f->value == MemoryFormat::Contiguous) && isContiguous(in);
   }
   if (name == "aten::to") {
     if (out->dtype != in.dtype || !(out->device == in.device)) return false;
@@ -46,7 +44,7 @@ bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
       if (key == "copy" && a.get<arg::Bool>() && a.get<arg::Bool>()->value) return false;
       if (key == "memory_format" && a.kind() == ArgKind::MemoryFormat) {
         auto f = a.get<arg::MemFormat>()->value;
-        if (f != MemoryFormat::Preserve && !(f == MemoryFormat::Contiguous && functionalizer::isContiguous(in))) return false;
+        if (f != MemoryFormat::Preserve && !(f == MemoryFormat::Contiguous && isContiguous(in))) return false;
       }
     }
     for (size_t i = 1; i < n.args.size(); ++i) {  // positional copy= (after non_blocking)
@@ -56,8 +54,12 @@ bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
     }
     return true;
   }
-  if (name == "aten::ravel" && !ravelIsReshape()) return functionalizer::isContiguous(in);  // Note [How ravel aliases]
-  return functionalizer::viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
+  if (name == "aten::ravel" && !ravelIsReshape()) return isContiguous(in);  // Note [How ravel aliases]
+  return viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
+}
+
+bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
+  return maybeViewAliases(n, op, *object(selfArgument(n), &n)->rec->meta);
 }
 
 void Pass::view(const Node& n, const OpRoleInfo& role) {

@@ -127,6 +127,10 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
 // Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
 bool overlapsItself(const TensorMeta& m);
+// Whether the maybe-view call `n` of `op` (reshape, flatten, ravel, contiguous, to) returns
+// an alias of its input, whose metadata is `in`, rather than a copy
+// (Note [Maybe-aliasing ops]; pass_views.cpp).
+bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in);
 // Whether two tensors on one storage may have bytes in common: counted exactly where both
 // layouts are concrete and small, true otherwise.
 bool mayShareBytes(const TensorMeta& a, const TensorMeta& b);

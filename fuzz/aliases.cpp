@@ -332,9 +332,8 @@ std::optional<std::string> scattersIntoAnOverlap(const ExportedProgram& p) {
 }
 
 // Whether `n`'s result certainly shares the memory of the tensor storageOwners gives it:
-// every maybe-view on the way a view by the metadata (a reshape the strides allow,
-// contiguous of a contiguous tensor), as epsmith's functionalizer decides it
-// (Note [Maybe-aliasing ops]); any other (to) counted as the copy it may be.
+// every maybe-view on the way a view by the metadata, as epsmith's functionalizer decides
+// it (Note [Maybe-aliasing ops]).
 bool certainlyAliases(const Node* n) {
   for (;;) {
     const Node* call = n;
@@ -350,13 +349,9 @@ bool certainlyAliases(const Node* n) {
     const Node* in = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
     if (!in) return true;
     const OpRoleInfo& role = opRole(*call->target.op());
-    if (role.role == OpRole::MaybeView) {
-      const TensorMeta* from = in->meta.val.tensor();
-      const TensorMeta* to = n->meta.val.tensor();
-      const bool view = from && to &&
-                        (role.view == ViewFamily::Reshape ? functionalizer::viewable(*from, to->sizes)
-                         : call->target.op()->qualified_name == "aten::contiguous" && functionalizer::isContiguous(*from));
-      if (!view) return false;
+    const TensorMeta* from = in->meta.val.tensor();
+    if (role.role == OpRole::MaybeView && !(from && functionalizer::maybeViewAliases(*n, *call->target.op(), *from))) {
+      return false;
     }
     n = in;
   }

@@ -449,15 +449,15 @@ bool reshapeCopiesAWrittenTensor(const Graph& g) {
   auto inPlace = [](const Node& c) { return opRole(*c.target.op()).role == OpRole::InPlace; };
   for (const Node& n : g.nodes()) {
     if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
-    const OpRoleInfo& role = opRole(*n.target.op());
-    if (role.role != OpRole::MaybeView) continue;
-    const Node* in = boundTensor(n, *n.target.op(), 0);
+    const OpInfo& op = *n.target.op();
+    const OpRoleInfo& role = opRole(op);
+    if (role.role != OpRole::MaybeView || (role.view != ViewFamily::Reshape && op.qualified_name != "aten::contiguous")) {
+      continue;
+    }
+    const Node* in = boundTensor(n, op, 0);
     const TensorMeta* from = in ? in->meta.val.tensor() : nullptr;
-    const TensorMeta* to = n.meta.val.tensor();
-    if (!from || !to) continue;
-    const bool copies = role.view == ViewFamily::Reshape ? !functionalizer::viewable(*from, to->sizes)
-                        : n.target.op()->qualified_name == "aten::contiguous" && !functionalizer::isContiguous(*from);
-    if (copies && anyEarlierCallOnStorage(g, n, *in, owner, order, inPlace, [](const Node&) { return true; })) return true;
+    if (!from || !n.meta.val.tensor() || functionalizer::maybeViewAliases(n, op, *from)) continue;  // eager views
+    if (anyEarlierCallOnStorage(g, n, *in, owner, order, inPlace, [](const Node&) { return true; })) return true;
   }
   return false;
 }
