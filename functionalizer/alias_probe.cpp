@@ -56,8 +56,8 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
     return it != bound.end() ? it->second : bound.emplace(n, cloneOf(values.at(n))).first->second;
   };
   Graph scratch;
-  const std::vector<int> dropped = opRole(*call.target.op()).role == OpRole::Out ? opRole(*call.target.op()).written
-                                                                                  : std::vector<int>{};
+  const OpRoleInfo& role = opRole(*call.target.op());
+  const std::vector<int> dropped = role.role == OpRole::Out ? role.written : std::vector<int>{};
   const Node& run = functional ? *functionalizer::scratchFunctionalCall(scratch, call, *functional, dropped) : call;
   const auto outcome = runSingleCall(run, value_of);
   if (outcome.error) return std::nullopt;
