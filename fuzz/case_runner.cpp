@@ -385,7 +385,9 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
       CheckOutcome now;
       return !firstSignature(candidate, checks, &g, &now).empty() && g.matches(now);
     };
-    m.root.ops = generalizedOps(r.program, state_->shapes, fails_with, &m.oracle_calls);
+    GeneralizedOps g = generalizedOps(r.program, state_->shapes, fails_with, &m.oracle_calls);
+    m.root.ops = std::move(g.ops);
+    m.root.class_ops = std::move(g.classed);
   }
   m.root.traits = programTraits(r.program);
   m.program = std::move(r.program);

@@ -117,14 +117,13 @@ std::string opClass(const OpInfo& op) {
   }
 }
 
-std::vector<std::string> generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails,
-                                        int* runs) {
+GeneralizedOps generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails, int* runs) {
   std::set<const OpInfo*> ops;
   for (const Node& n : p.graph().nodes()) {
     if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(n.target.op());
   }
   static const OpInfo* const clone = findOpByName("aten::clone");
-  std::set<std::string> names;
+  std::set<std::string> names, classed;
   for (const OpInfo* op : ops) {
     if (clone && op != clone) {  // only the value it made matters: no part of the root cause
       auto candidate = clonedValues(p, *op);
@@ -141,8 +140,9 @@ std::vector<std::string> generalizedOps(const ExportedProgram& p, const OpShapes
       }
     }
     names.insert(needed ? coreOpName(op->name()) : opClass(*op));
+    if (!needed) classed.insert(coreOpName(op->name()));
   }
-  return {names.begin(), names.end()};
+  return {{names.begin(), names.end()}, {classed.begin(), classed.end()}};
 }
 
 }  // namespace epsmith

@@ -43,8 +43,11 @@ class OpShapes {
 // `fails(candidate, replaced, by)`: whether the candidate, `replaced` swapped for `by` at each
 // of its calls, still fails as the minimized program does. `runs` counts the tries.
 using FailsWith = std::function<bool(const ExportedProgram& candidate, const OpInfo& replaced, const OpInfo& by)>;
-std::vector<std::string> generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails,
-                                        int* runs);
+struct GeneralizedOps {
+  std::vector<std::string> ops;      // the key's: core names and classes, sorted and distinct
+  std::vector<std::string> classed;  // the core names of the ops `ops` names by class
+};
+GeneralizedOps generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails, int* runs);
 
 // An op's class in a root cause: "*op", "*view:permute", "*metadata-mutation".
 std::string opClass(const OpInfo& op);

@@ -103,9 +103,11 @@ const KnownBug* KnownBugs::match(const RootCause& root, const std::string& versi
     if (!b.kinds.empty() && std::find(b.kinds.begin(), b.kinds.end(), root.kind) == b.kinds.end()) continue;
     if (!b.template_is.empty() && b.template_is != root.message) continue;
     if (!b.message.empty() && !std::regex_search(root.message, b.message_regex)) continue;
-    const bool op_matches = b.ops.empty() || std::any_of(root.ops.begin(), root.ops.end(), [&](const std::string& op) {
-                              return std::find(b.ops.begin(), b.ops.end(), op) != b.ops.end();
-                            });
+    auto named = [&](const std::vector<std::string>& ops) {
+      return std::any_of(ops.begin(), ops.end(),
+                         [&](const std::string& op) { return std::find(b.ops.begin(), b.ops.end(), op) != b.ops.end(); });
+    };
+    const bool op_matches = b.ops.empty() || named(root.ops) || named(root.class_ops);
     const bool has_traits = std::all_of(b.traits.begin(), b.traits.end(), [&](const std::string& t) {
       return std::find(root.traits.begin(), root.traits.end(), t) != root.traits.end();
     });

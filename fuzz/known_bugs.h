@@ -6,7 +6,8 @@
 // select, "slice() cannot be applied to a 0-dim tensor" at a slice, and so on, a root cause
 // per op (Note [Root causes]). Such a bug is a pattern, not a key: an entry names the check,
 // the kind, a regex over the message template, the core ops of which any one makes a match
-// (none: any ops), and the LibTorch releases it applies to, with its PyTorch issue or why it
+// (none: any ops; an op the root cause names by its class matches by its own name, for
+// the minimizer may swap an op for another that shares the bug), and the LibTorch releases it applies to, with its PyTorch issue or why it
 // is known; or, for a family a campaign triaged, its message template exactly. A finding that matches is counted under the entry and never filed: before its
 // minimization where its fields already match (an entry naming ops matches then only
 // through the raising op), else once its minimized program's core ops are known; an entry

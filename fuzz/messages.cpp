@@ -133,12 +133,14 @@ void write(JsonWriter& w, const RootCause& k) {
   w.key("kind").string(k.kind);
   w.key("message").string(k.message);
   w.key("ops").strings(k.ops);
+  w.key("class_ops").strings(k.class_ops);
   w.key("traits").strings(k.traits);
   w.endObject();
 }
 
 RootCause readRootCauseAt(const JsonAt& j) {
   RootCause r{j.field("check").string(), j.field("kind").string(), j.field("message").string(), j.field("ops").strings()};
+  r.class_ops = j.field("class_ops").strings();
   r.traits = j.field("traits").strings();
   return r;
 }

@@ -44,6 +44,9 @@ struct RootCause {
   std::string kind;                // crashKind'ed
   std::string message;             // the template
   std::vector<std::string> ops;    // core op names, sorted and distinct
+  // The core names of the ops `ops` names by their class: a known bug's ops match them too
+  // (Note [Known bugs]); not in the key.
+  std::vector<std::string> class_ops;
   // What the minimized program is, beyond its ops (Note [Program traits]); not in the key.
   std::vector<std::string> traits;
   std::string str() const;         // "D2|exception-in-one|Dimension out of range ...|squeeze,transpose"
