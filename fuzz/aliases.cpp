@@ -46,6 +46,17 @@ bool isViewResult(const Node& n) {
   return role == OpRole::View || role == OpRole::MaybeView;
 }
 
+bool isViewTensor(const Node& n) {
+  for (const Node* t = &n; t;) {
+    if (isViewResult(*t)) return true;
+    if (t->op() != OpKind::CallFunction || t->target.kind() != Target::Kind::Aten) return false;
+    const OpRole role = opRole(*t->target.op()).role;
+    if (role != OpRole::InPlace && role != OpRole::Out) return false;
+    t = boundTensor(*t, *t->target.op(), aliasedArgument(*t, 0));
+  }
+  return false;
+}
+
 std::map<const Node*, const Node*> storageOwners(const Graph& g) {
   std::map<const Node*, const Node*> owner;
   auto ownerOf = [&](const Node* n) {

@@ -17,6 +17,9 @@ const Node* boundTensor(const Node& n, const OpInfo& op, int index);
 int aliasedArgument(const Node& n, size_t k);
 // Whether `n`'s result is a view of another tensor: a view op's, or an element of one's list.
 bool isViewResult(const Node& n);
+// Whether `n`'s tensor is a view: a view's result, or what an in-place or out= call returns
+// when the tensor it writes is one (dist.out(a, b, out=v) of a view v is v).
+bool isViewTensor(const Node& n);
 // The node whose storage each node's result shares: its own for a fresh tensor; a view's,
 // an in-place, out= or metadata-mutating call's, that of the argument it aliases.
 std::map<const Node*, const Node*> storageOwners(const Graph& g);

@@ -310,7 +310,7 @@ bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view,
                      const std::map<const Node*, const Node*>& owner, const std::map<const Node*, size_t>& order) {
   for (const Node& v : g.nodes()) {
     if (order.at(&v) >= order.at(&r)) break;
-    if (&v == &w || isViewResult(v) != view || owner.at(&v) != owner.at(&w)) continue;
+    if (&v == &w || isViewTensor(v) != view || owner.at(&v) != owner.at(&w)) continue;
     for (const Node* u : g.users(&v)) {
       if (order.at(u) > order.at(&r)) return true;
     }

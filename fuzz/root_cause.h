@@ -104,7 +104,8 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 // and the root-cause key leaves them out.
 //   "resizes-a-viewed-tensor": a call writes an argument (out=, resize_, resize_as_, set_)
 //   whose sizes it changes, and that argument is a view, or a view of its storage is taken
-//   before the call and read after it.
+//   before the call and read after it (itself, or what an in-place or out= call that wrote
+//   it returned).
 //   "writes-an-undeclared-alias": a call writes a tensor that an op whose schema hides an
 //   alias made (or the out= form of one: conj_physical.out's out, which LibTorch's
 //   functionalization gives the input itself), or a view of one (the functional set's

@@ -33,6 +33,10 @@ TEST(RootCause, AResizeOfAViewedTensorIsATrait) {
   EXPECT_EQ(programTraits(test::parse(writtenAfterAView(view, "[3]", ""))), input_only);
   EXPECT_TRUE(programTraits(test::parse(writtenAfterAView(view, "[2]", read))).empty());
   EXPECT_EQ(programTraits(test::parse(writtenAfterAView("", "[3]", "  %neg: f32[2] = aten::neg(%y)\n"))), input_only);
+  // The view read after the resize through what an in-place call on it returned.
+  const std::string written_view = view + "  %w: f32[2] = aten::zero_(%v)\n";
+  EXPECT_EQ(programTraits(test::parse(writtenAfterAView(written_view, "[3]", "  %neg: f32[2] = aten::neg(%w)\n"))),
+            trait);
   // resize_ of a view itself.
   const ExportedProgram resized_view = test::parse(R"EPT(graph {
   %x: f32[4] = placeholder
