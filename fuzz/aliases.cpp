@@ -252,6 +252,20 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
+bool writesThroughAStridedReshape(const ExportedProgram& p) {
+  return writesThroughAViewThat(p, [](const Node& t) {
+    const OpInfo& op = *t.target.op();
+    const Node* self = boundTensor(t, op, 0);
+    const TensorMeta* in = self ? self->meta.val.tensor() : nullptr;
+    const TensorMeta* out = t.meta.val.tensor();
+    if (!in || !out || !isViewTensor(*self) || functionalizer::isContiguous(*out)) return false;
+    if (op.qualified_name == "aten::_reshape_alias") return true;
+    const OpRoleInfo& role = opRole(op);
+    return role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape &&
+           functionalizer::maybeViewAliases(t, op, *in);
+  });
+}
+
 bool writesThroughABoolView(const ExportedProgram& p) {
   return writesThroughAViewThat(p, [](const Node& t) {
     if (t.target.op()->qualified_name != "aten::view" || t.target.op()->overload != "dtype") return false;

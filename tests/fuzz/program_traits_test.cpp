@@ -368,6 +368,35 @@ signature {
   EXPECT_EQ(programTraits(program(cumprod, "%x")), std::vector<std::string>{});
 }
 
+// flatten of a strided slice views it with strides [3]; a write through it, or through a
+// piece of it, is a trait. Through a flatten that comes out contiguous, or with no write
+// through it, it is none.
+TEST(RootCause, AWriteThroughAStridedReshapeIsATrait) {
+  auto program = [](const std::string& flatten, const std::string& written) {
+    return test::parse(R"EPT(graph {
+  %x: f32[1, 3, 3] = placeholder
+  %s: f32[1, 3, 1]<stride=[9, 3, 1]> = aten::slice.Tensor(%x, 2, 0, 1)
+  %w: f32[1, 1, 3]<stride=[9, 9, 1]> = aten::slice.Tensor(%x, 1, 0, 1)
+)EPT" + flatten + written + R"EPT(  return (%x)
+}
+signature {
+  input user_input %x
+  output user_output %x
+}
+)EPT");
+  };
+  const std::string strided = "  %f: f32[3]<stride=[3]> = aten::flatten.using_ints(%s)\n";
+  const std::string piece = "  %e: f32[0]<stride=[3]> = aten::slice.Tensor(%f, 0, 0, 0)\n";
+  const std::vector<std::string> trait{"writes-through-a-strided-reshape"}, none;
+  EXPECT_EQ(programTraits(program(strided, "  %m: f32[3]<stride=[3]> = aten::mul_.Scalar(%f, 2)\n")), trait);
+  EXPECT_EQ(programTraits(program(strided, piece + "  %z: f32[0]<stride=[3]> = aten::zero_(%e)\n")), trait);
+  EXPECT_EQ(programTraits(program(strided, "")), none);
+  EXPECT_EQ(programTraits(program(strided, "  %m: f32[1, 3, 3] = aten::mul_.Scalar(%x, 2)\n")), none);
+  EXPECT_EQ(programTraits(program("  %f: f32[3] = aten::flatten.using_ints(%w)\n",
+                                  "  %m: f32[3] = aten::mul_.Scalar(%f, 2)\n")),
+            none);
+}
+
 // A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
 // an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
 TEST(RootCause, ResizingAnInputIsATrait) {
