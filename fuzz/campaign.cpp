@@ -378,6 +378,8 @@ void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
       to_minimize_.pop_front();
       const Pending& p = pending_.at(key);
       const WorkRequest req{WorkRequest::Type::Minimize, p.seed, p.failing, p.fork_steps};
+      // Note [A finding must come back in a fresh process]
+      pool.renew(w);
       // Every step may run up to a case's time limit; allow the minimization a few minutes.
       pool.send(w, writeRequest(req), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
       continue;

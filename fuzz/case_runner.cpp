@@ -19,6 +19,7 @@
 #include "oracle/fresh_fill.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/op_time.h"
+#include "oracle/planted_fault.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -78,6 +79,7 @@ Expected<ExportedProgram> CaseRunner::generate(uint64_t seed, PhaseTimes* times)
 }
 
 CaseResult CaseRunner::run(uint64_t seed) const {
+  notePlantedCaseBegins();  // Note [Planted faults]
   CaseResult r;
   r.seed = seed;
   const OpTimeSink ops(&r.times.in_ops);
@@ -227,14 +229,18 @@ MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork
   return minimizeFrom(std::move(generated.value()), std::move(m), f, fork_steps);
 }
 
-// Note [A crash must come back in a fresh child]
+// Note [A finding must come back in a fresh process]
 // A worker runs thousands of cases, and a kernel that writes past its memory may leave the
 // heap corrupt for a later case, whose worker then dies in an allocation (tcmalloc's
-// tc_newarray while the generator builds a tensor) that has nothing to do with it. So a
-// death counts only if the case dies again in a child forked for it; one that does not is
-// flaky. A hang or an exhausted memory comes back wherever the limit strikes again. A
-// death while generating leaves no program: the seed is generated again in the child, and
-// a bucket that repeats holds no program to shrink.
+// tc_newarray while the generator builds a tensor) that has nothing to do with it, or
+// whose checks see a value or a round trip that the corruption made (a D4 mismatch that a
+// fresh process never shows). So the campaign hands each minimization to a fresh worker,
+// one that has served no case (Campaign::dispatch), and a finding counts only if it comes
+// back there: a mismatch or an exception on every re-run of its program, a death in a
+// child forked for it. One that does not is flaky. A hang or an exhausted memory comes
+// back wherever the limit strikes again. A death while generating leaves no program: the
+// seed is generated again in the child, and a bucket that repeats holds no program to
+// shrink.
 namespace {
 
 // Whether the child's death `again` is the worker's `d` come back: a signal at the same
@@ -322,7 +328,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   };
   // A finding must come back every time before it is worth a bucket (one whose re-runs kill
   // the child is real enough); a crash must die again in a child forked for it
-  // (Note [A crash must come back in a fresh child]).
+  // (Note [A finding must come back in a fresh process]).
   const auto comesBack = [&] {
     if (!fork_steps) return comesBackEveryTime(program.value(), checks, f, setup_.device);
     IsolatedOutcome o = runIsolated(

@@ -297,6 +297,12 @@ void WorkerPool::stop(size_t w) {
   worker.pid = -1;
 }
 
+void WorkerPool::renew(int w) {
+  Worker& worker = workers_[static_cast<size_t>(w)];
+  if (!worker.queue.empty()) throw std::logic_error("renewing a busy worker");
+  stop(static_cast<size_t>(w));  // send() starts the fresh one
+}
+
 void WorkerPool::send(int w, std::string request, double deadline_seconds) {
   const size_t i = static_cast<size_t>(w);
   Worker& worker = workers_[i];

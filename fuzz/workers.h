@@ -75,6 +75,9 @@ class WorkerPool {
     std::optional<std::string> reply;  // or:
     std::optional<WorkerDeath> death;
   };
+  // Replaces idle worker `w` with a fresh process, which has served nothing when it gets
+  // the next request sent to `w`.
+  void renew(int w);
   // Waits up to `timeout_ms` for replies and deaths of busy workers (all that are ready).
   std::vector<Event> wait(int timeout_ms);
   // The workers' resident memory together, in bytes.

@@ -81,7 +81,7 @@ void slowPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet keys, t
                      stack);
 }
 
-enum class FaultKind { Raise, Crash, Overread, OffByOne, Slow };
+enum class FaultKind { Raise, Crash, Overread, OffByOne, Slow, Stale };
 
 struct FaultSpelling {
   std::string_view prefix;
@@ -94,6 +94,8 @@ constexpr FaultSpelling kSpellings[] = {
     {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
     {"cuda:", FaultKind::OffByOne, c10::DispatchKey::CUDA, "a CUDA kernel off by one"},
     {"slow:", FaultKind::Slow, c10::DispatchKey::ADInplaceOrView, "a kernel made slower"},
+    {"stale:", FaultKind::Stale, c10::DispatchKey::Functionalize,
+     "an exception in LibTorch's functionalization from a process's second case on"},
     {"", FaultKind::Raise, c10::DispatchKey::Functionalize, "an exception in LibTorch's functionalization"},
 };
 
@@ -103,13 +105,29 @@ torch::CppFunction kernelFor(FaultKind kind) {
     case FaultKind::Overread: return torch::CppFunction::makeFromBoxedFunction<&overreadPlantedFault>();
     case FaultKind::OffByOne: return torch::CppFunction::makeFromBoxedFunction<&offByOnePlantedFault>();
     case FaultKind::Slow: return torch::CppFunction::makeFromBoxedFunction<&slowPlantedFault>();
-    case FaultKind::Raise: break;
+    case FaultKind::Raise:
+    case FaultKind::Stale: break;
   }
   return torch::CppFunction::makeFromBoxedFunction<&raisePlantedFault>();
 }
 
-// One entry of the list: "[crash:|overread:|cuda:]ns::name[.overload]". False when it names no
-// operator.
+// The `stale:` entries, registered when a process begins its second case.
+std::vector<std::string>& staleFaults() {
+  static std::vector<std::string> entries;
+  return entries;
+}
+
+// `entry` ("ns::name[.overload]", which names an operator) gets `kind`'s kernel at `key`.
+void registerKernel(const std::string& entry, c10::DispatchKey key, FaultKind kind) {
+  const size_t sep = entry.find("::");
+  const std::string base = entry.substr(0, entry.find('.', sep));
+  // Never destroyed: the registration lasts for the process.
+  auto* library = new torch::Library(torch::Library::IMPL, base.substr(0, sep), key, __FILE__, __LINE__);
+  library->impl(entry.substr(sep + 2).c_str(), kernelFor(kind));
+}
+
+// One entry of the list: "[crash:|overread:|cuda:|slow:|stale:]ns::name[.overload]". False
+// when it names no operator.
 bool plantOne(std::string entry, std::vector<std::string>& planted) {
   const std::string spelled = entry;
   const FaultSpelling* spelling = &kSpellings[0];
@@ -128,10 +146,11 @@ bool plantOne(std::string entry, std::vector<std::string>& planted) {
     std::fprintf(stderr, "epsmith: planted fault: slow: only for functional ops, not %s; not planted\n", entry.c_str());
     return true;
   }
-  // Never destroyed: the registration lasts for the process.
-  auto* library = new torch::Library(torch::Library::IMPL, base.substr(0, sep), spelling->key, __FILE__, __LINE__);
-  const std::string local = entry.substr(sep + 2);
-  library->impl(local.c_str(), kernelFor(spelling->kind));
+  if (spelling->kind == FaultKind::Stale) {
+    staleFaults().push_back(entry);
+  } else {
+    registerKernel(entry, spelling->key, spelling->kind);
+  }
   std::fprintf(stderr, "epsmith: planted fault: %s for %s (EPSMITH_PLANTED_FAULT)\n", spelling->what, entry.c_str());
   planted.push_back(spelled);
   return true;
@@ -155,6 +174,12 @@ std::vector<std::string> plant() {
 }
 
 }  // namespace
+
+void notePlantedCaseBegins() {
+  static int begun = 0;
+  if (++begun != 2) return;
+  for (const std::string& entry : staleFaults()) registerKernel(entry, c10::DispatchKey::Functionalize, FaultKind::Stale);
+}
 
 const std::vector<std::string>& installPlantedFaults() {
   static std::once_flag once;

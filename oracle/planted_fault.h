@@ -22,13 +22,19 @@ namespace epsmith {
 // no CUDA device exists the kernel is registered and never called. `slow:aten::mul.Tensor`
 // makes a functional op kPlantedDelayMicros late on every call, in every run mode, its
 // result unchanged: a kernel that got slower, for `epsmith perf --compare` and ci/perf.sh
-// (docs/perf.md). The variable is read once per process, before its
+// (docs/perf.md). `stale:aten::logical_not_` is the plain entry's raising kernel, registered
+// only when a process begins its second case (notePlantedCaseBegins): a finding that an
+// earlier case's corrupt heap made, which a fresh process never shows
+// (Note [A finding must come back in a fresh process]). The variable is read once per process, before its
 // first run (forked workers inherit the registrations), and every fault planted is reported
 // on standard error so that no campaign runs with one unawares. Meant for tests.
 //
 // Installs the faults the environment names, once; returns those planted. An entry that
 // names no operator is reported on standard error and skipped.
 const std::vector<std::string>& installPlantedFaults();
+
+// A campaign's case begins in this process: the second registers the `stale:` faults.
+void notePlantedCaseBegins();
 
 // How late a `slow:` kernel is, per call.
 constexpr int kPlantedDelayMicros = 200;

@@ -574,7 +574,7 @@ TEST(CaseRunner, MinimizingInForkedStepsOutlivesAKernelThatCrashes) {
   EXPECT_GT(m.times.seconds[static_cast<size_t>(Phase::Minimize)], 0.0);
 }
 
-// Note [A crash must come back in a fresh child]: a worker that died in a case whose program
+// Note [A finding must come back in a fresh process]: a worker that died in a case whose program
 // runs to its end in a child of its own (a heap that an earlier case corrupted) gives no
 // bucket; nor does a death while generating a seed that a child generates.
 TEST(CaseRunner, ACrashThatDoesNotComeBackIsFlaky) {

@@ -190,6 +190,19 @@ TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
   EXPECT_EQ(queued.recycled(), 2);
 }
 
+// A renewed worker is a fresh process: what it serves next finds nothing of what the old
+// one served (Note [A finding must come back in a fresh process]).
+TEST(Workers, ARenewedWorkerHasServedNothing) {
+  static int served_here = 0;  // per process: the parent never serves
+  WorkerPool pool(1, [](const std::string&) { return std::to_string(++served_here); }, WorkerLimits{});
+  EXPECT_EQ(roundTrip(pool, "count").reply, "1");
+  EXPECT_EQ(roundTrip(pool, "count").reply, "2");
+  pool.renew(0);
+  EXPECT_EQ(roundTrip(pool, "count").reply, "1");
+  EXPECT_EQ(pool.restarts(), 0);
+  EXPECT_EQ(pool.recycled(), 0);
+}
+
 TEST(Workers, RunIsolated) {
   auto fine = runIsolated([] { return std::string("result"); }, WorkerLimits{});
   ASSERT_TRUE(fine.result.has_value());
