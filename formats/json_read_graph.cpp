@@ -500,9 +500,7 @@ Argument GraphReader::argument(const At& a) const {
 void GraphReader::resolveInputs(const Pending& p) {
   Node& n = *p.node;
   At inputs = p.json.field("inputs");
-  const OpInfo* op = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten
-                         ? n.target.op()
-                         : nullptr;
+  const OpInfo* op = n.atenOp();
   const bool by_schema = op && !op->is_vararg;
   for (size_t k = 0; k < inputs.size(); ++k) {
     At in = inputs[k];

@@ -342,7 +342,7 @@ void Pass::checkSubgraphsFunctional(const Node& n) {
     const Attribute* attr = source_.graph().attribute(in->attr);
     if (!attr || !attr->subgraph) return;
     for (const Node& s : attr->subgraph->nodes()) {
-      if (s.op() == OpKind::CallFunction && s.target.kind() == Target::Kind::Aten && s.target.op()->is_mutable) {
+      if (s.atenOp() && s.atenOp()->is_mutable) {
         fail(&n, "subgraph " + quoted(in->attr) + " mutates (" + s.target.textName() +
                      "); mutation inside higher-order ops is not functionalized");
       }

@@ -28,7 +28,7 @@ const Node* boundTensor(const Node& n, const OpInfo& op, int index) {
 }
 
 int aliasedArgument(const Node& n, size_t k) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return -1;
+  if (!n.atenOp()) return -1;
   const std::vector<int>& alias = opRole(*n.target.op()).return_alias;
   if (k < alias.size()) return alias[k];
   return alias.size() == 1 ? alias[0] : -1;
@@ -41,7 +41,7 @@ bool isViewResult(const Node& n) {
     if (!t) return false;
     from = t->node;
   }
-  if (from->op() != OpKind::CallFunction || from->target.kind() != Target::Kind::Aten) return false;
+  if (!from->atenOp()) return false;
   const OpRole role = opRole(*from->target.op()).role;
   return role == OpRole::View || role == OpRole::MaybeView;
 }
@@ -49,7 +49,7 @@ bool isViewResult(const Node& n) {
 bool isViewTensor(const Node& n) {
   for (const Node* t = &n; t;) {
     if (isViewResult(*t)) return true;
-    if (t->op() != OpKind::CallFunction || t->target.kind() != Target::Kind::Aten) return false;
+    if (!t->atenOp()) return false;
     const OpRole role = opRole(*t->target.op()).role;
     if (role != OpRole::InPlace && role != OpRole::Out) return false;
     t = boundTensor(*t, *t->target.op(), aliasedArgument(*t, 0));
@@ -116,7 +116,7 @@ void forEachViewedBy(const Node* w, F&& f) {
 template <typename F>
 void forEachWrite(const ExportedProgram& p, F&& f) {
   for (const Node& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     const OpInfo& op = *n.target.op();
     for (int written : opRole(op).written) {
       forEachViewedBy(boundTensor(n, op, written), [&](const Node& t) { f(n, t); });
@@ -164,7 +164,7 @@ bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
   forEachWrite(p, [&](const Node& w, const Node& t) {
     for (const Node& m : g.nodes()) {
       if (found || order.at(&m) >= order.at(&w)) return;
-      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten) continue;
+      if (!m.atenOp()) continue;
       if (!hidesAnAlias(*m.target.op())) continue;
       bool takes = false;
       m.forEachInput([&](const Node* i) { takes = takes || owner.at(i) == owner.at(&t); });
@@ -186,7 +186,7 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
   auto outWrittenBefore = [&](const Node& w, const Node& t) {
     for (const Node& m : g.nodes()) {
       if (order.at(&m) >= order.at(&w)) return false;
-      if (m.op() != OpKind::CallFunction || m.target.kind() != Target::Kind::Aten || !hidesAnAlias(*m.target.op())) continue;
+      if (!m.atenOp() || !hidesAnAlias(*m.atenOp())) continue;
       const int out = m.target.op()->argumentIndex("out");
       const Node* o = out < 0 ? nullptr : boundTensor(m, *m.target.op(), out);
       if (o && owner.at(o) == owner.at(&t)) return true;
@@ -200,7 +200,7 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
       const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
       made = list ? list->node : nullptr;
     }
-    found = found || (made && made->op() == OpKind::CallFunction && made->target.kind() == Target::Kind::Aten &&
+    found = found || (made && made->atenOp() &&
                       hidesAnAlias(*made->target.op())) ||
             outWrittenBefore(w, t);
   });
@@ -214,7 +214,7 @@ template <typename F>
 bool writesThroughAViewThat(const ExportedProgram& p, F&& made) {
   bool found = false;
   forEachWrite(p, [&](const Node&, const Node& t) {
-    found = found || (t.op() == OpKind::CallFunction && t.target.kind() == Target::Kind::Aten && made(t));
+    found = found || (t.atenOp() && made(t));
   });
   return found;
 }
@@ -290,7 +290,7 @@ bool requiresGradOfAFactoryView(const ExportedProgram& p) {
                                                  "aten::bartlett_window", "aten::kaiser_window"};
   const auto owners = storageOwners(p.graph());
   auto isViewInEager = [&](const Node* made) {
-    if (!made || made->op() != OpKind::CallFunction || made->target.kind() != Target::Kind::Aten) return false;
+    if (!made || !made->atenOp()) return false;
     const OpInfo& op = *made->target.op();
     if (!kWindows.count(op.qualified_name)) return false;
     const Argument* length = schemaArgument(*made, op, 0);
@@ -300,7 +300,7 @@ bool requiresGradOfAFactoryView(const ExportedProgram& p) {
     return n && n->value >= 2 && (!b || b->value);
   };
   for (const Node& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     if (n.target.op()->qualified_name != "aten::requires_grad_") continue;
     const Node* self = boundTensor(n, *n.target.op(), 0);
     const auto owner = self ? owners.find(self) : owners.end();
@@ -341,7 +341,7 @@ bool offsetsRepeat(const std::vector<int64_t>& sizes, const std::vector<int64_t>
 // memory (strides [1, 1, 1, 1]); nullopt where none does.
 std::optional<std::string> scattersIntoAnOverlap(const ExportedProgram& p) {
   for (const Node& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     const OpInfo& op = *n.target.op();
     if (op.qualified_name != "aten::as_strided_scatter") continue;
     auto sizes = intListArgument(n, op, 2);
@@ -389,7 +389,7 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
   const auto owners = storageOwners(p.graph());
   std::set<const Node*> reshaped;  // storages whose metadata a call changed
   for (const Node& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     const OpInfo& op = *n.target.op();
     const OpRoleInfo& role = opRole(op);
     const Node* self = role.written.empty() ? nullptr : boundTensor(n, op, role.written[0]);

@@ -59,7 +59,7 @@ std::string shapeOf(const OpInfo& op) {
 std::optional<ExportedProgram> replaced(const ExportedProgram& p, const OpInfo& from, const OpInfo& to) {
   ExportedProgram candidate = p.clone();
   for (Node& n : candidate.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten && n.target.op() == &from) {
+    if (n.atenOp() == &from) {
       n.target = Target::aten(&to);
     }
   }
@@ -74,7 +74,7 @@ std::optional<ExportedProgram> clonedValues(const ExportedProgram& p, const OpIn
   ExportedProgram candidate = p.clone();
   std::vector<std::string> calls;
   for (const Node& n : candidate.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten && n.target.op() == &op) {
+    if (n.atenOp() == &op) {
       calls.push_back(n.name());
     }
   }
@@ -120,7 +120,7 @@ std::string opClass(const OpInfo& op) {
 GeneralizedOps generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails, int* runs) {
   std::set<const OpInfo*> ops;
   for (const Node& n : p.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(n.target.op());
+    if (n.atenOp()) ops.insert(n.atenOp());
   }
   static const OpInfo* const clone = findOpByName("aten::clone");
   std::set<std::string> names, classed;

@@ -127,7 +127,7 @@ std::string coreOpName(std::string_view name) {
 std::vector<std::string> coreOps(const ExportedProgram& p) {
   std::set<std::string> ops;
   for (const auto& n : p.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten) ops.insert(coreOpName(n.target.textName()));
+    if (n.atenOp()) ops.insert(coreOpName(n.target.textName()));
   }
   return {ops.begin(), ops.end()};
 }
@@ -259,7 +259,7 @@ const Node* startOf(const ExportedProgram& p, const std::string& where) {
 }
 
 bool writesOrViews(const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+  if (!n.atenOp()) return false;
   const OpRole role = opRole(*n.target.op()).role;
   return role != OpRole::Functional;
 }
@@ -268,7 +268,7 @@ bool writesOrViews(const Node& n) {
 // transpose_, as_strided_), as opposed to resize_ and set_, whose sizes come from
 // elsewhere, and detach_, which changes none.
 bool isViewApplyingMetadataMutation(const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+  if (!n.atenOp()) return false;
   const OpRoleInfo& role = opRole(*n.target.op());
   return role.role == OpRole::MetadataMutation && role.view != ViewFamily::None && role.view != ViewFamily::Identity;
 }
@@ -288,7 +288,7 @@ const SymIntList* resultSizes(const Node& n, size_t k) {
 template <typename F>
 bool anyResize(const Graph& g, bool in_place_views, F&& then) {
   for (const Node& r : g.nodes()) {
-    if (r.op() != OpKind::CallFunction || r.target.kind() != Target::Kind::Aten) continue;
+    if (!r.atenOp()) continue;
     const OpRoleInfo& role = opRole(*r.target.op());
     const bool resizes = role.role == OpRole::Out ||
                          (in_place_views && (role.role == OpRole::Unsupported ||
@@ -325,7 +325,7 @@ bool anyEarlierCallOnStorage(const Graph& g, const Node& r, const Node& w, const
                              const std::map<const Node*, size_t>& order, Is&& is, Then&& then) {
   for (const Node& c : g.nodes()) {
     if (order.at(&c) >= order.at(&r)) break;
-    if (c.op() != OpKind::CallFunction || c.target.kind() != Target::Kind::Aten || !is(c)) continue;
+    if (!c.atenOp() || !is(c)) continue;
     const Node* self = boundTensor(c, *c.target.op(), 0);
     if (self && owner.at(self) == owner.at(&w) && then(c)) return true;
   }
@@ -371,8 +371,7 @@ bool compositeReadsAnOutResize(const Graph& g) {
   const auto order = nodeOrder(g);
   return anyResize(g, false, [&](const Node& r, const Node& w) {
     auto composite = [&](const Node* u) {
-      return order.at(u) > order.at(&r) && u->op() == OpKind::CallFunction &&
-             u->target.kind() == Target::Kind::Aten && u->target.op()->composite_implicit;
+      return order.at(u) > order.at(&r) && u->atenOp() && u->atenOp()->composite_implicit;
     };
     const auto& of_r = g.users(&r);
     const auto& of_w = g.users(&w);
@@ -407,7 +406,7 @@ bool resizesAfterAMetadataMutation(const Graph& g) {
 // the copying form of a view op (squeeze_copy.out, alias_copy.out, view_copy.out).
 bool writesAViewCopyOut(const Graph& g) {
   for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     const OpRoleInfo& role = opRole(*n.target.op());
     const auto copied = role.role == OpRole::Out && role.functional ? copiedOpName(*role.functional) : std::nullopt;
     const OpInfo* view = copied ? findOp(*copied, role.functional->overload) : nullptr;
@@ -419,7 +418,7 @@ bool writesAViewCopyOut(const Graph& g) {
 // Note [Program traits]: "sets-from-a-source-with-an-offset".
 bool setsFromASourceWithAnOffset(const Graph& g) {
   for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     if (coreOpName(n.target.textName()) != "set" || n.target.op()->overload != "source_Tensor_storage_offset") continue;
     const Node* source = boundTensor(n, *n.target.op(), 1);
     const TensorMeta* m = source ? source->meta.val.tensor() : nullptr;
@@ -431,7 +430,7 @@ bool setsFromASourceWithAnOffset(const Graph& g) {
 // A set_ (or the functional set) whose source tensor has another dtype than its self.
 bool setsAnotherDtype(const Graph& g) {
   for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     if (coreOpName(n.target.textName()) != "set") continue;
     const Node* self = boundTensor(n, *n.target.op(), 0);
     const Node* source = boundTensor(n, *n.target.op(), 1);
@@ -448,7 +447,7 @@ bool reshapeCopiesAWrittenTensor(const Graph& g) {
   const auto order = nodeOrder(g);
   auto inPlace = [](const Node& c) { return opRole(*c.target.op()).role == OpRole::InPlace; };
   for (const Node& n : g.nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     const OpInfo& op = *n.target.op();
     const OpRoleInfo& role = opRole(op);
     if (role.role != OpRole::MaybeView || (role.view != ViewFamily::Reshape && op.qualified_name != "aten::contiguous")) {
@@ -465,7 +464,7 @@ bool reshapeCopiesAWrittenTensor(const Graph& g) {
 // Note [Program traits]: "views-as-another-dtype".
 bool viewsAsAnotherDtype(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+    if (!n.atenOp()) return false;
     const std::string name = coreOpName(n.target.textName());
     return (name == "view" || name == "view_copy") && n.target.op()->overload.rfind("dtype", 0) == 0;
   });
@@ -474,7 +473,7 @@ bool viewsAsAnotherDtype(const Graph& g) {
 // Note [Program traits]: "detaches-a-view".
 bool detachesAView(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+    if (!n.atenOp()) return false;
     if (coreOpName(n.target.textName()) != "detach") return false;
     const Node* self = boundTensor(n, *n.target.op(), 0);
     return self && isViewResult(*self);
@@ -541,7 +540,7 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
   const std::set<const Node*> in = sliceNodes(p.graph(), start);
   std::set<std::string> ops;
   for (const Node* n : in) {
-    if (n->op() == OpKind::CallFunction && n->target.kind() == Target::Kind::Aten) ops.insert(coreOpName(n->target.textName()));
+    if (n->atenOp()) ops.insert(coreOpName(n->target.textName()));
   }
   return {ops.begin(), ops.end()};
 }

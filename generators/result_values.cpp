@@ -227,7 +227,7 @@ bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
   for (const auto& spec : p.signature.input_specs) requires_grad = requires_grad || spec.kind == InputKind::Parameter;
   bool mutates_metadata = false;
   for (const Node& n : p.graph().nodes()) {
-    const OpInfo* op = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
+    const OpInfo* op = n.atenOp();
     mutates_metadata = mutates_metadata || (op && op->hasTag(OpInfo::kInplaceView));
   }
   return !requires_grad || !mutates_metadata || runProgram(p, RunOptions(RunMode::Eager)).ok();

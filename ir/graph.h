@@ -62,6 +62,8 @@ class Node {
   Graph* owningGraph() const { return graph_; }
 
   bool isPlaceholder() const { return op_ == OpKind::Placeholder; }
+  // The ATen overload a call_function node calls; null for every other node.
+  const OpInfo* atenOp() const { return op_ == OpKind::CallFunction ? target.op() : nullptr; }
   bool isOutput() const { return op_ == OpKind::Output; }
   // Calls f(Node*) for every node referenced by args then kwargs, in order.
   template <typename F>

@@ -217,7 +217,7 @@ std::vector<Variant> removeInputs(const ExportedProgram& p) {
 std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
   std::vector<Variant> out;
   for (const auto& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+    if (!n.atenOp()) continue;
     for (size_t i = 0; i < n.args.size(); ++i) {
       // An int list: one element at a time toward 1, then toward 0.
       if (const auto* list = n.args[i].get<arg::IntList>()) {

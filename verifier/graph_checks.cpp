@@ -200,8 +200,7 @@ class GraphChecker {
   void checkVal(const Node& n, const std::string& path, Buffer& out) {
     const Val& v = n.meta.val;
     if (v.isMissing()) {
-      bool no_returns = n.op() == OpKind::CallFunction && n.target.kind() == Target::Kind::Aten &&
-                        n.target.op()->returns.empty();
+      bool no_returns = n.atenOp() && n.atenOp()->returns.empty();
       if (!no_returns) out.report(CheckId::MissingVal, where(path, n), "Node.meta " + n.name() + " is missing val field.");
       return;
     }

@@ -180,7 +180,7 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   auto calls = [](const ExportedProgram& q, std::string_view name) {
     int n = 0;
     for (const Node& node : q.graph().nodes()) {
-      n += node.op() == OpKind::CallFunction && node.target.kind() == Target::Kind::Aten &&
+      n += node.atenOp() &&
            node.target.op()->name() == name;
     }
     return n;
@@ -198,7 +198,7 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   auto needs_two_writes = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) {
     int writes = 0;
     for (const Node& node : q.graph().nodes()) {
-      writes += node.op() == OpKind::CallFunction && node.target.kind() == Target::Kind::Aten &&
+      writes += node.atenOp() &&
                 node.target.op()->name().back() == '_';
     }
     return writes == 2;

@@ -119,7 +119,7 @@ TEST(GraphGenerator, ReductionsAreAtReductionValues) {
 // Whether the functionalizer refuses the call `n`: an op the catalog files as refused, but
 // for a resize_ to the sizes its tensor has, which changes nothing and is taken.
 bool refusedCall(const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) return false;
+  if (!n.atenOp()) return false;
   const CatalogEntry* e = catalog().find(n.target.op()->name());
   if (!e || !e->refused_by_functionalizer) return false;
   if (n.target.op()->qualified_name != "aten::resize_" || n.args.empty()) return true;
@@ -183,7 +183,7 @@ TEST(GraphGenerator, OpsTheFunctionalizerRefusesAreGeneratedInAShareOfPrograms) 
     auto p = generateProgram(catalog(), none, random);
     ASSERT_TRUE(p.ok());
     for (const Node& n : p->graph().nodes()) {
-      if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::Aten) continue;
+      if (!n.atenOp()) continue;
       const CatalogEntry* e = catalog().find(n.target.op()->name());
       EXPECT_FALSE(e && e->refused_by_functionalizer) << "seed " << seed << " calls " << n.target.op()->name();
     }
