@@ -64,11 +64,13 @@ Node* Pass::castTo(Node* value, ScalarType have, const TensorMeta& want) {
 // Note [copy returns its source]
 // LibTorch 1.13's functional `copy(self, src)` returns `src` itself when it already has
 // self's sizes, dtype and device (whatever the strides), an alias its schema does not
-// declare (2.13's makes a fresh tensor; the code does not ask, as clone is right on both). In a functional graph nothing writes it, but the exported program's caller does:
-// a copy_ of input x into input b became b's mutation output, that output was x, and the
+// declare (2.13's makes a fresh tensor; the code does not ask, as clone is right on both).
+// In a functional graph nothing writes it, but the exported program's caller does: a
+// copy_ of input x into input b became b's mutation output, that output was x, and the
 // write-back of x's own new value (from a later le_) reached b before b's was copied in
 // (a campaign's D1 case). Such a copy_ takes `clone` of its source instead: the same values,
-// always a tensor of its own. A copy_ that casts or broadcasts keeps `copy`, which makes one.
+// always a tensor of its own, and so does copy.out, whose functional form is that `copy`. A
+// copy_ that casts or broadcasts keeps `copy`, which makes one.
 Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   const Argument* a = schemaArgument(n, *n.target.op(), 1);
   const auto* src = a ? a->get<arg::Tensor>() : nullptr;
@@ -517,16 +519,23 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     }
   }
   if (outs.size() == 1 && role.written.size() == 1) refuseReadingItsWrite(n, role, *outs[0]);
-  const OutPlan plan = planOut(n, op, role, outs.size(), *after[0]);
-  const OutCall call = emitOutCall(n, op, role, plan, after);
-  for (size_t k = 0; k < outs.size(); ++k) {
-    const ProbedReturn* probed = call.probed && k < call.probed->size() ? &(*call.probed)[k] : nullptr;
-    const bool resized = after[k]->sizes != outs[k]->rec->meta->sizes;
-    Node* value = outValue(n, outs[k], call.values[k], probed, *after[k]);
-    if (resized) {
+  auto writeOut = [&](size_t k, Node* value) {
+    if (after[k]->sizes != outs[k]->rec->meta->sizes) {
       writeResized(n, outs[k], value, *after[k]);
     } else {
       write(outs[k]->rec, value, &n);
+    }
+  };
+  // copy.out's functional form may hand back its source (Note [copy returns its source]).
+  Node* fresh = op.qualified_name == "aten::copy" && outs.size() == 1 ? sameShapeCopy(n, *after[0]) : nullptr;
+  if (fresh) {
+    writeOut(0, fresh);
+  } else {
+    const OutPlan plan = planOut(n, op, role, outs.size(), *after[0]);
+    const OutCall call = emitOutCall(n, op, role, plan, after);
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const ProbedReturn* probed = call.probed && k < call.probed->size() ? &(*call.probed)[k] : nullptr;
+      writeOut(k, outValue(n, outs[k], call.values[k], probed, *after[k]));
     }
   }
   Mapped& m = slot(n);

@@ -153,6 +153,24 @@ signature {
             "aten::clone aten::copy aten::le.Tensor aten::_to_copy aten::remainder.Scalar_Tensor aten::squeeze aten::copy");
 }
 
+// Note [copy returns its source]: copy.out's functional form is that copy, so the out of a
+// copy.out from x, x written afterwards, was x itself on 1.13 (a campaign's D1 case).
+TEST(Functionalize, TheOutOfACopyOutIsNotItsSource) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %x: f32[3] = placeholder
+  %o: f32[3] = placeholder
+  %copy: f32[3] = aten::copy.out(%x, %x, False, out=%o)
+  %floor_: f32[3] = aten::floor_(%x)
+  return (%o)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %o
+})"));
+  EXPECT_EQ(targets(f), "aten::clone aten::floor");
+}
+
 TEST(Functionalize, DeclaredBufferMutationOfTheTrainingIrIsKept) {
   // torch.export's training IR lists the in-place result as the mutation output already.
   auto p = program(R"(graph {
