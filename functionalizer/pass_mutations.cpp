@@ -116,6 +116,12 @@ void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   if (!role.written.empty()) refuseReadingItsWrite(n, role, *self);
   const TensorMeta* after = n.meta.val.tensor();
   const TensorMeta& meta = after ? *after : *self->rec->meta;
+  // addbmm_ of a 0-dim self by an empty product resizes self to [0, 0] in eager; a
+  // functional value of new sizes cannot be written back into the tensor.
+  if (after && after->sizes != self->rec->meta->sizes) {
+    fail(&n, "it changes the tensor it writes in place from " + formatTensorMeta(*self->rec->meta) + " to " +
+                 formatTensorMeta(*after) + ", which no in-place write carries");
+  }
   if (n.target.op()->qualified_name == "aten::copy_") {
     if (Node* fresh = sameShapeCopy(n, meta)) {
       write(self->rec, fresh, &n);

@@ -498,6 +498,27 @@ signature {
   EXPECT_NE(why.find("%zero_: input 'x' is mutated, but its elements overlap in memory"), std::string::npos) << why;
 }
 
+// addbmm_ of a 0-dim self by an empty product resizes self to [0, 0] in eager: no write
+// back into the input carries that, so the call is refused (a 1.13 campaign's D1 case).
+TEST(Functionalize, AnInPlaceCallThatResizesItsSelfIsRefused) {
+  auto p = program(R"(graph {
+  %x: f32[] = placeholder
+  %a: f32[1, 0, 2] = placeholder
+  %b: f32[1, 2, 0] = placeholder
+  %addbmm_: f32[0, 0] = aten::addbmm_(%x, %a, %b, beta=-3)
+  return (%addbmm_)
+}
+signature {
+  input user_input %x
+  input user_input %a
+  input user_input %b
+  output user_output %addbmm_
+})");
+  std::string why = rejection(p);
+  EXPECT_NE(why.find("%addbmm_: it changes the tensor it writes in place from f32[] to f32[0, 0]"), std::string::npos)
+      << why;
+}
+
 TEST(Functionalize, HiddenRunningStatUpdatesAreRefused) {
   auto p = program(R"(graph {
   %b_mean: f32[2] = placeholder
