@@ -41,6 +41,7 @@ using probe_detail::concreteMeta;
 using probe_detail::distance;
 using probe_detail::kMaxCachedProbes;
 using probe_detail::ProbeCache;
+using probe_detail::ProbeFill;
 using probe_detail::probeValues;
 
 namespace probe_detail {
@@ -291,17 +292,39 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call) { return
 
 namespace probe_detail {
 
+namespace {
+
+// The step between the Wide set's integers of `dtype`, none of which may overflow it, nor a
+// sum of a hundred; 0 for a dtype the set leaves assorted.
+double wideScale(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Long: return 8589934592.0;  // 2^33
+    case ScalarType::Int: return 1048576.0;      // 2^20
+    case ScalarType::Short: return 16.0;
+    case ScalarType::Byte: return 8.0;           // of r alone, not r - 14: unsigned
+    default: return 0.0;                         // i8 is too narrow to add anything
+  }
+}
+
+}  // namespace
+
 // A CPU tensor of `m`'s sizes and dtype holding assorted values: fractional, of both signs
 // (whole numbers for integer dtypes, alternating for bool); requiring grad where `m` does,
 // for probeAutogradRefuses (under autograd a functional form can raise where the out= call
 // does not: `sum` given dtype=bool of an f64 input that requires grad trips an internal
 // assert in 1.13 and raises in 2.13, while eager's sum.out writes the bool result).
 //
-// The second set (`close`) holds values near 1 that differ in their last bits of an f32:
+// The second set (`Close`) holds values near 1 that differ in their last bits of an f32:
 // none is a bf16 or f16 number, and reductions of them cancel, so a kernel that rounds its
 // inputs to `out`'s dtype first and one that rounds only its result disagree on them where
 // they agree on the first set (Note [out= calls that compute in another dtype]).
-at::Tensor probeValues(const TensorMeta& m, bool close) {
+//
+// The third (`Wide`) holds odd integers of large magnitude for the integer dtypes: a
+// kernel that computes in the input's integer dtype and one that converts to `out`'s
+// floating dtype first agree on small integers, but not where a product wraps in the
+// integer dtype (1.13's prod.out of i64 into f32, a product in i64 cast) and overflows to
+// inf in the floating one, or where a sum passes what the floating dtype holds exactly.
+at::Tensor probeValues(const TensorMeta& m, ProbeFill fill) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
   for (const auto& s : m.sizes) {
@@ -309,8 +332,12 @@ at::Tensor probeValues(const TensorMeta& m, bool close) {
     numel *= s.concrete();
   }
   at::Tensor i = at::arange(numel, at::TensorOptions().dtype(at::kDouble));
-  at::Tensor v = close ? (at::remainder(i * 7919, 29) - 14) * 0.0123 + 1.001234567
-                       : (at::remainder(i * 7919, 29) - 14) * 0.29 + 0.07;
+  at::Tensor r = at::remainder(i * 7919, 29);
+  at::Tensor v = fill == ProbeFill::Close ? (r - 14) * 0.0123 + 1.001234567 : (r - 14) * 0.29 + 0.07;
+  if (fill == ProbeFill::Wide && wideScale(m.dtype) > 0) {
+    const at::Tensor odd = at::remainder(i, 3) * 2 + 1;
+    v = (m.dtype == ScalarType::Byte ? r : r - 14) * wideScale(m.dtype) + odd;
+  }
   if (m.dtype == ScalarType::Bool) v = at::remainder(i, 3) == 0;
   at::Tensor t = v.reshape(sizes).to(toAten(m.dtype));
   if (m.requires_grad && (t.is_floating_point() || t.is_complex())) t.requires_grad_(true);
@@ -500,21 +527,26 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
   if (out_at < 0) return {};
   const Node* out = probeableOut(out_call, out_at, out_name);
   if (!out) return {};
+  bool integer_input = false;
+  out_call.forEachInput([&](const Node* n) {
+    integer_input = integer_input || (n != out && probe_detail::wideScale(n->meta.val.tensor()->dtype) > 0);
+  });
   std::vector<ProbeSet> sets;
-  for (bool close : {false, true}) {
+  for (ProbeFill fill : {ProbeFill::Assorted, ProbeFill::Close, ProbeFill::Wide}) {
+    if (fill == ProbeFill::Wide && !integer_input) break;
     ProbeSet set;
     out_call.forEachInput([&](const Node* n) {
-      if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), close));
+      if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), fill));
     });
     // Not zeros: a kernel that leaves `out` as it was (multilabel_margin_loss.out of an
     // empty batch) must not pass for a functional form whose result is fresh memory, which
     // is often zero; 7 is rarely what such memory holds.
     set.values[out] = at::full_like(set.values[out], 7);
     auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(set.values.at(n)); });
-    // The first set decides whether the call can be probed at all; the second only where
-    // eager runs on it too.
+    // The first set decides whether the call can be probed at all; the others only where
+    // eager runs on them too.
     if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) {
-      if (close) break;
+      if (fill != ProbeFill::Assorted) break;
       return {};
     }
     // An empty result tells the candidates apart only by whether they run: the first that

@@ -34,16 +34,19 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // f32 computes in f32, and `prod.out` into bf16 must not ask for a bf16 product (LibTorch has
 // no CPU kernel for one). No schema says which. So the functional form is chosen by running
 // the out= call and each candidate on small CPU tensors of the inputs' metadata, filled once
-// with assorted fractional values of both signs and once with values near 1 that no bf16 or
+// with assorted fractional values of both signs, once with values near 1 that no bf16 or
 // f16 holds (on the first alone, `std.correction_out` of f32 into bf16, which rounds its
-// inputs first, and a form that rounds only the result agree), and keeping the one closest
-// to what eager writes on both, the first of equals, if it is within D1's tolerance where
-// that is the tighter (`logsumexp.out` of f32 into f64 computed in f32 passes, computed in
-// f64 is closer): the functional op given `dtype=` the out tensor's dtype (where it takes one),
-// its result cast, its floating-point inputs cast first, or every input of another dtype
-// cast first (`huber_loss.out` of a bool or i64 input into an f32 `out` computes in f32,
-// where the functional `huber_loss` makes its result in the input's dtype and refuses to
-// cast the f32 loss into it).
+// inputs first, and a form that rounds only the result agree), and, where an input is of
+// an integer dtype, once with odd integers of large magnitude (on small ones a product in
+// i64 cast to f32, as 1.13's `prod.out` of i64 into f32 computes, and a product in f32
+// agree; a product of large ones wraps in one and overflows in the other), and keeping the
+// one closest to what eager writes on all, the first of equals, if it is within D1's
+// tolerance where that is the tighter (`logsumexp.out` of f32 into f64 computed in f32
+// passes, computed in f64 is closer): the functional op given `dtype=` the out tensor's
+// dtype (where it takes one), its result cast, its floating-point inputs cast first, or
+// every input of another dtype cast first (`huber_loss.out` of a bool or i64 input into an
+// f32 `out` computes in f32, where the functional `huber_loss` makes its result in the
+// input's dtype and refuses to cast the f32 loss into it).
 // Two more: every input cast to the dtype the inputs promote to (`huber_loss.out` of an i32
 // and an f32 input into a bf16 `out` computes in f32, casting only the result), and a
 // `dtype=` the call gives replaced by the out tensor's (`norm.dtype_out` asked for bf16 into

@@ -43,9 +43,11 @@ class ProbeCache {
 std::string cacheKey(const Node& call, bool with_sizes, bool* probeable);
 // Whether `m` has concrete sizes, strides and offset.
 bool concreteMeta(const TensorMeta& m);
-// Assorted values of `m`'s sizes and dtype (`close`: near one another), requiring grad
-// where `m` does.
-at::Tensor probeValues(const TensorMeta& m, bool close = false);
+// Which values probeValues fills a tensor with: assorted; near one another; for an integer
+// dtype, odd integers of large magnitude (the assorted ones elsewhere).
+enum class ProbeFill : uint8_t { Assorted, Close, Wide };
+// Values of `m`'s sizes and dtype, requiring grad where `m` does.
+at::Tensor probeValues(const TensorMeta& m, ProbeFill fill = ProbeFill::Assorted);
 // How far `candidate` is from `eager`, element by element in order, in units of the
 // tolerance: at most 1 where they agree (floating-point values within D1's tolerance for
 // their dtype or the probe's tighter one, other values exactly), infinite where they do not.

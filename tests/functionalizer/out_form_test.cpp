@@ -108,6 +108,38 @@ example_inputs {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::std.correction aten::_to_copy aten::logsumexp");
 }
 
+// prod.out of i64 into f32 multiplies in i64 and casts the product on 1.13 (2.13 refuses
+// the call): on small integers a product in f32 is the same, and only the probe's large
+// ones tell the two forms apart (a 1.13 campaign's D1 case: a product that wraps in i64 is
+// -inf in f32).
+TEST(Functionalize, OutOfPlaceOfIntegersIsToldApartOnLargeValues) {
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: i64[4] = placeholder
+  %o: f32[] = placeholder
+  %prod: f32[] = aten::prod.out(%x, out=%o)
+  return (%prod)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %prod
+}
+storages {
+  $0: i64[4] = [-3000001, 5000003, 7000001, -90000007]
+  $1: f32[1] = [0.5]
+}
+example_inputs {
+  $0 i64[4]
+  $1 f32[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // logsumexp.out of bf16 into f32 takes the exponentials in bf16 and sums them in f32: no
 // functional form writes that, and the call is refused rather than computed otherwise (a
 // campaign's D1 case).
