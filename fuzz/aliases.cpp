@@ -252,18 +252,32 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
-bool writesThroughAStridedReshape(const ExportedProgram& p) {
-  return writesThroughAViewThat(p, [](const Node& t) {
-    const OpInfo& op = *t.target.op();
-    const Node* self = boundTensor(t, op, 0);
+bool writesUnderAStridedReshape(const ExportedProgram& p) {
+  const Graph& g = p.graph();
+  std::vector<const Node*> reshapes;  // eager's views with strides that are not contiguous
+  for (const Node& t : g.nodes()) {
+    const OpInfo* op = t.atenOp();
+    const Node* self = op ? boundTensor(t, *op, 0) : nullptr;
     const TensorMeta* in = self ? self->meta.val.tensor() : nullptr;
     const TensorMeta* out = t.meta.val.tensor();
-    if (!in || !out || !isViewTensor(*self) || functionalizer::isContiguous(*out)) return false;
-    if (op.qualified_name == "aten::_reshape_alias") return true;
-    const OpRoleInfo& role = opRole(op);
-    return role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape &&
-           functionalizer::maybeViewAliases(t, op, *in);
+    if (!in || !out || functionalizer::isContiguous(*out)) continue;
+    const OpRoleInfo& role = opRole(*op);
+    if (op->qualified_name == "aten::_reshape_alias" ||
+        (role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape && functionalizer::maybeViewAliases(t, *op, *in))) {
+      reshapes.push_back(&t);
+    }
+  }
+  if (reshapes.empty()) return false;
+  const auto owner = storageOwners(g);
+  const auto order = nodeOrder(g);
+  bool found = false;
+  forEachWrite(p, [&](const Node& n, const Node& w) {
+    for (const Node* t : reshapes) {
+      const bool regenerated = owner.at(&w) == owner.at(t) && (order.at(t) > order.at(&n) || readAfter(g, *t, n, order));
+      found = found || &w == t || regenerated;
+    }
   });
+  return found;
 }
 
 bool writesThroughABoolView(const ExportedProgram& p) {

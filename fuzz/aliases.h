@@ -66,10 +66,10 @@ bool writesThroughAnExpand(const ExportedProgram& p);
 // than a window), or through a view of one.
 bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
 
-// Whether `p` writes in place through a reshape, flatten, ravel or _reshape_alias that
-// eager makes as a view of another view with strides that are not contiguous, or through a
-// view of one.
-bool writesThroughAStridedReshape(const ExportedProgram& p);
+// Whether `p` has a reshape, flatten, ravel or _reshape_alias that eager makes as a view
+// with strides that are not contiguous, and writes in place through it (or a view of it),
+// or into its storage where it is made or read after the write.
+bool writesUnderAStridedReshape(const ExportedProgram& p);
 
 // Whether `p` writes in place through a bool view (view.dtype) of a tensor of another
 // dtype, or through a view of one.

@@ -507,7 +507,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (viewsAsAnotherDtype(p.graph())) traits.emplace_back("views-as-another-dtype");
   if (detachesAView(p.graph())) traits.emplace_back("detaches-a-view");
   if (reshapeCopiesAWrittenTensor(p.graph())) traits.emplace_back("reshape-copies-a-written-tensor");
-  if (writesThroughAStridedReshape(p)) traits.emplace_back("writes-through-a-strided-reshape");
+  if (writesUnderAStridedReshape(p)) traits.emplace_back("writes-under-a-strided-reshape");
   return traits;
 }
 

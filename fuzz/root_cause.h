@@ -191,12 +191,13 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   value, which after the write is laid out anew, and views where eager copied: a later
 //   write to the base reaches the result (ravel of a moved-axis view, then round_ of the
 //   base), or autograd refuses a write through it after no_grad.
-//   "writes-through-a-strided-reshape": a write through reshape, flatten, ravel or
-//   _reshape_alias that eager makes as a view of another view, with strides that are not
-//   contiguous (flatten of x[:, :, 0:1]: [3] of stride [3]). LibTorch 1.13's C++
-//   functionalization replays the call as _reshape_alias with eager's strides on the base's
-//   functional value, which is laid out anew, so it reads elements past the value and
-//   writes them back into the base.
+//   "writes-under-a-strided-reshape": reshape, flatten, ravel or _reshape_alias that eager
+//   makes as a view with strides that are not contiguous (flatten of x[:, :, 0:1]: [3] of
+//   stride [3]), and an in-place write through it, or into its storage where it is made or
+//   read after the write. LibTorch 1.13's C++ functionalization replays the call as
+//   _reshape_alias with eager's strides on its input's functional value, which a write lays
+//   out anew, so it reads elements past the value or in another order (and writes them back
+//   into the base).
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -204,7 +205,7 @@ inline constexpr const char* kProgramTraits[] = {
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
-    "writes-through-a-strided-reshape"};
+    "writes-under-a-strided-reshape"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

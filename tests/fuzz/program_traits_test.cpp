@@ -2,6 +2,7 @@
 // and signature, with programs that have it and near misses that do not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -369,29 +370,30 @@ signature {
 }
 
 // flatten of a strided slice views it with strides [3]; a write through it, or through a
-// piece of it, is a trait. Through a flatten that comes out contiguous, or with no write
-// through it, it is none.
-TEST(RootCause, AWriteThroughAStridedReshapeIsATrait) {
-  auto program = [](const std::string& flatten, const std::string& written) {
+// piece of it, or into its base with the flatten read after, is a trait. Through a
+// flatten that comes out contiguous, with no write, or with the flatten read only before
+// the write, it is none.
+TEST(RootCause, AWriteUnderAStridedReshapeIsATrait) {
+  auto program = [](const std::string& flatten, const std::string& written, const std::string& returned = "%x") {
     return test::parse(R"EPT(graph {
   %x: f32[1, 3, 3] = placeholder
   %s: f32[1, 3, 1]<stride=[9, 3, 1]> = aten::slice.Tensor(%x, 2, 0, 1)
   %w: f32[1, 1, 3]<stride=[9, 9, 1]> = aten::slice.Tensor(%x, 1, 0, 1)
-)EPT" + flatten + written + R"EPT(  return (%x)
+)EPT" + flatten + written + "  return (" + returned + R"EPT()
 }
 signature {
   input user_input %x
-  output user_output %x
-}
-)EPT");
+  output user_output )EPT" + returned + "\n}\n");
   };
   const std::string strided = "  %f: f32[3]<stride=[3]> = aten::flatten.using_ints(%s)\n";
   const std::string piece = "  %e: f32[0]<stride=[3]> = aten::slice.Tensor(%f, 0, 0, 0)\n";
-  const std::vector<std::string> trait{"writes-through-a-strided-reshape"}, none;
+  const std::string write_x = "  %m: f32[1, 3, 3] = aten::mul_.Scalar(%x, 2)\n";
+  const std::vector<std::string> trait{"writes-under-a-strided-reshape"}, none;
   EXPECT_EQ(programTraits(program(strided, "  %m: f32[3]<stride=[3]> = aten::mul_.Scalar(%f, 2)\n")), trait);
   EXPECT_EQ(programTraits(program(strided, piece + "  %z: f32[0]<stride=[3]> = aten::zero_(%e)\n")), trait);
+  EXPECT_EQ(programTraits(program(strided, write_x, "%f")), trait);
   EXPECT_EQ(programTraits(program(strided, "")), none);
-  EXPECT_EQ(programTraits(program(strided, "  %m: f32[1, 3, 3] = aten::mul_.Scalar(%x, 2)\n")), none);
+  EXPECT_EQ(programTraits(program(strided, write_x)), none);
   EXPECT_EQ(programTraits(program("  %f: f32[3] = aten::flatten.using_ints(%w)\n",
                                   "  %m: f32[3] = aten::mul_.Scalar(%f, 2)\n")),
             none);
