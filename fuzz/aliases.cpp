@@ -252,6 +252,15 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
+bool isHiddenAlias(const Node& t) {
+  const Node* made = &t;
+  if (isGetItem(t)) {
+    const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
+    made = list ? list->node : nullptr;
+  }
+  return made && made->atenOp() && hidesAnAlias(*made->atenOp());
+}
+
 bool writesUnderAStridedReshape(const ExportedProgram& p) {
   const Graph& g = p.graph();
   std::vector<const Node*> reshapes;  // eager's views with strides that are not contiguous

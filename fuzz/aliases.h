@@ -66,6 +66,10 @@ bool writesThroughAnExpand(const ExportedProgram& p);
 // than a window), or through a view of one.
 bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
 
+// Whether `t` is what an op whose schema hides an alias returned (atleast_2d's, set's), or
+// an element of its list.
+bool isHiddenAlias(const Node& t);
+
 // Whether `p` has a reshape, flatten, ravel or _reshape_alias that eager makes as a view
 // with strides that are not contiguous, and writes in place through it (or a view of it),
 // or into its storage where it is made or read after the write.

@@ -476,7 +476,7 @@ bool detachesAView(const Graph& g) {
     if (!n.atenOp()) return false;
     if (coreOpName(n.target.textName()) != "detach") return false;
     const Node* self = boundTensor(n, *n.target.op(), 0);
-    return self && isViewResult(*self);
+    return self && (isViewTensor(*self) || isHiddenAlias(*self));
   });
 }
 

@@ -180,7 +180,8 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   the base converted, not as the same bits (bf16 viewed as f16, 0 subtracted in place:
 //   the base is 1.25 off), and the value it regenerates after a write has other strides,
 //   where the view's element-size checks raise. 2.13 agrees with eager on these.
-//   "detaches-a-view": detach (or detach_) of a view. LibTorch 1.13's C++
+//   "detaches-a-view": detach (or detach_) of a view (or of what an in-place call on one
+//   returned, or of what an op that hides an alias returned: atleast_2d). LibTorch 1.13's C++
 //   functionalization takes a write through such a detach for a write of the whole base:
 //   the second piece of vsplit(x, [1, 3]) of an x of [2, 1, 1, 1], detached and negated in
 //   place, leaves x as that one negated element, of sizes [1, 1, 1, 1], and every view of

@@ -344,6 +344,15 @@ signature {
   EXPECT_EQ(programTraits(program(piece + "  %d: f32[1, 3]<offset=3> = aten::detach(%g)\n")),
             (std::vector<std::string>{"detaches-a-view"}));
   EXPECT_EQ(programTraits(program("  %d: f32[2, 3] = aten::detach(%x)\n")), std::vector<std::string>{});
+  // What an in-place call on a view returned, and what atleast_2d returned (a view its
+  // schema hides), are views too.
+  EXPECT_EQ(programTraits(program(piece + "  %n: f32[1, 3]<offset=3> = aten::neg_(%g)\n"
+                                          "  %d: f32[1, 3]<offset=3> = aten::detach(%n)\n")),
+            (std::vector<std::string>{"detaches-a-view"}));
+  EXPECT_EQ(programTraits(program("  %a: (f32[2, 3], f32[2, 3]) = aten::atleast_2d.Sequence([%x, %x])\n"
+                                  "  %g: f32[2, 3] = operator.getitem(%a, 0)\n"
+                                  "  %d: f32[2, 3] = aten::detach(%g)\n")),
+            (std::vector<std::string>{"detaches-a-view"}));
 }
 
 // ravel of a moved-axis view copies in eager; after an in-place write to its storage it is
