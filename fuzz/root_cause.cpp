@@ -470,6 +470,19 @@ bool viewsAsAnotherDtype(const Graph& g) {
   });
 }
 
+// Note [Program traits]: "resizes-a-strided-view-to-its-sizes".
+bool resizesAStridedViewToItsSizes(const Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
+    const OpInfo* op = n.atenOp();
+    if (!op || op->qualified_name != "aten::resize_") return false;
+    const Node* self = boundTensor(n, *op, 0);
+    const TensorMeta* before = self ? self->meta.val.tensor() : nullptr;
+    const TensorMeta* after = n.meta.val.tensor();
+    return before && after && before->sizes == after->sizes && isViewTensor(*self) &&
+           !functionalizer::isContiguous(*before);
+  });
+}
+
 // Note [Program traits]: "detaches-a-view".
 bool detachesAView(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
@@ -508,6 +521,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (detachesAView(p.graph())) traits.emplace_back("detaches-a-view");
   if (reshapeCopiesAWrittenTensor(p.graph())) traits.emplace_back("reshape-copies-a-written-tensor");
   if (writesUnderAStridedReshape(p)) traits.emplace_back("writes-under-a-strided-reshape");
+  if (resizesAStridedViewToItsSizes(p.graph())) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
   return traits;
 }
 

@@ -199,6 +199,10 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   _reshape_alias with eager's strides on its input's functional value, which a write lays
 //   out anew, so it reads elements past the value or in another order (and writes them back
 //   into the base).
+//   "resizes-a-strided-view-to-its-sizes": resize_ of a view whose strides are not
+//   contiguous, to the sizes it has. Eager changes nothing; LibTorch's functionalization
+//   lays the view out anew, contiguous over its base's elements in order (x.mH resized to
+//   its own sizes reads x unpermuted).
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -206,7 +210,7 @@ inline constexpr const char* kProgramTraits[] = {
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
-    "writes-under-a-strided-reshape"};
+    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

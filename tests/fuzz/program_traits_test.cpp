@@ -408,6 +408,24 @@ signature {
             none);
 }
 
+// resize_ of a transposed view to its own sizes; of a contiguous view, or to other sizes
+// (the trait resizes-a-viewed-tensor then), it is none.
+TEST(RootCause, AResizeOfAStridedViewToItsSizesIsATrait) {
+  auto program = [](const std::string& view, const std::string& sizes) {
+    return test::parse("graph {\n  %x: f32[2, 3] = placeholder\n" + view + "  %r: f32" + sizes +
+                       " = aten::resize_(%v, " + sizes + ")\n  return (%x)\n}\n"
+                       "signature {\n  input user_input %x\n  output user_output %x\n}\n");
+  };
+  const std::string transposed = "  %v: f32[3, 2]<stride=[1, 3]> = aten::t(%x)\n";
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "resizes-a-strided-view-to-its-sizes") != traits.end();
+  };
+  EXPECT_TRUE(has(program(transposed, "[3, 2]")));
+  EXPECT_FALSE(has(program(transposed, "[6]")));
+  EXPECT_FALSE(has(program("  %v: f32[2, 3] = aten::alias(%x)\n", "[2, 3]")));
+}
+
 // A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
 // an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
 TEST(RootCause, ResizingAnInputIsATrait) {
