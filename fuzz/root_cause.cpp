@@ -522,6 +522,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (reshapeCopiesAWrittenTensor(p.graph())) traits.emplace_back("reshape-copies-a-written-tensor");
   if (writesUnderAStridedReshape(p)) traits.emplace_back("writes-under-a-strided-reshape");
   if (resizesAStridedViewToItsSizes(p.graph())) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
+  if (!p.signature.inputTokens().empty()) traits.emplace_back("takes-an-effect-token");
   return traits;
 }
 

@@ -203,6 +203,9 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   contiguous, to the sizes it has. Eager changes nothing; LibTorch's functionalization
 //   lays the view out anew, contiguous over its base's elements in order (x.mH resized to
 //   its own sizes reads x unpermuted).
+//   "takes-an-effect-token": the signature has a token input. torch's unlifting and
+//   run_decompositions of a TRAINING program fail to unflatten its inputs, so a check that
+//   asks torch meets that before what the program does.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -210,7 +213,7 @@ inline constexpr const char* kProgramTraits[] = {
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
-    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes"};
+    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -426,6 +426,17 @@ TEST(RootCause, AResizeOfAStridedViewToItsSizesIsATrait) {
   EXPECT_FALSE(has(program("  %v: f32[2, 3] = aten::alias(%x)\n", "[2, 3]")));
 }
 
+// A token input is a trait; a program without one has none.
+TEST(RootCause, AnEffectTokenInputIsATrait) {
+  auto program = [](const std::string& token_input, const std::string& token_output) {
+    return test::parse("graph {\n  %token: f32[0] = placeholder\n  %x: f32[2] = placeholder\n"
+                       "  %neg: f32[2] = aten::neg(%x)\n  return (%token, %neg)\n}\nsignature {\n" +
+                       token_input + "  input user_input %x\n" + token_output + "  output user_output %neg\n}\n");
+  };
+  EXPECT_EQ(programTraits(program("  input token token(%token)\n", "  output token token(%token)\n")),
+            std::vector<std::string>{"takes-an-effect-token"});
+}
+
 // A resize of a graph input (an out= call into it, unsqueeze_ of it) or of a view of one;
 // an out= call into an input of the result's sizes, or a resize of a fresh tensor, is none.
 TEST(RootCause, ResizingAnInputIsATrait) {
