@@ -46,8 +46,9 @@ KnownBug readEntry(const JsonAt& j) {
     j.field("message").fail(std::string("bad regex: ") + e.what());
   }
   b.ops = stringsOr(j, "ops");
-  // As root causes name them (Note [Op aliases from the JIT's normalization]).
-  for (std::string& op : b.ops) op = canonicalOpName(op);
+  // As root causes name them (Note [Op aliases from the JIT's normalization],
+  // Note [Ops that take another tensor's sizes]).
+  for (std::string& op : b.ops) op = coreOpName(op);
   b.traits = stringsOr(j, "traits");
   for (const std::string& t : b.traits) {
     if (std::none_of(std::begin(kProgramTraits), std::end(kProgramTraits), [&](const char* k) { return t == k; })) {

@@ -116,11 +116,19 @@ std::string RootCause::id() const {
 
 std::string RootCause::family() const { return check + " " + kind + (message.empty() ? "" : ": " + message); }
 
+// Note [Ops that take another tensor's sizes]
+// reshape_as(x, y) is reshape(x, y.sizes()), and view_as, expand_as and resize_as_ are
+// view, expand and resize_ alike: a bug met through either form is the op's, so a root
+// cause names the op (a 1.13 campaign filed reshape and reshape_as of one strided input as
+// two causes). No schema says so; the list holds on LibTorch 1.13 and 2.13.
 std::string coreOpName(std::string_view name) {
   if (name.rfind("aten::", 0) == 0) name.remove_prefix(6);
   name = name.substr(0, name.find('.'));
   const bool dunder = name.size() > 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__";
   if (!dunder && name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+  for (std::string_view sized : {"reshape_as", "view_as", "expand_as", "resize_as"}) {
+    if (name == sized) name.remove_suffix(3);
+  }
   return canonicalOpName(name);  // Note [Op aliases from the JIT's normalization]
 }
 

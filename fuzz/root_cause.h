@@ -25,8 +25,9 @@ namespace epsmith {
 //   - the core ops: the ATen ops of the minimized program that the failure needs, each
 //     named without its overload and its in-place or out= form, so that add_.Tensor,
 //     add.out and add.Scalar are `add` (a kernel's or a functionalization rule's bug shows
-//     through every form of its op); an op the failure needs only by its kind is named by
-//     its class, one it does not need at all is left out
+//     through every form of its op), and reshape_as is `reshape`
+//     (Note [Ops that take another tensor's sizes]); an op the failure needs only by its
+//     kind is named by its class, one it does not need at all is left out
 //     (Note [Ops a failure does not depend on]).
 // Merged: "Dimension out of range (... got 1)" at squeeze_.dim and at squeeze.dim after the
 // same transpose_ (one message template, ops {squeeze, transpose}); a value mismatch of

@@ -98,6 +98,10 @@ TEST(RootCause, CoreOpNamesMergeInPlaceOutAndFunctionalForms) {
   EXPECT_EQ(coreOpName("aten::add.Scalar"), "add");
   EXPECT_EQ(coreOpName("aten::relu"), "relu");
   EXPECT_EQ(coreOpName("aten::__iand__.Tensor"), "__iand__");
+  // Note [Ops that take another tensor's sizes]
+  EXPECT_EQ(coreOpName("aten::reshape_as"), "reshape");
+  EXPECT_EQ(coreOpName("aten::resize_as_"), "resize");
+  EXPECT_EQ(coreOpName("aten::type_as"), "type_as");
   EXPECT_EQ(coreOpName("aten::_foreach_add_.Scalar"), "_foreach_add");
   EXPECT_EQ((RootCause{"D2", "exception-in-one", "m", {"add"}}.family()), "D2 exception-in-one: m");
 }
