@@ -19,6 +19,14 @@ bool isGetItem(const Node& n) {
          n.target.builtinOp() == BuiltinOp::GetItem;
 }
 
+// The call that made `n`'s tensor: `n`, or the call whose list a getitem `n` takes an
+// element of; null where that list is no node.
+const Node* madeBy(const Node& n) {
+  if (!isGetItem(n)) return &n;
+  const auto* list = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
+  return list ? list->node : nullptr;
+}
+
 }  // namespace
 
 const Node* boundTensor(const Node& n, const OpInfo& op, int index) {
@@ -35,14 +43,9 @@ int aliasedArgument(const Node& n, size_t k) {
 }
 
 bool isViewResult(const Node& n) {
-  const Node* from = &n;
-  if (isGetItem(n)) {
-    const auto* t = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
-    if (!t) return false;
-    from = t->node;
-  }
-  if (!from->atenOp()) return false;
-  const OpRole role = opRole(*from->target.op()).role;
+  const Node* from = madeBy(n);
+  if (!from || !from->atenOp()) return false;
+  const OpRole role = opRole(*from->atenOp()).role;
   return role == OpRole::View || role == OpRole::MaybeView;
 }
 
@@ -136,8 +139,6 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
   return false;
 }
 
-// Whether a call writes the storage of an argument of an op whose schema hides an alias,
-// which that op read before the write and whose result is read after it.
 // Whether a call of `op` may return an alias of an argument that no schema declares: an op
 // that hides one (OpRoleInfo::hides_alias), or an out= form of one, whose out LibTorch's
 // functionalization gives its namesake's result (conj_physical.out of an expanded real
@@ -156,6 +157,17 @@ bool hidesAnAlias(const OpInfo& op) {
   return (functional && opRole(*functional).hides_alias) || (namesake && opRole(*namesake).hides_alias);
 }
 
+}  // namespace
+
+bool isHiddenAlias(const Node& t) {
+  const Node* made = madeBy(t);
+  return made && made->atenOp() && hidesAnAlias(*made->atenOp());
+}
+
+namespace {
+
+// Whether a call writes the storage of an argument of an op whose schema hides an alias,
+// which that op read before the write and whose result is read after it.
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
   const Graph& g = p.graph();
   const auto order = nodeOrder(g);
@@ -194,16 +206,7 @@ bool writesAnUndeclaredAlias(const ExportedProgram& p) {
     return false;
   };
   bool found = false;
-  forEachWrite(p, [&](const Node& w, const Node& t) {
-    const Node* made = &t;
-    if (isGetItem(t)) {
-      const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
-      made = list ? list->node : nullptr;
-    }
-    found = found || (made && made->atenOp() &&
-                      hidesAnAlias(*made->target.op())) ||
-            outWrittenBefore(w, t);
-  });
+  forEachWrite(p, [&](const Node& w, const Node& t) { found = found || isHiddenAlias(t) || outWrittenBefore(w, t); });
   return found;
 }
 
@@ -252,14 +255,6 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
-bool isHiddenAlias(const Node& t) {
-  const Node* made = &t;
-  if (isGetItem(t)) {
-    const auto* list = t.args.empty() ? nullptr : t.args[0].get<arg::Tensor>();
-    made = list ? list->node : nullptr;
-  }
-  return made && made->atenOp() && hidesAnAlias(*made->atenOp());
-}
 
 bool writesUnderAStridedReshape(const ExportedProgram& p) {
   const Graph& g = p.graph();
