@@ -272,9 +272,9 @@ struct Pass {
   // counted as a run.
   bool edits_run = false;
 };
-constexpr Pass kPasses[] = {{removeNodes},          {removeOutputs},          {demoteState},
-                            {removeInputs},         {cutToInputs, true},      {shrinkShapes, true},
-                            {simplifyDtypes, true}, {simplifyScalars}};
+constexpr Pass kPasses[] = {{removeNodes},         {removeOutputs},         {demoteState},
+                            {removeInputs},        {cutToInputs, true},     {foldIntoInputs, true},
+                            {shrinkShapes, true},  {simplifyDtypes, true},  {simplifyScalars}};
 
 // Note [The delta engine]
 // llvm-reduce's model (llvm/tools/llvm-reduce/deltas/Delta.cpp): passes enumerate targets,

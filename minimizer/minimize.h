@@ -10,6 +10,8 @@
 //   demote-state    a parameter, buffer or constant becomes a user input
 //   remove-inputs   drop a placeholder nothing reads
 //   cut-to-input    a call becomes a new user input holding its eager value
+//   fold-into-input a call that first writes a user input goes, the input holding what
+//                   it wrote
 //   shrink-shapes   a user input's dimension to 1, or to half its size
 //   simplify-dtypes a user input to float32
 //   simplify-scalars  int and float arguments toward 0 and 1

@@ -24,8 +24,11 @@ struct Variant {
 // Each variant rebuilds every call's meta.val from an eager run, and does not apply when
 // the program no longer runs.
 //   cut-to-input      a call becomes a new user input holding its eager value
+//   fold-into-input   a call that first writes a user input goes, the input holding what
+//                     it wrote (Note [Folding a write into its input])
 std::vector<Variant> shrinkShapes(const ExportedProgram& p);
 std::vector<Variant> cutToInputs(const ExportedProgram& p);
+std::vector<Variant> foldIntoInputs(const ExportedProgram& p);
 std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
 
 // Renames every signature and module-call-graph reference from `from` to `to`.

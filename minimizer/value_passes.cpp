@@ -2,10 +2,13 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
 #include <map>
 
 #include "minimizer/passes.h"
+#include "ops/call_args.h"
 #include "ops/op_registry.h"
+#include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
@@ -97,6 +100,62 @@ bool cutToInput(ExportedProgram& q, const std::string& name) {
   return refreshVals(q);
 }
 
+// The index among the user inputs of the one tensor call `n` writes (in place or as its
+// out), where that is a user input `n` is the first to read; -1 otherwise.
+int foldableInput(const ExportedProgram& p, const Node& n) {
+  const OpInfo* op = n.atenOp();
+  if (!op) return -1;
+  const OpRoleInfo& role = opRole(*op);
+  if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) return -1;
+  const Argument* a = schemaArgument(n, *op, static_cast<size_t>(role.written[0]));
+  const auto* t = a ? a->get<arg::Tensor>() : nullptr;
+  if (!t || !t->node || t->node->op() != OpKind::Placeholder) return -1;
+  const auto names = userInputNames(p);
+  const auto at = std::find(names.begin(), names.end(), t->node->name());
+  if (at == names.end()) return -1;
+  const auto users = p.graph().users(t->node);
+  for (const Node& m : p.graph().nodes()) {
+    if (std::find(users.begin(), users.end(), &m) != users.end()) {
+      return &m == &n ? static_cast<int>(at - names.begin()) : -1;
+    }
+  }
+  return -1;
+}
+
+// Note [Folding a write into its input]
+// A call that writes a user input before anything else reads it (x.frac_(), or
+// frac.out(y, out=x)) decides only what every later op sees in x. remove-nodes changes
+// that value, and cut-to-input takes calls whose result is read, so a failure that needs
+// x's value but not the write kept the call, and its op went into the root cause: a
+// binary_cross_entropy.out of a 0-dim input that frac_ had put in [0, 1] was filed apart
+// from the same bug met without frac_. fold-into-input drops such a call and gives x the
+// value eager left in it.
+bool foldIntoInput(ExportedProgram& q, const std::string& name) {
+  Graph& g = q.graph();
+  Node* n = g.find(name);
+  const int i = n ? foldableInput(q, *n) : -1;
+  if (i < 0 || static_cast<size_t>(i) >= q.example_inputs.size()) return false;
+  InputValue& in = q.example_inputs[static_cast<size_t>(i)];
+  at::Tensor value = valueOf(q, name);  // the call hands back what it wrote
+  if (in.kind != InputValue::Kind::Tensor || !value.defined()) return false;
+  Node* ph = g.find(userInputNames(q)[static_cast<size_t>(i)]);
+  value.requires_grad_(in.tensor.requires_grad && value.is_floating_point());
+  in.tensor = toTensorValue(value);
+  ph->meta.val = tensorMetaOf(value);
+  auto& specs = q.signature.output_specs;  // the input is no longer written
+  Node* o = g.outputNode();
+  for (size_t k = specs.size(); k-- > 0;) {
+    if (specs[k].kind != OutputKind::UserInputMutation || specs[k].arg.name != name) continue;
+    if (!o || k >= o->args.size()) return false;
+    specs.erase(specs.begin() + static_cast<long>(k));
+    o->args.erase(o->args.begin() + static_cast<long>(k));
+  }
+  g.replaceAllUsesWith(n, ph);
+  renameReferences(q, name, ph->name());
+  g.erase(n);
+  return refreshVals(q);
+}
+
 }  // namespace
 
 bool standInByClone(ExportedProgram& q, const std::string& name) {
@@ -155,6 +214,16 @@ bool refreshVals(ExportedProgram& p) {
     if (auto it = vals.find(&n); it != vals.end()) n.meta.val = it->second;
   }
   return true;
+}
+
+std::vector<Variant> foldIntoInputs(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  for (const auto& n : p.graph().nodes()) {
+    if (foldableInput(p, n) < 0) continue;
+    const std::string name = n.name();
+    out.push_back({"fold-into-input: %" + name, [name](ExportedProgram& q) { return foldIntoInput(q, name); }});
+  }
+  return out;
 }
 
 std::vector<Variant> shrinkShapes(const ExportedProgram& p) {

@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "formats/text_format.h"
@@ -179,6 +180,44 @@ TEST(Minimizer, TheCallsThatMadeAnOperandGoWhenItsValueIsKept) {
   EXPECT_TRUE(negIsMinus7(r.program));
   EXPECT_LT(r.oracle_calls, 60) << printProgramText(r.program);
   EXPECT_TRUE(verify(r.program).empty());
+}
+
+// A bug that needs the value an in-place call left in an input, not the call: the call goes
+// and the input holds that value (Note [Folding a write into its input]), where
+// remove-nodes would change the value and cut-to-input does not apply (nothing reads the
+// call's result).
+TEST(Minimizer, AWriteThatOnlyMadeAnInputsValueIsFoldedIntoIt) {
+  auto parsed = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2] = placeholder
+  %frac_: f32[2] = aten::frac_(%x)
+  %neg: f32[2] = aten::neg(%x)
+  return (%frac_, %neg)
+}
+signature {
+  input user_input %x
+  output user_input_mutation %frac_ -> "x"
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [2.25, 3.5]
+}
+example_inputs {
+  $0 f32[2]
+}
+)EPT");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+  const ExportedProgram& p = parsed.value();
+  const auto negIsAFraction = [](const ExportedProgram& q) { return negOutput(q) == -0.25; };
+  ASSERT_TRUE(negIsAFraction(p));
+  MinimizeResult r = minimize(p, negIsAFraction, {});
+  EXPECT_EQ(r.nodes_after, 1u) << printProgramText(r.program);
+  EXPECT_EQ(r.program.graph().find("frac_"), nullptr) << printProgramText(r.program);
+  EXPECT_NE(std::find(r.log.begin(), r.log.end(), "fold-into-input: %frac_"), r.log.end());
+  EXPECT_TRUE(negIsAFraction(r.program));
+  EXPECT_TRUE(verify(r.program).empty()) << printProgramText(r.program);
 }
 
 // Every eager run of the engine goes through MinimizeOptions::run_step
