@@ -7,7 +7,6 @@
 
 #include "formats/json.h"
 #include "fuzz/corpus.h"
-#include "ops/op_aliases.h"
 
 namespace epsmith {
 namespace {
