@@ -532,8 +532,14 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       write(outs[k]->rec, value, &n);
     }
   };
-  // copy.out's functional form may hand back its source (Note [copy returns its source]).
-  Node* fresh = op.qualified_name == "aten::copy" && outs.size() == 1 ? sameShapeCopy(n, *after[0]) : nullptr;
+  // copy.out's functional form may hand back its source (Note [copy returns its source]):
+  // where the source is like self, the value written is the source's, if out is like self
+  // too (copy(self, src) casts to self's dtype, the write to out's).
+  Node* fresh = nullptr;
+  if (op.qualified_name == "aten::copy" && outs.size() == 1) {
+    const TensorMeta* self = object(selfArgument(n), &n)->rec->meta;
+    if (self && self->dtype == after[0]->dtype && self->sizes == after[0]->sizes) fresh = sameShapeCopy(n, *after[0]);
+  }
   if (fresh) {
     writeOut(0, fresh);
   } else {

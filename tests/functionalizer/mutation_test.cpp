@@ -171,6 +171,27 @@ signature {
   EXPECT_EQ(targets(f), "aten::clone aten::floor");
 }
 
+// copy.out(self, src, out=o) writes copy(self, src), src cast to self's dtype, into o: an
+// i64 self truncates what goes into an f32 o, though src is o itself (a 1.13 campaign's D1
+// case, where the out took src's values whole; 2.x refuses an out of another dtype).
+TEST(Functionalize, ACopyOutCastsThroughItsSelfsDtype) {
+  auto p = program(R"(graph {
+  %x: i64[3] = placeholder
+  %o: f32[3] = placeholder
+  %halve: f32[3] = aten::div_.Scalar(%o, 4)
+  %copy: f32[3] = aten::copy.out(%x, %o, False, out=%o)
+  return (%o)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %o
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f).find("aten::clone"), std::string::npos) << targets(f);
+}
+
 TEST(Functionalize, DeclaredBufferMutationOfTheTrainingIrIsKept) {
   // torch.export's training IR lists the in-place result as the mutation output already.
   auto p = program(R"(graph {
