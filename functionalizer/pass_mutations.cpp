@@ -234,7 +234,11 @@ const Node& Pass::withCurrentMetas(const Node& n, Graph& scratch) {
   std::vector<std::pair<const Node*, Node*>> stand_ins;
   for (const auto& [in, meta] : changed) {
     Node* p = scratch.append(OpKind::Placeholder, in->name());
-    p->meta.val = *meta;
+    TensorMeta current = *meta;
+    // An in-place call may make its self require grad (nextafter_ by an `other` that
+    // does), which the input's own meta.val records and its record does not.
+    current.requires_grad = current.requires_grad || in->meta.val.tensor()->requires_grad;
+    p->meta.val = current;
     stand_ins.emplace_back(in, p);
   }
   Node* copy = scratch.append(OpKind::CallFunction, n.name());

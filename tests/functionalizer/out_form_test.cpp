@@ -348,6 +348,28 @@ signature {
   functionalAgreesWithEager(huber("3"));
 }
 
+// The same, where the input requires grad only since an in-place call by a tensor that does
+// (nextafter_): the probe asks of its inputs as they are at the call, which the input's own
+// record did not say (a 1.13 campaign's D1 case with prod.out).
+TEST(Functionalize, AnInputMadeToRequireGradInPlaceIsProbedWithGrad) {
+  auto p = program(R"(graph {
+  %w: f64[]<requires_grad=True> = placeholder
+  %x: f64[5, 3] = placeholder
+  %flags: b8[5, 3] = aten::logical_not(%x)
+  %nextafter_: f64[5, 3]<requires_grad=True> = aten::nextafter_(%x, %w)
+  %sum: b8[] = aten::sum.out(%nextafter_, out=%flags)
+  return (%sum)
+}
+signature {
+  input user_input %w
+  input user_input %x
+  output user_output %sum
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_NE(targets(f).find("aten::detach aten::sum"), std::string::npos) << targets(f);
+}
+
 // The autograd probe's assorted values can make a call raise for themselves (an index of -3
 // into a dim of 2): it tries integer inputs as zeros before it says nothing. index_fill.out
 // into bool of a value that requires grad was left undetached on a dim of 2, and the
