@@ -103,7 +103,10 @@ int64_t GraphWriter::foldableGetitemIndex(const Node& m, const Node& producer,
 void GraphWriter::planGetitemFolds() {
   for (const auto& n : g_.nodes()) {
     const Val::List* list = n.meta.val.list();
-    if (n.op() != OpKind::CallFunction || folded_getitems_.count(&n) || !list || list->empty() ||
+    // An empty Tensor[] is written as torch.export writes it, `[{"as_tensors": []}]`: a
+    // loader that counts a node's outputs by its entries (NativeRT) finds the one list.
+    if (n.op() != OpKind::CallFunction || folded_getitems_.count(&n) || !list ||
+        (list->empty() && !returnsTensorList(n.target)) ||
         !std::all_of(list->begin(), list->end(), foldableElement)) {
       continue;
     }

@@ -317,6 +317,22 @@ TEST(JsonFormat, MultiOutputOpsFoldTheirGetitems) {
   EXPECT_EQ(graph["tensor_values"]["max_1_unused_1"]["dtype"], 5);
 }
 
+// An empty Tensor[] (unbind of a dim of size 0) is one as_tensors output, as torch.export's
+// serializer writes it: NativeRT counts a node's outputs by the entries.
+TEST(JsonFormat, AnEmptyTensorListIsOneEmptyAsTensors) {
+  ExportedProgram p;
+  Graph& g = p.graph();
+  Node* x = placeholder(g, "x", f32({0, 3}));
+  call(g, "unbind", "aten::unbind.int", {arg::Tensor{x}, arg::Int{0}}, Val::List{});
+  output(g, {arg::Tensor{x}});
+  std::string text;
+  ASSERT_TRUE(roundTrips(p, &text));
+  const Json j = parsed(text);
+  const Json& graph = graphOf(j);
+  ASSERT_EQ(graph["nodes"].size(), 1u);
+  EXPECT_EQ(graph["nodes"][0]["outputs"], Json::parse(R"([{"as_tensors": []}])"));
+}
+
 TEST(JsonFormat, NodeMetadataUsesTorchStrings) {
   ExportedProgram p = addProgram();
   Node* add = p.graph().find("add");
