@@ -3,6 +3,9 @@
 #include "formats/json_format.h"
 #include "formats/json_write.h"
 
+#include <functional>
+#include <optional>
+
 #include "formats/json.h"
 
 namespace epsmith {
@@ -230,7 +233,44 @@ std::string ProgramWriter::write() {
   return w.str();
 }
 
+namespace {
+
+// Note [Dtypes newer than a schema]
+// torch.export's schema 8.17 (torch 2.11) ends at Float8E5M2FNUZ = 32; Float8E8M0FNU,
+// UInt32 and UInt64 are in 8.20 (torch 2.12 and 2.13). No release's serializer writes a
+// dtype its schema lacks (serialize.py's _TORCH_TO_SERIALIZE_DTYPE has no entry for it), and
+// its readers refuse one (2.11's NativeRT: "unknown scalar type35"), so torch.export's own
+// form of a program holds only its schema's dtypes; epsmith's JSON form holds any. Which
+// minor version between the two added them is not known here: 8.20 is the first taken to.
+bool inSchema(ScalarType t, const SchemaVersion& v) {
+  const bool newer = t == ScalarType::Float8E8M0FNU || t == ScalarType::UInt32 || t == ScalarType::UInt64;
+  return !newer || v.major > 8 || (v.major == 8 && v.minor >= 20);
+}
+
+// The first dtype among `g`'s values (its subgraphs' too) that schema `v` lacks.
+std::optional<ScalarType> dtypeOutside(const Graph& g, const SchemaVersion& v) {
+  std::optional<ScalarType> found;
+  std::function<void(const Val&)> visit = [&](const Val& val) {
+    if (const TensorMeta* t = val.tensor(); t && !found && !inSchema(t->dtype, v)) found = t->dtype;
+    if (const Val::List* list = val.list()) {
+      for (const Val& e : *list) visit(e);
+    }
+  };
+  for (const Node& n : g.nodes()) visit(n.meta.val);
+  for (const auto& [name, a] : g.attributes()) {
+    if (a.subgraph && !found) found = dtypeOutside(*a.subgraph, v);
+  }
+  return found;
+}
+
+}  // namespace
+
 std::string ProgramWriter::writeBare() {
+  if (auto t = dtypeOutside(p_.graph(), p_.schema_version)) {
+    fail("$", "dtype " + std::string(torchName(*t)) + " is not in torch.export's schema " +
+                  std::to_string(p_.schema_version.major) + "." + std::to_string(p_.schema_version.minor) +
+                  " (Note [Dtypes newer than a schema]): only an epsmith .json file can carry it");
+  }
   registerAttributeStorages(p_.graph());
   JsonWriter w;
   exportedProgramJson(w);

@@ -489,8 +489,8 @@ std::optional<std::string> pt2CannotHold(const ExportedProgram& p) {
   for (const auto& [name, c] : p.constants) {
     if (!c.tensor) return "constant " + name + " is a custom object, kept by class only";
   }
-  if (!exportedProgramJson(p).ok() && writeProgramJson(p, JsonLayout::Compact).ok()) {
-    return "its graphs need the epsmith section of the JSON form";
+  if (auto bare = exportedProgramJson(p); !bare.ok() && writeProgramJson(p, JsonLayout::Compact).ok()) {
+    return bare.error().message;  // what only the epsmith section of the JSON form holds
   }
   return std::nullopt;
 }

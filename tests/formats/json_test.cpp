@@ -333,6 +333,23 @@ TEST(JsonFormat, AnEmptyTensorListIsOneEmptyAsTensors) {
   EXPECT_EQ(graph["nodes"][0]["outputs"], Json::parse(R"([{"as_tensors": []}])"));
 }
 
+// Note [Dtypes newer than a schema]: torch.export's own form of a program holds only its
+// schema's dtypes; epsmith's form holds any.
+TEST(JsonFormat, ADtypeNewerThanTheSchemaStaysInTheEpsmithForm) {
+  ExportedProgram p;
+  Graph& g = p.graph();
+  Node* x = placeholder(g, "x", TensorMeta::contiguous(ScalarType::UInt64, {2}));
+  output(g, {arg::Tensor{x}});
+  p.schema_version = {8, 17};
+  auto bare = exportedProgramJson(p);
+  ASSERT_FALSE(bare.ok());
+  EXPECT_NE(bare.error().message.find("torch.uint64 is not in torch.export's schema 8.17"), std::string::npos)
+      << bare.error().message;
+  EXPECT_TRUE(roundTrips(p));
+  p.schema_version = {8, 20};
+  EXPECT_TRUE(exportedProgramJson(p).ok());
+}
+
 TEST(JsonFormat, NodeMetadataUsesTorchStrings) {
   ExportedProgram p = addProgram();
   Node* add = p.graph().find("add");
