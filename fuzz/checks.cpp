@@ -101,7 +101,9 @@ std::string withoutNodeNames(const std::string& message, const ExportedProgram& 
     size_t end = i;
     while (end < message.size() && word(end)) ++end;
     const std::string w = message.substr(i, end - i);
-    out += p.graph().find(w) && !ops.count(w) ? "NODE" : w;
+    const bool named = i > 0 && message[i - 1] == '%';  // "%logit_" is a node, though logit_ is an op too
+    const Node* n = p.graph().find(w);
+    out += n && !n->isOutput() && (named || !ops.count(w)) ? "NODE" : w;  // "output" is a word too
     i = end;
   }
   return out;
