@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "functionalizer/view_steps.h"
@@ -180,8 +181,22 @@ std::string skipReasonTemplate(std::string_view reason) {
   return normalizedMessage(named);
 }
 
-std::string normalizedMessage(std::string_view message) {
+namespace {
+
+// `message` with the C++ type names that caffe2::TypeMeta prints for a dtype ("Expected out
+// tensor to have dtype float, but got long int instead") as DTYPE, where a dtype is named.
+std::string typeMetaNamesOut(std::string_view message) {
+  static const std::regex named(
+      R"(\b(dtype |but got )(long int|short int|unsigned char|signed char|c10::[A-Za-z0-9_]+(<[a-z]+>)?|float|double|bool|int)(?![A-Za-z0-9_]))");
+  return std::regex_replace(std::string(message), named, "$1DTYPE");
+}
+
+}  // namespace
+
+std::string normalizedMessage(std::string_view original) {
   constexpr size_t kLimit = 160;
+  const std::string typed = typeMetaNamesOut(original);
+  const std::string_view message = typed;
   std::string out;
   for (size_t i = 0; i < message.size() && out.size() < kLimit;) {
     const char c = message[i];

@@ -48,6 +48,12 @@ TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
             "aten::*: attempted to run this operator with Meta tensors");
   EXPECT_EQ(normalizedMessage("self.stride(-1) must be 1 to view Float as Half"), "self.stride(N) must be N to view DTYPE as DTYPE");
   EXPECT_EQ(normalizedMessage("expand(CPUHalfType{[1, 2]}, size=[3])"), "expand(DTYPE{[...]}, size=[...])");
+  // The C++ names caffe2::TypeMeta gives dtypes, where a dtype is named; other words stay.
+  EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype long int, but got c10::complex<float> instead"),
+            normalizedMessage("Expected out tensor to have dtype float, but got bool instead"));
+  EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype float, but got c10::Half instead"),
+            "Expected out tensor to have dtype DTYPE, but got DTYPE instead");
+  EXPECT_EQ(normalizedMessage("expected an int or a float"), "expected an int or a float");
   EXPECT_EQ(templateOf("exception-in-one", "exception in actual only: node %v: aten::view: shape '[2, 3]' is invalid "
                                            "for input of size 5"),
             "shape '[...]' is invalid for input of size N");
