@@ -2,17 +2,21 @@
 # Installs what epsmith builds and tests with: Debian packages (Debian 12 or 13, asking apt
 # for what the release has), and a project-local virtual environment, .venv, holding the
 # torch 2.13 wheel whose LibTorch the default build uses. With --debian-libtorch it also
-# installs Debian's libtorch-dev, for the `debian` presets. The venv also holds scipy and
+# installs Debian's libtorch-dev, for the `debian` presets; with --nativert-libtorch, the
+# LibTorch of PyPI's torch 2.11 wheel unpacked in .libtorch-nativert, for the `nativert`
+# presets (Note [Where NativeRT is]). The venv also holds scipy and
 # matplotlib, for the performance comparison and its plots. Idempotent and quiet; returns at
 # once when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debian_libtorch=0
+nativert_libtorch=0
 for arg in "$@"; do
   case $arg in
     --debian-libtorch) debian_libtorch=1 ;;
-    *) echo "usage: ci/install-deps.sh [--debian-libtorch]" >&2; exit 2 ;;
+    --nativert-libtorch) nativert_libtorch=1 ;;
+    *) echo "usage: ci/install-deps.sh [--debian-libtorch] [--nativert-libtorch]" >&2; exit 2 ;;
   esac
 done
 
@@ -29,6 +33,7 @@ wanted=(
   "libtcmalloc-minimal4|libtcmalloc-minimal4t64"
 )
 if [ "$debian_libtorch" = 1 ]; then wanted+=(libtorch-dev); fi
+if [ "$nativert_libtorch" = 1 ]; then wanted+=(unzip); fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
@@ -80,4 +85,32 @@ fi
 if ! .venv/bin/python -c "import scipy.stats, matplotlib" 2>/dev/null; then
   echo "ci/install-deps.sh: installing scipy and matplotlib into .venv"
   .venv/bin/pip install -q --disable-pip-version-check scipy matplotlib
+fi
+
+# NativeRT's LibTorch: the last torch wheel on PyPI whose libtorch_cpu defines NativeRT
+# (2.12 to 2.14 leave it out), a CUDA build that runs on the CPU where CUDA 13's runtime
+# libraries are installed, as they are with the CUDA toolkit. Only the wheel itself is
+# fetched, not the CUDA packages it asks for.
+nativert_version=2.11.0
+nativert_dir=.libtorch-nativert
+if [ "$nativert_libtorch" = 1 ] && [ "$(cat "$nativert_dir/VERSION" 2>/dev/null)" != "$nativert_version" ]; then
+  echo "ci/install-deps.sh: unpacking torch==$nativert_version's LibTorch into $nativert_dir"
+  rm -rf "$nativert_dir"
+  mkdir -p "$nativert_dir/wheel"
+  python3 -m pip download -q --isolated --disable-pip-version-check --index-url https://pypi.org/simple \
+    --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
+    --platform manylinux_2_28_x86_64 "torch==$nativert_version" -d "$nativert_dir/wheel"
+  (cd "$nativert_dir" && unzip -q wheel/torch-*.whl 'torch/include/*' 'torch/lib/*' 'torch/share/*' \
+    'torch/_export/serde/*')
+  rm -rf "$nativert_dir/wheel"
+  echo "$nativert_version" >"$nativert_dir/VERSION"
+fi
+if [ "$nativert_libtorch" = 1 ]; then
+  unloadable=$(ldd "$nativert_dir/torch/lib/libtorch_cpu.so" | grep "not found" || true)
+  if [ -n "$unloadable" ]; then
+    echo "ci/install-deps.sh: $nativert_dir/torch/lib/libtorch_cpu.so cannot load here; CUDA 13's" \
+         "runtime libraries are missing:" >&2
+    echo "$unloadable" >&2
+    exit 1
+  fi
 fi

@@ -37,6 +37,20 @@ if(Torch_VERSION VERSION_LESS 1.13 OR
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 
+# Note [A CUDA LibTorch on the CPU]
+# PyPI's CUDA wheels link libtorch.so and libtorch_cuda.so against CUDA's own libraries
+# (cuBLAS, cuDNN, NCCL, ...), which a machine without a GPU lacks, and TorchConfig.cmake
+# links them without --as-needed, so nothing built that way starts there.
+# EPSMITH_LIBTORCH_CPU_ONLY links torch_cpu and c10 alone: the dispatcher and the CPU
+# kernels, which is all epsmith calls by name (CUDA's kernels are reached through the
+# dispatcher too). Where a GPU is, preloading libtorch_cuda.so registers its kernels and
+# hooks as linking it would (docs/gpu.md). libtorch_cpu.so still needs CUDA's runtime
+# (libcudart, libcupti), which the CUDA toolkit installs.
+option(EPSMITH_LIBTORCH_CPU_ONLY "Link only LibTorch's CPU libraries (torch_cpu, c10)" OFF)
+if(EPSMITH_LIBTORCH_CPU_ONLY)
+  set(TORCH_LIBRARIES torch_cpu_library c10)
+endif()
+
 # Note [LibTorch's libraries from its own prefix]
 # TorchConfig.cmake finds some libraries by name (find_library(c10_LIBRARY c10 PATHS
 # <its prefix>/lib)), and CMake searches the system's directories before PATHS: with Debian's

@@ -2,15 +2,18 @@
 //
 // Note [Where NativeRT is]
 // LibTorch 2.x ships NativeRT's public header (torch/nativert/ModelRunnerHandle.h) in every
-// build, but PyPI's wheels (2.13 CPU; the CUDA ones alike) compile none of NativeRT into
-// libtorch_cpu: it has no nativert symbol, and the Python binding is a stub class with no
-// constructor outside fbcode builds (torch/nativert/python/Bindings.cpp). So the build asks
-// twice (oracle/CMakeLists.txt): where the header is, the runtime below is compiled, so it
-// stays compiling against the release at hand; only where a program calling its
-// constructor also links (a LibTorch built from source with NativeRT) is it linked in and
-// D9 run. Elsewhere D9 is skipped with the reason below. ModelRunnerHandle takes the
-// default ExecutorConfig (ModelRunner fixes it: static CPU kernels on, one op at a time, no
-// constant folding), so no other configuration can be swept through the public API.
+// build, but of PyPI's wheels only torch 2.11's (a CUDA build) compiles NativeRT into
+// libtorch_cpu; 2.12, 2.13 and 2.14.1, CPU and CUDA builds alike, define no nativert
+// symbol (read 2026-11-28), and the Python binding is a stub class with no constructor
+// outside fbcode builds (torch/nativert/python/Bindings.cpp). So the build asks twice
+// (oracle/CMakeLists.txt): where the header is, the runtime below is compiled, so it stays
+// compiling against the release at hand; only where a program calling its constructor
+// also links is it linked in and D9 run: the `nativert` preset, against that 2.11 wheel's
+// LibTorch on the CPU (Note [A CUDA LibTorch on the CPU]), or a LibTorch built from source.
+// Elsewhere D9 is skipped with the reason below. ModelRunnerHandle takes the default
+// ExecutorConfig (ModelRunner fixes it: static CPU kernels on, one op at a time, no constant
+// folding), and libtorch_cpu exports neither ModelRunner's other constructors nor the
+// Executor, so no other configuration can be swept through what it exports.
 #include "oracle/nativert.h"
 
 #include <c10/util/Exception.h>
@@ -82,7 +85,7 @@ ArchiveRuntime* nativeRuntime(std::string* why_not) {
   if (why_not) {
     *why_not = "this LibTorch (" + compat::libtorchVersion() +
                ") has no NativeRT runtime: its libraries define no torch::nativert::ModelRunnerHandle "
-               "(PyPI's builds leave NativeRT out)";
+               "(of PyPI's builds only 2.11's has one: the nativert preset)";
   }
   return nullptr;
 }
