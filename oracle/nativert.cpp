@@ -17,7 +17,9 @@
 #include "oracle/nativert.h"
 
 #include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 
@@ -45,6 +47,10 @@ namespace {
 
 class NativeRt final : public ArchiveRuntime {
  public:
+  // NativeRT logs a warning on every load (which ops have no static kernel): a campaign
+  // loads thousands of programs, so only its errors are logged.
+  NativeRt() { FLAGS_caffe2_log_level = std::max(FLAGS_caffe2_log_level, 2); }
+
   std::string name() const override {
     return "NativeRT (LibTorch " + compat::libtorchVersion() + ", default ExecutorConfig)";
   }
