@@ -13,7 +13,17 @@
 // user outputs alone. The buffers after the call are out of sight through
 // ModelRunnerHandle. A load or run error with one of NativeRT's own "not supported" words
 // is recorded as unsupported (a skip whose reason the report counts), not filed as a bug.
+// NativeRT runs every model under c10::InferenceMode ("ModelRunner is only used for
+// inference", executor/ModelRunnerBase.cpp), where grad mode decides nothing, and refuses
+// torch._C._set_grad_enabled as an unsupported operator: most generated programs, any with a
+// no_grad region, would go untested. So the calls that set grad mode are left out of what
+// it is handed; the other ops run as they would.
 #include "fuzz/nativert_check.h"
+
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <regex>
 
 #include "functionalizer/functionalize.h"
 #include "generators/random_source.h"
@@ -25,10 +35,11 @@ namespace epsmith::check_detail {
 namespace {
 
 // NativeRT's words for what it does not do (graph/Serialization.cpp, kernels/KernelFactory.cpp,
-// graph/Graph.cpp; 2.13): not a bug unless PyTorch documents the feature as supported.
+// graph/Graph.cpp; graph/GraphSignature.cpp, whose 2.11 knows every output spec but
+// parameter_mutation): not a bug unless PyTorch documents the feature as supported.
 std::optional<std::string> unsupportedKind(const std::string& message) {
   for (const char* words : {"not implemented yet", "Unknown higher order op", "Unsupported operator", "NYI",
-                            "Unknown pytree node type", "not supported"}) {
+                            "Unknown pytree node type", "not supported", "Unknown OutputSpec tag"}) {
     if (message.find(words) != std::string::npos) return std::string(words);
   }
   return std::nullopt;
@@ -47,6 +58,49 @@ RunResult observable(const RunResult& eager, NativeForm form) {
   return r;
 }
 
+// `message` with the arguments of the node NativeRT prints cut ("Output size mismatch for
+// %x = torch.ops.aten.unbind.int(self=%y, dim=0)": whether an argument was passed or left
+// to its default is not the bug).
+std::string nodeTextOut(const std::string& message) {
+  static const std::regex node(R"((torch\.ops\.[A-Za-z0-9_.]+)\([^()]*\))");
+  return std::regex_replace(message, node, "$1(...)");
+}
+
+// The line of a NativeRT error that says what went wrong. A kernel's exception comes
+// wrapped: "Exception while executing node: %cos_ = torch.ops.aten.cos_.default(...)\nwith
+// args:\n<one line per argument>\n\n<the kernel's message>\n...": the kernel's message,
+// not the node, is the finding.
+std::string causeLine(const std::string& error) {
+  size_t start = 0;
+  if (error.rfind("Exception while executing node:", 0) == 0) {
+    const size_t blank = error.find("\n\n");
+    if (blank != std::string::npos && blank + 2 < error.size()) start = blank + 2;
+  }
+  return error.substr(start, error.find('\n', start) - start);
+}
+
+// Whether `n` sets grad mode (torch._C._set_grad_enabled, or torch.autograd.grad_mode.set_grad_enabled).
+bool setsGradMode(const Node& n) {
+  if (n.target.kind() != Target::Kind::TorchFunction) return false;
+  const TorchFunction fn = n.target.torchFunctionId();
+  return fn == TorchFunction::SetGradEnabled || fn == TorchFunction::CSetGradEnabled;
+}
+
+// `p` without its calls that set grad mode, or nullopt where it has none.
+std::optional<ExportedProgram> withoutGradMode(const ExportedProgram& p) {
+  const auto& nodes = p.graph().nodes();
+  if (std::none_of(nodes.begin(), nodes.end(), setsGradMode)) return std::nullopt;
+  ExportedProgram q = p.clone();
+  std::vector<Node*> calls;
+  for (Node& n : q.graph().nodes()) {
+    if (setsGradMode(n) && q.graph().users(&n).empty()) calls.push_back(&n);
+  }
+  for (Node* n : calls) q.graph().erase(n);
+  return q;
+}
+
+// The skip or finding of a run that failed; `p` is the program handed over, whose node
+// names the message may hold.
 CheckOutcome ranOrRefused(const ArchiveRun& r, ArchiveRuntime& runtime, const std::string& variant,
                           const ExportedProgram& p) {
   const bool load = r.stage == ArchiveRun::Stage::Load;
@@ -57,7 +111,7 @@ CheckOutcome ranOrRefused(const ArchiveRun& r, ArchiveRuntime& runtime, const st
                            runtime.name() + (load ? " cannot load a program epsmith verifies: "
                                                   : " raises where eager runs: ") + r.error,
                            variant);
-  o.message = withoutNodeNames(r.error.substr(0, r.error.find('\n')), p);
+  o.message = nodeTextOut(withoutNodeNames(causeLine(r.error), p));
   return o;
 }
 
@@ -82,8 +136,14 @@ CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime
     if (!functional->ok()) return skip(DiffCheck::D9, "no ATEN form: the functionalizer refuses it: " + functional->error().str());
     handed = &functional->value();
   }
+  const std::optional<ExportedProgram> inferred = withoutGradMode(*handed);
+  if (inferred) handed = &*inferred;
   ArchiveRun r;
   RunResult theirs;
+  // What NativeRT hands back it made under InferenceMode (Note [What D9 hands NativeRT]):
+  // a view of an input it made there may not be touched outside it, so it is compared
+  // there too (the inputs are made before, as normal tensors).
+  std::optional<c10::InferenceMode> inference;
   {
     PhaseClock clock(times, Phase::Execute);
     auto archive = writeProgramPt2(*handed);
@@ -100,9 +160,10 @@ CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime
         theirs.final_inputs.emplace_back("user_input:" + spec.arg.name, inputs.back().toTensor());
       }
     }
+    inference.emplace();
     r = runtime->run(file.path(), "model", std::move(inputs));
   }
-  if (r.stage != ArchiveRun::Stage::Ran) return ranOrRefused(r, *runtime, variant, p);
+  if (r.stage != ArchiveRun::Stage::Ran) return ranOrRefused(r, *runtime, variant, *handed);
   theirs.outputs = std::move(r.outputs);
   CheckOutcome o = compare(DiffCheck::D9, observable(eager, form), theirs, times);
   o.variant = variant;
