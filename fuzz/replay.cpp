@@ -3,6 +3,7 @@
 
 #include "fuzz/case_runner.h"
 #include "minimizer/passes.h"
+#include "oracle/nativert.h"
 #include "oracle/run.h"
 #include "oracle/torch_peer.h"
 
@@ -137,6 +138,11 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
   const CaseSetup setup = replaySetup(c, limits);
   if (setup.checks == std::vector<DiffCheck>{DiffCheck::D3} && !cudaAvailable()) {
     out.error = "D3 needs CUDA, which is not available here";
+    out.not_here = true;
+    return out;
+  }
+  if (std::string why; setup.checks == std::vector<DiffCheck>{DiffCheck::D9} && !nativeRuntime(&why)) {
+    out.error = "D9 needs NativeRT: " + why;
     out.not_here = true;
     return out;
   }
