@@ -170,8 +170,9 @@ check run_memory_error 1 "aten::polygamma_" -- "${crashing[@]}" "$epsmith" run -
 check check_bad_list 2 "--checks: unknown check 'D10'" -- "$epsmith" check --checks D1,D10 "$src/examples/linear_counter.ept"
 check check_missing_file 2 "cannot open" -- "$epsmith" check "$work/none.ept"
 
-# minimize: the first finding, kept while the program shrinks.
-check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "${planted[@]}" "$epsmith" minimize "$src/tests/data/findings/d2_planted_logical_not.ept" -o "$work/min.ept"
+# minimize: the first finding of the checks asked, kept while the program shrinks (D9 meets
+# NativeRT 2.11's own crash on this program where the build links it).
+check minimize_finding 0 "minimizing: D2 exception-in-one aten::logical_not_" -- "${planted[@]}" "$epsmith" minimize --checks D2 "$src/tests/data/findings/d2_planted_logical_not.ept" -o "$work/min.ept"
 check minimize_result 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmith" check --checks D2 "$work/min.ept"
 # A crash in LibTorch: the minimization goes on in children
 # (Note [Minimizing out of harm's way]) and keeps the crashing call.
