@@ -4,8 +4,8 @@
 // LibTorch 2.x ships NativeRT's public header (torch/nativert/ModelRunnerHandle.h) in every
 // build, but of PyPI's wheels only torch 2.11's (a CUDA build) compiles NativeRT into
 // libtorch_cpu; 2.12, 2.13 and 2.14.1, CPU and CUDA builds alike, define no nativert
-// symbol (read 2026-11-28), and the Python binding is a stub class with no constructor
-// outside fbcode builds (torch/nativert/python/Bindings.cpp). So the build asks twice
+// symbol (read 2026-11-28), and its Python binding has no constructor outside fbcode
+// builds (torch/nativert/python/Bindings.cpp). So the build asks twice
 // (oracle/CMakeLists.txt): where the header is, the runtime below is compiled, so it stays
 // compiling against the release at hand; only where a program calling its constructor
 // also links is it linked in and D9 run: the `nativert` preset, against that 2.11 wheel's
