@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "oracle/breadcrumb.h"
+#include "oracle/nativert.h"
 #include "oracle/run.h"
 
 namespace epsmith {
@@ -294,6 +295,7 @@ void WorkerPool::stop(size_t w) {
   int status = 0;
   while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  ::unlink(temporaryArchivePath(worker.pid).c_str());
   worker.pid = -1;
 }
 
@@ -322,6 +324,7 @@ WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_f
   int status = 0;
   while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  ::unlink(temporaryArchivePath(worker.pid).c_str());
   WorkerDeath death;
   if (killed_for) {
     death.kind = *killed_for;

@@ -34,11 +34,13 @@
 
 namespace epsmith {
 
-TemporaryArchive::TemporaryArchive(const std::string& bytes) {
+std::string temporaryArchivePath(long pid) {
   const char* dir = std::getenv("TMPDIR");
-  path_ = std::string(dir && *dir ? dir : "/tmp") + "/epsmith-archive-" + std::to_string(::getpid()) + ".pt2";
-  error_ = writeFileAtomically(path_, bytes);
+  return std::string(dir && *dir ? dir : "/tmp") + "/epsmith-archive-" + std::to_string(pid) + ".pt2";
 }
+
+TemporaryArchive::TemporaryArchive(const std::string& bytes)
+    : path_(temporaryArchivePath(::getpid())), error_(writeFileAtomically(path_, bytes)) {}
 
 TemporaryArchive::~TemporaryArchive() { ::unlink(path_.c_str()); }
 

@@ -35,8 +35,8 @@ class ArchiveRuntime {
   virtual ArchiveRun run(const std::string& path, const std::string& model, std::vector<c10::IValue> inputs) = 0;
 };
 
-// An archive on disk for a runtime to load (ModelRunnerHandle takes a path), in $TMPDIR
-// (else /tmp), named by the process so that forked workers never share one; removed when
+// An archive on disk for a runtime to load (ModelRunnerHandle takes a path), at
+// temporaryArchivePath of this process so that forked workers never share one; removed when
 // it goes.
 class TemporaryArchive {
  public:
@@ -51,6 +51,11 @@ class TemporaryArchive {
   std::string path_;
   std::optional<Diagnostic> error_;
 };
+
+// Where process `pid`'s TemporaryArchive lies: in $TMPDIR, else /tmp. A worker that dies
+// in the runtime (the crashes D9 looks for) leaves its archive behind, so whoever reaps it
+// removes that file.
+std::string temporaryArchivePath(long pid);
 
 // NativeRT's ModelRunnerHandle where this LibTorch has it; null otherwise, with the reason
 // in `why_not`.

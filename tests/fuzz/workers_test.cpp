@@ -17,13 +17,16 @@
 
 #include "fuzz/workers.h"
 #include "oracle/breadcrumb.h"
+#include "oracle/nativert.h"
 
 namespace epsmith {
 namespace {
 
-// "echo X" answers X; "segv"/"abort"/"hang"/"grow" leave a breadcrumb and misbehave.
+// "echo X" answers X; "pid" the worker's pid; "archive R" does R holding an archive;
+// "segv"/"abort"/"hang"/"grow" leave a breadcrumb and misbehave.
 std::string misbehave(const std::string& request) {
   if (request.rfind("echo ", 0) == 0) return request.substr(5);
+  if (request == "pid") return std::to_string(::getpid());
   notePhase("D2");
   noteOp("aten::frobnicate", "out");
   if (request == "segv") std::raise(SIGSEGV);
@@ -38,6 +41,10 @@ std::string misbehave(const std::string& request) {
     }
   }
   if (request == "throw") throw std::runtime_error("boom");
+  if (request.rfind("archive ", 0) == 0) {  // dies as a runtime D9 handed an archive would
+    TemporaryArchive file("not a zip");
+    return misbehave(request.substr(8));
+  }
   if (request == "slow") {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     return "slept";
@@ -103,6 +110,24 @@ TEST(Workers, DeathsAreReportedWithTheirBreadcrumbAndThePoolGoesOn) {
     EXPECT_EQ(*after.reply, "still here");
   }
   EXPECT_EQ(pool.restarts(), 5);
+}
+
+// A worker that dies while a runtime has its archive (the crashes D9 looks for) or is killed
+// at its deadline leaves no file behind: a night's campaign would leave thousands.
+TEST(Workers, ADeadWorkersArchiveIsRemoved) {
+  WorkerLimits limits;
+  limits.seconds_per_request = 0.5;
+  limits.rss_limit_bytes = kRssLimit;
+  WorkerPool pool(1, misbehave, limits);
+  for (const char* request : {"archive segv", "archive hang"}) {
+    SCOPED_TRACE(request);
+    auto pid = roundTrip(pool, "pid");
+    ASSERT_TRUE(pid.reply.has_value());
+    const std::string path = temporaryArchivePath(std::stol(*pid.reply));
+    auto e = roundTrip(pool, request, std::string(request) == "archive hang" ? -1 : 60);
+    ASSERT_TRUE(e.death.has_value());
+    EXPECT_NE(::access(path.c_str(), F_OK), 0) << path << " is left behind";
+  }
 }
 
 TEST(Workers, RepliesComeBackFromEveryWorker) {
