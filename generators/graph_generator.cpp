@@ -531,7 +531,11 @@ class Generator {
     for (const auto& [copy, before] : copies) {
       storage_replaced = storage_replaced || (copy.storage().data() != before && copy.numel() > 0);
     }
-    if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced) return false;
+    bool past_storage = !trial.outputs.empty() && reachesPastItsStorage(trial.outputs[0]);
+    for (const auto& c : copies) past_storage = past_storage || reachesPastItsStorage(c.first);
+    if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced || past_storage) {
+      return false;
+    }
     std::vector<at::Tensor> outs;
     for (const auto& c : copies) outs.push_back(c.first);
     auto intoContiguous = [&]() -> std::optional<std::vector<at::Tensor>> {
@@ -604,7 +608,7 @@ class Generator {
     }
     auto outcome = run();
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
-        returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) ||
+        returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();

@@ -351,4 +351,27 @@ bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, co
   return same && !opRole(op).returns_self;  // the role last: its memo is seldom in the cache
 }
 
+// Note [Tensors past their storage] (result_values.h).
+bool reachesPastItsStorage(const c10::IValue& v) {
+  if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) {
+      if (reachesPastItsStorage(e)) return true;
+    }
+    return false;
+  }
+  if (v.isTensorList()) {
+    for (const at::Tensor& t : v.toTensorVector()) {
+      if (reachesPastItsStorage(t)) return true;
+    }
+    return false;
+  }
+  if (!v.isTensor()) return false;
+  const at::Tensor& t = v.toTensor();
+  if (!t.defined() || t.layout() != at::kStrided || t.numel() == 0 || !t.has_storage()) return false;
+  int64_t last = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  const auto bytes = static_cast<uint64_t>(last + 1) * static_cast<uint64_t>(t.element_size());
+  return bytes > t.storage().nbytes();
+}
+
 }  // namespace epsmith

@@ -83,6 +83,21 @@ bool growsIntoUninitializedMemory(const OpInfo& op, const c10::IValue& result, c
 // A non-mutating op that handed back one of its arguments although its role does not say so.
 bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, const Node& call, LiveValueOf valueOf);
 
+// Note [Tensors past their storage]
+// LibTorch 1.13's set_ (and the functional set) of a source of another dtype keeps self's
+// dtype and takes the source's storage as it is: an f32 self set to a bool source of as many
+// elements has four times the bytes its storage holds. The op that next reads it reads past
+// the block and the op that next writes it writes past it, which corrupts the heap of the
+// process: generating the program kills `epsmith generate` at a later allocation, and in a
+// campaign's worker a later op dies in tcmalloc (a D1 death "in fmod" of a 1.13 campaign,
+// which no replay of its minimized program repeated). A call that leaves a tensor reaching
+// past its storage (its result, or what it wrote) is not generated; the bug stays known
+// (lt113-set-of-another-dtype-reads-past-its-source).
+//
+// Whether `v` (a tensor, or a list or tuple of them) has a tensor whose elements reach past
+// the bytes of its storage.
+bool reachesPastItsStorage(const c10::IValue& v);
+
 // Note [A refused call must leave no trace]
 // A mutable candidate runs first on copies of what it writes, then for real; the copies
 // are plain tensors, though, and the live ones may be leaves that require grad, views of

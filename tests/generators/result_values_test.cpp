@@ -124,6 +124,24 @@ TEST(ResultValues, ATensorWithoutItsMemoryIsNoValue) {
   EXPECT_TRUE(valOf(c10::IValue(at::zeros({3}, at::kInt)), &val));
 }
 
+// Note [Tensors past their storage]: what 1.13's set_ of a source of another dtype leaves,
+// made here by resizing the tensor's metadata alone, on any release.
+TEST(ResultValues, ATensorPastItsStorageIsSeen) {
+  const at::Tensor base = at::arange(12, at::kFloat).reshape({3, 4});
+  for (const at::Tensor& view : layoutsOf(base)) EXPECT_FALSE(reachesPastItsStorage(view)) << view.sizes();
+  EXPECT_FALSE(reachesPastItsStorage(at::empty({0}, at::kFloat)));
+  at::Tensor past = at::empty({3}, at::kFloat);
+  past.unsafeGetTensorImpl()->set_sizes_contiguous({4});  // 16 bytes on a storage of 12
+  EXPECT_TRUE(reachesPastItsStorage(past));
+  at::Tensor offset = base.flatten().narrow(0, 11, 1);
+  EXPECT_FALSE(reachesPastItsStorage(offset));
+  offset.unsafeGetTensorImpl()->set_sizes_contiguous({2});
+  EXPECT_TRUE(reachesPastItsStorage(offset));
+  EXPECT_TRUE(reachesPastItsStorage(c10::ivalue::Tuple::create({base, past})));
+  EXPECT_TRUE(reachesPastItsStorage(c10::IValue(c10::List<at::Tensor>({base, past}))));
+  EXPECT_FALSE(reachesPastItsStorage(c10::ivalue::Tuple::create({base, base.t()})));
+}
+
 TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16}) {
