@@ -68,6 +68,25 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
 
 }  // namespace
 
+ReadsOfAWrite readsOfAWrite(const Node& call, const OpInfo& op, int written,
+                            const std::function<ArgumentPlace(const Node*)>& placeOf) {
+  ReadsOfAWrite reads;
+  const Node* self = tensorAt(call, op, written);
+  const ArgumentPlace at = self ? placeOf(self) : ArgumentPlace{};
+  if (!at.storage || !at.meta) return reads;
+  for (size_t i = 0; i < op.arguments.size() && !reads.other_layout; ++i) {
+    const Node* t = static_cast<int>(i) == written ? nullptr : tensorAt(call, op, static_cast<int>(i));
+    const ArgumentPlace place = t ? placeOf(t) : ArgumentPlace{};
+    if (!place.meta || place.storage != at.storage) continue;
+    if (*place.meta == *at.meta) {
+      reads.aliased.push_back(static_cast<int>(i));
+    } else if (functionalizer::mayShareBytes(*place.meta, *at.meta) && place.certain && at.certain) {
+      reads.other_layout = t;
+    }
+  }
+  return reads;
+}
+
 std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<int>& aliased) {
   static ProbeCache<bool> cache;
   if (call.target.kind() != Target::Kind::Aten) return std::nullopt;

@@ -2,6 +2,7 @@
 // writes, found by running it once on small CPU tensors.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -26,6 +27,25 @@ namespace epsmith {
 // storage in another layout, with bytes in common, is refused without a probe:
 // TensorIterator raises there, so only a kernel that reads what it writes runs it.
 //
+// Where a tensor argument lies, as the caller tracks it: its storage (null: unknown), its
+// metadata, and whether it certainly shares that storage (a maybe-view may be a copy).
+struct ArgumentPlace {
+  const void* storage = nullptr;
+  const TensorMeta* meta = nullptr;
+  bool certain = true;
+};
+
+// The arguments of in-place or out= `call` (`op`) other than the one it writes, at schema
+// index `written`, that lie on the written tensor's storage: `aliased`, those in its very
+// layout, for the probe below to decide; `other_layout`, the first in another layout with
+// bytes in common, which is refused without a probe (both sure of their storage).
+struct ReadsOfAWrite {
+  std::vector<int> aliased;
+  const Node* other_layout = nullptr;
+};
+ReadsOfAWrite readsOfAWrite(const Node& call, const OpInfo& op, int written,
+                            const std::function<ArgumentPlace(const Node*)>& placeOf);
+
 // Whether in-place or out= `call` (its tensor arguments carrying their metadata at the
 // call) writes what its functional form computes when its arguments at the schema indices
 // `aliased` are the tensor it writes. nullopt where the probe cannot tell. Cached per op,

@@ -165,7 +165,7 @@ class Pass {
   Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped, ArgumentReads reads = ArgumentReads());
   Node* castTo(Node* value, ScalarType have, const TensorMeta& want);
   void inPlace(const Node& n, const OpRoleInfo& role);
-  void refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Obj& self);
+  void refuseReadingItsWrite(const Node& n, const OpRoleInfo& role);
   Node* sameShapeCopy(const Node& n, const TensorMeta& self_meta);  // Note [copy returns its source]
   bool hasOtherViews(const Rec& rec) const;
   void outVariant(const Node& n, const OpRoleInfo& role);

@@ -86,26 +86,21 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
 }
 
 // Note [In-place calls that read what they write] (alias_probe.h).
-void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Obj& written) {
+void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role) {
   const OpInfo& op = *n.target.op();
-  std::vector<int> aliased;
-  for (size_t i = 0; i < op.arguments.size(); ++i) {
-    const Argument* a = static_cast<int>(i) == role.written[0] ? nullptr : schemaArgument(n, op, i);
-    const auto* t = a ? a->get<arg::Tensor>() : nullptr;
-    Obj* o = t && t->node ? object(t->node, &n) : nullptr;
-    if (!o || o->rec->storage != written.rec->storage) continue;
-    if (o == &written || *o->rec->meta == *written.rec->meta) {
-      aliased.push_back(static_cast<int>(i));
-    } else if (functionalizer::mayShareBytes(*o->rec->meta, *written.rec->meta)) {
-      fail(&n, "it reads " + quoted(t->node->name()) + ", which shares memory with the tensor it writes in another " +
-                   "layout, so eager's answer depends on its kernel's order " +
-                   "(Note [In-place calls that read what they write])");
-    }
+  const ReadsOfAWrite reads = readsOfAWrite(n, op, role.written[0], [&](const Node* t) {
+    const Obj* o = object(t, &n);
+    return ArgumentPlace{o->rec->storage, o->rec->meta};
+  });
+  if (reads.other_layout) {
+    fail(&n, "it reads " + quoted(reads.other_layout->name()) + ", which shares memory with the tensor it writes in " +
+                 "another layout, so eager's answer depends on its kernel's order " +
+                 "(Note [In-place calls that read what they write])");
   }
-  if (aliased.empty()) return;
+  if (reads.aliased.empty()) return;
   Graph scratch;
-  if (probeAliasedWriteAgrees(withCurrentMetas(n, scratch), aliased) == false) {
-    const std::string& as = op.arguments[static_cast<size_t>(aliased[0])].name;
+  if (probeAliasedWriteAgrees(withCurrentMetas(n, scratch), reads.aliased) == false) {
+    const std::string& as = op.arguments[static_cast<size_t>(reads.aliased[0])].name;
     fail(&n, "it reads the tensor it writes as " + quoted(as) + ", so eager's answer depends on its kernel's order " +
                  "(Note [In-place calls that read what they write])");
   }
@@ -113,7 +108,7 @@ void Pass::refuseReadingItsWrite(const Node& n, const OpRoleInfo& role, const Ob
 
 void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   Obj* self = object(selfArgument(n), &n);
-  if (!role.written.empty()) refuseReadingItsWrite(n, role, *self);
+  if (!role.written.empty()) refuseReadingItsWrite(n, role);
   const TensorMeta* after = n.meta.val.tensor();
   const TensorMeta& meta = after ? *after : *self->rec->meta;
   // addbmm_ of a 0-dim self by an empty product resizes self to [0, 0] in eager; a
@@ -528,7 +523,7 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
       refuseResizedWhileRead(n, op, role, *outs[k], *after[k]);
     }
   }
-  if (outs.size() == 1 && role.written.size() == 1) refuseReadingItsWrite(n, role, *outs[0]);
+  if (outs.size() == 1 && role.written.size() == 1) refuseReadingItsWrite(n, role);
   auto writeOut = [&](size_t k, Node* value) {
     if (after[k]->sizes != outs[k]->rec->meta->sizes) {
       writeResized(n, outs[k], value, *after[k]);

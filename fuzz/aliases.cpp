@@ -420,21 +420,16 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     }
     if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) continue;
     if (reshaped.count(owners.at(self))) continue;
-    std::vector<int> aliased;
-    for (size_t i = 0; i < op.arguments.size(); ++i) {
-      const Node* t = static_cast<int>(i) == role.written[0] ? nullptr : boundTensor(n, op, static_cast<int>(i));
-      const TensorMeta* m = t ? t->meta.val.tensor() : nullptr;
-      if (!m || owners.at(t) != owners.at(self)) continue;
-      if (t == self || *m == *self_meta) {
-        aliased.push_back(static_cast<int>(i));
-      } else if (functionalizer::mayShareBytes(*m, *self_meta) && certainlyAliases(t) && certainlyAliases(self)) {
-        return "%" + n.name() + " reads %" + t->name() + ", which shares memory with the %" + self->name() +
-               " it writes in another layout: eager's answer depends on its kernel's order";
-      }
+    const ReadsOfAWrite reads = readsOfAWrite(n, op, role.written[0], [&](const Node* t) {
+      return ArgumentPlace{owners.at(t), t->meta.val.tensor(), certainlyAliases(t)};
+    });
+    if (reads.other_layout) {
+      return "%" + n.name() + " reads %" + reads.other_layout->name() + ", which shares memory with the %" +
+             self->name() + " it writes in another layout: eager's answer depends on its kernel's order";
     }
-    if (!aliased.empty() && probeAliasedWriteAgrees(n, aliased) == false) {
-      return "%" + n.name() + " reads the %" + self->name() + " it writes as " +
-             "'" + op.arguments[static_cast<size_t>(aliased[0])].name + "': eager's answer depends on its kernel's order";
+    if (!reads.aliased.empty() && probeAliasedWriteAgrees(n, reads.aliased) == false) {
+      return "%" + n.name() + " reads the %" + self->name() + " it writes as " + "'" +
+             op.arguments[static_cast<size_t>(reads.aliased[0])].name + "': eager's answer depends on its kernel's order";
     }
   }
   return std::nullopt;

@@ -143,5 +143,46 @@ example_inputs {
   }
 }
 
+// The same rule for a source on the written tensor's storage in another layout, where no
+// probe runs: TensorIterator's kernels raise on such an overlap, and the others read what
+// they have written. The fuzz checks and the functionalizer share it (readsOfAWrite).
+TEST(Checks, AnInPlaceCallReadingItsWriteInAnotherLayoutIsNotCompared) {
+  const auto p = test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %m: b8[1, 4] = placeholder
+  %x: f32[4, 4] = placeholder
+  %v: f32[4, 4]<stride=[1, 4]> = aten::t(%x)
+  %s: f32[4, 4] = aten::masked_scatter_(%x, %m, %v)
+  return (%x)
+}
+signature {
+  input user_input %m
+  input user_input %x
+  output user_output %x
+}
+storages {
+  $0: b8[4] = [True, False, True, True]
+  $1: f32[16] = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 7.5, 8.0]
+}
+example_inputs {
+  $0 b8[1, 4]
+  $1 f32[4, 4]
+}
+)EPT");
+  const auto why = writeEagerLeavesUndefined(p);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "%s reads %v, which shares memory with the %x it writes in another layout: eager's answer "
+                  "depends on its kernel's order");
+  // D1's functionalizer refuses it by the same rule; D2 runs, and would skip what it found.
+  const auto outcomes = runChecks(p, {DiffCheck::D1, DiffCheck::D2});
+  EXPECT_EQ(outcomes[0].status, CheckOutcome::Status::Skipped) << outcomes[0].report;
+  EXPECT_NE(outcomes[0].report.find("it reads 'v', which shares memory with the tensor it writes in another layout"),
+            std::string::npos)
+      << outcomes[0].report;
+  EXPECT_NE(outcomes[1].status, CheckOutcome::Status::Finding) << outcomes[1].report;
+}
+
 }  // namespace
 }  // namespace epsmith
