@@ -98,13 +98,18 @@ int connectTo(const std::string& path) {
 }
 
 
-// The peer's first line, which says torch imported (a Python without torch ends before it);
+// The peer's first line, which says torch imported, or why not (a Python without torch);
 // the reason where it is not. `announce`: report the faults it planted on standard error.
 template <typename Channel>
 std::optional<std::string> readGreeting(Channel& peer, bool announce, pid_t* pid = nullptr) {
   auto ready = peer.readLine();
   if (!ready.ok()) return "the torch peer did not start: " + ready.error().message;
+  std::optional<std::string> refused;
   auto greeting = readJson(ready.value(), "", [&](const JsonAt& at) {
+    if (auto error = at.optional("error")) {
+      refused = error->string();
+      return true;
+    }
     at.field("torch").string();
     if (auto p = at.optional("pid"); p && pid) *pid = static_cast<pid_t>(p->integer());
     if (auto planted = at.optional("planted"); planted && announce) {
@@ -115,7 +120,7 @@ std::optional<std::string> readGreeting(Channel& peer, bool announce, pid_t* pid
     return true;
   });
   if (!greeting.ok()) return "the torch peer's first line is not its greeting: " + ready.value();
-  return std::nullopt;
+  return refused;
 }
 
 // Note [One peer per process]
@@ -191,12 +196,15 @@ class Peer {
       pid_ = 0, to_ = fd, from_ = dup(fd);
       // The zygote's child, not ours: its pid lets a hung one be killed.
       auto greeting = readGreeting(*this, false, &pid_);
+      if (greeting) end(true);  // no peer to ask: the next question starts over
       return greeting ? std::optional<std::string>("the torch peer zygote's peer: " + *greeting) : std::nullopt;
     }
     auto spawned = spawnPeer(args);
     if (!spawned.ok()) return spawned.error().message;
     pid_ = spawned->pid, to_ = spawned->to, from_ = spawned->from;
-    return readGreeting(*this, true);
+    auto greeting = readGreeting(*this, true);
+    if (greeting) end(true);  // one that greeted with why it cannot serve (no torch) has ended
+    return greeting;
   }
 
   std::optional<std::string> writeAll(const std::string& data) {

@@ -252,6 +252,18 @@ TEST_F(TorchChecks, NoPythonIsASkipWithTheReason) {
   }
 }
 
+// Without torch the peer says so in its first line, and the checks skip with that reason,
+// whatever Python has (this one has torch hidden).
+TEST(TorchPeer, APythonWithoutTorchIsASkipWithTheReason) {
+  const std::string python = std::string(EPSMITH_SOURCE_DIR) + "/tests/data/python_without_torch.sh";
+  const auto outcomes = inChild(example("linear_counter.ept"), {{"EPSMITH_PYTHON", python.c_str()}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, CheckOutcome::Status::Skipped) << describe(o);
+    EXPECT_NE(o.report.find("cannot import torch: No module named 'torch'"), std::string::npos) << o.report;
+  }
+}
+
 TEST_F(TorchChecks, WorkersForkedAfterAZygoteGetTheirPeersFromIt) {
   // As a campaign does: the parent starts the zygote, its forked children ask (each a peer
   // forked by the zygote, torch already imported) and get the answers a spawned peer gives.
