@@ -281,6 +281,52 @@ signature {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
 }
 
+// An out= call into an f16 or bf16 out whose sums eager keeps in that dtype: 1.13's
+// norm.dtype_out of f32 asked for f32 into a bf16 `out` sums |x| in bf16, 344 where the f32
+// norm cast is 352. On the probe's assorted values the two forms were within D1's
+// tolerance, so the probe also runs on ones after one large element (a 1.13 campaign's D1
+// case, its values here). 2.x refuses such an out.
+TEST(Functionalize, OutCallsThatSumInTheirLessPreciseOut) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[7, 6, 5, 1] = placeholder
+  %o: bf16[] = placeholder
+  %norm: bf16[] = aten::norm.dtype_out(%x, 1, [2, 0, 3, 1], False, dtype=torch.float32, out=%o)
+  return (%norm)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %norm
+}
+storages {
+  $0: f32[210] = [
+    1.0, -1.0, 2.5, 1.0, -2.5, -1.5, -3.0, -1.5, 3.0, 2.5, -2.0, 2.5, 0.5, 3.0, -1.0, 0.5, -3.0,
+    -1.0, -1.0, 2.0, 2.5, 1.5, 0.0, 3.0, 0.5, -0.5, 3.0, -1.0, -1.0, 0.0, -3.0, 1.0, -0.5, -2.5,
+    2.5, 0.0, 1.0, 0.5, 2.5, 2.5, 3.0, -1.5, 2.5, -1.5, 2.5, 1.0, 0.5, 2.5, -1.0, -0.5, -1.5, -2.5,
+    0.5, 2.0, 3.0, -2.0, -3.0, 2.5, 2.0, -2.5, 2.5, 2.5, -2.0, -2.5, 2.0, 1.0, -2.0, -0.5, 2.5,
+    -3.0, -3.0, 2.5, -2.0, -1.5, -2.0, -1.5, 1.0, 3.0, -2.5, 0.0, -2.5, 3.0, -2.5, 3.0, -2.0, 3.0,
+    -1.5, -1.0, 0.0, 0.5, 0.5, -1.5, 2.0, -1.5, 3.0, -3.0, 3.0, 0.5, -2.0, 3.0, 1.5, -1.0, 0.0,
+    -1.5, 2.0, 1.5, 2.0, 2.0, -1.0, -3.0, 0.5, -3.0, -1.0, 2.0, -0.5, 2.5, -0.5, 1.5, 2.0, -2.5,
+    -2.0, 1.0, -3.0, 1.0, 2.0, -2.0, -1.5, -1.0, -3.0, -2.5, 3.0, -1.0, 1.0, 1.0, 0.0, 1.0, -3.0,
+    2.0, -1.0, 0.5, -3.0, -3.0, 1.0, -2.5, 1.0, 1.5, 0.0, -0.5, -0.5, -2.5, 1.5, 2.5, 1.0, 0.0,
+    -0.5, -2.5, 2.5, 0.5, 0.0, -3.0, 0.5, 2.5, -3.0, 1.0, 3.0, 2.0, -0.5, -0.5, 0.0, -1.5, 1.0,
+    2.5, 0.5, 0.5, 2.5, -0.5, 3.0, -2.5, -1.0, -1.5, 0.5, 2.5, -2.5, -2.5, 1.5, 2.0, 1.0, 3.0,
+    -0.5, 1.5, 2.5, -2.5, -1.0, -0.5, -1.5, -2.0, -2.5, 0.5, -2.5, 1.0, 2.5, 0.0, 1.0, 2.5, 0.0,
+    1.0, 1.5, 2.0, -2.5, 1.0]
+  $1: bf16[1] = [-3.0]
+}
+example_inputs {
+  $0 f32[7, 6, 5, 1]
+  $1 bf16[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // An out= call of empty tensors writes nothing the probe can compare, but its form must
 // still run: huber_loss.out of an empty i64 input and an f32 target into an f32 `out`,
 // whose functional form keeps the i64 input's dtype and refuses to cast the loss into it
