@@ -121,6 +121,20 @@ namespace {
 // of just its elements, the probe gave up, and the functional result went uncast).
 constexpr int64_t kStorageSlack = 4096;
 
+// The CPU fill that makes every floating-point stack of square matrices identities (the
+// rest ones): zeros and ones are singular, and a factorization refuses them (cholesky of
+// f32 into an f64 out: with no dtype for the functional result, its cast was left out, a
+// 1.13 campaign's D1 case).
+constexpr int kIdentityFill = 2;
+
+at::Tensor identitiesOr1(at::Tensor t) {
+  const bool square = t.dim() >= 2 && t.size(-1) == t.size(-2);
+  if (!square || !(t.is_floating_point() || t.is_complex())) return t.fill_(1);
+  t.zero_();
+  t.diagonal(0, -2, -1).fill_(1);
+  return t;
+}
+
 at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) {
   std::vector<int64_t> sizes, strides;
   for (const auto& s : m.sizes) sizes.push_back(s.concrete());
@@ -137,12 +151,14 @@ at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) 
   // elements' span, untouched between them, as empty_strided makes it.
   if (extent > (int64_t{1} << 16)) {
     at::Tensor t = at::empty_strided(sizes, strides, options);
-    if (device.is_cpu()) t.fill_(fill);
+    if (device.is_cpu()) fill == kIdentityFill ? identitiesOr1(t) : t.fill_(fill);
     return t;
   }
   at::Tensor storage = at::empty({extent + kStorageSlack}, options);
-  if (device.is_cpu()) storage.fill_(fill);
-  return storage.as_strided(sizes, strides, 0);
+  if (device.is_cpu()) storage.fill_(fill == kIdentityFill ? 0 : fill);
+  at::Tensor t = storage.as_strided(sizes, strides, 0);
+  if (device.is_cpu() && fill == kIdentityFill) identitiesOr1(t);
+  return t;
 }
 
 }  // namespace
@@ -261,12 +277,14 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     return no_meta_kernel.count(form) > 0;
   }();
   // On CPU, zeros first (a valid index into any dimension), then ones: an integer division
-  // or remainder by a zero tensor raises (remainder.Scalar_Tensor has no meta kernel).
+  // or remainder by a zero tensor raises (remainder.Scalar_Tensor has no meta kernel); then
+  // identity matrices, which factorizations take.
   std::optional<std::vector<ProbedReturn>> returns;
   bool refused_for_meta = false, declined = false;
   if (!skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, &refused_for_meta, &declined);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0, nullptr, &declined);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1, nullptr, &declined);
+  if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), kIdentityFill, nullptr, &declined);
   if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, nullptr, &declined);
   if (refused_for_meta) {
     std::lock_guard<std::mutex> lock(mu);

@@ -327,6 +327,38 @@ example_inputs {
   functionalAgreesWithEager(p);
 }
 
+// A functional form whose result dtype no probe value tells: cholesky of zeros or ones
+// raises (not positive-definite), and of f32 into an f64 out the result's cast was left
+// out (a 1.13 campaign's D1 case). The dtype probe also runs on identity matrices.
+TEST(Functionalize, OutCallsOfFactorizationsCastTheirResult) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3, 3] = placeholder
+  %o: f64[3, 3] = placeholder
+  %c: f64[3, 3] = aten::cholesky.out(%x, True, out=%o)
+  return (%c)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %c
+}
+storages {
+  $0: f32[9] = [4.0, 1.0, 0.0, 1.0, 3.0, 0.0, 0.0, 0.0, 2.0]
+  $1: f64[9] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+}
+example_inputs {
+  $0 f32[3, 3]
+  $1 f64[3, 3]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::cholesky aten::_to_copy");
+}
+
 // An out= call of empty tensors writes nothing the probe can compare, but its form must
 // still run: huber_loss.out of an empty i64 input and an f32 target into an f32 `out`,
 // whose functional form keeps the i64 input's dtype and refuses to cast the loss into it
