@@ -401,9 +401,20 @@ bool compositeReadsAnOutResize(const Graph& g) {
     auto composite = [&](const Node* u) {
       return order.at(u) > order.at(&r) && u->atenOp() && u->atenOp()->composite_implicit;
     };
-    const auto& of_r = g.users(&r);
-    const auto& of_w = g.users(&w);
-    return std::any_of(of_r.begin(), of_r.end(), composite) || std::any_of(of_w.begin(), of_w.end(), composite);
+    // The out, the call's result, and what in-place calls on them return (sinc_ of the out
+    // is the out: moveaxis of it meets the same stale sizes).
+    std::vector<const Node*> aliases{&r, &w};
+    for (size_t k = 0; k < aliases.size(); ++k) {
+      for (const Node* u : g.users(aliases[k])) {
+        const OpInfo* op = u->atenOp();
+        const bool in_place = op && opRole(*op).role == OpRole::InPlace && boundTensor(*u, *op, 0) == aliases[k];
+        if (in_place && std::find(aliases.begin(), aliases.end(), u) == aliases.end()) aliases.push_back(u);
+      }
+    }
+    return std::any_of(aliases.begin(), aliases.end(), [&](const Node* a) {
+      const auto& users = g.users(a);
+      return std::any_of(users.begin(), users.end(), composite);
+    });
   });
 }
 

@@ -156,7 +156,8 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   kaiser_window.out(0, out=x), then e reads as [0]).
 //   "composite-reads-an-out-resize": an out= call changes the sizes of its out, and an op
 //   that LibTorch implements as CompositeImplicitAutograd (numpy_T, movedim, flatten)
-//   reads the out or the call's result afterwards: run_decompositions (2.13) decomposes
+//   reads the out, the call's result, or what an in-place call on one returns (sinc_ of
+//   the out, then movedim), afterwards: run_decompositions (2.13) decomposes
 //   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
 //   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
 //   "resizes-an-input": an out= call, resize_, set_ or in-place view (unsqueeze_) changes

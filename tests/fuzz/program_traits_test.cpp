@@ -525,8 +525,8 @@ signature {
   EXPECT_TRUE(programTraits(program("eye")).empty());
 }
 
-// An out= call that resizes its out, whose result or out a CompositeImplicitAutograd op
-// (numpy_T) reads afterwards; an op with a kernel of its own (t), or an out= call that
+// An out= call that resizes its out, whose result or out (or an in-place call's return of
+// one) a CompositeImplicitAutograd op (numpy_T) reads afterwards; an op with a kernel of its own (t), or an out= call that
 // keeps the sizes, is none.
 TEST(RootCause, ACompositeReadOfAnOutResizeIsATrait) {
   auto program = [](const std::string& out_sizes, const std::string& read) {
@@ -550,6 +550,23 @@ signature {
   EXPECT_EQ(programTraits(program("2, 5, 8", "aten::numpy_T(%o)")), trait);
   EXPECT_EQ(programTraits(program("2, 5, 8", "aten::t(%erfcx)")), (std::vector<std::string>{"resizes-an-input"}));
   EXPECT_TRUE(programTraits(program("3, 5", "aten::numpy_T(%erfcx)")).empty());
+  // Through what an in-place call on the result returns (a 2.13 campaign's D8 case, sinc_
+  // then moveaxis; torch alone raises the same with or without the sinc_).
+  const auto through = test::parse(R"EPT(graph {
+  %x: f32[3, 5] = placeholder
+  %o: f32[2, 5, 8] = placeholder
+  %erfcx: f32[3, 5] = aten::special_erfcx.out(%x, out=%o)
+  %sinc_: f32[3, 5] = aten::sinc_(%erfcx)
+  %r: f32[5, 3] = aten::numpy_T(%sinc_)
+  return (%r)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %r
+}
+)EPT");
+  EXPECT_EQ(programTraits(through), trait);
 }
 
 // An out= call that resizes a tensor set_ pointed at another's storage, which is read after
