@@ -166,6 +166,27 @@ bool isHiddenAlias(const Node& t) {
 
 namespace {
 
+// Whether `m`'s result, an element of it, or what an op that hides an alias made of one is
+// read after `w`: unsafe_chunk of an element of atleast_2d of x, read after a write into x,
+// reads x through two hidden aliases (a 2.13 campaign's D2 case).
+bool readAfterThroughHiddenAliases(const Graph& g, const Node& m, const Node& w,
+                                   const std::map<const Node*, size_t>& order) {
+  std::vector<const Node*> made{&m};
+  for (size_t k = 0; k < made.size() && made.size() < 64; ++k) {
+    if (readAfter(g, *made[k], w, order)) return true;
+    auto follow = [&](const Node* v) {
+      if (v->atenOp() && hidesAnAlias(*v->atenOp()) && order.at(v) < order.at(&w)) made.push_back(v);
+    };
+    for (const Node* u : g.users(made[k])) {
+      if (!isGetItem(*u)) follow(u);
+      if (isGetItem(*u)) {
+        for (const Node* v : g.users(u)) follow(v);
+      }
+    }
+  }
+  return false;
+}
+
 // Whether a call writes the storage of an argument of an op whose schema hides an alias,
 // which that op read before the write and whose result is read after it.
 bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
@@ -180,7 +201,7 @@ bool writesUnderAnUndeclaredAlias(const ExportedProgram& p) {
       if (!hidesAnAlias(*m.target.op())) continue;
       bool takes = false;
       m.forEachInput([&](const Node* i) { takes = takes || owner.at(i) == owner.at(&t); });
-      found = takes && readAfter(g, m, w, order);
+      found = takes && readAfterThroughHiddenAliases(g, m, w, order);
     }
   });
   return found;

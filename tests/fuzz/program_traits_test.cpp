@@ -160,6 +160,32 @@ signature {
   EXPECT_TRUE(programTraits(program("y")).empty());
 }
 
+// The same through two undeclared aliases: unsafe_chunk of an element of atleast_2d of a
+// 0-d x, read after an in-place write into x (a 2.13 campaign's D2 case); written before
+// the chunk is taken, none.
+TEST(RootCause, AWriteUnderAChainOfUndeclaredAliasesIsATrait) {
+  auto program = [](bool write_first) {
+    const std::string write = "  %xlogy_: f32[] = aten::xlogy_.Tensor(%c, %x)\n";
+    return test::parse(R"EPT(graph {
+  %x: f32[] = placeholder
+  %c: f32[] = placeholder
+)EPT" + (write_first ? write : "") + R"EPT(  %atleast_2d: (f32[1, 1], f32[1, 1]) = aten::atleast_2d.Sequence([%c, %x])
+  %getitem: f32[1, 1] = operator.getitem(%atleast_2d, 0)
+  %unsafe_chunk: (f32[1, 1],) = aten::unsafe_chunk(%getitem, 1)
+  %piece: f32[1, 1] = operator.getitem(%unsafe_chunk, 0)
+)EPT" + (write_first ? "" : write) + R"EPT(  return (%piece)
+}
+signature {
+  input user_input %x
+  input user_input %c
+  output user_output %piece
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program(false)), (std::vector<std::string>{"writes-an-undeclared-alias"}));
+  EXPECT_TRUE(programTraits(program(true)).empty());
+}
+
 // set_ from a source of another dtype: self takes the source's dtype eagerly.
 TEST(RootCause, SettingFromAnotherDtypeIsATrait) {
   auto program = [](const std::string& source) {
