@@ -537,6 +537,14 @@ bool mutatesMetadataInPlace(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), isViewApplyingMetadataMutation);
 }
 
+// Note [Program traits]: "returns-an-empty-tensor-list".
+bool returnsAnEmptyTensorList(const Graph& g) {
+  return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
+    const auto* list = n.atenOp() ? n.meta.val.list() : nullptr;
+    return list && list->empty();
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> programTraits(const ExportedProgram& p) {
@@ -562,6 +570,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (writesUnderAStridedReshape(p)) traits.emplace_back("writes-under-a-strided-reshape");
   if (resizesAStridedViewToItsSizes(p.graph())) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
   if (!p.signature.inputTokens().empty()) traits.emplace_back("takes-an-effect-token");
+  if (returnsAnEmptyTensorList(p.graph())) traits.emplace_back("returns-an-empty-tensor-list");
   return traits;
 }
 

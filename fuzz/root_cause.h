@@ -208,6 +208,9 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   "takes-an-effect-token": the signature has a token input. torch's unlifting and
 //   run_decompositions of a TRAINING program fail to unflatten its inputs, so a check that
 //   asks torch meets that before what the program does.
+//   "returns-an-empty-tensor-list": a call returns a list of no tensors (unbind of a
+//   dimension of size 0). torch.export.load of such a program, torch.export's own saved
+//   form included, fails to deserialize that node (2.13: "list index out of range").
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -215,7 +218,8 @@ inline constexpr const char* kProgramTraits[] = {
     "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
-    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token"};
+    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token",
+    "returns-an-empty-tensor-list"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

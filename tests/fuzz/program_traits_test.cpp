@@ -619,5 +619,25 @@ signature {
   EXPECT_EQ(programTraits(program("%kaiser_window")), (std::vector<std::string>{"resizes-an-input"}));
 }
 
+// unbind of a dimension of size 0 returns no tensors (torch.export.load cannot read such a
+// node back); of size 2, two.
+TEST(RootCause, AnEmptyTensorListIsATrait) {
+  auto program = [](const std::string& rows, const std::string& result) {
+    return test::parse(R"EPT(graph {
+  %x: f32[)EPT" + rows + R"EPT(, 3] = placeholder
+  %unbind: )EPT" + result + R"EPT( = aten::unbind.int(%x)
+  %neg: f32[)EPT" + rows + R"EPT(, 3] = aten::neg(%x)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("0", "()")), (std::vector<std::string>{"returns-an-empty-tensor-list"}));
+  EXPECT_TRUE(programTraits(program("2", "(f32[3], f32[3]<offset=3>)")).empty());
+}
+
 }  // namespace
 }  // namespace epsmith
