@@ -540,31 +540,32 @@ struct ProbeAnswer {
   bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
 };
 
-// Where `out` is f16 or bf16 and a floating-point input is more precise: the set whose
-// floating-point inputs are ones after one large element, which a sum kept in the out's
-// dtype cannot grow past (256 + 1 is 256 in bf16), and eager's answer on them; nullopt
-// elsewhere, or where eager raises on them. The other sets' sums stay within an ulp of each
-// other in either dtype, where a real input's do not: 1.13's `norm.dtype_out(x, dtype=f32,
-// out=bf16)` accumulates in bf16, 344 where the f32 norm cast is 352 (a 1.13 campaign's D1
-// case), and on the assorted values the two were within D1's tolerance.
+// Where `out` is f16 or bf16 and an input is floating-point: the set whose floating-point
+// inputs are ones after one large element, which a sum kept in the out's dtype cannot grow
+// past (256 + 1 is 256 in bf16), and eager's answer on them; nullopt elsewhere, or where
+// eager raises on them. The other sets' sums stay within an ulp of each other in either
+// dtype, where a real input's do not: 1.13's `norm.dtype_out(x, dtype=f32, out=bf16)` of an
+// f32 or a bf16 x accumulates in bf16, 344 where the f32 norm cast is 352 (a 1.13
+// campaign's D1 case), and on the assorted values the two were within D1's tolerance.
 std::optional<ProbeSet> swampedSet(const Node& out_call, const Node* out, const ProbeSet& first) {
   const ScalarType out_dtype = out->meta.val.tensor()->dtype;
   if (out_dtype != ScalarType::Half && out_dtype != ScalarType::BFloat16) return std::nullopt;
   const double large = out_dtype == ScalarType::Half ? 2048 : 256;  // 2^(significand bits + 1)
   ProbeSet set;
-  bool finer_input = false;
+  bool floating_input = false;
   for (const auto& [n, v] : first.values) {
     const ScalarType dtype = n->meta.val.tensor()->dtype;
-    const bool finer = n != out && (dtype == ScalarType::Float || dtype == ScalarType::Double);
-    finer_input = finer_input || finer;
+    const bool floating = n != out && (dtype == ScalarType::Half || dtype == ScalarType::BFloat16 ||
+                                       dtype == ScalarType::Float || dtype == ScalarType::Double);
+    floating_input = floating_input || floating;
     at::Tensor t = v;
-    if (finer && v.numel() > 0) {
+    if (floating && v.numel() > 0) {
       t = at::ones_like(v);
       t.view(-1)[0].fill_(large);
     }
     set.values.emplace(n, t);
   }
-  if (!finer_input) return std::nullopt;
+  if (!floating_input) return std::nullopt;
   auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(set.values.at(n)); });
   if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
   set.want = eager.outputs[0].toTensor();

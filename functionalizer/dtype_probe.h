@@ -40,9 +40,9 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // an integer dtype, once with odd integers of large magnitude (on small ones a product in
 // i64 cast to f32, as 1.13's `prod.out` of i64 into f32 computes, and a product in f32
 // agree; a product of large ones wraps in one and overflows in the other), where the out
-// is f16 or bf16 and an input more precise, once with ones after one large element (a sum
-// kept in the out's dtype stops at 256 in bf16: 1.13's `norm.dtype_out` of f32 into bf16
-// sums in bf16, which the other values left within D1's tolerance), and keeping the
+// is f16 or bf16 and an input floating-point, once with ones after one large element (a
+// sum kept in the out's dtype stops at 256 in bf16: 1.13's `norm.dtype_out` asked for f32
+// into bf16 sums in bf16, which the other values left within D1's tolerance), and keeping the
 // one closest to what eager writes on all, the first of equals, if it is within D1's
 // tolerance where that is the tighter (`logsumexp.out` of f32 into f64 computed in f32
 // passes, computed in f64 is closer): the functional op given `dtype=` the out tensor's
