@@ -27,6 +27,7 @@
 
 #include "formats/text_format.h"
 #include "functionalizer/pass.h"
+#include "ir/grad_mode.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -321,10 +322,7 @@ void Pass::call(const Node& n) {
       return;
     case Target::Kind::TorchFunction: {
       bind(n, copyRemapped(n));
-      auto fn = n.target.torchFunctionId();
-      if ((fn == TorchFunction::SetGradEnabled || fn == TorchFunction::CSetGradEnabled) && !n.args.empty()) {
-        if (const auto* b = n.args[0].get<arg::Bool>()) grad_enabled_ = b->value;
-      }
+      if (auto enabled = gradModeSet(n)) grad_enabled_ = *enabled;
       return;
     }
     case Target::Kind::HigherOrder:

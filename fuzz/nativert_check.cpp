@@ -27,6 +27,7 @@
 
 #include "functionalizer/functionalize.h"
 #include "generators/random_source.h"
+#include "ir/grad_mode.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/nativert.h"
 #include "oracle/pt2_archive.h"
@@ -77,13 +78,6 @@ std::string causeLine(const std::string& error) {
     if (blank != std::string::npos && blank + 2 < error.size()) start = blank + 2;
   }
   return error.substr(start, error.find('\n', start) - start);
-}
-
-// Whether `n` sets grad mode (torch._C._set_grad_enabled, or torch.autograd.grad_mode.set_grad_enabled).
-bool setsGradMode(const Node& n) {
-  if (n.target.kind() != Target::Kind::TorchFunction) return false;
-  const TorchFunction fn = n.target.torchFunctionId();
-  return fn == TorchFunction::SetGradEnabled || fn == TorchFunction::CSetGradEnabled;
 }
 
 // `p` without its calls that set grad mode, or nullopt where it has none.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "generators/probe_dialect.h"
+#include "ir/grad_mode.h"
 #include "ops/op_registry.h"
 #include "verifier/verifier.h"
 
@@ -644,9 +645,7 @@ void dropGradRegions(ExportedProgram& p) {
   Graph& g = p.graph();
   std::vector<Node*> toggles;
   for (Node& n : g.nodes()) {
-    if (n.target.kind() == Target::Kind::TorchFunction && n.target.torchFunctionId() == TorchFunction::CSetGradEnabled) {
-      toggles.push_back(&n);
-    }
+    if (setsGradMode(n)) toggles.push_back(&n);
   }
   for (Node* n : toggles) g.erase(n);
 }
