@@ -310,6 +310,24 @@ const SymIntList* resultSizes(const Node& n, size_t k) {
   return nullptr;
 }
 
+// The metadata of `w` when `r` runs: its own, or that of the last in-place call before r
+// on it (or on what such a call returned), which an unsqueeze_ changes.
+const TensorMeta* metaBefore(const Graph& g, const Node& w, const Node& r) {
+  const TensorMeta* now = w.meta.val.tensor();
+  std::vector<const Node*> same{&w};
+  for (const Node& u : g.nodes()) {
+    if (&u == &r) break;
+    const OpInfo* op = u.atenOp();
+    const OpRole role = op ? opRole(*op).role : OpRole::Unsupported;
+    if (role != OpRole::InPlace && role != OpRole::MetadataMutation) continue;
+    const Node* self = boundTensor(u, *op, 0);
+    if (std::find(same.begin(), same.end(), self) == same.end() || !u.meta.val.tensor()) continue;
+    same.push_back(&u);
+    now = u.meta.val.tensor();
+  }
+  return now;
+}
+
 // Whether a call changes the sizes of a tensor it writes and `then(r, w)` holds of the call
 // r and the tensor w. Out= calls, resize_ and set_ resize; `in_place_views` adds the
 // metadata mutations that apply a view (transpose_), which change sizes without a resize.
@@ -324,7 +342,7 @@ bool anyResize(const Graph& g, bool in_place_views, F&& then) {
     if (!resizes) continue;
     for (size_t k = 0; k < role.return_alias.size(); ++k) {
       const Node* w = role.return_alias[k] < 0 ? nullptr : boundTensor(r, *r.target.op(), role.return_alias[k]);
-      const TensorMeta* before = w ? w->meta.val.tensor() : nullptr;
+      const TensorMeta* before = w ? metaBefore(g, *w, r) : nullptr;
       const SymIntList* after = resultSizes(r, k);
       if (before && after && before->sizes != *after && then(r, *w)) return true;
     }

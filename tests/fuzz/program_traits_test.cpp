@@ -502,6 +502,24 @@ signature {
   EXPECT_EQ(programTraits(program("0")),
             (std::vector<std::string>{"mutates-metadata-in-place", "resizes-after-a-metadata-mutation"}));
   EXPECT_EQ(programTraits(program("1, 1")), (std::vector<std::string>{"mutates-metadata-in-place"}));
+  // The out named by the node unsqueeze_ wrote, whose own meta is its size before: [1, 1]
+  // back to [1] is a resize (a 2.13 campaign's D8 case, zeros_like.out after unsqueeze_).
+  const auto by_its_node = test::parse(R"EPT(graph {
+  %x: f32[1] = placeholder
+  %e: f32[1] = placeholder
+  %w: f32[1] = aten::clone(%x)
+  %u: f32[1, 1] = aten::unsqueeze_(%w, 0)
+  %elu: f32[1] = aten::elu.out(%e, 2.5, 3, out=%w)
+  return (%elu)
+}
+signature {
+  input user_input %x
+  input user_input %e
+  output user_output %elu
+}
+)EPT");
+  EXPECT_EQ(programTraits(by_its_node),
+            (std::vector<std::string>{"mutates-metadata-in-place", "resizes-after-a-metadata-mutation"}));
 }
 
 // requires_grad_ of a periodic window of two elements or more, which eager makes as a view
