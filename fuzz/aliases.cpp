@@ -107,11 +107,17 @@ void forEachViewedBy(const Node* w, F&& f) {
       k = i ? static_cast<size_t>(i->value) : 0;
       if (!call) return;
     }
-    // reshape, contiguous, to: a copy where the layout cannot be viewed, as for an
-    // expanded tensor's; whether this one is cannot be read from the graph.
-    if (opRole(*call->target.op()).role == OpRole::MaybeView) return;
     const int a = aliasedArgument(*call, k);
-    w = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
+    const Node* in = a < 0 ? nullptr : boundTensor(*call, *call->target.op(), a);
+    // reshape, contiguous, to: a copy where the layout cannot be viewed, as for an
+    // expanded tensor's; a view where the metadata says so, as the functionalizer decides
+    // (Note [Maybe-aliasing ops]: reshape_as of a piece of an expanded input to its own
+    // sizes views it, and a write through it lands in the input).
+    if (opRole(*call->target.op()).role == OpRole::MaybeView) {
+      const TensorMeta* from = in ? in->meta.val.tensor() : nullptr;
+      if (!from || !functionalizer::maybeViewAliases(*w, *call->target.op(), *from)) return;
+    }
+    w = in;
   }
 }
 

@@ -87,6 +87,18 @@ example_inputs {
 }
 )EPT");
   EXPECT_EQ(writeEagerLeavesUndefined(reshaped), std::nullopt);
+  // A reshape of a piece to its own sizes is a view: a write through it lands in the input
+  // (a 1.13 campaign's D2 case, filed as a mismatch until the walk went through it).
+  std::string through = writeIntoAPiece("<stride=[0, 1]>", 2);
+  const std::string tanh = "  %tanh_: f32[1, 2]<stride=[0, 1]> = aten::tanh_(%getitem)\n";
+  through.replace(through.find(tanh), tanh.size(),
+                  "  %r: f32[1, 2] = aten::reshape_as(%getitem, %getitem)\n"
+                  "  %tanh_: f32[1, 2] = aten::tanh_(%r)\n");
+  const auto why = writeEagerLeavesUndefined(test::parse(through));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("%tanh_ writes into %x (f32[3, 2]<stride=[0, 1]>), whose elements share memory"),
+            std::string::npos)
+      << *why;
   const ExportedProgram contiguous = test::parse(writeIntoAPiece("", 6));
   EXPECT_EQ(writeEagerLeavesUndefined(contiguous), std::nullopt);
   EXPECT_EQ(runChecks(contiguous, {DiffCheck::D2})[0].status, CheckOutcome::Status::Pass);
