@@ -285,13 +285,12 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
 
 bool writesUnderAStridedReshape(const ExportedProgram& p) {
   const Graph& g = p.graph();
-  std::vector<const Node*> reshapes;  // eager's views with strides that are not contiguous
+  std::vector<const Node*> reshapes;  // eager's views
   for (const Node& t : g.nodes()) {
     const OpInfo* op = t.atenOp();
     const Node* self = op ? boundTensor(t, *op, 0) : nullptr;
     const TensorMeta* in = self ? self->meta.val.tensor() : nullptr;
-    const TensorMeta* out = t.meta.val.tensor();
-    if (!in || !out || functionalizer::isContiguous(*out)) continue;
+    if (!in || !t.meta.val.tensor()) continue;
     const OpRoleInfo& role = opRole(*op);
     if (op->qualified_name == "aten::_reshape_alias" ||
         (role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape && functionalizer::maybeViewAliases(t, *op, *in))) {
@@ -304,8 +303,17 @@ bool writesUnderAStridedReshape(const ExportedProgram& p) {
   bool found = false;
   forEachWrite(p, [&](const Node& n, const Node& w) {
     for (const Node* t : reshapes) {
-      const bool regenerated = owner.at(&w) == owner.at(t) && (order.at(t) > order.at(&n) || readAfter(g, *t, n, order));
-      found = found || &w == t || regenerated;
+      const bool same = owner.at(&w) == owner.at(t);
+      if (!functionalizer::isContiguous(*t->meta.val.tensor())) {
+        // A strided view, written through or regenerated after a write into its storage.
+        found = found || &w == t || (same && (order.at(t) > order.at(&n) || readAfter(g, *t, n, order)));
+      } else {
+        // A contiguous one made after a write through a strided view of its storage, which
+        // lays the functional value out in that view's order (mvlgamma.out into x.mH, then
+        // x.reshape_as(y) reads x transposed: a 1.13 campaign's D2 case).
+        const TensorMeta* through = w.meta.val.tensor();
+        found = found || (same && order.at(t) > order.at(&n) && through && !functionalizer::isContiguous(*through));
+      }
     }
   });
   return found;

@@ -374,7 +374,7 @@ signature {
 
 // ravel of a moved-axis view copies in eager; after an in-place write to its storage it is
 // a trait, as LibTorch's functionalization views it then. Without the write, or where
-// ravel views (of the input itself), it is none.
+// ravel views (of the input itself), it is not this trait.
 TEST(RootCause, AReshapeThatCopiesAWrittenTensorIsATrait) {
   auto program = [](const std::string& write, const std::string& raveled) {
     return test::parse(R"EPT(graph {
@@ -392,7 +392,9 @@ signature {
   const std::string cumprod = "  %c: f32[2, 1, 1, 2]<stride=[1, 1, 4, 2]> = aten::cumprod_(%m, 0)\n";
   EXPECT_EQ(programTraits(program(cumprod, "%m")), std::vector<std::string>{"reshape-copies-a-written-tensor"});
   EXPECT_EQ(programTraits(program("", "%m")), std::vector<std::string>{});
-  EXPECT_EQ(programTraits(program(cumprod, "%x")), std::vector<std::string>{});
+  // ravel of x itself views it in eager; after the write through the moved axes it is the
+  // other 1.13 trait (1.13's D2 raises on it).
+  EXPECT_EQ(programTraits(program(cumprod, "%x")), std::vector<std::string>{"writes-under-a-strided-reshape"});
 }
 
 // flatten of a strided slice views it with strides [3]; a write through it, or through a
@@ -423,6 +425,17 @@ signature {
   EXPECT_EQ(programTraits(program("  %f: f32[3] = aten::flatten.using_ints(%w)\n",
                                   "  %m: f32[3] = aten::mul_.Scalar(%f, 2)\n")),
             none);
+  // A contiguous reshape made after a write through a transposed view of its storage (a
+  // 1.13 campaign's D2 case: mvlgamma.out into x.mH, then reshape_as of x); after a write
+  // through x itself, or made before the write, none.
+  auto after = [](const std::string& calls) {
+    return test::parse("graph {\n  %x: f32[3, 3] = placeholder\n  %v: f32[3, 3]<stride=[1, 3]> = aten::t(%x)\n" +
+                       calls + "  return (%r)\n}\nsignature {\n  input user_input %x\n  output user_output %r\n}\n");
+  };
+  const std::string reshape = "  %r: f32[9] = aten::reshape(%x, [9])\n";
+  EXPECT_EQ(programTraits(after("  %m: f32[3, 3]<stride=[1, 3]> = aten::mul_.Scalar(%v, 2)\n" + reshape)), trait);
+  EXPECT_EQ(programTraits(after("  %m: f32[3, 3] = aten::mul_.Scalar(%x, 2)\n" + reshape)), none);
+  EXPECT_EQ(programTraits(after(reshape + "  %m: f32[3, 3]<stride=[1, 3]> = aten::mul_.Scalar(%v, 2)\n")), none);
 }
 
 // resize_ of a transposed view to its own sizes; of a contiguous view, or to other sizes
