@@ -397,6 +397,9 @@ class Generator {
         }
         if (contains(p.name, "chunk") || contains(p.name, "section")) return Argument(arg::Int{std::max<int64_t>(posIn(), 1)});
         if (p.name == "reduction") return Argument(arg::Int{random_.range(0, 2)});  // at::Reduction
+        // GridSampler's interpolation and padding modes, embedding_bag's mode: enums of
+        // three that grid_sampler_2d does not check (mode -1 returns uninitialized memory).
+        if (p.name == "mode" || contains(p.name, "_mode")) return Argument(arg::Int{random_.range(0, 2)});
         if (contains(p.name, "index") || contains(p.name, "start") || contains(p.name, "end") ||
             contains(p.name, "length") || contains(p.name, "size") || contains(p.name, "step")) {
           return Argument(arg::Int{std::max<int64_t>(posIn(), p.name == "step" ? 1 : 0)});
