@@ -227,22 +227,25 @@ bool callMethod(ExportedProgram& p, RandomSource& random) {
   return true;
 }
 
+// A tensor-valued node other than a getitem: the JSON form folds a getitem into its
+// producer's outputs, keeps an opaque value only in epsmith's own metadata, and
+// torch.export.load derives a getitem's value from its producer's, so D7 would ask torch
+// about a corruption it never sees (2.13 campaigns' torch-accepts root causes, invalid-val
+// and then missing-val).
+bool holdsItsOwnVal(const Node& n) {
+  return isTensorValued(n) && !(n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem);
+}
+
 bool missingVal(ExportedProgram& p, RandomSource& random) {
-  auto nodes = nodesWhere(p.graph(), isTensorValued);
+  auto nodes = nodesWhere(p.graph(), holdsItsOwnVal);
   Node* n = pick(nodes, random);
   if (!n) return false;
   n->meta.val = Val();
   return true;
 }
 
-// Not a getitem's: the JSON form folds a getitem into its producer's outputs, keeps an
-// opaque value only in epsmith's own metadata, and torch.export.load derives a getitem's
-// value from its producer's, so D7 would ask torch about a program it never sees (a 2.13
-// campaign's torch-accepts:invalid-val root cause).
 bool invalidVal(ExportedProgram& p, RandomSource& random) {
-  auto nodes = nodesWhere(p.graph(), [](const Node& n) {
-    return isTensorValued(n) && !(n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem);
-  });
+  auto nodes = nodesWhere(p.graph(), holdsItsOwnVal);
   Node* n = pick(nodes, random);
   if (!n) return false;
   n->meta.val = Val::Opaque{"object"};

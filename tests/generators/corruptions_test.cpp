@@ -50,8 +50,9 @@ std::vector<ExportedProgram> programs() {
 }
 
 // The JSON form keeps a getitem's opaque value only in epsmith's metadata, and torch
-// derives a getitem's value from its producer's: the corruption would not reach torch (D7).
-TEST(Corruptions, AnInvalidValIsNeverAGetItems) {
+// derives a getitem's value from its producer's: neither an invalid nor a missing value of
+// a getitem would reach torch (D7).
+TEST(Corruptions, AValCorruptionIsNeverAGetItems) {
   auto isGetItem = [](const Node& n) {
     return n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem;
   };
@@ -59,12 +60,14 @@ TEST(Corruptions, AnInvalidValIsNeverAGetItems) {
   SeededSource random(11);
   for (const auto& original : programs()) {
     for (const Node& n : original.graph().nodes()) getitems += isGetItem(n);
-    for (int draw = 0; draw < 4; ++draw) {
-      ExportedProgram p = original.clone();
-      if (!corruptionFor(CheckId::InvalidVal).apply(p, random)) continue;
-      for (const Node& n : p.graph().nodes()) {
-        const bool opaque = std::holds_alternative<Val::Opaque>(n.meta.val.variant());
-        EXPECT_FALSE(opaque && isGetItem(n)) << n.name();
+    for (CheckId id : {CheckId::InvalidVal, CheckId::MissingVal}) {
+      for (int draw = 0; draw < 4; ++draw) {
+        ExportedProgram p = original.clone();
+        if (!corruptionFor(id).apply(p, random)) continue;
+        for (const Node& n : p.graph().nodes()) {
+          const bool corrupt = std::holds_alternative<Val::Opaque>(n.meta.val.variant()) || n.meta.val.isMissing();
+          EXPECT_FALSE(corrupt && isGetItem(n)) << n.name();
+        }
       }
     }
   }
