@@ -190,7 +190,7 @@ bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
   constexpr double kCap = 1 << 16;
   const std::string& name = op.qualified_name;
   if (name != "aten::cartesian_prod" && name != "aten::meshgrid" && name != "aten::kron" &&
-      name != "aten::block_diag") {
+      name != "aten::block_diag" && name != "aten::isin") {
     return false;
   }
   double product = 1, rows = 0, cols = 0, inputs = 0;
@@ -208,6 +208,7 @@ bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
     if (k != "out") a.forEachNode(count);
   }
   if (name == "aten::block_diag") return rows * cols > kCap;
+  if (name == "aten::isin") return product > kCap * kCap / 256;  // work, not elements: 2^24 pairs
   if (name == "aten::kron") return product > kCap;
   return product * std::max(inputs, 1.0) > kCap;  // cartesian_prod, meshgrid: one per input
 }

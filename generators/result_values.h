@@ -50,10 +50,14 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
 // result is larger is dropped after it ran; but cartesian_prod and meshgrid of a list of
 // tensors make as many elements as the product of their sizes, and one of eight tensors of
 // eight elements allocates half a gigabyte, which a worker's memory limit ends (a 2.13
-// campaign's "generation out-of-memory"). Which ops grow so is in no schema: for those of
-// this table, written on LibTorch 2.13, the size is computed from the inputs', and a
-// candidate past the cap is not run.
-// Whether `op`, on these arguments, would make more elements than a program holds.
+// campaign's "generation out-of-memory"). isin of two tensors grows in work rather than
+// elements: LibTorch 1.13 took 1.8 s over two of 24 576 elements (2.13: 5 ms), which a
+// case's 10 s ended on a loaded machine (a 1.13 campaign's eager timeout), so the product
+// of its sizes is capped at 2^24. Which ops grow so is in no schema: for those of this
+// table, written on LibTorch 2.13 (isin on 1.13), the size is computed from the inputs',
+// and a candidate past the cap is not run.
+// Whether `op`, on these arguments, would make more elements than a program holds (or, for
+// isin, do more work than a case affords).
 bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
                           const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
 // An out= call whose outs (`outs`, as the trial wrote them) are not all contiguous and that

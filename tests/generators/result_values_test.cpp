@@ -109,6 +109,14 @@ TEST(ResultValues, ResultsThatGrowAsAProductAreSizedBeforeTheyRun) {
     const bool past = at::block_diag(tensors).numel() > (1 << 16);
     EXPECT_EQ(growsPastTheValueCap(*block_diag, {arg::TensorList{list}}, {}, valueOf), past) << pick.size();
   }
+  // isin's work, not its result, grows as the product: 300 x 300 elements compare 90 000
+  // pairs, under 2^24; past it only with a larger test set.
+  const OpInfo* isin = findOp("aten::isin", "Tensor_Tensor");
+  ASSERT_NE(isin, nullptr);
+  EXPECT_FALSE(growsPastTheValueCap(*isin, {arg::Tensor{nodes[5]}, arg::Tensor{nodes[5]}}, {}, valueOf));
+  nodes.push_back(g.append(OpKind::Placeholder, "big"));
+  values.push_back(at::zeros({60000}));
+  EXPECT_TRUE(growsPastTheValueCap(*isin, {arg::Tensor{nodes[5]}, arg::Tensor{nodes.back()}}, {}, valueOf));
 }
 
 // A tensor of elements on a storage whose memory was never allocated (LibTorch 1.13's set_
