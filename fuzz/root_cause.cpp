@@ -310,20 +310,26 @@ const SymIntList* resultSizes(const Node& n, size_t k) {
   return nullptr;
 }
 
-// The metadata of `w` when `r` runs: its own, or that of the last in-place call before r
-// on it (or on what such a call returned), which an unsqueeze_ changes.
-const TensorMeta* metaBefore(const Graph& g, const Node& w, const Node& r) {
-  const TensorMeta* now = w.meta.val.tensor();
-  std::vector<const Node*> same{&w};
+// `t` and the in-place calls on it, or on what one of them returned, in graph order: one
+// tensor under several names (sinc_ of an out is the out; unsqueeze_ of it too, resized).
+std::vector<const Node*> inPlaceChain(const Graph& g, const Node& t) {
+  std::vector<const Node*> chain{&t};
   for (const Node& u : g.nodes()) {
-    if (&u == &r) break;
     const OpInfo* op = u.atenOp();
     const OpRole role = op ? opRole(*op).role : OpRole::Unsupported;
     if (role != OpRole::InPlace && role != OpRole::MetadataMutation) continue;
-    const Node* self = boundTensor(u, *op, 0);
-    if (std::find(same.begin(), same.end(), self) == same.end() || !u.meta.val.tensor()) continue;
-    same.push_back(&u);
-    now = u.meta.val.tensor();
+    if (std::find(chain.begin(), chain.end(), boundTensor(u, *op, 0)) != chain.end()) chain.push_back(&u);
+  }
+  return chain;
+}
+
+// The metadata of `w` when `r` runs: what the last in-place call on it before r left (an
+// unsqueeze_ changes its sizes), else its own.
+const TensorMeta* metaBefore(const Graph& g, const Node& w, const Node& r, const std::map<const Node*, size_t>& order) {
+  const TensorMeta* now = w.meta.val.tensor();
+  for (const Node* c : inPlaceChain(g, w)) {
+    if (order.at(c) >= order.at(&r)) break;
+    if (const TensorMeta* m = c->meta.val.tensor()) now = m;
   }
   return now;
 }
@@ -333,6 +339,7 @@ const TensorMeta* metaBefore(const Graph& g, const Node& w, const Node& r) {
 // metadata mutations that apply a view (transpose_), which change sizes without a resize.
 template <typename F>
 bool anyResize(const Graph& g, bool in_place_views, F&& then) {
+  const auto order = nodeOrder(g);
   for (const Node& r : g.nodes()) {
     if (!r.atenOp()) continue;
     const OpRoleInfo& role = opRole(*r.target.op());
@@ -342,7 +349,7 @@ bool anyResize(const Graph& g, bool in_place_views, F&& then) {
     if (!resizes) continue;
     for (size_t k = 0; k < role.return_alias.size(); ++k) {
       const Node* w = role.return_alias[k] < 0 ? nullptr : boundTensor(r, *r.target.op(), role.return_alias[k]);
-      const TensorMeta* before = w ? metaBefore(g, *w, r) : nullptr;
+      const TensorMeta* before = w ? metaBefore(g, *w, r, order) : nullptr;
       const SymIntList* after = resultSizes(r, k);
       if (before && after && before->sizes != *after && then(r, *w)) return true;
     }
@@ -421,14 +428,8 @@ bool compositeReadsAnOutResize(const Graph& g) {
     };
     // The out, the call's result, and what in-place calls on them return (sinc_ of the out
     // is the out: moveaxis of it meets the same stale sizes).
-    std::vector<const Node*> aliases{&r, &w};
-    for (size_t k = 0; k < aliases.size(); ++k) {
-      for (const Node* u : g.users(aliases[k])) {
-        const OpInfo* op = u->atenOp();
-        const bool in_place = op && opRole(*op).role == OpRole::InPlace && boundTensor(*u, *op, 0) == aliases[k];
-        if (in_place && std::find(aliases.begin(), aliases.end(), u) == aliases.end()) aliases.push_back(u);
-      }
-    }
+    std::vector<const Node*> aliases = inPlaceChain(g, r);
+    for (const Node* a : inPlaceChain(g, w)) aliases.push_back(a);
     return std::any_of(aliases.begin(), aliases.end(), [&](const Node* a) {
       const auto& users = g.users(a);
       return std::any_of(users.begin(), users.end(), composite);
