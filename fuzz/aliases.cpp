@@ -184,10 +184,11 @@ bool readAfterThroughHiddenAliases(const Graph& g, const Node& m, const Node& w,
       if (v->atenOp() && hidesAnAlias(*v->atenOp()) && order.at(v) < order.at(&w)) made.push_back(v);
     };
     for (const Node* u : g.users(made[k])) {
-      if (!isGetItem(*u)) follow(u);
-      if (isGetItem(*u)) {
-        for (const Node* v : g.users(u)) follow(v);
+      if (!isGetItem(*u)) {
+        follow(u);
+        continue;
       }
+      for (const Node* v : g.users(u)) follow(v);
     }
   }
   return false;
@@ -463,7 +464,7 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
              self->name() + " it writes in another layout: eager's answer depends on its kernel's order";
     }
     if (!reads.aliased.empty() && probeAliasedWriteAgrees(n, reads.aliased) == false) {
-      return "%" + n.name() + " reads the %" + self->name() + " it writes as " + "'" +
+      return "%" + n.name() + " reads the %" + self->name() + " it writes as '" +
              op.arguments[static_cast<size_t>(reads.aliased[0])].name + "': eager's answer depends on its kernel's order";
     }
   }
