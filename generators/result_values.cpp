@@ -208,7 +208,8 @@ bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
     if (k != "out") a.forEachNode(count);
   }
   if (name == "aten::block_diag") return rows * cols > kCap;
-  if (name == "aten::isin") return product > kCap * kCap / 256;  // work, not elements: 2^24 pairs
+  constexpr double kIsinPairs = 1 << 24;  // isin's work, not its elements: pairs compared
+  if (name == "aten::isin") return product > kIsinPairs;
   if (name == "aten::kron") return product > kCap;
   return product * std::max(inputs, 1.0) > kCap;  // cartesian_prod, meshgrid: one per input
 }
