@@ -521,7 +521,7 @@ class Generator {
       return runSingleCall(n, [&](const Node* in) -> c10::IValue {
         const at::Tensor* t = valueOf(in);
         if (!t) return c10::IValue();
-        if (std::find(written.begin(), written.end(), in) == written.end()) return *t;
+        if (std::find(written.begin(), written.end(), in) == written.end()) return contiguous ? t->contiguous() : *t;
         at::Tensor copy = contiguous ? t->clone(at::MemoryFormat::Contiguous) : cloneOf(*t);
         copies.emplace_back(copy, copy.storage().data());
         return copy;
@@ -541,6 +541,7 @@ class Generator {
     }
     std::vector<at::Tensor> outs;
     for (const auto& c : copies) outs.push_back(c.first);
+    // The call once more on contiguous copies of every tensor it takes.
     auto intoContiguous = [&]() -> std::optional<std::vector<at::Tensor>> {
       const size_t first = copies.size();
       if (runOnCopies(true).error) return std::nullopt;
@@ -548,7 +549,12 @@ class Generator {
       for (size_t k = first; k < copies.size(); ++k) contiguous.push_back(copies[k].first);
       return contiguous;
     };
-    if (writesOutsByLayout(op, outs, intoContiguous)) return false;
+    bool strided = false;  // a tensor the call takes is not contiguous
+    n.forEachInput([&](const Node* in) {
+      const at::Tensor* t = valueOf(in);
+      strided = strided || (t && !t->is_contiguous());
+    });
+    if (strided && writesByLayout(op, outs, intoContiguous)) return false;
     return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
   }
 

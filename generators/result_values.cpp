@@ -235,21 +235,27 @@ bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
   return !requires_grad || !mutates_metadata || runProgram(p, RunOptions(RunMode::Eager)).ok();
 }
 
-// Note [out= kernels that write by the out's layout]
-// An out= kernel must write the same values whatever strides its out tensor has. 2.13's
+// Note [Kernels that write by the written tensor's layout]
+// A kernel must write the same values whatever strides the tensor it writes has. 2.13's
 // and 1.13's gelu.out of a contiguous f32 input takes oneDNN's path, which into a
 // transposed out writes nothing (the out keeps what it held: a 2.13 campaign's D1 case,
-// where eager, the oracle, was the one wrong) and into a strided one raises. There eager
-// gives no semantics to compare against, so an out= candidate whose outs are not all
-// contiguous runs once more into contiguous copies of them, and is not generated where
-// the two disagree (NaN equal to NaN) or only one raises. Ops that draw random numbers
-// would disagree anyway and are not asked.
-bool writesOutsByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
-                        c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous) {
+// where eager, the oracle, was the one wrong) and into a strided one raises. In-place
+// kernels too: index_put_ with repeated indices and accumulate=False keeps the value its
+// walk over self's strides writes last, which its docs leave undefined (torch alone:
+// x.index_put_((i,), v) on a transposed x and on a contiguous clone of it differ; a D1
+// case of a 1.13 campaign, and 2.13 alike). There eager gives no semantics to compare
+// against, so an out= or in-place candidate that takes a tensor that is not contiguous
+// runs once more on contiguous copies of every tensor it takes (the walk follows the
+// indices' strides too: the D1 case's were a strided greater_'s, laid out anew in the
+// functional program), and is not generated where what it wrote differs (NaN equal to
+// NaN) or only one raises. Ops that draw random numbers would disagree anyway and are not
+// asked; metadata mutations (transpose_, as_strided_) write no values and are not asked
+// either.
+bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
+                    c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous) {
   const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
                                     [](const ParamInfo& p) { return p.is_write && p.kwarg_only; });
-  const bool strided = std::any_of(outs.begin(), outs.end(), [](const at::Tensor& t) { return !t.is_contiguous(); });
-  if (!out_form || !strided || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
+  if ((!out_form && opRole(op).role != OpRole::InPlace) || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
   const std::optional<std::vector<at::Tensor>> contiguous = intoContiguous();
   if (!contiguous || contiguous->size() != outs.size()) return true;
   for (size_t k = 0; k < outs.size(); ++k) {

@@ -60,11 +60,12 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
 // isin, do more work than a case affords).
 bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
                           const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
-// An out= call whose outs (`outs`, as the trial wrote them) are not all contiguous and that
-// writes otherwise into contiguous copies of them, which `intoContiguous` runs the call
-// into (nullopt where it raised) (Note [out= kernels that write by the out's layout]).
-bool writesOutsByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
-                        c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous);
+// An out= or in-place call, run on tensors some of which are not contiguous, that writes
+// otherwise (`outs`, as the trial wrote them) than into contiguous copies of them, which
+// `intoContiguous` runs the call on, with contiguous copies of what it reads too (nullopt
+// where it raised) (Note [Kernels that write by the written tensor's layout]).
+bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
+                    c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous);
 // Whether a generated program runs from its example inputs where a metadata mutation could
 // make it raise there (Note [Metadata mutations of views replayed]); true for the others.
 bool replaysIfItMutatesMetadata(const ExportedProgram& p);

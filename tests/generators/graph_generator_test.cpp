@@ -270,7 +270,7 @@ TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
 // from its functional form); the campaign will minimize and bucket them. Two found this way
 // (out= shrinking a tensor with live views) are fixed; 1 000 programs agree now. Seed
 // 32494226 made gelu.out of a contiguous f32 input into a transposed out, which LibTorch's
-// oneDNN path does not write (Note [out= kernels that write by the out's layout]).
+// oneDNN path does not write (Note [Kernels that write by the written tensor's layout]).
 TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   int functionalized = 0, refused = 0, calls_refused = 0, nodes = 0;
   std::vector<uint64_t> disagreements;

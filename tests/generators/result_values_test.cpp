@@ -9,6 +9,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/index_put.h>
+#include <ATen/ops/tensor.h>
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/triu.h>
 #include <ATen/ops/zeros_like.h>
@@ -169,6 +171,40 @@ TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
     EXPECT_TRUE(allFinite(at::full({}, 1e4, dtype)));
   }
   EXPECT_TRUE(allFinite(at::full({2}, 7, at::kLong)));  // integers are always finite
+}
+
+// Note [Kernels that write by the written tensor's layout]: index_put_ into a transposed
+// self is asked, and said to write by layout exactly where its run into a contiguous copy
+// differs: with repeated indices the row written last is the walk's (a 1.13 campaign's D1
+// case), with distinct ones the two agree.
+TEST(ResultValues, InPlaceWritesByLayoutAreSeen) {
+  const OpInfo* index_put = findOp("aten::index_put_", "");
+  ASSERT_NE(index_put, nullptr);
+  const at::Tensor base = at::arange(35, at::kLong).reshape({7, 5}).t();  // [5, 7], transposed
+  const at::Tensor values = at::arange(35, at::kLong).reshape({5, 7}).neg();
+  for (const std::vector<int64_t>& rows : {std::vector<int64_t>{0, 0, 1, 1, 0}, std::vector<int64_t>{4, 2, 0, 1, 3}}) {
+    auto run = [&](const at::Tensor& self) {
+      at::Tensor t = self.clone(at::MemoryFormat::Preserve);
+      c10::List<c10::optional<at::Tensor>> indices;
+      indices.push_back(at::tensor(rows, at::kLong));
+      t.index_put_(indices, values);
+      return t;
+    };
+    const at::Tensor strided = run(base);
+    const at::Tensor contiguous = run(base.contiguous());
+    ASSERT_FALSE(strided.is_contiguous());
+    const bool said = writesByLayout(*index_put, {strided}, [&] { return std::vector<at::Tensor>{contiguous}; });
+    EXPECT_EQ(said, !at::equal(strided, contiguous)) << rows[0];
+    if (rows[0] == 4) {
+      EXPECT_FALSE(said);
+    }
+  }
+  // Where the contiguous run raised, the call writes by layout.
+  EXPECT_TRUE(writesByLayout(*index_put, {base}, [] { return std::optional<std::vector<at::Tensor>>(); }));
+  // A functional op is not asked.
+  const OpInfo* sin = findOp("aten::sin", "");
+  ASSERT_NE(sin, nullptr);
+  EXPECT_FALSE(writesByLayout(*sin, {base}, [] { return std::optional<std::vector<at::Tensor>>(); }));
 }
 
 TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
