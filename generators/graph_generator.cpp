@@ -536,7 +536,8 @@ class Generator {
     }
     bool past_storage = !trial.outputs.empty() && reachesPastItsStorage(trial.outputs[0]);
     for (const auto& c : copies) past_storage = past_storage || reachesPastItsStorage(c.first);
-    if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced || past_storage) {
+    if (trial.error || trial.outputs.empty() || !valOf(trial.outputs[0], val) || storage_replaced || past_storage ||
+        factorizesIntoNonFinite(op, trial.outputs[0])) {
       return false;
     }
     std::vector<at::Tensor> outs;
@@ -619,6 +620,7 @@ class Generator {
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
+        factorizesIntoNonFinite(*op, outcome.outputs[0]) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);

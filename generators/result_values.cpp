@@ -184,6 +184,23 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
   return non_finite;
 }
 
+// Note [Factorizations of singular matrices] (result_values.h).
+bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result) {
+  if (!factorizesMatrix(op)) return false;
+  if (result.isTensor()) return !allFinite(result.toTensor());
+  if (result.isTuple()) {
+    for (const auto& e : result.toTupleRef().elements()) {
+      if (factorizesIntoNonFinite(op, e)) return true;
+    }
+  }
+  if (result.isTensorList()) {
+    for (const at::Tensor& t : result.toTensorVector()) {
+      if (!allFinite(t)) return true;
+    }
+  }
+  return false;
+}
+
 // Note [Results that grow as a product of their inputs] (result_values.h).
 bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
                           const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {

@@ -45,6 +45,17 @@ bool allFinite(const at::Tensor& t);
 // A matrix factorization given a non-finite element (Note [LAPACK loops on non-finite input]).
 bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
                        const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Note [Factorizations of singular matrices]
+// A factorization of finite values that comes out non-finite (the inverse of a singular
+// matrix) is as undefined as LAPACK's path to it: inf or NaN by where the pivots fell,
+// which the matrix's layout decides. linalg_inv_ex of a transposed singular matrix gave inf
+// in eager where the functional program's contiguous copy gave NaN (a D1 case of a 1.13
+// campaign); its docs leave the inverse of a singular matrix undefined. Such a call is not
+// generated.
+//
+// Whether `op` factorizes and its `result` holds a non-finite floating-point element.
+bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result);
+
 // Note [Results that grow as a product of their inputs]
 // A program holds no tensor of more than 2^16 elements (valOf), and a candidate whose
 // result is larger is dropped after it ran; but cartesian_prod and meshgrid of a list of

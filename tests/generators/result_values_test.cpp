@@ -11,6 +11,9 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/index_put.h>
 #include <ATen/ops/tensor.h>
+#include <ATen/ops/eye.h>
+#include <ATen/ops/isfinite.h>
+#include <ATen/ops/linalg_inv_ex.h>
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/triu.h>
 #include <ATen/ops/zeros_like.h>
@@ -171,6 +174,25 @@ TEST(ResultValues, FinitenessIsReadAsIsfiniteReadsIt) {
     EXPECT_TRUE(allFinite(at::full({}, 1e4, dtype)));
   }
   EXPECT_TRUE(allFinite(at::full({2}, 7, at::kLong)));  // integers are always finite
+}
+
+// Note [Factorizations of singular matrices]: what LAPACK makes of a singular matrix is
+// not generated, what it makes of an invertible one is, and other ops' infs are no matter.
+TEST(ResultValues, FactorizationsIntoNonFiniteValuesAreSeen) {
+  const OpInfo* inv = findOp("aten::linalg_inv_ex", "");
+  const OpInfo* sin = findOp("aten::sin", "");
+  ASSERT_NE(inv, nullptr);
+  ASSERT_NE(sin, nullptr);
+  const at::Tensor singular = at::full({2, 3, 3}, 2.0).transpose(-2, -1);
+  const at::Tensor invertible = at::eye(3).mul(2.0).expand({2, 3, 3});
+  for (const at::Tensor& m : {singular, invertible}) {
+    const auto [inverse, info] = at::linalg_inv_ex(m);
+    const bool non_finite = !at::isfinite(inverse).all().item<bool>();
+    EXPECT_EQ(factorizesIntoNonFinite(*inv, c10::ivalue::Tuple::create({inverse, info})), non_finite) << m;
+  }
+  EXPECT_TRUE(factorizesIntoNonFinite(*inv, c10::ivalue::Tuple::create(
+                                                {at::full({2, 2}, std::numeric_limits<double>::infinity()), at::zeros({}, at::kInt)})));
+  EXPECT_FALSE(factorizesIntoNonFinite(*sin, at::full({2}, std::numeric_limits<double>::infinity())));
 }
 
 // Note [Kernels that write by the written tensor's layout]: index_put_ into a transposed
