@@ -592,6 +592,7 @@ class Generator {
     const auto value_of = [this](const Node* in) { return valueOf(in); };
     if (outAliasesAnInput(*op, call->args, call->kwargs, value_of)) return false;
     if (lapackOnNonFinite(*op, call->args, call->kwargs, value_of)) return false;
+    if (readsANaNsBits(*op, call->args, call->kwargs, value_of)) return false;
     if (misplacesTriangularOut(*op, call->args, call->kwargs, value_of)) return false;
     if (growsPastTheValueCap(*op, call->args, call->kwargs, value_of)) return false;
     Graph& g = p_.graph();
@@ -620,16 +621,28 @@ class Generator {
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
-        factorizesIntoNonFinite(*op, outcome.outputs[0]) ||
+        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesANaNUnderADtypeView()) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);
       return false;
     }
     n->meta.val = val;
+    if (viewsAsAnotherDtype(*op) && op->qualified_name == "aten::view") keepReinterpretedSource(*n);
     if (op->is_mutable && !grad_enabled_ && writesAParameter(*op, *n)) parameter_written_without_grad_ = true;
     pool(n, outcome.outputs[0]);
     return true;
+  }
+
+  // Note [A NaN's sign and payload] (result_values.h): the floating tensors view.dtype
+  // calls reinterpret, which must not come to hold a NaN that an operation made.
+  void keepReinterpretedSource(const Node& view) {
+    const at::Tensor* source = nullptr;
+    if (const auto* t = view.args.empty() ? nullptr : view.args[0].get<arg::Tensor>()) source = valueOf(t->node);
+    if (source && at::isFloatingType(source->scalar_type())) reinterpreted_.push_back(*source);
+  }
+  bool leavesANaNUnderADtypeView() const {
+    return std::any_of(reinterpreted_.begin(), reinterpreted_.end(), [](const at::Tensor& t) { return holdsANaN(t); });
   }
 
   // User outputs: up to three of the latest values made by ops (an input when there are
@@ -664,6 +677,7 @@ class Generator {
   ExportedProgram p_;
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;  // constants and immutable state
+  std::vector<at::Tensor> reinterpreted_;  // floating tensors a view.dtype reads the bits of
   Node* token_ = nullptr;
   std::vector<int64_t> last_list_;  // the int list drawn last (as_strided's sizes, movedim's source)
   bool grad_enabled_ = true;

@@ -9,6 +9,7 @@
 #include <ATen/ops/ones.h>
 #include <ATen/ops/triu.h>
 #include <ATen/ops/equal.h>
+#include <ATen/ops/isnan.h>
 
 #include <algorithm>
 #include <cmath>
@@ -199,6 +200,39 @@ bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result) {
     }
   }
   return false;
+}
+
+bool holdsANaN(const at::Tensor& t) {
+  if (!at::isFloatingType(t.scalar_type()) || t.numel() == 0) return false;
+  at::NoGradGuard no_grad;
+  return at::isnan(t).any().item<bool>();
+}
+
+bool viewsAsAnotherDtype(const OpInfo& op) {
+  return op.overload == "dtype" && (op.qualified_name == "aten::view" || op.qualified_name == "aten::view_copy");
+}
+
+// Note [A NaN's sign and payload] (result_values.h).
+bool readsANaNsBits(const OpInfo& op, const std::vector<Argument>& args,
+                    const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  std::string_view read;  // the argument whose sign or bits the op reads
+  const std::string_view local = op.localName();
+  if (local == "signbit" || viewsAsAnotherDtype(op)) read = "self";
+  if (local == "copysign" || local == "copysign_") read = "other";
+  if (read.empty()) return false;
+  const int i = op.argumentIndex(read);
+  const Argument* a = i >= 0 && static_cast<size_t>(i) < args.size() ? &args[static_cast<size_t>(i)] : nullptr;
+  for (const auto& [name, kw] : kwargs) {
+    if (name == read) a = &kw;
+  }
+  bool nan = false;
+  if (a) {
+    a->forEachNode([&](const Node* n) {
+      const at::Tensor* t = valueOf(n);
+      nan = nan || (t && holdsANaN(*t));
+    });
+  }
+  return nan;
 }
 
 // Note [Results that grow as a product of their inputs] (result_values.h).

@@ -56,6 +56,27 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
 // Whether `op` factorizes and its `result` holds a non-finite floating-point element.
 bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result);
 
+// Note [A NaN's sign and payload]
+// IEEE 754 leaves the sign and payload of a NaN an operation makes unspecified, and
+// LibTorch's paths make different ones: fmod_ of an f16 self by a bf16 zero gives -NaN in
+// place and +NaN out of place (torch alone, 2.13), and remainder_ of a NaN differs by
+// layout alike. A program that reads those bits has no answer to compare: signbit of a
+// NaN, copysign's sign taken from one, and view.dtype of a floating tensor that holds one,
+// whose bits come out as numbers of another dtype (two D1 cases of one 2.13 campaign). So a
+// call is not generated where the tensor whose sign or bits it reads holds a NaN, nor an
+// in-place or out= call that leaves a NaN in a floating tensor an earlier view.dtype
+// reinterprets (the generator keeps those). An integer tensor viewed as floating holds
+// NaNs of the bits it was given, which no operation made; what writes new ones through
+// such a view is not screened.
+//
+// Whether the call reads the sign or the bits of a NaN it is given.
+bool readsANaNsBits(const OpInfo& op, const std::vector<Argument>& args,
+                    const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Whether `op` is view.dtype or view_copy.dtype: what reinterprets a tensor's bits.
+bool viewsAsAnotherDtype(const OpInfo& op);
+// Whether a floating-point tensor holds a NaN (false for other dtypes).
+bool holdsANaN(const at::Tensor& t);
+
 // Note [Results that grow as a product of their inputs]
 // A program holds no tensor of more than 2^16 elements (valOf), and a candidate whose
 // result is larger is dropped after it ran; but cartesian_prod and meshgrid of a list of

@@ -13,6 +13,7 @@
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/isfinite.h>
+#include <ATen/ops/isnan.h>
 #include <ATen/ops/linalg_inv_ex.h>
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/triu.h>
@@ -193,6 +194,38 @@ TEST(ResultValues, FactorizationsIntoNonFiniteValuesAreSeen) {
   EXPECT_TRUE(factorizesIntoNonFinite(*inv, c10::ivalue::Tuple::create(
                                                 {at::full({2, 2}, std::numeric_limits<double>::infinity()), at::zeros({}, at::kInt)})));
   EXPECT_FALSE(factorizesIntoNonFinite(*sin, at::full({2}, std::numeric_limits<double>::infinity())));
+}
+
+// Note [A NaN's sign and payload]: the sign signbit and copysign read, and the bits
+// view.dtype reads, of a tensor holding a NaN are not generated; the same calls on tensors
+// without one, and copysign's self (whose sign it replaces), are.
+TEST(ResultValues, ReadsOfANaNsBitsAreSeen) {
+  Graph g;
+  Node* a = g.append(OpKind::Placeholder, "a");
+  Node* b = g.append(OpKind::Placeholder, "b");
+  Node* i = g.append(OpKind::Placeholder, "i");
+  at::Tensor with_nan = at::arange(6, at::kFloat).reshape({2, 3}).t();
+  with_nan[1][1] = std::numeric_limits<float>::quiet_NaN();
+  const at::Tensor finite = at::arange(6, at::kFloat), integers = at::arange(6, at::kShort);
+  auto valueOf = [&](const Node* n) -> const at::Tensor* { return n == a ? &with_nan : n == b ? &finite : &integers; };
+  ASSERT_TRUE(holdsANaN(with_nan));
+  ASSERT_FALSE(holdsANaN(finite));
+  ASSERT_FALSE(holdsANaN(integers));
+  const OpInfo* signbit = findOp("aten::signbit", "");
+  const OpInfo* copysign = findOp("aten::copysign", "Tensor");
+  const OpInfo* view = findOp("aten::view", "dtype");
+  ASSERT_NE(signbit, nullptr);
+  ASSERT_NE(copysign, nullptr);
+  ASSERT_NE(view, nullptr);
+  EXPECT_TRUE(viewsAsAnotherDtype(*view));
+  EXPECT_FALSE(viewsAsAnotherDtype(*signbit));
+  EXPECT_TRUE(readsANaNsBits(*signbit, {arg::Tensor{a}}, {}, valueOf));
+  EXPECT_FALSE(readsANaNsBits(*signbit, {arg::Tensor{b}}, {}, valueOf));
+  EXPECT_TRUE(readsANaNsBits(*copysign, {arg::Tensor{b}, arg::Tensor{a}}, {}, valueOf));
+  EXPECT_FALSE(readsANaNsBits(*copysign, {arg::Tensor{a}, arg::Tensor{b}}, {}, valueOf));
+  EXPECT_TRUE(readsANaNsBits(*view, {arg::Tensor{a}, arg::Dtype{ScalarType::Int}}, {}, valueOf));
+  EXPECT_FALSE(readsANaNsBits(*view, {arg::Tensor{b}, arg::Dtype{ScalarType::Int}}, {}, valueOf));
+  EXPECT_FALSE(readsANaNsBits(*view, {arg::Tensor{i}, arg::Dtype{ScalarType::Half}}, {}, valueOf));
 }
 
 // Note [Kernels that write by the written tensor's layout]: index_put_ into a transposed
