@@ -18,6 +18,8 @@
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros_like.h>
 
+#include <c10/util/FunctionRef.h>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -540,36 +542,58 @@ struct ProbeAnswer {
   bool settled = false;  // the candidates were compared on values (Note [Probe answers are the key's alone])
 };
 
-// Where `out` is f16 or bf16 and an input is floating-point: the set whose floating-point
-// inputs are ones after one large element, which a sum kept in the out's dtype cannot grow
-// past (256 + 1 is 256 in bf16), and eager's answer on them; nullopt elsewhere, or where
-// eager raises on them. The other sets' sums stay within an ulp of each other in either
-// dtype, where a real input's do not: 1.13's `norm.dtype_out(x, dtype=f32, out=bf16)` of an
-// f32 or a bf16 x accumulates in bf16, 344 where the f32 norm cast is 352 (a 1.13
-// campaign's D1 case), and on the assorted values the two were within D1's tolerance.
-std::optional<ProbeSet> swampedSet(const Node& out_call, const Node* out, const ProbeSet& first) {
-  const ScalarType out_dtype = out->meta.val.tensor()->dtype;
-  if (out_dtype != ScalarType::Half && out_dtype != ScalarType::BFloat16) return std::nullopt;
-  const double large = out_dtype == ScalarType::Half ? 2048 : 256;  // 2^(significand bits + 1)
+// The set `first` with each input (not `out`) that `refill` takes given `fill` of it, and
+// eager's answer on it; nullopt where `refill` takes no input, or eager raises on the set.
+std::optional<ProbeSet> refilledSet(const Node& out_call, const Node* out, const ProbeSet& first,
+                                    c10::function_ref<bool(ScalarType)> refill,
+                                    c10::function_ref<at::Tensor(const at::Tensor&)> fill) {
   ProbeSet set;
-  bool floating_input = false;
+  bool any = false;
   for (const auto& [n, v] : first.values) {
-    const ScalarType dtype = n->meta.val.tensor()->dtype;
-    const bool floating = n != out && (dtype == ScalarType::Half || dtype == ScalarType::BFloat16 ||
-                                       dtype == ScalarType::Float || dtype == ScalarType::Double);
-    floating_input = floating_input || floating;
-    at::Tensor t = v;
-    if (floating && v.numel() > 0) {
-      t = at::ones_like(v);
-      t.view(-1)[0].fill_(large);
-    }
-    set.values.emplace(n, t);
+    const bool refilled = n != out && refill(n->meta.val.tensor()->dtype);
+    any = any || refilled;
+    set.values.emplace(n, refilled && v.numel() > 0 ? fill(v) : v);
   }
-  if (!floating_input) return std::nullopt;
+  if (!any) return std::nullopt;
   auto eager = runSingleCall(out_call, [&](const Node* n) -> c10::IValue { return cloneOf(set.values.at(n)); });
   if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) return std::nullopt;
   set.want = eager.outputs[0].toTensor();
   return set;
+}
+
+bool isFloating(ScalarType dtype) {
+  return dtype == ScalarType::Half || dtype == ScalarType::BFloat16 || dtype == ScalarType::Float ||
+         dtype == ScalarType::Double;
+}
+
+// Where `out` is f16 or bf16, the sets that part a kernel computing in the out's dtype from
+// one computing in the input's and casting; the assorted sets' sums stay within an ulp of
+// each other in either dtype, where a real input's do not.
+// - Swamped: floating-point inputs of ones after one large element, which a sum kept in the
+//   out's dtype cannot grow past (256 + 1 is 256 in bf16). 1.13's
+//   `norm.dtype_out(x, dtype=f32, out=bf16)` of an f32 or a bf16 x accumulates in bf16, 344
+//   where the f32 norm cast is 352 (a 1.13 campaign's D1 case).
+// - Underflowed, for an f16 out: f32 and f64 inputs of 2^-25, which f16 rounds to zero
+//   while their sum or norm is an f16 number. 1.13's `norm.out(x, 0.5, out=f16)` of an f32
+//   x computes in f16: 57 470 where the f32 norm cast is 57 184 (a 1.13 campaign's D1
+//   case), which the swamped set did not part.
+std::vector<ProbeSet> narrowOutSets(const Node& out_call, const Node* out, const ProbeSet& first) {
+  std::vector<ProbeSet> sets;
+  const ScalarType out_dtype = out->meta.val.tensor()->dtype;
+  if (out_dtype != ScalarType::Half && out_dtype != ScalarType::BFloat16) return sets;
+  const double large = out_dtype == ScalarType::Half ? 2048 : 256;  // 2^(significand bits + 1)
+  auto swamped = refilledSet(out_call, out, first, isFloating, [&](const at::Tensor& v) {
+    at::Tensor t = at::ones_like(v);
+    t.view(-1)[0].fill_(large);
+    return t;
+  });
+  if (swamped) sets.push_back(std::move(*swamped));
+  if (out_dtype != ScalarType::Half) return sets;
+  auto wide = [](ScalarType dtype) { return dtype == ScalarType::Float || dtype == ScalarType::Double; };
+  auto underflowed = refilledSet(out_call, out, first, wide,
+                                 [](const at::Tensor& v) { return at::full_like(v, std::ldexp(1.0, -25)); });
+  if (underflowed) sets.push_back(std::move(*underflowed));
+  return sets;
 }
 
 // Runs the out= call and the candidates on probe values.
@@ -606,7 +630,7 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
     set.want = eager.outputs[0].toTensor();
     sets.push_back(std::move(set));
   }
-  if (auto swamped = swampedSet(out_call, out, sets.front())) sets.push_back(std::move(*swamped));
+  for (ProbeSet& set : narrowOutSets(out_call, out, sets.front())) sets.push_back(std::move(set));
   return {matchingForm(out_call, functional, out_name, out_at, *out->meta.val.tensor(), sets), true};
 }
 
