@@ -40,6 +40,9 @@ struct AliasStorage {
   // Whether the value's strides may not be eager's: written, or computed from such a value.
   bool stridesAreTheGraphs() const { return first_write || from_written; }
   bool detached = false;  // detach_ was applied to it (Note [Views of a detached base])
+  // An in-place call made it require grad (addcdiv_ by a parameter), which the records'
+  // metas, taken from the nodes that made them, do not say.
+  bool made_to_require_grad = false;
 };
 
 // ...a view record over it...
@@ -183,6 +186,8 @@ class Pass {
   std::vector<const TensorMeta*> outMetasAfter(const Node& n, size_t outs);
   OutPlan planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs, const TensorMeta& after);
   const Node& withCurrentMetas(const Node& n, Graph& scratch);
+  // Whether the tensor `source` names requires grad at this point of the program.
+  bool requiresGradNow(const Node& source);
   OutCall emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
                       const std::vector<const TensorMeta*>& after);
   Node* outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after);

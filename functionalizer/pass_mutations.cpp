@@ -31,7 +31,7 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
     const Node* source = r;
     r = resolve(r);
     const TensorMeta* m = source->meta.val.tensor();
-    if (detach_grad && m && m->requires_grad && differentiable(*m)) {
+    if (detach_grad && m && requiresGradNow(*source) && differentiable(*m)) {
       auto it = std::find_if(detached.begin(), detached.end(), [&](const auto& d) { return d.first == source; });
       if (it == detached.end()) {
         TensorMeta plain = *m;
@@ -111,6 +111,7 @@ void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   if (!role.written.empty()) refuseReadingItsWrite(n, role);
   const TensorMeta* after = n.meta.val.tensor();
   const TensorMeta& meta = after ? *after : *self->rec->meta;
+  if (after && after->requires_grad) self->rec->storage->made_to_require_grad = true;
   // addbmm_ of a 0-dim self by an empty product resizes self to [0, 0] in eager; a
   // functional value of new sizes cannot be written back into the tensor.
   if (after && after->sizes != self->rec->meta->sizes) {
@@ -210,16 +211,28 @@ std::vector<const TensorMeta*> Pass::outMetasAfter(const Node& n, size_t outs) {
   return after;
 }
 
+// An in-place call may make its self require grad (nextafter_ by an `other` that does),
+// which the source node's own meta.val records where it is that call's result, and the
+// storage where it is the tensor the call wrote (addcdiv_(b, p, b), then b read).
+bool Pass::requiresGradNow(const Node& source) {
+  const TensorMeta* m = source.meta.val.tensor();
+  if (m && m->requires_grad) return true;
+  const Mapped* e = entry(&source);
+  return e && e->tensor && e->tensor->rec->storage->made_to_require_grad;
+}
+
 // `n`, or a copy of it in `scratch` whose tensor inputs are placeholders carrying their
 // current metadata where an in-place metadata mutation (unsqueeze_) changed it since their
-// own meta.val was recorded: the probes size their values from their inputs' meta.val, and
-// an out= call run on stale sizes raises where eager's ran (a campaign's D1 case).
+// own meta.val was recorded, or an in-place call made them require grad: the probes size
+// their values from their inputs' meta.val, and an out= call run on stale sizes raises
+// where eager's ran (a campaign's D1 case).
 const Node& Pass::withCurrentMetas(const Node& n, Graph& scratch) {
   std::vector<std::pair<const Node*, const TensorMeta*>> changed;
   n.forEachInput([&](const Node* in) {
     Mapped* m = entry(in);
     const TensorMeta* was = in->meta.val.tensor();
-    if (!m || !m->tensor || !m->tensor->rec->meta || !was || *m->tensor->rec->meta == *was) return;
+    if (!m || !m->tensor || !m->tensor->rec->meta || !was) return;
+    if (*m->tensor->rec->meta == *was && requiresGradNow(*in) == was->requires_grad) return;
     for (const auto& [seen, meta] : changed) {
       if (seen == in) return;
     }
@@ -230,9 +243,7 @@ const Node& Pass::withCurrentMetas(const Node& n, Graph& scratch) {
   for (const auto& [in, meta] : changed) {
     Node* p = scratch.append(OpKind::Placeholder, in->name());
     TensorMeta current = *meta;
-    // An in-place call may make its self require grad (nextafter_ by an `other` that
-    // does), which the input's own meta.val records and its record does not.
-    current.requires_grad = current.requires_grad || in->meta.val.tensor()->requires_grad;
+    current.requires_grad = current.requires_grad || requiresGradNow(*in);
     p->meta.val = current;
     stand_ins.emplace_back(in, p);
   }

@@ -532,6 +532,46 @@ signature {
   EXPECT_NE(targets(f).find("aten::detach aten::sum"), std::string::npos) << targets(f);
 }
 
+// And where the out= call reads the tensor the in-place call wrote rather than its result
+// (addcdiv_(b, p, b), then sum.out(b)): the placeholder's meta says no grad, and the storage
+// remembers the write that made it require grad (a 1.13 campaign's D1 case: sum(dtype=i64)
+// tripped autograd's isDifferentiableType assert).
+TEST(Functionalize, ATensorWrittenToRequireGradIsProbedWithGrad) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %p_weight0: f32[]<requires_grad=True> = placeholder
+  %x0: f32[] = placeholder
+  %b: f32[1, 1, 1] = placeholder
+  %addcdiv_: f32[1, 1, 1]<requires_grad=True> = aten::addcdiv_(%b, %p_weight0, %b)
+  %sum: f32[] = aten::sum.out(%b, dtype=torch.int64, out=%x0)
+  return (%sum)
+}
+signature {
+  input parameter %p_weight0 -> "weight0"
+  input user_input %x0
+  input user_input %b
+  output user_output %sum
+}
+storages {
+  $0: f32[1] = [0.5]
+  $1: f32[1] = [-6.0]
+  $2: f32[1] = [-1.0]
+}
+state {
+  parameter "weight0" = $0 f32[]<requires_grad=True>
+}
+example_inputs {
+  $1 f32[]
+  $2 f32[1, 1, 1]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_NE(targets(f).find("aten::detach aten::sum"), std::string::npos) << targets(f);
+}
+
 // The autograd probe's assorted values can make a call raise for themselves (an index of -3
 // into a dim of 2): it tries integer inputs as zeros before it says nothing. index_fill.out
 // into bool of a value that requires grad was left undetached on a dim of 2, and the
