@@ -1,6 +1,7 @@
 // Which tensors of a program share memory (Note [Writes eager leaves undefined]).
 #include "fuzz/aliases.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -436,6 +437,16 @@ bool certainlyAliases(const Node* n) {
   }
 }
 
+// The index of an argument of `n` that is not written and is `self` itself, the tensor
+// the call writes (a view of it is another tensor, and keeps its sizes); -1 where none is.
+int readAsAnotherArgument(const Node& n, const OpInfo& op, const OpRoleInfo& role, const Node& self) {
+  for (size_t i = 0; i < op.arguments.size(); ++i) {
+    if (std::find(role.written.begin(), role.written.end(), static_cast<int>(i)) != role.written.end()) continue;
+    if (boundTensor(n, op, static_cast<int>(i)) == &self) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 // Why an in-place or out= call of `p` reads the tensor it writes where eager's answer
 // depends on its kernel's order (Note [In-place calls that read what they write]); nullopt
 // where none does.
@@ -450,7 +461,15 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     const TensorMeta* self_meta = self ? self->meta.val.tensor() : nullptr;
     if (!self_meta) continue;
     const TensorMeta* after = n.meta.val.tensor();
-    if (role.role == OpRole::MetadataMutation || (after && after->sizes != self_meta->sizes)) {
+    const bool resizes = after && after->sizes != self_meta->sizes;
+    if (resizes && role.role == OpRole::Out && !reshaped.count(owners.at(self)) &&
+        (functionalizer::numelOf(*self_meta) > 0 || functionalizer::numelOf(*after) > 0)) {
+      if (const int read = readAsAnotherArgument(n, op, role, *self); read >= 0) {
+        return "%" + n.name() + " resizes the %" + self->name() + " it also reads as '" +
+               op.arguments[static_cast<size_t>(read)].name + "': eager's answer depends on its kernel's order";
+      }
+    }
+    if (role.role == OpRole::MetadataMutation || resizes) {
       reshaped.insert(owners.at(self));
       continue;
     }

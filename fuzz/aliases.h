@@ -46,10 +46,13 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // another argument where its answer then depends on its kernel's order
 // (Note [In-place calls that read what they write]), where the metadata says so: not
 // after a resize or metadata mutation of that storage, which the graph's metadata does
-// not follow. An out= call that resizes a tensor it also reads is not one of these: its kernel reads before the resize
-// (count_nonzero.out) or after it (binary_cross_entropy.out's weight), which no schema
-// says, so only epsmith's functionalizer, which cannot tell, refuses it. Why `p` makes
-// such a write, naming the tensor; nullopt where it makes none.
+// not follow. So is an out= call that resizes a tensor it also reads as another argument
+// (not a view of it): its kernel reads before the resize (count_nonzero.out) or after it
+// (binary_cross_entropy.out's weight, min.unary_out's self), which no schema says, and
+// LibTorch's functionalization reads before, so D2 would file the kernels' order as its
+// bug (a 2.13 campaign's minimizer made min.unary_out(x, out=x) of a resize of a viewed
+// tensor, a known bug; the generator makes no such call: outAliasesAnInput). Why `p`
+// makes such a write, naming the tensor; nullopt where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)
