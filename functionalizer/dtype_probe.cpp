@@ -566,9 +566,9 @@ bool isFloating(ScalarType dtype) {
          dtype == ScalarType::Double;
 }
 
-// Where `out` is f16 or bf16, the sets that part a kernel computing in the out's dtype from
-// one computing in the input's and casting; the assorted sets' sums stay within an ulp of
-// each other in either dtype, where a real input's do not.
+// Where `out` is f16, bf16 or bool, the sets that part a kernel computing in the out's
+// dtype from one computing in the input's and casting; on the assorted sets the two agree
+// (sums within an ulp of each other, products true alike), where on real inputs they do not.
 // - Swamped: floating-point inputs of ones after one large element, which a sum kept in the
 //   out's dtype cannot grow past (256 + 1 is 256 in bf16). 1.13's
 //   `norm.dtype_out(x, dtype=f32, out=bf16)` of an f32 or a bf16 x accumulates in bf16, 344
@@ -577,9 +577,21 @@ bool isFloating(ScalarType dtype) {
 //   while their sum or norm is an f16 number. 1.13's `norm.out(x, 0.5, out=f16)` of an f32
 //   x computes in f16: 57 470 where the f32 norm cast is 57 184 (a 1.13 campaign's D1
 //   case), which the swamped set did not part.
+// - Vanishing, for a bool out: floating-point inputs each true, whose product underflows to
+//   zero in their own dtype (2^-80 in f32). 1.13's prod.out(x, out=b8) of an f32 x
+//   multiplies in f32 and casts, so inf times 0 is NaN, true, where prod(dtype=bool) is
+//   false (a 1.13 campaign's D1 case).
 std::vector<ProbeSet> narrowOutSets(const Node& out_call, const Node* out, const ProbeSet& first) {
   std::vector<ProbeSet> sets;
   const ScalarType out_dtype = out->meta.val.tensor()->dtype;
+  if (out_dtype == ScalarType::Bool) {
+    auto vanishing = refilledSet(out_call, out, first, isFloating, [](const at::Tensor& v) {
+      const int exponent = v.scalar_type() == at::kHalf ? -13 : v.scalar_type() == at::kDouble ? -540 : -80;
+      return at::full_like(v, std::ldexp(1.0, exponent));  // its square is below the dtype's least subnormal
+    });
+    if (vanishing) sets.push_back(std::move(*vanishing));
+    return sets;
+  }
   if (out_dtype != ScalarType::Half && out_dtype != ScalarType::BFloat16) return sets;
   const double large = out_dtype == ScalarType::Half ? 2048 : 256;  // 2^(significand bits + 1)
   auto swamped = refilledSet(out_call, out, first, isFloating, [&](const at::Tensor& v) {

@@ -411,6 +411,37 @@ example_inputs {
   functionalAgreesWithEager(p);
 }
 
+// And into a bool out: 1.13's prod.out of an f32 input multiplies in f32 and casts, so inf
+// times 0 is NaN, true, where prod(dtype=bool) is false (a 1.13 campaign's D1 case, its
+// values here). The probe also runs on inputs whose product underflows.
+TEST(Functionalize, OutCallsThatMultiplyBeforeTheyCastToBool) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[1, 3, 2] = placeholder
+  %o: b8[] = placeholder
+  %prod: b8[] = aten::prod.out(%x, out=%o)
+  return (%prod)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %prod
+}
+storages {
+  $0: f32[6] = [0.5723649, inf, inf, 0.0, 0.6931472, inf]
+  $1: b8[1] = [False]
+}
+example_inputs {
+  $0 f32[1, 3, 2]
+  $1 b8[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // A functional form whose result dtype no probe value tells: cholesky of zeros or ones
 // raises (not positive-definite), and of f32 into an f64 out the result's cast was left
 // out (a 1.13 campaign's D1 case). The dtype probe also runs on identity matrices.
