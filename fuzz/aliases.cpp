@@ -284,6 +284,22 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
+bool addressesAWrittenStridedTensor(const ExportedProgram& p) {
+  const auto owners = storageOwners(p.graph());
+  std::set<const Node*> written;  // storages some call writes
+  forEachWrite(p, [&](const Node&, const Node& t) { written.insert(owners.at(&t)); });
+  for (const Node& n : p.graph().nodes()) {
+    const OpInfo* op = n.atenOp();
+    if (!op) continue;
+    const std::string_view name = op->localName();
+    if (name != "as_strided" && name != "as_strided_copy" && name != "as_strided_scatter") continue;
+    const Node* self = boundTensor(n, *op, 0);
+    const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
+    if (m && !functionalizer::isContiguous(*m) && written.count(owners.at(self))) return true;
+  }
+  return false;
+}
+
 
 bool writesUnderAStridedReshape(const ExportedProgram& p) {
   const Graph& g = p.graph();

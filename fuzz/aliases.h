@@ -69,6 +69,10 @@ bool writesThroughAnExpand(const ExportedProgram& p);
 // than a window), or through a view of one.
 bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p);
 
+// Whether `p` calls as_strided (or its copy, or as_strided_scatter) on a tensor that is not
+// contiguous and whose storage some call writes.
+bool addressesAWrittenStridedTensor(const ExportedProgram& p);
+
 // Whether `t` is what an op whose schema hides an alias returned (atleast_2d's, set's), or
 // an element of its list.
 bool isHiddenAlias(const Node& t);

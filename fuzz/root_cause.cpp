@@ -590,6 +590,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (resizesAStridedViewToItsSizes(p.graph())) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
   if (!p.signature.inputTokens().empty()) traits.emplace_back("takes-an-effect-token");
   if (returnsAnEmptyTensorList(p.graph())) traits.emplace_back("returns-an-empty-tensor-list");
+  if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
   return traits;
 }
 

@@ -212,6 +212,11 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   "returns-an-empty-tensor-list": a call returns a list of no tensors (unbind of a
 //   dimension of size 0). torch.export.load of such a program, torch.export's own saved
 //   form included, fails to deserialize that node (2.13: "list index out of range").
+//   "addresses-a-written-strided-tensor": as_strided (its copy, or as_strided_scatter) of
+//   a tensor that is not contiguous (a transposed input), whose storage a call writes.
+//   as_strided addresses the storage, and after the write LibTorch 2.x's functionalization
+//   holds the tensor's value contiguously, so the view regenerated from it, or the scatter
+//   into it, addresses other elements than eager's.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -220,7 +225,7 @@ inline constexpr const char* kProgramTraits[] = {
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
     "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token",
-    "returns-an-empty-tensor-list"};
+    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

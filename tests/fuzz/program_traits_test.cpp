@@ -670,5 +670,29 @@ signature {
   EXPECT_TRUE(programTraits(program("2", "(f32[3], f32[3]<offset=3>)")).empty());
 }
 
+// as_strided of a transposed input that triu_ then writes addresses the storage, which
+// LibTorch's functionalization holds contiguously after the write (a 2.13 campaign's D2
+// case, seed 54802495); of a contiguous input, or with no write, it is no trait.
+TEST(RootCause, AnAsStridedOfAWrittenStridedTensorIsATrait) {
+  auto program = [](const std::string& layout, bool write) {
+    return test::parse(R"EPT(graph {
+  %x: f32[2, 3])EPT" + layout + R"EPT( = placeholder
+  %as_strided: f32[6] = aten::as_strided(%x, [6], [1])
+)EPT" + (write ? "  %triu_: f32[2, 3]" + layout + " = aten::triu_(%x)\n" : std::string()) +
+                       R"EPT(  %neg: f32[6] = aten::neg(%as_strided)
+  return (%neg)
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  };
+  EXPECT_EQ(programTraits(program("<stride=[1, 2]>", true)),
+            (std::vector<std::string>{"addresses-a-written-strided-tensor"}));
+  EXPECT_TRUE(programTraits(program("", true)).empty());
+  EXPECT_TRUE(programTraits(program("<stride=[1, 2]>", false)).empty());
+}
+
 }  // namespace
 }  // namespace epsmith
