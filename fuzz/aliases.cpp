@@ -300,6 +300,16 @@ bool addressesAWrittenStridedTensor(const ExportedProgram& p) {
   return false;
 }
 
+// Whether the call `n` writes a tensor whose strides are not contiguous.
+bool writesAStridedTensor(const Node& n) {
+  const OpInfo& op = *n.target.op();
+  for (int written : opRole(op).written) {
+    const Node* self = boundTensor(n, op, written);
+    const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
+    if (m && !functionalizer::isContiguous(*m)) return true;
+  }
+  return false;
+}
 
 bool writesUnderAStridedReshape(const ExportedProgram& p) {
   const Graph& g = p.graph();
@@ -328,9 +338,11 @@ bool writesUnderAStridedReshape(const ExportedProgram& p) {
       } else {
         // A contiguous one made after a write through a strided view of its storage, which
         // lays the functional value out in that view's order (mvlgamma.out into x.mH, then
-        // x.reshape_as(y) reads x transposed: a 1.13 campaign's D2 case).
+        // x.reshape_as(y) reads x transposed: a 1.13 campaign's D2 case), or written through
+        // by such a write (tril_ of flatten(x).mT: a 1.13 campaign's D2 case).
         const TensorMeta* through = w.meta.val.tensor();
         found = found || (same && order.at(t) > order.at(&n) && through && !functionalizer::isContiguous(*through));
+        found = found || (&w == t && writesAStridedTensor(n));
       }
     }
   });

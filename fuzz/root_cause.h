@@ -198,7 +198,8 @@ std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const 
 //   makes as a view with strides that are not contiguous (flatten of x[:, :, 0:1]: [3] of
 //   stride [3]), and an in-place write through it, or into its storage where it is made or
 //   read after the write; or one of contiguous strides made after a write into its storage
-//   through a view that is not contiguous (x.mH). LibTorch 1.13's C++ functionalization
+//   through a view that is not contiguous (x.mH), or written through by a write into such
+//   a view of it (tril_ of flatten(x).mT). LibTorch 1.13's C++ functionalization
 //   replays the call as _reshape_alias with eager's strides on its input's functional
 //   value, which a write lays out anew, so it reads elements past the value or in another
 //   order (and writes them back into the base).

@@ -436,6 +436,19 @@ signature {
   EXPECT_EQ(programTraits(after("  %m: f32[3, 3]<stride=[1, 3]> = aten::mul_.Scalar(%v, 2)\n" + reshape)), trait);
   EXPECT_EQ(programTraits(after("  %m: f32[3, 3] = aten::mul_.Scalar(%x, 2)\n" + reshape)), none);
   EXPECT_EQ(programTraits(after(reshape + "  %m: f32[3, 3]<stride=[1, 3]> = aten::mul_.Scalar(%v, 2)\n")), none);
+  // A contiguous reshape written through by a write into a transposed view of it (a 1.13
+  // campaign's D2 case: tril_ of flatten(x).mT); the same write with no reshape between,
+  // none.
+  auto through = [](const std::string& viewed) {
+    return test::parse("graph {\n  %x: f32[3, 1, 2] = placeholder\n"
+                       "  %f: f32[3, 2] = aten::flatten.using_ints(%x, 1)\n"
+                       "  %q: f32[3, 2] = aten::squeeze.dim(%x, 1)\n"
+                       "  %t: f32[2, 3]<stride=[1, 2]> = aten::mT(" + viewed + ")\n"
+                       "  %w: f32[2, 3]<stride=[1, 2]> = aten::tril_(%t)\n"
+                       "  return (%x)\n}\nsignature {\n  input user_input %x\n  output user_output %x\n}\n");
+  };
+  EXPECT_EQ(programTraits(through("%f")), (std::vector<std::string>{"writes-under-a-strided-reshape"}));
+  EXPECT_EQ(programTraits(through("%q")), none);
 }
 
 // resize_ of a transposed view to its own sizes; of a contiguous view, or to other sizes
