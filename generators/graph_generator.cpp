@@ -521,7 +521,9 @@ class Generator {
       return runSingleCall(n, [&](const Node* in) -> c10::IValue {
         const at::Tensor* t = valueOf(in);
         if (!t) return c10::IValue();
-        if (std::find(written.begin(), written.end(), in) == written.end()) return contiguous ? t->contiguous() : *t;
+        if (std::find(written.begin(), written.end(), in) == written.end()) {
+          return contiguous && !hasContiguousStrides(*t) ? t->clone(at::MemoryFormat::Contiguous) : *t;
+        }
         at::Tensor copy = contiguous ? t->clone(at::MemoryFormat::Contiguous) : cloneOf(*t);
         copies.emplace_back(copy, copy.storage().data());
         return copy;
@@ -550,10 +552,10 @@ class Generator {
       for (size_t k = first; k < copies.size(); ++k) contiguous.push_back(copies[k].first);
       return contiguous;
     };
-    bool strided = false;  // a tensor the call takes is not contiguous
+    bool strided = false;  // a tensor the call takes is not laid out as a fresh one
     n.forEachInput([&](const Node* in) {
       const at::Tensor* t = valueOf(in);
-      strided = strided || (t && !t->is_contiguous());
+      strided = strided || (t && !hasContiguousStrides(*t));
     });
     if (strided && writesByLayout(op, outs, intoContiguous)) return false;
     return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));

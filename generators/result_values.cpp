@@ -299,7 +299,8 @@ bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
 // runs once more on contiguous copies of every tensor it takes (the walk follows the
 // indices' strides too: the D1 case's were a strided greater_'s, laid out anew in the
 // functional program), and is not generated where what it wrote differs (NaN equal to
-// NaN) or only one raises. Ops that draw random numbers would disagree anyway and are not
+// NaN) or only one raises. Strides are read literally: 1.13's stack.out into an f32[1] out
+// of stride [2], contiguous by ATen's test, writes nothing (a 1.13 campaign's D1 case). Ops that draw random numbers would disagree anyway and are not
 // asked; metadata mutations (transpose_, as_strided_) write no values and are not asked
 // either.
 bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
@@ -315,6 +316,15 @@ bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
     if (!sameResult(outs[k], into)) return true;
   }
   return false;
+}
+
+bool hasContiguousStrides(const at::Tensor& t) {
+  int64_t expected = 1;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    if (t.stride(d) != expected) return false;
+    expected *= std::max<int64_t>(t.size(d), 1);
+  }
+  return true;
 }
 
 // Note [Triangular outs walked as batch-contiguous]

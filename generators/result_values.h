@@ -98,6 +98,9 @@ bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
 // where it raised) (Note [Kernels that write by the written tensor's layout]).
 bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
                     c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous);
+// Whether `t` has the strides a contiguous tensor of its sizes is made with; a size-1
+// dimension of another stride is contiguous by ATen's test but not by this one.
+bool hasContiguousStrides(const at::Tensor& t);
 // Whether a generated program runs from its example inputs where a metadata mutation could
 // make it raise there (Note [Metadata mutations of views replayed]); true for the others.
 bool replaysIfItMutatesMetadata(const ExportedProgram& p);

@@ -262,6 +262,19 @@ TEST(ResultValues, InPlaceWritesByLayoutAreSeen) {
   EXPECT_FALSE(writesByLayout(*sin, {base}, [] { return std::optional<std::vector<at::Tensor>>(); }));
 }
 
+// A size-1 dimension of stride 2 is contiguous by ATen's test, not by the strides a fresh
+// tensor has; empty dimensions count as one, as ATen's contiguous strides count them.
+TEST(ResultValues, ContiguousStridesAreReadLiterally) {
+  const at::Tensor base = at::arange(12, at::kFloat).reshape({3, 4});
+  EXPECT_TRUE(hasContiguousStrides(base));
+  EXPECT_FALSE(hasContiguousStrides(base.t()));
+  const at::Tensor odd = at::empty({2}).as_strided({1}, {2});
+  ASSERT_TRUE(odd.is_contiguous());
+  EXPECT_FALSE(hasContiguousStrides(odd));
+  EXPECT_TRUE(hasContiguousStrides(at::empty({2, 0, 3})));
+  EXPECT_TRUE(hasContiguousStrides(at::empty({})));
+}
+
 TEST(ResultValues, SameResultComparesElementsWithNanEqualToNan) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (auto dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong, at::kBool}) {
