@@ -43,6 +43,12 @@ class ProbeCache {
 std::string cacheKey(const Node& call, bool with_sizes, bool* probeable);
 // Whether `m` has concrete sizes, strides and offset.
 bool concreteMeta(const TensorMeta& m);
+// Whether every input of `call` has a concrete, real meta and the inputs are small enough
+// to run the call on (65 536 elements).
+bool smallConcreteInputs(const Node& call);
+// The step between the Wide set's integers of `dtype`, none of which may overflow it, nor a
+// sum of a hundred; 0 for a dtype the set leaves assorted.
+double wideScale(ScalarType dtype);
 // Which values probeValues fills a tensor with: assorted; near one another; for an integer
 // dtype, odd integers of large magnitude (the assorted ones elsewhere).
 enum class ProbeFill : uint8_t { Assorted, Close, Wide };
