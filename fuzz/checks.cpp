@@ -59,9 +59,9 @@ namespace {
 
 // D1 and D2 compare a program's values with another computation of them
 // (Note [Values compared at the precision they were computed in]).
-CompareOptions computedIn(const ExportedProgram& p) {
+CompareOptions atComputedPrecision(const ExportedProgram& p) {
   CompareOptions options;
-  options.computed_in = [&p](const std::string& where) { return leastPreciseFloatRead(p, where); };
+  options.computed_in = [&p](const std::string& where) { return computedIn(p, where); };
   return options;
 }
 
@@ -137,14 +137,14 @@ CheckOutcome d1(const ExportedProgram& p, const RunResult& eager, const Device& 
     return o;
   }
   return compare(DiffCheck::D1, eager, run(f->value(), RunOptions(RunMode::Exported, device), times), times,
-                 computedIn(p));
+                 atComputedPrecision(p));
 }
 
 // Options for a run of `p` in `mode`, with `p`'s shared plan when there is one.
 CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const Device& device, const Interpreter* plan,
                 PhaseTimes* times) {
   return compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, device, plan), times), times,
-                 computedIn(p));
+                 atComputedPrecision(p));
 }
 
 // Note [Results a device may choose]

@@ -628,21 +628,31 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
   return {ops.begin(), ops.end()};
 }
 
-std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const std::string& where) {
+std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string& where) {
   const Node* start = startOf(p, where);
   if (!start) return std::nullopt;
+  const std::set<const Node*> slice = sliceNodes(p.graph(), start);
   std::optional<ScalarType> least;
   auto consider = [&](const Node* n) {
     const TensorMeta* m = n->meta.val.tensor();
     if (!m || !(isFloatingPoint(m->dtype) || isComplex(m->dtype))) return;
     if (!least || defaultTolerance(m->dtype).rtol > defaultTolerance(*least).rtol) least = m->dtype;
   };
-  for (const Node* n : sliceNodes(p.graph(), start)) {
+  for (const Node* n : slice) {
     if (n->op() != OpKind::CallFunction) continue;
     consider(n);
     n->forEachInput(consider);
   }
-  return least;
+  if (!least) return std::nullopt;
+  // A view or a metadata mutation moves no value, so it rounds none.
+  int roundings = 0;
+  for (const Node* n : slice) {
+    const TensorMeta* m = n->atenOp() ? n->meta.val.tensor() : nullptr;
+    const OpRole role = m ? opRole(*n->target.op()).role : OpRole::View;
+    const bool computes = role == OpRole::Functional || role == OpRole::InPlace || role == OpRole::Out;
+    roundings += computes && m->dtype == *least;
+  }
+  return ComputedIn{*least, std::max(roundings, 1)};
 }
 
 bool isMismatchKind(std::string_view kind) {

@@ -10,6 +10,7 @@
 #include "fuzz/checks.h"
 #include "fuzz/workers.h"
 #include "ir/program.h"
+#include "oracle/tolerance.h"
 
 namespace epsmith {
 
@@ -89,9 +90,10 @@ std::string skipReasonTemplate(std::string_view reason);
 // user_input:x0") depends on; every op of `p` where `where` names no output or input.
 std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where);
 // The least precise floating dtype that a call of that slice reads or makes: what the value
-// at `where` was computed in at worst; nullopt where none is, or `where` names no output or
-// input (Note [Values compared at the precision they were computed in]).
-std::optional<ScalarType> leastPreciseFloatRead(const ExportedProgram& p, const std::string& where);
+// at `where` was computed in at worst, and how many calls of the slice compute a result in
+// it; nullopt where none is, or `where` names no output or input
+// (Note [Values compared at the precision they were computed in]).
+std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string& where);
 
 // Note [Program traits]
 // Some upstream bugs are a shape of program more than a message or an op. LibTorch's

@@ -54,6 +54,13 @@ Tolerance defaultTolerance(ScalarType dtype) {
   }
 }
 
+// Note [Values compared at the precision they were computed in]
+Tolerance toleranceAfter(const ComputedIn& c) {
+  const double n = std::clamp(c.roundings, 1, kMostRoundingsTolerated);
+  const Tolerance one = defaultTolerance(c.dtype);
+  return {one.rtol * n, one.atol * n};
+}
+
 namespace {
 
 ScalarType irDtype(at::ScalarType t) {
@@ -406,9 +413,9 @@ class Comparison {
   // dtype the value at `where` was computed from, where that is looser than its own.
   std::optional<Tolerance> computedTolerance(const std::string& where, const at::Tensor& e) const {
     if (options_.tolerance || !options_.computed_in || !(e.is_floating_point() || e.is_complex())) return std::nullopt;
-    const std::optional<ScalarType> from = options_.computed_in(where);
+    const std::optional<ComputedIn> from = options_.computed_in(where);
     if (!from) return std::nullopt;
-    const Tolerance own = toleranceFor(e.scalar_type()), theirs = defaultTolerance(*from);
+    const Tolerance own = toleranceFor(e.scalar_type()), theirs = toleranceAfter(*from);
     if (theirs.rtol <= own.rtol && theirs.atol <= own.atol) return std::nullopt;
     return Tolerance{std::max(own.rtol, theirs.rtol), std::max(own.atol, theirs.atol)};
   }

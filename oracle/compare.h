@@ -10,6 +10,7 @@
 
 #include "ir/enums.h"
 #include "oracle/run_result.h"
+#include "oracle/tolerance.h"
 
 namespace epsmith {
 
@@ -17,13 +18,6 @@ enum class VerdictKind : uint8_t {
   Match, ValueMismatch, ShapeMismatch, DtypeMismatch, ExceptionInOne, DifferentExceptions,
 };
 std::string_view verdictKindName(VerdictKind k);  // "value-mismatch"
-
-struct Tolerance {
-  double rtol = 0;
-  double atol = 0;
-};
-// torch.testing.assert_close's defaults: exact for integers and bool.
-Tolerance defaultTolerance(ScalarType dtype);
 
 // Note [Values compared at the precision they were computed in]
 // A value is only as precise as the least precise dtype it was computed from: sinh.out of
@@ -34,9 +28,18 @@ Tolerance defaultTolerance(ScalarType dtype);
 // the dtypes a value's computation read (`computed_in`, the least precise floating one
 // for the value at `where`), a floating value that differs at its own dtype's tolerance is
 // compared again at that dtype's, if looser, and agrees if it agrees there.
+// A value rounded at that dtype by several calls carries each call's rounding: rsqrt_ of
+// an f16 tensor differs by an ulp between ATen's vectorized path (contiguous) and its
+// scalar one (strided), and the div_ after it carries that past f16's rtol (a 2.13
+// campaign's D1 case; 1.13's renorm_ then a norm, another). Rounding errors add up over a
+// chain, to n unit roundoffs after n roundings at first order (Higham, "Accuracy and
+// Stability of Numerical Algorithms", 3.1), so that dtype's tolerance is multiplied by the
+// number of calls in the value's slice that compute a result in it (`roundings`), at most
+// kMostRoundingsTolerated: an f16 value then agrees within four to eight ulps at most, and a
+// lost or misplaced write, which moves a value by far more, still differs.
 struct CompareOptions {
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
-  std::function<std::optional<ScalarType>(const std::string& where)> computed_in;
+  std::function<std::optional<ComputedIn>(const std::string& where)> computed_in;
   bool equal_nan = true;               // NaN equals NaN
   // Two runs that raise at the same node agree whatever their messages say: the runs of
   // one program on two devices call different kernels, which word their refusals apart

@@ -106,14 +106,32 @@ TEST(CompareTolerance, AValueIsComparedAtThePrecisionItWasComputedIn) {
   const at::Tensor e = f64({744.7396735432594}), a = f64({744.739569440484});
   EXPECT_EQ(compareTensors(e, a).kind, VerdictKind::ValueMismatch);
   CompareOptions from_f32;
-  from_f32.computed_in = [](const std::string& where) -> std::optional<ScalarType> {
-    return where == "output 0" ? std::optional<ScalarType>(ScalarType::Float) : std::nullopt;
+  from_f32.computed_in = [](const std::string& where) -> std::optional<ComputedIn> {
+    return where == "output 0" ? std::optional<ComputedIn>(ComputedIn{ScalarType::Float}) : std::nullopt;
   };
   EXPECT_EQ(compareTensors(e, a, from_f32).kind, VerdictKind::Match);
   EXPECT_EQ(compareTensors(e, f64({744.75}), from_f32).kind, VerdictKind::ValueMismatch);
   CompareOptions from_f64;
-  from_f64.computed_in = [](const std::string&) { return std::optional<ScalarType>(ScalarType::Double); };
+  from_f64.computed_in = [](const std::string&) { return std::optional<ComputedIn>(ComputedIn{ScalarType::Double}); };
   EXPECT_EQ(compareTensors(e, a, from_f64).kind, VerdictKind::ValueMismatch);
+}
+
+// The same Note: two f16 values 1.7e-3 apart (a norm after 1.13's renorm_, two ulps) differ
+// after one rounding in f16 and agree after two; a difference of 1.5% still differs after
+// any number, which kMostRoundingsTolerated bounds.
+TEST(CompareTolerance, AValueRoundedSeveralTimesIsComparedAtItsRoundings) {
+  const at::Tensor e = f64({0.5913}).to(at::kHalf), a = f64({0.5903}).to(at::kHalf);
+  auto rounded = [](int n) {
+    CompareOptions o;
+    o.computed_in = [n](const std::string&) { return std::optional<ComputedIn>(ComputedIn{ScalarType::Half, n}); };
+    return o;
+  };
+  EXPECT_EQ(compareTensors(e, a).kind, VerdictKind::ValueMismatch);
+  EXPECT_EQ(compareTensors(e, a, rounded(1)).kind, VerdictKind::ValueMismatch);
+  EXPECT_EQ(compareTensors(e, a, rounded(2)).kind, VerdictKind::Match);
+  EXPECT_EQ(compareTensors(e, f64({0.6}).to(at::kHalf), rounded(16)).kind, VerdictKind::ValueMismatch);
+  EXPECT_DOUBLE_EQ(toleranceAfter({ScalarType::Half, 16}).rtol, 4e-3);
+  EXPECT_DOUBLE_EQ(toleranceAfter({ScalarType::Half, 0}).rtol, 1e-3);
 }
 
 TEST(CompareValues, IdenticalResultsMatch) {
