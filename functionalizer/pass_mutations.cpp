@@ -449,6 +449,22 @@ Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* pr
   return emit_.call(*findOpByName("aten::copy"), {arg::Tensor{current}, arg::Tensor{made}}, after);
 }
 
+namespace {
+
+// Whether `after` has `before`'s sizes in other strides, over the dimensions where a stride
+// moves something (more than one element).
+bool restridesKeepingSizes(const TensorMeta& before, const TensorMeta& after) {
+  if (before.strides.size() != after.strides.size() || functionalizer::numelOf(after) <= 1) return false;
+  for (size_t d = 0; d < after.sizes.size(); ++d) {
+    const SymIntValue &size = after.sizes[d], &was = before.strides[d], &now = after.strides[d];
+    if (!size.isConcrete() || !was.isConcrete() || !now.isConcrete()) return false;
+    if (size.concrete() > 1 && was.concrete() != now.concrete()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // An out= call that resizes an input: export refuses the program for that, whatever else
 // the call does, so its reason comes before any of the functionalizer's own.
 void Pass::refuseResizedInput(const Node& n, const Obj& out) {
@@ -532,6 +548,16 @@ void Pass::outVariant(const Node& n, const OpRoleInfo& role) {
     if (after[k]->sizes != outs[k]->rec->meta->sizes) {
       refuseResizedInput(n, *outs[k]);
       refuseResizedWhileRead(n, op, role, *outs[k], *after[k]);
+    } else if (restridesKeepingSizes(*outs[k]->rec->meta, *after[k])) {
+      // log_sigmoid_forward.output's CPU kernel resizes its buffer with resize_as_(input,
+      // Contiguous), which lays a transposed buffer out anew in place: eager writes the
+      // storage under it in row-major order, which no view of it says.
+      fail(&n, "out= lays its tensor out anew, keeping its sizes (" + formatTensorMeta(*outs[k]->rec->meta) + " to " +
+                   formatTensorMeta(*after[k]) + "): where its storage receives the result is not modelled");
+    }
+    for (size_t j = 0; j < k; ++j) {
+      if (outs[j]->rec->storage != outs[k]->rec->storage) continue;
+      fail(&n, "out= writes two outs that share a storage: what lands there is its kernel's order of writes");
     }
   }
   if (outs.size() == 1 && role.written.size() == 1) refuseReadingItsWrite(n, role);

@@ -232,6 +232,40 @@ signature {
   EXPECT_NE(why.find("%ndtr: out= restrides in place a tensor that is not contiguous"), std::string::npos) << why;
 }
 
+// log_sigmoid_forward.output's CPU kernel lays its buffer out anew (resize_as_ with a
+// contiguous memory format), so eager writes a transposed buffer's storage in row-major
+// order, which the node's meta.val records as contiguous strides: refused, where a
+// functional program would write it through the transpose. Two outs of one storage are
+// refused too: which write lands is the kernel's order.
+TEST(Functionalize, OutCallsThatLayOutTheirOutAnewOrShareOneAreRefused) {
+  const std::string signature = R"(
+signature {
+  input user_input %x
+  input buffer %b -> "b" persistent=True
+  output user_output %out
+})";
+  std::string why = rejection(program(R"(graph {
+  %x: f32[3, 2] = placeholder
+  %b: f32[2, 3] = placeholder
+  %o: f32[3, 2] = aten::neg(%x)
+  %t: f32[3, 2]<stride=[1, 3]> = aten::t(%b)
+  %lsf: (f32[3, 2], f32[3, 2]) = aten::log_sigmoid_forward.output(%x, output=%o, buffer=%t)
+  %out: f32[3, 2] = operator.getitem(%lsf, 0)
+  return (%out)
+})" + signature));
+  EXPECT_NE(why.find("%lsf: out= lays its tensor out anew, keeping its sizes (f32[3, 2]<stride=[1, 3]> to f32[3, 2])"),
+            std::string::npos) << why;
+  why = rejection(program(R"(graph {
+  %x: f32[3, 2] = placeholder
+  %b: f32[2, 3] = placeholder
+  %o: f32[3, 2] = aten::neg(%x)
+  %lsf: (f32[3, 2], f32[3, 2]) = aten::log_sigmoid_forward.output(%x, output=%o, buffer=%o)
+  %out: f32[3, 2] = operator.getitem(%lsf, 0)
+  return (%out)
+})" + signature));
+  EXPECT_NE(why.find("%lsf: out= writes two outs that share a storage"), std::string::npos) << why;
+}
+
 TEST(Functionalize, OutOfPlaceWithSeveralOutputs) {
   auto p = program(R"(graph {
   %x: f32[2, 3] = placeholder
