@@ -475,6 +475,18 @@ int readAsAnotherArgument(const Node& n, const OpInfo& op, const OpRoleInfo& rol
   return -1;
 }
 
+// An out that shares its storage with another out of `n` (log_sigmoid_forward.output(x,
+// output=x, buffer=x), which a minimizer makes): null where none does.
+const Node* anotherOutSharing(const Node& n, const OpInfo& op, const OpRoleInfo& role,
+                              const std::map<const Node*, const Node*>& owners) {
+  std::set<const Node*> seen;
+  for (int w : role.written) {
+    const Node* out = boundTensor(n, op, w);
+    if (out && !seen.insert(owners.at(out)).second) return out;
+  }
+  return nullptr;
+}
+
 // Why an in-place or out= call of `p` reads the tensor it writes where eager's answer
 // depends on its kernel's order (Note [In-place calls that read what they write]); nullopt
 // where none does.
@@ -500,6 +512,12 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     if (role.role == OpRole::MetadataMutation || resizes) {
       reshaped.insert(owners.at(self));
       continue;
+    }
+    if (role.role == OpRole::Out && role.written.size() > 1) {
+      if (const Node* other = anotherOutSharing(n, op, role, owners)) {
+        return "%" + n.name() + " writes %" + other->name() + " as two of its outs: eager's answer depends on its "
+               "kernel's order";
+      }
     }
     if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || role.written.size() != 1) continue;
     if (reshaped.count(owners.at(self))) continue;

@@ -35,11 +35,13 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // write once per element instead, so D2 (LibTorch's functionalization) and D3 (another
 // device's kernels) would report eager's choice, not a bug (or what it leads to: a gather
 // by the values eager wrote once and a functional program per element raises in one run
-// only): both report a finding on such a program as a skip, as D1 skips it through
-// epsmith's functionalizer, which refuses such writes by the same layout test
+// only), and so would D8 and D9, which run torch's decomposed program and NativeRT's
+// against eager: each reports a finding on such a program as a skip, as D1 skips it
+// through epsmith's functionalizer, which refuses such writes by the same layout test
 // (functionalizer::overlapsItself). They still run it, so that a crash of LibTorch's
-// functionalization or kernels counts whatever eager wrote. A reshape (or another op that views only where the layout
-// allows) ends the walk from the written tensor to what it views: of an expanded tensor
+// functionalization or kernels counts whatever eager wrote. A reshape (or another op that
+// views only where the layout allows) ends the walk from the written tensor to what it
+// views: of an expanded tensor
 // it is a copy. So is an as_strided_scatter into a view whose elements share memory
 // (strides [1, 1, 1, 1]; offsets counted exactly, since ATen's test answers only for a
 // stride of 0), and an in-place or out= call that reads the tensor it writes through
@@ -51,8 +53,11 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // (binary_cross_entropy.out's weight, min.unary_out's self), which no schema says, and
 // LibTorch's functionalization reads before, so D2 would file the kernels' order as its
 // bug (a 2.13 campaign's minimizer made min.unary_out(x, out=x) of a resize of a viewed
-// tensor, a known bug; the generator makes no such call: outAliasesAnInput). Why `p`
-// makes such a write, naming the tensor; nullopt where it makes none.
+// tensor, a known bug; the generator makes no such call: outAliasesAnInput). So is an
+// out= call two of whose outs share a storage (a 2.13 campaign's minimizer made
+// log_sigmoid_forward.output(x, output=x, buffer=x)): which write lands is its kernel's
+// order, and epsmith's functionalizer refuses it too. Why `p` makes such a write, naming
+// the tensor; nullopt where it makes none.
 std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p);
 
 // Whether `p` writes a tensor that an op whose schema hides an alias (OpRoleInfo::hides_alias)

@@ -532,9 +532,10 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
   const Interpreter* shared = plan ? &*plan : nullptr;
   const RunResult eager = run(p, runOf(RunMode::Eager, options.device, shared), times);
   std::optional<TorchAnswer> torch;  // asked at the first torch check, for all of them
-  const bool compares_runs = std::any_of(checks.begin(), checks.end(), [](DiffCheck c) {
-    return c == DiffCheck::D2 || c == DiffCheck::D3;
-  });
+  const auto runsAnotherWay = [](DiffCheck c) {
+    return c == DiffCheck::D2 || c == DiffCheck::D3 || c == DiffCheck::D8 || c == DiffCheck::D9;
+  };
+  const bool compares_runs = std::any_of(checks.begin(), checks.end(), runsAnotherWay);
   const std::optional<std::string> undefined = compares_runs ? writeEagerLeavesUndefined(p) : std::nullopt;
   for (DiffCheck c : checks) {
     notePhase(diffCheckName(c));
@@ -573,7 +574,7 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
     CheckOutcome& last = out.back();
     // Note [Writes eager leaves undefined]: the runs are made so that a crash counts, and
     // what they differ in is no finding.
-    if (last.status == Status::Finding && undefined && (c == DiffCheck::D2 || c == DiffCheck::D3)) {
+    if (last.status == Status::Finding && undefined && runsAnotherWay(c)) {
       last = skip(c, *undefined);
     } else if (last.status == Status::Finding && isMismatchKind(last.kind)) {
       last.slice = sliceOps(p, last.where);
