@@ -31,10 +31,13 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
     const Node* source = r;
     r = resolve(r);
     const TensorMeta* m = source->meta.val.tensor();
+    // The sizes the value has now, which an in-place metadata mutation (unsqueeze_) may have
+    // changed since the source's meta.val: a cast or detach of it keeps them.
+    const TensorMeta* now = r->meta.val.tensor() ? r->meta.val.tensor() : m;
     if (detach_grad && m && requiresGradNow(*source) && differentiable(*m)) {
       auto it = std::find_if(detached.begin(), detached.end(), [&](const auto& d) { return d.first == source; });
       if (it == detached.end()) {
-        TensorMeta plain = *m;
+        TensorMeta plain = *now;
         plain.requires_grad = false;
         detached.emplace_back(source, emit_.call(*findOpByName("aten::detach"), {arg::Tensor{r}}, plain));
         it = detached.end() - 1;
@@ -43,7 +46,7 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
     }
     if (cast_to && m && m->dtype != cast_to->dtype &&
         (reads.cast_every_dtype || (isFloatingPoint(m->dtype) && isFloatingPoint(cast_to->dtype)))) {
-      TensorMeta cast = *m;
+      TensorMeta cast = *now;
       cast.dtype = cast_to->dtype;
       r = castTo(r, m->dtype, cast);
     }

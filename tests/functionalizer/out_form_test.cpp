@@ -210,6 +210,29 @@ signature {
   }
 }
 
+// And the cast of the inputs that a form casting them makes: it too has the sizes the input
+// has now. 1.13's norm.dtype_out into an f16 out computes in f16, and the cast of an input
+// unsqueeze_ had made [1, 1] was recorded as [1]: the probe of the functional norm over
+// dim 1 raised on it, so the result's dtype went unknown and no cast to the out's followed
+// (a 1.13 campaign's D1 dtype mismatch, f64 where eager's out is f16).
+TEST(Functionalize, ACastInputHasItsCurrentSizes) {
+  auto p = program(R"(graph {
+  %x0: f16[1] = placeholder
+  %b: f32[1] = placeholder
+  %atan2: f32[1] = aten::atan2(%b, %b)
+  %unsqueeze_: f32[1, 1] = aten::unsqueeze_(%atan2, 0)
+  %norm: f16[1] = aten::norm.dtype_out(%atan2, 0, [1], False, dtype=torch.float64, out=%x0)
+  return (%norm)
+}
+signature {
+  input user_input %x0
+  input user_input %b
+  output user_output %norm
+})");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);  // 2.x's norm.dtype_out wants an out of its dtype
+  functionalAgreesWithEager(p);
+}
+
 // `sum` given dtype=bool of an f64 input that requires grad trips an internal assert in
 // LibTorch 1.13 (autograd's isDifferentiableType), while eager's sum.out writes the bool:
 // the functional program once raised (a campaign D1 case). The form probe compares values
