@@ -195,6 +195,10 @@ bool isFloating(ScalarType dtype) {
 //   while their sum or norm is an f16 number. 1.13's `norm.out(x, 0.5, out=f16)` of an f32
 //   x computes in f16: 57 470 where the f32 norm cast is 57 184 (a 1.13 campaign's D1
 //   case), which the swamped set did not part.
+// - Subnormal, for an f16 out: f32 and f64 inputs of 5e-5, an f16 subnormal whose square
+//   underflows f16 and whose negative powers overflow it, while a norm of them is an f16
+//   number. 1.13's `norm.out(x, -2.5, out=f16)` of an f32 x is 0 (inf to the -0.4th), where
+//   the f32 norm cast is 4e-5 (a 1.13 campaign's D1 case); of 2^-25 both are 0.
 // - Vanishing, for a bool out: floating-point inputs each true, whose product underflows to
 //   zero in their own dtype (2^-80 in f32). 1.13's prod.out(x, out=b8) of an f32 x
 //   multiplies in f32 and casts, so inf times 0 is NaN, true, where prod(dtype=bool) is
@@ -223,6 +227,8 @@ std::vector<ProbeSet> narrowOutSets(const Node& out_call, const Node* out, const
   auto underflowed = refilledSet(out_call, out, first, wide,
                                  [](const at::Tensor& v) { return at::full_like(v, std::ldexp(1.0, -25)); });
   if (underflowed) sets.push_back(std::move(*underflowed));
+  auto subnormal = refilledSet(out_call, out, first, wide, [](const at::Tensor& v) { return at::full_like(v, 5e-5); });
+  if (subnormal) sets.push_back(std::move(*subnormal));
   return sets;
 }
 

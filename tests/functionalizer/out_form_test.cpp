@@ -434,6 +434,38 @@ example_inputs {
   functionalAgreesWithEager(p);
 }
 
+// The same with a negative order: 1.13's norm.out(x, -2.5, out=f16) of an f32 x of two
+// f16 subnormals raises them to a power past f16's range, and gives 0 where the f32 norm
+// cast is 4e-5 (a 1.13 campaign's D1 case, its values here); of 2^-25 both are 0. The
+// probe also runs on inputs of 5e-5.
+TEST(Functionalize, OutCallsThatComputeInTheirF16OutPastItsRange) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2] = placeholder
+  %o: f16[] = placeholder
+  %norm: f16[] = aten::norm.out(%x, -2.5, [0], False, out=%o)
+  return (%norm)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %norm
+}
+storages {
+  $0: f32[2] = [5.2773437e-05, 5.2773437e-05]
+  $1: f16[1] = [1.5]
+}
+example_inputs {
+  $0 f32[2]
+  $1 f16[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  functionalAgreesWithEager(p);
+}
+
 // And into a bool out: 1.13's prod.out of an f32 input multiplies in f32 and casts, so inf
 // times 0 is NaN, true, where prod(dtype=bool) is false (a 1.13 campaign's D1 case, its
 // values here). The probe also runs on inputs whose product underflows.
