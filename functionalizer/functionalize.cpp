@@ -206,12 +206,22 @@ Mapped* Pass::entry(const Node* n) {
 // mutation). But in eager a view's requires_grad follows its base's: views taken before
 // the detach_ stop requiring grad too, and autograd then lets through calls on them that it
 // refuses on a tensor that requires grad (cumsum(dtype=int64) of a view of a parameter
-// trips 1.13's isDifferentiableType assert, and 2.13 raises; a campaign's D1 case). So once a storage was
-// detached, a read of any other tensor of it that requires grad goes through detach (one
-// per value read); values are the same either way.
+// trips 1.13's isDifferentiableType assert, and 2.13 raises; a campaign's D1 case). So once
+// a storage was detached, a read of any other tensor of it that requires grad goes through
+// detach (one per value read); values are the same either way.
+// The other way round, an in-place call by a tensor that requires grad makes the tensor it
+// writes require grad, but not the tensors of its storage that it is a detach of:
+// igamma_(detach(x), p) leaves x without grad in eager, where the functional value of x is
+// that igamma's, and binary_cross_entropy_with_logits then refused x as its weight (a 1.13
+// campaign's D1 case). So a read of a tensor whose own metadata says no grad, of a storage
+// such a call wrote, goes through detach too. Where eager's tensor does require grad after
+// all (the call wrote it, not a detach of it), only a call that autograd refuses would see
+// the difference, and that call raises in eager, which D1 does not compare.
 Node* Pass::readDetachedIfNeeded(Rec& rec, Node* value) {
-  if (!rec.storage->detached || !rec.meta || !rec.meta->requires_grad) return value;
-  for (const Rec* r = &rec; r; r = r->parent) {
+  if (!rec.meta) return value;
+  const bool grad_of_another = rec.storage->made_to_require_grad && !rec.meta->requires_grad;
+  if (!grad_of_another && (!rec.storage->detached || !rec.meta->requires_grad)) return value;
+  for (const Rec* r = &rec; r && !grad_of_another; r = r->parent) {
     if (r->step.kind == ViewStep::Kind::Op && r->step.op && r->step.op->qualified_name == "aten::detach") return value;
   }
   if (rec.detached_of != value) {

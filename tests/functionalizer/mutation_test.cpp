@@ -313,6 +313,32 @@ signature {
   EXPECT_EQ(targets(f), "torch._C._set_grad_enabled aten::t torch._C._set_grad_enabled aten::detach aten::cumsum");
 }
 
+// The same Note, the other way round: igamma_ by a parameter makes the detach it writes
+// require grad, but not the input x it is a detach of, so eager lets x through as
+// binary_cross_entropy_with_logits's weight, which autograd refuses to differentiate (a
+// 1.13 campaign's D1 case: the functional program read x as igamma's result, and raised).
+TEST(Functionalize, ATensorWhoseDetachAnInPlaceCallMadeRequireGradReadsDetached) {
+  auto f = functionalAgreesWithEager(program(R"(graph {
+  %p_w: f32[]<requires_grad=True> = placeholder
+  %x: f32[] = placeholder
+  %logits: f32[0] = placeholder
+  %target: f32[0] = placeholder
+  %detach: f32[] = aten::detach(%x)
+  %igamma_: f32[]<requires_grad=True> = aten::igamma_(%detach, %p_w)
+  %bce: f32[] = aten::binary_cross_entropy_with_logits(%logits, %target, %x)
+  return (%bce)
+}
+signature {
+  input parameter %p_w -> "w"
+  input user_input %x
+  input user_input %logits
+  input user_input %target
+  output user_output %bce
+})"));
+  EXPECT_NE(targets(f).find("aten::igamma aten::detach aten::binary_cross_entropy_with_logits"), std::string::npos)
+      << targets(f);
+}
+
 // A program that writes its parameter with grad on by `write` (a call of %p_w, named %w),
 // then reads it.
 ExportedProgram parameterWrittenUnderGrad(const std::string& write) {
