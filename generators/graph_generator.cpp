@@ -460,6 +460,23 @@ class Generator {
     return nullptr;
   }
 
+  // What the program holds of `t`'s storage (Note [Storage a program does not hold]), in
+  // `t`'s elements (a view.dtype of it may have another size): the first live value on it
+  // made the storage, an input all of it, an op's result its own elements.
+  std::pair<int64_t, int64_t> heldElements(const at::Tensor& t) const {
+    const auto* storage = t.storage().unsafeGetStorageImpl();
+    const auto size = static_cast<int64_t>(std::max<size_t>(t.element_size(), 1));
+    for (const auto& l : pool_) {
+      if (!l.value.has_storage() || l.value.storage().unsafeGetStorageImpl() != storage) continue;
+      if (l.node->isPlaceholder()) break;
+      const auto own = static_cast<int64_t>(l.value.element_size());
+      int64_t end = l.value.storage_offset() + (l.value.numel() > 0 ? 1 : 0);
+      for (int64_t d = 0; d < l.value.dim() && l.value.numel() > 0; ++d) end += (l.value.size(d) - 1) * l.value.stride(d);
+      return {l.value.storage_offset() * own / size, end * own / size};
+    }
+    return {0, static_cast<int64_t>(t.storage().nbytes()) / size};
+  }
+
   // The nodes whose tensors the call `n` of `op` writes (its Tensor(a!) arguments).
   template <typename F>
   static void forEachWritten(const OpInfo& op, const Node& n, F&& f) {
@@ -597,6 +614,8 @@ class Generator {
     if (readsANaNsBits(*op, call->args, call->kwargs, value_of)) return false;
     if (misplacesTriangularOut(*op, call->args, call->kwargs, value_of)) return false;
     if (growsPastTheValueCap(*op, call->args, call->kwargs, value_of)) return false;
+    const auto held = [this](const at::Tensor& t) { return heldElements(t); };
+    if (addressesPastWhatItHolds(*op, call->args, call->kwargs, value_of, held)) return false;
     Graph& g = p_.graph();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);

@@ -265,6 +265,50 @@ bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
   return product * std::max(inputs, 1.0) > kCap;  // cartesian_prod, meshgrid: one per input
 }
 
+namespace {
+
+const Argument* argumentNamed(const OpInfo& op, const std::vector<Argument>& args,
+                              const std::vector<std::pair<std::string, Argument>>& kwargs, std::string_view name) {
+  const int at = op.argumentIndex(name);
+  if (at >= 0 && static_cast<size_t>(at) < args.size()) return &args[static_cast<size_t>(at)];
+  for (const auto& [k, a] : kwargs) {
+    if (k == name) return &a;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// Note [Storage a program does not hold] (result_values.h).
+bool addressesPastWhatItHolds(const OpInfo& op, const std::vector<Argument>& args,
+                              const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf,
+                              HeldElements held) {
+  const std::string& name = op.qualified_name;
+  if (opRole(op).view != ViewFamily::AsStrided && name != "aten::as_strided_copy" &&
+      name != "aten::as_strided_scatter") {
+    return false;
+  }
+  const Argument* self = argumentNamed(op, args, kwargs, "self");
+  const Argument* size = argumentNamed(op, args, kwargs, "size");
+  const Argument* stride = argumentNamed(op, args, kwargs, "stride");
+  const Argument* offset = argumentNamed(op, args, kwargs, "storage_offset");
+  const auto* tensor = self ? self->get<arg::Tensor>() : nullptr;
+  const at::Tensor* t = tensor ? valueOf(tensor->node) : nullptr;
+  const auto* sizes = size ? size->get<arg::IntList>() : nullptr;
+  const auto* strides = stride ? stride->get<arg::IntList>() : nullptr;
+  if (!t || !t->has_storage() || !sizes || !strides || sizes->values.size() != strides->values.size()) return false;
+  const auto* given = offset ? offset->get<arg::Int>() : nullptr;
+  const int64_t first = given ? given->value : t->storage_offset();
+  int64_t last = first;
+  for (size_t d = 0; d < sizes->values.size(); ++d) {
+    // no element, or a call that raises anyway
+    if (sizes->values[d] <= 0 || strides->values[d] < 0) return false;
+    last += (sizes->values[d] - 1) * strides->values[d];
+  }
+  const auto [begin, end] = held(*t);
+  return first < begin || last >= end;
+}
+
 // Note [Metadata mutations of views replayed]
 // LibTorch's autograd (1.13 and 2.13 alike) lets an in-place metadata mutation (t_,
 // unsqueeze_) of a view run while the program is built op by op, and refuses it when the

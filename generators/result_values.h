@@ -92,6 +92,22 @@ bool holdsANaN(const at::Tensor& t);
 // isin, do more work than a case affords).
 bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
                           const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+// Note [Storage a program does not hold]
+// The storage of an op's result is its kernel's business: hamming_window(2) returns the
+// first two elements of a window of three (a periodic window is the symmetric one of one
+// more, narrowed), and as_strided(w, [2], [1], 1) reads the third in eager. The program
+// says only that w has two elements; run_decompositions computes w anew in a storage of
+// two, where that as_strided raises (setStorage out of bounds: a D8 case of a 2.13
+// campaign), and fake tensors hold two as well. So a call that addresses a storage by
+// offsets (as_strided, as_strided_, as_strided_copy, as_strided_scatter) stays within
+// what the program holds of it: all of an input's storage, which its example value
+// carries, or the elements of the op result that made the storage (`held`).
+using HeldElements = c10::function_ref<std::pair<int64_t, int64_t>(const at::Tensor&)>;
+// Whether `op`, on these arguments, addresses elements of its self's storage outside the
+// span [first, end) that `held` gives for it.
+bool addressesPastWhatItHolds(const OpInfo& op, const std::vector<Argument>& args,
+                              const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf,
+                              HeldElements held);
 // An out= or in-place call, run on tensors some of which are not contiguous, that writes
 // otherwise (`outs`, as the trial wrote them) than into contiguous copies of them, which
 // `intoContiguous` runs the call on, with contiguous copies of what it reads too (nullopt

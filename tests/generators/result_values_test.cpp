@@ -125,6 +125,40 @@ TEST(ResultValues, ResultsThatGrowAsAProductAreSizedBeforeTheyRun) {
   EXPECT_TRUE(growsPastTheValueCap(*isin, {arg::Tensor{nodes[5]}, arg::Tensor{nodes.back()}}, {}, valueOf));
 }
 
+// Note [Storage a program does not hold]: of an op's result the program holds its own
+// elements, so an as_strided (or its copy, or as_strided_scatter) past them is not made,
+// whatever storage the kernel allocated; of an input it holds the whole storage. The
+// offset is the tensor's own where the call gives none.
+TEST(ResultValues, AsStridedAddressesOnlyWhatTheProgramHolds) {
+  Graph g;
+  Node* w = g.append(OpKind::Placeholder, "w");
+  Node* s = g.append(OpKind::Placeholder, "s");
+  const at::Tensor window = at::zeros({4}).narrow(0, 1, 2), src = at::zeros({2});
+  auto valueOf = [&](const Node* n) -> const at::Tensor* { return n == w ? &window : n == s ? &src : nullptr; };
+  auto own = [](const at::Tensor&) { return std::pair<int64_t, int64_t>{1, 3}; };
+  auto whole = [](const at::Tensor&) { return std::pair<int64_t, int64_t>{0, 4}; };
+  const OpInfo* as_strided = findOp("aten::as_strided", "");
+  const OpInfo* copy = findOp("aten::as_strided_copy", "");
+  const OpInfo* scatter = findOp("aten::as_strided_scatter", "");
+  const OpInfo* neg = findOp("aten::neg", "");
+  ASSERT_TRUE(as_strided && copy && scatter && neg);
+  auto call = [&](std::vector<int64_t> size, std::vector<int64_t> stride, std::optional<int64_t> offset) {
+    std::vector<Argument> args{arg::Tensor{w}, arg::IntList{std::move(size)}, arg::IntList{std::move(stride)}};
+    if (offset) args.emplace_back(arg::Int{*offset});
+    return args;
+  };
+  EXPECT_TRUE(addressesPastWhatItHolds(*as_strided, call({2}, {1}, 2), {}, valueOf, own));
+  EXPECT_FALSE(addressesPastWhatItHolds(*as_strided, call({2}, {1}, 2), {}, valueOf, whole));
+  EXPECT_FALSE(addressesPastWhatItHolds(*as_strided, call({2}, {1}, std::nullopt), {}, valueOf, own));
+  EXPECT_TRUE(addressesPastWhatItHolds(*as_strided, call({2}, {1}, 0), {}, valueOf, own));
+  EXPECT_FALSE(addressesPastWhatItHolds(*as_strided, call({0}, {1}, 3), {}, valueOf, own));
+  EXPECT_TRUE(addressesPastWhatItHolds(*copy, call({2, 1}, {1, 1}, 2), {}, valueOf, own));
+  std::vector<Argument> scattered = call({2}, {1}, 2);
+  scattered.insert(scattered.begin() + 1, arg::Tensor{s});
+  EXPECT_TRUE(addressesPastWhatItHolds(*scatter, scattered, {}, valueOf, own));
+  EXPECT_FALSE(addressesPastWhatItHolds(*neg, {arg::Tensor{w}}, {}, valueOf, own));
+}
+
 // A tensor of elements on a storage whose memory was never allocated (LibTorch 1.13's set_
 // made one while a campaign generated a program; reading it raised and ended the process)
 // is no value.
