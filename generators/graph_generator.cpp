@@ -1,27 +1,17 @@
 // The graph generator; see graph_generator.h.
 //
-// Note [Arguments from names]
-// The schema gives each argument's kind; its name says what values make sense: `dim` is a
-// dimension of the first tensor argument, `size`/`shape` a shape with the same number of
-// elements (the tensor's own, permuted, flattened, or with a 1 inserted), `dims`/`perm` a
-// permutation, `index`/`start`/`end`/`length` a position along a dimension, `reduction` one
-// of at::Reduction's three values (kernels take any other without a word and part ways: of
-// an empty input, soft_margin_loss.out with reduction 3 leaves `out` as it was and the
-// functional soft_margin_loss returns uninitialized memory). Everything else draws small
-// values; a candidate that does not run is dropped, so these are only odds.
 #include "generators/graph_generator.h"
 
 #include <ATen/core/Tensor.h>
-#include <ATen/MemoryOverlap.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
 #include <ATen/Dispatch.h>
-#include <ATen/MemoryOverlap.h>
 
 #include <algorithm>
 #include <numeric>
 #include <type_traits>
 
+#include "generators/argument_draws.h"
 #include "generators/corruptions.h"
 #include "generators/module_calls.h"
 #include "generators/result_values.h"
@@ -32,14 +22,6 @@
 
 namespace epsmith {
 namespace {
-
-struct Live {
-  Node* node;
-  at::Tensor value;
-  bool input = false;  // the very tensor object of a graph input (export bans changing its metadata)
-};
-
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 // An element from a small integer v in [-6, 6]: v > 0 for bool, v for integers, v/2 for
 // floating types (exact in every one of them).
@@ -299,160 +281,6 @@ class Generator {
     return list.empty() ? nullptr : list[random_.below(list.size())];
   }
 
-  const Live& anyTensor() { return pool_[random_.below(pool_.size())]; }
-
-  // The first tensor argument (dims and shapes follow it): the higher-ranked of two draws
-  // half the time, since many ops want a matrix or more (t, mT, dsplit, diagonal).
-  const Live& firstTensor() {
-    const Live& a = anyTensor();
-    if (!random_.chance(50)) return a;
-    const Live& b = anyTensor();
-    return b.value.dim() > a.value.dim() ? b : a;
-  }
-
-  // A tensor that may be written: no element shared by two indices (eager leaves writes to
-  // those undefined, docs/design.md).
-  const Live* writableTensor(bool metadata = false) {
-    for (int tries = 0; tries < 8; ++tries) {
-      const Live& l = anyTensor();
-      // Export refuses metadata mutations of inputs; the programs that may call what the
-      // functionalizer refuses make them, for D8 (Note [Refusals export makes]), but not of
-      // an input that requires grad, which eager refuses.
-      if (metadata && l.input && (!may_call_refused_ || l.value.requires_grad())) continue;
-      if (readOnly(l.value)) continue;
-      if (at::has_internal_overlap(l.value) == at::MemOverlap::No) return &l;
-    }
-    return nullptr;
-  }
-
-  // Constants, and state drawn immutable, are never written, nor any view of them.
-  bool readOnly(const at::Tensor& t) const {
-    for (const auto& r : read_only_) {
-      if (t.is_alias_of(r)) return true;
-    }
-    return false;
-  }
-
-  const Live& likeTensor(const at::Tensor* ref) {
-    if (ref && random_.chance(60)) {
-      std::vector<const Live*> same;
-      for (const auto& l : pool_) {
-        if (l.value.sizes() == ref->sizes()) same.push_back(&l);
-      }
-      if (!same.empty()) return *same[random_.below(same.size())];
-    }
-    return anyTensor();
-  }
-
-  // `infer`: the op accepts -1 for "the rest" (view, reshape, expand).
-  std::vector<int64_t> shapeLike(const at::Tensor& ref, bool infer) {
-    std::vector<int64_t> sizes(ref.sizes().begin(), ref.sizes().end());
-    switch (random_.below(4)) {
-      case 0:
-        if (infer) return {-1};
-        return {ref.numel()};
-      case 1: std::reverse(sizes.begin(), sizes.end()); return sizes;
-      case 2: sizes.insert(sizes.begin() + static_cast<int64_t>(random_.below(sizes.size() + 1)), 1); return sizes;
-      default: return sizes;
-    }
-  }
-
-  // Note [Arguments from names]
-  std::optional<Argument> argumentFor(const OpInfo& op, const ParamInfo& p, const at::Tensor* ref, bool self,
-                                      bool metadata) {
-    const int64_t rank = ref ? ref->dim() : 0;
-    auto dimIn = [&] { return rank == 0 ? random_.range(-1, 0) : random_.range(-rank, rank - 1); };
-    auto posIn = [&] {
-      if (!ref || rank == 0) return random_.range(0, 2);
-      const int64_t size = ref->size(random_.below(static_cast<uint64_t>(rank)));
-      return random_.range(0, std::max<int64_t>(size - 1, 0));
-    };
-    switch (p.type) {
-      case ParamType::Tensor: {
-        if (p.optional && random_.chance(40)) return Argument(arg::None{});
-        const Live* l = self ? writableTensor(metadata) : ref ? &likeTensor(ref) : &firstTensor();
-        if (!l) return std::nullopt;
-        return Argument(arg::Tensor{l->node});
-      }
-      case ParamType::TensorList: {
-        arg::TensorList list;
-        const int64_t n = random_.range(1, 3);
-        for (int64_t i = 0; i < n; ++i) list.nodes.push_back(likeTensor(ref).node);
-        return Argument(list);
-      }
-      case ParamType::OptionalTensorList: {
-        arg::OptionalTensorList list;
-        std::vector<const Live*> indices;
-        for (const auto& l : pool_) {
-          if (l.value.scalar_type() == at::kLong || l.value.scalar_type() == at::kBool) indices.push_back(&l);
-        }
-        list.nodes.push_back(indices.empty() ? nullptr : indices[random_.below(indices.size())]->node);
-        if (!list.nodes[0]) return std::nullopt;
-        return Argument(list);
-      }
-      case ParamType::Int:
-      case ParamType::SymInt: {
-        if (contains(p.name, "dim") || contains(p.name, "axis") || p.name == "source" || p.name == "destination") {
-          return Argument(arg::Int{dimIn()});
-        }
-        if (contains(p.name, "chunk") || contains(p.name, "section")) return Argument(arg::Int{std::max<int64_t>(posIn(), 1)});
-        if (p.name == "reduction") return Argument(arg::Int{random_.range(0, 2)});  // at::Reduction
-        // GridSampler's interpolation and padding modes, embedding_bag's mode: enums of
-        // three that grid_sampler_2d does not check (mode -1 returns uninitialized memory).
-        if (p.name == "mode" || contains(p.name, "_mode")) return Argument(arg::Int{random_.range(0, 2)});
-        if (contains(p.name, "index") || contains(p.name, "start") || contains(p.name, "end") ||
-            contains(p.name, "length") || contains(p.name, "size") || contains(p.name, "step")) {
-          return Argument(arg::Int{std::max<int64_t>(posIn(), p.name == "step" ? 1 : 0)});
-        }
-        return Argument(arg::Int{random_.range(-2, 4)});
-      }
-      case ParamType::IntList:
-      case ParamType::SymIntList: {
-        std::vector<int64_t> values;
-        if (p.name == "stride" && !last_list_.empty()) {
-          // as_strided's strides: as many as the sizes just drawn, contiguous for them.
-          values.assign(last_list_.size(), 1);
-          for (size_t i = values.size() - 1; i > 0; --i) values[i - 1] = values[i] * std::max<int64_t>(last_list_[i], 1);
-        } else if (ref && p.name == "split_sizes" && rank > 0) {
-          // Pieces that add up to the size of dimension 0 (split's default dim).
-          for (int64_t left = ref->size(0); left > 0;) {
-            values.push_back(random_.range(1, left));
-            left -= values.back();
-          }
-          if (values.empty()) values.push_back(0);
-        } else if (ref && (contains(p.name, "size") || contains(p.name, "shape"))) {
-          const std::string_view local = op.localName();
-          const bool infer = local.find("view") != std::string_view::npos || local.find("reshape") != std::string_view::npos ||
-                             local.find("expand") != std::string_view::npos || p.name == "shape";
-          values = shapeLike(*ref, infer);
-        } else if (contains(p.name, "dim") || contains(p.name, "perm") || p.name == "source" || p.name == "destination") {
-          values.resize(static_cast<size_t>(rank));
-          std::iota(values.begin(), values.end(), 0);
-          for (size_t i = values.size(); i > 1; --i) std::swap(values[i - 1], values[random_.below(i)]);
-          // movedim's source and destination: as many dims each.
-          if (p.name == "destination") values.resize(std::min(values.size(), last_list_.size()));
-          if ((p.name == "dim" || p.name == "source") && !values.empty()) values.resize(1 + random_.below(values.size()));
-        } else {
-          const int64_t n = p.fixed_list_size > 0 ? p.fixed_list_size : random_.range(1, 3);
-          for (int64_t i = 0; i < n; ++i) values.push_back(random_.range(0, 3));
-        }
-        last_list_ = values;
-        return Argument(arg::IntList{values});
-      }
-      case ParamType::Float: return Argument(arg::Float{static_cast<double>(random_.range(-4, 4)) * 0.5});
-      case ParamType::Bool:
-        if (p.name == "pin_memory") return Argument(arg::Bool{false});  // needs CUDA
-        return Argument(arg::Bool{random_.chance(50)});
-      case ParamType::Scalar:
-        if (random_.chance(50)) return Argument(arg::Int{random_.range(-3, 3)});
-        return Argument(arg::Float{static_cast<double>(random_.range(-6, 6)) * 0.5});
-      case ParamType::ScalarType: return Argument(arg::Dtype{config_.dtypes[random_.below(config_.dtypes.size())]});
-      default:
-        if (p.optional) return Argument(arg::None{});
-        return std::nullopt;
-    }
-  }
-
   const at::Tensor* valueOf(const Node* n) const {
     for (const auto& l : pool_) {
       if (l.node == n) return &l.value;
@@ -503,7 +331,7 @@ class Generator {
                            opRole(op).role == OpRole::MetadataMutation);
     const at::Tensor* ref = nullptr;  // the first tensor argument: dims and shapes follow it
     bool defaults_from_here = false;  // positional defaults trail: once one is left out, all are
-    last_list_.clear();
+    draws_.startCall();
     for (size_t i = 0; i < op.arguments.size(); ++i) {
       const ParamInfo& p = op.arguments[i];
       const bool written = p.is_write;
@@ -511,7 +339,7 @@ class Generator {
         if (!p.kwarg_only) defaults_from_here = true;
         continue;
       }
-      auto a = argumentFor(op, p, ref, written, metadata);
+      auto a = draws_.argumentFor(op, p, ref, written, metadata);
       if (!a) return std::nullopt;
       if (!ref) {
         if (const auto* t = a->get<arg::Tensor>()) ref = valueOf(t->node);
@@ -700,9 +528,9 @@ class Generator {
   std::vector<at::Tensor> read_only_;  // constants and immutable state
   std::vector<at::Tensor> reinterpreted_;  // floating tensors a view.dtype reads the bits of
   Node* token_ = nullptr;
-  std::vector<int64_t> last_list_;  // the int list drawn last (as_strided's sizes, movedim's source)
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
+  ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};
 };
 
 // A TRAINING program from `random`: the first one whose generation no refused call
