@@ -3,6 +3,8 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/alias.h>
+#include <ATen/ops/empty_strided.h>
 #include <ATen/ops/zeros_like.h>
 
 #include <algorithm>
@@ -34,24 +36,38 @@ const Node* tensorAt(const Node& call, const OpInfo& op, int i) {
 }
 
 // The values a probe round binds: assorted ones
-// (Note [Probe answers are the key's alone]); round 1 with bool tensors mostly true, so that a masked kernel fills elements
-// its source then reads; round 2 with integer tensors zero, a valid index anywhere.
-at::Tensor roundValue(const TensorMeta& m, int round) {
+// (Note [Probe answers are the key's alone]); round 1 with bool tensors mostly true, so
+// that a masked kernel fills elements its source then reads; round 2 with integer tensors
+// zero, a valid index anywhere, but for the tensor written, whose zeros would read alike in
+// any order (index_put_ of an i32 tensor accumulating values that alias it: a 1.13
+// campaign's D1 and D2 case).
+at::Tensor roundValue(const TensorMeta& m, int round, bool written) {
   at::Tensor t = probeValues(m).detach();
   if (round == 1 && t.scalar_type() == at::kBool) t = t.logical_not();
-  if (round == 2 && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
+  if (round == 2 && !written && !t.is_floating_point() && !t.is_complex()) t = at::zeros_like(t);
   return t;
 }
 
 // What `call` (or, `functional` given, its functional form) leaves in the tensor it writes,
 // every node in `shared` bound to one copy of `values`' written value, each other input to
-// a copy of its own; nullopt where it raises.
+// a copy of its own; nullopt where it raises. The copy has the strides the written node's
+// metadata gives, and the other shared nodes are views of it, as in eager: a kernel's
+// overlap test (index_put_'s) refuses a dense self that its values alias, and lets a
+// strided one through, whose accumulation then follows the kernel's order (a 1.13
+// campaign's D1 and D2 case, which a dense probe value took for a refusal).
 std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional, const std::vector<const Node*>& shared,
                                      const std::unordered_map<const Node*, at::Tensor>& values) {
-  const at::Tensor self = cloneOf(values.at(shared[0]));
+  const at::Tensor& value = values.at(shared[0]);
+  const TensorMeta& meta = *shared[0]->meta.val.tensor();
+  std::vector<int64_t> strides;
+  for (const auto& s : meta.strides) strides.push_back(s.concrete());
+  const at::Tensor self = strides.size() == static_cast<size_t>(value.dim())
+                              ? at::empty_strided(value.sizes(), strides, value.options()).copy_(value)
+                              : cloneOf(value);
   std::unordered_map<const Node*, at::Tensor> bound;
   auto value_of = [&](const Node* n) -> c10::IValue {
-    if (std::find(shared.begin(), shared.end(), n) != shared.end()) return self;
+    if (n == shared[0]) return self;
+    if (std::find(shared.begin(), shared.end(), n) != shared.end()) return self.alias();
     auto it = bound.find(n);
     return it != bound.end() ? it->second : bound.emplace(n, cloneOf(values.at(n))).first->second;
   };
@@ -110,6 +126,17 @@ std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<
     if (probeable) elements += functionalizer::numelOf(*m);
   });
   if (!probeable || elements > (1 << 16)) return std::nullopt;
+  // The written copy takes the strides of self's metadata (runAliased): they are part of the
+  // question, and what it spans is allocated.
+  const TensorMeta& self_meta = *self->meta.val.tensor();
+  int64_t span = 1;
+  key += "|strides";
+  for (size_t d = 0; d < self_meta.sizes.size(); ++d) {
+    const int64_t size = self_meta.sizes[d].concrete(), stride = self_meta.strides[d].concrete();
+    span += std::max<int64_t>(size - 1, 0) * stride;
+    key += " " + std::to_string(stride);
+  }
+  if (span > (1 << 16)) return std::nullopt;
   key = cacheKey(call, true, &probeable) + key;
   if (!probeable) return std::nullopt;
   if (auto known = cache.find(key)) return *known;
@@ -119,7 +146,7 @@ std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<
     for (int round = 0; round < 3 && agrees != false; ++round) {
       std::unordered_map<const Node*, at::Tensor> values;
       call.forEachInput([&](const Node* n) {
-        if (!values.count(n)) values.emplace(n, roundValue(*n->meta.val.tensor(), round));
+        if (!values.count(n)) values.emplace(n, roundValue(*n->meta.val.tensor(), round, n == self));
       });
       const auto written = runAliased(call, nullptr, shared, values);
       const auto computed = runAliased(call, role.functional, shared, values);

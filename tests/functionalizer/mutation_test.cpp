@@ -634,5 +634,42 @@ signature {
                         "aten::slice_scatter aten::mul.Tensor");
 }
 
+// The same Note: index_put_ of a strided i32 tensor accumulating values that alias it
+// adds what it has already added where an index repeats (a 1.13 campaign's D1 and D2
+// case, its values here; its alias was a rename). The probe lays the written tensor out as
+// its metadata says, where a dense copy would make the kernel's overlap test refuse, and
+// its round of zero indices keeps the written tensor's values, which as zeros would add
+// alike in any order.
+TEST(Functionalize, AnAccumulatingIndexPutOfItselfIsRefused) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: i32[3, 1, 3, 2]<stride=[12, 6, 2, 1]> = placeholder
+  %i: i64[2, 3] = placeholder
+  %alias: i32[3, 1, 3, 2]<stride=[12, 6, 2, 1]> = aten::alias(%x)
+  %put: i32[3, 1, 3, 2]<stride=[12, 6, 2, 1]> = aten::index_put_(%alias, optional[%i], %x, True)
+  return (%put)
+}
+signature {
+  input user_input %x
+  input user_input %i
+  output user_output %put
+}
+storages {
+  $0: i32[36] = [-4, 3, 6, 1, 5, -3, -1, 6, -4, -2, -2, -6, -2, -6, -1, -5, 2, -3, 3, 0, -3, 1, -2, 3, 6, -2,
+    -2, 0, -3, 3, -1, 2, 4, 2, 3, 0]
+  $1: i64[6] = [0, 1, 1, 0, 0, 1]
+}
+example_inputs {
+  $0 i32[3, 1, 3, 2]<stride=[12, 6, 2, 1]>
+  $1 i64[2, 3]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  const std::string why = rejection(p);
+  EXPECT_NE(why.find("%put: it reads the tensor it writes as 'values'"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace epsmith
