@@ -406,6 +406,24 @@ class Generator {
     return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
   }
 
+  // Note [Kernels that write by the written tensor's layout] (result_values.cpp), for a
+  // functional index write: whether `result` differs from the call's on contiguous copies
+  // of every tensor it takes, where one is not contiguous.
+  bool indexWritesByLayout(const Node& n, const c10::IValue& result) {
+    bool strided = false;
+    n.forEachInput([&](const Node* in) {
+      const at::Tensor* t = valueOf(in);
+      strided = strided || (t && !hasContiguousStrides(*t));
+    });
+    if (!strided) return false;
+    const auto laid_out = runSingleCall(n, [&](const Node* in) -> c10::IValue {
+      const at::Tensor* t = valueOf(in);
+      if (!t) return c10::IValue();
+      return hasContiguousStrides(*t) ? *t : t->clone(at::MemoryFormat::Contiguous);
+    });
+    return laid_out.error || !sameResult(result, laid_out);
+  }
+
   // `n`'s result joins the pool of values later calls take; a tuple's or list's elements
   // each through a getitem.
   void pool(Node* n, const c10::IValue& v) {
@@ -471,6 +489,7 @@ class Generator {
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
         factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesANaNUnderADtypeView()) ||
+        (writesThroughIndices(*op) && indexWritesByLayout(*n, outcome.outputs[0])) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);

@@ -344,9 +344,16 @@ bool replaysIfItMutatesMetadata(const ExportedProgram& p) {
 // indices' strides too: the D1 case's were a strided greater_'s, laid out anew in the
 // functional program), and is not generated where what it wrote differs (NaN equal to
 // NaN) or only one raises. Strides are read literally: 1.13's stack.out into an f32[1] out
-// of stride [2], contiguous by ATen's test, writes nothing (a 1.13 campaign's D1 case). Ops that draw random numbers would disagree anyway and are not
-// asked; metadata mutations (transpose_, as_strided_) write no values and are not asked
-// either.
+// of stride [2], contiguous by ATen's test, writes nothing (a 1.13 campaign's D1 case).
+// Ops that draw random numbers would disagree anyway and are not asked; metadata mutations
+// (transpose_, as_strided_) write no values and are not asked either. The functional
+// forms of the index writes write a copy of self as their in-place forms write self, so
+// their answer too follows the walk where an index repeats: put of a transposed tensor
+// with repeated indices kept another value than put of it laid out anew, which the
+// functional program held once triu_ had written it (a 2.13 campaign's D1 and D2 case).
+// Which functional ops write through indices no schema says; writesThroughIndices lists
+// them, read on LibTorch 2.13 (put, index_put, index_copy, scatter with a src: the ones
+// whose docs leave a repeated index undefined), and the generator asks them the same.
 bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
                     c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous) {
   const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
@@ -360,6 +367,12 @@ bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
     if (!sameResult(outs[k], into)) return true;
   }
   return false;
+}
+
+bool writesThroughIndices(const OpInfo& op) {
+  const std::string& name = op.qualified_name;
+  return name == "aten::put" || name == "aten::index_put" || name == "aten::index_copy" ||
+         (name == "aten::scatter" && (op.overload == "src" || op.overload == "reduce"));
 }
 
 bool hasContiguousStrides(const at::Tensor& t) {

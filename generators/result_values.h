@@ -114,6 +114,9 @@ bool addressesPastWhatItHolds(const OpInfo& op, const std::vector<Argument>& arg
 // where it raised) (Note [Kernels that write by the written tensor's layout]).
 bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
                     c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous);
+// Whether `op` is a functional form that writes a copy of its self through indices, which
+// the layout screen asks as it asks in-place calls (the same Note).
+bool writesThroughIndices(const OpInfo& op);
 // Whether `t` has the strides a contiguous tensor of its sizes is made with; a size-1
 // dimension of another stride is contiguous by ATen's test but not by this one.
 bool hasContiguousStrides(const at::Tensor& t);
