@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -200,6 +201,22 @@ bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result) {
     }
   }
   return false;
+}
+
+// Note [Products that meet a zero and overflow] (result_values.h).
+bool multipliesZeroByAnOverflow(const OpInfo& op, const std::vector<Argument>& args, LiveValueOf valueOf) {
+  const std::string& name = op.qualified_name;
+  if (name != "aten::prod" && name != "aten::cumprod" && name != "aten::cumprod_") return false;
+  const auto* self = args.empty() ? nullptr : args[0].get<arg::Tensor>();
+  const at::Tensor* t = self ? valueOf(self->node) : nullptr;
+  if (!t || !at::isFloatingType(t->scalar_type()) || t->numel() == 0) return false;
+  at::NoGradGuard no_grad;
+  const at::Tensor logs = t->detach().abs().to(at::kDouble).reshape(-1).log();  // -inf for 0, inf for inf
+  const bool wide = t->scalar_type() == at::kDouble;  // f16 and bf16 multiply in f32
+  const double largest = wide ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+  const double least = wide ? std::numeric_limits<double>::denorm_min() : std::numeric_limits<float>::denorm_min();
+  const double grows = logs.clamp_min(0).sum().item<double>(), shrinks = logs.clamp_max(0).sum().item<double>();
+  return grows > std::log(largest) && shrinks < std::log(least);
 }
 
 bool holdsANaN(const at::Tensor& t) {

@@ -56,6 +56,20 @@ bool lapackOnNonFinite(const OpInfo& op, const std::vector<Argument>& args,
 // Whether `op` factorizes and its `result` holds a non-finite floating-point element.
 bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result);
 
+// Note [Products that meet a zero and overflow]
+// A floating product whose factors can carry a partial product past the largest finite
+// value of the dtype it multiplies in (f32 for f16 and bf16) and also below its least
+// subnormal (or that holds an inf and a zero) is inf, 0 or NaN by the order of its factors:
+// a vectorized prod keeps a partial product per lane, and one lane's inf times another's
+// 0 is NaN. The order is the kernel's walk over the input, which its layout decides: prod
+// of a strided f16 tensor that reciprocal_ had written gave 0 in eager where the
+// functional program's contiguous copy gave NaN (a 2.13 campaign's D1 case). So prod and
+// cumprod are not generated on such an input (its factors counted whole: a product along a
+// dim may stay in range, and is dropped too).
+// Whether `op` is prod or cumprod of a floating input whose factors can both overflow and
+// underflow its product so.
+bool multipliesZeroByAnOverflow(const OpInfo& op, const std::vector<Argument>& args, LiveValueOf valueOf);
+
 // Note [A NaN's sign and payload]
 // IEEE 754 leaves the sign and payload of a NaN an operation makes unspecified, and
 // LibTorch's paths make different ones: fmod_ of an f16 self by a bf16 zero gives -NaN in

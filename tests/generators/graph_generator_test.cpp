@@ -272,13 +272,14 @@ TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
 // 32494226 made gelu.out of a contiguous f32 input into a transposed out, which LibTorch's
 // oneDNN path does not write (Note [Kernels that write by the written tensor's layout]);
 // 61426933 a functional put with repeated indices into a transposed tensor triu_ wrote,
-// whose answer follows the layout (the same Note; a 2.13 campaign's D1 case).
+// whose answer follows the layout (the same Note; a 2.13 campaign's D1 case); 62258788 a
+// prod whose lanes overflow and underflow (Note [Products that meet a zero and overflow]).
 TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   int functionalized = 0, refused = 0, calls_refused = 0, nodes = 0;
   std::vector<uint64_t> disagreements;
   std::map<std::string, int> refusals;
   const Dialect& training = *findDialect("TRAINING");
-  std::vector<uint64_t> seeds = {32494226, 61426933};
+  std::vector<uint64_t> seeds = {32494226, 61426933, 62258788};
   for (uint64_t seed = 1; seed <= 300; ++seed) seeds.push_back(seed);
   const uint64_t programs = seeds.size();
   for (uint64_t seed : seeds) {

@@ -159,6 +159,40 @@ TEST(ResultValues, AsStridedAddressesOnlyWhatTheProgramHolds) {
   EXPECT_FALSE(addressesPastWhatItHolds(*neg, {arg::Tensor{w}}, {}, valueOf, own));
 }
 
+// Note [Products that meet a zero and overflow]: prod and cumprod of an f16 tensor whose
+// factors multiply past f32's range and also hold a zero, or shrink past its least
+// subnormal, are not made; where the product can only grow, or only shrink, or of
+// integers, or by another op, they are.
+TEST(ResultValues, ProductsOfAZeroAndAnOverflowAreSeen) {
+  Graph g;
+  Node* x = g.append(OpKind::Placeholder, "x");
+  at::Tensor value;
+  auto valueOf = [&](const Node* n) -> const at::Tensor* { return n == x ? &value : nullptr; };
+  const OpInfo* prod = findOp("aten::prod", "");
+  const OpInfo* cumprod = findOp("aten::cumprod", "");
+  const OpInfo* sum = findOp("aten::sum", "");
+  ASSERT_TRUE(prod && cumprod && sum);
+  auto said = [&](const OpInfo& op, std::vector<double> v, at::ScalarType dtype) {
+    value = at::tensor(v, at::kDouble).to(dtype);
+    std::vector<Argument> args{arg::Tensor{x}};
+    if (&op == cumprod) args.emplace_back(arg::Int{0});
+    return multipliesZeroByAnOverflow(op, args, valueOf);
+  };
+  std::vector<double> huge(20, 60000.0);  // 60000^20 is past f32's range
+  auto with = [&](std::vector<double> v, std::vector<double> more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  EXPECT_TRUE(said(*prod, with(huge, {0}), at::kHalf));
+  EXPECT_TRUE(said(*cumprod, with(huge, {0}), at::kHalf));
+  EXPECT_TRUE(said(*prod, with(huge, std::vector<double>(20, 1e-4)), at::kHalf));  // 1e-80
+  EXPECT_FALSE(said(*prod, huge, at::kHalf));
+  EXPECT_FALSE(said(*prod, {300, 0, -300}, at::kHalf));
+  EXPECT_FALSE(said(*prod, with(huge, {0}), at::kDouble));
+  EXPECT_FALSE(said(*prod, {300, 0, -300}, at::kInt));
+  EXPECT_FALSE(said(*sum, {300, 0, -300}, at::kHalf));
+}
+
 // A tensor of elements on a storage whose memory was never allocated (LibTorch 1.13's set_
 // made one while a campaign generated a program; reading it raised and ended the process)
 // is no value.
