@@ -298,8 +298,7 @@ class Generator {
       if (!l.value.has_storage() || l.value.storage().unsafeGetStorageImpl() != storage) continue;
       if (l.node->isPlaceholder()) break;
       const auto own = static_cast<int64_t>(l.value.element_size());
-      int64_t end = l.value.storage_offset() + (l.value.numel() > 0 ? 1 : 0);
-      for (int64_t d = 0; d < l.value.dim() && l.value.numel() > 0; ++d) end += (l.value.size(d) - 1) * l.value.stride(d);
+      const int64_t end = l.value.numel() > 0 ? lastElementOffset(l.value) + 1 : l.value.storage_offset();
       return {l.value.storage_offset() * own / size, end * own / size};
     }
     return {0, static_cast<int64_t>(t.storage().nbytes()) / size};
@@ -397,25 +396,25 @@ class Generator {
       for (size_t k = first; k < copies.size(); ++k) contiguous.push_back(copies[k].first);
       return contiguous;
     };
-    bool strided = false;  // a tensor the call takes is not laid out as a fresh one
+    if (takesAStridedTensor(n) && writesByLayout(op, outs, intoContiguous)) return false;
+    return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
+  }
+
+  // Whether a tensor `n` takes is not laid out as a fresh one of its sizes.
+  bool takesAStridedTensor(const Node& n) const {
+    bool strided = false;
     n.forEachInput([&](const Node* in) {
       const at::Tensor* t = valueOf(in);
       strided = strided || (t && !hasContiguousStrides(*t));
     });
-    if (strided && writesByLayout(op, outs, intoContiguous)) return false;
-    return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
+    return strided;
   }
 
   // Note [Kernels that write by the written tensor's layout] (result_values.cpp), for a
   // functional index write: whether `result` differs from the call's on contiguous copies
   // of every tensor it takes, where one is not contiguous.
   bool indexWritesByLayout(const Node& n, const c10::IValue& result) {
-    bool strided = false;
-    n.forEachInput([&](const Node* in) {
-      const at::Tensor* t = valueOf(in);
-      strided = strided || (t && !hasContiguousStrides(*t));
-    });
-    if (!strided) return false;
+    if (!takesAStridedTensor(n)) return false;
     const auto laid_out = runSingleCall(n, [&](const Node* in) -> c10::IValue {
       const at::Tensor* t = valueOf(in);
       if (!t) return c10::IValue();

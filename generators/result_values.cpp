@@ -494,6 +494,12 @@ bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, co
   return same && !opRole(op).returns_self;  // the role last: its memo is seldom in the cache
 }
 
+int64_t lastElementOffset(const at::Tensor& t) {
+  int64_t last = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  return last;
+}
+
 // Note [Tensors past their storage] (result_values.h).
 bool reachesPastItsStorage(const c10::IValue& v) {
   if (v.isTuple()) {
@@ -511,9 +517,7 @@ bool reachesPastItsStorage(const c10::IValue& v) {
   if (!v.isTensor()) return false;
   const at::Tensor& t = v.toTensor();
   if (!t.defined() || t.layout() != at::kStrided || t.numel() == 0 || !t.has_storage()) return false;
-  int64_t last = t.storage_offset();
-  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-  const auto bytes = static_cast<uint64_t>(last + 1) * static_cast<uint64_t>(t.element_size());
+  const auto bytes = static_cast<uint64_t>(lastElementOffset(t) + 1) * static_cast<uint64_t>(t.element_size());
   return bytes > t.storage().nbytes();
 }
 

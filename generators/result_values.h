@@ -170,6 +170,8 @@ bool returnsAnArgumentUndeclared(const OpInfo& op, const c10::IValue& result, co
 // Whether `v` (a tensor, or a list or tuple of them) has a tensor whose elements reach past
 // the bytes of its storage.
 bool reachesPastItsStorage(const c10::IValue& v);
+// The storage offset, in elements, of the last element of a non-empty strided tensor.
+int64_t lastElementOffset(const at::Tensor& t);
 
 // Note [A refused call must leave no trace]
 // A mutable candidate runs first on copies of what it writes, then for real; the copies
