@@ -615,6 +615,13 @@ std::set<const Node*> sliceNodes(const Graph& g, const Node* start) {
   return in;
 }
 
+// Whether `v` holds a tensor of `dtype`: itself, or one of the tensors of a tuple result.
+bool roundsIn(const Val& v, ScalarType dtype) {
+  if (const TensorMeta* m = v.tensor()) return m->dtype == dtype;
+  const Val::List* l = v.list();
+  return l && std::any_of(l->begin(), l->end(), [&](const Val& e) { return roundsIn(e, dtype); });
+}
+
 }  // namespace
 
 std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& where) {
@@ -644,13 +651,13 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
     n->forEachInput(consider);
   }
   if (!least) return std::nullopt;
-  // A view or a metadata mutation moves no value, so it rounds none.
+  // A view or a metadata mutation moves no value, so it rounds none. A call with several
+  // results (max.dim, sort) rounds once whichever of them the value read.
   int roundings = 0;
   for (const Node* n : slice) {
-    const TensorMeta* m = n->atenOp() ? n->meta.val.tensor() : nullptr;
-    const OpRole role = m ? opRole(*n->target.op()).role : OpRole::View;
-    const bool computes = role == OpRole::Functional || role == OpRole::InPlace || role == OpRole::Out;
-    roundings += computes && m->dtype == *least;
+    if (!n->atenOp() || !roundsIn(n->meta.val, *least)) continue;
+    const OpRole role = opRole(*n->target.op()).role;
+    roundings += role == OpRole::Functional || role == OpRole::InPlace || role == OpRole::Out;
   }
   return ComputedIn{*least, std::max(roundings, 1)};
 }

@@ -105,6 +105,28 @@ TEST(Checks, AValueRoundedByAChainOfF16CallsIsComparedAtItsRoundings) {
   }
 }
 
+// A call with several results rounds once, whichever of them the value reads: sort's
+// values, then exp, are two f16 roundings; the getitem and the transpose round nothing.
+TEST(Checks, ACallWithSeveralResultsRoundsOnce) {
+  auto p = test::parse(R"EPT(graph {
+  %x: f16[2, 3] = placeholder
+  %sort: (f16[2, 3], i64[2, 3]) = aten::sort(%x)
+  %values: f16[2, 3] = operator.getitem(%sort, 0)
+  %t: f16[3, 2]<stride=[1, 3]> = aten::t(%values)
+  %exp: f16[3, 2] = aten::exp(%t)
+  return (%exp)
+}
+signature {
+  input user_input %x
+  output user_output %exp
+}
+)EPT");
+  const std::optional<ComputedIn> in = computedIn(p, "output 0");
+  ASSERT_TRUE(in);
+  EXPECT_EQ(in->dtype, ScalarType::Half);
+  EXPECT_EQ(in->roundings, 2);
+}
+
 // An out= call that resizes a tensor it also reads (a 2.13 campaign's D1 case: bce's
 // weight is its out, which eager's kernel resizes to the input's sizes before it reads the
 // weight): the functionalizer refuses it, so D1 is skipped with that reason, and D2 too,
