@@ -390,7 +390,7 @@ bool resizesAViewedTensor(const Graph& g) {
   const auto owner = storageOwners(g);
   const auto order = nodeOrder(g);
   return anyResize(g, true, [&](const Node& r, const Node& w) {
-    return isViewResult(w) || readAfterResize(g, r, w, true, owner, order);
+    return isViewTensor(w) || readAfterResize(g, r, w, true, owner, order);
   });
 }
 

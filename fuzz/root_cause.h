@@ -106,9 +106,9 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 // from the minimized program; a known-bugs entry may require traits (fuzz/known_bugs.h),
 // and the root-cause key leaves them out.
 //   "resizes-a-viewed-tensor": a call writes an argument (out=, resize_, resize_as_, set_)
-//   whose sizes it changes, and that argument is a view, or a view of its storage is taken
-//   before the call and read after it (itself, or what an in-place or out= call that wrote
-//   it returned).
+//   whose sizes it changes, and that argument is a view (itself, or what an in-place or
+//   out= call that wrote one returned), or a view of its storage is taken before the call
+//   and read after it (itself, or what an in-place or out= call that wrote it returned).
 //   "writes-an-undeclared-alias": a call writes a tensor that an op whose schema hides an
 //   alias made (or the out= form of one: conj_physical.out's out, which LibTorch's
 //   functionalization gives the input itself), or a view of one (the functional set's

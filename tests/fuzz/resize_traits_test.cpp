@@ -52,6 +52,21 @@ signature {
 }
 )EPT");
   EXPECT_EQ(programTraits(resized_view), trait);
+  // An out= call resizing what an out= call into a view returned: that is the view too (a
+  // 2.13 campaign's D8 case, bartlett_window.out into clamp_max.out's result).
+  const ExportedProgram resized_alias_of_a_view = test::parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %v: f32[3] = aten::select.int(%x, 0, 1)
+  %neg: f32[3] = aten::neg.out(%v, out=%v)
+  %ones: f32[1] = aten::ones.out([1], out=%neg)
+  return (%ones)
+}
+signature {
+  input user_input %x
+  output user_output %ones
+}
+)EPT");
+  EXPECT_EQ(programTraits(resized_alias_of_a_view), trait);
 }
 
 // resize_ of a transposed view to its own sizes; of a contiguous view, or to other sizes
