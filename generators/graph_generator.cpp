@@ -460,6 +460,7 @@ class Generator {
     if (misplacesTriangularOut(*op, call->args, call->kwargs, value_of)) return false;
     if (growsPastTheValueCap(*op, call->args, call->kwargs, value_of)) return false;
     if (multipliesZeroByAnOverflow(*op, call->args, value_of)) return false;
+    if (choosesBetweenSignedZeros(*op, call->args, call->kwargs, value_of)) return false;
     const auto held = [this](const at::Tensor& t) { return heldElements(t); };
     if (addressesPastWhatItHolds(*op, call->args, call->kwargs, value_of, held)) return false;
     Graph& g = p_.graph();

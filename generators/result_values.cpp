@@ -10,11 +10,14 @@
 #include <ATen/ops/triu.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/isnan.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/signbit.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -227,6 +230,63 @@ bool holdsANaN(const at::Tensor& t) {
 
 bool viewsAsAnotherDtype(const OpInfo& op) {
   return op.overload == "dtype" && (op.qualified_name == "aten::view" || op.qualified_name == "aten::view_copy");
+}
+
+namespace {
+
+bool broadcastTogether(at::IntArrayRef a, at::IntArrayRef b) {
+  for (size_t i = 1; i <= std::min(a.size(), b.size()); ++i) {
+    const int64_t x = a[a.size() - i], y = b[b.size() - i];
+    if (x != y && x != 1 && y != 1) return false;
+  }
+  return true;
+}
+
+// Whether two operands that broadcast together hold +0 and -0 at one position.
+bool meetZerosOfBothSigns(const at::Tensor& a, const at::Tensor& b) {
+  if (a.is_complex() || b.is_complex() || !broadcastTogether(a.sizes(), b.sizes())) return false;
+  if (!a.is_floating_point() && !b.is_floating_point()) return false;
+  at::NoGradGuard no_grad;
+  const at::Tensor x = a.detach().to(at::kDouble), y = b.detach().to(at::kDouble);
+  return ((x == 0) & (y == 0) & (at::signbit(x) != at::signbit(y))).any().item<bool>();
+}
+
+}  // namespace
+
+// Note [The sign of a zero that min or max chose] (result_values.h).
+bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& args,
+                               const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
+  static const std::set<std::string, std::less<>> kPairwise = {
+      "clamp", "clamp_min", "clamp_max", "minimum", "maximum", "fmin", "fmax", "max", "min"};
+  std::string_view base = op.localName();
+  if (!base.empty() && base.back() == '_') base.remove_suffix(1);
+  if (!kPairwise.count(base)) return false;
+  std::vector<at::Tensor> operands;
+  auto add = [&](const Argument& a) {
+    if (const auto* t = a.get<arg::Tensor>()) {
+      if (const at::Tensor* v = valueOf(t->node)) operands.push_back(*v);
+    } else if (const auto* o = a.get<arg::OptionalTensor>()) {
+      if (const at::Tensor* v = o->node ? valueOf(o->node) : nullptr) operands.push_back(*v);
+    } else if (const auto* f = a.get<arg::Float>()) {
+      operands.push_back(at::scalar_tensor(f->value, at::kDouble));
+    } else if (const auto* i = a.get<arg::Int>()) {
+      operands.push_back(at::scalar_tensor(static_cast<double>(i->value), at::kDouble));
+    }
+  };
+  // The operands by name: max.dim's dim or an out is none of them.
+  for (const char* name : {"self", "other", "min", "max"}) {
+    const int i = op.argumentIndex(name);
+    if (i >= 0 && static_cast<size_t>(i) < args.size()) add(args[static_cast<size_t>(i)]);
+    for (const auto& [k, a] : kwargs) {
+      if (k == name) add(a);
+    }
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    for (size_t j = i + 1; j < operands.size(); ++j) {
+      if (meetZerosOfBothSigns(operands[i], operands[j])) return true;
+    }
+  }
+  return false;
 }
 
 // Note [A NaN's sign and payload] (result_values.h).

@@ -70,6 +70,21 @@ bool factorizesIntoNonFinite(const OpInfo& op, const c10::IValue& result);
 // underflow its product so.
 bool multipliesZeroByAnOverflow(const OpInfo& op, const std::vector<Argument>& args, LiveValueOf valueOf);
 
+// Note [The sign of a zero that min or max chose]
+// +0 and -0 compare equal, so which of them min and max give back where one operand holds
+// each is the kernel's choice, and LibTorch's paths choose differently: 1.13's clamp_max
+// of a strided f32 tensor holding 0 by a bound holding -0 gave +0 in eager and -0 on the
+// functional program's contiguous copy, which the rsqrt_ after it turned into inf and
+// -inf (a 1.13 campaign's D1 case). A program that reads such a zero's sign has no answer
+// to compare, and no op says it reads one (rsqrt, reciprocal, div, atan2 and copysign
+// do), so the pairwise min and max ops (clamp, clamp_min, clamp_max, minimum, maximum,
+// fmin, fmax, max.other, min.other, and their in-place and out= forms) are not generated
+// where two of their operands hold zeros of both signs at one position. Reductions (amax,
+// max.dim) choose among a tensor's own elements and are not screened.
+// Whether `op` is such a min or max whose operands meet +0 and -0 at one position.
+bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& args,
+                               const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
+
 // Note [A NaN's sign and payload]
 // IEEE 754 leaves the sign and payload of a NaN an operation makes unspecified, and
 // LibTorch's paths make different ones: fmod_ of an f16 self by a bf16 zero gives -NaN in

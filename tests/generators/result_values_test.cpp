@@ -296,6 +296,47 @@ TEST(ResultValues, ReadsOfANaNsBitsAreSeen) {
   EXPECT_FALSE(readsANaNsBits(*view, {arg::Tensor{i}, arg::Dtype{ScalarType::Half}}, {}, valueOf));
 }
 
+// Note [The sign of a zero that min or max chose]: clamp_max, minimum and clamp of
+// operands that meet +0 and -0 at one position (broadcast, or a scalar bound) are not
+// made; zeros of one sign, zeros at other positions, integers, and max.dim are.
+TEST(ResultValues, MinAndMaxOfZerosOfBothSignsAreSeen) {
+  Graph g;
+  Node* a = g.append(OpKind::Placeholder, "a");
+  Node* b = g.append(OpKind::Placeholder, "b");
+  at::Tensor left, right;
+  auto valueOf = [&](const Node* n) -> const at::Tensor* { return n == a ? &left : n == b ? &right : nullptr; };
+  const OpInfo* clamp_max = findOp("aten::clamp_max", "Tensor");
+  const OpInfo* clamp_max_scalar = findOp("aten::clamp_max_", "");
+  const OpInfo* minimum = findOp("aten::minimum", "");
+  const OpInfo* clamp = findOp("aten::clamp", "Tensor");
+  const OpInfo* max_dim = findOp("aten::max", "dim");
+  ASSERT_TRUE(clamp_max && clamp_max_scalar && minimum && clamp && max_dim);
+  auto said = [&](const OpInfo& op, std::vector<double> l, std::vector<double> r) {
+    left = at::tensor(l, at::kDouble).to(at::kFloat).reshape({-1, 1}).expand({-1, 2}).t();  // [2, n], strided
+    right = at::tensor(r, at::kDouble).to(at::kFloat);
+    return choosesBetweenSignedZeros(op, {arg::Tensor{a}, arg::Tensor{b}}, {}, valueOf);
+  };
+  EXPECT_TRUE(said(*clamp_max, {1, 0, 2}, {5, -0.0, 5}));
+  EXPECT_TRUE(said(*minimum, {1, -0.0, 2}, {5, 0, 5}));
+  EXPECT_FALSE(said(*clamp_max, {1, 0, 2}, {5, 0, 5}));
+  EXPECT_FALSE(said(*clamp_max, {-0.0, 1, 0}, {5, -0.0, 5}));
+  EXPECT_FALSE(said(*clamp_max, {0, 0}, {-0.0, -0.0, -0.0}));  // no broadcast: the call raises
+  left = at::zeros({3}, at::kInt);
+  right = at::full({3}, -0.0, at::kFloat);
+  EXPECT_TRUE(choosesBetweenSignedZeros(*minimum, {arg::Tensor{a}, arg::Tensor{b}}, {}, valueOf));
+  EXPECT_FALSE(choosesBetweenSignedZeros(*minimum, {arg::Tensor{a}, arg::Tensor{a}}, {}, valueOf));
+  EXPECT_TRUE(choosesBetweenSignedZeros(*clamp_max_scalar, {arg::Tensor{a}, arg::Float{-0.0}}, {}, valueOf));
+  EXPECT_FALSE(choosesBetweenSignedZeros(*clamp_max_scalar, {arg::Tensor{a}, arg::Float{0.0}}, {}, valueOf));
+  // clamp's bound, by keyword.
+  right = at::full({3}, -0.0, at::kFloat);
+  const std::vector<std::pair<std::string, Argument>> bound{{"min", arg::OptionalTensor{b}}};
+  left = at::zeros({3}, at::kFloat);
+  EXPECT_TRUE(choosesBetweenSignedZeros(*clamp, {arg::Tensor{a}}, bound, valueOf));
+  left = at::full({3}, -1.0, at::kFloat);
+  EXPECT_FALSE(choosesBetweenSignedZeros(*clamp, {arg::Tensor{a}}, bound, valueOf));
+  EXPECT_FALSE(choosesBetweenSignedZeros(*max_dim, {arg::Tensor{b}, arg::Int{0}}, {}, valueOf));
+}
+
 // Note [Kernels that write by the written tensor's layout]: index_put_ into a transposed
 // self is asked, and said to write by layout exactly where its run into a contiguous copy
 // differs: with repeated indices the row written last is the walk's (a 1.13 campaign's D1
