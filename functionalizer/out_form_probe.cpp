@@ -243,8 +243,8 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
     integer_input = integer_input || (n != out && probe_detail::wideScale(n->meta.val.tensor()->dtype) > 0);
   });
   std::vector<ProbeSet> sets;
-  for (ProbeFill fill : {ProbeFill::Assorted, ProbeFill::Close, ProbeFill::Wide}) {
-    if (fill == ProbeFill::Wide && !integer_input) break;
+  for (ProbeFill fill : {ProbeFill::Assorted, ProbeFill::Close, ProbeFill::Wide, ProbeFill::Odd}) {
+    if ((fill == ProbeFill::Wide || fill == ProbeFill::Odd) && !integer_input) break;
     ProbeSet set;
     out_call.forEachInput([&](const Node* n) {
       if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), fill));

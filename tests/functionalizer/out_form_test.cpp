@@ -304,6 +304,40 @@ signature {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
 }
 
+// The same norm.dtype_out of an i32 input, of negative order: the probe's assorted and
+// close integers hold a zero, which makes such a norm 0 in any dtype, and its wide ones
+// a 3 beside millions, a norm of 3; its small odd integers part the bf16 norm cast from
+// the f32 one eager computes (a 1.13 campaign's D1 case: 2.03125 where eager writes
+// 2.0297265). 2.x refuses an integer input.
+TEST(Functionalize, AnIntegerNormOfNegativeOrderIsProbedOnOddIntegers) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: i32[8] = placeholder
+  %o: f32[] = placeholder
+  %norm: f32[] = aten::norm.dtype_out(%x, -3.0, [0], False, dtype=torch.bfloat16, out=%o)
+  return (%norm)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %norm
+}
+storages {
+  $0: i32[8] = [4, -3, 6, 5, -6, -3, -6, 5]
+  $1: f32[1] = [0.0]
+}
+example_inputs {
+  $0 i32[8]
+  $1 f32[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
+}
+
 // A functional form whose result dtype no probe value tells: cholesky of zeros or ones
 // raises (not positive-definite), and of f32 into an f64 out the result's cast was left
 // out (a 1.13 campaign's D1 case). The dtype probe also runs on identity matrices.
