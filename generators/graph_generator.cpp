@@ -489,7 +489,7 @@ class Generator {
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
-        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesANaNUnderADtypeView()) ||
+        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesANaNItDidNotGive()) ||
         (writesThroughIndices(*op) && indexWritesByLayout(*n, outcome.outputs[0])) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
@@ -497,21 +497,35 @@ class Generator {
       return false;
     }
     n->meta.val = val;
-    if (viewsAsAnotherDtype(*op) && op->qualified_name == "aten::view") keepReinterpretedSource(*n);
+    if (viewsAsAnotherDtype(*op) && op->qualified_name == "aten::view") keepReinterpreted(*n, outcome.outputs[0]);
+    if (op->is_mutable) {
+      for (auto& [view, held] : given_) held = view.clone();
+    }
     if (op->is_mutable && !grad_enabled_ && writesAParameter(*op, *n)) parameter_written_without_grad_ = true;
     pool(n, outcome.outputs[0]);
     return true;
   }
 
   // Note [A NaN's sign and payload] (result_values.h): the floating tensors view.dtype
-  // calls reinterpret, which must not come to hold a NaN that an operation made.
-  void keepReinterpretedSource(const Node& view) {
+  // calls reinterpret, which must not come to hold a NaN that an operation made, and the
+  // floating views of other tensors, which may hold only the NaNs their bits gave.
+  void keepReinterpreted(const Node& view, const c10::IValue& result) {
     const at::Tensor* source = nullptr;
     if (const auto* t = view.args.empty() ? nullptr : view.args[0].get<arg::Tensor>()) source = valueOf(t->node);
     if (source && at::isFloatingType(source->scalar_type())) reinterpreted_.push_back(*source);
+    if (source && !at::isFloatingType(source->scalar_type()) && result.isTensor() &&
+        at::isFloatingType(result.toTensor().scalar_type())) {
+      // The whole storage, in the view's dtype: a later transpose_ or resize_ of the view
+      // changes its metadata, not the bits the integer tensor reads.
+      const at::Tensor& view = result.toTensor();
+      const auto elements = static_cast<int64_t>(view.storage().nbytes()) / view.element_size();
+      at::Tensor storage = at::empty({0}, view.options()).set_(view.storage(), 0, {elements}, {1});
+      given_.emplace_back(storage, storage.clone());
+    }
   }
-  bool leavesANaNUnderADtypeView() const {
-    return std::any_of(reinterpreted_.begin(), reinterpreted_.end(), [](const at::Tensor& t) { return holdsANaN(t); });
+  bool leavesANaNItDidNotGive() const {
+    return std::any_of(reinterpreted_.begin(), reinterpreted_.end(), [](const at::Tensor& t) { return holdsANaN(t); }) ||
+           std::any_of(given_.begin(), given_.end(), [](const auto& v) { return holdsANewNaN(v.first, v.second); });
   }
 
   // User outputs: up to three of the latest values made by ops (an input when there are
@@ -547,6 +561,9 @@ class Generator {
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;  // constants and immutable state
   std::vector<at::Tensor> reinterpreted_;  // floating tensors a view.dtype reads the bits of
+  // The storages of floating views of other tensors, in the view's dtype, with what they
+  // held after the last write.
+  std::vector<std::pair<at::Tensor, at::Tensor>> given_;
   Node* token_ = nullptr;
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;

@@ -228,6 +228,15 @@ bool holdsANaN(const at::Tensor& t) {
   return at::isnan(t).any().item<bool>();
 }
 
+bool holdsANewNaN(const at::Tensor& now, const at::Tensor& before) {
+  if (!holdsANaN(now)) return false;
+  const at::ScalarType bits = now.element_size() == 2 ? at::kShort : now.element_size() == 4 ? at::kInt : at::kLong;
+  at::NoGradGuard no_grad;
+  // A dtype of the same element size views any strides.
+  const at::Tensor a = now.detach().view(bits), b = before.detach().view(bits);
+  return (at::isnan(now.detach()) & (a != b)).any().item<bool>();
+}
+
 bool viewsAsAnotherDtype(const OpInfo& op) {
   return op.overload == "dtype" && (op.qualified_name == "aten::view" || op.qualified_name == "aten::view_copy");
 }

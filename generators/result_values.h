@@ -95,8 +95,9 @@ bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& ar
 // call is not generated where the tensor whose sign or bits it reads holds a NaN, nor an
 // in-place or out= call that leaves a NaN in a floating tensor an earlier view.dtype
 // reinterprets (the generator keeps those). An integer tensor viewed as floating holds
-// NaNs of the bits it was given, which no operation made; what writes new ones through
-// such a view is not screened.
+// NaNs of the bits it was given, which no operation made, and the integer tensor reads
+// back the bits of what is written through the view: so neither is an in-place or out=
+// call generated that leaves a NaN in such a view whose bits it did not hold before.
 //
 // Whether the call reads the sign or the bits of a NaN it is given.
 bool readsANaNsBits(const OpInfo& op, const std::vector<Argument>& args,
@@ -105,6 +106,8 @@ bool readsANaNsBits(const OpInfo& op, const std::vector<Argument>& args,
 bool viewsAsAnotherDtype(const OpInfo& op);
 // Whether a floating-point tensor holds a NaN (false for other dtypes).
 bool holdsANaN(const at::Tensor& t);
+// Whether floating-point `now` holds a NaN where `before` (its earlier copy) held other bits.
+bool holdsANewNaN(const at::Tensor& now, const at::Tensor& before);
 
 // Note [Results that grow as a product of their inputs]
 // A program holds no tensor of more than 2^16 elements (valOf), and a candidate whose

@@ -296,6 +296,27 @@ TEST(ResultValues, ReadsOfANaNsBitsAreSeen) {
   EXPECT_FALSE(readsANaNsBits(*view, {arg::Tensor{i}, arg::Dtype{ScalarType::Half}}, {}, valueOf));
 }
 
+// The same Note: a floating view of an integer tensor may hold the NaNs its bits gave;
+// a write that leaves a NaN of other bits there (a new one, or the same NaN negated) is
+// seen, one that keeps them or writes numbers is not.
+TEST(ResultValues, NewNaNsInAFloatingViewAreSeen) {
+  const at::Tensor ints = at::tensor(std::vector<int32_t>{0x7fc00001, 0, 1065353216, 5}, at::kInt);
+  const at::Tensor view = ints.view(at::kFloat), before = view.clone();  // NaN, 0, 1, a subnormal
+  ASSERT_TRUE(holdsANaN(before));
+  EXPECT_FALSE(holdsANewNaN(view, before));
+  at::Tensor kept = before.clone();
+  kept[1] = 2.0;
+  EXPECT_FALSE(holdsANewNaN(kept, before));
+  at::Tensor added = before.clone();
+  added[2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(holdsANewNaN(added, before));
+  EXPECT_TRUE(holdsANewNaN(before.neg(), before));
+  const at::Tensor strided = at::zeros({4, 2}, at::kFloat).t();
+  at::Tensor written = strided.clone();
+  written[1][3] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(holdsANewNaN(written, strided));
+}
+
 // Note [The sign of a zero that min or max chose]: clamp_max, minimum and clamp of
 // operands that meet +0 and -0 at one position (broadcast, or a scalar bound) are not
 // made; zeros of one sign, zeros at other positions, integers, and max.dim are.
