@@ -339,11 +339,13 @@ double wideScale(ScalarType dtype) {
 // integer dtype (1.13's prod.out of i64 into f32, a product in i64 cast) and overflows to
 // inf in the floating one, or where a sum passes what the floating dtype holds exactly.
 //
-// The fourth (`Odd`) holds small odd integers of both signs for the integer dtypes: the
-// first two sets hold zeros there (their fractions truncated), and the third a 3 beside
-// numbers a million times larger, so a norm of negative order is 0 or 3 on them, which
-// every dtype holds. 1.13's norm.dtype_out of an i32 x asked for bf16 into an f32 out
-// computes in f32, and on those sets the bf16 norm cast agreed (a 1.13 campaign's D1 case).
+// The fourth (`Odd`) holds small odd integers of both signs for the integer dtypes, and
+// every element true for bool: the first two sets hold zeros there (their fractions
+// truncated; bool's a pattern of one true in three), and the third a 3 beside numbers a
+// million times larger, so a norm of negative order is 0 or 3 on them, and one of a bool
+// tensor of three elements 1, which every dtype holds. 1.13's norm.dtype_out of an i32 x
+// asked for bf16 into an f32 out computes in f32, and on those sets the bf16 norm cast
+// agreed (a 1.13 campaign's D1 case); of a b8[3, 1] asked for f16, likewise (another).
 at::Tensor probeValues(const TensorMeta& m, ProbeFill fill) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
@@ -358,10 +360,10 @@ at::Tensor probeValues(const TensorMeta& m, ProbeFill fill) {
     const at::Tensor odd = at::remainder(i, 3) * 2 + 1;
     v = (m.dtype == ScalarType::Byte ? r : r - 14) * wideScale(m.dtype) + odd;
   }
-  if (fill == ProbeFill::Odd && m.dtype != ScalarType::Bool && !isFloatingPoint(m.dtype) && !isComplex(m.dtype)) {
+  if (fill == ProbeFill::Odd && !isFloatingPoint(m.dtype) && !isComplex(m.dtype)) {
     v = (m.dtype == ScalarType::Byte ? r : r - 14) * 2 + 1;  // at most 57 in magnitude: i8 holds it
   }
-  if (m.dtype == ScalarType::Bool) v = at::remainder(i, 3) == 0;
+  if (m.dtype == ScalarType::Bool) v = fill == ProbeFill::Odd ? at::ones_like(i) : at::remainder(i, 3) == 0;
   at::Tensor t = v.reshape(sizes).to(toAten(m.dtype));
   if (m.requires_grad && (t.is_floating_point() || t.is_complex())) t.requires_grad_(true);
   return t;

@@ -238,13 +238,15 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
   if (out_at < 0) return {};
   const Node* out = probeableOut(out_call, out_at, out_name);
   if (!out) return {};
-  bool integer_input = false;
+  bool wide_input = false, integral_input = false;  // an input the Wide set, the Odd set fills
   out_call.forEachInput([&](const Node* n) {
-    integer_input = integer_input || (n != out && probe_detail::wideScale(n->meta.val.tensor()->dtype) > 0);
+    const ScalarType dtype = n->meta.val.tensor()->dtype;
+    wide_input = wide_input || (n != out && probe_detail::wideScale(dtype) > 0);
+    integral_input = integral_input || (n != out && !isFloatingPoint(dtype) && !isComplex(dtype));
   });
   std::vector<ProbeSet> sets;
   for (ProbeFill fill : {ProbeFill::Assorted, ProbeFill::Close, ProbeFill::Wide, ProbeFill::Odd}) {
-    if ((fill == ProbeFill::Wide || fill == ProbeFill::Odd) && !integer_input) break;
+    if ((fill == ProbeFill::Wide && !wide_input) || (fill == ProbeFill::Odd && !integral_input)) continue;
     ProbeSet set;
     out_call.forEachInput([&](const Node* n) {
       if (!set.values.count(n)) set.values.emplace(n, probeValues(*n->meta.val.tensor(), fill));
@@ -257,7 +259,7 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
     // The first set decides whether the call can be probed at all; the others only where
     // eager runs on them too.
     if (eager.error || eager.outputs.empty() || !eager.outputs[0].isTensor()) {
-      if (fill != ProbeFill::Assorted) break;
+      if (fill != ProbeFill::Assorted) continue;
       return {};
     }
     // An empty result tells the candidates apart only by whether they run: the first that

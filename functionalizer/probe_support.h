@@ -50,7 +50,8 @@ bool smallConcreteInputs(const Node& call);
 // sum of a hundred; 0 for a dtype the set leaves assorted.
 double wideScale(ScalarType dtype);
 // Which values probeValues fills a tensor with: assorted; near one another; for an integer
-// dtype, odd integers of large magnitude, or small odd ones (the assorted ones elsewhere).
+// dtype, odd integers of large magnitude, or small odd ones (all true for bool; the
+// assorted ones elsewhere).
 enum class ProbeFill : uint8_t { Assorted, Close, Wide, Odd };
 // Values of `m`'s sizes and dtype, requiring grad where `m` does.
 at::Tensor probeValues(const TensorMeta& m, ProbeFill fill = ProbeFill::Assorted);

@@ -338,6 +338,38 @@ example_inputs {
   EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
 }
 
+// The same of a bool input asked for f16 into an f32 out: the probe's bool sets held one
+// true in three, a norm of 1 for three elements; it also runs on all true (a 1.13
+// campaign's D1 case: 1.2597656 where eager writes 2's cube root, 1.2599211).
+TEST(Functionalize, ABoolNormIsProbedOnAllTrue) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: b8[3, 1] = placeholder
+  %o: f32[] = placeholder
+  %norm: f32[] = aten::norm.dtype_out(%x, 3, [0, 1], False, dtype=torch.float16, out=%o)
+  return (%norm)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %norm
+}
+storages {
+  $0: b8[3] = [False, True, True]
+  $1: f32[1] = [0.0]
+}
+example_inputs {
+  $0 b8[3, 1]
+  $1 f32[]
+}
+)");
+  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
+}
+
 // A functional form whose result dtype no probe value tells: cholesky of zeros or ones
 // raises (not positive-definite), and of f32 into an f64 out the result's cast was left
 // out (a 1.13 campaign's D1 case). The dtype probe also runs on identity matrices.
