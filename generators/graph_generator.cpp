@@ -489,7 +489,8 @@ class Generator {
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
         returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
-        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesANaNItDidNotGive()) ||
+        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesBitsNoOpMade()) ||
+        (viewsAsAnotherDtype(*op) && holdsBoolsOfOtherBytes(outcome.outputs[0])) ||
         (writesThroughIndices(*op) && indexWritesByLayout(*n, outcome.outputs[0])) ||
         (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
@@ -522,10 +523,18 @@ class Generator {
       at::Tensor storage = at::empty({0}, view.options()).set_(view.storage(), 0, {elements}, {1});
       given_.emplace_back(storage, storage.clone());
     }
+    if (source && source->scalar_type() == at::kBool && result.isTensor() && result.toTensor().scalar_type() != at::kBool) {
+      const at::Tensor& view = result.toTensor();
+      const auto bytes = static_cast<int64_t>(view.storage().nbytes());
+      bools_.push_back(at::empty({0}, view.options().dtype(at::kBool)).set_(view.storage(), 0, {bytes}, {1}));
+    }
   }
-  bool leavesANaNItDidNotGive() const {
+  // ... and Note [Bools of other bytes]: the bool tensors other dtypes view.
+  bool leavesBitsNoOpMade() const {
+    auto otherBytes = [](const at::Tensor& t) { return holdsBoolsOfOtherBytes(t); };
     return std::any_of(reinterpreted_.begin(), reinterpreted_.end(), [](const at::Tensor& t) { return holdsANaN(t); }) ||
-           std::any_of(given_.begin(), given_.end(), [](const auto& v) { return holdsANewNaN(v.first, v.second); });
+           std::any_of(given_.begin(), given_.end(), [](const auto& v) { return holdsANewNaN(v.first, v.second); }) ||
+           std::any_of(bools_.begin(), bools_.end(), otherBytes);
   }
 
   // User outputs: up to three of the latest values made by ops (an input when there are
@@ -564,6 +573,7 @@ class Generator {
   // The storages of floating views of other tensors, in the view's dtype, with what they
   // held after the last write.
   std::vector<std::pair<at::Tensor, at::Tensor>> given_;
+  std::vector<at::Tensor> bools_;  // the storages, as bools, of bool tensors other dtypes view
   Node* token_ = nullptr;
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;

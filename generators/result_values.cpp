@@ -237,6 +237,13 @@ bool holdsANewNaN(const at::Tensor& now, const at::Tensor& before) {
   return (at::isnan(now.detach()) & (a != b)).any().item<bool>();
 }
 
+// Note [Bools of other bytes] (result_values.h).
+bool holdsBoolsOfOtherBytes(const c10::IValue& v) {
+  if (!v.isTensor() || v.toTensor().scalar_type() != at::kBool || v.toTensor().numel() == 0) return false;
+  at::NoGradGuard no_grad;
+  return v.toTensor().view(at::kByte).gt(1).any().item<bool>();
+}
+
 bool viewsAsAnotherDtype(const OpInfo& op) {
   return op.overload == "dtype" && (op.qualified_name == "aten::view" || op.qualified_name == "aten::view_copy");
 }

@@ -85,6 +85,19 @@ bool multipliesZeroByAnOverflow(const OpInfo& op, const std::vector<Argument>& a
 bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& args,
                                const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf);
 
+// Note [Bools of other bytes]
+// A bool is one byte that LibTorch's kernels make 0 or 1 and take to be so: a copy turns
+// any other byte into 1, where a view of another dtype reads it as it is. view.dtype lets a
+// program put other bytes there, by writing through an f16 view of a bool tensor (sgn_
+// writes 1.0, bytes 0x00 0x3c) or by viewing bytes as bools, and then its answer is the
+// path's: 2.13's functionalization carried the write back to the bool base with a
+// select_scatter, a copy, and the f16 view regenerated from it read 1.5e-05 where eager's
+// read 1.0 (a 2.13 campaign's D2 case). So neither a view.dtype (or view_copy.dtype) to
+// bool of bytes other than 0 and 1 is generated, nor an in-place or out= call that leaves
+// such a byte in a bool tensor another dtype views.
+// Whether a bool tensor holds a byte other than 0 and 1 (false for other dtypes).
+bool holdsBoolsOfOtherBytes(const c10::IValue& v);
+
 // Note [A NaN's sign and payload]
 // IEEE 754 leaves the sign and payload of a NaN an operation makes unspecified, and
 // LibTorch's paths make different ones: fmod_ of an f16 self by a bf16 zero gives -NaN in

@@ -317,6 +317,19 @@ TEST(ResultValues, NewNaNsInAFloatingViewAreSeen) {
   EXPECT_TRUE(holdsANewNaN(written, strided));
 }
 
+// Note [Bools of other bytes]: the f16 1.0 written through a view of a bool tensor leaves
+// the byte 0x3c there, which is seen; bools of 0 and 1, and other dtypes, are not.
+TEST(ResultValues, BoolsOfOtherBytesAreSeen) {
+  at::Tensor bools = at::tensor({0, 1}, at::kInt).to(at::kBool);
+  EXPECT_FALSE(holdsBoolsOfOtherBytes(bools));
+  bools.view(at::kHalf).fill_(1.0);
+  EXPECT_TRUE(holdsBoolsOfOtherBytes(bools));
+  EXPECT_TRUE(holdsBoolsOfOtherBytes(bools.t()));
+  EXPECT_FALSE(holdsBoolsOfOtherBytes(at::full({2}, 60, at::kByte)));
+  EXPECT_FALSE(holdsBoolsOfOtherBytes(at::empty({0}, at::kBool)));
+  EXPECT_TRUE(holdsBoolsOfOtherBytes(at::full({2}, 60, at::kByte).view(at::kBool)));
+}
+
 // Note [The sign of a zero that min or max chose]: clamp_max, minimum and clamp of
 // operands that meet +0 and -0 at one position (broadcast, or a scalar bound) are not
 // made; zeros of one sign, zeros at other positions, integers, and max.dim are.
