@@ -329,10 +329,10 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   // A finding must come back every time before it is worth a bucket (one whose re-runs kill
   // the child is real enough); a crash must die again in a child forked for it
   // (Note [A finding must come back in a fresh process]).
-  const auto comesBack = [&] {
-    if (!fork_steps) return comesBackEveryTime(program.value(), checks, f, setup_.device);
-    IsolatedOutcome o = runIsolated(
-        [&] { return std::string(comesBackEveryTime(program.value(), checks, f, setup_.device) ? "yes" : "no"); }, limits);
+  const auto comesBack = [&](const ExportedProgram& p) {
+    if (!fork_steps) return comesBackEveryTime(p, checks, f, setup_.device);
+    IsolatedOutcome o =
+        runIsolated([&] { return std::string(comesBackEveryTime(p, checks, f, setup_.device) ? "yes" : "no"); }, limits);
     return o.result != "no";
   };
   std::string flaky;
@@ -341,7 +341,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
     if (!death || !diesAlike(*death, *crash)) {
       flaky = "the worker died (" + crash->kindName() + "), but the program ran in a fresh child without dying so";
     }
-  } else if (!comesBack()) {
+  } else if (!comesBack(program.value())) {
     flaky = "the finding did not come back on every re-run of the program";
   }
   if (!flaky.empty()) {
@@ -359,6 +359,14 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 30);
   if (fork_steps) options.run_step = eagerStepsInChildren(limits);
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
+  // A step checks the finding once, so the minimizer can shrink a program into one whose
+  // finding is garbage that one run happened to show (a write removed, a resize_ left to
+  // grow an input into fresh memory): a minimized finding must come back as the first did,
+  // and where it does not, the program that came back is the case.
+  if (!crash && r.nodes_after < m.nodes_before && !comesBack(r.program)) {
+    r.program = program->clone();
+    r.nodes_after = m.nodes_before;
+  }
   m.oracle_calls = r.oracle_calls;
   m.nodes_after = r.nodes_after;
   std::string message = f.message;
