@@ -304,19 +304,22 @@ signature {
   EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::norm.ScalarOpt_dim_dtype");
 }
 
-// The same norm.dtype_out of an i32 input, of negative order: the probe's assorted and
-// close integers hold a zero, which makes such a norm 0 in any dtype, and its wide ones
-// a 3 beside millions, a norm of 3; its small odd integers part the bf16 norm cast from
-// the f32 one eager computes (a 1.13 campaign's D1 case: 2.03125 where eager writes
-// 2.0297265). 2.x refuses an integer input.
-TEST(Functionalize, AnIntegerNormOfNegativeOrderIsProbedOnOddIntegers) {
-  const ExportedProgram p = test::parse(R"(program {
+// The same norm.dtype_out of integer and bool inputs, which 1.13 computes in f32 when
+// asked for a narrower dtype into an f32 out (two 1.13 campaigns' D1 cases). The probe's
+// assorted and close integers hold a zero, which makes a norm of negative order 0 in any
+// dtype, its wide ones a 3 beside millions, a norm of 3, and its bool sets one true in
+// three, a norm of 1 for three elements; its small odd integers, all true for bool, part
+// the narrow norm cast from the f32 one (2.03125 where eager writes 2.0297265; 1.2597656
+// for 2's cube root, 1.2599211). 2.x refuses integer and bool inputs.
+TEST(Functionalize, IntegerAndBoolNormsAreProbedOnSmallOddIntegers) {
+  auto program = [](const std::string& x, const std::string& order, const std::string& dtype, const std::string& values) {
+    return test::parse(R"(program {
   verifiers ["TRAINING"]
 }
 graph {
-  %x: i32[8] = placeholder
+  %x: )" + x + R"( = placeholder
   %o: f32[] = placeholder
-  %norm: f32[] = aten::norm.dtype_out(%x, -3.0, [0], False, dtype=torch.bfloat16, out=%o)
+  %norm: f32[] = aten::norm.dtype_out(%x, )" + order + R"(, [0], False, dtype=torch.)" + dtype + R"(, out=%o)
   return (%norm)
 }
 signature {
@@ -325,49 +328,24 @@ signature {
   output user_output %norm
 }
 storages {
-  $0: i32[8] = [4, -3, 6, 5, -6, -3, -6, 5]
+  $0: )" + values + R"(
   $1: f32[1] = [0.0]
 }
 example_inputs {
-  $0 i32[8]
+  $0 )" + x + R"(
   $1 f32[]
 }
 )");
-  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
-  auto f = functionalAgreesWithEager(p);
-  EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
-}
-
-// The same of a bool input asked for f16 into an f32 out: the probe's bool sets held one
-// true in three, a norm of 1 for three elements; it also runs on all true (a 1.13
-// campaign's D1 case: 1.2597656 where eager writes 2's cube root, 1.2599211).
-TEST(Functionalize, ABoolNormIsProbedOnAllTrue) {
-  const ExportedProgram p = test::parse(R"(program {
-  verifiers ["TRAINING"]
-}
-graph {
-  %x: b8[3, 1] = placeholder
-  %o: f32[] = placeholder
-  %norm: f32[] = aten::norm.dtype_out(%x, 3, [0, 1], False, dtype=torch.float16, out=%o)
-  return (%norm)
-}
-signature {
-  input user_input %x
-  input user_input %o
-  output user_output %norm
-}
-storages {
-  $0: b8[3] = [False, True, True]
-  $1: f32[1] = [0.0]
-}
-example_inputs {
-  $0 b8[3, 1]
-  $1 f32[]
-}
-)");
-  EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
-  auto f = functionalAgreesWithEager(p);
-  EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
+  };
+  const ExportedProgram programs[] = {
+      program("i32[8]", "-3.0", "bfloat16", "i32[8] = [4, -3, 6, 5, -6, -3, -6, 5]"),
+      program("b8[3]", "3", "float16", "b8[3] = [False, True, True]"),
+  };
+  for (const ExportedProgram& p : programs) {
+    EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);
+    auto f = functionalAgreesWithEager(p);
+    EXPECT_EQ(targets(f), "aten::norm.ScalarOpt_dim_dtype");
+  }
 }
 
 // A functional form whose result dtype no probe value tells: cholesky of zeros or ones
