@@ -514,20 +514,19 @@ class Generator {
     const at::Tensor* source = nullptr;
     if (const auto* t = view.args.empty() ? nullptr : view.args[0].get<arg::Tensor>()) source = valueOf(t->node);
     if (source && at::isFloatingType(source->scalar_type())) reinterpreted_.push_back(*source);
-    if (source && !at::isFloatingType(source->scalar_type()) && result.isTensor() &&
-        at::isFloatingType(result.toTensor().scalar_type())) {
-      // The whole storage, in the view's dtype: a later transpose_ or resize_ of the view
-      // changes its metadata, not the bits the integer tensor reads.
-      const at::Tensor& view = result.toTensor();
-      const auto elements = static_cast<int64_t>(view.storage().nbytes()) / view.element_size();
-      at::Tensor storage = at::empty({0}, view.options()).set_(view.storage(), 0, {elements}, {1});
+    if (!source || !result.isTensor()) return;
+    // The whole storage: a later transpose_ or resize_ of the view changes its metadata,
+    // not the bits the source reads.
+    const at::Tensor& made = result.toTensor();
+    auto storageAs = [&](at::ScalarType dtype) {
+      const auto elements = static_cast<int64_t>(made.storage().nbytes() / c10::elementSize(dtype));
+      return at::empty({0}, made.options().dtype(dtype)).set_(made.storage(), 0, {elements}, {1});
+    };
+    if (!at::isFloatingType(source->scalar_type()) && at::isFloatingType(made.scalar_type())) {
+      at::Tensor storage = storageAs(made.scalar_type());
       given_.emplace_back(storage, storage.clone());
     }
-    if (source && source->scalar_type() == at::kBool && result.isTensor() && result.toTensor().scalar_type() != at::kBool) {
-      const at::Tensor& view = result.toTensor();
-      const auto bytes = static_cast<int64_t>(view.storage().nbytes());
-      bools_.push_back(at::empty({0}, view.options().dtype(at::kBool)).set_(view.storage(), 0, {bytes}, {1}));
-    }
+    if (source->scalar_type() == at::kBool && made.scalar_type() != at::kBool) bools_.push_back(storageAs(at::kBool));
   }
   // ... and Note [Bools of other bytes]: the bool tensors other dtypes view.
   bool leavesBitsNoOpMade() const {

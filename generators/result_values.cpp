@@ -279,11 +279,10 @@ bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& ar
   if (!kPairwise.count(base)) return false;
   std::vector<at::Tensor> operands;
   auto add = [&](const Argument& a) {
-    if (const auto* t = a.get<arg::Tensor>()) {
-      if (const at::Tensor* v = valueOf(t->node)) operands.push_back(*v);
-    } else if (const auto* o = a.get<arg::OptionalTensor>()) {
-      if (const at::Tensor* v = o->node ? valueOf(o->node) : nullptr) operands.push_back(*v);
-    } else if (const auto* f = a.get<arg::Float>()) {
+    a.forEachNode([&](const Node* n) {
+      if (const at::Tensor* v = valueOf(n)) operands.push_back(*v);
+    });
+    if (const auto* f = a.get<arg::Float>()) {
       operands.push_back(at::scalar_tensor(f->value, at::kDouble));
     } else if (const auto* i = a.get<arg::Int>()) {
       operands.push_back(at::scalar_tensor(static_cast<double>(i->value), at::kDouble));
