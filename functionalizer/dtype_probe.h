@@ -41,8 +41,8 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // i64 cast to f32, as 1.13's `prod.out` of i64 into f32 computes, and a product in f32
 // agree; a product of large ones wraps in one and overflows in the other) and once with
 // small odd integers, all true for bool (no zero: a norm of negative order is 0 of any
-// input with one), where the out
-// is f16 or bf16 and an input floating-point, once with ones after one large element (a
+// input with one), where the out is f16 or bf16 and an input floating-point, once with
+// ones after one large element (a
 // sum kept in the out's dtype stops at 256 in bf16: 1.13's `norm.dtype_out` asked for f32
 // into bf16 sums in bf16, which the other values left within D1's tolerance), and keeping the
 // one closest to what eager writes on all, the first of equals, if it is within D1's
