@@ -400,6 +400,31 @@ class Generator {
     return !(readsAnEmptyTensor(n, value_of) && !sameResult(trial.outputs[0], runOnCopies(false)));
   }
 
+  // Note [Storage grown under a tensor]
+  // set_ of a self onto a source's storage at an offset past that storage's end grows the
+  // storage, live, and the new bytes are whatever the allocator's block held: not a value
+  // eager semantics defines (a reproducer script's fresh process read other bytes there than
+  // the generator had). The trial on copies runs set_ on the live source, so a call that
+  // grew a storage it takes is refused, and the program, whose storage it changed, given up.
+  struct StorageSize {
+    const c10::StorageImpl* storage;
+    size_t bytes;
+  };
+  std::vector<StorageSize> inputStorageSizes(const Node& n) const {
+    std::vector<StorageSize> sizes;
+    n.forEachInput([&](const Node* in) {
+      const at::Tensor* t = valueOf(in);
+      if (t && t->has_storage()) sizes.push_back({t->storage().unsafeGetStorageImpl(), t->storage().nbytes()});
+    });
+    return sizes;
+  }
+  static bool growsAStorage(const std::vector<StorageSize>& before) {
+    for (const auto& s : before) {
+      if (s.storage->nbytes() > s.bytes) return true;
+    }
+    return false;
+  }
+
   // Whether a tensor `n` takes is not laid out as a fresh one of its sizes.
   bool takesAStridedTensor(const Node& n) const {
     bool strided = false;
@@ -469,9 +494,16 @@ class Generator {
     n->args = std::move(call->args);
     n->kwargs = std::move(call->kwargs);
     Val val;
-    if (op->is_mutable && !trialOnCopies(*op, *n, &val)) {
-      g.erase(n);
-      return false;
+    if (op->is_mutable) {
+      const std::vector<StorageSize> sizes = inputStorageSizes(*n);
+      const bool kept = trialOnCopies(*op, *n, &val);
+      if (!kept || growsAStorage(sizes)) {
+        // The trial writes copies of what the call writes, but set_ grows the storage of the
+        // source it takes, live (Note [Storage grown under a tensor]).
+        compromised_ = compromised_ || growsAStorage(sizes);
+        g.erase(n);
+        return false;
+      }
     }
     auto run = [&] {
       return runSingleCall(*n, [&](const Node* in) -> c10::IValue {
