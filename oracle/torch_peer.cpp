@@ -49,7 +49,7 @@ struct Spawned {
 // EPSMITH_PYTHON running the peer script with `args` after it, standard input and output
 // on pipes.
 Expected<Spawned> spawnPeer(const std::vector<std::string>& args) {
-  const std::string python = fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON);
+  const std::string python = torchPython();
   const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
   if (access(script.c_str(), R_OK) != 0) return Diagnostic{"", "no torch peer script at " + script + " (EPSMITH_PEER)"};
   int in[2], out[2];
@@ -294,8 +294,9 @@ std::string requestHeader(const PeerRequest& r) {
   return w.str() + "\n";
 }
 
-// torch.save((outputs, [[name, tensor], ...])) as a RunResult.
-RunResult decodeRun(const std::string& bytes) {
+}  // namespace
+
+RunResult decodeTorchRun(const std::string& bytes) {
   c10::IValue v = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   RunResult r;
   const auto parts = v.toTupleRef().elements();
@@ -307,6 +308,8 @@ RunResult decodeRun(const std::string& bytes) {
   }
   return r;
 }
+
+namespace {
 
 RunResult raised(const JsonAt& error) {
   RunResult r;
@@ -365,6 +368,8 @@ Header readHeader(const JsonAt& at) {
 
 }  // namespace
 
+std::string torchPython() { return fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON); }
+
 std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
 
 std::optional<std::string> startTorchZygote() {
@@ -403,7 +408,7 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
     auto bytes = peer.readBytes(*size);
     if (!bytes.ok()) return bytes.error();
     try {
-      *into = decodeRun(bytes.value());
+      *into = decodeTorchRun(bytes.value());
     } catch (const std::exception& e) {
       return Diagnostic{"torch peer", std::string("cannot read a run's results: ") + e.what()};
     }

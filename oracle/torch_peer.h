@@ -56,6 +56,12 @@ struct PeerRequest {
 // than `timeout_seconds` over one request; it is then ended, and the next call starts another.
 Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds = 120);
 
+// The Python the peer runs: EPSMITH_PYTHON, else the build's venv Python, else python3.
+std::string torchPython();
+// torch.save((outputs, [[name, tensor], ...])) as a RunResult (the peer's results, and the
+// tests' runs of reproducer scripts); throws what LibTorch's unpickler throws.
+RunResult decodeTorchRun(const std::string& bytes);
+
 // Why no peer can be started here, or nullopt when one runs (starting it if needed).
 std::optional<std::string> torchPeerUnavailable();
 // Starts, once, the zygote that processes forked from this one get their peers from

@@ -1,0 +1,270 @@
+// forward()'s body: each call as torch.ops.<ns>.<op>.<overload>(...), grad-mode regions as
+// `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs.
+#include "repro/forward_writer.h"
+
+#include "formats/scalar_format.h"
+#include "ir/op_info.h"
+#include "ir/target.h"
+
+namespace epsmith::repro_detail {
+namespace {
+
+bool isPythonKeyword(std::string_view s) {
+  static const std::set<std::string_view> kKeywords = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+      "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+      "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+  return kKeywords.count(s) > 0;
+}
+
+std::string pyFloat(double v, ScriptNeeds& needs) {
+  std::string text = formatFloat(v);
+  if (text.find("inf") != std::string::npos || text.find("nan") != std::string::npos) needs.inf_nan = true;
+  return text;
+}
+
+template <typename T, typename F>
+std::string pyList(const std::vector<T>& values, F&& each) {
+  std::vector<std::string> parts;
+  for (const auto& v : values) parts.push_back(each(v));
+  return "[" + joined(parts) + "]";
+}
+
+template <typename T, typename F>
+std::string pySym(const arg::SymScalar<T>& s, const PythonNames& names, F&& literal) {
+  return s.node ? names.of(*s.node) : literal(s.literal);
+}
+
+// The `with` blocks open at a point of a graph: the grad mode each one set, innermost last.
+class GradRegions {
+ public:
+  GradRegions(std::vector<std::string>& lines, int indent) : lines_(lines), indent_(indent) {}
+  int indent() const { return indent_ + static_cast<int>(open_.size()); }
+  void wrote() {
+    if (!open_.empty()) open_.back().empty = false;
+  }
+  // The graph sets grad mode to `enabled`: leave the block that set the other mode when the
+  // one around it already had this mode, else open a block.
+  void set(bool enabled) {
+    if (enabled == current()) return;
+    if (!open_.empty() && modeBelowTop() == enabled) return close();
+    line(std::string("with torch.") + (enabled ? "enable_grad" : "no_grad") + "():");
+    open_.push_back({enabled, true});
+  }
+  void closeAll() {
+    while (!open_.empty()) close();
+  }
+  bool current() const { return open_.empty() ? true : open_.back().enabled; }
+
+ private:
+  struct Block {
+    bool enabled;
+    bool empty;
+  };
+  bool modeBelowTop() const { return open_.size() < 2 ? true : open_[open_.size() - 2].enabled; }
+  void line(const std::string& text) { lines_.push_back(std::string(4 * indent(), ' ') + text); }
+  // A block nothing was written in is dropped: its `with` line is the last one.
+  void close() {
+    if (open_.back().empty) lines_.pop_back();
+    open_.pop_back();
+  }
+  std::vector<std::string>& lines_;
+  int indent_;
+  std::vector<Block> open_;
+};
+
+class GraphWriter {
+ public:
+  GraphWriter(PythonNames& names, ScriptNeeds& needs, std::vector<std::string>& lines)
+      : names_(names), needs_(needs), lines_(lines) {}
+
+  // Writes `graph`'s calls at `indent`; returns what its output node returns.
+  std::vector<std::string> write(const Graph& graph, int indent) {
+    GradRegions regions(lines_, indent);
+    std::vector<std::string> returned;
+    for (const Node& n : graph.nodes()) {
+      if (n.isOutput()) {
+        for (const Argument& a : n.args) returned.push_back(pythonArgument(a, names_, needs_));
+      } else if (n.op() == OpKind::CallFunction) {
+        call(n, regions);
+      } else if (n.op() == OpKind::GetAttr) {
+        getAttr(graph, n);
+      } else if (!n.isPlaceholder()) {
+        throw Unwritable("%" + n.name(), "a " + std::string(opKindName(n.op())) + " node has no Python form here");
+      }
+    }
+    regions.closeAll();
+    return returned;
+  }
+
+ private:
+  void getAttr(const Graph& graph, const Node& n) {
+    const Attribute* a = graph.attribute(n.attr);
+    if (a && a->kind == Attribute::Kind::Subgraph) return names_.bind(n, "None");  // read by its call
+    throw Unwritable("%" + n.name(), "get_attr of '" + n.attr + "' (not a subgraph) has no Python form here");
+  }
+
+  void emit(GradRegions& regions, const std::string& text) {
+    lines_.push_back(std::string(4 * regions.indent(), ' ') + text);
+    regions.wrote();
+  }
+
+  void call(const Node& n, GradRegions& regions) {
+    const Target& t = n.target;
+    switch (t.kind()) {
+      case Target::Kind::Aten: return emit(regions, names_.local(n) + " = " + t.op()->exportName() + "(" + atenArgs(n) + ")");
+      case Target::Kind::Builtin: return emit(regions, names_.local(n) + " = " + builtin(n));
+      case Target::Kind::TorchFunction: return torchFunction(n, regions);
+      case Target::Kind::HigherOrder:
+        if (t.name() == "wrap_with_set_grad_enabled") return gradSubgraph(n, regions);
+        break;
+      default: break;
+    }
+    throw Unwritable("%" + n.name(), t.textName() + " has no Python form in a reproducer yet");
+  }
+
+  // Positional arguments as written, except that keyword-only parameters become keywords.
+  std::string atenArgs(const Node& n) {
+    const OpInfo& op = *n.target.op();
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      std::string value = pythonArgument(n.args[i], names_, needs_);
+      const bool keyword = i < op.arguments.size() && op.arguments[i].kwarg_only;
+      parts.push_back(keyword ? op.arguments[i].name + "=" + value : value);
+    }
+    for (const auto& [k, v] : n.kwargs) parts.push_back(k + "=" + pythonArgument(v, names_, needs_));
+    return joined(parts);
+  }
+
+  std::string builtin(const Node& n) {
+    std::vector<std::string> parts;
+    for (const Argument& a : n.args) parts.push_back(pythonArgument(a, names_, needs_));
+    if (n.target.builtinOp() == BuiltinOp::GetItem && parts.size() == 2) return parts[0] + "[" + parts[1] + "]";
+    std::string name(builtinTextName(n.target.builtinOp()));
+    if (auto dot = name.find('.'); dot != std::string::npos) needs_.imports.insert(name.substr(0, dot));
+    return name + "(" + joined(parts) + ")";
+  }
+
+  void torchFunction(const Node& n, GradRegions& regions) {
+    const TorchFunction fn = n.target.torchFunctionId();
+    if (fn == TorchFunction::SetGradEnabled || fn == TorchFunction::CSetGradEnabled) {
+      const auto* enabled = n.args.empty() ? nullptr : n.args[0].get<arg::Bool>();
+      if (!enabled) throw Unwritable("%" + n.name(), "a grad-mode switch whose argument is not a literal bool");
+      names_.bind(n, "None");
+      return regions.set(enabled->value);
+    }
+    if (fn == TorchFunction::EnterAutocast || fn == TorchFunction::ExitAutocast) {
+      throw Unwritable("%" + n.name(), "autocast regions have no Python form in a reproducer yet");
+    }
+    std::vector<std::string> parts;
+    for (const Argument& a : n.args) parts.push_back(pythonArgument(a, names_, needs_));
+    emit(regions, names_.local(n) + " = " + std::string(torchFunctionName(fn)) + "(" + joined(parts) + ")");
+  }
+
+  // wrap_with_set_grad_enabled(enabled, subgraph, *operands): the subgraph's calls inline in
+  // a `with` block, its results gathered in a tuple that getitem nodes index.
+  void gradSubgraph(const Node& n, GradRegions& regions) {
+    const auto* enabled = n.args.size() >= 2 ? n.args[0].get<arg::Bool>() : nullptr;
+    const auto* sub = n.args.size() >= 2 ? n.args[1].get<arg::Graph>() : nullptr;
+    const Attribute* a = sub && sub->node ? n.owningGraph()->attribute(sub->node->attr) : nullptr;
+    if (!enabled || !a || !a->subgraph) throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled without a bool and a subgraph");
+    const auto placeholders = a->subgraph->placeholders();
+    if (placeholders.size() != n.args.size() - 2) {
+      throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled's subgraph takes " + std::to_string(placeholders.size()) +
+                                           " inputs but is given " + std::to_string(n.args.size() - 2));
+    }
+    for (size_t i = 0; i < placeholders.size(); ++i) names_.bind(*placeholders[i], pythonArgument(n.args[i + 2], names_, needs_));
+    const bool before = regions.current();
+    regions.set(enabled->value);
+    const std::string result = names_.local(n);
+    std::vector<std::string> returned = write(*a->subgraph, regions.indent());
+    emit(regions, result + " = (" + joined(returned) + (returned.size() == 1 ? ",)" : ")"));
+    regions.set(before);
+  }
+
+  PythonNames& names_;
+  ScriptNeeds& needs_;
+  std::vector<std::string>& lines_;
+};
+
+}  // namespace
+
+void requireIdentifier(const std::string& where, std::string_view name, std::string_view what) {
+  if (!isIdentifier(name) || isPythonKeyword(name)) {
+    throw Unwritable(where, std::string(what) + " '" + std::string(name) + "' is not a Python identifier");
+  }
+}
+
+std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// Names the script itself defines or imports: a node of that name gets a suffix.
+PythonNames::PythonNames()
+    : taken_{"torch", "self", "sys", "io", "math", "operator", "inf", "nan", "M", "make", "storage",
+             "view", "state", "eager", "path", "run", "same", "main", "ref", "device", "complex", "round",
+             "float"} {}
+
+std::string PythonNames::local(const Node& node) {
+  requireIdentifier("%" + node.name(), node.name(), "the node name");
+  std::string name = node.name();
+  for (int i = 1; taken_.count(name); ++i) name = node.name() + "_" + std::to_string(i);
+  taken_.insert(name);
+  exprs_[&node] = name;
+  return name;
+}
+
+const std::string& PythonNames::of(const Node& node) const {
+  auto it = exprs_.find(&node);
+  if (it == exprs_.end()) throw Unwritable("%" + node.name(), "used before it is defined");
+  return it->second;
+}
+
+ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs) {
+  ForwardBody body;
+  body.returned = GraphWriter(names, needs, body.lines).write(graph, /*indent=*/2);
+  return body;
+}
+
+std::string pythonArgument(const Argument& a, const PythonNames& names, ScriptNeeds& needs) {
+  auto node = [&](const Node* n) { return n ? names.of(*n) : std::string("None"); };
+  auto integer = [](int64_t v) { return std::to_string(v); };
+  auto real = [&](double v) { return pyFloat(v, needs); };
+  auto boolean = [](bool v) { return std::string(v ? "True" : "False"); };
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using A = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<A, arg::None>) return "None";
+        else if constexpr (std::is_same_v<A, arg::Tensor> || std::is_same_v<A, arg::OptionalTensor>) return node(v.node);
+        else if constexpr (std::is_same_v<A, arg::TensorList> || std::is_same_v<A, arg::OptionalTensorList>) return pyList(v.nodes, node);
+        else if constexpr (std::is_same_v<A, arg::Int>) return integer(v.value);
+        else if constexpr (std::is_same_v<A, arg::IntList>) return pyList(v.values, integer);
+        else if constexpr (std::is_same_v<A, arg::Float>) return real(v.value);
+        else if constexpr (std::is_same_v<A, arg::FloatList>) return pyList(v.values, real);
+        else if constexpr (std::is_same_v<A, arg::Bool>) return boolean(v.value);
+        else if constexpr (std::is_same_v<A, arg::BoolList>) return pyList(std::vector<bool>(v.values), boolean);
+        else if constexpr (std::is_same_v<A, arg::String>) return quote(v.value);
+        else if constexpr (std::is_same_v<A, arg::StringList>) return pyList(v.values, [](const std::string& s) { return quote(s); });
+        else if constexpr (std::is_same_v<A, arg::SymInt>) return pySym(v.value, names, integer);
+        else if constexpr (std::is_same_v<A, arg::SymIntList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, integer); });
+        else if constexpr (std::is_same_v<A, arg::SymFloat>) return pySym(v.value, names, real);
+        else if constexpr (std::is_same_v<A, arg::SymFloatList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, real); });
+        else if constexpr (std::is_same_v<A, arg::SymBool>) return pySym(v.value, names, boolean);
+        else if constexpr (std::is_same_v<A, arg::SymBoolList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, boolean); });
+        else if constexpr (std::is_same_v<A, arg::Dtype>) return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::MemFormat>) return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::TensorLayout>) return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::DeviceArg>) return "torch.device(" + quote(v.value.str()) + ")";
+        else if constexpr (std::is_same_v<A, arg::Complex>) return "complex(" + real(v.real) + ", " + real(v.imag) + ")";
+        else if constexpr (std::is_same_v<A, arg::Graph>) return node(v.node);
+        else throw Unwritable("", "an argument of kind " + std::string(serializedTag(a.kind())) + " has no Python form here");
+      },
+      a.variant());
+}
+
+}  // namespace epsmith::repro_detail

@@ -1,0 +1,61 @@
+// Internal to repro/: the body of the module's forward(), one Python line per call, grad-mode
+// regions (bare _set_grad_enabled calls and wrap_with_set_grad_enabled subgraphs alike) as
+// `with` blocks.
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace epsmith::repro_detail {
+
+// A failure to write the script, thrown where it is met and caught by writeReproScript, which
+// returns it as a Diagnostic.
+struct Unwritable : std::runtime_error {
+  Unwritable(std::string where_, const std::string& message) : std::runtime_error(message), where(std::move(where_)) {}
+  std::string where;
+};
+
+// Throws Unwritable unless `name` can be a Python variable or attribute.
+void requireIdentifier(const std::string& where, std::string_view name, std::string_view what);
+std::string joined(const std::vector<std::string>& parts, std::string_view sep = ", ");
+
+// What the script's head must provide for the lines written.
+struct ScriptNeeds {
+  bool inf_nan = false;  // the names inf and nan
+  std::set<std::string> imports;  // "operator", "math"
+};
+
+// Python names for the graph's values, unique across the script's forward().
+class PythonNames {
+ public:
+  PythonNames();
+  // A fresh local name for `node`, from its own name; throws when that is no identifier.
+  std::string local(const Node& node);
+  // `node` is read as `expression` (a placeholder: "x", "self.weight").
+  void bind(const Node& node, std::string expression) { exprs_[&node] = std::move(expression); }
+  void reserve(const std::string& name) { taken_.insert(name); }
+  const std::string& of(const Node& node) const;
+
+ private:
+  std::set<std::string> taken_;
+  std::map<const Node*, std::string> exprs_;
+};
+
+// forward()'s lines (indented by 8 spaces), the placeholders already bound in `names`, and
+// the values the output node returns, as Python expressions.
+struct ForwardBody {
+  std::vector<std::string> lines;
+  std::vector<std::string> returned;
+};
+ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs);
+
+// The expression of one argument.
+std::string pythonArgument(const Argument& a, const PythonNames& names, ScriptNeeds& needs);
+
+}  // namespace epsmith::repro_detail

@@ -1,0 +1,43 @@
+// A finding as PyTorch's maintainers take one: a self-contained Python script that needs only
+// torch, rebuilds the program as an nn.Module with its inputs written inline, and runs the
+// check's path with torch's public API against eager (docs/repro.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ir/diagnostic.h"
+#include "ir/program.h"
+
+namespace epsmith {
+
+// The path through PyTorch a script runs against eager: one per check that asks PyTorch.
+enum class ReproPath : uint8_t {
+  Functionalize,  // D2: torch.func.functionalize, Python's entry to the C++ kernels
+  Cuda,           // D3: the same module on CUDA
+  Export,         // D5: torch.export.export(...).module()
+  SaveLoad,       // D7: torch.export.save and load through io.BytesIO, then .module()
+  Decompose,      // D8: ... .run_decompositions({}).module()
+  NativeRT,       // D9: torch._C._nativert's runner on the saved program
+};
+
+// The path of check `check` ("D8"), or why it has none: epsmith's own checks (D1, D4, D6)
+// test epsmith's code, and an unknown name is not a check.
+Expected<ReproPath> reproPathOf(std::string_view check);
+std::string_view reproPathDescription(ReproPath path);  // "torch.export.export -> ..."
+
+struct ReproRequest {
+  ReproPath path = ReproPath::Decompose;
+  // One line naming what was found ("D8 value-mismatch at aten::prod.int_out"); the
+  // script's docstring opens with it.
+  std::string finding;
+};
+
+// The script, or a located error naming the node, state entry or input it cannot write
+// (an identifier that is not Python's, a higher-order op or argument kind it does not
+// spell, a dtype torch.tensor cannot take). Exit codes of the script: 1 when the bug
+// shows, 0 when it does not, 2 when it cannot run here.
+Expected<std::string> writeReproScript(const ExportedProgram& p, const ReproRequest& request);
+
+}  // namespace epsmith

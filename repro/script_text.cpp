@@ -1,0 +1,134 @@
+// The Python a reproducer script holds besides the program: kept as text here so that every
+// script says the same thing the same way (docs/repro.md).
+#include "repro/script_text.h"
+
+namespace epsmith::repro_text {
+
+// A storage is a list of values, or its bytes where a value has no exact literal (a NaN's
+// payload, a bool byte other than 0 or 1, a dtype torch.tensor cannot take from Python
+// numbers). Views are detached, so each is a leaf as a parameter is.
+const std::string_view kTensorHelpers = R"PY(    def storage(values, dtype):
+        s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
+        wide = torch.complex128 if s.is_complex() else torch.float64
+        return s.to(device, wide if ref and (s.is_floating_point() or s.is_complex()) else dtype)
+
+    def view(s, size, stride, offset=0, grad=False):
+        return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
+
+)PY";
+
+// Note [The fp64 rule in scripts]
+// PyTorch's triage takes a numeric difference only where the tested path strays from an
+// fp64 run further than eager does (torch._dynamo.utils.same with fp64_ref): values within
+// 1e-4 agree; otherwise the path's RMSE against fp64 must stay within 3x eager's (2x for
+// tensors of 1 000 elements or more in float32) plus 1e-5. Non-finite elements have no RMSE,
+// so they are counted apart: the path may not miss more of fp64's infs and NaNs than eager.
+const std::string_view kCompare = R"PY(def state(m):
+    return {**dict(m.named_parameters()), **dict(m.named_buffers())}
+
+
+def eager(m, args):
+    return m(*args), state(m)
+
+
+def run(path, ref=False, device="cpu"):
+    """Outputs, inputs and state after path(m, args), by name; or the exception it raised."""
+    m, args = make(ref, device)
+    try:
+        out, after = path(m, args)
+    except Exception as e:  # noqa: BLE001 - what it raised is the result
+        return e
+    return {**{f"output {i}": v for i, v in enumerate(out)}, **{f"input {i}": v for i, v in enumerate(args)}, **after}
+
+
+def same(a, b, ref):
+    """PyTorch's fp64 rule: b may stray from the fp64 result ref no further than a does."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        return type(a) is type(b) and (a == b or a != a and b != b)
+    a, b = a.detach().cpu(), b.detach().cpu()
+    if a.dtype != b.dtype or a.shape != b.shape or not (a.is_floating_point() or a.is_complex()):
+        return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+    close = torch.allclose(a, b, rtol=1e-4, atol=1e-4, equal_nan=True)
+    if close or not isinstance(ref, torch.Tensor):
+        return close
+    ref = ref.detach().cpu().to(torch.complex128 if a.is_complex() else torch.float64)
+
+    def error(t):  # elements missing fp64's infs and NaNs, and the RMSE over the others
+        t = t.to(ref.dtype)
+        finite = ref.isfinite() & t.isfinite()
+        missed = (~finite & (t != ref) & ~(t.isnan() & ref.isnan())).sum().item()
+        return missed, (t - ref)[finite].abs().square().mean().sqrt().nan_to_num().item()
+
+    (a_missed, a_rmse), (b_missed, b_rmse) = error(a), error(b)
+    multiplier = 2.0 if a.numel() >= 1000 and a.dtype == torch.float32 else 3.0
+    return b_missed <= a_missed and b_rmse <= multiplier * a_rmse + 1e-5
+
+
+def show(result):
+    return "raised %s: %s" % (type(result).__name__, str(result).strip().split("\n")[0])
+
+
+)PY";
+
+std::string_view pathFunction(ReproPath path) {
+  switch (path) {
+    case ReproPath::Functionalize:
+      return R"PY(def path(m, args):
+    tensors = state(m)
+    out = torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
+    return out, tensors
+)PY";
+    case ReproPath::Cuda:
+    case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
+      return R"PY(def path(m, args):
+    return m(*args), state(m)
+)PY";
+    case ReproPath::Export:
+      return R"PY(def path(m, args):
+    m = torch.export.export(m, args).module()
+    return m(*args), state(m)
+)PY";
+    case ReproPath::SaveLoad:
+      return R"PY(def path(m, args):
+    buffer = io.BytesIO()
+    torch.export.save(torch.export.export(m, args), buffer)
+    buffer.seek(0)
+    m = torch.export.load(buffer).module()
+    return m(*args), state(m)
+)PY";
+    case ReproPath::Decompose:
+      return R"PY(def path(m, args):
+    m = torch.export.export(m, args).run_decompositions({}).module()
+    return m(*args), state(m)
+)PY";
+  }
+  return "";
+}
+
+std::string_view pathGuard(ReproPath path) {
+  if (path == ReproPath::Cuda) {
+    return R"PY(    if not torch.cuda.is_available():
+        print("CUDA is not available here")
+        return 2
+)PY";
+  }
+  return "";
+}
+
+const std::string_view kMain = R"PY(    print("torch", torch.__version__)
+    if isinstance(expected, Exception) or isinstance(actual, Exception):
+        both = isinstance(expected, Exception) and isinstance(actual, Exception)
+        found = [] if both else ["eager %s; the path %s" % tuple(show(r) if isinstance(r, Exception) else "ran" for r in (expected, actual))]
+    else:
+        ref = reference if isinstance(reference, dict) else {}
+        found = ["%s: eager %s; the path %s" % (k, expected[k], actual.get(k, "nothing")) for k in expected
+                 if k not in actual or not same(expected[k], actual[k], ref.get(k))]
+    print("\n".join(found) or "no difference: the bug does not show")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+
+}  // namespace epsmith::repro_text

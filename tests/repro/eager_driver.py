@@ -1,0 +1,45 @@
+"""Runs reproducer scripts' eager path for tests/repro/repro_test.cpp: for each NAME.py in
+SCRIPTS, NAME.pt (torch.save of (outputs, [[name, tensor], ...]) as the torch peer sends
+results) or NAME.error (what eager raised) in OUT. Run with `python -I` in an empty
+directory, as a maintainer would run a script; it imports each script without running its
+main()."""
+import importlib.util
+import inspect
+import os
+import sys
+
+import torch
+
+
+def plain(v):
+    return v.detach().clone() if isinstance(v, torch.Tensor) else v
+
+
+def results(script):
+    spec = importlib.util.spec_from_file_location("repro_script", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    m, args = module.make()
+    out, _ = module.eager(m, args)
+    finals = [["parameter:" + k, plain(v)] for k, v in m.named_parameters()]
+    finals += [["buffer:" + k, plain(v)] for k, v in m.named_buffers()]
+    finals += [["user_input:#%d" % i, plain(a)] for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    return [plain(v) for v in out], finals
+
+
+def main(scripts, out):
+    for name in sorted(os.listdir(scripts)):
+        if not name.endswith(".py"):
+            continue
+        stem = os.path.join(out, name[:-3])
+        try:
+            outputs, finals = results(os.path.join(scripts, name))
+        except Exception as e:  # noqa: BLE001 - what eager raised is the result
+            with open(stem + ".error", "w") as f:
+                f.write("%s: %s" % (type(e).__name__, str(e).strip().split("\n")[0]))
+            continue
+        torch.save((outputs, finals), stem + ".pt")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

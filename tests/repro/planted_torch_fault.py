@@ -1,0 +1,48 @@
+"""Runs a reproducer script after planting a fault in torch, so that tests see a script's
+"the bug shows" exit without depending on a bug of torch still existing
+(tests/repro/repro_test.cpp).
+
+  python -I planted_torch_fault.py FAULT SCRIPT
+
+FAULT is `none`; `functionalize:OP`, a kernel for aten OP at torch's Functionalize key
+that raises, as a broken functionalization kernel would (torch.func.functionalize and
+run_decompositions meet it, eager does not); or `module:plus-one`, every
+ExportedProgram.module() adding one to its floating outputs, as a runtime that miscompiled
+them would."""
+import runpy
+import sys
+
+import torch
+
+
+def plant(fault):
+    kind, _, what = fault.partition(":")
+    if kind == "functionalize":
+        library = torch.library.Library("aten", "IMPL")
+
+        def refuse(*args, **kwargs):
+            raise RuntimeError("planted fault: aten::%s refused under functionalization" % what)
+
+        library.impl(what, refuse, "Functionalize")
+        return library
+    if kind == "module":
+        original = torch.export.ExportedProgram.module
+
+        def module(self, *args, **kwargs):
+            m = original(self, *args, **kwargs)
+            forward = m.forward
+            m.forward = lambda *a: tuple(o + 1 if isinstance(o, torch.Tensor) and o.is_floating_point() else o
+                                         for o in forward(*a))
+            return m
+
+        torch.export.ExportedProgram.module = module
+    return None
+
+
+if __name__ == "__main__":
+    kept = plant(sys.argv[1])
+    sys.argv = sys.argv[2:]
+    try:
+        runpy.run_path(sys.argv[0], run_name="__main__")
+    except SystemExit as e:
+        sys.exit(e.code)

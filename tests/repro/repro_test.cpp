@@ -1,0 +1,304 @@
+// Reproducer scripts (repro/python_repro.h) against an independent oracle: the module a script
+// rebuilds, run eagerly by torch in a fresh process, computes bit for bit what epsmith's own
+// eager run of the program computes, for generated programs of every shape the generator
+// makes; bad input gets a located error. Skipped where no Python torch is beside the build.
+#include <gtest/gtest.h>
+
+#include <ATen/ops/allclose.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/programs.h"
+#include "generators/graph_generator.h"
+#include "generators/op_catalog.h"
+#include "generators/random_source.h"
+#include "generators/result_values.h"
+#include "oracle/program_io.h"
+#include "oracle/run.h"
+#include "oracle/torch_peer.h"
+#include "repro/python_repro.h"
+#include "oracle/aten_bridge.h"
+#include "tests/support/program_text.h"
+
+namespace epsmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path freshDirectory(const std::string& stem) {
+  fs::path dir = fs::temp_directory_path() / (stem + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void writeFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `python -I ARGS` in a fresh empty directory, its output in `output`; the exit status.
+int runPython(const std::string& args, std::string& output) {
+  const fs::path cwd = freshDirectory("epsmith-repro-cwd");
+  const fs::path log = cwd / "output.txt";
+  const std::string command = "cd '" + cwd.string() + "' && '" + torchPython() + "' -I " + args + " >'" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  output = readFile(log);
+  fs::remove_all(cwd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Why two values differ in their bits ("" when they do not): dtype, sizes, then bytes.
+std::string bitDifference(const c10::IValue& a, const c10::IValue& b) {
+  if (a.isTensor() != b.isTensor()) return "a tensor against a " + std::string(a.isTensor() ? b.tagKind() : a.tagKind());
+  if (!a.isTensor()) {
+    if (a.isDouble() && b.isDouble()) {
+      const double x = a.toDouble(), y = b.toDouble();
+      return std::memcmp(&x, &y, sizeof x) == 0 ? "" : "floats " + std::to_string(x) + " and " + std::to_string(y);
+    }
+    return a == b ? "" : "values of kinds " + a.tagKind() + " and " + b.tagKind();
+  }
+  const at::Tensor x = a.toTensor().detach().contiguous(), y = b.toTensor().detach().contiguous();
+  if (x.scalar_type() != y.scalar_type()) return std::string("dtypes ") + c10::toString(x.scalar_type()) + " and " + c10::toString(y.scalar_type());
+  if (x.sizes() != y.sizes()) return "sizes differ";
+  if (x.numel() && std::memcmp(x.data_ptr(), y.data_ptr(), x.numel() * x.element_size()) != 0) return "element bits differ";
+  return "";
+}
+
+// Whether `p` calls an op that factorizes a matrix: LAPACK's results there depend on the
+// thread count and on how the blocks are aligned, which two processes need not share (the
+// same script's least-squares solution differs in its last bits between one thread and two).
+bool factorizes(const ExportedProgram& p) {
+  for (const Node& n : p.graph().nodes()) {
+    if (n.atenOp() && factorizesMatrix(*n.atenOp())) return true;
+  }
+  return false;
+}
+
+// What epsmith's run and the script's eager run disagree on, one line each; a value of a
+// program that factorizes may differ in its last bits (`rounded` counts those).
+std::vector<std::string> disagreements(const RunResult& ours, const RunResult& script, bool lapack, int& rounded) {
+  auto differs = [&](const c10::IValue& a, const c10::IValue& b) {
+    std::string d = bitDifference(a, b);
+    if (d == "element bits differ" && lapack && at::allclose(a.toTensor(), b.toTensor(), 1e-3, 1e-5, /*equal_nan=*/true)) {
+      ++rounded;
+      return std::string();
+    }
+    return d;
+  };
+  std::vector<std::string> out;
+  if (ours.outputs.size() != script.outputs.size()) return {"output counts differ"};
+  for (size_t i = 0; i < ours.outputs.size(); ++i) {
+    if (auto d = differs(ours.outputs[i], script.outputs[i]); !d.empty()) out.push_back("output " + std::to_string(i) + ": " + d);
+  }
+  int user = 0;
+  for (const auto& [name, tensor] : ours.final_inputs) {
+    std::string key = name.rfind("user_input:", 0) == 0 ? "user_input:#" + std::to_string(user++) : name;
+    if (key.rfind("constant:", 0) == 0) continue;
+    const at::Tensor* theirs = nullptr;
+    for (const auto& [k, t] : script.final_inputs) theirs = k == key ? &t : theirs;
+    if (!theirs) out.push_back(name + ": missing from the script's run");
+    else if (auto d = differs(tensor, *theirs); !d.empty()) out.push_back(name + ": " + d);
+  }
+  return out;
+}
+
+struct Generated {
+  std::string label;
+  ExportedProgram program;
+};
+
+// Programs of every kind the generator makes: its defaults, grad regions in most programs,
+// the functionalized ATEN form (mutation outputs written back), only non-contiguous inputs.
+std::vector<Generated> generatedPrograms(int per_config) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  std::vector<std::pair<std::string, GeneratorConfig>> configs(4);
+  configs[0].first = "default";
+  configs[1].first = "no-grad";
+  configs[1].second.no_grad_percent = 40;
+  configs[2].first = "aten";
+  configs[2].second.dialect = IrDialect::Aten;
+  configs[3].first = "strided";
+  configs[3].second.noncontiguous_percent = 100;
+  std::vector<Generated> out;
+  for (const auto& [name, config] : configs) {
+    for (int seed = 1; seed <= per_config; ++seed) {
+      SeededSource random(static_cast<uint64_t>(seed));
+      auto p = generateInDialect(catalog, config, random);
+      if (p.ok()) out.push_back({name + " seed " + std::to_string(seed), std::move(p.value())});
+    }
+  }
+  return out;
+}
+
+int programsPerConfig() {
+  const char* n = std::getenv("EPSMITH_REPRO_PROGRAMS");
+  return n && *n ? std::max(1, std::atoi(n) / 4) : 250;
+}
+
+// The scripts of `programs` run eagerly by torch (tests/repro/eager_driver.py), compared
+// with epsmith's runs; returns how many were compared.
+int compareEagerRuns(const std::vector<Generated>& programs) {
+  int rounded = 0;
+  const fs::path scripts = freshDirectory("epsmith-repro-scripts"), results = freshDirectory("epsmith-repro-results");
+  char name[32];
+  for (size_t i = 0; i < programs.size(); ++i) {
+    auto script = writeReproScript(programs[i].program, {ReproPath::Decompose, "a test"});
+    EXPECT_TRUE(script.ok()) << programs[i].label << ": " << script.error().str();
+    if (!script.ok()) return 0;
+    std::snprintf(name, sizeof name, "p%05zu", i);
+    writeFile(scripts / (std::string(name) + ".py"), script.value());
+  }
+  std::string output;
+  const int status = runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/eager_driver.py '" + scripts.string() +
+                                   "' '" + results.string() + "'", output);
+  EXPECT_EQ(status, 0) << output;
+  int compared = 0;
+  for (size_t i = 0; i < programs.size() && status == 0; ++i) {
+    std::snprintf(name, sizeof name, "p%05zu", i);
+    const RunResult ours = runProgram(programs[i].program, RunOptions(RunMode::Exported));
+    const fs::path error = results / (std::string(name) + ".error"), pt = results / (std::string(name) + ".pt");
+    if (!ours.ok() || fs::exists(error)) {
+      EXPECT_EQ(!ours.ok(), fs::exists(error)) << programs[i].label << ": epsmith "
+          << (ours.ok() ? "ran" : ours.error->str()) << "; the script " << (fs::exists(error) ? readFile(error) : "ran");
+      continue;
+    }
+    for (const auto& d : disagreements(ours, decodeTorchRun(readFile(pt)), factorizes(programs[i].program), rounded)) {
+      ADD_FAILURE() << programs[i].label << " (" << name << ".py): " << d;
+    }
+    ++compared;
+  }
+  if (rounded) std::cout << "[          ] " << rounded << " values of LAPACK calls equal within 1e-3, not bit for bit\n";
+  fs::remove_all(scripts);
+  fs::remove_all(results);
+  return compared;
+}
+
+TEST(ReproScripts, EagerRunsEqualEpsmithsBitForBit) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  c10::WarningUtils::WarningHandlerGuard quiet(silentWarningHandler());
+  const std::vector<Generated> programs = generatedPrograms(programsPerConfig());
+  const int compared = compareEagerRuns(programs);
+  std::cout << "[          ] " << compared << " of " << programs.size() << " programs' results equal bit for bit\n";
+  EXPECT_GE(compared, static_cast<int>(programs.size()) * 9 / 10);
+}
+
+// torch.export's own form of a grad region, a wrap_with_set_grad_enabled subgraph, becomes
+// a `with torch.no_grad():` block that computes what epsmith's run of the subgraph does.
+TEST(ReproScripts, ExportedGradRegionsRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  const fs::path dir = freshDirectory("epsmith-repro-hop");
+  std::string output;
+  ASSERT_EQ(runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/export_grad_region.py '" + (dir / "m.pt2").string() + "'",
+                      output), 0) << output;
+  auto p = loadProgram((dir / "m.pt2").string());
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  auto script = writeReproScript(p.value(), {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find("        with torch.no_grad():\n            mul_"), std::string::npos) << script.value();
+  std::vector<Generated> one;
+  one.push_back({"exported", std::move(p.value())});
+  EXPECT_EQ(compareEagerRuns(one), 1);
+  fs::remove_all(dir);
+}
+
+ExportedProgram example(const char* name) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/" + name);
+  EXPECT_TRUE(p.ok()) << p.error().str();
+  return std::move(p.value());
+}
+
+// The script of `p` for `check`, run with `fault` planted in torch
+// (tests/repro/planted_torch_fault.py): its exit status, its output in `output`.
+int runScript(const ExportedProgram& p, std::string_view check, const std::string& fault, std::string& output) {
+  auto path = reproPathOf(check);
+  EXPECT_TRUE(path.ok()) << check;
+  auto script = writeReproScript(p, {path.value(), std::string(check) + " test"});
+  EXPECT_TRUE(script.ok()) << script.error().str();
+  const fs::path dir = freshDirectory("epsmith-repro-planted");
+  writeFile(dir / "repro.py", script.value());
+  const int status = runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/planted_torch_fault.py " + fault + " '" +
+                                   (dir / "repro.py").string() + "'", output);
+  fs::remove_all(dir);
+  return status;
+}
+
+// Each path's script exits 0 where torch agrees with eager and 1 where a fault planted on
+// its path makes it disagree: a refusing functionalization kernel for torch.func.functionalize
+// (D2) and run_decompositions (D8), a module() that adds one for D5 and D7.
+TEST(ReproScripts, ExitOneExactlyWhenTheBugShows) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  const ExportedProgram p = example("linear_counter.ept");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"D2", "functionalize:mm"}, {"D8", "functionalize:mm"}, {"D5", "module:plus-one"}, {"D7", "module:plus-one"}};
+  for (const auto& [check, fault] : cases) {
+    std::string output;
+    EXPECT_EQ(runScript(p, check, "none", output), 0) << check << ":\n" << output;
+    EXPECT_NE(output.find("the bug does not show"), std::string::npos) << output;
+    EXPECT_EQ(runScript(p, check, fault, output), 1) << check << " with " << fault << ":\n" << output;
+    EXPECT_NE(output.find("torch " ), std::string::npos) << output;  // the release it ran on
+  }
+}
+
+TEST(ReproScripts, CudaPathCannotRunWithoutCuda) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  std::string output;
+  const int status = runScript(example("linear_counter.ept"), "D3", "none", output);
+  if (output.find("CUDA is not available") == std::string::npos) GTEST_SKIP() << "this torch has CUDA: " << output;
+  EXPECT_EQ(status, 2) << output;
+}
+
+TEST(ReproScripts, ImportOnlyTorchAndTheStandardLibrary) {
+  auto script = writeReproScript(example("linear_counter.ept"), {ReproPath::SaveLoad, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  std::istringstream lines(script.value());
+  std::vector<std::string> imports;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("import ", 0) == 0 || line.rfind("from ", 0) == 0) imports.push_back(line);
+  }
+  EXPECT_EQ(imports, (std::vector<std::string>{"import io", "import sys", "import torch"}));
+  EXPECT_NE(script->find("torch.ops.aten.mm.default(x, self.weight)"), std::string::npos) << script.value();
+  EXPECT_NE(script->find("self.register_buffer(\"calls\", calls)"), std::string::npos) << script.value();
+}
+
+TEST(ReproScripts, NamesThatAreNotPythonAreLocatedErrors) {
+  std::string text = printProgramText(example("linear_counter.ept"));
+  for (size_t at; (at = text.find("%relu")) != std::string::npos;) text.replace(at, 5, "%lambda");
+  ExportedProgram p = test::parse(text);
+  auto script = writeReproScript(p, {ReproPath::Decompose, "a test"});
+  ASSERT_FALSE(script.ok());
+  EXPECT_EQ(script.error().str(), "%lambda: the node name 'lambda' is not a Python identifier");
+
+  ExportedProgram q = example("linear_counter.ept");
+  q.signature.input_specs[1].target = "calls-1";
+  q.state_dict["calls-1"] = q.state_dict["calls"];
+  script = writeReproScript(q, {ReproPath::Decompose, "a test"});
+  ASSERT_FALSE(script.ok());
+  EXPECT_EQ(script.error().str(), "%b_calls: the state name's part 'calls-1' is not a Python identifier");
+}
+
+TEST(ReproScripts, OnlyChecksThatAskPyTorchHaveAPath) {
+  for (const char* check : {"D2", "D3", "D5", "D7", "D8"}) EXPECT_TRUE(reproPathOf(check).ok()) << check;
+  for (const char* check : {"D1", "D4", "D6"}) {
+    auto path = reproPathOf(check);
+    ASSERT_FALSE(path.ok());
+    EXPECT_NE(path.error().message.find("epsmith's own code"), std::string::npos) << path.error().message;
+  }
+  EXPECT_FALSE(reproPathOf("D10").ok());
+}
+
+}  // namespace
+}  // namespace epsmith
