@@ -83,6 +83,17 @@ void readExpected(const JsonAt& e, CaseFile& c) {
   c.where = stringOr(e, "where", "");
 }
 
+UpstreamRecord readUpstream(const JsonAt& j) {
+  UpstreamRecord r;
+  const std::string cls = j.field("class").string();
+  if (auto parsed = upstreamClassFromName(cls)) r.cls = *parsed;
+  else j.field("class").fail("unknown class " + jsonQuoted(cls) + " (torch-confirmed, cpp-only, unconfirmed)");
+  r.torch = stringOr(j, "torch", "");
+  r.reason = stringOr(j, "reason", "");
+  r.date = stringOr(j, "date", "");
+  return r;
+}
+
 }  // namespace
 
 RootCause rootCauseOf(const CaseFile& c) {
@@ -137,6 +148,22 @@ std::string_view caseStatusName(CaseStatus s) {
   return "?";
 }
 
+std::string_view upstreamClassName(UpstreamClass c) {
+  switch (c) {
+    case UpstreamClass::TorchConfirmed: return "torch-confirmed";
+    case UpstreamClass::CppOnly: return "cpp-only";
+    case UpstreamClass::Unconfirmed: return "unconfirmed";
+  }
+  return "unconfirmed";
+}
+
+std::optional<UpstreamClass> upstreamClassFromName(std::string_view name) {
+  for (auto c : {UpstreamClass::TorchConfirmed, UpstreamClass::CppOnly, UpstreamClass::Unconfirmed}) {
+    if (upstreamClassName(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
 Expected<std::string> writeCaseFileText(const CaseFile& c) {
   std::string program;
   if (c.program) {
@@ -163,6 +190,14 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   w.key("report").string(c.report);
   w.endObject();
   writeProvenance(w.key("provenance"), c.provenance);
+  if (c.upstream) {
+    w.key("upstream").beginObject();
+    w.key("class").string(upstreamClassName(c.upstream->cls));
+    w.key("torch").string(c.upstream->torch);
+    w.key("reason").string(c.upstream->reason);
+    w.key("date").string(c.upstream->date);
+    w.endObject();
+  }
   w.key("program");
   if (c.program) w.raw(program);
   else w.null();
@@ -193,6 +228,7 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     else j.field("status").fail("unknown status " + jsonQuoted(status) + " (open, known-upstream, fixed)");
     c.note = stringOr(j, "note", "");
     c.provenance = readProvenance(j.field("provenance"));
+    if (auto up = j.optional("upstream")) c.upstream = readUpstream(*up);
     auto program = j.optional("program");
     if (!program) return c;
     auto read = readProgramJsonAt(*program);

@@ -47,6 +47,28 @@ enum class CaseStatus : uint8_t {
 };
 std::string_view caseStatusName(CaseStatus s);
 
+// Note [A finding confirmed by torch alone]
+// A finding epsmith attributes to PyTorch is a claim until torch alone shows it, as PyTorch's
+// rules for fuzzer reports ask. So the campaign (for each new root cause, after its cases)
+// and `epsmith report` run the case's torch-only script (docs/repro.md) with the Python
+// torch the peer uses, and the case records what that run established: torch-confirmed
+// (the script exits 1), cpp-only (a D2 finding that torch.func.functionalize, Python's
+// entry to the same kernels, does not show: LibTorch's C++ functionalization in a process
+// without Python, where meta kernels registered from Python are missing; counted apart and
+// never presented as an upstream bug), or unconfirmed (the script shows no difference,
+// cannot run here, or ran out of time: the reason says which; often a bug of ours). Reports
+// lead with the torch-confirmed.
+enum class UpstreamClass : uint8_t { TorchConfirmed, CppOnly, Unconfirmed };
+std::string_view upstreamClassName(UpstreamClass c);  // "torch-confirmed"
+std::optional<UpstreamClass> upstreamClassFromName(std::string_view name);
+
+struct UpstreamRecord {
+  UpstreamClass cls = UpstreamClass::Unconfirmed;
+  std::string torch;   // the release the script ran on: "2.13.0+cpu"
+  std::string reason;  // one line: what the script printed, or why it could not show it
+  std::string date;    // ISO 8601, UTC
+};
+
 struct Provenance {
   uint64_t seed = 0;               // the case's generator seed
   std::string config;              // the generation config's text ("" = defaults)
@@ -79,6 +101,8 @@ struct CaseFile {
   // For a case found on another LibTorch whose program this one cannot read (an operator
   // or overload it lacks): why, and `program` is empty (Note [Cases found on another LibTorch]).
   std::string program_unreadable_here;
+  // What the case's torch-only script established, where it was run.
+  std::optional<UpstreamRecord> upstream;
 };
 
 // The root cause a case file records (Note [Root causes]): its core ops, else its

@@ -115,8 +115,7 @@ std::string_view pathGuard(ReproPath path) {
   return "";
 }
 
-const std::string_view kMain = R"PY(    print("torch", torch.__version__)
-    if isinstance(expected, Exception) or isinstance(actual, Exception):
+const std::string_view kMain = R"PY(    if isinstance(expected, Exception) or isinstance(actual, Exception):
         both = isinstance(expected, Exception) and isinstance(actual, Exception)
         found = [] if both else ["eager %s; the path %s" % tuple(show(r) if isinstance(r, Exception) else "ran" for r in (expected, actual))]
     else:

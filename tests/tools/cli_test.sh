@@ -196,6 +196,34 @@ fi
 check fuzz_bad_jobs 2 "jobs" -- "$epsmith" fuzz --jobs 0 --corpus "$work/fc" --report "$work/fr"
 if [ -e "$work/fc" ] || [ -e "$work/fr" ]; then echo "FAIL fuzz wrote something for bad flags"; failures=$((failures + 1)); else passes=$((passes + 1)); fi
 
+# repro: a torch-only script per finding (docs/repro.md); bad input is a located error.
+check repro_example 0 "mm = torch.ops.aten.mm.default(x, self.weight)" -- "$epsmith" repro "$example"
+check repro_own_check 2 "epsmith's own code" -- "$epsmith" repro --check D1 "$example"
+check repro_unknown_check 2 "'D10' is not a check that asks PyTorch" -- "$epsmith" repro --check D10 "$example"
+check repro_bad_program 2 "$work/bad.ept:3:16: unknown operator aten::nope" -- "$epsmith" repro "$work/bad.ept"
+sed 's/%relu/%lambda/g' "$example" >"$work/lambda.ept"
+check repro_not_python 2 "%lambda: the node name 'lambda' is not a Python identifier" -- "$epsmith" repro "$work/lambda.ept"
+check repro_unwritable 2 "cannot write $work/nodir/r.py" -- "$epsmith" repro "$example" -o "$work/nodir/r.py"
+check report_not_a_case 2 "" -- "$epsmith" report "$work/nope.json"
+# report: a bundle per case and the class its script establishes with torch alone, shown with
+# a fault planted in torch (the script exits 1) and without it (a D2 finding torch.func does
+# not show is cpp-only); skipped without the venv's torch.
+real_python=$src/.venv/bin/python
+case_d2=$src/tests/data/repro/d2_planted_mm.json
+if "$real_python" -c "import torch" 2>/dev/null; then
+  with_fault=(env EPSMITH_PYTHON="$src/tests/repro/python_with_planted_fault.sh" EPSMITH_TEST_REAL_PYTHON="$real_python")
+  check report_confirmed 0 "torch-confirmed" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$epsmith" report "$case_d2" --out "$work/bundles"
+  check report_issue 0 'Suggested labels: `module: functionalization`, `topic: fuzzer`' -- cat "$work/bundles/d2-exception-in-one-test/issue.md"
+  check report_issue_script 0 "exits 1 when the bug shows" -- cat "$work/bundles/d2-exception-in-one-test/issue.md"
+  check report_script_alone 1 "the path raised RuntimeError: planted fault" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$src/tests/repro/python_with_planted_fault.sh" "$work/bundles/d2-exception-in-one-test/repro.py"
+  check report_cpp_only 0 "cpp-only" -- env EPSMITH_PYTHON="$real_python" "$epsmith" report "$case_d2" --out "$work/bundles2"
+  cp "$case_d2" "$work/case.json"
+  check report_records 0 "torch-confirmed" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$epsmith" report "$work/case.json"
+  check report_recorded 0 '"class": "torch-confirmed"' -- cat "$work/case.json"
+else
+  echo "skipped report_*: $real_python has no torch"
+fi
+
 # A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
 printf 'nodes 8\n' >"$work/fuzz.cfg"

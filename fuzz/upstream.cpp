@@ -1,0 +1,165 @@
+// Confirming a finding with torch alone and drafting its issue (fuzz/upstream.h).
+#include "fuzz/upstream.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "oracle/program_io.h"
+#include "oracle/torch_peer.h"
+#include "repro/python_repro.h"
+
+namespace epsmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `argv` in `cwd` with its output in `log`, ended (its whole process group) after
+// `timeout_seconds`. The exit code, or -1 with `signal` or `timed_out` set.
+int runWithTimeout(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& log, int timeout_seconds,
+                   int& signal, bool& timed_out) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (fd < 0 || null < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::dup2(null, 0), ::dup2(fd, 1), ::dup2(fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      timed_out = true;
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (WIFSIGNALED(status)) signal = WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+fs::path freshDirectory() {
+  std::string tmpl = (fs::temp_directory_path() / "epsmith-repro.XXXXXX").string();
+  return ::mkdtemp(tmpl.data()) ? fs::path(tmpl) : fs::path();
+}
+
+// The output's lines from the verdict on: what differs, without the torch banner.
+std::string verdictLines(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.rfind("torch ", 0) == 0 || line.find("Warning") != std::string::npos) continue;
+    if (!kept.empty()) kept += " | ";
+    kept += line;
+  }
+  return kept.size() > 400 ? kept.substr(0, 400) + " ..." : kept;
+}
+
+bool isCrash(const std::string& kind) { return kind.rfind("crash", 0) == 0; }
+
+// The part of a finding's message a script's output must repeat: without the exception's
+// class, up to the first number or quoted name (the program's own), at most 40 characters.
+std::string messageKey(std::string message) {
+  if (auto colon = message.find(": "); colon != std::string::npos && colon < 40 &&
+                                       message.compare(colon - 5, 5, "Error") == 0) {
+    message = message.substr(colon + 2);
+  }
+  const size_t cut = std::min<size_t>(message.find_first_of("0123456789'\"`("), 40);
+  message = message.substr(0, cut);
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  return message;
+}
+
+// Whether the difference a script printed is the case's: an exception with the case's
+// message where the case raised in one run, a difference of values where it mismatched.
+bool showsTheFinding(const CaseFile& c, const std::string& output) {
+  const bool raised = output.find(" raised ") != std::string::npos;
+  if (c.kind.find("mismatch") != std::string::npos) return !raised;
+  return raised && output.find(messageKey(c.message)) != std::string::npos;
+}
+
+}  // namespace
+
+ScriptRun runReproScript(const std::string& script, int timeout_seconds) {
+  ScriptRun run;
+  const fs::path dir = freshDirectory();
+  if (dir.empty() || writeFileAtomically((dir / "repro.py").string(), script)) {
+    run.output = "cannot write the script into a temporary directory";
+    return run;
+  }
+  const fs::path cwd = dir / "cwd";
+  fs::create_directory(cwd);
+  run.exit_code = runWithTimeout({torchPython(), "-I", "-W", "ignore", (dir / "repro.py").string()}, cwd, dir / "output.txt", timeout_seconds,
+                                 run.signal, run.timed_out);
+  auto output = readFileBytes((dir / "output.txt").string());
+  if (output.ok()) run.output = output.value();
+  const size_t at = run.output.rfind("torch ", 0) == 0 ? 0 : run.output.find("\ntorch ");
+  if (at != std::string::npos) {
+    const size_t from = at + (at == 0 ? 6 : 7);
+    run.torch = run.output.substr(from, run.output.find('\n', from) - from);
+  }
+  removeTree(dir.string());
+  return run;
+}
+
+UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
+  UpstreamRecord r;
+  r.torch = run.torch;
+  r.date = utcNow();
+  if (run.signal != 0 && isCrash(c.kind)) {
+    r.cls = UpstreamClass::TorchConfirmed;
+    r.reason = "the script's process died of signal " + std::to_string(run.signal);
+  } else if (run.exit_code == 1 && showsTheFinding(c, run.output)) {
+    r.cls = UpstreamClass::TorchConfirmed;
+    r.reason = verdictLines(run.output);
+  } else if (run.exit_code == 1) {
+    r.reason = "the script shows another difference than the case's: " + verdictLines(run.output);
+  } else if (run.exit_code == 0 && c.check == "D2") {
+    r.cls = UpstreamClass::CppOnly;
+    r.reason = "torch.func.functionalize agrees with eager: only LibTorch's C++ functionalization, without Python, shows it";
+  } else if (run.exit_code == 0) {
+    r.reason = "the script shows no difference on torch " + run.torch;
+  } else if (run.timed_out) {
+    r.reason = "the script ran out of time";
+  } else if (run.exit_code == 2) {
+    r.reason = "the script cannot run here: " + verdictLines(run.output);
+  } else {
+    r.reason = "the script failed (exit " + std::to_string(run.exit_code) + ", signal " + std::to_string(run.signal) +
+               "): " + verdictLines(run.output);
+  }
+  return r;
+}
+
+Expected<std::string> caseReproScript(const CaseFile& c) {
+  auto path = reproPathOf(c.check);
+  if (!path.ok()) return path.error();
+  if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
+  return writeReproScript(*c.program, {path.value(), c.check + " " + c.kind + (c.op.empty() ? "" : " at " + c.op)});
+}
+
+const std::string& torchEnvironment() {
+  static const std::string environment = [] {
+    ScriptRun run = runReproScript("import runpy\nrunpy.run_module('torch.utils.collect_env', run_name='__main__')\n", 120);
+    return run.exit_code == 0 ? run.output : std::string();
+  }();
+  return environment;
+}
+
+}  // namespace epsmith

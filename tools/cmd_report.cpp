@@ -1,0 +1,97 @@
+// `epsmith report PATH... [--out DIR] [--timeout S]`: an upstream-ready bundle per case
+// (repro.py and issue.md, docs/repro.md), each script run once with the peer's Python torch,
+// and the class it establishes recorded in the case file (Note [A finding confirmed by torch alone]).
+// Cases found on LibTorch 1.13, and checks of epsmith's own code, are listed and left alone.
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "fuzz/corpus.h"
+#include "fuzz/upstream.h"
+#include "oracle/program_io.h"
+#include "tools/command.h"
+
+namespace epsmith::cli {
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> paths;
+  std::string out;
+  int timeout = 300;
+};
+
+// Counts by check and class, for the closing table.
+using Tally = std::map<std::string, std::map<std::string, int>>;
+
+// One case: its bundle, and its class recorded in the case file (unless bundles go to --out).
+void reportCase(const std::string& path, const ReportOptions& o, Tally& tally, int& exit_code) {
+  auto c = readCaseFile(path);
+  if (!c.ok()) {
+    std::cerr << "epsmith report: " << c.error().str() << "\n";
+    exit_code = kExitBadInput;
+    return;
+  }
+  if (c->provenance.libtorch == "1.13") {
+    ++tally[c->check]["found on 1.13"];
+    return;
+  }
+  const std::filesystem::path file(path);
+  const std::string dir = o.out.empty() ? file.parent_path().string() : (std::filesystem::path(o.out) / c->bucket).string();
+  auto record = writeUpstreamBundle(c.value(), dir, o.timeout);
+  if (!record.ok()) {
+    ++tally[c->check]["no script"];
+    std::cout << "no script        " << path << ": " << record.error().str() << "\n";
+    return;
+  }
+  const std::string_view cls = upstreamClassName(record->cls);
+  ++tally[c->check][std::string(cls)];
+  std::cout << cls << std::string(17 - cls.size(), ' ') << path << "\n    " << record->reason << "\n";
+  if (!o.out.empty()) return;
+  c->upstream = record.value();
+  auto text = writeCaseFileText(c.value());
+  std::optional<Diagnostic> error = text.ok() ? writeFileAtomically(path, text.value()) : text.error();
+  if (error) {
+    std::cerr << "epsmith report: " << error->str() << "\n";
+    exit_code = kExitBadInput;
+  }
+}
+
+void printTally(const Tally& tally) {
+  const std::vector<std::string> columns{"torch-confirmed", "cpp-only", "unconfirmed", "no script", "found on 1.13"};
+  std::cout << "\n| check |";
+  for (const auto& c : columns) std::cout << " " << c << " |";
+  std::cout << "\n|---|";
+  for (size_t i = 0; i < columns.size(); ++i) std::cout << "---|";
+  std::cout << "\n";
+  for (const auto& [check, counts] : tally) {
+    std::cout << "| " << check << " |";
+    for (const auto& c : columns) std::cout << " " << (counts.count(c) ? counts.at(c) : 0) << " |";
+    std::cout << "\n";
+  }
+}
+
+int report(const ReportOptions& o) {
+  auto files = caseFilesUnder(o.paths);
+  if (!files.ok()) {
+    std::cerr << "epsmith report: " << files.error().str() << "\n";
+    return kExitBadInput;
+  }
+  int exit_code = kExitOk;
+  Tally tally;
+  for (const auto& path : files.value()) reportCase(path, o, tally, exit_code);
+  printTally(tally);
+  return exit_code;
+}
+
+}  // namespace
+
+void addReportCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("report", "Write repro.py and issue.md for cases, confirming each with torch alone");
+  auto o = std::make_shared<ReportOptions>();
+  cmd->add_option("PATH", o->paths, "case files, or directories searched for them")->required();
+  cmd->add_option("--out", o->out, "write each bundle to DIR/<bucket>/ and leave the case files as they are");
+  cmd->add_option("--timeout", o->timeout, "seconds each script may run")->check(CLI::PositiveNumber);
+  cmd->callback([o, &exit_code] { exit_code = report(*o); });
+}
+
+}  // namespace epsmith::cli
