@@ -1,6 +1,9 @@
 // See campaign.h. Requests and replies between the campaign and its workers are JSON.
 #include "fuzz/campaign.h"
 
+#include "fuzz/upstream.h"
+#include "repro/python_repro.h"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -461,6 +464,8 @@ CampaignResult Campaign::run() {
   takeCasesInOrder(true);
   // Signatures left unminimized (an interrupted campaign) still count, under their own bucket.
   settleInOrder(true);
+  fuzz_seconds_ = std::chrono::duration<double>(Clock::now() - start_).count();
+  confirmUpstream();
   statusLine(true);
   writeReport();
   logStats();
@@ -472,9 +477,36 @@ CampaignResult Campaign::run() {
   return result;
 }
 
+// Note [A finding confirmed by torch alone]: each new root cause with a path through
+// PyTorch gets its bundle beside its case file and the class its script establishes, once,
+// after the last case: the scripts take seconds each and never slow the cases.
+void Campaign::confirmUpstream() {
+  if (o_.confirm_timeout <= 0) return;
+  const auto started = Clock::now();
+  for (auto& [id, b] : buckets_) {
+    if (!b.is_new || b.corpus_file.empty() || !reproPathOf(b.root.check).ok()) continue;
+    auto c = readCaseFile(b.corpus_file);
+    if (!c.ok()) {
+      errors_.push_back(c.error().str());
+      continue;
+    }
+    const std::string dir = std::filesystem::path(b.corpus_file).parent_path().string();
+    auto record = writeUpstreamBundle(c.value(), dir, o_.confirm_timeout);
+    if (!record.ok()) {
+      errors_.push_back(b.corpus_file + ": " + record.error().str());
+      continue;
+    }
+    c->upstream = b.upstream = record.value();
+    auto text = writeCaseFileText(c.value());
+    if (auto e = text.ok() ? writeFileAtomically(b.corpus_file, text.value()) : text.error()) errors_.push_back(e->str());
+    log_ << "UPSTREAM " << id << ": " << upstreamClassName(record->cls) << ": " << record->reason << std::endl;
+  }
+  confirm_seconds_ = std::chrono::duration<double>(Clock::now() - started).count();
+}
+
 // The closing stat:: lines, in libFuzzer's form, for scripts that watch campaigns.
 void Campaign::logStats() const {
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  const double elapsed = fuzz_seconds_;
   int64_t flaky = 0;
   for (const auto& [signature, n] : flaky_) flaky += n;
   log_ << "stat::number_of_executed_cases: " << cases_ << "\n"
@@ -487,6 +519,8 @@ void Campaign::logStats() const {
        << "stat::known_bug_findings: " << knownFindings() << "\n"
        << "stat::mismatches_counted_by_slice: " << by_slice_ << "\n"
        << "stat::worker_deaths: " << deaths_ << "\n"
+       << "stat::torch_confirmed: " << upstreamCount(UpstreamClass::TorchConfirmed) << "\n"
+       << "stat::confirm_seconds: " << static_cast<int64_t>(confirm_seconds_) << "\n"
        << "stat::peak_rss_mb: " << (peak_rss_ >> 20) << "\n";
   for (int i = 0; i < kNumPhases; ++i) {
     log_ << "stat::" << kPhaseNames[i] << "_share: " << std::fixed << std::setprecision(3)

@@ -31,6 +31,9 @@ struct CampaignOptions {
   double status_seconds = 3;  // between status lines
   // Note [A minimization budget per family] (campaign.cpp); 0: no limit
   int minimize_per_family = 8;
+  // Seconds a new root cause's torch-only script may run when the campaign confirms it with
+  // torch alone (Note [A finding confirmed by torch alone]); 0: scripts are not run.
+  int confirm_timeout = 300;
   std::string command_line;   // for the report
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fuzz/campaign.h"
+#include "fuzz/corpus.h"
 #include "fuzz/case_runner.h"
 #include "formats/json.h"
 #include "fuzz/failing.h"
@@ -38,6 +39,8 @@ struct Bucket {
   uint64_t first_seed = 0;
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
+  // What its torch-only script established (new root causes with a path through PyTorch).
+  std::optional<UpstreamRecord> upstream;
 };
 
 // Buckets of one family (RootCause::family: one message, other ops), in bucket id order.
@@ -101,8 +104,10 @@ class Campaign {
   void dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time);
   void receive(WorkerPool& pool, int ms);
   void logStats() const;
+  void confirmUpstream();
   void writeReport();
   int newBuckets() const;
+  int upstreamCount(UpstreamClass c) const;  // new root causes of that class
   int64_t knownFindings() const;
   void writeBucketsJson(JsonWriter& w) const;
   void writeKnownJson(JsonWriter& w) const;
@@ -161,6 +166,8 @@ class Campaign {
   std::map<std::string, std::map<std::string, int64_t>> skip_reasons_;
   size_t peak_rss_ = 0;
   Clock::time_point start_;
+  double fuzz_seconds_ = 0;     // from the start to the last case settled
+  double confirm_seconds_ = 0;  // running new root causes' scripts, after that
   std::string started_at_;
   std::vector<std::string> errors_;
   int restarts_ = 0;

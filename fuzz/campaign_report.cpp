@@ -122,6 +122,7 @@ void Campaign::writeBucketsJson(JsonWriter& w) const {
     w.key("oracle_calls").integer(b.oracle_calls);
     w.key("corpus_file").string(b.corpus_file);
     w.key("repro").string(reproCommand(b));
+    w.key("upstream").string(b.upstream ? std::string(upstreamClassName(b.upstream->cls)) : "");
     w.endObject();
   }
   w.endArray();
@@ -172,6 +173,8 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   w.key("command").string(o_.command_line);
   w.key("started").string(started_at_);
   w.key("seconds").number(elapsed);
+  w.key("confirm_seconds").number(confirm_seconds_);
+  w.key("torch_confirmed").integer(upstreamCount(UpstreamClass::TorchConfirmed));
   w.key("seed").unsignedInteger(o_.seed);
   w.key("jobs").integer(o_.jobs);
   w.key("nodes").integer(runner_->nodes());
@@ -241,6 +244,9 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
      << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
      << "| findings | " << findings_ << " |\n"
      << "| root causes | " << buckets_.size() << ", " << newBuckets() << " new (no corpus held them) |\n"
+     << "| new, confirmed with torch alone | " << upstreamCount(UpstreamClass::TorchConfirmed) << " torch-confirmed, "
+     << upstreamCount(UpstreamClass::CppOnly) << " cpp-only, " << upstreamCount(UpstreamClass::Unconfirmed)
+     << " unconfirmed (scripts run in " << std::setprecision(0) << confirm_seconds_ << std::setprecision(1) << " s after the cases) |\n"
      << "| known bugs | " << knownFindings() << " findings of " << known_hits_.size() << " entries |\n"
      << "| mismatches counted by their slice | " << by_slice_ << " (not minimized; Note [The slice of a mismatch]) |\n"
      << "| worker deaths | " << deaths_ << " |\n"
@@ -288,14 +294,32 @@ void Campaign::writeFamilies(std::ostream& md, const std::vector<Family>& famili
   }
 }
 
+int Campaign::upstreamCount(UpstreamClass c) const {
+  int n = 0;
+  for (const auto& [id, b] : buckets_) n += b.is_new && b.upstream && b.upstream->cls == c ? 1 : 0;
+  return n;
+}
+
 // The report's first section: each new root cause with its minimized program and how to
-// get it back.
+// get it back, those torch alone confirmed first (Note [A finding confirmed by torch alone]).
 void Campaign::writeNew(std::ostream& md) const {
   md << "\n## New root causes\n";
   if (newBuckets() == 0) md << "\nNone: every finding is a known bug or a root cause a corpus holds.\n";
+  std::vector<const Bucket*> ordered;
   for (const auto& [id, b] : buckets_) {
-    if (!b.is_new) continue;
-    md << "\n### " << b.id << "\n\n"
+    if (b.is_new) ordered.push_back(&b);
+  }
+  auto rank = [](const Bucket* b) { return b->upstream ? static_cast<int>(b->upstream->cls) : 3; };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const Bucket* x, const Bucket* y) { return rank(x) < rank(y); });
+  for (const Bucket* bp : ordered) {
+    const Bucket& b = *bp;
+    md << "\n### " << b.id << "\n\n";
+    if (b.upstream) {
+      const std::string dir = std::filesystem::path(b.corpus_file).parent_path().string();
+      md << "- upstream: **" << upstreamClassName(b.upstream->cls) << "** on torch " << b.upstream->torch << ": "
+         << markdownCell(b.upstream->reason) << " (`" << dir << "/repro.py`, `" << dir << "/issue.md`)\n";
+    }
+    md
        << "- root cause: `" << markdownCell(b.root.str()) << "`\n"
        << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
        << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
@@ -330,7 +354,7 @@ void Campaign::writeSeenBefore(std::ostream& md) const {
 }
 
 void Campaign::writeReport() {
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  const double elapsed = fuzz_seconds_;
   const std::vector<Family> families = familiesOf(buckets_);
   const std::string summary = summaryJson(elapsed, families);
   std::ostringstream md;

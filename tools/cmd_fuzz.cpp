@@ -42,6 +42,7 @@ struct FuzzOptions {
   int torch_every = 2000;
   int nativert_every = 10;
   int minimize_per_family = 8;
+  int confirm_timeout = 300;
   double status = 3;
 };
 
@@ -71,6 +72,9 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--minimize-per-family", opts->minimize_per_family,
                   "minimizations per family of findings at most (0: no limit)")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("--confirm-timeout", opts->confirm_timeout,
+                  "seconds each new root cause's torch-only script may run, after the cases (0: not run)")
+      ->check(CLI::Range(0, 86400))->capture_default_str();
   cmd->add_option("--round-trip-every", opts->round_trip_every, "run D4 on one case in N, drawn from its seed")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--torch-every", opts->torch_every,
@@ -128,6 +132,7 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts.rss_limit_mb) << 20;
   if (opts.device == "cuda") o.setup.device.type = "cuda";
   o.minimize_per_family = opts.minimize_per_family;
+  o.confirm_timeout = opts.confirm_timeout;
   o.device = opts.device;
   o.cases = opts.cases;
   o.seconds = opts.cases > 0 ? 0 : (opts.time >= 0 ? opts.time : 60);

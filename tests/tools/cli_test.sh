@@ -228,8 +228,10 @@ fi
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
 printf 'nodes 8\n' >"$work/fuzz.cfg"
 campaign_faults=(env EPSMITH_PLANTED_FAULT=aten::add_.Tensor,aten::mul_.Tensor,aten::add_.Scalar,aten::mul_.Scalar,aten::abs_,aten::neg_)
-fuzz() { "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 "$@"; }
-out=$(fuzz --corpus "$work/corpus" --report "$work/report" 2>&1); code=$?
+# Only the first campaign confirms its new root causes with torch (scripts take seconds).
+fuzz() { "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 \
+  --confirm-timeout "${confirm:-0}" "$@"; }
+out=$(confirm=120 fuzz --corpus "$work/corpus" --report "$work/report" 2>&1); code=$?
 if [ "$code" -eq 1 ] && grep -q "^stat::number_of_executed_cases: 150$" <<<"$out" && grep -q "cases/s:" <<<"$out" &&
    grep -q "report: $work/report/report.md" <<<"$out"; then passes=$((passes + 1)); else
   echo "FAIL fuzz campaign: exit $code"; echo "$out" | tail -20; failures=$((failures + 1)); fi
@@ -239,6 +241,17 @@ check fuzz_skip_reasons 0 '"the functionalizer refuses it: %NODE: ' -- cat "$wor
 check fuzz_report 0 "## New root causes" -- cat "$work/report/report.md"
 check fuzz_report_families 0 "## Families" -- cat "$work/report/report.md"
 check fuzz_summary_families 0 '"families"' -- cat "$work/report/summary.json"
+# Note [A finding confirmed by torch alone]: faults planted in this process's LibTorch are
+# findings torch alone does not show, so none is torch-confirmed; each has its bundle.
+if [ -n "$(ls "$work"/corpus/regressions/*/issue.md 2>/dev/null)" ]; then
+  check fuzz_confirms 0 "| new, confirmed with torch alone | " -- cat "$work/report/report.md"
+  check fuzz_cpp_only 0 "**cpp-only**" -- cat "$work/report/report.md"
+  planted_confirmed=$(grep -l "planted fault" "$work"/corpus/regressions/*/seed-*.json | xargs grep -l '"class": "torch-confirmed"')
+  if [ -z "$planted_confirmed" ]; then passes=$((passes + 1)); else
+    echo "FAIL planted faults called torch's: $planted_confirmed"; failures=$((failures + 1)); fi
+else
+  echo "skipped fuzz_confirms: no bundles (no Python torch for the peer)"
+fi
 buckets=$(find "$work/corpus/regressions" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
 files=$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | wc -l)
 if [ "$buckets" -gt 0 ] && [ "$buckets" -eq "$files" ]; then passes=$((passes + 1)); else
@@ -280,7 +293,7 @@ mkdir -p "$work/checkout/corpus/regressions"
 cp -r "$work/corpus/regressions/." "$work/checkout/corpus/regressions/"
 cp "$src/corpus/known.json" "$work/checkout/corpus/"
 before=$(cd "$work/checkout" && find corpus -type f | sort | xargs sha1sum)
-out=$(cd "$work/checkout" && "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 2>&1); code=$?
+out=$(cd "$work/checkout" && "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --confirm-timeout 0 2>&1); code=$?
 after=$(cd "$work/checkout" && find corpus -type f | sort | xargs sha1sum)
 if [ "$code" -eq 0 ] && [ "$before" = "$after" ] && [ -f "$work/checkout/fuzz-out/report/report.md" ] &&
    grep -q "^stat::new_buckets: 0$" <<<"$out"; then passes=$((passes + 1)); else
@@ -300,7 +313,7 @@ printf 'nodes 3\nallow ^aten::logical_not_$\nallow ^aten::relu$\n' >"$work/race.
 raced=""
 for run in 1 2 3 4 5; do
   rm -rf "$work/corpus_race"
-  "${planted[@]}" "$epsmith" fuzz --cases 12 --jobs 3 --seed 1 --config "$work/race.cfg" --checks D2 --minimize-calls 50 \
+  "${planted[@]}" "$epsmith" fuzz --cases 12 --jobs 3 --seed 1 --config "$work/race.cfg" --checks D2 --minimize-calls 50 --confirm-timeout 0 \
     --corpus "$work/corpus_race" --report "$work/report_race" >/dev/null 2>&1
   raced="$raced$(cases "$work/corpus_race" | tr '\n' ' ')|"
 done
@@ -314,7 +327,7 @@ printf 'nodes 3\nallow ^aten::neg_$\nallow ^aten::relu$\n' >"$work/stale.cfg"
 stale_fuzz() {
   rm -rf "$work/corpus_stale" "$work/report_stale"
   env EPSMITH_PLANTED_FAULT="$1" "$epsmith" fuzz --cases 12 --jobs 1 --seed 1 --config "$work/stale.cfg" --checks D2 \
-    --minimize-calls 50 --corpus "$work/corpus_stale" --report "$work/report_stale" >/dev/null 2>&1
+    --minimize-calls 50 --confirm-timeout 0 --corpus "$work/corpus_stale" --report "$work/report_stale" >/dev/null 2>&1
 }
 stale_fuzz stale:aten::neg_
 stale_code=$?
