@@ -26,8 +26,8 @@ PathWords wordsOf(const std::string& check) {
   return {"export", "run_decompositions({}).module()", "oncall: export"};
 }
 
-std::string severityOf(const std::string& kind, const std::string& output) {
-  if (kind.rfind("crash", 0) == 0) return "crash";
+std::string severityOf(const std::string& kind, const std::string& output, const UpstreamRecord& r) {
+  if (kind.rfind("crash", 0) == 0 || r.reason.find("a crash in torch") != std::string::npos) return "crash";
   if (kind == "value-mismatch" || kind == "shape-mismatch" || kind == "dtype-mismatch") return "silent wrong result";
   if (output.find("eager ran; the path raised") != std::string::npos) return "spurious error (eager runs the program)";
   if (output.find("; the path ran") != std::string::npos) return "silent: an error eager raises is not raised";
@@ -102,7 +102,7 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   std::string md = "# " + titleOf(c, run.output) + "\n\n";
   md += "Suggested labels: " + labels + "\n\n";
   md += "### 🐛 Describe the bug\n\n";
-  md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" + severityOf(c.kind, run.output) +
+  md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" + severityOf(c.kind, run.output, r) +
         "). Found by a fuzzer (epsmith) and minimized; the script needs only torch, compares with eager under "
         "default tolerances and an fp64 reference, and exits 1 when the bug shows.\n\n";
   md += "```python\n" + script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n\n";
@@ -112,7 +112,7 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   md += "### Versions\n\n```\n" + (environment.empty() ? "(torch.utils.collect_env could not run)\n" : environment) + "```\n\n";
   md += "### Before filing\n\n";
   md += "- class: " + std::string(upstreamClassName(r.cls)) + " (" + r.date + ")\n";
-  md += "- severity: " + severityOf(c.kind, run.output) + "\n";
+  md += "- severity: " + severityOf(c.kind, run.output, r) + "\n";
   md += "- releases tried: " + (run.torch.empty() ? std::string("none") : run.torch) +
         (r.cls == UpstreamClass::TorchConfirmed ? " (shows)" : " (does not show)") + "\n";
   md += "- search for duplicates:";

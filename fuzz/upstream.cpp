@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -72,8 +73,6 @@ std::string verdictLines(const std::string& output) {
   return kept.size() > 400 ? kept.substr(0, 400) + " ..." : kept;
 }
 
-bool isCrash(const std::string& kind) { return kind.rfind("crash", 0) == 0; }
-
 // The part of a finding's message a script's output must repeat: without the exception's
 // class, up to the first number or quoted name (the program's own), at most 40 characters.
 std::string messageKey(std::string message) {
@@ -123,9 +122,11 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
   UpstreamRecord r;
   r.torch = run.torch;
   r.date = utcNow();
-  if (run.signal != 0 && isCrash(c.kind)) {
+  if (run.signal == SIGSEGV || run.signal == SIGABRT || run.signal == SIGBUS) {
+    // A Python process that torch kills is a crash of torch's whatever the case recorded
+    // (Note [One memory error, several signals]: an exception in one run may be one).
     r.cls = UpstreamClass::TorchConfirmed;
-    r.reason = "the script's process died of signal " + std::to_string(run.signal);
+    r.reason = "the script's process died of " + std::string(strsignal(run.signal)) + ": a crash in torch";
   } else if (run.exit_code == 1 && showsTheFinding(c, run.output)) {
     r.cls = UpstreamClass::TorchConfirmed;
     r.reason = verdictLines(run.output);

@@ -385,7 +385,7 @@ class ScriptWriter {
 
   std::string mainFunction() {
     const bool cuda = request_.path == ReproPath::Cuda;
-    return "def main():\n    print(\"torch\", torch.__version__)\n" + std::string(repro_text::pathGuard(request_.path)) +
+    return "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" + std::string(repro_text::pathGuard(request_.path)) +
            "    expected, reference = run(eager), run(eager, ref=True)\n"
            "    actual = run(path" + (cuda ? ", device=\"cuda\")\n" : ")\n") + std::string(repro_text::kMain);
   }
