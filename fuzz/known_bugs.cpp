@@ -31,7 +31,7 @@ std::vector<std::string> oneOrMore(const JsonAt& object, std::string_view key) {
 }
 
 KnownBug readEntry(const JsonAt& j) {
-  j.allowOnly({"id", "check", "kind", "template", "message", "ops", "traits", "libtorch", "issue", "why"});
+  j.allowOnly({"id", "check", "kind", "template", "message", "ops", "traits", "libtorch", "issue", "why", "repro"});
   KnownBug b;
   b.id = j.field("id").string();
   b.checks = oneOrMore(j, "check");
@@ -59,6 +59,7 @@ KnownBug readEntry(const JsonAt& j) {
   b.libtorch = stringsOr(j, "libtorch");
   b.issue = stringOr(j, "issue");
   b.why = stringOr(j, "why");
+  b.repro = stringOr(j, "repro");
   if (b.issue.empty() && b.why.empty()) j.fail("an entry needs its \"issue\" or a \"why\"");
   return b;
 }

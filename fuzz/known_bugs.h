@@ -37,6 +37,9 @@ struct KnownBug {
   std::vector<std::string> libtorch;  // release prefixes ("1.13", "2."); none: every release
   std::string issue;                  // "https://github.com/pytorch/pytorch/issues/105105"
   std::string why;                    // what it is, and why it is known without an issue
+  // The torch-only script that shows it, beside a case of it (docs/repro.md), and that
+  // case's class: "corpus/regressions/<bucket>/repro.py"; "" where no case keeps a program.
+  std::string repro;
 };
 
 class KnownBugs {

@@ -3,6 +3,8 @@
 // known-bugs list, including that every upstream bug the checked-in corpus knows is in it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -301,6 +303,27 @@ TEST(KnownBugs, TheCorpusUpstreamBugsAreKnown) {
   }
   EXPECT_GT(upstream, 100);
   EXPECT_GT(ours, 40);
+}
+
+// An entry's `repro` is the torch-only script beside a case of it that the entry matches,
+// and that case records what the script established (docs/repro.md).
+TEST(KnownBugs, EntriesNameTheScriptsOfTheirCases) {
+  auto list = KnownBugs::load(std::string(EPSMITH_SOURCE_DIR) + "/corpus/known.json");
+  ASSERT_TRUE(list.ok()) << list.error().str();
+  int linked = 0;
+  for (const KnownBug& bug : list->bugs()) {
+    if (bug.repro.empty()) continue;
+    ++linked;
+    const std::filesystem::path script = std::filesystem::path(EPSMITH_SOURCE_DIR) / bug.repro;
+    EXPECT_TRUE(std::filesystem::exists(script)) << bug.id << ": " << bug.repro;
+    auto cases = caseFilesUnder({script.parent_path().string()});
+    ASSERT_TRUE(cases.ok() && cases->size() == 1) << bug.id << ": no one case beside " << bug.repro;
+    auto c = readCaseFile(cases->front());
+    ASSERT_TRUE(c.ok()) << c.error().str();
+    EXPECT_TRUE(c->upstream.has_value()) << cases->front() << " records no class";
+    EXPECT_EQ(list->match(rootCauseOf(c.value()), c->provenance.libtorch), &bug) << cases->front();
+  }
+  EXPECT_GT(linked, 60);
 }
 
 }  // namespace
