@@ -78,11 +78,13 @@ std::string_view pathFunction(ReproPath path) {
     out = torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
     return out, tensors
 )PY";
-    case ReproPath::Cuda:
-    case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
+    case ReproPath::Cuda:  // factories too make their tensors on CUDA, as epsmith's CUDA run does
       return R"PY(def path(m, args):
-    return m(*args), state(m)
+    with torch.device("cuda"):
+        return m(*args), state(m)
 )PY";
+    case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
+      break;
     case ReproPath::Export:
       return R"PY(def path(m, args):
     m = torch.export.export(m, args).module()
