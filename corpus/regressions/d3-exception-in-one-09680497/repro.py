@@ -78,7 +78,8 @@ def show(result):
 
 
 def path(m, args):
-    return m(*args), state(m)
+    with torch.device("cuda"):
+        return m(*args), state(m)
 
 
 def main():
