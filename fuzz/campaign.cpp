@@ -2,6 +2,7 @@
 #include "fuzz/campaign.h"
 
 #include "fuzz/upstream.h"
+#include "oracle/torch_peer.h"
 #include "repro/python_repro.h"
 
 #include <algorithm>
@@ -481,7 +482,11 @@ CampaignResult Campaign::run() {
 // PyTorch gets its bundle beside its case file and the class its script establishes, once,
 // after the last case: the scripts take seconds each and never slow the cases.
 void Campaign::confirmUpstream() {
-  if (o_.confirm_timeout <= 0) return;
+  if (o_.confirm_timeout <= 0 || newBuckets() == 0) return;
+  if (auto why = torchPeerUnavailable()) {
+    log_ << "UPSTREAM: the new root causes are not confirmed: " << *why << std::endl;
+    return;
+  }
   const auto started = Clock::now();
   for (auto& [id, b] : buckets_) {
     if (!b.is_new || b.corpus_file.empty() || !reproPathOf(b.root.check).ok()) continue;

@@ -66,7 +66,7 @@ std::string verdictLines(const std::string& output) {
   std::istringstream in(output);
   std::string line, kept;
   while (std::getline(in, line)) {
-    if (line.rfind("torch ", 0) == 0 || line.find("Warning") != std::string::npos) continue;
+    if (line.rfind("torch ", 0) == 0 || line == "the bug shows" || line.find("Warning") != std::string::npos) continue;
     if (!kept.empty()) kept += " | ";
     kept += line;
   }
@@ -127,6 +127,8 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
     // (Note [One memory error, several signals]: an exception in one run may be one).
     r.cls = UpstreamClass::TorchConfirmed;
     r.reason = "the script's process died of " + std::string(strsignal(run.signal)) + ": a crash in torch";
+  } else if (run.exit_code == 1 && run.output.find("\nthe bug shows") == std::string::npos) {
+    r.reason = "the script failed before its verdict: " + verdictLines(run.output);  // a traceback
   } else if (run.exit_code == 1 && showsTheFinding(c, run.output)) {
     r.cls = UpstreamClass::TorchConfirmed;
     r.reason = verdictLines(run.output);

@@ -7,8 +7,10 @@
 #include <map>
 
 #include "fuzz/corpus.h"
+#include "fuzz/known_bugs.h"
 #include "fuzz/upstream.h"
 #include "oracle/program_io.h"
+#include "oracle/torch_peer.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
@@ -17,14 +19,16 @@ namespace {
 struct ReportOptions {
   std::vector<std::string> paths;
   std::string out;
+  std::string known = "corpus/known.json";
   int timeout = 300;
 };
 
-// Counts by check and class, for the closing table.
+// Counts by check (or known-bugs entry) and class, for the closing tables.
 using Tally = std::map<std::string, std::map<std::string, int>>;
 
 // One case: its bundle, and its class recorded in the case file (unless bundles go to --out).
-void reportCase(const std::string& path, const ReportOptions& o, Tally& tally, int& exit_code) {
+void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs& known, Tally& tally, Tally& by_entry,
+                int& exit_code) {
   auto c = readCaseFile(path);
   if (!c.ok()) {
     std::cerr << "epsmith report: " << c.error().str() << "\n";
@@ -46,6 +50,10 @@ void reportCase(const std::string& path, const ReportOptions& o, Tally& tally, i
   const std::string_view cls = upstreamClassName(record->cls);
   ++tally[c->check][std::string(cls)];
   std::cout << cls << std::string(17 - cls.size(), ' ') << path << "\n    " << record->reason << "\n";
+  if (const KnownBug* entry = known.match(rootCauseOf(c.value()), c->provenance.libtorch)) {
+    ++by_entry[entry->id][std::string(cls)];
+    std::cout << "    known-bugs entry: " << entry->id << "\n";
+  }
   if (!o.out.empty()) return;
   c->upstream = record.value();
   auto text = writeCaseFileText(c.value());
@@ -56,9 +64,9 @@ void reportCase(const std::string& path, const ReportOptions& o, Tally& tally, i
   }
 }
 
-void printTally(const Tally& tally) {
+void printTally(const Tally& tally, const std::string& heading) {
   const std::vector<std::string> columns{"torch-confirmed", "cpp-only", "unconfirmed", "no script", "found on 1.13"};
-  std::cout << "\n| check |";
+  std::cout << "\n| " << heading << " |";
   for (const auto& c : columns) std::cout << " " << c << " |";
   std::cout << "\n|---|";
   for (size_t i = 0; i < columns.size(); ++i) std::cout << "---|";
@@ -76,10 +84,24 @@ int report(const ReportOptions& o) {
     std::cerr << "epsmith report: " << files.error().str() << "\n";
     return kExitBadInput;
   }
+  KnownBugs known;
+  if (!o.known.empty() && o.known != "none" && std::filesystem::exists(o.known)) {
+    auto loaded = KnownBugs::load(o.known);
+    if (!loaded.ok()) {
+      std::cerr << "epsmith report: " << loaded.error().str() << "\n";
+      return kExitBadInput;
+    }
+    known = std::move(loaded.value());
+  }
+  if (auto why = torchPeerUnavailable()) {
+    std::cerr << "epsmith report: no Python torch to run the scripts with: " << *why << "\n";
+    return kExitBadInput;
+  }
   int exit_code = kExitOk;
-  Tally tally;
-  for (const auto& path : files.value()) reportCase(path, o, tally, exit_code);
-  printTally(tally);
+  Tally tally, by_entry;
+  for (const auto& path : files.value()) reportCase(path, o, known, tally, by_entry, exit_code);
+  printTally(tally, "check");
+  if (!by_entry.empty()) printTally(by_entry, "known-bugs entry");
   return exit_code;
 }
 
@@ -90,6 +112,8 @@ void addReportCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ReportOptions>();
   cmd->add_option("PATH", o->paths, "case files, or directories searched for them")->required();
   cmd->add_option("--out", o->out, "write each bundle to DIR/<bucket>/ and leave the case files as they are");
+  cmd->add_option("--known", o->known, "the known-bugs list whose entries each case is matched with (none: no list)")
+      ->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds each script may run")->check(CLI::PositiveNumber);
   cmd->callback([o, &exit_code] { exit_code = report(*o); });
 }

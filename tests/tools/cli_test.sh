@@ -205,6 +205,7 @@ sed 's/%relu/%lambda/g' "$example" >"$work/lambda.ept"
 check repro_not_python 2 "%lambda: the node name 'lambda' is not a Python identifier" -- "$epsmith" repro "$work/lambda.ept"
 check repro_unwritable 2 "cannot write $work/nodir/r.py" -- "$epsmith" repro "$example" -o "$work/nodir/r.py"
 check report_not_a_case 2 "" -- "$epsmith" report "$work/nope.json"
+check report_no_torch 2 "no Python torch to run the scripts with" -- env EPSMITH_PYTHON="$src/tests/data/python_without_torch.sh" "$epsmith" report "$src/tests/data/repro/d2_planted_mm.json"
 # report: a bundle per case and the class its script establishes with torch alone, shown with
 # a fault planted in torch (the script exits 1) and without it (a D2 finding torch.func does
 # not show is cpp-only); skipped without the venv's torch.

@@ -1,0 +1,96 @@
+// What a run of a finding's torch-only script establishes (Note [A finding confirmed by torch
+// alone]) and the issue draft made of it: each class from the runs that lead to it, written
+// here as a script's output, so nothing depends on a bug of torch.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "fuzz/upstream.h"
+
+namespace epsmith {
+namespace {
+
+CaseFile finding(std::string check, std::string kind, std::string message) {
+  CaseFile c;
+  c.bucket = "d8-test";
+  c.check = std::move(check);
+  c.kind = std::move(kind);
+  c.message = std::move(message);
+  c.op = "aten::prod.int_out";
+  return c;
+}
+
+ScriptRun exited(int code, std::string output) {
+  ScriptRun run;
+  run.exit_code = code;
+  run.torch = "2.13.0+cpu";
+  run.output = "torch 2.13.0+cpu\n" + output;
+  return run;
+}
+
+TEST(Upstream, AScriptThatShowsTheCasesDifferenceConfirmsIt) {
+  const CaseFile raises = finding("D8", "exception-in-one", "RuntimeError: a leaf Variable that requires grad is being used");
+  auto r = classifyScriptRun(raises, exited(1, "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is "
+                                               "being used in an in-place operation.\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  EXPECT_EQ(r.torch, "2.13.0+cpu");
+  EXPECT_EQ(r.reason, "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.");
+
+  const CaseFile mismatch = finding("D8", "value-mismatch", "value mismatch (i64)");
+  r = classifyScriptRun(mismatch, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+}
+
+TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
+  const CaseFile raises = finding("D2", "exception-in-one", "RuntimeError: planted fault: 'aten::neg_' refused");
+  auto r = classifyScriptRun(raises, exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  EXPECT_NE(r.reason.find("another difference than the case's"), std::string::npos) << r.reason;
+  // A mismatch the script shows as an exception is another difference too.
+  r = classifyScriptRun(finding("D8", "value-mismatch", "value mismatch (f32)"),
+                        exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  // Python's exit 1 for an uncaught exception (no torch, a broken script) is no verdict.
+  r = classifyScriptRun(finding("D8", "value-mismatch", ""), exited(1, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'torch'\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  EXPECT_NE(r.reason.find("failed before its verdict"), std::string::npos) << r.reason;
+}
+
+TEST(Upstream, NoDifferenceIsCppOnlyForD2AndUnconfirmedElsewhere) {
+  const ScriptRun same = exited(0, "no difference: the bug does not show\n");
+  EXPECT_EQ(classifyScriptRun(finding("D2", "exception-in-one", "x"), same).cls, UpstreamClass::CppOnly);
+  const auto r = classifyScriptRun(finding("D8", "exception-in-one", "x"), same);
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  EXPECT_EQ(r.reason, "the script shows no difference on torch 2.13.0+cpu");
+}
+
+TEST(Upstream, CrashesCannotRunAndTimeOuts) {
+  ScriptRun crashed = exited(-1, "");
+  crashed.signal = SIGSEGV;
+  auto r = classifyScriptRun(finding("D2", "exception-in-one", "x"), crashed);
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  EXPECT_NE(r.reason.find("a crash in torch"), std::string::npos) << r.reason;
+  r = classifyScriptRun(finding("D3", "value-mismatch", ""), exited(2, "CUDA is not available here\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  EXPECT_EQ(r.reason, "the script cannot run here: CUDA is not available here");
+  ScriptRun slow = exited(-1, "");
+  slow.timed_out = true;
+  EXPECT_EQ(classifyScriptRun(finding("D5", "value-mismatch", ""), slow).reason, "the script ran out of time");
+}
+
+TEST(Upstream, TheIssueDraftCarriesWhatATriagerAsksFor) {
+  const CaseFile c = finding("D8", "value-mismatch", "value mismatch (i64)");
+  const ScriptRun run = exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n");
+  const UpstreamRecord r = classifyScriptRun(c, run);
+  const std::string md = issueDraft(c, "import torch\n", run, r, "PyTorch version: 2.13.0+cpu\n");
+  for (const char* part :
+       {"# [export] run_decompositions({}).module() computes other values than eager for `aten::prod.int_out`",
+        "`oncall: export`, `topic: fuzzer`, `module: correctness (silent)`", "```python\nimport torch\n```",
+        "Output on torch 2.13.0+cpu", "PyTorch version: 2.13.0+cpu", "- severity: silent wrong result",
+        "- releases tried: 2.13.0+cpu (shows)", "`prod run_decompositions({}).module()`"}) {
+    EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
+  }
+}
+
+}  // namespace
+}  // namespace epsmith
