@@ -122,10 +122,11 @@ struct Generated {
 };
 
 // Programs of every kind the generator makes: its defaults, grad regions in most programs,
-// the functionalized ATEN form (mutation outputs written back), only non-contiguous inputs.
+// the functionalized ATEN form (mutation outputs written back), only non-contiguous inputs,
+// and the narrow integer dtypes its defaults leave out.
 std::vector<Generated> generatedPrograms(int per_config) {
   const OpCatalog catalog = OpCatalog::build().value();
-  std::vector<std::pair<std::string, GeneratorConfig>> configs(4);
+  std::vector<std::pair<std::string, GeneratorConfig>> configs(5);
   configs[0].first = "default";
   configs[1].first = "no-grad";
   configs[1].second.no_grad_percent = 40;
@@ -133,6 +134,8 @@ std::vector<Generated> generatedPrograms(int per_config) {
   configs[2].second.dialect = IrDialect::Aten;
   configs[3].first = "strided";
   configs[3].second.noncontiguous_percent = 100;
+  configs[4].first = "narrow";
+  configs[4].second.dtypes = {ScalarType::Short, ScalarType::Char, ScalarType::Byte, ScalarType::Bool, ScalarType::Half};
   std::vector<Generated> out;
   for (const auto& [name, config] : configs) {
     for (int seed = 1; seed <= per_config; ++seed) {
@@ -146,7 +149,7 @@ std::vector<Generated> generatedPrograms(int per_config) {
 
 int programsPerConfig() {
   const char* n = std::getenv("EPSMITH_REPRO_PROGRAMS");
-  return n && *n ? std::max(1, std::atoi(n) / 4) : 250;
+  return n && *n ? std::max(1, std::atoi(n) / 5) : 200;
 }
 
 // The scripts of `programs` run eagerly by torch (tests/repro/eager_driver.py), compared
