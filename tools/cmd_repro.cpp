@@ -38,7 +38,8 @@ Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOption
   }
   auto path = reproPathOf(check);
   if (!path.ok()) return Diagnostic{o.file, path.error().message};
-  if (finding.empty() || check != o.check && !o.check.empty()) finding = "A difference " + check + " looks for";
+  // A case's finding is named only where the script runs the case's own check.
+  if (finding.empty() || finding.compare(0, check.size() + 1, check + " ") != 0) finding = "A difference " + check + " looks for";
   return std::make_pair(std::move(program), ReproRequest{path.value(), finding});
 }
 
