@@ -1,6 +1,6 @@
-// What a run of a finding's torch-only script establishes (Note [A finding confirmed by torch
-// alone]) and the issue draft made of it: each class from the runs that lead to it, written
-// here as a script's output, so nothing depends on a bug of torch.
+// What a run of a finding's torch-only script establishes and the issue draft made of it
+// (Note [A finding confirmed by torch alone]): each class from the runs that lead to it,
+// written here as a script's output, so nothing depends on a bug of torch.
 #include <gtest/gtest.h>
 
 #include <csignal>
