@@ -46,6 +46,14 @@ TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   auto r = classifyScriptRun(raises, exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   EXPECT_NE(r.reason.find("another difference than the case's"), std::string::npos) << r.reason;
+  // Numbers compare as templates do; a message that merely contains the key's first words
+  // elsewhere does not match it.
+  const CaseFile scalar = finding("D2", "exception-in-one", "RuntimeError: a Tensor with 2 elements cannot be converted to Scalar");
+  r = classifyScriptRun(scalar, exited(1, "eager ran; the path raised RuntimeError: a Tensor with 6 elements cannot be converted to Scalar\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  r = classifyScriptRun(scalar, exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator ... "
+                                          "(e.g. 'Tensor(a)' is a Tensor with an alias annotation\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // A mismatch the script shows as an exception is another difference too.
   r = classifyScriptRun(finding("D8", "value-mismatch", "value mismatch (f32)"),
                         exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n"));
