@@ -24,6 +24,7 @@
 #include "oracle/torch_peer.h"
 #include "repro/python_repro.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/libtorch_compat.h"
 #include "tests/support/program_text.h"
 
 namespace epsmith {
@@ -192,7 +193,7 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
 
 TEST(ReproScripts, EagerRunsEqualEpsmithsBitForBit) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
-  c10::WarningUtils::WarningHandlerGuard quiet(silentWarningHandler());
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
   const std::vector<Generated> programs = generatedPrograms(programsPerConfig());
   const int compared = compareEagerRuns(programs);
   std::cout << "[          ] " << compared << " of " << programs.size() << " programs' results equal bit for bit\n";
