@@ -321,6 +321,9 @@ TEST(KnownBugs, EntriesNameTheScriptsOfTheirCases) {
     auto c = readCaseFile(cases->front());
     ASSERT_TRUE(c.ok()) << c.error().str();
     EXPECT_TRUE(c->upstream.has_value()) << cases->front() << " records no class";
+    // Its core ops and traits are read from its program by this LibTorch's op roles, which
+    // another release draws otherwise (Note [Cases found on another LibTorch]).
+    if (c->provenance.libtorch != libtorchVersion()) continue;
     EXPECT_EQ(list->match(rootCauseOf(c.value()), c->provenance.libtorch), &bug) << cases->front();
   }
   EXPECT_GT(linked, 60);
