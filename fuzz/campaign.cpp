@@ -501,9 +501,8 @@ void Campaign::confirmUpstream() {
       errors_.push_back(b.corpus_file + ": " + record.error().str());
       continue;
     }
-    c->upstream = b.upstream = record.value();
-    auto text = writeCaseFileText(c.value());
-    if (auto e = text.ok() ? writeFileAtomically(b.corpus_file, text.value()) : text.error()) errors_.push_back(e->str());
+    b.upstream = record.value();
+    if (auto e = recordUpstream(b.corpus_file, c.value(), record.value())) errors_.push_back(e->str());
     log_ << "UPSTREAM " << id << ": " << upstreamClassName(record->cls) << ": " << record->reason << std::endl;
   }
   confirm_seconds_ = std::chrono::duration<double>(Clock::now() - started).count();

@@ -176,6 +176,13 @@ Expected<std::string> caseReproScript(const CaseFile& c) {
   return writeReproScript(*c.program, {path.value(), c.check + " " + c.kind + (c.op.empty() ? "" : " at " + c.op)});
 }
 
+std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, const UpstreamRecord& r) {
+  c.upstream = r;
+  auto text = writeCaseFileText(c);
+  if (!text.ok()) return text.error();
+  return writeFileAtomically(path, text.value());
+}
+
 const std::string& torchEnvironment() {
   static const std::string environment = [] {
     ScriptRun run = runReproScript("import runpy\nrunpy.run_module('torch.utils.collect_env', run_name='__main__')\n", 120);

@@ -44,4 +44,8 @@ const std::string& torchEnvironment();
 // what it established (an error where the case has no script or a file cannot be written).
 Expected<UpstreamRecord> writeUpstreamBundle(const CaseFile& c, const std::string& dir, int timeout_seconds);
 
+// Records `r` as case `c`'s class and rewrites its case file at `path` in place (written
+// whole, then renamed); the error names the file.
+std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, const UpstreamRecord& r);
+
 }  // namespace epsmith

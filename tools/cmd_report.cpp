@@ -55,10 +55,7 @@ void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs
     std::cout << "    known-bugs entry: " << entry->id << "\n";
   }
   if (!o.out.empty()) return;
-  c->upstream = record.value();
-  auto text = writeCaseFileText(c.value());
-  std::optional<Diagnostic> error = text.ok() ? writeFileAtomically(path, text.value()) : text.error();
-  if (error) {
+  if (auto error = recordUpstream(path, c.value(), record.value())) {
     std::cerr << "epsmith report: " << error->str() << "\n";
     exit_code = kExitBadInput;
   }
