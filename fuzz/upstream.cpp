@@ -28,6 +28,11 @@ namespace fs = std::filesystem;
 // `timeout_seconds`. The exit code, or -1 with `signal` or `timed_out` set.
 int runWithTimeout(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& log, int timeout_seconds,
                    int& signal, bool& timed_out) {
+  // Everything the child needs is made before the fork: a child of a process with threads
+  // may call only async-signal-safe functions, and malloc is not one.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -36,9 +41,6 @@ int runWithTimeout(const std::vector<std::string>& argv, const fs::path& cwd, co
     const int null = ::open("/dev/null", O_RDONLY);
     if (fd < 0 || null < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
     ::dup2(null, 0), ::dup2(fd, 1), ::dup2(fd, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
