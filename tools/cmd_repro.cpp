@@ -21,13 +21,14 @@ struct ReproOptions {
 Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOptions& o) {
   auto bytes = readFileBytes(o.file);
   if (!bytes.ok()) return bytes.error();
-  std::string check = o.check, finding;
+  std::string check = o.check, finding, case_check;
   ExportedProgram program;
   if (isCaseFileText(bytes.value())) {
     auto c = parseCaseFile(bytes.value(), o.file);
     if (!c.ok()) return c.error();
     if (!c->program) return Diagnostic{o.file, "the case keeps no program to write (it is remade from its seed)"};
-    if (check.empty()) check = c->check;
+    case_check = c->check;
+    if (check.empty()) check = case_check;
     finding = c->check + " " + c->kind + (c->op.empty() ? "" : " at " + c->op);
     program = std::move(*c->program);
   } else {
@@ -39,7 +40,7 @@ Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOption
   auto path = reproPathOf(check);
   if (!path.ok()) return Diagnostic{o.file, path.error().message};
   // A case's finding is named only where the script runs the case's own check.
-  if (finding.empty() || finding.compare(0, check.size() + 1, check + " ") != 0) finding = "A difference " + check + " looks for";
+  if (check != case_check) finding = "A difference " + check + " looks for";
   return std::make_pair(std::move(program), ReproRequest{path.value(), finding});
 }
 
