@@ -12,6 +12,7 @@
 #include "functionalizer/view_steps.h"
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
+#include "ir/grad_mode.h"
 #include "ops/op_aliases.h"
 #include "oracle/compare.h"
 #include "ops/op_registry.h"
@@ -556,6 +557,23 @@ bool mutatesMetadataInPlace(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), isViewApplyingMetadataMutation);
 }
 
+// Note [Program traits]: "writes-a-parameter-under-no-grad".
+bool writesAParameterUnderNoGrad(const ExportedProgram& p) {
+  const OrderedMap parameters = p.signature.inputsToParameters();
+  const auto owners = storageOwners(p.graph());
+  bool grad = true;
+  for (const Node& n : p.graph().nodes()) {
+    if (auto mode = gradModeSet(n)) grad = *mode;
+    const OpRole role = n.atenOp() ? opRole(*n.target.op()).role : OpRole::Functional;
+    if (grad || (role != OpRole::InPlace && role != OpRole::Out && role != OpRole::MetadataMutation)) continue;
+    const int written = aliasedArgument(n, 0);
+    const Node* t = written < 0 ? nullptr : boundTensor(n, *n.target.op(), written);
+    const auto owner = t ? owners.find(t) : owners.end();
+    if (owner != owners.end() && lookup(parameters, owner->second->name())) return true;
+  }
+  return false;
+}
+
 // Note [Program traits]: "returns-an-empty-tensor-list".
 bool returnsAnEmptyTensorList(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
@@ -591,6 +609,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (!p.signature.inputTokens().empty()) traits.emplace_back("takes-an-effect-token");
   if (returnsAnEmptyTensorList(p.graph())) traits.emplace_back("returns-an-empty-tensor-list");
   if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
+  if (writesAParameterUnderNoGrad(p)) traits.emplace_back("writes-a-parameter-under-no-grad");
   return traits;
 }
 
@@ -666,4 +685,5 @@ bool isMismatchKind(std::string_view kind) {
   return kind == "value-mismatch" || kind == "shape-mismatch" || kind == "dtype-mismatch";
 }
 
-}  // namespace epsmith
+}  // namespace epsmith#include "ir/grad_mode.h"
+

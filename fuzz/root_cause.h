@@ -220,6 +220,10 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   as_strided addresses the storage, and after the write LibTorch 2.x's functionalization
 //   holds the tensor's value contiguously, so the view regenerated from it, or the scatter
 //   into it, addresses other elements than eager's.
+//   "writes-a-parameter-under-no-grad": an in-place, out= or metadata-mutating call, in a
+//   no_grad region, writes a parameter or a view of one. ep.module() after
+//   run_decompositions writes the parameter back with grad enabled, where autograd refuses
+//   an in-place write into a leaf that requires grad.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -228,7 +232,7 @@ inline constexpr const char* kProgramTraits[] = {
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
     "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token",
-    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor"};
+    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor",  "writes-a-parameter-under-no-grad"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -422,6 +422,26 @@ TEST(RootCause, AnEffectTokenInputIsATrait) {
             std::vector<std::string>{"takes-an-effect-token"});
 }
 
+// A write into a parameter, or a view of one, under no_grad; not one with grad on, nor a
+// write into a user input under no_grad.
+TEST(RootCause, AWriteIntoAParameterUnderNoGradIsATrait) {
+  auto program = [](const std::string& mode, const std::string& written) {
+    return test::parse("graph {\n  %p_w: f32[2, 3]<requires_grad=True> = placeholder\n  %x: f32[2, 3] = placeholder\n"
+                       "  %g: None = torch._C._set_grad_enabled(" + mode + ")\n"
+                       "  %t: f32[3, 2] = aten::t(" + written + ")\n  %mul_: f32[3, 2] = aten::mul_.Scalar(%t, 2)\n"
+                       "  %g2: None = torch._C._set_grad_enabled(True)\n  %add: f32[2, 3] = aten::add.Tensor(%p_w, %x)\n"
+                       "  return (%add)\n}\nsignature {\n  input parameter %p_w -> \"w\"\n  input user_input %x\n"
+                       "  output user_output %add\n}\n");
+  };
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "writes-a-parameter-under-no-grad") != traits.end();
+  };
+  EXPECT_TRUE(has(program("False", "%p_w")));
+  EXPECT_FALSE(has(program("True", "%p_w")));
+  EXPECT_FALSE(has(program("False", "%x")));
+}
+
 // requires_grad_ of a periodic window of two elements or more, which eager makes as a view
 // (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
 // of a window of one element, or of another factory's result, it is none.
