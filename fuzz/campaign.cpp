@@ -133,8 +133,8 @@ Bucket* Campaign::predictedBucket(const std::string& family, const std::vector<s
   return best;
 }
 
-bool Campaign::countKnown(const RootCause& root, uint64_t seed, int64_t count, const std::string& key) {
-  const KnownBug* bug = o_.known_bugs.match(root, libtorchVersion());
+bool Campaign::countKnown(const RootCause& root, MatchStage stage, uint64_t seed, int64_t count, const std::string& key) {
+  const KnownBug* bug = o_.known_bugs.match(root, libtorchVersion(), stage);
   if (!bug) return false;
   KnownHits& hits = known_hits_[bug->id];
   if (hits.findings == 0) hits.first_seed = seed;
@@ -175,7 +175,7 @@ void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::strin
   ++findings_;
   RootCause seen{failing.check, crashKind(kind), failing.message, {}};
   if (!op.empty()) seen.ops.push_back(coreOpName(op));
-  if (countKnown(seen, seed, 1, "")) return;
+  if (countKnown(seen, MatchStage::Raised, seed, 1, "")) return;
   if (failing.finding && isMismatchKind(failing.finding->kind)) {
     if (Bucket* b = predictedBucket(seen.family(), failing.finding->slice)) {
       ++b->count;
@@ -333,7 +333,7 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
       b.message = p.failing.finding->message;
       b.where = p.failing.finding->where;
     }
-    if (!countKnown(b.root, p.seed, p.count, key)) settle(key, std::move(b), p, std::nullopt);
+    if (!countKnown(b.root, MatchStage::Raised, p.seed, p.count, key)) settle(key, std::move(b), p, std::nullopt);
     return;
   }
   MinimizedFinding& m = *outcome.minimized;
@@ -344,7 +344,7 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
     if (auto& seeds = flaky_seeds_[p.seen.family()]; seeds.size() < 3) seeds.push_back(p.seed);
     return;
   }
-  if (countKnown(m.root, p.seed, p.count, key)) return;
+  if (countKnown(m.root, MatchStage::Minimized, p.seed, p.count, key)) return;
   b.root = m.root;
   b.kind = m.kind;
   b.where = m.where;

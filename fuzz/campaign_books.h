@@ -89,7 +89,7 @@ class Campaign {
   void onCase(const CaseResult& reply);
   void onCaseDeath(uint64_t seed, const WorkerDeath& d);
   void onFinding(uint64_t seed, const Failing& failing, const std::string& kind, const std::string& op);
-  bool countKnown(const RootCause& root, uint64_t seed, int64_t count, const std::string& key);
+  bool countKnown(const RootCause& root, MatchStage stage, uint64_t seed, int64_t count, const std::string& key);
   Bucket* predictedBucket(const std::string& family, const std::vector<std::string>& slice);
   bool familyBudgetSpent(uint64_t seed, const std::string& key, const std::string& family);
   void onCaseEvent(uint64_t seed, std::optional<CaseResult> reply, std::optional<WorkerDeath> death);

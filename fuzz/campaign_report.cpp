@@ -93,6 +93,7 @@ void Campaign::writeKnownJson(JsonWriter& w) const {
     w.key("id").string(id);
     w.key("findings").integer(hits.findings);
     w.key("first_seed").unsignedInteger(hits.first_seed);
+    w.key("path").string(knownPathName(hits.bug->path));
     w.key("issue").string(hits.bug->issue);
     w.key("families").strings(std::vector<std::string>(hits.families.begin(), hits.families.end()));
     w.endObject();
@@ -335,10 +336,10 @@ void Campaign::writeKnown(std::ostream& md) const {
   if (known_hits_.empty()) return;
   md << "\n## Known bugs\n\n"
      << "Findings that match an entry of the known-bugs list (--known); none is filed.\n\n"
-     << "| entry | findings | first seed | issue or why |\n|---|---|---|---|\n";
+     << "| entry | path | issue | findings | first seed | why |\n|---|---|---|---|---|---|\n";
   for (const auto& [id, hits] : known_hits_) {
-    const std::string& about = hits.bug->issue.empty() ? hits.bug->why : hits.bug->issue;
-    md << "| `" << id << "` | " << hits.findings << " | " << hits.first_seed << " | " << markdownCell(about) << " |\n";
+    md << "| `" << id << "` | " << knownPathName(hits.bug->path) << " | " << hits.bug->issue << " | " << hits.findings
+       << " | " << hits.first_seed << " | " << markdownCell(hits.bug->why) << " |\n";
   }
 }
 

@@ -132,7 +132,7 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     const CaseFile c = caseOf(std::move(*m), *target, opts->input, &root);
     // As a campaign counts a finding of a known bug and files none (docs/fuzzing.md).
     if (const KnownBug* bug = known->match(root, libtorchVersion())) {
-      std::cout << "a known bug, not filed: " << bug->id << " (" << (bug->issue.empty() ? bug->why : bug->issue)
+      std::cout << "a known bug, not filed: " << bug->id << " (" << (bug->issue == "unreported" ? bug->why : bug->issue)
                 << "); its root cause: " << root.str() << "\n";
       exit_code = kExitOk;
       return;

@@ -168,15 +168,17 @@ TEST(RootCause, TheSliceOfAMismatch) {
 
 // A known-bugs entry that names a trait matches only root causes that have it.
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
-  auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "resize", "check": "D2",
-      "traits": ["resizes-a-viewed-tensor"], "why": "test"}]})", "test");
+  auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 2, "bugs": [{"id": "resize", "check": "D2",
+      "kind": "exception-in-one", "traits": ["resizes-a-viewed-tensor"], "path": "cpp-only", "issue": "unreported",
+      "seen": ["2.13"], "why": "test"}]})", "test");
   ASSERT_TRUE(list.ok()) << list.error().str();
   RootCause root{"D2", "exception-in-one", "shape '[...]' is invalid for input of size N", {"cos", "neg"}};
   EXPECT_EQ(list->match(root, "2.13"), nullptr);
   root.traits = {"resizes-a-viewed-tensor"};
   ASSERT_NE(list->match(root, "2.13"), nullptr);
   EXPECT_EQ(list->match(root, "2.13")->id, "resize");
-  auto bad = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "x", "traits": ["resized"], "why": "t"}]})",
+  auto bad = KnownBugs::parse(R"({"epsmith_known_bugs": 2, "bugs": [{"id": "x", "check": "D2", "kind": "k",
+      "traits": ["resized"], "why": "t"}]})",
                               "bad.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().str().find("bad.json: $.bugs[0].traits: unknown program trait 'resized'"), std::string::npos)
@@ -224,13 +226,17 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
 }
 
 const char* kKnown = R"JSON({
-  "epsmith_known_bugs": 1,
+  "epsmith_known_bugs": 2,
   "bugs": [
-    {"id": "lost", "libtorch": ["2."], "check": "D2", "kind": ["exception-in-one", "shape-mismatch"],
-     "message": "^Dimension out of range", "ops": ["squeeze", "transpose"], "why": "a lost metadata mutation"},
-    {"id": "family", "libtorch": ["1.13"], "check": "D2", "kind": "crash-SIGSEGV", "template": "",
-     "issue": "https://github.com/pytorch/pytorch/issues/1"},
-    {"id": "both", "check": ["D2", "D8"], "message": "^A view was", "why": "one bug two checks meet"}
+    {"id": "lost", "check": "D2", "kind": ["exception-in-one", "shape-mismatch"], "message": "^Dimension out of range",
+     "ops": ["squeeze", "transpose"], "path": "cpp-only", "issue": "unreported", "seen": ["2.11", "2.13"],
+     "why": "a lost metadata mutation"},
+    {"id": "family", "check": "D2", "kind": "crash-SIGSEGV", "frame": "at::functionalization", "path": "user",
+     "issue": "https://github.com/pytorch/pytorch/issues/1", "seen": ["1.13"], "why": "a crash"},
+    {"id": "both", "check": ["D2", "D8"], "kind": "decompositions-raise", "message": "^A view was", "ops": ["split"],
+     "path": "user", "issue": "unreported", "seen": ["2.13"], "fixed": "2.14", "why": "one bug two checks meet"},
+    {"id": "by-trait", "check": "D2", "kind": "value-mismatch", "traits": ["mutates-metadata-in-place"],
+     "path": "cpp-only", "issue": "unreported", "seen": ["2.13"], "why": "a lost metadata mutation, no raise"}
   ]
 })JSON";
 
@@ -238,9 +244,11 @@ TEST(KnownBugs, EntriesMatchByCheckKindMessageOpsAndRelease) {
   auto list = KnownBugs::parse(kKnown, "known.json");
   ASSERT_TRUE(list.ok()) << list.error().str();
   const RootCause lost{"D2", "exception-in-one", "Dimension out of range (got N)", {"select", "squeeze"}};
-  ASSERT_NE(list->match(lost, "2.13"), nullptr);
-  EXPECT_EQ(list->match(lost, "2.13")->id, "lost");
-  EXPECT_EQ(list->match(lost, "1.13"), nullptr);  // another release
+  ASSERT_NE(list->match(lost, "2.13.0"), nullptr);
+  EXPECT_EQ(list->match(lost, "2.13.0")->id, "lost");
+  EXPECT_NE(list->match(lost, "2.11.0+cu126"), nullptr);
+  EXPECT_EQ(list->match(lost, "1.13.1"), nullptr);  // a release it was not seen on
+  EXPECT_EQ(list->match(lost, "2.14.1"), nullptr);  // nor checked on: never an open range
   EXPECT_EQ(list->match({"D1", lost.kind, lost.message, lost.ops}, "2.13"), nullptr);
   EXPECT_EQ(list->match({"D2", lost.kind, lost.message, {"select"}}, "2.13"), nullptr);  // none of its ops
   // An op the key names by its class matches by its own name.
@@ -249,33 +257,76 @@ TEST(KnownBugs, EntriesMatchByCheckKindMessageOpsAndRelease) {
   EXPECT_NE(list->match(classed, "2.13"), nullptr);
   EXPECT_EQ(list->match({"D2", lost.kind, "The size of tensor a", lost.ops}, "2.13"), nullptr);
   EXPECT_NE(list->match({"D2", "shape-mismatch", "Dimension out of range", lost.ops}, "2.13"), nullptr);
-  // A crash's signals are one kind; an empty template matches only an empty one.
-  EXPECT_NE(list->match({"D2", crashKind("crash-SIGABRT"), "", {"expm1"}}, "1.13"), nullptr);
-  // An entry may name several checks, any one of which matches.
+  // Before minimization only the raising op is known: an entry naming it matches then.
+  EXPECT_NE(list->match({"D2", lost.kind, lost.message, {"squeeze"}}, "2.13", MatchStage::Raised), nullptr);
+  // A crash's signals are one kind, matched by the frame it died in, and only once minimized.
+  const RootCause crash{"D2", crashKind("crash-SIGABRT"), "in at::functionalization::impl::sync", {"expm1"}};
+  EXPECT_NE(list->match(crash, "1.13"), nullptr);
+  EXPECT_EQ(list->match(crash, "1.13", MatchStage::Raised), nullptr);
+  EXPECT_EQ(list->match({"D2", crash.kind, "in epsmith::crashPlantedFault", {"expm1"}}, "1.13"), nullptr);
+  // An entry may name several checks, any one of which matches; it stops at its fix.
   for (const char* check : {"D2", "D8"}) {
-    const KnownBug* both = list->match({check, "decompositions-raise", "A view was made", {}}, "2.13");
+    const KnownBug* both = list->match({check, "decompositions-raise", "A view was made", {"split"}}, "2.13");
     ASSERT_NE(both, nullptr) << check;
     EXPECT_EQ(both->id, "both");
   }
-  EXPECT_EQ(list->match({"D5", "decompositions-raise", "A view was made", {}}, "2.13"), nullptr);
+  EXPECT_EQ(list->match({"D5", "decompositions-raise", "A view was made", {"split"}}, "2.13"), nullptr);
+  // A trait is read from the minimized program: a mismatch through a plain transpose is
+  // not the lost metadata mutation of transpose_.
+  RootCause plain{"D2", "value-mismatch", "value mismatch", {"transpose"}};
+  EXPECT_EQ(list->match(plain, "2.13"), nullptr);
+  plain.traits = {"mutates-metadata-in-place"};
+  EXPECT_NE(list->match(plain, "2.13"), nullptr);
+  EXPECT_EQ(list->match(plain, "2.13", MatchStage::Raised), nullptr);
+}
+
+TEST(KnownBugs, ReleasesCompareByNumber) {
+  EXPECT_EQ(releaseOf("2.13.0+cpu"), "2.13");
+  EXPECT_EQ(releaseOf("1.13.1"), "1.13");
+  EXPECT_TRUE(releaseBefore("2.9", "2.13"));
+  EXPECT_FALSE(releaseBefore("2.13", "2.13"));
+  EXPECT_FALSE(releaseBefore("2.14", "2.13"));
 }
 
 TEST(KnownBugs, ABadListIsALocatedError) {
-  auto error = [](const std::string& text) {
-    auto list = KnownBugs::parse(text, "k.json");
+  auto error = [](const std::string& bugs) {
+    auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 2, "bugs": [)" + bugs + "]}", "k.json");
     return list.ok() ? std::string("ok") : list.error().str();
   };
-  EXPECT_EQ(error(R"({"epsmith_known_bugs": 2, "bugs": []})"), "k.json: $.epsmith_known_bugs: unknown version (this epsmith reads 1)");
-  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "message": "(", "why": "w"}]})").rfind(
+  const std::string standing = R"("path": "user", "issue": "unreported", "seen": ["2.13"], "why": "w")";
+  const std::string pattern = R"("check": "D2", "kind": "exception-in-one", "ops": ["add"], )";
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + standing + "}"), "ok");
+  auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": []})", "k.json");
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().str(), "k.json: $.epsmith_known_bugs: unknown version (this epsmith reads 2)");
+  EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "k", "message": "(", "ops": ["add"], )" + standing + "}").rfind(
                 "k.json: $.bugs[0].message: bad regex", 0),
             0u);
-  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a"}]})"),
-            "k.json: $.bugs[0]: an entry needs its \"issue\" or a \"why\"");
-  EXPECT_EQ(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "why": "w"}, {"id": "a", "why": "w"}]})"),
-            "k.json: $.bugs[1].id: a second entry with this id");
-  EXPECT_NE(error(R"({"epsmith_known_bugs": 1, "bugs": [{"id": "a", "why": "w", "kinds": "x"}]})").find("kinds"),
+  // A message alone names a symptom, never a bug.
+  EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "k", "message": "^Dimension out of range", )" + standing + "}"),
+            "k.json: $.bugs[0]: an entry names its bug, not only its symptom: it needs \"ops\", \"traits\" or a "
+            "crash's \"frame\"");
+  EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "value-mismatch", "frame": "x", )" + standing + "}"),
+            "k.json: $.bugs[0].frame: a frame names where a crash died: every kind must be a crash");
+  EXPECT_NE(error(R"({"id": "a", )" + pattern + standing + R"(}, {"id": "a", )" + pattern + standing + "}")
+                .find("$.bugs[1].id: a second entry with this id"),
             std::string::npos);
-  EXPECT_EQ(error("{").rfind("k.json: 1:", 0), 0u) << error("{");
+  // What it is: its path, issue and releases, never open-ended.
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "unreported", "seen": ["2."], "why": "w"})"),
+            "k.json: $.bugs[0].seen[0]: '2.' is not a release (major.minor, as \"2.13\")");
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "unreported", "seen": [], "why": "w"})"),
+            "k.json: $.bugs[0].seen: the releases it was seen on, at least one");
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "p", "issue": "unreported", "seen": ["2.13"], "why": "w"})"),
+            "k.json: $.bugs[0].path: 'p' is not a path (user, cpp-only, by-design)");
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "by-design", "issue": "unreported", "seen": ["2.13"], "why": "w"})"),
+            "k.json: $.bugs[0]: a by-design entry needs the \"doc\" that says so");
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "#1", "seen": ["2.13"], "why": "w"})"),
+            "k.json: $.bugs[0].issue: an issue is a link or \"unreported\"");
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern + standing + R"(, "fixed": "2.13"})"),
+            "k.json: $.bugs[0].fixed: fixed in 2.13, but seen on 2.13");
+  EXPECT_NE(error(R"({"id": "a", )" + pattern + R"("issue": "unreported", "seen": ["2.13"], "why": "w"})").find("path"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"id": "a", )" + pattern + standing + R"(, "libtorch": ["2."]})").find("libtorch"), std::string::npos);
 }
 
 // Known upstream bugs are never filed again: every upstream bug of the checked-in corpus,

@@ -300,8 +300,8 @@ if [ "$code" -eq 0 ] && [ "$before" = "$after" ] && [ -f "$work/checkout/fuzz-ou
    grep -q "^stat::new_buckets: 0$" <<<"$out"; then passes=$((passes + 1)); else
   echo "FAIL fuzz in a checkout: exit $code, corpus $([ "$before" = "$after" ] && echo kept || echo changed)"; echo "$out" | tail -5
   failures=$((failures + 1)); fi
-printf '{"epsmith_known_bugs": 1, "bugs": [{"id": "x"}]}' >"$work/bad_known.json"
-check fuzz_bad_known 2 "bad_known.json: \$.bugs[0]: an entry needs" -- "$epsmith" fuzz --known "$work/bad_known.json" --corpus "$work/fc" --report "$work/fr"
+printf '{"epsmith_known_bugs": 2, "bugs": [{"id": "x", "check": "D2", "message": "^Dimension out of range"}]}' >"$work/bad_known.json"
+check fuzz_bad_known 2 "bad_known.json: \$.bugs[0]: an entry names its bug, not only its symptom" -- "$epsmith" fuzz --known "$work/bad_known.json" --corpus "$work/fc" --report "$work/fr"
 # The same seed makes the same cases, whatever --jobs is: the same case files from a fresh
 # corpus (Note [Campaigns that do not depend on timing]).
 cases() { (cd "$1/regressions" && find . -name '*.json' ! -path '*/.incoming/*' | sort); }

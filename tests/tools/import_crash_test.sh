@@ -39,7 +39,8 @@ expect import 0 "filed d1-value-mismatch-" -- "$epsmith" import-crash functional
 expect replay_reproduces 0 "1 reproduce" -- "$epsmith" replay corpus/regressions
 # A finding of a bug on the known-bugs list is counted as a campaign counts it, not filed.
 cat >known.json <<'KNOWN'
-{"epsmith_known_bugs": 1, "bugs": [{"id": "planted-add-subtracts", "check": "D1", "kind": "value-mismatch",
+{"epsmith_known_bugs": 2, "bugs": [{"id": "planted-add-subtracts", "check": "D1", "kind": "value-mismatch",
+  "ops": ["add"], "path": "user", "issue": "unreported", "seen": ["1.13", "2.11", "2.13", "2.14"],
   "why": "the planted functionalizer fault add-subtracts"}]}
 KNOWN
 expect known_not_filed 0 "a known bug, not filed: planted-add-subtracts" -- \
