@@ -96,6 +96,7 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   options.torch_corruptions_per_case = setup_.torch_corruptions_per_case;
   options.times = &r.times;
   options.device = setup_.device;
+  options.skip_known_triggers = true;
   std::vector<DiffCheck> checks = setup_.checks;
   if (!drawnForRoundTrip(seed, setup_.round_trip_every)) {
     checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D4), checks.end());

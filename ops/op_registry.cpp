@@ -3,6 +3,7 @@
 // kwarg-only-ness, alias annotations, is_mutable) from OpInfo, which is built here from the
 // c10::FunctionSchema and nowhere else, so no component types its own op tables.
 #include "ops/op_registry.h"
+#include "ops/meta_kernels.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
@@ -267,6 +268,21 @@ const OpInfo* findResolvedOp(std::string_view spelling) {
   const OpInfo* op = registry().resolved(spelling, export_name);
   if (op) cache.remember(op, export_name);
   return op;
+}
+
+bool runsOnMetaHere(const OpInfo& op) {
+  const std::string_view name = op.name();
+  const size_t dot = name.find('.', name.find("::") + 2);
+  const std::string base(name.substr(0, dot));
+  const std::string overload(dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1));
+  auto handle = c10::Dispatcher::singleton().findSchema({base, overload});
+  if (!handle) return false;
+  for (c10::DispatchKey key : {c10::DispatchKey::Meta, c10::DispatchKey::CompositeExplicitAutograd,
+                               c10::DispatchKey::CompositeExplicitAutogradNonFunctional,
+                               c10::DispatchKey::CompositeImplicitAutograd}) {
+    if (handle->hasKernelForDispatchKey(key)) return true;
+  }
+  return false;
 }
 
 const std::vector<const OpInfo*>& allOps() { return registry().all(); }
