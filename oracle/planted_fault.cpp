@@ -1,6 +1,7 @@
 // See planted_fault.h.
 #include "oracle/planted_fault.h"
 
+#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -19,6 +20,38 @@ namespace {
 void raisePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack*) {
   TORCH_CHECK(false, "planted fault: '", op.schema().operator_name(),
               "' refused under functionalization (EPSMITH_PLANTED_FAULT)");
+}
+
+// ATen's most generic message, as a new functionalization bug would raise it: what the
+// known-bugs list must never take for a known bug by its words alone.
+void genericPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
+  TORCH_CHECK_INDEX(false, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+}
+
+// The op computed outside functionalization on its arguments' current values, its floating
+// results shifted by one and handed back as fresh functional tensors: a functionalization
+// rule that computes a wrong value and raises nothing. A view op's result is then no
+// view, which only matters after the value already differs.
+void wrongValuePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  namespace fn = at::functionalization::impl;
+  const size_t n = op.schema().arguments().size();
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    c10::IValue& a = (*stack)[i];
+    if (!a.isTensor() || !fn::isFunctionalTensor(a.toTensor())) continue;
+    fn::sync(a.toTensor());
+    a = fn::from_functional_tensor(a.toTensor());
+  }
+  {
+    c10::impl::ExcludeDispatchKeyGuard outside(c10::DispatchKey::Functionalize);
+    op.callBoxed(stack);
+  }
+  for (size_t i = stack->size() - op.schema().returns().size(); i < stack->size(); ++i) {
+    c10::IValue& r = (*stack)[i];
+    if (!r.isTensor()) continue;
+    at::Tensor t = r.toTensor();
+    if (at::isFloatingType(t.scalar_type())) t = t.add(1);
+    r = fn::to_functional_tensor(t);
+  }
 }
 
 void crashPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
@@ -81,7 +114,7 @@ void slowPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet keys, t
                      stack);
 }
 
-enum class FaultKind { Raise, Crash, Overread, OffByOne, Slow, Stale };
+enum class FaultKind { Raise, Generic, WrongValue, Crash, Overread, OffByOne, Slow, Stale };
 
 struct FaultSpelling {
   std::string_view prefix;
@@ -91,6 +124,9 @@ struct FaultSpelling {
 };
 constexpr FaultSpelling kSpellings[] = {
     {"crash:", FaultKind::Crash, c10::DispatchKey::Functionalize, "a crash in LibTorch's functionalization"},
+    {"generic:", FaultKind::Generic, c10::DispatchKey::Functionalize,
+     "an exception with a generic message in LibTorch's functionalization"},
+    {"value:", FaultKind::WrongValue, c10::DispatchKey::Functionalize, "a wrong value from LibTorch's functionalization"},
     {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
     {"cuda:", FaultKind::OffByOne, c10::DispatchKey::CUDA, "a CUDA kernel off by one"},
     {"slow:", FaultKind::Slow, c10::DispatchKey::ADInplaceOrView, "a kernel made slower"},
@@ -102,6 +138,8 @@ constexpr FaultSpelling kSpellings[] = {
 torch::CppFunction kernelFor(FaultKind kind) {
   switch (kind) {
     case FaultKind::Crash: return torch::CppFunction::makeFromBoxedFunction<&crashPlantedFault>();
+    case FaultKind::Generic: return torch::CppFunction::makeFromBoxedFunction<&genericPlantedFault>();
+    case FaultKind::WrongValue: return torch::CppFunction::makeFromBoxedFunction<&wrongValuePlantedFault>();
     case FaultKind::Overread: return torch::CppFunction::makeFromBoxedFunction<&overreadPlantedFault>();
     case FaultKind::OffByOne: return torch::CppFunction::makeFromBoxedFunction<&offByOnePlantedFault>();
     case FaultKind::Slow: return torch::CppFunction::makeFromBoxedFunction<&slowPlantedFault>();
@@ -126,7 +164,7 @@ void registerKernel(const std::string& entry, c10::DispatchKey key, FaultKind ki
   library->impl(entry.substr(sep + 2).c_str(), kernelFor(kind));
 }
 
-// One entry of the list: "[crash:|overread:|cuda:|slow:|stale:]ns::name[.overload]". False
+// One entry of the list: "[crash:|generic:|value:|overread:|cuda:|slow:|stale:]ns::name[.overload]". False
 // when it names no operator.
 bool plantOne(std::string entry, std::vector<std::string>& planted) {
   const std::string spelled = entry;
@@ -165,7 +203,8 @@ std::vector<std::string> plant() {
     size_t end = list.find(',', start);
     if (end == std::string_view::npos) end = list.size();
     const std::string entry(list.substr(start, end - start));
-    if (!entry.empty() && !plantOne(entry, planted)) {
+    const bool peers = entry.rfind("torch", 0) == 0;  // the torch peer's (Note [Planted faults in the peer])
+    if (!entry.empty() && !peers && !plantOne(entry, planted)) {
       std::fprintf(stderr, "epsmith: EPSMITH_PLANTED_FAULT: '%s' names no operator; not planted\n", entry.c_str());
     }
     start = end + 1;

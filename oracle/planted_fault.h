@@ -11,7 +11,9 @@ namespace epsmith {
 // EPSMITH_PLANTED_FAULT is a comma-separated list of op overloads (`aten::logical_not_`,
 // `aten::add_.Tensor`). For each it registers a Functionalize-key kernel that raises
 // "planted fault: ..."; an entry written `crash:aten::polygamma_` gets one that dies of
-// SIGSEGV, as LibTorch's memory errors do. Eager runs never reach the Functionalize key, so
+// SIGSEGV, as LibTorch's memory errors do; `generic:` one that raises ATen's "Dimension out of
+// range" and `value:` one that computes the op and adds one to its floating results (the
+// negative controls of the known-bugs list, Note [Known bugs]). Eager runs never reach the Functionalize key, so
 // the program runs as before everywhere but under LibTorch's functionalization: D2 reports
 // exception-in-one (or a crash) at that op while D1 and D4 pass, on every LibTorch version,
 // for as long as the variable is set. `overread:aten::polygamma` replaces the op's CPU

@@ -39,9 +39,10 @@ def _error(stage, e):
 
 
 class Peer:
-    def __init__(self, torch, off_by_one=()):
+    def __init__(self, torch, off_by_one=(), raising=()):
         self.torch = torch
         self.off_by_one = off_by_one  # Note [Planted faults in the peer]
+        self.raising = raising
         from torch.export.graph_signature import InputKind, OutputKind
 
         self.InputKind, self.OutputKind = InputKind, OutputKind
@@ -67,6 +68,8 @@ class Peer:
         ep = copy.deepcopy(ep)
         args, kwargs = copy.deepcopy(original.example_inputs or ((), {}))
         module = ep.module()
+        if self.raising and _calls_any(original, self.raising):
+            raise ValueError("not enough values to unpack (expected 2, got 1)")
         out = module(*args, **kwargs)
         # None is an output of its own, as the program's output specs list it.
         leaves, _ = torch.utils._pytree.tree_flatten(out, is_leaf=lambda v: v is None)
@@ -189,15 +192,19 @@ def _plain(v):
 # `torch:aten::NAME` makes every run of a program that calls aten::NAME (any overload) in
 # this process return its floating outputs plus one, as a torch runtime that miscompiled
 # the op would, so ep.module() and the decomposed program disagree with epsmith's runs (D5
-# and D8 value mismatches) and minimization keeps the op; `torch-verifier:accept-all` makes
+# and D8 value mismatches) and minimization keeps the op; `torch-raise:aten::NAME` makes
+# such a run raise the ValueError an unpacking in torch's own Python raises, as a bug of
+# ep.module() would; `torch-verifier:accept-all` makes
 # torch's verifier accept every program, so D7 reports each corruption epsmith's verifier
 # rejects. The driver reports each fault planted on standard error.
 def plant_faults(torch, planted):
-    off_by_one = set()
+    off_by_one, raising = set(), set()
     for entry in os.environ.get("EPSMITH_PLANTED_FAULT", "").split(","):
         kind, _, name = entry.partition(":")
         if kind == "torch" and name.startswith("aten::"):
             off_by_one.add(name[len("aten::"):])
+        elif kind == "torch-raise" and name.startswith("aten::"):
+            raising.add(name[len("aten::"):])
         elif kind == "torch-verifier" and name == "accept-all":
             from torch._export.verifier import Verifier
 
@@ -205,7 +212,7 @@ def plant_faults(torch, planted):
         else:
             continue
         planted.append(entry)
-    return off_by_one
+    return off_by_one, raising
 
 
 # Note [Peer shortcuts that change no answer]
@@ -291,7 +298,7 @@ def main():
         return 0
 
     planted = []
-    peer = Peer(torch, plant_faults(torch, planted))
+    peer = Peer(torch, *plant_faults(torch, planted))
     if not os.environ.get("EPSMITH_PEER_PLAIN"):
         take_shortcuts(torch)
     if not os.environ.get("EPSMITH_PEER_VERBOSE"):
