@@ -104,7 +104,10 @@ void runUnderLayouts(const CaseFile& c, const CaseRunner& r, const std::optional
 // A case records the LibTorch it was found on. An upstream bug, or an open one of ours
 // whose showing depends on LibTorch's behaviour, that does not come back on another
 // release is a fact about that release ("fixed in 2.13"), not a failure; a bug of ours
-// marked fixed must stay fixed on every release. A program that calls an operator or
+// marked fixed must stay fixed on every release. An upstream bug that no longer shows on
+// the release it was found on (a patch release fixed it) is as expected too, and counted
+// as fixed there: the corpus never depends on an upstream bug still existing, while a bug
+// of ours that comes back, or an upstream one that now fails otherwise, is not as expected. A program that calls an operator or
 // overload another release lacks (1.13's named-tensor overloads are gone from 2.x) cannot
 // run there at all: replay says so and moves on, as expected whatever its status. And its
 // meta.val are the finding release's: where an op's result differs between releases (2.x's
@@ -113,13 +116,14 @@ void judge(const CaseFile& c, bool found_here, ReplayOutcome& out) {
   if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
   else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
   else out.verdict = ReplayVerdict::Changed;
-  if (!found_here && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
+  const bool upstream_fixed = c.status == CaseStatus::KnownUpstream && out.verdict == ReplayVerdict::Fixed;
+  if ((!found_here || upstream_fixed) && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
     out.fixed_in = libtorchVersion();
   }
   switch (c.status) {
-    case CaseStatus::Open:
+    case CaseStatus::Open: out.as_expected = out.verdict == ReplayVerdict::Reproduces || !found_here; break;
     case CaseStatus::KnownUpstream:
-      out.as_expected = out.verdict == ReplayVerdict::Reproduces || !found_here;
+      out.as_expected = out.verdict == ReplayVerdict::Reproduces || upstream_fixed || !found_here;
       break;
     case CaseStatus::Fixed: out.as_expected = out.verdict == ReplayVerdict::Fixed; break;
   }

@@ -3,22 +3,14 @@
 // that is what its status expects (known upstream LibTorch bugs reproduce; fixed bugs of
 // ours stay fixed). Exit 0 when every case is as expected, 1 when one is not, 2 for
 // unreadable cases or bad flags.
-#include <cstdio>
 #include <iostream>
 
+#include "fuzz/known_bugs.h"
 #include "fuzz/replay.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
 namespace {
-
-// Whether release "a" ("1.13") comes before "b" ("2.13"), by major and minor.
-bool versionBefore(const std::string& a, const std::string& b) {
-  int a_major = 0, a_minor = 0, b_major = 0, b_minor = 0;
-  std::sscanf(a.c_str(), "%d.%d", &a_major, &a_minor);
-  std::sscanf(b.c_str(), "%d.%d", &b_major, &b_minor);
-  return a_major != b_major ? a_major < b_major : a_minor < b_minor;
-}
 
 // What a replay of many cases came to.
 struct Tally {
@@ -47,7 +39,7 @@ void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, 
   if (!o.fixed_in.empty()) {
     ++t.fixed_in_this;
     // "Fixed in" a later release; an earlier one simply never had the bug.
-    const bool later = versionBefore(c.provenance.libtorch, o.fixed_in);
+    const bool later = releaseBefore(c.provenance.libtorch, o.fixed_in) || c.provenance.libtorch == releaseOf(o.fixed_in);
     std::cout << "    found on LibTorch " << c.provenance.libtorch << (later ? ": fixed in " : ": not on ") << o.fixed_in
               << "\n";
   }
