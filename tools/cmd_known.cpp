@@ -1,0 +1,134 @@
+// `epsmith known --check [--known FILE] [--timeout S] [--jobs N]`: the lifecycle of the
+// known-bugs list (Note [Known bugs]). Runs every entry's torch-only script with the peer's
+// Python torch and says which still reproduce, which are fixed there (the entry then says
+// "fixed" and stops matching from that release on), and which do not show their bug on a
+// release they say they were seen on: those entries are wrong, and the exit code is 1.
+// Upstream fixing a bug never fails it.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "fuzz/corpus.h"
+#include "fuzz/known_bugs.h"
+#include "fuzz/upstream.h"
+#include "oracle/torch_peer.h"
+#include "tools/command.h"
+
+namespace epsmith::cli {
+namespace {
+
+struct KnownOptions {
+  bool check = false;
+  std::string known = "corpus/known.json";
+  int timeout = 300;
+  int jobs = 2;
+};
+
+enum class Verdict { Reproduces, CppOnlyAsRecorded, Fixed, NeverReproduced, CannotRun, NoScript };
+
+std::string_view verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Reproduces: return "reproduces";
+    case Verdict::CppOnlyAsRecorded: return "cpp-only";
+    case Verdict::Fixed: return "fixed";
+    case Verdict::NeverReproduced: return "wrong";
+    case Verdict::CannotRun: return "cannot run";
+    case Verdict::NoScript: return "no script";
+  }
+  return "?";
+}
+
+struct Checked {
+  Verdict verdict = Verdict::NoScript;
+  std::string line;  // what to tell, after the entry's id
+};
+
+bool seenOn(const KnownBug& b, const std::string& release) {
+  return std::find(b.seen.begin(), b.seen.end(), release) != b.seen.end();
+}
+
+// What a run of `b`'s script says of `b` on the release it ran on.
+Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) {
+  const std::string release = releaseOf(run.torch);
+  if (r.cls == UpstreamClass::TorchConfirmed) {
+    return {Verdict::Reproduces, seenOn(b, release) ? "" : "add \"" + release + "\" to its \"seen\""};
+  }
+  if (run.exit_code == 2) return {Verdict::CannotRun, r.reason};
+  if (run.exit_code != 0) return {Verdict::NeverReproduced, "its script does not show it: " + r.reason};
+  if (b.path == KnownPath::CppOnly) return {Verdict::CppOnlyAsRecorded, "torch alone does not show it, as its path says"};
+  if (seenOn(b, release)) return {Verdict::NeverReproduced, "its script passes on " + release + ", where it says it was seen"};
+  if (b.fixed.empty() || releaseBefore(release, b.fixed)) return {Verdict::Fixed, "set \"fixed\": \"" + release + "\""};
+  return {Verdict::Fixed, ""};
+}
+
+Checked checkEntry(const KnownBug& b, const std::filesystem::path& root, int timeout) {
+  if (b.repro.empty()) return {Verdict::NoScript, ""};
+  const std::filesystem::path script = root / b.repro;
+  auto cases = caseFilesUnder({script.parent_path().string()});
+  if (!std::filesystem::exists(script) || !cases.ok() || cases->size() != 1) {
+    return {Verdict::NeverReproduced, script.string() + ": no script with one case beside it"};
+  }
+  auto c = readCaseFile(cases->front());
+  if (!c.ok()) return {Verdict::NeverReproduced, c.error().str()};
+  std::ifstream in(script, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const ScriptRun run = runReproScript(text.str(), timeout);
+  return judge(b, run, classifyScriptRun(c.value(), run));
+}
+
+int check(const KnownOptions& o) {
+  auto list = KnownBugs::load(o.known);
+  if (!list.ok()) {
+    std::cerr << "epsmith known: " << list.error().str() << "\n";
+    return kExitBadInput;
+  }
+  if (auto why = torchPeerUnavailable()) {
+    std::cerr << "epsmith known: no Python torch to run the scripts with: " << *why << "\n";
+    return kExitBadInput;
+  }
+  // Scripts are named from the directory that holds the list's own directory (the checkout).
+  const std::filesystem::path root = std::filesystem::absolute(o.known).parent_path().parent_path();
+  const auto& bugs = list->bugs();
+  std::vector<Checked> results(bugs.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int j = 0; j < o.jobs; ++j) {
+    workers.emplace_back([&] {
+      for (size_t i = next++; i < bugs.size(); i = next++) results[i] = checkEntry(bugs[i], root, o.timeout);
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  std::map<Verdict, int> counts;
+  for (size_t i = 0; i < bugs.size(); ++i) {
+    ++counts[results[i].verdict];
+    if (results[i].verdict == Verdict::NoScript) continue;
+    const std::string_view name = verdictName(results[i].verdict);
+    std::cout << name << std::string(12 - name.size(), ' ') << bugs[i].id
+              << (results[i].line.empty() ? "" : ": " + results[i].line) << "\n";
+  }
+  std::cout << "\nknown --check: " << bugs.size() << " entries of " << o.known << ":";
+  for (Verdict v : {Verdict::Reproduces, Verdict::CppOnlyAsRecorded, Verdict::Fixed, Verdict::NeverReproduced,
+                    Verdict::CannotRun, Verdict::NoScript}) {
+    std::cout << " " << counts[v] << " " << verdictName(v) << (v == Verdict::NoScript ? "\n" : ",");
+  }
+  return counts[Verdict::NeverReproduced] > 0 ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+void addKnownCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("known", "The known-bugs list's lifecycle: run each entry's torch-only script");
+  auto o = std::make_shared<KnownOptions>();
+  cmd->add_flag("--check", o->check, "run every entry's script with the peer's Python torch")->required();
+  cmd->add_option("--known", o->known, "the known-bugs list")->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds each script may run")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "scripts run at once")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->callback([o, &exit_code] { exit_code = check(*o); });
+}
+
+}  // namespace epsmith::cli
