@@ -14,7 +14,7 @@ status=0
 ./build/tools/epsmith fuzz --time 60 || status=$?
 case $status in
   0) echo "== nothing new: every finding is a known bug or already in a corpus" ;;
-  1) echo "== new root causes: see the report; their cases are in fuzz-out/corpus/regressions (epsmith replay PATH re-runs one)" ;;
+  1) echo "== new root causes, or findings left unminimized by their family's budget: see the report's first lines; new cases are in fuzz-out/corpus/regressions (epsmith replay PATH re-runs one)" ;;
   *) echo "== epsmith fuzz failed (exit $status)"; exit "$status" ;;
 esac
 echo "== report: $(pwd)/fuzz-out/report/report.md and fuzz-out/report/summary.json"

@@ -155,7 +155,9 @@ bool Campaign::countKnown(const RootCause& root, MatchStage stage, uint64_t seed
 // the campaign has run, so a long campaign goes on looking into every family. A finding
 // of a family past its budget is counted under the family and listed in the report with its
 // first seed, and a campaign from that seed files it: nothing is lost, and the campaign's
-// time goes to cases and to families it has not yet met.
+// time goes to cases and to families it has not yet met. Such a finding is neither filed
+// nor known, so it is not "nothing new": the report's overview counts it in bold and the
+// campaign exits 1, as for a new root cause.
 bool Campaign::familyBudgetSpent(uint64_t seed, const std::string& key, const std::string& family) {
   constexpr int64_t kCasesPerExtraMinimization = 20000;
   int& asked = minimizations_[family];
@@ -474,6 +476,7 @@ CampaignResult Campaign::run() {
   result.cases = cases_;
   result.buckets = static_cast<int>(buckets_.size());
   result.new_buckets = newBuckets();
+  result.unminimized = static_cast<int64_t>(family_over_budget_.size());
   result.errors = errors_;
   return result;
 }

@@ -41,6 +41,9 @@ struct CampaignResult {
   int64_t cases = 0;
   int new_buckets = 0;
   int buckets = 0;
+  // Signatures past their family's minimization budget: neither filed nor known
+  // (Note [A minimization budget per family]).
+  int64_t unminimized = 0;
   std::vector<std::string> errors;  // writing the corpus or the report, starting workers
 };
 

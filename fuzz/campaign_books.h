@@ -120,6 +120,7 @@ class Campaign {
   void writeFamilies(std::ostream& md, const std::vector<Family>& families) const;
   std::string reproCommand(const Bucket& b) const;
   void writeOverBudget(std::ostream& md) const;
+  std::string notMinimizedRow() const;
 
   const CampaignOptions& o_;
   std::ostream& log_;

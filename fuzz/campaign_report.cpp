@@ -234,6 +234,17 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   return indentedJson(w.compact());
 }
 
+// The overview's row for findings past their family's minimization budget, which are
+// neither filed nor known and make the campaign's exit code 1; "" where there are none.
+std::string Campaign::notMinimizedRow() const {
+  if (over_budget_.empty()) return "";
+  int64_t findings = 0;
+  for (const auto& [family, over] : over_budget_) findings += over.findings;
+  return "| **not minimized** | " + std::to_string(findings) + " findings (" + std::to_string(family_over_budget_.size()) +
+         " signatures) of " + std::to_string(over_budget_.size()) +
+         " families past their minimization budget: neither filed nor known (see Not minimized) |\n";
+}
+
 // report.md's table: cases, findings, deaths, memory, where the time went, what was skipped
 // or flaky.
 void Campaign::writeOverview(std::ostream& md, double elapsed) const {
@@ -245,6 +256,7 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
      << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
      << "| findings | " << findings_ << " |\n"
      << "| root causes | " << buckets_.size() << ", " << newBuckets() << " new (no corpus held them) |\n"
+     << notMinimizedRow()
      << "| new, confirmed with torch alone | " << upstreamCount(UpstreamClass::TorchConfirmed) << " torch-confirmed, "
      << upstreamCount(UpstreamClass::CppOnly) << " cpp-only, " << upstreamCount(UpstreamClass::Unconfirmed)
      << " unconfirmed (scripts run in " << std::setprecision(0) << confirm_seconds_ << std::setprecision(1) << " s after the cases) |\n"

@@ -195,7 +195,7 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     std::cout << "report: " << opts->report << "/report.md (summary.json beside it)\n";
     for (const auto& e : r.errors) std::cerr << "epsmith fuzz: " << e << "\n";
     if (!r.errors.empty()) exit_code = kExitCannotWrite;
-    else exit_code = r.new_buckets > 0 ? kExitFindings : kExitOk;
+    else exit_code = r.new_buckets > 0 || r.unminimized > 0 ? kExitFindings : kExitOk;
   });
 }
 
