@@ -574,6 +574,15 @@ bool writesAParameterUnderNoGrad(const ExportedProgram& p) {
   return false;
 }
 
+// Note [Program traits]: "submodule-entry-names-an-output".
+bool submoduleEntryNamesAnOutput(const ExportedProgram& p) {
+  return std::any_of(p.module_call_graph.begin(), p.module_call_graph.end(), [&](const ModuleCallEntry& entry) {
+    if (entry.fqn.empty() || !entry.signature) return false;
+    const auto& outs = entry.signature->outputs;
+    return std::any_of(outs.begin(), outs.end(), [&](const SpecArg& a) { return a.hasNodeName() && p.graph().find(a.name); });
+  });
+}
+
 // Note [Program traits]: "returns-an-empty-tensor-list".
 bool returnsAnEmptyTensorList(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const Node& n) {
@@ -610,6 +619,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (returnsAnEmptyTensorList(p.graph())) traits.emplace_back("returns-an-empty-tensor-list");
   if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
   if (writesAParameterUnderNoGrad(p)) traits.emplace_back("writes-a-parameter-under-no-grad");
+  if (submoduleEntryNamesAnOutput(p)) traits.emplace_back("submodule-entry-names-an-output");
   return traits;
 }
 

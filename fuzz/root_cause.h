@@ -224,6 +224,11 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   no_grad region, writes a parameter or a view of one. ep.module() after
 //   run_decompositions writes the parameter back with grad enabled, where autograd refuses
 //   an in-place write into a leaf that requires grad.
+//   "submodule-entry-names-an-output": a submodule's entry in the module call graph names
+//   a node of the graph among its outputs, as preserve_module_call_signature keeps them.
+//   run_decompositions replaces nodes as it decomposes and functionalizes (clamp_, a squeeze
+//   of a tensor written later, hardshrink), and its verifier then finds the entry naming a
+//   node the graph no longer has.
 inline constexpr const char* kProgramTraits[] = {
     "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
     "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
@@ -232,7 +237,8 @@ inline constexpr const char* kProgramTraits[] = {
     "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
     "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
     "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token",
-    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor",  "writes-a-parameter-under-no-grad"};
+    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor",  "writes-a-parameter-under-no-grad",
+    "submodule-entry-names-an-output"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

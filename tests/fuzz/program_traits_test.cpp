@@ -442,6 +442,28 @@ TEST(RootCause, AWriteIntoAParameterUnderNoGradIsATrait) {
   EXPECT_FALSE(has(program("False", "%x")));
 }
 
+// A submodule's entry that names a node among its outputs; not one that names none, nor the
+// root entry.
+TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
+  auto program = [](const std::string& fqn, const std::string& output) {
+    const std::string spec = R"(in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" )"
+                             R"(out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]")";
+    return test::parse("graph {\n  %x: f32[2, 1] = placeholder\n  %squeeze: f32[2] = aten::squeeze.dim(%x, 1)\n"
+                       "  %neg: f32[2] = aten::neg(%squeeze)\n  return (%neg)\n}\n"
+                       "signature {\n  input user_input %x\n  output user_output %neg\n}\n"
+                       "module_call_graph {\n  entry \"" + fqn + "\" inputs=[%x] outputs=[" + output + "] " + spec +
+                       "\n}\n");
+  };
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "submodule-entry-names-an-output") != traits.end();
+  };
+  EXPECT_TRUE(has(program("block", "%squeeze")));
+  EXPECT_TRUE(has(program("block", "%neg")));
+  EXPECT_FALSE(has(program("block", "")));
+  EXPECT_FALSE(has(program("", "%squeeze")));
+}
+
 // requires_grad_ of a periodic window of two elements or more, which eager makes as a view
 // (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
 // of a window of one element, or of another factory's result, it is none.
