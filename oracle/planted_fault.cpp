@@ -22,6 +22,19 @@ void raisePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch
               "' refused under functionalization (EPSMITH_PLANTED_FAULT)");
 }
 
+// Adds one to the floating tensors among `op`'s results on the stack, and puts each result
+// back where `place` says (a device, a functional wrapper).
+template <typename Place>
+void shiftFloatingResults(const c10::OperatorHandle& op, torch::jit::Stack* stack, Place&& place) {
+  for (size_t i = stack->size() - op.schema().returns().size(); i < stack->size(); ++i) {
+    c10::IValue& r = (*stack)[i];
+    if (!r.isTensor()) continue;
+    at::Tensor t = r.toTensor();
+    if (at::isFloatingType(t.scalar_type())) t = t.add(1);
+    r = place(t);
+  }
+}
+
 // ATen's most generic message, as a new functionalization bug would raise it: what the
 // known-bugs list must never take for a known bug by its words alone.
 void genericPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
@@ -45,13 +58,7 @@ void wrongValuePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, 
     c10::impl::ExcludeDispatchKeyGuard outside(c10::DispatchKey::Functionalize);
     op.callBoxed(stack);
   }
-  for (size_t i = stack->size() - op.schema().returns().size(); i < stack->size(); ++i) {
-    c10::IValue& r = (*stack)[i];
-    if (!r.isTensor()) continue;
-    at::Tensor t = r.toTensor();
-    if (at::isFloatingType(t.scalar_type())) t = t.add(1);
-    r = fn::to_functional_tensor(t);
-  }
+  shiftFloatingResults(op, stack, [](const at::Tensor& t) { return fn::to_functional_tensor(t); });
 }
 
 void crashPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
@@ -93,13 +100,7 @@ void offByOnePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, to
     a = a.toTensor().cpu();
   }
   op.callBoxed(stack);
-  for (size_t i = stack->size() - op.schema().returns().size(); i < stack->size(); ++i) {
-    c10::IValue& r = (*stack)[i];
-    if (!r.isTensor()) continue;
-    at::Tensor t = r.toTensor();
-    if (at::isFloatingType(t.scalar_type())) t = t.add(1);
-    r = t.to(device);
-  }
+  shiftFloatingResults(op, stack, [&](const at::Tensor& t) { return t.to(device); });
 }
 
 // The op's own result, a fixed time late: a kernel that got slower, for `epsmith perf` and
