@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # known_controls_test.sh EPSMITH SOURCE_DIR: the negative controls of the known-bugs list
 # (Note [Known bugs]). Bugs planted in this process's LibTorch and in the torch peer look like
-# bugs the list knows: a D2 exception with ATen's most generic message, a D2 crash, a D2
-# value mismatch through a plain t (as the lost in-place metadata mutation of t_ shows), and
+# bugs the list knows: a D2 exception with ATen's most generic message (at sin, and at a plain
+# transpose, as the lost in-place metadata mutation of transpose_ raises it), a D2 crash, a D2
+# value mismatch through a plain t (as the lost metadata mutation of t_ shows), and
 # a D5 ValueError from unpacking in torch's Python. A campaign reading the real
 # corpus/known.json, and no corpus, files each as its own new root cause and counts no
 # finding as known; without the faults the same campaign finds nothing.
@@ -41,11 +42,12 @@ expect_stat() {  # expect_stat CAMPAIGN STAT VALUE
   if grep -qx "stat::$2: $3" "$1.log"; then return; fi
   echo "FAIL $1: wanted stat::$2: $3, got: $(grep "^stat::$2:" "$1.log")"; failures=$((failures + 1))
 }
-EPSMITH_PLANTED_FAULT=generic:aten::sin,crash:aten::add_.Tensor,value:aten::t campaign d2 300 D2
+EPSMITH_PLANTED_FAULT=generic:aten::sin,generic:aten::transpose.int,crash:aten::add_.Tensor,value:aten::t campaign d2 300 D2
 expect_root d2 'D2\|exception-in-one\|Dimension out of range \(expected to be in range of \[\.\.\.\], but got N\)\|sin'
+expect_root d2 'D2\|exception-in-one\|Dimension out of range \(expected to be in range of \[\.\.\.\], but got N\)\|transpose'
 expect_root d2 'D2\|crash-memory\|[^|]*\|add'
 expect_root d2 'D2\|value-mismatch\|value mismatch\|t'
-expect_stat d2 new_buckets 3
+expect_stat d2 new_buckets 4
 expect_stat d2 known_bug_findings 0
 campaign d2_clean 300 D2
 expect_stat d2_clean findings 0

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# known_check_test.sh EPSMITH SOURCE_DIR: `epsmith known --check` on a list made for the test,
+# whose entries name two scripts of the corpus: one that shows its bug with torch alone (a
+# crash of torch.func.functionalize) and one that torch alone passes (a bug of LibTorch's C++
+# functionalization only). Each verdict comes out where the entry's claims make it: reproduces
+# (and, seen only on another release, "add it to seen"), cpp-only as the path says, fixed
+# (passes on a release after those it was seen on), wrong (passes where it says it was seen:
+# exit 1), and no script. Skipped where the venv's Python has no torch.
+set -uo pipefail
+epsmith=$(realpath "$1")
+src=$(realpath "$2")
+python=${EPSMITH_PYTHON:-$src/.venv/bin/python}
+if ! release=$("$python" -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))' 2>/dev/null); then
+  echo "skipped known_check: $python has no torch"
+  exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus/regressions"
+crash=d2-crash-memory-a44aad4d cpp=d2-exception-in-one-676fff3f
+cp -r "$src/corpus/regressions/$crash" "$src/corpus/regressions/$cpp" "$work/corpus/regressions/"
+entry() {  # entry ID CASE PATH SEEN
+  local pattern='"check": "D2", "kind": "crash-memory", "traits": ["resizes-a-viewed-tensor"]'
+  [ "$2" = "$cpp" ] && pattern='"check": "D2", "kind": "exception-in-one", "ops": ["floor_divide"]'
+  printf '{"id": "%s", %s, "path": "%s", "issue": "unreported", "seen": ["%s"], "repro": "corpus/regressions/%s/repro.py", "why": "test"}' \
+    "$1" "$pattern" "$3" "$4" "$2"
+}
+{
+  echo '{"epsmith_known_bugs": 2, "bugs": ['
+  entry shows "$crash" user "$release"; echo ,
+  entry shows-elsewhere "$crash" user 1.0; echo ,
+  entry cpp-as-said "$cpp" cpp-only "$release"; echo ,
+  entry fixed-since "$cpp" user 1.0; echo ,
+  echo '{"id": "no-script", "check": "D2", "ops": ["add"], "path": "user", "issue": "unreported", "seen": ["1.0"], "why": "test"},'
+  entry wrong "$cpp" user "$release"
+  echo ']}'
+} >"$work/corpus/known.json"
+failures=0
+out=$("$epsmith" known --check --known "$work/corpus/known.json" --jobs 2 2>&1); code=$?
+for want in "reproduces  shows" "reproduces  shows-elsewhere: add \"$release\" to its \"seen\"" "cpp-only    cpp-as-said" \
+            "fixed       fixed-since: set \"fixed\": \"$release\"" "wrong       wrong: its script passes on $release" \
+            "2 reproduces, 1 cpp-only, 1 fixed, 1 wrong, 0 cannot run, 1 no script"; do
+  grep -qF -- "$want" <<<"$out" || { echo "FAIL known_check: no line '$want'"; failures=$((failures + 1)); }
+done
+[ "$code" -eq 1 ] || { echo "FAIL known_check: exit $code, wanted 1 for a wrong entry"; failures=$((failures + 1)); }
+# Without the wrong entry, fixed and reproducing bugs alike exit 0: upstream fixing a bug
+# never fails it.
+python3 - "$work/corpus/known.json" "$work/corpus/known2.json" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))
+k["bugs"] = [b for b in k["bugs"] if b["id"] != "wrong"]
+json.dump(k, open(sys.argv[2], "w"))
+PY
+out=$("$epsmith" known --check --known "$work/corpus/known2.json" --jobs 2 2>&1); code=$?
+[ "$code" -eq 0 ] || { echo "FAIL known_check_no_wrong: exit $code"; echo "$out" | tail -3; failures=$((failures + 1)); }
+bad=$("$epsmith" known --check --known "$work/none.json" 2>&1); code=$?
+{ [ "$code" -eq 2 ] && grep -q "none.json: cannot open the known-bugs list" <<<"$bad"; } ||
+  { echo "FAIL known_check_bad_list: exit $code: $bad"; failures=$((failures + 1)); }
+if [ "$failures" -eq 0 ]; then echo "known_check: all passed"; else echo "$out"; echo "known_check: $failures failed"; fi
+[ "$failures" -eq 0 ]
