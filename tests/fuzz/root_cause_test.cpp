@@ -329,10 +329,12 @@ TEST(KnownBugs, ABadListIsALocatedError) {
   EXPECT_NE(error(R"({"id": "a", )" + pattern + standing + R"(, "libtorch": ["2."]})").find("libtorch"), std::string::npos);
 }
 
-// Known upstream bugs are never filed again: every upstream bug of the checked-in corpus,
-// mismatches included, is an instance of an entry of corpus/known.json on the release it was
-// found on, so a campaign that reads no corpus (run outside a checkout) files none of them;
-// and none of the bugs of ours there (fixed or open) is.
+// Known upstream bugs are never filed again: every upstream bug of the checked-in corpus that
+// was found on this LibTorch's release, mismatches included, is an instance of an entry of
+// corpus/known.json, so a campaign that reads no corpus (run outside a checkout) files none
+// of them; and none of the bugs of ours there (fixed or open) is. A case found on another
+// release is read here by this release's op roles, which draw its core ops and traits
+// otherwise (Note [Cases found on another LibTorch]): that release's build checks it.
 TEST(KnownBugs, TheCorpusUpstreamBugsAreKnown) {
   auto list = KnownBugs::load(std::string(EPSMITH_SOURCE_DIR) + "/corpus/known.json");
   ASSERT_TRUE(list.ok()) << list.error().str();
@@ -343,6 +345,7 @@ TEST(KnownBugs, TheCorpusUpstreamBugsAreKnown) {
     auto c = readCaseFile(file);
     ASSERT_TRUE(c.ok()) << c.error().str();
     if (c->check == "D3") continue;  // CPU against CUDA: replayed where CUDA is, not listed
+    if (c->provenance.libtorch != libtorchVersion()) continue;
     const KnownBug* bug = list->match(rootCauseOf(c.value()), c->provenance.libtorch);
     if (c->status == CaseStatus::KnownUpstream) {
       ++upstream;
@@ -352,8 +355,8 @@ TEST(KnownBugs, TheCorpusUpstreamBugsAreKnown) {
       EXPECT_EQ(bug, nullptr) << file << " is a bug of ours, but matches " << bug->id;
     }
   }
-  EXPECT_GT(upstream, 100);
-  EXPECT_GT(ours, 40);
+  if (upstream + ours == 0) GTEST_SKIP() << "no case of the corpus was found on LibTorch " << libtorchVersion();
+  EXPECT_GT(upstream, 0);
 }
 
 // An entry's `repro` is the torch-only script beside a case of it that the entry matches,

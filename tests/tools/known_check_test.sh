@@ -9,7 +9,9 @@
 set -uo pipefail
 epsmith=$(realpath "$1")
 src=$(realpath "$2")
-python=${EPSMITH_PYTHON:-$src/.venv/bin/python}
+# The scripts need only a Python torch, whichever LibTorch this epsmith was built with.
+export EPSMITH_PYTHON=${EPSMITH_PYTHON:-$src/.venv/bin/python}
+python=$EPSMITH_PYTHON
 if ! release=$("$python" -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))' 2>/dev/null); then
   echo "skipped known_check: $python has no torch"
   exit 0
