@@ -6,15 +6,14 @@
 // Upstream fixing a bug never fails it.
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include "fuzz/corpus.h"
 #include "fuzz/known_bugs.h"
 #include "fuzz/upstream.h"
+#include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
 #include "tools/command.h"
 
@@ -74,10 +73,9 @@ Checked checkEntry(const KnownBug& b, const std::filesystem::path& root, int tim
   }
   auto c = readCaseFile(cases->front());
   if (!c.ok()) return {Verdict::NeverReproduced, c.error().str()};
-  std::ifstream in(script, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const ScriptRun run = runReproScript(text.str(), timeout);
+  auto text = readFileBytes(script.string());
+  if (!text.ok()) return {Verdict::NeverReproduced, text.error().str()};
+  const ScriptRun run = runReproScript(text.value(), timeout);
   return judge(b, run, classifyScriptRun(c.value(), run));
 }
 
