@@ -137,8 +137,7 @@ bool namesTheBug(const KnownBug& b, const RootCause& root, MatchStage stage) {
   auto named = [&](const std::vector<std::string>& ops) {
     return std::any_of(ops.begin(), ops.end(), [&](const std::string& op) { return among(b.ops, op); });
   };
-  if (stage == MatchStage::Raised && b.ops.empty()) return false;
-  if (stage == MatchStage::Raised && !b.traits.empty()) return false;
+  if (stage == MatchStage::Raised && (b.ops.empty() || !b.traits.empty())) return false;
   if (!b.ops.empty() && !named(root.ops) && !named(root.class_ops)) return false;
   if (!b.frame.empty() && !std::regex_search(root.message, b.frame_regex)) return false;
   return std::all_of(b.traits.begin(), b.traits.end(), [&](const std::string& t) { return among(root.traits, t); });
