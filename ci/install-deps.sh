@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Installs what epsmith builds and tests with: Debian packages (Debian 12 or 13, asking apt
 # for what the release has), and a project-local virtual environment, .venv, holding the
-# torch 2.13 wheel whose LibTorch the default build uses. With --debian-libtorch it also
-# installs Debian's libtorch-dev, for the `debian` presets; with --nativert-libtorch, the
-# LibTorch of PyPI's torch 2.11 wheel unpacked in .libtorch-nativert, for the `nativert`
-# presets (Note [Where NativeRT is]). The venv also holds scipy and
+# torch 2.13 wheel whose LibTorch the default build uses. With --torch-2.14 it also makes
+# .venv-2.14, holding torch 2.14.1 (a CUDA build that runs on the CPU), for the `2.14`
+# presets and as the second release's Python torch; with --nativert-libtorch, the LibTorch
+# of PyPI's torch 2.11 wheel unpacked in .libtorch-nativert, for the `nativert` presets
+# (Note [Where NativeRT is]). The venv also holds scipy and
 # matplotlib, for the performance comparison and its plots. Idempotent and quiet; returns at
 # once when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian_libtorch=0
+torch_214=0
 nativert_libtorch=0
 for arg in "$@"; do
   case $arg in
-    --debian-libtorch) debian_libtorch=1 ;;
+    --torch-2.14) torch_214=1 ;;
     --nativert-libtorch) nativert_libtorch=1 ;;
-    *) echo "usage: ci/install-deps.sh [--debian-libtorch] [--nativert-libtorch]" >&2; exit 2 ;;
+    *) echo "usage: ci/install-deps.sh [--torch-2.14] [--nativert-libtorch]" >&2; exit 2 ;;
   esac
 done
 
@@ -32,7 +33,6 @@ wanted=(
   "libclang-rt-14-dev|libclang-rt-19-dev|libclang-rt-dev"
   "libtcmalloc-minimal4|libtcmalloc-minimal4t64"
 )
-if [ "$debian_libtorch" = 1 ]; then wanted+=(libtorch-dev); fi
 if [ "$nativert_libtorch" = 1 ]; then wanted+=(unzip); fi
 
 sudo_cmd=()
@@ -79,6 +79,17 @@ if [ "$have" != "$torch_version" ]; then
   echo "ci/install-deps.sh: installing torch==$torch_version into .venv"
   python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check "torch==$torch_version" numpy
+fi
+# torch 2.14.1 in its own environment: pip on Python 3.11 takes it, with the CUDA libraries
+# it asks for (about 5.5 GB), from this machine's disk.
+torch_214_version=2.14.1
+if [ "$torch_214" = 1 ]; then
+  have=$(.venv-2.14/bin/python -c "import importlib.metadata as m; print(m.version('torch').split('+')[0])" 2>/dev/null || true)
+  if [ "$have" != "$torch_214_version" ]; then
+    echo "ci/install-deps.sh: installing torch==$torch_214_version into .venv-2.14"
+    python3 -m venv .venv-2.14
+    .venv-2.14/bin/pip install -q --disable-pip-version-check "torch==$torch_214_version" numpy
+  fi
 fi
 # scipy for Google Benchmark's compare.py (its U test) and as the oracle of `epsmith perf`'s
 # statistics; matplotlib for the nightly's plots (docs/perf.md).

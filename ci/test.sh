@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs dependencies, then builds everything with warnings as errors and runs the whole test
 # suite through ctest, on three LibTorch builds: the torch 2.13 wheel (the default
-# build, as C++20), Debian's libtorch-dev (the `debian` preset) and the LibTorch of PyPI's
-# torch 2.11, the last to link NativeRT (the `nativert` preset). Then it runs the known-bugs
+# build, as C++20), the torch 2.14.1 wheel (the `2.14` preset, in .venv-2.14) and the
+# LibTorch of PyPI's torch 2.11, the last to link NativeRT (the `nativert` preset). Then it runs the known-bugs
 # list's scripts (`epsmith known --check`), as information unless an entry is wrong. Every
 # skipped test is listed with its reason, and the last line says which builds ran. This is
 # README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/install-deps.sh --debian-libtorch
-presets=(ci ci-debian)
+bash ci/install-deps.sh --torch-2.14
+presets=(ci ci-2.14)
 left_out=""
 # NativeRT's LibTorch (D9 against the real runtime) needs CUDA's runtime libraries, which
 # the machines this runs on have with the CUDA toolkit; where they lack them (exit 3), the

@@ -2,17 +2,17 @@
 #
 # By default, the torch wheel in the project's virtual environment (.venv, made by
 # ci/install-deps.sh): its LibTorch is appended to CMAKE_PREFIX_PATH, so a LibTorch named
-# there first (a CUDA build, a nightly) still wins. EPSMITH_LIBTORCH_FROM_VENV=OFF (the
-# `debian` preset) leaves the search to CMAKE_PREFIX_PATH and the system, where Debian's
-# libtorch-dev installs its TorchConfig.cmake.
-option(EPSMITH_LIBTORCH_FROM_VENV "Build against the torch wheel in .venv" ON)
+# there first (a CUDA build, a nightly) still wins. EPSMITH_VENV names another environment
+# (the `2.14` preset's .venv-2.14); EPSMITH_LIBTORCH_FROM_VENV=OFF (the `nativert` preset)
+# leaves the search to CMAKE_PREFIX_PATH.
+option(EPSMITH_LIBTORCH_FROM_VENV "Build against the torch wheel in EPSMITH_VENV" ON)
 set(EPSMITH_VENV "${PROJECT_SOURCE_DIR}/.venv" CACHE PATH "The virtual environment holding torch")
 
 if(EPSMITH_LIBTORCH_FROM_VENV)
   if(NOT EXISTS "${EPSMITH_VENV}/bin/python")
     message(FATAL_ERROR "no virtual environment at ${EPSMITH_VENV}: run ci/install-deps.sh, "
-                        "or configure with -DEPSMITH_LIBTORCH_FROM_VENV=OFF (the `debian` preset) "
-                        "to use a LibTorch from CMAKE_PREFIX_PATH or the system")
+                        "or configure with -DEPSMITH_LIBTORCH_FROM_VENV=OFF "
+                        "to use a LibTorch from CMAKE_PREFIX_PATH")
   endif()
   execute_process(
     COMMAND "${EPSMITH_VENV}/bin/python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
@@ -30,10 +30,9 @@ set(CMAKE_DISABLE_FIND_PACKAGE_MKL TRUE)
 find_package(Torch REQUIRED)
 
 # Note [LibTorch versions epsmith supports] (oracle/libtorch_compat.h).
-if(Torch_VERSION VERSION_LESS 1.13 OR
-   (Torch_VERSION VERSION_GREATER_EQUAL 1.14 AND Torch_VERSION VERSION_LESS 2.11))
+if(Torch_VERSION VERSION_LESS 2.11)
   message(FATAL_ERROR "LibTorch ${Torch_VERSION} (${Torch_DIR}) is not supported: epsmith "
-                      "builds against LibTorch 1.13 and 2.11 or newer")
+                      "builds against LibTorch 2.11 or newer")
 endif()
 message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 
@@ -91,8 +90,8 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 
 # The torch.export serialized schema of the release at hand (SCHEMA_VERSION in
 # torch/_export/serde/schema.py beside the wheel's LibTorch), stamped on the programs
-# epsmith makes. Debian's LibTorch 1.13 has no torch.export: programs made on it carry the
-# newest schema epsmith writes (ir/program.h's SchemaVersion).
+# epsmith makes. A LibTorch unpacked without its Python files has no schema.py: programs made
+# on it carry the newest schema epsmith writes (ir/program.h's SchemaVersion).
 set(_epsmith_schema_py "${Torch_DIR}/../../../_export/serde/schema.py")
 if(EXISTS "${_epsmith_schema_py}")
   file(STRINGS "${_epsmith_schema_py}" _epsmith_schema_line REGEX "^SCHEMA_VERSION = \\([0-9]+, [0-9]+\\)")

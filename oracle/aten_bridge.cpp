@@ -113,7 +113,7 @@ at::Tensor TensorMaterializer::materialize(const TensorValue& v) {
 
 at::Tensor cloneOf(const at::Tensor& t) {
   if (!t.defined() || !t.is_cpu() || t.layout() != at::kStrided || t.requires_grad() || t.is_conj() || t.is_neg() ||
-      t._is_zerotensor() || t.is_quantized() || compat::hasNames(t) || !t.is_non_overlapping_and_dense()) {
+      t._is_zerotensor() || t.is_quantized() || !t.is_non_overlapping_and_dense()) {
     return t.clone();
   }
   // As at::native::clone does for such a tensor: empty_strided with its sizes and strides,

@@ -1,5 +1,5 @@
 // The one place where epsmith meets the differences between the LibTorch releases it builds
-// against (1.13, Debian's; 2.x, the torch wheel's): every other file uses these names.
+// against (2.11 and newer): every other file uses these names.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -22,15 +22,14 @@ class ExportedProgram;
 namespace epsmith::compat {
 
 // Note [LibTorch versions epsmith supports]
-// 1.13 (Debian 12's libtorch-dev) and 2.11 or newer: 2.13, the torch wheel's, is the default
-// build, and 2.11 is the CUDA release of the GPU machines epsmith's D3 runs on (built against
-// its wheel, torch 2.11.0+cu130). The releases between 1.13 and 2.11 changed the C++ API in
-// steps no build here has followed, so CMake refuses them at configure time, by name and
-// version; this check catches a build whose headers are not a release CMake would accept.
-static_assert((TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13) ||
-                  (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 11),
-              "epsmith supports LibTorch 1.13 and 2.11 or newer");
-inline constexpr bool kLibTorch1 = TORCH_VERSION_MAJOR == 1;
+// 2.11 or newer: 2.13, the CPU torch wheel's, is the default build; 2.14 is the newest
+// release pip installs here (a CUDA wheel run on the CPU, C++20); 2.11 is the last whose
+// libtorch_cpu links NativeRT (D9) and the CUDA release of the GPU machines D3 runs on.
+// Older releases changed the C++ API in steps no build here follows, so CMake refuses them
+// at configure time, by name and version; this check catches a build whose headers are not
+// a release CMake would accept.
+static_assert(TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 11),
+              "epsmith supports LibTorch 2.11 or newer");
 
 // "2.13": the release, as corpus cases record it.
 inline std::string libtorchVersion() {
@@ -46,37 +45,22 @@ inline std::string libtorchFullVersion() {
 // opset torch.export's serializer writes.
 void stampWithThisLibTorch(ExportedProgram& p);
 
-// Warning handlers: 2.x moved the guard and setter into c10::WarningUtils and passes a
-// c10::Warning where 1.13 passed its parts.
-#if TORCH_VERSION_MAJOR >= 2
+// Warning handlers, which c10::WarningUtils holds.
 using WarningHandlerGuard = c10::WarningUtils::WarningHandlerGuard;
 inline void setWarningHandler(c10::WarningHandler* h) { c10::WarningUtils::set_warning_handler(h); }
 class DroppingWarningHandler : public c10::WarningHandler {
  public:
   void process(const c10::Warning&) override {}
 };
-#else
-using WarningHandlerGuard = c10::Warning::WarningHandlerGuard;
-inline void setWarningHandler(c10::WarningHandler* h) { c10::Warning::set_warning_handler(h); }
-class DroppingWarningHandler : public c10::WarningHandler {
- public:
-  void process(const c10::SourceLocation&, const std::string&, bool) override {}
-};
-#endif
 
-// An allocator that hands out another allocator's blocks after a hook: 2.x made `allocate`
-// non-const and added the pure virtual `copy_data`.
+// An allocator that hands out another allocator's blocks after a hook.
 class ForwardingAllocator : public c10::Allocator {
  public:
   explicit ForwardingAllocator(c10::Allocator* base) : base_(base) {}
-#if TORCH_VERSION_MAJOR >= 2
   c10::DataPtr allocate(size_t bytes) override { return allocateFrom(*base_, bytes); }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     default_copy_data(dest, src, count);
   }
-#else
-  c10::DataPtr allocate(size_t bytes) const override { return allocateFrom(*base_, bytes); }
-#endif
   c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
 
  protected:
@@ -87,19 +71,8 @@ class ForwardingAllocator : public c10::Allocator {
   c10::Allocator* base_;
 };
 
-// Named tensors are gone from 2.x's Tensor; no tensor epsmith makes has names there.
-inline bool hasNames(const at::Tensor& t) {
-#if TORCH_VERSION_MAJOR >= 2
-  (void)t;
-  return false;
-#else
-  return t.has_names();
-#endif
-}
-
-// The dtypes 2.x added (UInt16/32/64, the Float8 types), both ways; nullopt where this
-// LibTorch has no such dtype.
-#if TORCH_VERSION_MAJOR >= 2
+// The dtypes few kernels take (UInt16/32/64, the Float8 types), both ways; nullopt for the
+// rest, which aten_bridge.cpp's switch maps.
 #define EPSMITH_LATER_DTYPES(_)                              \
   _(UInt16, c10::ScalarType::UInt16)                         \
   _(UInt32, c10::ScalarType::UInt32)                         \
@@ -109,9 +82,6 @@ inline bool hasNames(const at::Tensor& t) {
   _(Float8E4M3FNUZ, c10::ScalarType::Float8_e4m3fnuz)        \
   _(Float8E5M2FNUZ, c10::ScalarType::Float8_e5m2fnuz)        \
   _(Float8E8M0FNU, c10::ScalarType::Float8_e8m0fnu)
-#else
-#define EPSMITH_LATER_DTYPES(_)
-#endif
 
 inline std::optional<c10::ScalarType> laterDtype(ScalarType t) {
 #define EPSMITH_TO_ATEN(ours, aten) \

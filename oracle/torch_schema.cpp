@@ -11,7 +11,7 @@
 // come back is one they read differently. Their F64 writer turns -inf into "Infinity"
 // (std::isinf is true for both signs; 2.13's header), so "-Infinity" read back as
 // "Infinity" is theirs, not a disagreement. The types are header-only (nlohmann::json) and
-// shipped by LibTorch 2.x; on 1.13 the check says it is unavailable.
+// shipped by LibTorch; where a build lacks them the check says it is unavailable.
 #include "oracle/torch_schema.h"
 
 #if EPSMITH_HAVE_TORCH_SCHEMA_TYPES

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every LibTorch header the build compiled, and every LibTorch library it links, came from
-# the LibTorch CMake found: with Debian's libtorch-dev installed beside the torch wheel, a
-# header the wheel lacks would otherwise be taken from 1.13's copy in /usr/include, and a
-# library TorchConfig.cmake looks up by name from /usr/lib, without a word.
+# the LibTorch CMake found: with a system LibTorch (Debian's libtorch-dev) installed beside
+# the torch wheel, a header the wheel lacks would otherwise be taken from its copy in
+# /usr/include, and a library TorchConfig.cmake looks up by name from /usr/lib, without a word.
 # Usage: libtorch_paths_test.sh BUILD_DIR TORCH_LIBRARY_DIR TORCH_INCLUDE_DIR...
 set -uo pipefail
 build=$1
