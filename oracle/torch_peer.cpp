@@ -296,15 +296,44 @@ std::string requestHeader(const PeerRequest& r) {
 
 }  // namespace
 
+namespace {
+
+// Note [Tensors LibTorch's unpickler cannot read]
+// torch.save writes a tensor of a dtype newer than its legacy storages (uint16/32/64, the
+// float8 types) with torch._utils._rebuild_tensor_v3, which LibTorch's C++ unpickler does
+// not know ("Unpickler found unknown type"). So the peer and the tests' eager driver send
+// such a tensor as ["epsmith:bits", dtype name, sizes, its bytes as a flat uint8 tensor]
+// (epsmith_peer.py's _plain), read back here into the tensor it was.
+c10::IValue fromBits(const c10::IValue& v) {
+  if (!v.isList()) return v;
+  const auto parts = v.toListRef();
+  if (parts.size() != 4 || !parts[0].isString() || parts[0].toStringRef() != "epsmith:bits") return v;
+  static const std::pair<const char*, c10::ScalarType> kNames[] = {
+      {"uint16", c10::ScalarType::UInt16},          {"uint32", c10::ScalarType::UInt32},
+      {"uint64", c10::ScalarType::UInt64},          {"float8_e4m3fn", c10::ScalarType::Float8_e4m3fn},
+      {"float8_e5m2", c10::ScalarType::Float8_e5m2}, {"float8_e4m3fnuz", c10::ScalarType::Float8_e4m3fnuz},
+      {"float8_e5m2fnuz", c10::ScalarType::Float8_e5m2fnuz}, {"float8_e8m0fnu", c10::ScalarType::Float8_e8m0fnu},
+  };
+  const std::string& name = parts[1].toStringRef();
+  std::vector<int64_t> sizes;  // unpickled as a list of IValues, not an int list
+  for (const c10::IValue& s : parts[2].toListRef()) sizes.push_back(s.toInt());
+  for (const auto& [known, dtype] : kNames) {
+    if (name == known) return parts[3].toTensor().view(dtype).reshape(sizes);
+  }
+  throw std::runtime_error("a tensor of dtype " + name + ", which epsmith does not read");
+}
+
+}  // namespace
+
 RunResult decodeTorchRun(const std::string& bytes) {
   c10::IValue v = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   RunResult r;
   const auto parts = v.toTupleRef().elements();
   if (parts.size() != 2) throw std::runtime_error("a run's results are not (outputs, finals)");
-  for (const c10::IValue& o : parts[0].toListRef()) r.outputs.push_back(o);
+  for (const c10::IValue& o : parts[0].toListRef()) r.outputs.push_back(fromBits(o));
   for (const c10::IValue& f : parts[1].toListRef()) {
     const auto pair = f.toListRef();
-    r.final_inputs.emplace_back(pair.at(0).toStringRef(), pair.at(1).toTensor());
+    r.final_inputs.emplace_back(pair.at(0).toStringRef(), fromBits(pair.at(1)).toTensor());
   }
   return r;
 }

@@ -178,11 +178,15 @@ class Peer:
 
 def _plain(v):
     """A value as the driver's comparator takes it: tensors detached and contiguous (a view
-    would pickle its whole base), numbers as they are."""
+    would pickle its whole base), numbers as they are; a tensor of a dtype LibTorch's C++
+    unpickler cannot read as its bits (Note [Tensors LibTorch's unpickler cannot read])."""
     import torch
 
-    if isinstance(v, torch.Tensor):
-        return v.detach().clone()
+    if not isinstance(v, torch.Tensor):
+        return v
+    v = v.detach().clone()
+    if v.dtype in torch.storage._new_dtypes():
+        return ["epsmith:bits", str(v.dtype).split(".")[-1], list(v.shape), v.contiguous().reshape(-1).view(torch.uint8)]
     return v
 
 
