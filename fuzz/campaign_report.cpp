@@ -10,6 +10,7 @@
 #include "oracle/program_io.h"
 #include "fuzz/campaign_books.h"
 #include "fuzz/corpus.h"
+#include "fuzz/releases.h"
 
 namespace epsmith::campaign_detail {
 
@@ -124,6 +125,7 @@ void Campaign::writeBucketsJson(JsonWriter& w) const {
     w.key("corpus_file").string(b.corpus_file);
     w.key("repro").string(reproCommand(b));
     w.key("upstream").string(b.upstream ? std::string(upstreamClassName(b.upstream->cls)) : "");
+    w.key("releases").string(b.upstream ? releasesPhrase(b.upstream->releases) : "");
     w.endObject();
   }
   w.endArray();
@@ -331,6 +333,9 @@ void Campaign::writeNew(std::ostream& md) const {
       const std::string dir = std::filesystem::path(b.corpus_file).parent_path().string();
       md << "- upstream: **" << upstreamClassName(b.upstream->cls) << "** on torch " << b.upstream->torch << ": "
          << markdownCell(b.upstream->reason) << " (`" << dir << "/repro.py`, `" << dir << "/issue.md`)\n";
+      if (const std::string releases = releasesPhrase(b.upstream->releases); !releases.empty()) {
+        md << "- releases: " << releases << " (" << releasesTried(b.upstream->releases) << ")\n";
+      }
     }
     md
        << "- root cause: `" << markdownCell(b.root.str()) << "`\n"

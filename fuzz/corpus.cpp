@@ -91,6 +91,12 @@ UpstreamRecord readUpstream(const JsonAt& j) {
   r.torch = stringOr(j, "torch", "");
   r.reason = stringOr(j, "reason", "");
   r.date = stringOr(j, "date", "");
+  if (auto releases = j.optional("releases")) {
+    for (size_t i = 0; i < releases->size(); ++i) {
+      const JsonAt at = (*releases)[i];
+      r.releases.push_back({at.field("torch").string(), at.field("outcome").string()});
+    }
+  }
   return r;
 }
 
@@ -196,6 +202,16 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
     w.key("torch").string(c.upstream->torch);
     w.key("reason").string(c.upstream->reason);
     w.key("date").string(c.upstream->date);
+    if (!c.upstream->releases.empty()) {
+      w.key("releases").beginArray();
+      for (const ReleaseOutcome& r : c.upstream->releases) {
+        w.beginObject();
+        w.key("torch").string(r.torch);
+        w.key("outcome").string(r.outcome);
+        w.endObject();
+      }
+      w.endArray();
+    }
     w.endObject();
   }
   w.key("program");

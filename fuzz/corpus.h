@@ -62,18 +62,26 @@ enum class UpstreamClass : uint8_t { TorchConfirmed, CppOnly, Unconfirmed };
 std::string_view upstreamClassName(UpstreamClass c);  // "torch-confirmed"
 std::optional<UpstreamClass> upstreamClassFromName(std::string_view name);
 
+// What the script did under one installed torch: "shows" (the case's finding), "passes",
+// "another difference" or "cannot run" (Note [The releases a finding affects]).
+struct ReleaseOutcome {
+  std::string torch;    // "2.14.1+cu130"
+  std::string outcome;  // "shows"
+};
+
 struct UpstreamRecord {
   UpstreamClass cls = UpstreamClass::Unconfirmed;
   std::string torch;   // the release the script ran on: "2.13.0+cpu"
   std::string reason;  // one line: what the script printed, or why it could not show it
   std::string date;    // ISO 8601, UTC
+  std::vector<ReleaseOutcome> releases;  // every installed torch it ran under, oldest first
 };
 
 struct Provenance {
   uint64_t seed = 0;               // the case's generator seed
   std::string config;              // the generation config's text ("" = defaults)
   int nodes = 16;                  // ops per program asked for
-  std::string libtorch;            // "1.13"
+  std::string libtorch;            // "2.13"
   std::string epsmith;             // epsmith's version (kEpsmithVersion)
   std::string date;                // ISO 8601, UTC
   size_t nodes_before = 0;         // call nodes before minimization
@@ -126,7 +134,7 @@ inline constexpr const char* kKnownBugsFile = "known.json";
 // directories such as .incoming, and the known-bugs list, are skipped), in path order.
 Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>& paths);
 
-std::string libtorchVersion();  // "1.13"
+std::string libtorchVersion();  // "2.13"
 std::string utcNow();           // "2026-11-22T07:38:48Z"
 
 }  // namespace epsmith

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "fuzz/releases.h"
 #include "fuzz/upstream.h"
 #include "ir/op_info.h"
 #include "oracle/program_io.h"
@@ -109,12 +110,19 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   md += "Output on torch " + (run.torch.empty() ? std::string("(unknown)") : run.torch) + ":\n\n```\n" + run.output +
         (run.output.empty() || run.output.back() == '\n' ? "" : "\n") + "```\n\n";
   md += "Expected: what eager computes. Actual: " + r.reason + "\n\n";
+  if (const std::string releases = releasesPhrase(r.releases); !releases.empty()) {
+    md += "Releases: " + releases + " (the script run under each installed torch).\n\n";
+  }
   md += "### Versions\n\n```\n" + (environment.empty() ? "(torch.utils.collect_env could not run)\n" : environment) + "```\n\n";
   md += "### Before filing\n\n";
   md += "- class: " + std::string(upstreamClassName(r.cls)) + " (" + r.date + ")\n";
   md += "- severity: " + severityOf(c.kind, run.output, r) + "\n";
-  md += "- releases tried: " + (run.torch.empty() ? std::string("none") : run.torch) +
-        (r.cls == UpstreamClass::TorchConfirmed ? " (shows)" : " (does not show)") + "\n";
+  if (r.releases.empty()) {
+    md += "- releases tried: " + (run.torch.empty() ? std::string("none") : run.torch) +
+          (r.cls == UpstreamClass::TorchConfirmed ? " (shows)" : " (does not show)") + "\n";
+  } else {
+    md += "- releases tried: " + releasesTried(r.releases) + "\n";
+  }
   md += "- search for duplicates:";
   for (const auto& t : searchTermsOf(c)) md += " `" + t + "`;";
   md += "\n- found by epsmith: " + c.bucket + ", seed " + std::to_string(c.provenance.seed) + "\n";
@@ -131,6 +139,7 @@ Expected<UpstreamRecord> writeUpstreamBundle(const CaseFile& c, const std::strin
   if (auto e = writeFileAtomically(repro, script.value())) return *e;
   const ScriptRun run = runReproScript(script.value(), timeout_seconds);
   UpstreamRecord record = classifyScriptRun(c, run);
+  record.releases = runOnReleases(c, script.value(), run, timeout_seconds);
   const std::string issue = (std::filesystem::path(dir) / "issue.md").string();
   if (auto e = writeFileAtomically(issue, issueDraft(c, script.value(), run, record, torchEnvironment()))) return *e;
   return record;

@@ -117,7 +117,7 @@ bool showsTheFinding(const CaseFile& c, const std::string& output) {
 
 }  // namespace
 
-ScriptRun runReproScript(const std::string& script, int timeout_seconds) {
+ScriptRun runReproScript(const std::string& script, int timeout_seconds, const std::string& python) {
   ScriptRun run;
   const fs::path dir = freshDirectory();
   if (dir.empty() || writeFileAtomically((dir / "repro.py").string(), script)) {
@@ -126,7 +126,7 @@ ScriptRun runReproScript(const std::string& script, int timeout_seconds) {
   }
   const fs::path cwd = dir / "cwd";
   fs::create_directory(cwd);
-  run.exit_code = runWithTimeout({torchPython(), "-I", "-W", "ignore", (dir / "repro.py").string()}, cwd, dir / "output.txt", timeout_seconds,
+  run.exit_code = runWithTimeout({python.empty() ? torchPython() : python, "-I", "-W", "ignore", (dir / "repro.py").string()}, cwd, dir / "output.txt", timeout_seconds,
                                  run.signal, run.timed_out);
   auto output = readFileBytes((dir / "output.txt").string());
   if (output.ok()) run.output = output.value();

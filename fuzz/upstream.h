@@ -21,7 +21,8 @@ struct ScriptRun {
   std::string output;  // standard output and error, interleaved
   std::string torch;   // the version its first line printed ("2.13.0+cpu"), or ""
 };
-ScriptRun runReproScript(const std::string& script, int timeout_seconds);
+// `python`: the interpreter, the peer's (torchPython()) when empty.
+ScriptRun runReproScript(const std::string& script, int timeout_seconds, const std::string& python = "");
 
 // The class a run of case `c`'s script establishes, with the reason in one line.
 UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run);

@@ -12,6 +12,7 @@
 
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -19,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iterator>
+#include <sstream>
 
 #include "formats/json.h"
 #include "ir/program.h"
@@ -34,6 +37,9 @@ namespace {
 #endif
 #ifndef EPSMITH_PEER_SCRIPT
 #define EPSMITH_PEER_SCRIPT "python/epsmith_peer.py"
+#endif
+#ifndef EPSMITH_RELEASE_PYTHONS
+#define EPSMITH_RELEASE_PYTHONS ""
 #endif
 
 std::string fromEnv(const char* name, const char* fallback) {
@@ -398,6 +404,29 @@ Header readHeader(const JsonAt& at) {
 }  // namespace
 
 std::string torchPython() { return fromEnv("EPSMITH_PYTHON", EPSMITH_PEER_PYTHON); }
+
+namespace {
+
+std::string environmentOf(const std::string& python) {
+  return std::filesystem::absolute(python).lexically_normal().string();
+}
+
+}  // namespace
+
+std::vector<std::string> releasePythons() {
+  std::vector<std::string> pythons{torchPython()};
+  std::vector<std::string> seen{environmentOf(pythons.front())};
+  const char* listed = std::getenv("EPSMITH_RELEASE_PYTHONS");
+  std::istringstream in(listed ? listed : EPSMITH_RELEASE_PYTHONS);
+  for (std::string path; std::getline(in, path, ':');) {
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec)) continue;
+    if (std::find(seen.begin(), seen.end(), environmentOf(path)) != seen.end()) continue;
+    seen.push_back(environmentOf(path));
+    pythons.push_back(path);
+  }
+  return pythons;
+}
 
 std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
 

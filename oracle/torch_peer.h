@@ -58,6 +58,11 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
 
 // The Python the peer runs: EPSMITH_PYTHON, else the build's venv Python, else python3.
 std::string torchPython();
+// The Pythons of every installed torch, the peer's first: EPSMITH_RELEASE_PYTHONS (paths
+// joined by ':'), or else the checkout's environments (.venv, .venv-2.14, .venv-2.11), those
+// that exist; each environment once (a venv's python links to an interpreter every venv
+// shares, so environments compare by the path named).
+std::vector<std::string> releasePythons();
 // torch.save((outputs, [[name, tensor], ...])) as a RunResult (the peer's results, and the
 // tests' runs of reproducer scripts); throws what LibTorch's unpickler throws.
 RunResult decodeTorchRun(const std::string& bytes);

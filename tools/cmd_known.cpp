@@ -1,8 +1,9 @@
 // `epsmith known --check [--known FILE] [--timeout S] [--jobs N]`: the lifecycle of the
-// known-bugs list (Note [Known bugs]). Runs every entry's torch-only script with the peer's
-// Python torch and says which still reproduce, which are fixed there (the entry then says
-// "fixed" and stops matching from that release on), and which do not show their bug on a
-// release they say they were seen on: those entries are wrong, and the exit code is 1.
+// known-bugs list (Note [Known bugs]). Runs every entry's torch-only script under every
+// installed Python torch (Note [The releases a finding affects]) and says which still
+// reproduce, which are fixed there (the entry then says "fixed" and stops matching from that
+// release on), which newer release an entry was checked on, and which do not show their bug
+// on a release they say they were seen on: those entries are wrong, and the exit code is 1.
 // Upstream fixing a bug never fails it.
 #include <atomic>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "fuzz/corpus.h"
 #include "fuzz/known_bugs.h"
+#include "fuzz/releases.h"
 #include "fuzz/upstream.h"
 #include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
@@ -64,6 +66,38 @@ Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) 
   return {Verdict::Fixed, ""};
 }
 
+// The verdicts of `b`'s script under each installed torch, as one: the peer's release's, or
+// "wrong" where any release says so; what the others add, after it; and the releases it
+// affects, with the newest that decided where the entry names an older one as `checked`.
+Checked onEveryRelease(const KnownBug& b, const CaseFile& c, const std::string& script, int timeout) {
+  Checked result;
+  std::vector<ReleaseOutcome> outcomes;
+  const std::vector<std::string> pythons = releasePythons();
+  for (size_t i = 0; i < pythons.size(); ++i) {
+    const ScriptRun run = runReproScript(script, timeout, pythons[i]);
+    Checked here = judge(b, run, classifyScriptRun(c, run));
+    outcomes.push_back({run.torch.empty() ? pythons[i] : run.torch, releaseOutcomeOf(c, run)});
+    const std::string on = i == 0 ? "" : "on " + releaseOf(run.torch) + ": ";
+    if (i == 0 || (here.verdict == Verdict::NeverReproduced && result.verdict != Verdict::NeverReproduced)) {
+      result.verdict = here.verdict;
+      result.line = here.line.empty() ? result.line : on + here.line + (result.line.empty() ? "" : "; " + result.line);
+    } else if (!here.line.empty() && here.verdict != Verdict::CannotRun) {
+      result.line += (result.line.empty() ? "" : "; ") + on + here.line;
+    }
+  }
+  sortByRelease(outcomes);
+  std::string newest;
+  for (const auto& o : outcomes) {
+    if (o.outcome == "shows" || o.outcome == "passes") newest = releaseOf(o.torch);
+  }
+  if (!newest.empty() && (b.checked.empty() || releaseBefore(b.checked, newest))) {
+    result.line += (result.line.empty() ? "" : "; ") + std::string("set \"checked\": \"") + newest + "\"";
+  }
+  const std::string phrase = releasesPhrase(outcomes);
+  if (!phrase.empty()) result.line += (result.line.empty() ? "" : "; ") + phrase;
+  return result;
+}
+
 Checked checkEntry(const KnownBug& b, const std::filesystem::path& root, int timeout) {
   if (b.repro.empty()) return {Verdict::NoScript, ""};
   const std::filesystem::path script = root / b.repro;
@@ -75,8 +109,7 @@ Checked checkEntry(const KnownBug& b, const std::filesystem::path& root, int tim
   if (!c.ok()) return {Verdict::NeverReproduced, c.error().str()};
   auto text = readFileBytes(script.string());
   if (!text.ok()) return {Verdict::NeverReproduced, text.error().str()};
-  const ScriptRun run = runReproScript(text.value(), timeout);
-  return judge(b, run, classifyScriptRun(c.value(), run));
+  return onEveryRelease(b, c.value(), text.value(), timeout);
 }
 
 int check(const KnownOptions& o) {
@@ -122,7 +155,7 @@ int check(const KnownOptions& o) {
 void addKnownCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("known", "The known-bugs list's lifecycle: run each entry's torch-only script");
   auto o = std::make_shared<KnownOptions>();
-  cmd->add_flag("--check", o->check, "run every entry's script with the peer's Python torch")->required();
+  cmd->add_flag("--check", o->check, "run every entry's script under every installed Python torch")->required();
   cmd->add_option("--known", o->known, "the known-bugs list")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds each script may run")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "scripts run at once")->check(CLI::Range(1, 64))->capture_default_str();

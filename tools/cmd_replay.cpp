@@ -1,12 +1,16 @@
-// `epsmith replay PATH... [--timeout S]`: re-runs case files (a directory is searched for
-// them) and prints, for each, whether it still reproduces, is fixed, or changed, and whether
-// that is what its status expects (known upstream LibTorch bugs reproduce; fixed bugs of
-// ours stay fixed). Exit 0 when every case is as expected, 1 when one is not, 2 for
-// unreadable cases or bad flags.
+// `epsmith replay PATH... [--timeout S] [--releases]`: re-runs case files (a directory is
+// searched for them) and prints, for each, whether it still reproduces, is fixed, or changed,
+// and whether that is what its status expects (known upstream LibTorch bugs reproduce; fixed
+// bugs of ours stay fixed). With --releases, a case attributed to PyTorch also has its
+// torch-only script run under every installed torch, and the releases it affects are printed
+// (Note [The releases a finding affects]). Exit 0 when every case is as expected, 1 when one
+// is not, 2 for unreadable cases or bad flags.
 #include <iostream>
 
 #include "fuzz/known_bugs.h"
+#include "fuzz/releases.h"
 #include "fuzz/replay.h"
+#include "fuzz/upstream.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
@@ -49,6 +53,17 @@ void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, 
   }
 }
 
+// The releases case `c`'s script shows its finding on, where PyTorch's code is what it tests.
+void reportReleases(const CaseFile& c, int timeout_seconds) {
+  auto script = caseReproScript(c);
+  if (!script.ok()) return;
+  const ScriptRun first = runReproScript(script.value(), timeout_seconds);
+  const std::vector<ReleaseOutcome> outcomes = runOnReleases(c, script.value(), first, timeout_seconds);
+  const std::string phrase = releasesPhrase(outcomes);
+  std::cout << "    releases: " << (phrase.empty() ? "no release decides" : phrase) << " (" << releasesTried(outcomes)
+            << ")\n";
+}
+
 void summarize(size_t cases, const Tally& t) {
   std::cout << cases << " case" << (cases == 1 ? "" : "s") << ": " << t.verdicts[0] << " reproduce, " << t.verdicts[1]
             << " fixed, " << t.verdicts[2] << " changed"
@@ -66,10 +81,13 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> paths;
     double timeout = 30;
+    bool releases = false;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("PATH", opts->paths, "case files or directories (e.g. corpus/regressions)")->required();
   cmd->add_option("--timeout", opts->timeout, "seconds one case may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_flag("--releases", opts->releases,
+                "also run each PyTorch finding's torch-only script under every installed torch and say which releases it affects");
   cmd->callback([opts, &exit_code] {
     auto files = caseFilesUnder(opts->paths);
     if (!files.ok()) {
@@ -88,6 +106,7 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
         continue;
       }
       report(path, c.value(), replayCase(c.value(), limits), t);
+      if (opts->releases) reportReleases(c.value(), 300);
     }
     summarize(files->size(), t);
     exit_code = t.unreadable ? kExitBadInput : t.unexpected ? kExitFindings : kExitOk;

@@ -1,13 +1,15 @@
 // `epsmith report PATH... [--out DIR] [--timeout S]`: an upstream-ready bundle per case
-// (repro.py and issue.md, docs/repro.md), each script run once with the peer's Python torch,
-// and the class it establishes recorded in the case file (Note [A finding confirmed by torch alone]).
-// Cases found on LibTorch 1.13, and checks of epsmith's own code, are listed and left alone.
+// (repro.py and issue.md, docs/repro.md), each script run with the peer's Python torch, and
+// the class it establishes recorded in the case file (Note [A finding confirmed by torch alone]),
+// then under every other installed torch (Note [The releases a finding affects]). Checks of
+// epsmith's own code are listed and left alone.
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "fuzz/corpus.h"
 #include "fuzz/known_bugs.h"
+#include "fuzz/releases.h"
 #include "fuzz/upstream.h"
 #include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
@@ -35,10 +37,6 @@ void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs
     exit_code = kExitBadInput;
     return;
   }
-  if (c->provenance.libtorch == "1.13") {
-    ++tally[c->check]["found on 1.13"];
-    return;
-  }
   const std::filesystem::path file(path);
   const std::string dir = o.out.empty() ? file.parent_path().string() : (std::filesystem::path(o.out) / c->bucket).string();
   auto record = writeUpstreamBundle(c.value(), dir, o.timeout);
@@ -50,6 +48,9 @@ void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs
   const std::string_view cls = upstreamClassName(record->cls);
   ++tally[c->check][std::string(cls)];
   std::cout << cls << std::string(17 - cls.size(), ' ') << path << "\n    " << record->reason << "\n";
+  if (const std::string releases = releasesPhrase(record->releases); !releases.empty()) {
+    std::cout << "    releases: " << releases << " (" << releasesTried(record->releases) << ")\n";
+  }
   if (const KnownBug* entry = known.match(rootCauseOf(c.value()), c->provenance.libtorch)) {
     ++by_entry[entry->id][std::string(cls)];
     std::cout << "    known-bugs entry: " << entry->id << "\n";
@@ -62,7 +63,7 @@ void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs
 }
 
 void printTally(const Tally& tally, const std::string& heading) {
-  const std::vector<std::string> columns{"torch-confirmed", "cpp-only", "unconfirmed", "no script", "found on 1.13"};
+  const std::vector<std::string> columns{"torch-confirmed", "cpp-only", "unconfirmed", "no script"};
   std::cout << "\n| " << heading << " |";
   for (const auto& c : columns) std::cout << " " << c << " |";
   std::cout << "\n|---|";

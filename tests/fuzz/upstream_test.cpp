@@ -5,6 +5,7 @@
 
 #include <csignal>
 
+#include "fuzz/releases.h"
 #include "fuzz/upstream.h"
 
 namespace epsmith {
@@ -98,6 +99,66 @@ TEST(Upstream, TheIssueDraftCarriesWhatATriagerAsksFor) {
         "- releases tried: 2.13.0+cpu (shows)", "`prod run_decompositions({}).module()`"}) {
     EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
   }
+}
+
+// Note [The releases a finding affects]: only runs that show or pass decide; a release that
+// passes before one that shows is a regression there; the oldest of the passing releases
+// after the last that shows is where it was fixed.
+TEST(Releases, ThePhraseSaysWhereTheBugShowsAndWhereItStarted) {
+  using O = std::vector<ReleaseOutcome>;
+  EXPECT_EQ(releasesPhrase(O{{"2.13.0+cpu", "shows"}, {"2.14.1+cu130", "shows"}}), "affects 2.13.0, 2.14.1");
+  EXPECT_EQ(releasesPhrase(O{{"2.11.0", "shows"}, {"2.13.0+cpu", "shows"}, {"2.14.1", "passes"}}),
+            "affects 2.11.0, 2.13.0; fixed in 2.14.1");
+  EXPECT_EQ(releasesPhrase(O{{"2.13.0+cpu", "passes"}, {"2.14.1", "shows"}}),
+            "**regression in 2.14.1** (passes on 2.13.0); affects 2.14.1");
+  EXPECT_EQ(releasesPhrase(O{{"2.11.0", "shows"}, {"2.13.0", "passes"}, {"2.14.1", "passes"}}),
+            "affects 2.11.0; fixed in 2.13.0");
+  // A release that cannot run the script, or shows another difference, says nothing.
+  EXPECT_EQ(releasesPhrase(O{{"2.11.0", "cannot run"}, {"2.13.0", "shows"}, {"2.14.1", "another difference"}}),
+            "affects 2.13.0");
+  EXPECT_EQ(releasesPhrase(O{{"2.13.0", "passes"}, {"2.14.1", "passes"}}), "shows on none of 2.13.0, 2.14.1");
+  EXPECT_EQ(releasesPhrase(O{{"2.13.0", "cannot run"}}), "");
+  EXPECT_EQ(releasesTried(O{{"2.13.0+cpu", "shows"}, {"2.14.1", "passes"}}), "2.13.0+cpu (shows), 2.14.1 (passes)");
+}
+
+TEST(Releases, OutcomesSortOldestFirstByNumber) {
+  std::vector<ReleaseOutcome> o{{"2.14.1+cu130", "shows"}, {"2.9.0", "passes"}, {"2.13.0+cpu", "shows"}};
+  sortByRelease(o);
+  EXPECT_EQ(o[0].torch, "2.9.0");
+  EXPECT_EQ(o[1].torch, "2.13.0+cpu");
+  EXPECT_EQ(o[2].torch, "2.14.1+cu130");
+}
+
+TEST(Releases, EachRunIsJudgedAsTheClassifyingOneIs) {
+  const CaseFile c = finding("D8", "value-mismatch", "value mismatch (i64)");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n")), "shows");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(0, "the bug does not show\n")), "passes");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n")),
+            "another difference");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(2, "CUDA is not available here\n")), "cannot run");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(1, "Traceback (most recent call last):\n")), "cannot run");
+}
+
+TEST(Releases, TheCaseFileKeepsThemAndTheIssueDraftSaysThem) {
+  CaseFile c = finding("D8", "value-mismatch", "value mismatch (i64)");
+  c.provenance.libtorch = "2.13";
+  UpstreamRecord r;
+  r.cls = UpstreamClass::TorchConfirmed;
+  r.torch = "2.13.0+cpu";
+  r.releases = {{"2.13.0+cpu", "shows"}, {"2.14.1+cu130", "passes"}};
+  c.upstream = r;
+  auto text = writeCaseFileText(c);
+  ASSERT_TRUE(text.ok()) << text.error().str();
+  auto back = parseCaseFile(text.value(), "case.json");
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  ASSERT_TRUE(back->upstream.has_value());
+  ASSERT_EQ(back->upstream->releases.size(), 2u);
+  EXPECT_EQ(back->upstream->releases[1].torch, "2.14.1+cu130");
+  EXPECT_EQ(back->upstream->releases[1].outcome, "passes");
+  const ScriptRun run = exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n");
+  const std::string md = issueDraft(c, "import torch\n", run, r, "");
+  EXPECT_NE(md.find("Releases: affects 2.13.0; fixed in 2.14.1"), std::string::npos) << md;
+  EXPECT_NE(md.find("- releases tried: 2.13.0+cpu (shows), 2.14.1+cu130 (passes)"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -8,7 +8,11 @@ FAULT is `none`; `functionalize:OP`, a kernel for aten OP at torch's Functionali
 that raises, as a broken functionalization kernel would (torch.func.functionalize and
 run_decompositions meet it, eager does not); or `module:plus-one`, every
 ExportedProgram.module() adding one to its floating outputs, as a runtime that miscompiled
-them would."""
+them would.
+
+With EPSMITH_TEST_TORCH_VERSION set, torch.__version__ says that release, so that one
+torch stands for two releases in the tests of the releases a finding affects."""
+import os
 import runpy
 import sys
 
@@ -41,6 +45,8 @@ def plant(fault):
 
 if __name__ == "__main__":
     kept = plant(sys.argv[1])
+    if os.environ.get("EPSMITH_TEST_TORCH_VERSION"):
+        torch.__version__ = os.environ["EPSMITH_TEST_TORCH_VERSION"]
     sys.argv = sys.argv[2:]
     try:
         runpy.run_path(sys.argv[0], run_name="__main__")

@@ -11,13 +11,13 @@ mkdir "$work/cwd" && cd "$work/cwd"  # a campaign in a checkout reads its corpus
 failures=0
 passes=0
 
-check() {  # check NAME EXPECTED_EXIT PATTERN_IN_OUTPUT -- command...
+check() {  # check NAME EXPECTED_EXIT PATTERN_IN_OUTPUT -- command... (EXPECTED_EXIT any: not checked)
   local name=$1 want=$2 pattern=$3
   shift 4
   local out code
   out=$("$@" 2>&1)
   code=$?
-  if [ "$code" -ne "$want" ]; then
+  if [ "$want" != any ] && [ "$code" -ne "$want" ]; then
     echo "FAIL $name: exit $code, wanted $want"; echo "$out" | head -20; failures=$((failures + 1)); return
   fi
   if [ -n "$pattern" ] && ! grep -qF -- "$pattern" <<<"$out"; then
@@ -212,12 +212,30 @@ check report_no_torch 2 "no Python torch to run the scripts with" -- env EPSMITH
 real_python=$src/.venv/bin/python
 case_d2=$src/tests/data/repro/d2_planted_mm.json
 if "$real_python" -c "import torch" 2>/dev/null; then
-  with_fault=(env EPSMITH_PYTHON="$src/tests/repro/python_with_planted_fault.sh" EPSMITH_TEST_REAL_PYTHON="$real_python")
+  with_fault=(env EPSMITH_PYTHON="$src/tests/repro/python_with_planted_fault.sh" EPSMITH_TEST_REAL_PYTHON="$real_python"
+              EPSMITH_RELEASE_PYTHONS=)
   check report_confirmed 0 "torch-confirmed" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$epsmith" report "$case_d2" --out "$work/bundles"
   check report_issue 0 'Suggested labels: `module: functionalization`, `topic: fuzzer`' -- cat "$work/bundles/d2-exception-in-one-test/issue.md"
   check report_issue_script 0 "exits 1 when the bug shows" -- cat "$work/bundles/d2-exception-in-one-test/issue.md"
   check report_script_alone 1 "the path raised RuntimeError: planted fault" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$src/tests/repro/python_with_planted_fault.sh" "$work/bundles/d2-exception-in-one-test/repro.py"
-  check report_cpp_only 0 "cpp-only" -- env EPSMITH_PYTHON="$real_python" "$epsmith" report "$case_d2" --out "$work/bundles2"
+  check report_cpp_only 0 "cpp-only" -- env EPSMITH_PYTHON="$real_python" EPSMITH_RELEASE_PYTHONS= "$epsmith" report "$case_d2" --out "$work/bundles2"
+  # The releases a finding affects (Note [The releases a finding affects]): the venv's torch
+  # stands for two releases, one of them with the fault planted and another version.
+  release() {  # release VERSION FAULT: a Python whose torch says VERSION, with FAULT planted
+    printf '#!/usr/bin/env bash\nEPSMITH_TEST_TORCH_VERSION=%s EPSMITH_TEST_TORCH_FAULT=%s EPSMITH_TEST_REAL_PYTHON=%s exec %s "$@"\n' \
+      "$1" "$2" "$real_python" "$src/tests/repro/python_with_planted_fault.sh" >"$work/python-$1"
+    chmod +x "$work/python-$1"
+  }
+  release 2.12.0 functionalize:mm
+  release 2.99.0 functionalize:mm
+  release 2.98.0 none
+  check report_regression 0 "releases: **regression in 2.99.0** (passes on 2.98.0); affects 2.99.0" -- \
+    env EPSMITH_PYTHON="$work/python-2.98.0" EPSMITH_RELEASE_PYTHONS="$work/python-2.99.0" "$epsmith" report "$case_d2" --out "$work/bundles3"
+  check report_regression_issue 0 "Releases: **regression in 2.99.0**" -- cat "$work/bundles3/d2-exception-in-one-test/issue.md"
+  check report_fixed_in 0 "releases: affects 2.12.0; fixed in 2.98.0 (2.12.0 (shows), 2.98.0 (passes))" -- \
+    env EPSMITH_PYTHON="$work/python-2.12.0" EPSMITH_RELEASE_PYTHONS="$work/python-2.98.0:$work/python-2.12.0" "$epsmith" report "$case_d2" --out "$work/bundles4"
+  check replay_releases any "releases: affects 2.12.0, 2.99.0" -- \
+    env EPSMITH_PYTHON="$work/python-2.99.0" EPSMITH_RELEASE_PYTHONS="$work/python-2.12.0" "$epsmith" replay --releases "$case_d2"
   cp "$case_d2" "$work/case.json"
   check report_records 0 "torch-confirmed" -- "${with_fault[@]}" EPSMITH_TEST_TORCH_FAULT=functionalize:mm "$epsmith" report "$work/case.json"
   check report_recorded 0 '"class": "torch-confirmed"' -- cat "$work/case.json"
@@ -228,7 +246,7 @@ fi
 # A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
 printf 'nodes 8\n' >"$work/fuzz.cfg"
-campaign_faults=(env EPSMITH_PLANTED_FAULT=aten::add_.Tensor,aten::mul_.Tensor,aten::add_.Scalar,aten::mul_.Scalar,aten::abs_,aten::neg_)
+campaign_faults=(env EPSMITH_RELEASE_PYTHONS= EPSMITH_PLANTED_FAULT=aten::add_.Tensor,aten::mul_.Tensor,aten::add_.Scalar,aten::mul_.Scalar,aten::abs_,aten::neg_)
 # Only the first campaign confirms its new root causes with torch (scripts take seconds).
 fuzz() { "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 \
   --confirm-timeout "${confirm:-0}" "$@"; }

@@ -11,6 +11,8 @@ epsmith=$(realpath "$1")
 src=$(realpath "$2")
 # The scripts need only a Python torch, whichever LibTorch this epsmith was built with.
 export EPSMITH_PYTHON=${EPSMITH_PYTHON:-$src/.venv/bin/python}
+# That torch alone: the releases a finding affects are cli_test.sh's.
+export EPSMITH_RELEASE_PYTHONS=
 python=$EPSMITH_PYTHON
 if ! release=$("$python" -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))' 2>/dev/null); then
   echo "skipped known_check: $python has no torch"
@@ -39,7 +41,7 @@ entry() {  # entry ID CASE PATH SEEN
 } >"$work/corpus/known.json"
 failures=0
 out=$("$epsmith" known --check --known "$work/corpus/known.json" --jobs 2 2>&1); code=$?
-for want in "reproduces  shows" "reproduces  shows-elsewhere: add \"$release\" to its \"seen\"" "cpp-only    cpp-as-said" \
+for want in "reproduces  shows: set \"checked\": \"$release\"; affects $release" "reproduces  shows-elsewhere: add \"$release\" to its \"seen\"" "cpp-only    cpp-as-said" \
             "fixed       fixed-since: set \"fixed\": \"$release\"" "wrong       wrong: its script passes on $release" \
             "2 reproduces, 1 cpp-only, 1 fixed, 1 wrong, 0 cannot run, 1 no script"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL known_check: no line '$want'"; failures=$((failures + 1)); }
