@@ -97,6 +97,7 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   options.times = &r.times;
   options.device = setup_.device;
   options.skip_known_triggers = true;
+  options.across_releases = drawnForAcrossReleases(seed, setup_.across_every);
   std::vector<DiffCheck> checks = setup_.checks;
   if (!drawnForRoundTrip(seed, setup_.round_trip_every)) {
     checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D4), checks.end());

@@ -32,6 +32,8 @@ struct CaseSetup {
   int torch_corruptions_per_case = 1;  // D7's in each asked case of run() (Note [Torch checks sampled])
   int torch_every = 2000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
   int nativert_every = 10;          // run() runs D9 on one case in this many (Note [D9 sampled])
+  int across_every = 4;             // of the cases that ask torch, D7 saves and loads across
+                                    // releases on one in this many (Note [Save and load across releases])
   WorkerLimits limits;              // for each isolated minimization step
 };
 

@@ -455,6 +455,10 @@ bool drawnForTorch(uint64_t case_seed, int every) { return drawnOneIn(case_seed,
 // `epsmith check`, minimization and replay run it whenever it is named.
 bool drawnForNativeRt(uint64_t case_seed, int every) { return drawnOneIn(case_seed, every, 0x5252525252525252ULL); }
 
+bool drawnForAcrossReleases(uint64_t case_seed, int every) {
+  return drawnOneIn(case_seed, every, 0x7a7a7a7a7a7a7a7aULL);
+}
+
 // Note [Re-runs focus on the finding]
 // A campaign case tries one of D4's forms and a few of D6's corruptions
 // (Note [Round trips drawn per case], Note [Corruptions drawn per case]). Were minimization
@@ -467,6 +471,7 @@ bool drawnForNativeRt(uint64_t case_seed, int every) { return drawnOneIn(case_se
 // Findings with no variant (an exception escaping the check, a worker's death) re-run all.
 CheckOptions focusedOn(const CheckOutcome& finding) {
   CheckOptions options;
+  options.across_releases = finding.check == DiffCheck::D7 && finding.kind.rfind(kAcrossReleases, 0) == 0;
   if (finding.variant.empty()) return options;
   if (finding.check == DiffCheck::D4) {
     for (Form form : kForms) {
@@ -591,7 +596,7 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
         case DiffCheck::D6:
           out.push_back(d6(p, options.case_seed, options.corruptions_per_case, options.corruption, times));
           break;
-        case DiffCheck::D7: out.push_back(d7(p, *torch)); break;
+        case DiffCheck::D7: out.push_back(d7(p, *torch, options)); break;
         case DiffCheck::D8: out.push_back(d8(p, eager, *torch, times)); break;
         case DiffCheck::D9: {
           std::string why_not;

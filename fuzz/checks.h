@@ -108,6 +108,10 @@ struct CheckOptions {
   // A campaign's case: D2 skips a known bug's trigger that no program escapes
   // (Note [Meta kernels only Python registers]); `check` and replay show the finding.
   bool skip_known_triggers = false;
+  // D7 also saves and loads the program across two installed releases, where a second one
+  // is (Note [Save and load across releases]): a campaign's drawn cases and re-runs of such
+  // a finding.
+  bool across_releases = false;
 };
 
 // The form a campaign case round-trips in D4, drawn from its seed.
@@ -120,6 +124,9 @@ bool drawnForRoundTrip(uint64_t case_seed, int every);
 bool drawnForTorch(uint64_t case_seed, int every);
 // Whether a campaign case runs D9: one in `every`, drawn from its seed (Note [D9 sampled]).
 bool drawnForNativeRt(uint64_t case_seed, int every);
+// Whether a campaign case that asks torch also saves and loads across releases: one in
+// `every` of them, drawn from its seed (Note [Save and load across releases]).
+bool drawnForAcrossReleases(uint64_t case_seed, int every);
 
 // Options that re-run only the variant of a check a finding came from, where it has one:
 // D4's form, D6's corruption (its place drawn afresh); default options otherwise

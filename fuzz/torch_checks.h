@@ -28,7 +28,10 @@ TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& che
 
 CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& device, const Interpreter* plan,
                 PhaseTimes* times);
-CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a);
+// D7's kinds across releases begin so (Note [Save and load across releases]).
+inline constexpr std::string_view kAcrossReleases = "across-releases";
+
+CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a, const CheckOptions& options);
 CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAnswer& a, PhaseTimes* times);
 
 }  // namespace epsmith::check_detail

@@ -174,6 +174,12 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
 Expected<std::string> caseReproScript(const CaseFile& c) {
   auto path = reproPathOf(c.check);
   if (!path.ok()) return path.error();
+  if (c.check == "D7" && c.kind.rfind("across-releases", 0) == 0) {
+    // Note [Save and load across releases]: its case keeps the program; the two torches it
+    // needs are `epsmith check`'s (replay shows it).
+    return Diagnostic{"", "a finding across two releases needs both torches in one run, which no torch-only script of one "
+                          "Python has: replay it with both installed"};
+  }
   if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
   return writeReproScript(*c.program, {path.value(), c.check + " " + c.kind + (c.op.empty() ? "" : " at " + c.op)});
 }

@@ -52,10 +52,8 @@ struct Spawned {
   int to, from;  // its standard input and output
 };
 
-// EPSMITH_PYTHON running the peer script with `args` after it, standard input and output
-// on pipes.
-Expected<Spawned> spawnPeer(const std::vector<std::string>& args) {
-  const std::string python = torchPython();
+// `python` running the peer script with `args` after it, standard input and output on pipes.
+Expected<Spawned> spawnPeer(const std::string& python, const std::vector<std::string>& args) {
   const std::string script = fromEnv("EPSMITH_PEER", EPSMITH_PEER_SCRIPT);
   if (access(script.c_str(), R_OK) != 0) return Diagnostic{"", "no torch peer script at " + script + " (EPSMITH_PEER)"};
   int in[2], out[2];
@@ -138,6 +136,8 @@ std::optional<std::string> readGreeting(Channel& peer, bool announce, pid_t* pid
 // campaign the peer is forked by the zygote instead (Note [A zygote for campaign peers]).
 class Peer {
  public:
+  // `python`: the other release's (Note [Save and load across releases]); "": the own one's.
+  explicit Peer(std::string python = "") : python_(std::move(python)) {}
   ~Peer() { end(false); }
 
   std::optional<std::string> ensure() {
@@ -195,7 +195,8 @@ class Peer {
     ::signal(SIGPIPE, SIG_IGN);
     buffered_.clear();
     deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    const char* zygote = args.empty() ? std::getenv("EPSMITH_PEER_ZYGOTE") : nullptr;
+    // The zygote is the own release's; the other release's peer is spawned once per process.
+    const char* zygote = args.empty() && python_.empty() ? std::getenv("EPSMITH_PEER_ZYGOTE") : nullptr;
     if (zygote && *zygote) {
       const int fd = connectTo(zygote);
       if (fd < 0) return std::string("cannot reach the torch peer zygote at ") + zygote + ": " + std::strerror(errno);
@@ -205,7 +206,7 @@ class Peer {
       if (greeting) end(true);  // no peer to ask: the next question starts over
       return greeting ? std::optional<std::string>("the torch peer zygote's peer: " + *greeting) : std::nullopt;
     }
-    auto spawned = spawnPeer(args);
+    auto spawned = spawnPeer(python_.empty() ? torchPython() : python_, args);
     if (!spawned.ok()) return spawned.error().message;
     pid_ = spawned->pid, to_ = spawned->to, from_ = spawned->from;
     auto greeting = readGreeting(*this, true);
@@ -274,6 +275,7 @@ class Peer {
     unavailable_.reset();
   }
 
+  std::string python_;
   pid_t pid_ = -1, owner_ = -1;
   int to_ = -1, from_ = -1;
   std::string buffered_;
@@ -281,9 +283,11 @@ class Peer {
   std::chrono::steady_clock::time_point deadline_;
 };
 
-Peer& thePeer() {
-  static Peer* peer = new Peer;  // never destroyed: a peer outlives static destruction order
-  return *peer;
+Peer& thePeer(PeerRelease release = PeerRelease::Own) {
+  // Never destroyed: a peer outlives static destruction order.
+  static Peer* own = new Peer;
+  static Peer* other = new Peer(otherReleasePython());
+  return release == PeerRelease::Own ? *own : *other;
 }
 
 std::string requestHeader(const PeerRequest& r) {
@@ -292,6 +296,7 @@ std::string requestHeader(const PeerRequest& r) {
   w.key("checks").beginArray();
   if (r.module_run) w.string("D5");
   if (r.decompose) w.string("D8");
+  if (r.resave) w.string("resave");
   w.endArray();
   w.key("archives").beginArray();
   for (const auto& a : r.archives) w.unsignedInteger(a.size());
@@ -365,7 +370,7 @@ SpecList readSpecList(const JsonAt& at) {
 // What the header promises, read; the payloads follow it in the order D5, D8.
 struct Header {
   PeerReply reply;
-  std::optional<size_t> module_results, decomposed_results;
+  std::optional<size_t> module_results, decomposed_results, resaved_bytes;
 };
 
 Header readHeader(const JsonAt& at) {
@@ -398,6 +403,10 @@ Header readHeader(const JsonAt& at) {
     }
     if (auto s = d8->optional("signature")) h.reply.decomposed_signature = readSpecList(*s);
   }
+  if (auto resaved = at.optional("resaved")) {
+    if (auto e = resaved->optional("error")) h.reply.resave_error = e->field("type").string() + ": " + e->field("message").string();
+    else h.resaved_bytes = resaved->field("results").unsignedInteger();
+  }
   return h;
 }
 
@@ -428,6 +437,15 @@ std::vector<std::string> releasePythons() {
   return pythons;
 }
 
+std::string otherReleasePython() {
+  static const std::string python = [] {
+    if (const char* named = std::getenv("EPSMITH_OTHER_PYTHON")) return std::string(named);
+    const std::vector<std::string> all = releasePythons();
+    return all.size() > 1 ? all[1] : std::string();
+  }();
+  return python;
+}
+
 std::optional<std::string> torchPeerUnavailable() { return thePeer().ensure(); }
 
 std::optional<std::string> startTorchZygote() {
@@ -450,8 +468,11 @@ std::optional<std::string> startTorchZygote() {
   return why;
 }
 
-Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds) {
-  Peer& peer = thePeer();
+Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds, PeerRelease release) {
+  if (release == PeerRelease::Other && otherReleasePython().empty()) {
+    return Diagnostic{"torch peer", "no other release's torch is installed (EPSMITH_OTHER_PYTHON)"};
+  }
+  Peer& peer = thePeer(release);
   if (auto why = peer.ensure()) return Diagnostic{"torch peer", *why};
   std::string message = requestHeader(request);
   for (const auto& a : request.archives) message += a;
@@ -470,6 +491,11 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
     } catch (const std::exception& e) {
       return Diagnostic{"torch peer", std::string("cannot read a run's results: ") + e.what()};
     }
+  }
+  if (h.resaved_bytes) {
+    auto bytes = peer.readBytes(*h.resaved_bytes);
+    if (!bytes.ok()) return bytes.error();
+    h.reply.resaved = std::move(bytes).value();
   }
   return std::move(h.reply);
 }

@@ -42,19 +42,27 @@ struct PeerReply {
   std::optional<std::string> decompose_error;  // "SpecViolationError: Output x does not exist..."
   std::optional<RunResult> decomposed_run;
   std::optional<SpecList> decomposed_signature;
+  // torch.export.save of the loaded program (asked with `resave`): the archive, or why not.
+  std::optional<std::string> resaved, resave_error;
 };
 
 struct PeerRequest {
   bool module_run = false;   // D5
   bool decompose = false;    // D8
+  bool resave = false;       // D7 across releases: the program saved again by this torch
   std::vector<std::string> archives;  // the program's .pt2 first; the others are only loaded
 };
+
+// Which release's peer to ask: the build's own (EPSMITH_PYTHON's torch), or another
+// installed beside it (Note [Save and load across releases]).
+enum class PeerRelease { Own, Other };
 
 // Asks the process's peer, starting it on first use (and again after it died or timed out).
 // Fails, with the reason, when the peer cannot be started (no Python, no torch, no module:
 // the reason is the same every time and cheap to get again) or when it dies or takes more
 // than `timeout_seconds` over one request; it is then ended, and the next call starts another.
-Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds = 120);
+Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds = 120,
+                                 PeerRelease release = PeerRelease::Own);
 
 // The Python the peer runs: EPSMITH_PYTHON, else the build's venv Python, else python3.
 std::string torchPython();
@@ -63,6 +71,9 @@ std::string torchPython();
 // that exist; each environment once (a venv's python links to an interpreter every venv
 // shares, so environments compare by the path named).
 std::vector<std::string> releasePythons();
+// The other release's peer Python: EPSMITH_OTHER_PYTHON, else the second of
+// releasePythons(); "" when there is none.
+std::string otherReleasePython();
 // torch.save((outputs, [[name, tensor], ...])) as a RunResult (the peer's results, and the
 // tests' runs of reproducer scripts); throws what LibTorch's unpickler throws.
 RunResult decodeTorchRun(const std::string& bytes);

@@ -8,15 +8,17 @@ comparison is made by the driver's comparator, so the peer judges nothing itself
 
 Protocol (docs/design.md, "The torch peer"). Both directions: one line of JSON, then the
 payloads it announces, back to back.
-  request  {"checks": ["D5", "D7", "D8"], "archives": [n0, n1, ...]}  archive 0 is the
-           program, the others are only loaded (D7's verdicts on corruptions)
+  request  {"checks": ["D5", "D7", "D8", "resave"], "archives": [n0, n1, ...]}  archive 0
+           is the program, the others are only loaded (D7's verdicts on corruptions)
   reply    {"torch": VERSION, "verdicts": [VERDICT per archive],
             "D5": {"error": ERROR|null, "results": n},
-            "D8": {"error": ERROR|null, "results": n, "signature": SIGNATURE}}
+            "D8": {"error": ERROR|null, "results": n, "signature": SIGNATURE},
+            "resaved": {"error": ERROR|null, "results": n}}
            then the D5 results, then the D8 results (torch.save of
-           (outputs, [[name, tensor], ...]), as RunResult holds them)
+           (outputs, [[name, tensor], ...]), as RunResult holds them), then the program
+           as this torch.export.save writes it
   VERDICT  {"accepts": true} or {"accepts": false, "stage": "verify"|"load", "type", "message"}
-  ERROR    {"stage": "run"|"decompose", "type", "message"}
+  ERROR    {"stage": "run"|"decompose"|"save", "type", "message"}
 A first reply {"torch": VERSION, "ready": true, "planted": [FAULT, ...]} is sent once torch
 is imported.
 EPSMITH_PLANTED_FAULT entries for the peer (Note [Planted faults in the peer]) are read
@@ -39,10 +41,11 @@ def _error(stage, e):
 
 
 class Peer:
-    def __init__(self, torch, off_by_one=(), raising=()):
+    def __init__(self, torch, off_by_one=(), raising=(), resave=()):
         self.torch = torch
         self.off_by_one = off_by_one  # Note [Planted faults in the peer]
         self.raising = raising
+        self.resave_faults = resave
         from torch.export.graph_signature import InputKind, OutputKind
 
         self.InputKind, self.OutputKind = InputKind, OutputKind
@@ -133,7 +136,26 @@ class Peer:
             else:
                 reply["D8"] = self.results_of(lambda: self.run(decomposed, program), "run", payloads)
                 reply["D8"]["signature"] = self.signature(decomposed)
+        if "resave" in checks:
+            reply["resaved"] = self.resave(program, payloads)
         return reply, payloads
+
+    def resave(self, program, payloads):
+        """The program as this release's torch.export.save writes it, for another release to
+        load (Note [Save and load across releases])."""
+        buf = io.BytesIO()
+        try:
+            if "perturb" in self.resave_faults:
+                program = copy.deepcopy(program)
+                for t in program.state_dict.values():
+                    if t.is_floating_point():
+                        t.data.add_(1)
+            self.torch.export.save(program, buf)
+        except Exception as e:  # noqa: BLE001 - a refusal to save is the answer
+            return {"error": _error("save", e), "results": 0}
+        saved = buf.getvalue()
+        payloads.append(saved[: len(saved) // 2] if "truncate" in self.resave_faults else saved)
+        return {"error": None, "results": len(payloads[-1])}
 
     # Note [Grad regions in export's form]
     # torch.export's TRAINING programs never hold a bare torch._C._set_grad_enabled call:
@@ -200,9 +222,12 @@ def _plain(v):
 # such a run raise the ValueError an unpacking in torch's own Python raises, as a bug of
 # ep.module() would; `torch-verifier:accept-all` makes
 # torch's verifier accept every program, so D7 reports each corruption epsmith's verifier
-# rejects. The driver reports each fault planted on standard error.
+# rejects; `torch-resave:truncate` cuts what torch.export.save writes short, and
+# `torch-resave:perturb` saves every floating parameter and buffer plus one, as a release
+# whose serializer broke would (D7 across releases: Note [Save and load across releases]).
+# The driver reports each fault planted on standard error.
 def plant_faults(torch, planted):
-    off_by_one, raising = set(), set()
+    off_by_one, raising, resave = set(), set(), set()
     for entry in os.environ.get("EPSMITH_PLANTED_FAULT", "").split(","):
         kind, _, name = entry.partition(":")
         if kind == "torch" and name.startswith("aten::"):
@@ -213,10 +238,12 @@ def plant_faults(torch, planted):
             from torch._export.verifier import Verifier
 
             Verifier.check = lambda self, ep: None
+        elif kind == "torch-resave" and name in ("truncate", "perturb"):
+            resave.add(name)
         else:
             continue
         planted.append(entry)
-    return off_by_one, raising
+    return off_by_one, raising, resave
 
 
 # Note [Peer shortcuts that change no answer]

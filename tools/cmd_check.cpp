@@ -90,6 +90,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     std::string checks = allDiffCheckNames();
     uint64_t seed = 1;
     double timeout = 60;
+    bool across_releases = false;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
@@ -98,6 +99,8 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
+  cmd->add_flag("--across-releases", opts->across_releases,
+                "D7 also saves the program with each of two installed torches and loads it with the other");
   cmd->callback([opts, &exit_code] {
     auto checks = parseDiffChecks(opts->checks);
     if (!checks) {
@@ -109,6 +112,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
     if (!program) return;
     CheckOptions options;
     options.case_seed = opts->seed;
+    options.across_releases = opts->across_releases;
     WorkerLimits limits;
     limits.seconds_per_request = opts->timeout;
     const std::vector<CheckOutcome> outcomes = eachInAChild(program.value(), *checks, options, limits);

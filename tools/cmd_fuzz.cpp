@@ -40,6 +40,7 @@ struct FuzzOptions {
   int minimize_calls = 500;
   int round_trip_every = 8;
   int torch_every = 2000;
+  int across_every = 4;
   int nativert_every = 10;
   int minimize_per_family = 8;
   int confirm_timeout = 300;
@@ -81,6 +82,9 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
                   "ask PyTorch (D5, D7, D8) on one case in N, drawn from its seed")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--nativert-every", opts->nativert_every, "run D9 (NativeRT) on one case in N, drawn from its seed")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--across-every", opts->across_every,
+                  "of the cases that ask PyTorch, save and load across two installed releases (D7) on one in N")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--status-every", opts->status, "seconds between status lines")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
 }
@@ -127,6 +131,7 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   o.setup.minimize_calls = opts.minimize_calls;
   o.setup.round_trip_every = opts.round_trip_every;
   o.setup.torch_every = opts.torch_every;
+  o.setup.across_every = opts.across_every;
   o.setup.nativert_every = opts.nativert_every;
   o.setup.limits.seconds_per_request = opts.timeout;
   o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts.rss_limit_mb) << 20;
