@@ -5,6 +5,7 @@
 // release on), which newer release an entry was checked on, and which do not show their bug
 // on a release they say they were seen on: those entries are wrong, and the exit code is 1.
 // Upstream fixing a bug never fails it.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -29,13 +30,14 @@ struct KnownOptions {
   int jobs = 2;
 };
 
-enum class Verdict { Reproduces, CppOnlyAsRecorded, Fixed, NeverReproduced, CannotRun, NoScript };
+enum class Verdict { Reproduces, CppOnlyAsRecorded, Fixed, NotYet, NeverReproduced, CannotRun, NoScript };
 
 std::string_view verdictName(Verdict v) {
   switch (v) {
     case Verdict::Reproduces: return "reproduces";
     case Verdict::CppOnlyAsRecorded: return "cpp-only";
     case Verdict::Fixed: return "fixed";
+    case Verdict::NotYet: return "not yet";
     case Verdict::NeverReproduced: return "wrong";
     case Verdict::CannotRun: return "cannot run";
     case Verdict::NoScript: return "no script";
@@ -62,6 +64,10 @@ Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) 
   if (run.exit_code != 0) return {Verdict::NeverReproduced, "its script does not show it: " + r.reason};
   if (b.path == KnownPath::CppOnly) return {Verdict::CppOnlyAsRecorded, "torch alone does not show it, as its path says"};
   if (seenOn(b, release)) return {Verdict::NeverReproduced, "its script passes on " + release + ", where it says it was seen"};
+  // A release before every one it was seen on: the bug is a regression after it.
+  if (std::all_of(b.seen.begin(), b.seen.end(), [&](const std::string& s) { return releaseBefore(release, s); })) {
+    return {Verdict::NotYet, "passes on " + release + ", before the releases it was seen on: a regression after it"};
+  }
   if (b.fixed.empty() || releaseBefore(release, b.fixed)) return {Verdict::Fixed, "set \"fixed\": \"" + release + "\""};
   return {Verdict::Fixed, ""};
 }
@@ -143,8 +149,8 @@ int check(const KnownOptions& o) {
               << (results[i].line.empty() ? "" : ": " + results[i].line) << "\n";
   }
   std::cout << "\nknown --check: " << bugs.size() << " entries of " << o.known << ":";
-  for (Verdict v : {Verdict::Reproduces, Verdict::CppOnlyAsRecorded, Verdict::Fixed, Verdict::NeverReproduced,
-                    Verdict::CannotRun, Verdict::NoScript}) {
+  for (Verdict v : {Verdict::Reproduces, Verdict::CppOnlyAsRecorded, Verdict::Fixed, Verdict::NotYet,
+                    Verdict::NeverReproduced, Verdict::CannotRun, Verdict::NoScript}) {
     std::cout << " " << counts[v] << " " << verdictName(v) << (v == Verdict::NoScript ? "\n" : ",");
   }
   return counts[Verdict::NeverReproduced] > 0 ? kExitFindings : kExitOk;

@@ -4,8 +4,8 @@
 # crash of torch.func.functionalize) and one that torch alone passes (a bug of LibTorch's C++
 # functionalization only). Each verdict comes out where the entry's claims make it: reproduces
 # (and, seen only on another release, "add it to seen"), cpp-only as the path says, fixed
-# (passes on a release after those it was seen on), wrong (passes where it says it was seen:
-# exit 1), and no script. Skipped where the venv's Python has no torch.
+# (passes on a release after those it was seen on), not yet (passes on a release before
+# them: a regression after it), wrong (passes where it says it was seen: exit 1), and no script. Skipped where the venv's Python has no torch.
 set -uo pipefail
 epsmith=$(realpath "$1")
 src=$(realpath "$2")
@@ -35,6 +35,7 @@ entry() {  # entry ID CASE PATH SEEN
   entry shows-elsewhere "$crash" user 1.0; echo ,
   entry cpp-as-said "$cpp" cpp-only "$release"; echo ,
   entry fixed-since "$cpp" user 1.0; echo ,
+  entry not-yet "$cpp" user 99.0; echo ,
   echo '{"id": "no-script", "check": "D2", "ops": ["add"], "path": "user", "issue": "unreported", "seen": ["1.0"], "why": "test"},'
   entry wrong "$cpp" user "$release"
   echo ']}'
@@ -43,7 +44,8 @@ failures=0
 out=$("$epsmith" known --check --known "$work/corpus/known.json" --jobs 2 2>&1); code=$?
 for want in "reproduces  shows: set \"checked\": \"$release\"; affects $release" "reproduces  shows-elsewhere: add \"$release\" to its \"seen\"" "cpp-only    cpp-as-said" \
             "fixed       fixed-since: set \"fixed\": \"$release\"" "wrong       wrong: its script passes on $release" \
-            "2 reproduces, 1 cpp-only, 1 fixed, 1 wrong, 0 cannot run, 1 no script"; do
+            "not yet     not-yet: passes on $release, before the releases it was seen on" \
+            "2 reproduces, 1 cpp-only, 1 fixed, 1 not yet, 1 wrong, 0 cannot run, 1 no script"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL known_check: no line '$want'"; failures=$((failures + 1)); }
 done
 [ "$code" -eq 1 ] || { echo "FAIL known_check: exit $code, wanted 1 for a wrong entry"; failures=$((failures + 1)); }
