@@ -36,7 +36,7 @@ std::unique_ptr<CaseRunner> caseRunner(benchmark::State& state) {
   setup.nodes = static_cast<int>(state.range(0));
   if (state.range(1) == 0) {
     setup.one_round_trip_per_case = false;
-    setup.round_trip_every = 1;
+    setup.every[static_cast<size_t>(CheckDraw::RoundTrip)] = 1;
   }
   setup.checks = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D4, DiffCheck::D6};
   auto runner = CaseRunner::create(setup);

@@ -99,15 +99,11 @@ CaseResult CaseRunner::run(uint64_t seed) const {
   options.skip_known_triggers = true;
   options.across_releases = drawnForAcrossReleases(seed, setup_.across_every);
   std::vector<DiffCheck> checks = setup_.checks;
-  if (!drawnForRoundTrip(seed, setup_.round_trip_every)) {
-    checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D4), checks.end());
-  }
-  if (!drawnForTorch(seed, setup_.torch_every)) {
-    checks.erase(std::remove_if(checks.begin(), checks.end(), asksTorch), checks.end());
-  }
-  if (!drawnForNativeRt(seed, setup_.nativert_every)) {
-    checks.erase(std::remove(checks.begin(), checks.end(), DiffCheck::D9), checks.end());
-  }
+  const auto not_drawn = [&](DiffCheck c) {
+    const CheckDraw d = checkInfo(c).draw;
+    return !drawnFor(d, seed, setup_.every[static_cast<size_t>(d)]);
+  };
+  checks.erase(std::remove_if(checks.begin(), checks.end(), not_drawn), checks.end());
   r.outcomes = runChecks(program.value(), checks, options);
   return r;
 }

@@ -3,6 +3,7 @@
 // what `epsmith replay` and the benchmarks call.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -19,6 +20,15 @@
 
 namespace epsmith {
 
+// Each draw's default, as fuzz/checks.def gives it.
+constexpr std::array<int, kCheckDrawCount> defaultDrawEvery() {
+  std::array<int, kCheckDrawCount> every{};
+  size_t i = 0;
+#define EPSMITH_CHECK_DRAW(NAME, FLAG, DEFAULT_EVERY, SALT) every[i++] = DEFAULT_EVERY;
+#include "fuzz/checks.def"
+  return every;
+}
+
 struct CaseSetup {
   std::string config_text;          // the generation config ("" = defaults), docs/generators.md
   std::string config_name = "<config>";
@@ -27,11 +37,10 @@ struct CaseSetup {
   Device device;                    // where D1, D2 and D4 run
   int minimize_calls = 500;         // oracle calls (checks and eager runs) per minimization at most
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
-  int round_trip_every = 8;         // run() runs D4 on one case in this many (Note [Round trips sampled])
   int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)
   int torch_corruptions_per_case = 1;  // D7's in each asked case of run() (Note [Torch checks sampled])
-  int torch_every = 2000;           // run() asks the torch peer on one case in this many (Note [Torch checks sampled])
-  int nativert_every = 10;          // run() runs D9 on one case in this many (Note [D9 sampled])
+  // run() runs the checks of each draw on one case in this many (fuzz/checks.def)
+  std::array<int, kCheckDrawCount> every = defaultDrawEvery();
   int across_every = 4;             // of the cases that ask torch, D7 saves and loads across
                                     // releases on one in this many (Note [Save and load across releases])
   WorkerLimits limits;              // for each isolated minimization step

@@ -1,30 +1,16 @@
 // The differential checks of docs/design.md on one program, as the campaign and `epsmith check`
-// run them:
-//   D1 eager(original) vs the native functionalizer's ATEN program (exported convention)
-//   D2 eager(original) vs LibTorch's own functionalization of the original
-//   D3 the program on CPU vs on CUDA (skipped, with the reason, without CUDA)
-//   D4 the program vs its text and JSON round trips (read back structurally equal,
-//      ir/program_diff.h; the form read back last, run, gives the same results; a campaign
-//      case round-trips one form, drawn from its seed; elsewhere both, or the one a
-//      finding names)
-//   D5 epsmith's exported run vs PyTorch's ep.module() (the torch peer, oracle/torch_peer.h)
-//   D6 each corruption tried that has a place in the program is reported first with its
-//      check id (a campaign case tries a few, drawn from its seed; elsewhere all of them,
-//      or the one a finding names)
-//   D7 torch.export.load (torch's deserializer and verifier) accepts the program, and
-//      rejects the corruptions of it that epsmith's verifier rejects (tried as D6 tries them)
-//   D8 eager(original) vs PyTorch's ep.run_decompositions({}) run by ep.module(), and its
-//      signature vs the native functionalizer's where both exist
-//   D9 eager(original) vs NativeRT (oracle/nativert.h) running the program's .pt2, the
-//      TRAINING form or the functionalized ATEN one (Note [What D9 hands NativeRT])
-// D5, D7 and D8 are skipped, with the reason, where no torch peer can be started; D9 where
-// the LibTorch has no NativeRT (Note [Where NativeRT is]).
+// run them. Each is a row of fuzz/checks.def (what it compares, what it needs, how a campaign
+// samples it) and a file, fuzz/checks/ID.cpp, that says how it runs. D3 is skipped, with the
+// reason, without CUDA; D5, D7 and D8 where no torch peer can be started; D9 where the
+// LibTorch has no NativeRT (Note [Where NativeRT is]).
 // Each check passes, finds something (a kind, stable for bucketing, and a readable report)
 // or is skipped with the reason (a functionalizer refusal is export's own refusal, not a
 // disagreement).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,17 +23,68 @@
 
 namespace epsmith {
 
-enum class DiffCheck : uint8_t { D1, D2, D3, D4, D5, D6, D7, D8, D9 };
-constexpr DiffCheck kAllDiffChecks[] = {DiffCheck::D1, DiffCheck::D2, DiffCheck::D3, DiffCheck::D4, DiffCheck::D5,
-                                        DiffCheck::D6, DiffCheck::D7, DiffCheck::D8, DiffCheck::D9};
+// The checks and how each runs, from the one table of them (fuzz/checks.def).
+enum class DiffCheck : uint8_t {
+#define EPSMITH_CHECK(ID, ...) ID,
+#include "fuzz/checks.def"
+};
+constexpr DiffCheck kAllDiffChecks[] = {
+#define EPSMITH_CHECK(ID, ...) DiffCheck::ID,
+#include "fuzz/checks.def"
+};
+// What must be here for a check to run.
+enum class CheckNeeds : uint8_t { Nothing, Cuda, TorchPeer, NativeRt };
+// Which draw of a campaign case decides whether the case runs a check.
+enum class CheckDraw : uint8_t {
+#define EPSMITH_CHECK_DRAW(NAME, ...) NAME,
+#include "fuzz/checks.def"
+};
+constexpr CheckDraw kAllCheckDraws[] = {
+#define EPSMITH_CHECK_DRAW(NAME, ...) CheckDraw::NAME,
+#include "fuzz/checks.def"
+};
+constexpr size_t kCheckDrawCount = std::size(kAllCheckDraws);
+
+struct CheckInfo {
+  std::string_view name;  // "D1"
+  CheckNeeds needs;
+  CheckDraw draw;
+  bool runs_elsewhere;  // compares a run in another runtime with eager
+  bool needs_eager;     // skipped where the eager run raises
+  std::string_view summary;
+};
+const CheckInfo& checkInfo(DiffCheck c);
+
+struct CheckDrawInfo {
+  std::string_view flag;  // "--torch-every"; "" for Every
+  int default_every;
+  uint64_t salt;
+};
+const CheckDrawInfo& checkDrawInfo(CheckDraw d);
+// `--FLAG`'s help: "run D5,D7,D8 on one case in N, drawn from its seed".
+std::string checkDrawHelp(CheckDraw d);
+
 // Every check, as --checks takes them: "D1,D2,...,D9".
 std::string allDiffCheckNames();
+// `--checks`' help, naming the checks and what the ones with needs need.
+std::string checksHelp();
 // The checks that ask the torch peer.
-constexpr bool asksTorch(DiffCheck c) { return c == DiffCheck::D5 || c == DiffCheck::D7 || c == DiffCheck::D8; }
+constexpr bool asksTorch(DiffCheck c) {
+  switch (c) {
+#define EPSMITH_CHECK(ID, NEEDS, ...) \
+  case DiffCheck::ID: return CheckNeeds::NEEDS == CheckNeeds::TorchPeer;
+#include "fuzz/checks.def"
+  }
+  return false;
+}
 std::string_view diffCheckName(DiffCheck c);  // "D1"
 std::optional<DiffCheck> diffCheckFromName(std::string_view name);
 // "D1,D2,D6" → the checks, in the order given; fails for an unknown name or none.
 Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list);
+// Why `c` cannot run here (no CUDA, no torch peer, no NativeRT); nullopt when it can. A
+// campaign's parent starts the zygote its workers' peers come from (`for_workers`); anyone
+// else starts a peer of its own.
+std::optional<std::string> checkUnavailable(DiffCheck c, bool for_workers = false);
 
 // A check's result. A finding is a record whose fields every stage carries unchanged (the
 // worker's reply, the minimizer's "still fails", buckets, case files, replay): keys and
@@ -116,14 +153,10 @@ struct CheckOptions {
 
 // The form a campaign case round-trips in D4, drawn from its seed.
 RoundTripForm drawnRoundTrip(uint64_t case_seed);
-// Whether a campaign case runs D4 at all: one case in `every` (1: each), drawn from its
-// seed (Note [Round trips sampled]).
-bool drawnForRoundTrip(uint64_t case_seed, int every);
-// Whether a campaign case asks the torch peer (D5, D7, D8): one in `every`, drawn from its
-// seed (Note [Torch checks sampled]).
-bool drawnForTorch(uint64_t case_seed, int every);
-// Whether a campaign case runs D9: one in `every`, drawn from its seed (Note [D9 sampled]).
-bool drawnForNativeRt(uint64_t case_seed, int every);
+// Whether a campaign case runs the checks of draw `d`: one case in `every` (1: each), drawn
+// from its seed apart from the other draws (Note [Round trips sampled], Note [Torch checks sampled],
+// Note [D9 sampled]).
+bool drawnFor(CheckDraw d, uint64_t case_seed, int every);
 // Whether a campaign case that asks torch also saves and loads across releases: one in
 // `every` of them, drawn from its seed (Note [Save and load across releases]).
 bool drawnForAcrossReleases(uint64_t case_seed, int every);

@@ -3,9 +3,7 @@
 
 #include "fuzz/case_runner.h"
 #include "minimizer/passes.h"
-#include "oracle/nativert.h"
 #include "oracle/run.h"
-#include "oracle/torch_peer.h"
 
 namespace epsmith {
 
@@ -68,7 +66,7 @@ CaseSetup replaySetup(const CaseFile& c, const WorkerLimits& limits) {
   } else {
     setup.checks.clear();  // a worker died outside every check: all of them run, as then
     for (DiffCheck d : kAllDiffChecks) {
-      if (d != DiffCheck::D3 || cudaAvailable()) setup.checks.push_back(d);
+      if (checkInfo(d).needs != CheckNeeds::Cuda || cudaAvailable()) setup.checks.push_back(d);
     }
   }
   return setup;
@@ -140,19 +138,9 @@ ReplayOutcome replayCase(const CaseFile& c, const WorkerLimits& limits) {
     return out;
   }
   const CaseSetup setup = replaySetup(c, limits);
-  if (setup.checks == std::vector<DiffCheck>{DiffCheck::D3} && !cudaAvailable()) {
-    out.error = "D3 needs CUDA, which is not available here";
-    out.not_here = true;
-    return out;
-  }
-  if (std::string why; setup.checks == std::vector<DiffCheck>{DiffCheck::D9} && !nativeRuntime(&why)) {
-    out.error = "D9 needs NativeRT: " + why;
-    out.not_here = true;
-    return out;
-  }
-  if (setup.checks.size() == 1 && asksTorch(setup.checks[0])) {
-    if (auto why = torchPeerUnavailable()) {
-      out.error = std::string(diffCheckName(setup.checks[0])) + " asks a Python torch, which cannot be started here: " + *why;
+  if (setup.checks.size() == 1) {
+    if (auto why = checkUnavailable(setup.checks[0])) {
+      out.error = std::string(diffCheckName(setup.checks[0])) + " cannot run here: " + *why;
       out.not_here = true;
       return out;
     }

@@ -1,5 +1,6 @@
-// D5, D7 and D8: the checks that ask a Python torch (oracle/torch_peer.h) about a program.
-// Internal to fuzz/: runChecks (checks.cpp) asks once per program for all of them.
+// What D5, D7 and D8, the checks that ask a Python torch (oracle/torch_peer.h) about a
+// program, share: the peer's answer, asked once per program for all of them. Internal to
+// fuzz/ (fuzz/checks/D5.cpp, D7.cpp, D8.cpp).
 #pragma once
 
 #include <optional>
@@ -25,6 +26,14 @@ struct TorchAnswer {
 // Asks the peer what `checks` need of `p`: its verdict on `p` and on the corruptions D6
 // would try (D7), ep.module()'s run (D5), run_decompositions' run and signature (D8).
 TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& options);
+
+// The outcome every torch check gets when the peer could not answer; nullopt when it did.
+std::optional<CheckOutcome> unanswered(DiffCheck c, const TorchAnswer& a);
+// "stage type: message" of one of torch's verdicts.
+std::string verdictText(const PeerVerdict& v);
+// Our run against torch's (`what`: "ep.module()"); both raising agree whatever the words.
+CheckOutcome compareWithTorch(const ExportedProgram& p, DiffCheck c, const RunResult& ours, const RunResult& torch,
+                              const std::string& what, PhaseTimes* times);
 
 CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& device, const Interpreter* plan,
                 PhaseTimes* times);

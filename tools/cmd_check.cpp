@@ -84,7 +84,7 @@ bool print(const CheckOutcome& o) {
 }  // namespace
 
 void addCheckCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("check", "Run the differential checks (D1-D9) on one program");
+  auto* cmd = app.add_subcommand("check", "Run the differential checks (" + allDiffCheckNames() + ") on one program");
   struct Options {
     std::string file;
     std::string checks = allDiffCheckNames();
@@ -94,7 +94,7 @@ void addCheckCommand(CLI::App& app, int& exit_code) {
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("FILE", opts->file, "program file (.json, .ept or .pt2)")->required();
-  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D9 (D5, D7, D8 ask PyTorch; D9 runs NativeRT: docs/design.md)")->capture_default_str();
+  cmd->add_option("--checks", opts->checks, checksHelp())->capture_default_str();
   cmd->add_option("--seed", opts->seed, "where D6 places its corruptions")->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds one check may run before it is a hang")
       ->check(CLI::Range(0.001, 86400.0))

@@ -5,15 +5,15 @@
 // bad flags, configs or known-bugs lists, 3 when the corpus or the report could not be
 // written. By default it writes under ./fuzz-out, never into a checked-in corpus.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 #include "fuzz/campaign.h"
 #include "generators/generation_config.h"
 #include "generators/op_catalog.h"
-#include "oracle/nativert.h"
 #include "oracle/run.h"
-#include "oracle/torch_peer.h"
 #include "tools/command.h"
 
 namespace epsmith::cli {
@@ -38,10 +38,8 @@ struct FuzzOptions {
   double timeout = 10;
   int64_t rss_limit_mb = 2048;
   int minimize_calls = 500;
-  int round_trip_every = 8;
-  int torch_every = 2000;
+  std::array<int, kCheckDrawCount> every = defaultDrawEvery();
   int across_every = 4;
-  int nativert_every = 10;
   int minimize_per_family = 8;
   int confirm_timeout = 300;
   double status = 3;
@@ -56,7 +54,7 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--nodes", opts->nodes, "ops per program (default: the config's, 16)")->check(CLI::Range(0, 100000));
   cmd->add_option("--device", opts->device, "cpu, cuda, or both (adds D3: CPU against CUDA)")
       ->check(CLI::IsMember({"cpu", "cuda", "both"}))->capture_default_str();
-  cmd->add_option("--checks", opts->checks, "comma-separated subset of D1-D9 (D5, D7, D8 ask PyTorch; D9 runs NativeRT: docs/design.md)")->capture_default_str();
+  cmd->add_option("--checks", opts->checks, checksHelp())->capture_default_str();
   cmd->add_option("--corpus", opts->corpus, "corpus directory new cases go to (DIR/regressions)")->capture_default_str();
   cmd->add_option("--known-corpus", opts->known_corpora,
                   "a corpus only read: its root causes are not new (repeatable; default: ./corpus where it is)");
@@ -76,13 +74,11 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--confirm-timeout", opts->confirm_timeout,
                   "seconds each new root cause's torch-only script may run, after the cases (0: not run)")
       ->check(CLI::Range(0, 86400))->capture_default_str();
-  cmd->add_option("--round-trip-every", opts->round_trip_every, "run D4 on one case in N, drawn from its seed")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--torch-every", opts->torch_every,
-                  "ask PyTorch (D5, D7, D8) on one case in N, drawn from its seed")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--nativert-every", opts->nativert_every, "run D9 (NativeRT) on one case in N, drawn from its seed")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  for (CheckDraw d : kAllCheckDraws) {
+    if (d == CheckDraw::Every) continue;
+    cmd->add_option(std::string(checkDrawInfo(d).flag), opts->every[static_cast<size_t>(d)], checkDrawHelp(d))
+        ->check(CLI::Range(1, 1000000))->capture_default_str();
+  }
   cmd->add_option("--across-every", opts->across_every,
                   "of the cases that ask PyTorch, save and load across two installed releases (D7) on one in N")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
@@ -103,17 +99,23 @@ Expected<std::vector<DiffCheck>> checksToRun(const FuzzOptions& opts) {
     run.erase(std::remove(run.begin(), run.end(), DiffCheck::D3), run.end());
   }
   if (opts.device == "both" && !has_d3) run.push_back(DiffCheck::D3);
-  if (std::any_of(run.begin(), run.end(), asksTorch)) {
-    if (auto why = startTorchZygote()) {
-      std::cerr << "epsmith fuzz: no torch peer (" << *why << "): D5, D7, D8 are not run\n";
-      run.erase(std::remove_if(run.begin(), run.end(), asksTorch), run.end());
+  // The checks that cannot run here, named once per reason.
+  std::vector<std::pair<std::string, std::string>> not_run;  // reason, "D5, D7, D8"
+  std::vector<DiffCheck> kept;
+  for (DiffCheck c : run) {
+    auto why = c == DiffCheck::D3 ? std::nullopt : checkUnavailable(c, /*for_workers=*/true);  // D3: above
+    if (!why) {
+      kept.push_back(c);
+      continue;
     }
+    auto same = std::find_if(not_run.begin(), not_run.end(), [&](const auto& r) { return r.first == *why; });
+    if (same == not_run.end()) same = not_run.insert(not_run.end(), {*why, ""});
+    same->second += (same->second.empty() ? "" : ", ") + std::string(diffCheckName(c));
   }
-  std::string no_nativert;
-  if (std::find(run.begin(), run.end(), DiffCheck::D9) != run.end() && !nativeRuntime(&no_nativert)) {
-    std::cerr << "epsmith fuzz: " << no_nativert << ": D9 is not run\n";
-    run.erase(std::remove(run.begin(), run.end(), DiffCheck::D9), run.end());
+  for (const auto& [why, names] : not_run) {
+    std::cerr << "epsmith fuzz: " << why << ": " << names << (names.size() > 2 ? " are" : " is") << " not run\n";
   }
+  run = kept;
   if (run.empty()) return Diagnostic{"--checks", "nothing left to run"};
   return run;
 }
@@ -129,10 +131,8 @@ Expected<CampaignOptions> campaignOptions(const FuzzOptions& opts, std::string c
   }
   o.setup.nodes = opts.nodes;
   o.setup.minimize_calls = opts.minimize_calls;
-  o.setup.round_trip_every = opts.round_trip_every;
-  o.setup.torch_every = opts.torch_every;
+  o.setup.every = opts.every;
   o.setup.across_every = opts.across_every;
-  o.setup.nativert_every = opts.nativert_every;
   o.setup.limits.seconds_per_request = opts.timeout;
   o.setup.limits.rss_limit_bytes = static_cast<size_t>(opts.rss_limit_mb) << 20;
   if (opts.device == "cuda") o.setup.device.type = "cuda";

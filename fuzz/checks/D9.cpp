@@ -1,4 +1,5 @@
-// D9; see nativert_check.h.
+// D9: eager(original) vs a C++ runtime that loads .pt2 archives (NativeRT, oracle/nativert.h)
+// running the program's .pt2, the TRAINING form or the functionalized ATEN one.
 //
 // Note [What D9 hands NativeRT]
 // NativeRT loads a .pt2's model JSON and runs its graph as it is, TRAINING or ATEN alike
@@ -18,7 +19,7 @@
 // torch._C._set_grad_enabled as an unsupported operator: most generated programs, any with a
 // no_grad region, would go untested. So the calls that set grad mode are left out of what
 // it is handed; the other ops run as they would.
-#include "fuzz/nativert_check.h"
+#include "fuzz/check_steps.h"
 
 #include <c10/core/InferenceMode.h>
 
@@ -109,13 +110,13 @@ CheckOutcome ranOrRefused(const ArchiveRun& r, ArchiveRuntime& runtime, const st
   return o;
 }
 
-}  // namespace
-
+// The form a case hands the runtime when the options name none, drawn from its seed.
 NativeForm drawnNativeForm(uint64_t case_seed) {
   SeededSource random(case_seed ^ 0x3939393939393939ULL);  // apart from the other draws
   return random.chance(50) ? NativeForm::Training : NativeForm::Aten;
 }
 
+// D9 on `p`, whose eager run is `eager`, with `runtime` (null: skipped with `why_not`).
 CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime* runtime, const std::string& why_not,
                 const CheckOptions& options, PhaseTimes* times) {
   if (!runtime) return skip(DiffCheck::D9, why_not);
@@ -166,6 +167,20 @@ CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime
     o.message = withoutNodeNames(o.message, p);
   }
   return o;
+}
+
+}  // namespace
+
+CheckOutcome runD9(CheckContext& c) {
+  std::string why_not;
+  ArchiveRuntime* runtime = c.options.archive_runtime ? c.options.archive_runtime : nativeRuntime(&why_not);
+  return d9(c.program, c.eager, runtime, why_not, c.options, c.options.times);
+}
+
+void focusD9(const CheckOutcome& finding, CheckOptions& options) {
+  for (NativeForm form : {NativeForm::Training, NativeForm::Aten}) {
+    if (finding.variant == nativeFormName(form)) options.native_form = form;
+  }
 }
 
 }  // namespace epsmith::check_detail

@@ -225,10 +225,10 @@ TEST(NativeRtCheck, RefusalsAreUnsupportedOrFindings) {
 // A campaign case runs D9 on one case in N, drawn from its seed apart from the other draws.
 TEST(NativeRtCheck, CampaignCasesSampleIt) {
   int drawn = 0;
-  for (uint64_t seed = 1; seed <= 2000; ++seed) drawn += drawnForNativeRt(seed, 10);
+  for (uint64_t seed = 1; seed <= 2000; ++seed) drawn += drawnFor(CheckDraw::NativeRt, seed, 10);
   EXPECT_GT(drawn, 120);
   EXPECT_LT(drawn, 300);
-  EXPECT_TRUE(drawnForNativeRt(7, 1));
+  EXPECT_TRUE(drawnFor(CheckDraw::NativeRt, 7, 1));
 }
 
 }  // namespace
