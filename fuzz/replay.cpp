@@ -2,7 +2,7 @@
 #include "fuzz/replay.h"
 
 #include "fuzz/case_runner.h"
-#include "minimizer/passes.h"
+#include "minimizer/minimize.h"
 #include "oracle/run.h"
 
 namespace epsmith {
