@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "functionalizer/probe_support.h"
+#include "oracle/probe_support.h"
 #include "functionalizer/view_steps.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -37,7 +37,7 @@ bool probeableUnderGrad(const Node& call) {
       return;
     }
     grad = grad || (m->requires_grad && (isFloatingPoint(m->dtype) || isComplex(m->dtype)));
-    elements += std::max<int64_t>(1, functionalizer::numelOf(*m));
+    elements += std::max<int64_t>(1, numelOf(*m));
   });
   return probeable && grad && elements <= (1 << 16);
 }

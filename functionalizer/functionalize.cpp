@@ -165,7 +165,7 @@ void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
                      " share memory and " + quoted(in.node->name()) +
                      " is mutated, which would need a synthetic base" + std::string(kExportRefuses));
   }
-  if (const TensorMeta* m = in.node->meta.val.tensor(); m && functionalizer::overlapsItself(*m)) {
+  if (const TensorMeta* m = in.node->meta.val.tensor(); m && overlapsItself(*m)) {
     // The caller of the exported program copies the new value back into the input, and
     // copy_ refuses a destination whose elements share memory (eager's zero_ and fill_
     // accept one).

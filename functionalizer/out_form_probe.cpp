@@ -14,7 +14,7 @@
 #include <cmath>
 #include <limits>
 
-#include "functionalizer/probe_support.h"
+#include "oracle/probe_support.h"
 #include "functionalizer/view_steps.h"
 #include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
@@ -99,7 +99,7 @@ OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::
                                     int out_at, const TensorMeta& out_meta, const std::vector<ProbeSet>& sets) {
   // The functional call: out_call's arguments but the out tensor, in a graph of its own.
   Graph scratch;
-  Node* f = functionalizer::scratchFunctionalCall(scratch, out_call, functional, {out_at});
+  Node* f = scratchFunctionalCall(scratch, out_call, functional, {out_at});
   const at::ScalarType out_dtype = toAten(out_meta.dtype);
   const std::optional<ScalarType> common = commonInputDtype(out_call, out_name);
   auto runOn = [&](OutForm form, const ProbeSet& set) -> std::optional<at::Tensor> {

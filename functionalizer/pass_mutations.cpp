@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "formats/text_format.h"
-#include "functionalizer/alias_probe.h"
+#include "oracle/alias_probe.h"
 #include "functionalizer/dtype_probe.h"
 
 namespace epsmith::functionalizer {
@@ -25,7 +25,7 @@ Node* Pass::functionalCall(const Node& n, const OpInfo& fn, const std::vector<in
   const bool detach_grad = reads.detach_grad;
   std::vector<Argument> args;
   std::vector<std::pair<std::string, Argument>> kwargs;
-  functionalizer::keptArguments(n, *n.target.op(), dropped, args, kwargs);
+  keptArguments(n, *n.target.op(), dropped, args, kwargs);
   std::vector<std::pair<const Node*, Node*>> detached;  // source node, its detach
   auto map = [&](Node*& r) {
     const Node* source = r;
@@ -84,7 +84,7 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes) return nullptr;
   // In self's layout where that is contiguous (as eager's self stays), else the source's.
   std::vector<std::pair<std::string, Argument>> format;
-  if (functionalizer::isContiguous(self_meta)) format.emplace_back("memory_format", arg::MemFormat{MemoryFormat::Contiguous});
+  if (isContiguous(self_meta)) format.emplace_back("memory_format", arg::MemFormat{MemoryFormat::Contiguous});
   return emit_.call(*findOpByName("aten::clone"), {arg::Tensor{resolve(src->node)}}, self_meta, std::move(format));
 }
 
@@ -311,7 +311,7 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
     const TensorMeta* m = in->meta.val.tensor();
     other_dtypes = other_dtypes || (m && m->dtype != after.dtype);
     grad_input = grad_input || (m && m->requires_grad && differentiable(*m));
-    empty_input = empty_input || (m && functionalizer::numelOf(*m) == 0);
+    empty_input = empty_input || (m && numelOf(*m) == 0);
   });
   const bool other_dtype_asked = dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
                                  given_dtype->get<arg::Dtype>()->value != after.dtype;
@@ -337,7 +337,7 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   plan.form = form.value_or(takes_dtype ? OutForm::DtypeArgument : OutForm::CastResult);
   plan.dtype_argument = outs == 1 && plan.form == OutForm::DtypeArgument && takes_dtype;
   if (grad_enabled_ && grad_input) {
-    Node* g = functionalizer::scratchFunctionalCall(scratch, now, *role.functional, role.written);
+    Node* g = scratchFunctionalCall(scratch, now, *role.functional, role.written);
     if (plan.dtype_argument) g->kwargs.emplace_back("dtype", arg::Dtype{after.dtype});
     plan.detach_grad = probeAutogradRefuses(*g);
   }
@@ -388,7 +388,7 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
     TensorMeta m = *after[k];
     if (call.probed && k < call.probed->size()) m.dtype = (*call.probed)[k].dtype;
     m.requires_grad = m.requires_grad && !plan.detach_grad && differentiable(m);
-    if (call.probed && k < call.probed->size() && !functionalizer::sameSizes((*call.probed)[k].sizes, m)) {
+    if (call.probed && k < call.probed->size() && !sameSizes((*call.probed)[k].sizes, m)) {
       m.sizes.assign((*call.probed)[k].sizes.begin(), (*call.probed)[k].sizes.end());
       m.strides = TensorMeta::contiguousStrides(m.sizes);
       m.storage_offset = SymIntValue(0);
@@ -415,15 +415,15 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
 Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* probed, const TensorMeta& after) {
   const ScalarType have = made->meta.val.tensor()->dtype;
   const bool resized = after.sizes != out->rec->meta->sizes;
-  const bool other_sizes = probed && !functionalizer::sameSizes(probed->sizes, after);
+  const bool other_sizes = probed && !sameSizes(probed->sizes, after);
   if (!other_sizes) return castTo(made, have, after);
   const auto& made_sizes = probed->sizes;
-  if (resized && functionalizer::elementCount(made_sizes) != functionalizer::numelOf(after)) {
+  if (resized && elementCount(made_sizes) != numelOf(after)) {
     fail(&n, "out= resizes its tensor to " + formatTensorMeta(after) +
                  ", which the functional result, of another element count, cannot fill: what eager wrote is not known");
   }
-  if (resized || (!functionalizer::broadcastsTo(made_sizes, after) &&
-                  functionalizer::elementCount(made_sizes) == functionalizer::numelOf(after))) {
+  if (resized || (!broadcastsTo(made_sizes, after) &&
+                  elementCount(made_sizes) == numelOf(after))) {
     // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
     // count differs; otherwise they fill it in its own shape, in order. And a kernel that
     // resizes `out` and then copies in a result of the same element count but another
@@ -434,7 +434,7 @@ Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* pr
     shaped.strides = TensorMeta::contiguousStrides(shaped.sizes);
     shaped.storage_offset = SymIntValue(0);
     // numelOf above was not -1: every size is concrete
-    const std::vector<int64_t> sizes = *functionalizer::concreteSizes(after);
+    const std::vector<int64_t> sizes = *concreteSizes(after);
     return castTo(emit_.call(*findOpByName("aten::reshape"), {arg::Tensor{made}, arg::IntList{sizes}}, shaped), have,
                   after);
   }
@@ -442,7 +442,7 @@ Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* pr
   // the graph. A result that cannot broadcast was never copied whole, yet `out` kept its
   // sizes (binary_cross_entropy.out writes through a squeezed view of `out`, which it
   // resizes instead): what eager wrote is not known here.
-  if (!functionalizer::broadcastsTo(made_sizes, after)) {
+  if (!broadcastsTo(made_sizes, after)) {
     std::string sizes;
     for (int64_t size : made_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
     fail(&n, "out= tensor " + formatTensorMeta(after) + " keeps its sizes, but the functional result [" + sizes +
@@ -457,7 +457,7 @@ namespace {
 // Whether `after` has `before`'s sizes in other strides, over the dimensions where a stride
 // moves something (more than one element).
 bool restridesKeepingSizes(const TensorMeta& before, const TensorMeta& after) {
-  if (before.strides.size() != after.strides.size() || functionalizer::numelOf(after) <= 1) return false;
+  if (before.strides.size() != after.strides.size() || numelOf(after) <= 1) return false;
   for (size_t d = 0; d < after.sizes.size(); ++d) {
     const SymIntValue &size = after.sizes[d], &was = before.strides[d], &now = after.strides[d];
     if (!size.isConcrete() || !was.isConcrete() || !now.isConcrete()) return false;
@@ -486,7 +486,7 @@ void Pass::refuseResizedInput(const Node& n, const Obj& out) {
 // which). A view of the out is another tensor and keeps its sizes.
 void Pass::refuseResizedWhileRead(const Node& n, const OpInfo& op, const OpRoleInfo& role, const Obj& out,
                                   const TensorMeta& after) {
-  if (functionalizer::numelOf(*out.rec->meta) == 0 && functionalizer::numelOf(after) == 0) return;
+  if (numelOf(*out.rec->meta) == 0 && numelOf(after) == 0) return;
   for (size_t i = 0; i < op.arguments.size(); ++i) {
     if (std::find(role.written.begin(), role.written.end(), static_cast<int>(i)) != role.written.end()) continue;
     const Argument* a = schemaArgument(n, op, i);
@@ -501,7 +501,7 @@ void Pass::refuseResizedWhileRead(const Node& n, const OpInfo& op, const OpRoleI
 // Its input is none (outVariant refused that first).
 void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& after) {
   if (out->rec->parent) fail(&n, "out= resizes a view of another tensor; epsmith does not functionalize that");
-  if (functionalizer::shrinksInPlace(*out->rec->meta, after)) {
+  if (shrinksInPlace(*out->rec->meta, after)) {
     Graph scratch;
     if (probeWritesPastShrunkOut(withCurrentMetas(n, scratch))) {
       fail(&n, "out= shrinks its tensor in place after writing past the result: what the rest of its storage "
@@ -518,7 +518,7 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
     step.strides.assign(step.sizes.size(), 1);
     for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
     // dense from offset 0: the first elements, permuted
-    if (functionalizer::numelOf(after) > 0 && functionalizer::isNonOverlappingAndDense(after) &&
+    if (numelOf(after) > 0 && isNonOverlappingAndDense(after) &&
         after.storage_offset.isConcrete() && after.storage_offset.concrete() == 0) {
       for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after.strides[d].concrete();
     }
@@ -527,7 +527,7 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
     out->rec = view;
     return;
   }
-  const int64_t was = functionalizer::numelOf(*out->rec->meta), now = functionalizer::numelOf(after);
+  const int64_t was = numelOf(*out->rec->meta), now = numelOf(after);
   if (now > 0 && was >= now && hasOtherViews(*out->rec)) {
     // Eager kept the storage (the new size does not grow it) and wrote it in the new,
     // contiguous order, which views of the old layout see; not modelled here.

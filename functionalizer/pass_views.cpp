@@ -2,61 +2,9 @@
 // it views, or reads a copy where eager's view would address a value the graph computed.
 #include "functionalizer/pass.h"
 
-#include <ATen/core/Tensor.h>
-#include <ATen/ops/zeros.h>
-
 #include <tuple>
 
 namespace epsmith::functionalizer {
-namespace {
-
-// Note [How ravel aliases]
-// ravel is reshape(-1) in some LibTorch versions and contiguous().view(-1) in others (1.13's
-// is the second): a view of a non-contiguous input whose elements one stride can walk is a
-// view in the first and a copy in the second. The schema cannot say which; asking the
-// LibTorch at hand once can. The probe: a [1, 3, 1] view with strides [6, 2, 7], which
-// reshape(-1) views (stride 2) and which is not contiguous.
-bool ravelIsReshape() {
-  static const bool reshape = [] {
-    at::Tensor base = at::zeros({8});
-    at::Tensor strided = base.as_strided({1, 3, 1}, {6, 2, 7}, 1);
-    return strided.ravel().is_alias_of(strided);
-  }();
-  return reshape;
-}
-
-}  // namespace
-
-// Note [Maybe-aliasing ops] in ops/op_roles.cpp: decided from the input's metadata.
-bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in) {
-  const TensorMeta* out = n.meta.val.tensor();
-  if (!out) return false;
-  const std::string& name = op.qualified_name;
-  if (name == "aten::contiguous") {
-    auto* fmt = schemaArgument(n, op, 1);
-    const auto* f = fmt ? fmt->get<arg::MemFormat>() : nullptr;
-    if (f && f->value == MemoryFormat::Preserve) return true;
-    return (!f || f->value == MemoryFormat::Contiguous) && isContiguous(in);
-  }
-  if (name == "aten::to") {
-    if (out->dtype != in.dtype || !(out->device == in.device)) return false;
-    for (const auto& [key, a] : n.kwargs) {
-      if (key == "copy" && a.get<arg::Bool>() && a.get<arg::Bool>()->value) return false;
-      if (key == "memory_format" && a.kind() == ArgKind::MemoryFormat) {
-        auto f = a.get<arg::MemFormat>()->value;
-        if (f != MemoryFormat::Preserve && !(f == MemoryFormat::Contiguous && isContiguous(in))) return false;
-      }
-    }
-    for (size_t i = 1; i < n.args.size(); ++i) {  // positional copy= (after non_blocking)
-      if (op.arguments.size() > i && op.arguments[i].name == "copy") {
-        if (const auto* b = n.args[i].get<arg::Bool>(); b && b->value) return false;
-      }
-    }
-    return true;
-  }
-  if (name == "aten::ravel" && !ravelIsReshape()) return isContiguous(in);  // Note [How ravel aliases]
-  return viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
-}
 
 bool Pass::returnsAlias(const Node& n, const OpInfo& op) {
   return maybeViewAliases(n, op, *object(selfArgument(n), &n)->rec->meta);
@@ -76,7 +24,7 @@ void Pass::view(const Node& n, const OpRoleInfo& role) {
   if (sized && parent->storage->stridesAreTheGraphs() && shape && !c->args.empty()) {
     // A view of a storage that was written is taken on a value the graph computed, whose
     // strides view may refuse (Note [Views replayed by their sizes]).
-    if (auto sizes = functionalizer::concreteSizes(*shape)) {
+    if (auto sizes = concreteSizes(*shape)) {
       c->target = Target::aten(sized);
       c->args.resize(1);
       c->args.push_back(arg::IntList{*sizes});

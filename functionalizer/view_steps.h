@@ -10,6 +10,7 @@
 #include "functionalizer/emitter.h"
 #include "ir/diagnostic.h"
 #include "ir/graph.h"
+#include "ir/tensor_geometry.h"
 #include "ops/call_args.h"
 #include "ops/op_roles.h"
 
@@ -88,13 +89,6 @@ bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root
 std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
                                                              int64_t dim);
 
-// The arguments of `n` (of `op`) but those at `dropped` (schema indices): what the
-// functional form of an in-place or out= call takes.
-void keptArguments(const Node& n, const OpInfo& op, const std::vector<int>& dropped, std::vector<Argument>& args,
-                   std::vector<std::pair<std::string, Argument>>& kwargs);
-// A call of `fn` in `scratch` with those arguments, still naming `n`'s inputs: for probing a
-// functional form (its inputs' metadata is eager's) before it joins the graph.
-Node* scratchFunctionalCall(Graph& scratch, const Node& n, const OpInfo& fn, const std::vector<int>& dropped);
 
 // Makes `self` the self argument of a call's `args` and `kwargs` (the first positional one,
 // or the keyword "self") and resolves every other node they name.
@@ -109,35 +103,5 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
 // `base_meta` is the base's metadata. Fails (with no place: the caller knows the writer)
 // when the view has no inverse.
 Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta& base_meta, Node* src);
-
-// Whether a tensor of these sizes/strides can be viewed with `shape` without a copy
-// (ATen's computeStride), i.e. whether reshape would alias.
-bool viewable(const TensorMeta& input, const SymIntList& shape);
-// is_contiguous for the contiguous memory format.
-bool isContiguous(const TensorMeta& m);
-// ATen's is_non_overlapping_and_dense: contiguous up to a permutation of the dims.
-bool isNonOverlappingAndDense(const TensorMeta& m);
-// Element count, -1 when a size is symbolic.
-int64_t numelOf(const TensorMeta& m);
-// Whether an out= resize from `before` to `after` keeps the storage (eager reallocates only
-// to grow) and lands in a contiguous prefix of it.
-bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after);
-bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m);
-// The sizes, nullopt when one is symbolic.
-std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m);
-// Whether some elements share memory, as ATen's has_internal_overlap answers Yes.
-bool overlapsItself(const TensorMeta& m);
-// Whether the maybe-view call `n` of `op` (reshape, flatten, ravel, contiguous, to) returns
-// an alias of its input, whose metadata is `in`, rather than a copy
-// (Note [Maybe-aliasing ops]; pass_views.cpp).
-bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in);
-// Whether two tensors on one storage may have bytes in common: counted exactly where both
-// layouts are concrete and small, true otherwise.
-bool mayShareBytes(const TensorMeta& a, const TensorMeta& b);
-
-// Whether a tensor of `sizes` broadcasts to `to`'s sizes (as copy_ does).
-bool broadcastsTo(const std::vector<int64_t>& sizes, const TensorMeta& to);
-int64_t elementCount(const std::vector<int64_t>& sizes);
-
 
 }  // namespace epsmith::functionalizer

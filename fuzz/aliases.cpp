@@ -6,8 +6,8 @@
 #include <set>
 
 #include "formats/text_format.h"
-#include "functionalizer/alias_probe.h"
-#include "functionalizer/view_steps.h"
+#include "oracle/alias_probe.h"
+#include "ir/tensor_geometry.h"
 #include "ops/call_args.h"
 #include "ops/op_registry.h"
 #include "ops/op_roles.h"
@@ -116,7 +116,7 @@ void forEachViewedBy(const Node* w, F&& f) {
     // sizes views it, and a write through it lands in the input).
     if (opRole(*call->target.op()).role == OpRole::MaybeView) {
       const TensorMeta* from = in ? in->meta.val.tensor() : nullptr;
-      if (!from || !functionalizer::maybeViewAliases(*w, *call->target.op(), *from)) return;
+      if (!from || !maybeViewAliases(*w, *call->target.op(), *from)) return;
     }
     w = in;
   }
@@ -295,7 +295,7 @@ bool addressesAWrittenStridedTensor(const ExportedProgram& p) {
     if (name != "as_strided" && name != "as_strided_copy" && name != "as_strided_scatter") continue;
     const Node* self = boundTensor(n, *op, 0);
     const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
-    if (m && !functionalizer::isContiguous(*m) && written.count(owners.at(self))) return true;
+    if (m && !isContiguous(*m) && written.count(owners.at(self))) return true;
   }
   return false;
 }
@@ -306,7 +306,7 @@ bool writesAStridedTensor(const Node& n) {
   for (int written : opRole(op).written) {
     const Node* self = boundTensor(n, op, written);
     const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
-    if (m && !functionalizer::isContiguous(*m)) return true;
+    if (m && !isContiguous(*m)) return true;
   }
   return false;
 }
@@ -321,7 +321,7 @@ bool writesUnderAStridedReshape(const ExportedProgram& p) {
     if (!in || !t.meta.val.tensor()) continue;
     const OpRoleInfo& role = opRole(*op);
     if (op->qualified_name == "aten::_reshape_alias" ||
-        (role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape && functionalizer::maybeViewAliases(t, *op, *in))) {
+        (role.role == OpRole::MaybeView && role.view == ViewFamily::Reshape && maybeViewAliases(t, *op, *in))) {
       reshapes.push_back(&t);
     }
   }
@@ -332,7 +332,7 @@ bool writesUnderAStridedReshape(const ExportedProgram& p) {
   forEachWrite(p, [&](const Node& n, const Node& w) {
     for (const Node* t : reshapes) {
       const bool same = owner.at(&w) == owner.at(t);
-      if (!functionalizer::isContiguous(*t->meta.val.tensor())) {
+      if (!isContiguous(*t->meta.val.tensor())) {
         // A strided view, written through or regenerated after a write into its storage.
         found = found || &w == t || (same && (order.at(t) > order.at(&n) || readAfter(g, *t, n, order)));
       } else {
@@ -341,7 +341,7 @@ bool writesUnderAStridedReshape(const ExportedProgram& p) {
         // x.reshape_as(y) reads x transposed: a 1.13 campaign's D2 case), or written through
         // by such a write (tril_ of flatten(x).mT: a 1.13 campaign's D2 case).
         const TensorMeta* through = w.meta.val.tensor();
-        found = found || (same && order.at(t) > order.at(&n) && through && !functionalizer::isContiguous(*through));
+        found = found || (same && order.at(t) > order.at(&n) && through && !isContiguous(*through));
         found = found || (&w == t && writesAStridedTensor(n));
       }
     }
@@ -458,7 +458,7 @@ bool certainlyAliases(const Node* n) {
     if (!in) return true;
     const OpRoleInfo& role = opRole(*call->target.op());
     const TensorMeta* from = in->meta.val.tensor();
-    if (role.role == OpRole::MaybeView && !(from && functionalizer::maybeViewAliases(*n, *call->target.op(), *from))) {
+    if (role.role == OpRole::MaybeView && !(from && maybeViewAliases(*n, *call->target.op(), *from))) {
       return false;
     }
     n = in;
@@ -503,7 +503,7 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     const TensorMeta* after = n.meta.val.tensor();
     const bool resizes = after && after->sizes != self_meta->sizes;
     if (resizes && role.role == OpRole::Out && !reshaped.count(owners.at(self)) &&
-        (functionalizer::numelOf(*self_meta) > 0 || functionalizer::numelOf(*after) > 0)) {
+        (numelOf(*self_meta) > 0 || numelOf(*after) > 0)) {
       if (const int read = readAsAnotherArgument(n, op, role, *self); read >= 0) {
         return "%" + n.name() + " resizes the %" + self->name() + " it also reads as '" +
                op.arguments[static_cast<size_t>(read)].name + "': eager's answer depends on its kernel's order";
@@ -542,7 +542,7 @@ std::optional<std::string> writeEagerLeavesUndefined(const ExportedProgram& p) {
   std::optional<std::string> why;
   forEachWrite(p, [&](const Node& n, const Node& t) {
     const TensorMeta* m = t.meta.val.tensor();
-    if (why || !m || !functionalizer::overlapsItself(*m)) return;
+    if (why || !m || !overlapsItself(*m)) return;
     why = "%" + n.name() + " writes into %" + t.name() + " (" + formatTensorMeta(*m) +
           "), whose elements share memory: eager leaves the write undefined";
   });

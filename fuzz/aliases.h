@@ -38,7 +38,7 @@ std::map<const Node*, size_t> nodeOrder(const Graph& g);
 // only), and so would D8 and D9, which run torch's decomposed program and NativeRT's
 // against eager: each reports a finding on such a program as a skip, as D1 skips it
 // through epsmith's functionalizer, which refuses such writes by the same layout test
-// (functionalizer::overlapsItself). They still run it, so that a crash of LibTorch's
+// (overlapsItself). They still run it, so that a crash of LibTorch's
 // functionalization or kernels counts whatever eager wrote. A reshape (or another op that
 // views only where the layout allows) ends the walk from the written tensor to what it
 // views: of an expanded tensor

@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-#include "functionalizer/view_steps.h"
+#include "ir/tensor_geometry.h"
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ir/grad_mode.h"
@@ -514,7 +514,7 @@ bool reshapeCopiesAWrittenTensor(const Graph& g) {
     }
     const Node* in = boundTensor(n, op, 0);
     const TensorMeta* from = in ? in->meta.val.tensor() : nullptr;
-    if (!from || !n.meta.val.tensor() || functionalizer::maybeViewAliases(n, op, *from)) continue;  // eager views
+    if (!from || !n.meta.val.tensor() || maybeViewAliases(n, op, *from)) continue;  // eager views
     if (anyEarlierCallOnStorage(g, n, *in, owner, order, inPlace, [](const Node&) { return true; })) return true;
   }
   return false;
@@ -538,7 +538,7 @@ bool resizesAStridedViewToItsSizes(const Graph& g) {
     const TensorMeta* before = self ? self->meta.val.tensor() : nullptr;
     const TensorMeta* after = n.meta.val.tensor();
     return before && after && before->sizes == after->sizes && isViewTensor(*self) &&
-           !functionalizer::isContiguous(*before);
+           !isContiguous(*before);
   });
 }
 

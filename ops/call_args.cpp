@@ -36,4 +36,29 @@ std::optional<std::vector<int64_t>> intListArgument(const Node& n, const OpInfo&
   return std::nullopt;
 }
 
+void keptArguments(const Node& n, const OpInfo& op, const std::vector<int>& dropped, std::vector<Argument>& args,
+                   std::vector<std::pair<std::string, Argument>>& kwargs) {
+  auto isDropped = [&](std::string_view name) {
+    for (int i : dropped) {
+      if (op.arguments[static_cast<size_t>(i)].name == name) return true;
+    }
+    return false;
+  };
+  args.reserve(n.args.size());
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    if (i < op.arguments.size() && isDropped(op.arguments[i].name)) continue;
+    args.push_back(n.args[i]);
+  }
+  for (const auto& kv : n.kwargs) {
+    if (!isDropped(kv.first)) kwargs.push_back(kv);
+  }
+}
+
+Node* scratchFunctionalCall(Graph& scratch, const Node& n, const OpInfo& fn, const std::vector<int>& dropped) {
+  Node* f = scratch.append(OpKind::CallFunction, fn.localName());
+  f->target = Target::aten(&fn);
+  keptArguments(n, *n.target.op(), dropped, f->args, f->kwargs);
+  return f;
+}
+
 }  // namespace epsmith

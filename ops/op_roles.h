@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ops/op_registry.h"
 
 namespace epsmith {
@@ -67,5 +68,10 @@ const OpInfo* functionalVariant(const OpInfo& op);
 // Whether this call writes an argument its schema does not mark written
 // (Note [Writes schemas do not declare] in op_roles.cpp).
 bool writesItsSchemaHides(const Node& call, const OpInfo& op);
+
+// Whether the maybe-view call `n` of `op` (reshape, flatten, ravel, contiguous, to) returns
+// an alias of its input, whose metadata is `in`, rather than a copy
+// (Note [Maybe-aliasing ops]).
+bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in);
 
 }  // namespace epsmith

@@ -1,5 +1,5 @@
 // In-place and out= calls that read what they write; see alias_probe.h.
-#include "functionalizer/alias_probe.h"
+#include "oracle/alias_probe.h"
 
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
@@ -11,8 +11,8 @@
 #include <functional>
 #include <unordered_map>
 
-#include "functionalizer/probe_support.h"
-#include "functionalizer/view_steps.h"
+#include "oracle/probe_support.h"
+#include "ir/tensor_geometry.h"
 #include "ops/call_args.h"
 #include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
@@ -74,7 +74,7 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
   Graph scratch;
   const OpRoleInfo& role = opRole(*call.target.op());
   const std::vector<int> dropped = role.role == OpRole::Out ? role.written : std::vector<int>{};
-  const Node& run = functional ? *functionalizer::scratchFunctionalCall(scratch, call, *functional, dropped) : call;
+  const Node& run = functional ? *scratchFunctionalCall(scratch, call, *functional, dropped) : call;
   const auto outcome = runSingleCall(run, value_of);
   if (outcome.error) return std::nullopt;
   if (!functional) return self;
@@ -96,7 +96,7 @@ ReadsOfAWrite readsOfAWrite(const Node& call, const OpInfo& op, int written,
     if (!place.meta || place.storage != at.storage) continue;
     if (*place.meta == *at.meta) {
       reads.aliased.push_back(static_cast<int>(i));
-    } else if (functionalizer::mayShareBytes(*place.meta, *at.meta) && place.certain && at.certain) {
+    } else if (mayShareBytes(*place.meta, *at.meta) && place.certain && at.certain) {
       reads.other_layout = t;
     }
   }
@@ -123,7 +123,7 @@ std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<
   call.forEachInput([&](const Node* n) {
     const TensorMeta* m = n->meta.val.tensor();
     if (!m || !concreteMeta(*m)) probeable = false;
-    if (probeable) elements += functionalizer::numelOf(*m);
+    if (probeable) elements += numelOf(*m);
   });
   if (!probeable || elements > (1 << 16)) return std::nullopt;
   // The written copy takes the strides of self's metadata (runAliased): they are part of the

@@ -1,5 +1,7 @@
-// What the probes of dtype_probe.cpp, autograd_probe.cpp and alias_probe.cpp share: their
-// cache, its keys, and the values they run calls on. Includes LibTorch: for those files only.
+// What the probes share (the functionalizer's dtype_probe.cpp, autograd_probe.cpp,
+// out_form_probe.cpp and oracle/alias_probe.cpp, each running a call alone on small CPU
+// tensors): their cache, its keys, and the values they run calls on. Includes LibTorch: for
+// those files only.
 #pragma once
 
 #include <ATen/core/Tensor.h>
