@@ -120,6 +120,26 @@ std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck
   return failureSignature(*found);
 }
 
+bool stillFails(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f, const Device& device,
+                const WorkerLimits* limits) {
+  if (f.crash) {
+    const WorkerLimits crash_limits = limits ? *limits : WorkerLimits{};
+    const auto death = runIsolated([&] { return firstSignature(p, checks, device, &f); }, crash_limits).death;
+    return death && sameFailure(deathSignature(*death), f.signature);
+  }
+  CheckOutcome now;
+  if (!limits) return !firstSignature(p, checks, device, &f, &now).empty() && f.matches(now);
+  IsolatedOutcome o = runIsolated(
+      [&] {
+        firstSignature(p, checks, device, &f, &now);
+        return writeOutcome(now);  // a Pass when there was no finding
+      },
+      *limits);
+  if (!o.result) return false;  // a child that dies does not fail the same way
+  auto found = readOutcome(*o.result);
+  return found.ok() && f.matches(found.value());
+}
+
 std::string CaseRunner::firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                        const Failing* focus, CheckOutcome* finding, PhaseTimes* times) const {
   return epsmith::firstSignature(p, checks, setup_.device, focus, finding, times);
@@ -289,7 +309,6 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
                                            bool fork_steps) const {
   const OpTimeSink ops(&m.times.in_ops);
   const std::string& check = f.check;
-  const std::string& signature = f.signature;
   const std::optional<WorkerDeath>& crash = f.crash;
   std::optional<ExportedProgram> program(std::move(start));
   m.nodes_before = m.nodes_after = callCount(program.value());
@@ -308,21 +327,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
     return runIsolated([&] { return firstSignature(p, checks, &f); }, limits).death;
   };
   const auto still_fails = [&](const ExportedProgram& p) {
-    CheckOutcome now;
-    if (!fork_steps) return !firstSignature(p, checks, &f, &now).empty() && f.matches(now);
-    if (!crash) {  // a child that dies does not fail the same way
-      IsolatedOutcome o = runIsolated(
-          [&] {
-            firstSignature(p, checks, &f, &now);
-            return writeOutcome(now);
-          },
-          limits);
-      if (!o.result) return false;
-      auto found = readOutcome(*o.result);
-      return found.ok() && f.matches(found.value());
-    }
-    const auto death = deathIn(p);
-    return death && sameFailure(deathSignature(*death), signature);
+    return stillFails(p, checks, f, setup_.device, fork_steps ? &limits : nullptr);
   };
   // A finding must come back every time before it is worth a bucket (one whose re-runs kill
   // the child is real enough); a crash must die again in a child forked for it

@@ -117,6 +117,16 @@ std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck
                            const Failing* focus = nullptr, CheckOutcome* finding = nullptr,
                            PhaseTimes* times = nullptr);
 
+// Note [One rule for still failing]
+// Whether a step of a minimization still fails as `f`: a check's finding must come first
+// with `f`'s signature and its message template (Failing::matches), a crash must kill a
+// child alike (its deathSignature). A campaign's minimization, `epsmith minimize` and
+// `import-crash` all ask this, so a program one of them keeps the others keep too.
+// `limits`: each step's checks run in a forked child under them (a crash's always do);
+// null: in-process.
+bool stillFails(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const Failing& f, const Device& device,
+                const WorkerLimits* limits);
+
 // Whether `f` is the first finding of `checks` on `p` every time: `p`'s eager run must
 // agree with itself, and the finding come back, on heaps whose fresh memory holds
 // different garbage each time (Note [Re-runs on a perturbed heap]).

@@ -38,13 +38,6 @@ std::string firstFindingMessage(const ExportedProgram& p, const std::vector<Diff
   return found ? writeOutcome(*found) : "";
 }
 
-// Its signature, the checks focused on the finding being minimized; "" when none.
-std::string firstSignature(const ExportedProgram& p, const std::vector<DiffCheck>& checks, const CheckOptions& focus) {
-  const auto outcomes = runChecks(p, checks, focus);
-  const CheckOutcome* found = firstFinding(outcomes);
-  return found ? failureSignature(*found) : "";
-}
-
 // What `p` fails with, asked in a child: its first finding, or the child's death.
 std::optional<Failing> firstFailure(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
                                     const WorkerLimits& limits) {
@@ -68,9 +61,9 @@ std::optional<MinimizeResult> minimizeInOneChild(const ExportedProgram& p, const
                                                  const Failing& f, const MinimizeOptions& options) {
   WorkerLimits all;
   all.seconds_per_request = kSecondsForAllSteps;
-  const CheckOptions focus = focusedOn(f);  // Note [Re-runs focus on the finding]
   IsolatedOutcome o = runIsolated([&] {
-    const auto still_fails = [&](const ExportedProgram& q) { return firstSignature(q, checks, focus) == f.signature; };
+    // Note [One rule for still failing]; the re-runs focus on the finding's variant.
+    const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), nullptr); };
     return writeMinimizeResult(minimize(p, still_fails, options));
   }, all);
   if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
@@ -85,13 +78,8 @@ Expected<MinimizeResult> minimizeStepByStep(const ExportedProgram& p, const std:
   options.run_step = eagerStepsInChildren(limits);
   WorkerLimits all = limits;
   all.seconds_per_request = kSecondsForAllSteps;
-  const CheckOptions focus = focusedOn(f);
   IsolatedOutcome o = runIsolated([&] {
-    const auto still_fails = [&](const ExportedProgram& q) {
-      IsolatedOutcome step = runIsolated([&] { return firstSignature(q, checks, focus); }, limits);
-      if (f.crash) return step.death && sameFailure(deathSignature(*step.death), f.signature);
-      return step.result && *step.result == f.signature;
-    };
+    const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), &limits); };
     return writeMinimizeResult(minimize(p, still_fails, options));
   }, all);
   if (o.result) return readMinimizeResult(*o.result);

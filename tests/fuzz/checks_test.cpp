@@ -494,6 +494,24 @@ TEST(Checks, AFunctionalizationFaultIsAD2Finding) {
   EXPECT_EQ(messageTemplate(recorded), messageTemplate(outcomes[1]));
 }
 
+// Note [One rule for still failing]: the same signature with another message template is
+// another failure, in-process and in a child alike (`epsmith minimize` once kept it).
+TEST(Checks, StillFailingNeedsTheSignatureAndTheTemplate) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const auto outcomes = runChecks(p.value(), {DiffCheck::D2});
+  ASSERT_EQ(outcomes.at(0).status, CheckOutcome::Status::Finding);
+  const Failing found = Failing::of(outcomes[0]);
+  Failing other = found;
+  other.message = "some other refusal of '*'";
+  const WorkerLimits limits;
+  for (const WorkerLimits* in : {static_cast<const WorkerLimits*>(nullptr), &limits}) {
+    EXPECT_TRUE(stillFails(p.value(), {DiffCheck::D2}, found, Device(), in));
+    EXPECT_FALSE(stillFails(p.value(), {DiffCheck::D2}, other, Device(), in));
+    EXPECT_FALSE(stillFails(p.value(), {DiffCheck::D1}, found, Device(), in));  // D1 passes
+  }
+}
+
 // Note [Planted faults]: special_zeta's CUDA kernel is off by one in this binary. Where
 // CUDA is, D3 (CPU against CUDA) reports it at the output and D1 and D4 pass; elsewhere D3
 // says why it did not run.
