@@ -68,15 +68,12 @@ std::string checkDrawHelp(CheckDraw d);
 std::string allDiffCheckNames();
 // `--checks`' help, naming the checks and what the ones with needs need.
 std::string checksHelp();
-// The checks that ask the torch peer.
-constexpr bool asksTorch(DiffCheck c) {
-  switch (c) {
-#define EPSMITH_CHECK(ID, NEEDS, ...) \
-  case DiffCheck::ID: return CheckNeeds::NEEDS == CheckNeeds::TorchPeer;
+// What each check needs; asksTorch: whether it asks the torch peer.
+constexpr CheckNeeds kCheckNeeds[] = {
+#define EPSMITH_CHECK(ID, NEEDS, ...) CheckNeeds::NEEDS,
 #include "fuzz/checks.def"
-  }
-  return false;
-}
+};
+constexpr bool asksTorch(DiffCheck c) { return kCheckNeeds[static_cast<size_t>(c)] == CheckNeeds::TorchPeer; }
 std::string_view diffCheckName(DiffCheck c);  // "D1"
 std::optional<DiffCheck> diffCheckFromName(std::string_view name);
 // "D1,D2,D6" → the checks, in the order given; fails for an unknown name or none.
