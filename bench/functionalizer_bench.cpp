@@ -28,8 +28,8 @@ void BM_Functionalize(benchmark::State& state) {
   state.counters["nodes"] = size;
   state.counters["nodes_out"] = static_cast<double>(first->graph().size());
   // Seconds per source node (the reporter prints e.g. 450n = 450 ns/node).
-  state.counters["per_node"] = benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate |
-                                                            benchmark::Counter::kInvert);
+  state.counters["per_node"] =
+      benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Functionalize)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(300000)->Unit(benchmark::kMillisecond);
 
@@ -43,8 +43,8 @@ void BM_FreeResult(benchmark::State& state) {
     result = Diagnostic{};
   }
   const auto size = static_cast<double>(p.graph().size());
-  state.counters["per_node"] = benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate |
-                                                            benchmark::Counter::kInvert);
+  state.counters["per_node"] =
+      benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FreeResult)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 

@@ -91,10 +91,10 @@ void BM_Case(benchmark::State& state) {
   const auto n = static_cast<double>(seed - 2);  // one is still queued
   state.counters["cases"] = benchmark::Counter(n, benchmark::Counter::kIsRate);
   state.counters["worker_deaths"] = static_cast<double>(deaths);
-  state.counters["in_case_us"] = 1e6 * times.total() / n;  // the phases' time, per case
-  state.counters["served_us"] = 1e6 * serving / n;  // and the whole request in the worker
+  state.counters["in_case_us"] = 1e6 * times.total() / n;            // the phases' time, per case
+  state.counters["served_us"] = 1e6 * serving / n;                   // and the whole request in the worker
   state.counters["ops_pct"] = 100.0 * times.in_ops / times.total();  // inside ATen kernels, any phase
-  for (int i = 0; i < kNumPhases - 1; ++i) {  // minimizing is not part of a case
+  for (int i = 0; i < kNumPhases - 1; ++i) {                         // minimizing is not part of a case
     state.counters[std::string(kPhaseNames[i]).substr(0, 4) + "_pct"] =
         100.0 * times.seconds[static_cast<size_t>(i)] / times.total();
   }
@@ -108,7 +108,8 @@ BENCHMARK(BM_Case)->Args({16, 1})->Args({64, 1})->Args({16, 0})->Unit(benchmark:
 // `cases_per_s` is the campaign's own figure (summary.json's cases_per_second), `min_pct`
 // the share of the worker's time spent minimizing. state.range(0) cases per campaign.
 void BM_Campaign(benchmark::State& state) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("epsmith_bm_campaign_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("epsmith_bm_campaign_" + std::to_string(::getpid()));
   CampaignOptions options;
   options.cases = state.range(0);
   options.seconds = 0;
@@ -148,7 +149,8 @@ BENCHMARK(BM_Campaign)->Arg(4000)->Unit(benchmark::kSecond)->UseRealTime()->Iter
 
 // A request that does nothing: the round trip to a worker alone.
 void BM_RoundTrip(benchmark::State& state) {
-  WorkerPool pool(1, [](const std::string& request) { return request; }, WorkerLimits{}, prepareCaseProcess);
+  WorkerPool pool(
+      1, [](const std::string& request) { return request; }, WorkerLimits{}, prepareCaseProcess);
   for (auto _ : state) {
     pool.send(0, "1");
     std::vector<WorkerPool::Event> events;
@@ -167,8 +169,13 @@ void BM_CaseInProcess(benchmark::State& state) {
   // the first 512 is tried once in a forked child first.
   const CaseRunner& r = *runner;
   std::vector<uint64_t> seeds;
-  WorkerPool pool(1, [&r](const std::string& request) { r.run(std::stoull(request)); return std::string(); },
-                  WorkerLimits{}, prepareCaseProcess);
+  WorkerPool pool(
+      1,
+      [&r](const std::string& request) {
+        r.run(std::stoull(request));
+        return std::string();
+      },
+      WorkerLimits{}, prepareCaseProcess);
   for (uint64_t seed = 1; seed <= 512; ++seed) {
     pool.send(0, std::to_string(seed));
     std::vector<WorkerPool::Event> events;

@@ -18,8 +18,8 @@ namespace {
 // The same computation as the program, as a flat list of boxed calls over value slots.
 struct DirectCall {
   const c10::OperatorHandle* op;
-  std::vector<int> slots;                // tensor arguments, by slot
-  std::vector<c10::IValue> constants;    // the remaining arguments, appended in order
+  std::vector<int> slots;              // tensor arguments, by slot
+  std::vector<c10::IValue> constants;  // the remaining arguments, appended in order
   bool constants_first_after_self = false;
 };
 
@@ -70,8 +70,8 @@ struct Fixture {
 void BM_DirectDispatcher(benchmark::State& state) {
   Fixture f(state.range(0));
   for (auto _ : state) f.runDirect();
-  state.counters["per_node"] = benchmark::Counter(static_cast<double>(f.calls.size()),
-                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(f.calls.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void BM_Interpreter(benchmark::State& state) {
@@ -81,8 +81,8 @@ void BM_Interpreter(benchmark::State& state) {
     if (out.error) state.SkipWithError(out.error->message.c_str());
     benchmark::DoNotOptimize(out);
   }
-  state.counters["per_node"] = benchmark::Counter(static_cast<double>(f.calls.size()),
-                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(f.calls.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Both in one loop, alternating, so machine noise hits them alike; reports the ratio.
@@ -100,7 +100,8 @@ void BM_InterpreterOverDirect(benchmark::State& state) {
     direct += t1 - t0;
     interp += t2 - t1;
   }
-  state.counters["ratio"] = std::chrono::duration<double>(interp).count() / std::chrono::duration<double>(direct).count();
+  state.counters["ratio"] =
+      std::chrono::duration<double>(interp).count() / std::chrono::duration<double>(direct).count();
 }
 
 BENCHMARK(BM_DirectDispatcher)->Arg(1000)->Unit(benchmark::kMicrosecond);

@@ -24,7 +24,8 @@ ExportedProgram chainProgram(int64_t nodes) {
   p.signature.input_specs.push_back({InputKind::Parameter, SpecArg::tensor(w->name()), "weight", std::nullopt});
   p.signature.input_specs.push_back({InputKind::Buffer, SpecArg::tensor(b->name()), "buffer", true});
   for (int i = 0; i < 4; ++i) {
-    p.signature.input_specs.push_back({InputKind::UserInput, SpecArg::tensor("x" + std::to_string(i)), std::nullopt, std::nullopt});
+    p.signature.input_specs.push_back(
+        {InputKind::UserInput, SpecArg::tensor("x" + std::to_string(i)), std::nullopt, std::nullopt});
   }
   auto weight = TensorValue::zeros(ScalarType::Float, {4, 4});
   p.state_dict["weight"] = {true, weight};
@@ -111,12 +112,12 @@ ExportedProgram mutationProgram(int64_t nodes) {
   Node* cur = call("aten::clone", {arg::Tensor{y}}, square);
   for (int64_t k = 0; static_cast<int64_t>(g.size()) + 12 < nodes; ++k) {
     Node* row = call("aten::select.int", {arg::Tensor{x}, arg::Int{0}, arg::Int{k % 8}}, row_meta);
-    call("aten::add_.Scalar", {arg::Tensor{row}, arg::Int{1}}, row_meta);                  // into x
+    call("aten::add_.Scalar", {arg::Tensor{row}, arg::Int{1}}, row_meta);  // into x
     Node* tt = call("aten::t", {arg::Tensor{cur}}, transposed);
-    call("aten::mul_.Scalar", {arg::Tensor{cur}, arg::Float{0.5}}, square);                 // tt is stale
-    Node* m = call("aten::mul.Tensor", {arg::Tensor{tt}, arg::Tensor{row}}, square);       // replays tt
+    call("aten::mul_.Scalar", {arg::Tensor{cur}, arg::Float{0.5}}, square);           // tt is stale
+    Node* m = call("aten::mul.Tensor", {arg::Tensor{tt}, arg::Tensor{row}}, square);  // replays tt
     Node* sl = call("aten::slice.Tensor", {arg::Tensor{m}, arg::Int{0}, arg::Int{0}, arg::Int{4}}, half);
-    call("aten::mul_.Scalar", {arg::Tensor{sl}, arg::Int{2}}, half);                        // into m
+    call("aten::mul_.Scalar", {arg::Tensor{sl}, arg::Int{2}}, half);  // into m
     Node* r = call("aten::relu", {arg::Tensor{m}}, square);
     switch (k % 3) {
       case 0: call("aten::add_.Tensor", {arg::Tensor{b}, arg::Tensor{r}}, square); break;  // buffer

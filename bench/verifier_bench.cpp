@@ -27,8 +27,8 @@ void BM_Verify(benchmark::State& state) {
   const auto size = static_cast<double>(p.graph().size());
   state.counters["nodes"] = size;
   // Seconds per node, shown by the reporter with an SI prefix (e.g. 25n = 25 ns/node).
-  state.counters["per_node"] = benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate |
-                                                            benchmark::Counter::kInvert);
+  state.counters["per_node"] =
+      benchmark::Counter(size, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Verify)->Arg(100)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMicrosecond);
 

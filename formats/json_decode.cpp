@@ -51,9 +51,8 @@ std::optional<std::string> optionalString(const At& a, std::string_view key) {
 }
 
 InputSpec readInputSpec(const At& a) {
-  auto [tag, v] = a.unionOf("InputSpec", {"user_input", "parameter", "buffer", "tensor_constant",
-                                          "custom_obj", "token", "constant_input",
-                                          "epsmith.spec"});
+  auto [tag, v] = a.unionOf("InputSpec", {"user_input", "parameter", "buffer", "tensor_constant", "custom_obj", "token",
+                                          "constant_input", "epsmith.spec"});
   InputSpec s;
   if (tag == "user_input") {
     v.allowOnly({"arg"});
@@ -81,8 +80,7 @@ InputSpec readInputSpec(const At& a) {
     s.arg = SpecArg{SpecArg::Kind::Token, readTensorArgument(v.field("arg")), "", {}};
   } else if (tag == "constant_input") {
     v.allowOnly({"name", "value"});
-    s.arg = SpecArg{SpecArg::Kind::Constant, v.field("name").string(), "",
-                    readConstantValue(v.field("value"))};
+    s.arg = SpecArg{SpecArg::Kind::Constant, v.field("name").string(), "", readConstantValue(v.field("value"))};
   } else {
     v.allowOnly({"kind", "arg", "target", "persistent"});
     At kind = v.field("kind");
@@ -97,18 +95,16 @@ InputSpec readInputSpec(const At& a) {
 }
 
 OutputSpec readOutputSpec(const At& a) {
-  static const std::vector<std::pair<std::string_view, std::pair<OutputKind, std::string_view>>>
-      kTargeted{
-          {"buffer_mutation", {OutputKind::BufferMutation, "buffer_name"}},
-          {"gradient_to_parameter", {OutputKind::GradientToParameter, "parameter_name"}},
-          {"gradient_to_user_input", {OutputKind::GradientToUserInput, "user_input_name"}},
-          {"user_input_mutation", {OutputKind::UserInputMutation, "user_input_name"}},
-          {"parameter_mutation", {OutputKind::ParameterMutation, "parameter_name"}},
-      };
-  auto [tag, v] = a.unionOf("OutputSpec", {"user_output", "loss_output", "buffer_mutation",
-                                           "gradient_to_parameter", "gradient_to_user_input",
-                                           "user_input_mutation", "token", "parameter_mutation",
-                                           "epsmith.spec"});
+  static const std::vector<std::pair<std::string_view, std::pair<OutputKind, std::string_view>>> kTargeted{
+      {"buffer_mutation", {OutputKind::BufferMutation, "buffer_name"}},
+      {"gradient_to_parameter", {OutputKind::GradientToParameter, "parameter_name"}},
+      {"gradient_to_user_input", {OutputKind::GradientToUserInput, "user_input_name"}},
+      {"user_input_mutation", {OutputKind::UserInputMutation, "user_input_name"}},
+      {"parameter_mutation", {OutputKind::ParameterMutation, "parameter_name"}},
+  };
+  auto [tag, v] = a.unionOf(
+      "OutputSpec", {"user_output", "loss_output", "buffer_mutation", "gradient_to_parameter", "gradient_to_user_input",
+                     "user_input_mutation", "token", "parameter_mutation", "epsmith.spec"});
   OutputSpec s;
   if (tag == "user_output") {
     v.allowOnly({"arg"});
@@ -142,8 +138,8 @@ OutputSpec readOutputSpec(const At& a) {
 }
 
 std::optional<OpKind> opKindFromName(std::string_view name) {
-  for (OpKind op : {OpKind::Placeholder, OpKind::CallFunction, OpKind::GetAttr,
-                    OpKind::CallModule, OpKind::CallMethod}) {
+  for (OpKind op :
+       {OpKind::Placeholder, OpKind::CallFunction, OpKind::GetAttr, OpKind::CallModule, OpKind::CallMethod}) {
     if (opKindName(op) == name) return op;
   }
   return std::nullopt;
@@ -153,12 +149,9 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 
 void At::OriginRef::destroy(Origin* o) { delete o; }
 
-At::At(const JsonValue& j, std::string path)
-    : j_(&j), origin_(new Origin{&j, std::move(path), std::nullopt}) {}
+At::At(const JsonValue& j, std::string path) : j_(&j), origin_(new Origin{&j, std::move(path), std::nullopt}) {}
 
-At At::inside(const JsonValue& j, const At& outer) {
-  return At(&j, OriginRef(new Origin{&j, "", outer}));
-}
+At At::inside(const JsonValue& j, const At& outer) { return At(&j, OriginRef(new Origin{&j, "", outer})); }
 
 namespace {
 
@@ -221,17 +214,15 @@ void At::allowOnly(std::initializer_list<std::string_view> keys) const {
   }
 }
 
-std::pair<std::string_view, At> At::unionOf(std::string_view what,
-                                            const std::vector<std::string_view>& tags) const {
+std::pair<std::string_view, At> At::unionOf(std::string_view what, const std::vector<std::string_view>& tags) const {
   if (!j_->isObject()) {
-    fail("expected an object with one key (the " + std::string(what) + " union), got " +
-         describe(*j_));
+    fail("expected an object with one key (the " + std::string(what) + " union), got " + describe(*j_));
   }
   if (j_->size() != 1) {
     std::string keys;
     for (const JsonValue& member : *j_) keys += (keys.empty() ? "" : ", ") + std::string(member.key());
-    fail("the " + std::string(what) + " union must have exactly one key, got " +
-         std::to_string(j_->size()) + (keys.empty() ? "" : " (" + keys + ")"));
+    fail("the " + std::string(what) + " union must have exactly one key, got " + std::to_string(j_->size()) +
+         (keys.empty() ? "" : " (" + keys + ")"));
   }
   const JsonValue& member = (*j_)[0];
   if (std::none_of(tags.begin(), tags.end(), [&](std::string_view t) { return sameKey(t, member.key()); })) {
@@ -269,8 +260,7 @@ double At::number() const {
   if (isNonFiniteSpelling(*j_)) {
     std::string_view s = j_->string();
     if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    return s == "Infinity" ? std::numeric_limits<double>::infinity()
-                           : -std::numeric_limits<double>::infinity();
+    return s == "Infinity" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
   }
   fail("expected a number, got " + describe(*j_));
 }
@@ -394,8 +384,8 @@ void readSymInts(const At& list, SymIntList& out) {
 }  // namespace
 
 TensorMeta readTensorMeta(const At& a) {
-  static constexpr std::string_view kFields[] = {"dtype", "sizes", "requires_grad", "device", "strides",
-                                                 "storage_offset", "layout"};
+  static constexpr std::string_view kFields[] = {"dtype",   "sizes",          "requires_grad", "device",
+                                                 "strides", "storage_offset", "layout"};
   const JsonValue& j = a.json();
   bool in_order = j.isObject() && j.size() == std::size(kFields);
   for (size_t i = 0; in_order && i < std::size(kFields); ++i) in_order = j[i].key() == kFields[i];
@@ -418,11 +408,10 @@ TensorMeta readTensorMeta(const At& a) {
 }
 
 Val readVal(const At& a) {
-  auto [tag, v] = a.unionOf(
-      "value", {"as_missing", "as_none", "as_tensor_meta", "as_list", "as_int", "as_float",
-                "as_bool", "as_string", "as_scalar_type", "as_device", "as_layout",
-                "as_memory_format", "as_sym_int", "as_sym_float", "as_sym_bool",
-                "as_custom_obj", "as_opaque"});
+  auto [tag, v] =
+      a.unionOf("value", {"as_missing", "as_none", "as_tensor_meta", "as_list", "as_int", "as_float", "as_bool",
+                          "as_string", "as_scalar_type", "as_device", "as_layout", "as_memory_format", "as_sym_int",
+                          "as_sym_float", "as_sym_bool", "as_custom_obj", "as_opaque"});
   if (tag == "as_missing") return Val(Val::Missing{});
   if (tag == "as_none") return Val(Val::None{});
   if (tag == "as_tensor_meta") return Val(readTensorMeta(v));
@@ -451,8 +440,7 @@ Val readVal(const At& a) {
 }
 
 ConstantValue readConstantValue(const At& a) {
-  auto [tag, v] =
-      a.unionOf("ConstantValue", {"as_none", "as_int", "as_float", "as_string", "as_bool"});
+  auto [tag, v] = a.unionOf("ConstantValue", {"as_none", "as_int", "as_float", "as_string", "as_bool"});
   if (tag == "as_int") return v.integer();
   if (tag == "as_float") return v.number();
   if (tag == "as_string") return v.string();
@@ -462,15 +450,12 @@ ConstantValue readConstantValue(const At& a) {
 
 SpecArg readSpecArg(const At& a) {
   using K = SpecArg::Kind;
-  auto [tag, v] = a.unionOf("Argument", {"as_tensor", "as_sym_int", "as_sym_float",
-                                         "as_sym_bool", "as_custom_obj", "as_none", "as_int",
-                                         "as_float", "as_string", "as_bool",
-                                         "epsmith.spec_arg"});
+  auto [tag, v] = a.unionOf("Argument", {"as_tensor", "as_sym_int", "as_sym_float", "as_sym_bool", "as_custom_obj",
+                                         "as_none", "as_int", "as_float", "as_string", "as_bool", "epsmith.spec_arg"});
   if (tag == "as_tensor") return SpecArg::tensor(readTensorArgument(v));
   if (tag == "as_custom_obj") return customObjArg(v);
   if (tag == "as_sym_int" || tag == "as_sym_float" || tag == "as_sym_bool") {
-    auto [sym_tag, name] = v.unionOf("symbolic argument", {"as_name", "as_int", "as_float",
-                                                           "as_bool"});
+    auto [sym_tag, name] = v.unionOf("symbolic argument", {"as_name", "as_int", "as_float", "as_bool"});
     if (sym_tag != "as_name") name.fail("a signature argument must be named");
     K kind = tag == "as_sym_int" ? K::SymInt : tag == "as_sym_float" ? K::SymFloat : K::SymBool;
     return SpecArg{kind, name.string(), "", {}};
@@ -480,8 +465,7 @@ SpecArg readSpecArg(const At& a) {
     At kind = v.field("kind");
     auto k = specArgKindFromName(kind.string());
     if (!k) kind.fail("unknown argument kind " + jsonQuoted(kind.string()));
-    return SpecArg{*k, v.field("name").string(), v.field("class_fqn").string(),
-                   readConstantValue(v.field("value"))};
+    return SpecArg{*k, v.field("name").string(), v.field("class_fqn").string(), readConstantValue(v.field("value"))};
   }
   return SpecArg{K::Constant, "", "", readConstantValue(a)};
 }

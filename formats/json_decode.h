@@ -39,14 +39,13 @@ class At {
 
   // Objects.
   void expectObject() const;
-  At field(std::string_view key) const;  // required
+  At field(std::string_view key) const;                           // required
   At memberAt(size_t i) const { return At(&(*j_)[i], origin_); }  // an object's i-th member
-  std::optional<At> optional(std::string_view key) const;  // absent or null: nullopt
+  std::optional<At> optional(std::string_view key) const;         // absent or null: nullopt
   void allowOnly(std::initializer_list<std::string_view> keys) const;
   // A union: an object with exactly one key, one of `tags`; returns the tag (a view of the
   // document) and its value.
-  std::pair<std::string_view, At> unionOf(std::string_view what,
-                                          const std::vector<std::string_view>& tags) const;
+  std::pair<std::string_view, At> unionOf(std::string_view what, const std::vector<std::string_view>& tags) const;
   template <typename F>
   void forEachEntry(F&& f) const {
     expectObject();
@@ -94,8 +93,8 @@ class At {
 
 struct At::Origin {
   const JsonValue* root;
-  std::string path;          // of the root, unless it is inside another document
-  std::optional<At> outer;   // the string this document was parsed from
+  std::string path;         // of the root, unless it is inside another document
+  std::optional<At> outer;  // the string this document was parsed from
   int64_t users = 0;
 };
 

@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 
-
 namespace epsmith::json_detail {
 namespace {
 
@@ -23,8 +22,7 @@ std::pair<size_t, size_t> lineColumn(std::string_view text, size_t pos) {
   return {line, pos - line_start + 1};
 }
 
-constexpr std::string_view kBase64 =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::string_view kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 constexpr int base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -76,9 +74,7 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 }  // namespace
 
-void fail(std::string where, std::string message) {
-  throw Failure{Diagnostic{std::move(where), std::move(message)}};
-}
+void fail(std::string where, std::string message) { throw Failure{Diagnostic{std::move(where), std::move(message)}}; }
 
 std::string jsonQuoted(std::string_view s) {
   JsonWriter w(InvalidUtf8::Replace);
@@ -91,17 +87,14 @@ std::string keyPath(const std::string& path, std::string_view key) {
   return path + "[" + jsonQuoted(key) + "]";
 }
 
-std::string indexPath(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
+std::string indexPath(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 void failAt(std::string_view text, size_t pos, const std::string& where, const std::string& detail) {
   auto [line, column] = lineColumn(text, pos);
   if (where.empty()) {
     fail(std::to_string(line) + ":" + std::to_string(column), "malformed JSON: " + detail);
   }
-  fail(where, "malformed JSON at line " + std::to_string(line) + ", column " +
-                  std::to_string(column) + ": " + detail);
+  fail(where, "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + detail);
 }
 
 void writeBase64(const std::vector<uint8_t>& bytes, char* o) {
@@ -142,14 +135,14 @@ Expected<std::vector<uint8_t>> base64Decode(std::string_view text) {
   const auto* in = reinterpret_cast<const unsigned char*>(text.data());
   uint8_t* to = out.data();
   for (size_t i = 0; i < text.size(); i += 4, to += 3) {
-    const int a = kBase64Digits.digit[in[i]], b = kBase64Digits.digit[in[i + 1]],
-              c = kBase64Digits.digit[in[i + 2]], d = kBase64Digits.digit[in[i + 3]];
+    const int a = kBase64Digits.digit[in[i]], b = kBase64Digits.digit[in[i + 1]], c = kBase64Digits.digit[in[i + 2]],
+              d = kBase64Digits.digit[in[i + 3]];
     if ((a | b | c | d) < 0) {  // a byte that is no digit: padding at the end, or an error
       for (size_t k = 0; k < 4; ++k) {
         const size_t pos = i + k;
         if (kBase64Digits.digit[in[pos]] < 0 && !(text[pos] == '=' && pos >= text.size() - padding)) {
-          return Diagnostic{"", "invalid base64 character " + jsonQuoted(std::string(1, text[pos])) +
-                                    " at offset " + std::to_string(pos)};
+          return Diagnostic{"", "invalid base64 character " + jsonQuoted(std::string(1, text[pos])) + " at offset " +
+                                    std::to_string(pos)};
         }
       }
     }
@@ -170,8 +163,7 @@ void floatJson(JsonWriter& w, double v) {
 }
 
 bool isReservedMetaKey(std::string_view key) {
-  return key == kStackTrace || key == kModuleStack || key == kTorchFn ||
-         key.substr(0, kExtPrefix.size()) == kExtPrefix;
+  return key == kStackTrace || key == kModuleStack || key == kTorchFn || key.substr(0, kExtPrefix.size()) == kExtPrefix;
 }
 
 std::string encodeModuleStack(const std::vector<ModuleStackEntry>& stack) {
@@ -194,9 +186,7 @@ std::optional<std::vector<ModuleStackEntry>> decodeModuleStack(std::string_view 
   return out;
 }
 
-std::string encodeTorchFn(const std::pair<std::string, std::string>& fn) {
-  return fn.first + ";" + fn.second;
-}
+std::string encodeTorchFn(const std::pair<std::string, std::string>& fn) { return fn.first + ";" + fn.second; }
 
 std::optional<std::pair<std::string, std::string>> decodeTorchFn(std::string_view text) {
   auto parts = split(text, ';');
@@ -224,10 +214,8 @@ std::optional<std::string> checkTensorBounds(const TensorValue& t) {
     bool overflow = false;
     for (size_t i = 0; i < t.sizes.size(); ++i) {
       if (t.sizes[i] < 0 || t.strides[i] < 0) return t.checkBounds();  // names the value
-      overflow = overflow ||
-                 __builtin_mul_overflow(t.sizes[i] ? t.sizes[i] - 1 : 0, t.strides[i], &term) ||
-                 __builtin_add_overflow(extent, term, &extent) ||
-                 __builtin_mul_overflow(numel, t.sizes[i], &numel);
+      overflow = overflow || __builtin_mul_overflow(t.sizes[i] ? t.sizes[i] - 1 : 0, t.strides[i], &term) ||
+                 __builtin_add_overflow(extent, term, &extent) || __builtin_mul_overflow(numel, t.sizes[i], &numel);
     }
     if (overflow || extent == INT64_MAX) return "tensor sizes and strides overflow int64";
   }
@@ -242,13 +230,11 @@ std::string defaultInputName(const GraphSignature* sig, size_t index) {
 }
 
 namespace {
-constexpr std::array<std::string_view, 7> kSpecArgKinds{
-    "tensor", "sym_int", "sym_float", "sym_bool", "custom_obj", "token", "constant"};
+constexpr std::array<std::string_view, 7> kSpecArgKinds{"tensor",     "sym_int", "sym_float", "sym_bool",
+                                                        "custom_obj", "token",   "constant"};
 }  // namespace
 
-std::string_view specArgKindName(SpecArg::Kind kind) {
-  return kSpecArgKinds[static_cast<int>(kind)];
-}
+std::string_view specArgKindName(SpecArg::Kind kind) { return kSpecArgKinds[static_cast<int>(kind)]; }
 
 std::optional<SpecArg::Kind> specArgKindFromName(std::string_view name) {
   for (size_t i = 0; i < kSpecArgKinds.size(); ++i) {

@@ -19,7 +19,6 @@
 
 namespace epsmith::json_detail {
 
-
 constexpr int64_t kFormatVersion = 1;
 constexpr int kMaxDepth = 512;
 
@@ -35,7 +34,6 @@ std::string indexPath(const std::string& path, size_t index);
 // A JSON string literal of `s` (for messages and paths).
 std::string jsonQuoted(std::string_view s);
 
-
 // The end of the run of plain string bytes that starts at `p`, eight bytes at a time: the
 // first that is a quote, a backslash, a control character or non-ASCII, or `end`.
 inline const char* skipPlainStringBytes(const char* p, const char* end) {
@@ -47,8 +45,8 @@ inline const char* skipPlainStringBytes(const char* p, const char* end) {
     const uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
     // A byte's high bit is set here when the byte is ≥ 0x80, is zero after the xor (a
     // quote or a backslash), or is below 0x20; a borrow only runs on from such a byte.
-    const uint64_t special = (x | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-                              ((x - kOnes * 0x20) & ~x)) & kHigh;
+    const uint64_t special =
+        (x | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | ((x - kOnes * 0x20) & ~x)) & kHigh;
     // The lowest flagged byte is a true one (little-endian: the first in the text).
     if (special) return p + __builtin_ctzll(special) / 8;
     p += 8;
@@ -59,8 +57,7 @@ inline const char* skipPlainStringBytes(const char* p, const char* end) {
 
 // Fails for malformed JSON at byte `pos` of `text`: at `line:column` when `where` is empty,
 // else at `where` with the line and column in the message.
-[[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where,
-                         const std::string& detail);
+[[noreturn]] void failAt(std::string_view text, size_t pos, const std::string& where, const std::string& detail);
 
 // Base64 of `bytes` into base64Size(bytes.size()) bytes at `out`.
 constexpr size_t base64Size(size_t bytes) { return (bytes + 2) / 3 * 4; }

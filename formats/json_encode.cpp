@@ -54,8 +54,7 @@ void layoutJson(JsonWriter& w, Layout l, const std::string& where) {
   enumJson(w, static_cast<int>(l), layoutFromInt(static_cast<int>(l)).has_value(), "layout", where);
 }
 void memoryFormatJson(JsonWriter& w, MemoryFormat m, const std::string& where) {
-  enumJson(w, static_cast<int>(m), memoryFormatFromInt(static_cast<int>(m)).has_value(), "memory format",
-           where);
+  enumJson(w, static_cast<int>(m), memoryFormatFromInt(static_cast<int>(m)).has_value(), "memory format", where);
 }
 
 void deviceJson(JsonWriter& w, const Device& d) {
@@ -223,7 +222,8 @@ void inputSpecJson(JsonWriter& w, const InputSpec& s) {
           w.endObject();
         });
       }
-      return with("user_input", [&] { specArgJson(w, s.arg); }, nullptr);
+      return with(
+          "user_input", [&] { specArgJson(w, s.arg); }, nullptr);
     case InputKind::Parameter:
       if (plain && s.target && cleanTensor(s.arg)) return with("parameter", name, "parameter_name");
       break;
@@ -237,7 +237,8 @@ void inputSpecJson(JsonWriter& w, const InputSpec& s) {
       break;
     case InputKind::CustomObj:
       if (plain && s.target && s.arg.kind == SpecArg::Kind::CustomObj && isClean(s.arg)) {
-        return with("custom_obj", [&] { customObjArgument(w, s.arg.name, s.arg.class_fqn); }, "custom_obj_name");
+        return with(
+            "custom_obj", [&] { customObjArgument(w, s.arg.name, s.arg.class_fqn); }, "custom_obj_name");
       }
       break;
     case InputKind::Token:
@@ -259,7 +260,10 @@ void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
       }
       break;
     case OutputKind::LossOutput: tag = "loss_output"; break;
-    case OutputKind::BufferMutation: tag = "buffer_mutation"; target_field = "buffer_name"; break;
+    case OutputKind::BufferMutation:
+      tag = "buffer_mutation";
+      target_field = "buffer_name";
+      break;
     case OutputKind::ParameterMutation:
       tag = "parameter_mutation";
       target_field = "parameter_name";
@@ -295,8 +299,8 @@ void outputSpecJson(JsonWriter& w, const OutputSpec& s) {
 }
 
 bool sameNonValMeta(const NodeMeta& a, const NodeMeta& b) {
-  return a.stack_trace == b.stack_trace && a.nn_module_stack == b.nn_module_stack &&
-         a.torch_fn == b.torch_fn && a.custom == b.custom;
+  return a.stack_trace == b.stack_trace && a.nn_module_stack == b.nn_module_stack && a.torch_fn == b.torch_fn &&
+         a.custom == b.custom;
 }
 
 bool metaIsEmpty(const NodeMeta& m, bool val_written) {

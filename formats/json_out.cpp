@@ -164,8 +164,7 @@ void layOut(std::string_view text, Emit&& emit, Break&& brk) {
   size_t depth = 0;
   while (p != end) {
     const char* run = p;
-    while (p != end && *p != '"' && *p != '{' && *p != '[' && *p != '}' && *p != ']' &&
-           *p != ',' && *p != ':') {
+    while (p != end && *p != '"' && *p != '{' && *p != '[' && *p != '}' && *p != ']' && *p != ',' && *p != ':') {
       ++p;
     }
     if (p != run) emit(run, static_cast<size_t>(p - run));
@@ -210,14 +209,16 @@ void layOut(std::string_view text, Emit&& emit, Break&& brk) {
 std::string JsonWriter::indented(std::string_view text) {
   // Two passes, one to size the output and one to fill it.
   size_t size = 0;
-  layOut(text, [&](const char*, size_t n) { size += n; }, [&](size_t depth) { size += 1 + depth; });
+  layOut(
+      text, [&](const char*, size_t n) { size += n; }, [&](size_t depth) { size += 1 + depth; });
   std::string out(size, ' ');
   char* at = out.data();
-  layOut(text, [&](const char* s, size_t n) { at = std::copy(s, s + n, at); },
-         [&](size_t depth) {
-           *at = '\n';
-           at += 1 + depth;  // the spaces are there already
-         });
+  layOut(
+      text, [&](const char* s, size_t n) { at = std::copy(s, s + n, at); },
+      [&](size_t depth) {
+        *at = '\n';
+        at += 1 + depth;  // the spaces are there already
+      });
   return out;
 }
 

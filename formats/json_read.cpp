@@ -58,9 +58,8 @@ void ProgramReader::readStorages(const At& a) {
     auto bytes = base64Decode(data.string());
     if (!bytes) data.fail(bytes.error().message);
     if (static_cast<int64_t>(bytes->size()) != numel * size) {
-      data.fail("payload has " + std::to_string(bytes->size()) + " bytes but numel " +
-                std::to_string(numel) + " of " + std::string(torchName(storage->dtype)) +
-                " needs " + std::to_string(numel * size));
+      data.fail("payload has " + std::to_string(bytes->size()) + " bytes but numel " + std::to_string(numel) + " of " +
+                std::string(torchName(storage->dtype)) + " needs " + std::to_string(numel * size));
     }
     storage->bytes = std::move(*bytes);
     storages_.push_back(std::move(storage));
@@ -91,8 +90,7 @@ TensorValue ProgramReader::tensorValue(const At& a, bool storage_optional) const
   return t;
 }
 
-std::optional<At> ProgramReader::sideEntry(const std::optional<At>& table,
-                                           const std::string& gpath,
+std::optional<At> ProgramReader::sideEntry(const std::optional<At>& table, const std::string& gpath,
                                            std::set<std::string>& used) {
   if (!table) return std::nullopt;
   const JsonValue* entry = table->json().find(gpath);
@@ -109,8 +107,7 @@ std::optional<At> ProgramReader::graphAttributes(const std::string& gpath) {
   return sideEntry(attributes_, gpath, used_attributes_);
 }
 
-void ProgramReader::checkAllUsed(const std::optional<At>& table,
-                                 const std::set<std::string>& used) const {
+void ProgramReader::checkAllUsed(const std::optional<At>& table, const std::set<std::string>& used) const {
   if (!table) return;
   table->forEachEntry([&](const std::string& gpath, const At& entry) {
     if (!used.count(gpath)) entry.fail("no graph has the path " + jsonQuoted(gpath));
@@ -142,8 +139,7 @@ void ProgramReader::readState(const At& eps, ExportedProgram& p) const {
   }
   if (auto inputs = eps.optional("example_inputs")) {
     for (size_t i = 0; i < inputs->size(); ++i) {
-      auto [tag, x] = (*inputs)[i].unionOf("example input",
-                                           {"as_tensor", "as_int", "as_float", "as_bool", "as_none"});
+      auto [tag, x] = (*inputs)[i].unionOf("example input", {"as_tensor", "as_int", "as_float", "as_bool", "as_none"});
       InputValue in;
       if (tag == "as_tensor") {
         in.kind = InputValue::Kind::Tensor;
@@ -199,7 +195,9 @@ void ProgramReader::readGraphModule(const At& gm, ExportedProgram& p) {
 // exported_program's fields beside the graph module.
 void ProgramReader::readVersions(const At& ep, ExportedProgram& p) {
   p.opset_version.clear();
-  ep.field("opset_version").forEachEntry([&](const std::string& ns, const At& v) { p.opset_version[ns] = v.integer(); });
+  ep.field("opset_version").forEachEntry([&](const std::string& ns, const At& v) {
+    p.opset_version[ns] = v.integer();
+  });
   ep.field("range_constraints").forEachEntry([&](const std::string& symbol, const At& v) {
     v.allowOnly({"min_val", "max_val"});
     RangeConstraint range;
@@ -214,9 +212,9 @@ void ProgramReader::readVersions(const At& ep, ExportedProgram& p) {
   // A new major version renames or drops fields (schema.py's upgrade rule); minor versions
   // only add them, and a field this reader does not know is refused where it stands.
   if (p.schema_version.major != SchemaVersion{}.major) {
-    version.field("major").fail("schema version " + std::to_string(p.schema_version.major) + "." +
-                                std::to_string(p.schema_version.minor) + " is not readable: epsmith reads major version " +
-                                std::to_string(SchemaVersion{}.major));
+    version.field("major").fail(
+        "schema version " + std::to_string(p.schema_version.major) + "." + std::to_string(p.schema_version.minor) +
+        " is not readable: epsmith reads major version " + std::to_string(SchemaVersion{}.major));
   }
   auto verifiers = ep.optional("verifiers");
   p.verifiers = verifiers ? verifiers->strings() : std::vector<std::string>{};
@@ -230,8 +228,9 @@ ExportedProgram ProgramReader::read(const JsonValue& root, std::string path) {
   At top(root, std::move(path));
   top.expectObject();
   if (!root.find("exported_program") && root.find("graph_module")) {
-    top.fail("missing required field \"exported_program\" (this looks like a bare torch.export "
-             "program; wrap it as {\"exported_program\": ...})");
+    top.fail(
+        "missing required field \"exported_program\" (this looks like a bare torch.export "
+        "program; wrap it as {\"exported_program\": ...})");
   }
   top.allowOnly({"exported_program", "epsmith"});
   std::optional<At> eps = top.optional("epsmith");

@@ -37,8 +37,7 @@ class ProgramReader {
   static void readVersions(const At& ep, ExportedProgram& p);
   void readState(const At& eps, ExportedProgram& p) const;
   void readExportedProgram(const At& ep, ExportedProgram& p);
-  std::optional<At> sideEntry(const std::optional<At>& table, const std::string& gpath,
-                              std::set<std::string>& used);
+  std::optional<At> sideEntry(const std::optional<At>& table, const std::string& gpath, std::set<std::string>& used);
   void checkAllUsed(const std::optional<At>& table, const std::set<std::string>& used) const;
 
   std::vector<std::shared_ptr<Storage>> storages_;
@@ -49,7 +48,6 @@ class ProgramReader {
 
 // Reads a torch Graph object at graph path `gpath` into `g` (empty). `sig` names literal
 // inputs (the top graph only).
-void readGraph(ProgramReader& r, const At& a, const std::string& gpath, const GraphSignature* sig,
-               Graph& g);
+void readGraph(ProgramReader& r, const At& a, const std::string& gpath, const GraphSignature* sig, Graph& g);
 
 }  // namespace epsmith::json_detail

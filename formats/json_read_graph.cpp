@@ -30,14 +30,12 @@ bool hasSingleKey(const JsonValue& j, std::string_view key) {
 }
 
 bool isNamedOutputTag(std::string_view tag) {
-  return tag == "as_tensor" || tag == "as_sym_int" || tag == "as_sym_float" ||
-         tag == "as_sym_bool";
+  return tag == "as_tensor" || tag == "as_sym_int" || tag == "as_sym_float" || tag == "as_sym_bool";
 }
 
 class GraphReader {
  public:
-  GraphReader(ProgramReader& r, const At& a, std::string gpath, const GraphSignature* sig,
-              Graph& g)
+  GraphReader(ProgramReader& r, const At& a, std::string gpath, const GraphSignature* sig, Graph& g)
       : r_(r), a_(a), gpath_(std::move(gpath)), sig_(sig), g_(g) {}
   void read();
 
@@ -75,8 +73,7 @@ class GraphReader {
   const GraphSignature* sig_;
   Graph& g_;
   std::optional<At> side_;
-  std::unordered_map<std::string, Val> tensor_vals_, sym_int_vals_, sym_bool_vals_,
-      sym_float_vals_;
+  std::unordered_map<std::string, Val> tensor_vals_, sym_int_vals_, sym_bool_vals_, sym_float_vals_;
   std::unordered_map<std::string, std::string> custom_obj_vals_;
   std::unordered_map<std::string, Node*> names_;
   std::unordered_set<const Node*> folded_get_attrs_;
@@ -85,9 +82,8 @@ class GraphReader {
 };
 
 void GraphReader::read() {
-  a_.allowOnly({"inputs", "outputs", "nodes", "tensor_values", "sym_int_values",
-                "sym_bool_values", "is_single_tensor_return", "custom_obj_values",
-                "sym_float_values"});
+  a_.allowOnly({"inputs", "outputs", "nodes", "tensor_values", "sym_int_values", "sym_bool_values",
+                "is_single_tensor_return", "custom_obj_values", "sym_float_values"});
   readValueTables();
   readInputs();
   At nodes = a_.field("nodes");
@@ -104,8 +100,8 @@ void GraphReader::readValueTables() {
     tensor_vals_.emplace(name, readTensorMeta(v));
   });
   // Each table holds a concrete value (as_int / as_bool / as_float) or an expression.
-  auto symbolic = [&](std::string_view field, std::string_view what, const char* literal,
-                      auto& table, auto make_expr, auto make_literal, bool required) {
+  auto symbolic = [&](std::string_view field, std::string_view what, const char* literal, auto& table, auto make_expr,
+                      auto make_literal, bool required) {
     std::optional<At> t = required ? std::optional<At>(a_.field(field)) : a_.optional(field);
     if (!t) return;
     t->forEachEntry([&](const std::string& name, const At& v) {
@@ -113,15 +109,16 @@ void GraphReader::readValueTables() {
       table.emplace(name, tag == "as_expr" ? Val(make_expr(readSymExpr(x))) : make_literal(x));
     });
   };
-  symbolic("sym_int_values", "SymInt", "as_int", sym_int_vals_,
-           [](SymExpr e) { return Val::SymInt{std::move(e)}; },
-           [](const At& x) { return Val(x.integer()); }, /*required=*/true);
-  symbolic("sym_bool_values", "SymBool", "as_bool", sym_bool_vals_,
-           [](SymExpr e) { return Val::SymBool{std::move(e)}; },
-           [](const At& x) { return Val(x.boolean()); }, /*required=*/true);
-  symbolic("sym_float_values", "SymFloat", "as_float", sym_float_vals_,
-           [](SymExpr e) { return Val::SymFloat{std::move(e)}; },
-           [](const At& x) { return Val(x.number()); }, /*required=*/false);
+  symbolic(
+      "sym_int_values", "SymInt", "as_int", sym_int_vals_, [](SymExpr e) { return Val::SymInt{std::move(e)}; },
+      [](const At& x) { return Val(x.integer()); }, /*required=*/true);
+  symbolic(
+      "sym_bool_values", "SymBool", "as_bool", sym_bool_vals_, [](SymExpr e) { return Val::SymBool{std::move(e)}; },
+      [](const At& x) { return Val(x.boolean()); }, /*required=*/true);
+  symbolic(
+      "sym_float_values", "SymFloat", "as_float", sym_float_vals_,
+      [](SymExpr e) { return Val::SymFloat{std::move(e)}; }, [](const At& x) { return Val(x.number()); },
+      /*required=*/false);
   if (auto objs = a_.optional("custom_obj_values")) {
     objs->forEachEntry([&](const std::string& name, const At& v) {
       v.allowOnly({"name", "class_fqn"});
@@ -244,8 +241,8 @@ void GraphReader::readInputs() {
     side_->allowOnly({"inputs", "output"});
     side_inputs = side_->optional("inputs");
     if (side_inputs && side_inputs->size() != inputs.size()) {
-      side_inputs->fail("has " + std::to_string(side_inputs->size()) + " entries for " +
-                        std::to_string(inputs.size()) + " graph inputs");
+      side_inputs->fail("has " + std::to_string(side_inputs->size()) + " entries for " + std::to_string(inputs.size()) +
+                        " graph inputs");
     }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -357,8 +354,8 @@ void GraphReader::readNode(const At& n) {
   if (auto field = n.optional("name")) name = field->string();
   Val val;
   std::vector<Element> elements;
-  const bool folded = !ext.val && (count >= 2 || (count == 1 && (hasSingleKey(outputs[0].json(), "as_tensors") ||
-                                                                  hop_flag == false)));
+  const bool folded =
+      !ext.val && (count >= 2 || (count == 1 && (hasSingleKey(outputs[0].json(), "as_tensors") || hop_flag == false)));
   if (ext.val) {
     if (count) outputs.fail("a node with \"epsmith.val\" metadata has no outputs");
     val = std::move(*ext.val);
@@ -387,8 +384,10 @@ void GraphReader::readNode(const At& n) {
   node->target = target;
   if (op != OpKind::CallFunction && op != OpKind::Placeholder) node->attr = target_at.string();
   node->meta = ext.meta;
-  if (folded) unfold(node, elements, metadata, ext);
-  else node->meta.val = std::move(val);
+  if (folded)
+    unfold(node, elements, metadata, ext);
+  else
+    node->meta.val = std::move(val);
   pending_.push_back({node, n});
 }
 
@@ -467,8 +466,7 @@ Argument GraphReader::argument(const At& a) const {
       return arg::SymIntList{list([&](const At& x) { return symScalar(x, "as_int", intOf, byName); })};
     case ArgKind::SymFloat: return arg::SymFloat{symScalar(v, "as_float", floatOf, byName)};
     case ArgKind::SymFloatList:
-      return arg::SymFloatList{
-          list([&](const At& x) { return symScalar(x, "as_float", floatOf, byName); })};
+      return arg::SymFloatList{list([&](const At& x) { return symScalar(x, "as_float", floatOf, byName); })};
     case ArgKind::SymBool: return arg::SymBool{symScalar(v, "as_bool", boolOf, byName)};
     case ArgKind::SymBoolList:
       return arg::SymBoolList{list([&](const At& x) { return symScalar(x, "as_bool", boolOf, byName); })};
@@ -515,15 +513,14 @@ void GraphReader::resolveInputs(const Pending& p) {
     bool positional;
     if (by_schema) {
       int index = op->argumentIndex(name);
-      positional = kind == 1 || (kind == 0 && index >= 0 && !op->arguments[index].kwarg_only &&
-                                 !op->arguments[index].has_default);
+      positional = kind == 1 ||
+                   (kind == 0 && index >= 0 && !op->arguments[index].kwarg_only && !op->arguments[index].has_default);
       if (positional) {
         size_t want = n.args.size();
         if (index < 0) in.field("name").fail(jsonQuoted(name) + " is not an argument of " + op->name());
         if (static_cast<size_t>(index) != want) {
-          in.fail("positional argument " + jsonQuoted(name) + " is argument " +
-                  std::to_string(index) + " of " + op->name() + " but " + std::to_string(want) +
-                  " positional arguments precede it");
+          in.fail("positional argument " + jsonQuoted(name) + " is argument " + std::to_string(index) + " of " +
+                  op->name() + " but " + std::to_string(want) + " positional arguments precede it");
         }
       }
     } else {
@@ -564,9 +561,7 @@ void GraphReader::readAttributes() {
     if (auto tensor = v.optional("tensor")) attr.tensor = r_.tensorValue(*tensor, /*storage_optional=*/true);
     if (auto text = v.optional("text")) attr.text = text->string();
     if (auto fields = v.optional("field_types")) {
-      fields->forEachEntry([&](const std::string& field, const At& type) {
-        attr.field_types[field] = type.string();
-      });
+      fields->forEachEntry([&](const std::string& field, const At& type) { attr.field_types[field] = type.string(); });
     }
     if (auto original = v.optional("has_original_module")) attr.has_original_module = original->boolean();
     g_.attributes().emplace(name, std::move(attr));
@@ -575,8 +570,7 @@ void GraphReader::readAttributes() {
 
 }  // namespace
 
-void readGraph(ProgramReader& r, const At& a, const std::string& gpath, const GraphSignature* sig,
-               Graph& g) {
+void readGraph(ProgramReader& r, const At& a, const std::string& gpath, const GraphSignature* sig, Graph& g) {
   r.enterSubgraph(a);
   GraphReader(r, a, gpath, sig, g).read();
   r.leaveSubgraph();

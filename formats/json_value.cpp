@@ -12,7 +12,7 @@ namespace epsmith::json_detail {
 
 struct JsonDocument::Storage {
   std::string text;
-  std::string unescaped;  // strings that held escapes; never outgrows the text
+  std::string unescaped;          // strings that held escapes; never outgrows the text
   std::vector<JsonValue> values;  // children before their parents; the root last
 };
 
@@ -49,8 +49,7 @@ class JsonParser {
   }
 
  private:
-  JsonParser(std::string_view text, const std::string& where, JsonDocument::Storage& out)
-      : where_(where), out_(out) {
+  JsonParser(std::string_view text, const std::string& where, JsonDocument::Storage& out) : where_(where), out_(out) {
     out_.text.assign(text.data(), text.size());
     out_.unescaped.reserve(text.size());
     out_.values.reserve(text.size() / 16 + 1);
@@ -168,8 +167,7 @@ class JsonParser {
           ++p_;
           break;
         }
-        failHere("unexpected " + describeHere() + " where ',' or '" + std::string(1, close) +
-                 "' is expected");
+        failHere("unexpected " + describeHere() + " where ',' or '" + std::string(1, close) + "' is expected");
       }
     }
     if (pending_.size() - mark > UINT32_MAX) failAt(open, "more than 2^32 elements in one value");
@@ -178,8 +176,7 @@ class JsonParser {
     v.type_ = type;
     v.count_ = static_cast<uint32_t>(pending_.size() - mark);
     v.scalar_.first_child = out_.values.size();
-    out_.values.insert(out_.values.end(), pending_.begin() + static_cast<std::ptrdiff_t>(mark),
-                       pending_.end());
+    out_.values.insert(out_.values.end(), pending_.begin() + static_cast<std::ptrdiff_t>(mark), pending_.end());
     pending_.resize(mark);
   }
 
@@ -374,8 +371,6 @@ class JsonParser {
   std::vector<const char*> key_positions_;
 };
 
-JsonDocument parseJson(std::string_view text, const std::string& where) {
-  return JsonParser::document(text, where);
-}
+JsonDocument parseJson(std::string_view text, const std::string& where) { return JsonParser::document(text, where); }
 
 }  // namespace epsmith::json_detail

@@ -36,17 +36,15 @@ class JsonValue {
   bool isString() const { return type_ == Type::String; }
   bool isArray() const { return type_ == Type::Array; }
   bool isObject() const { return type_ == Type::Object; }
-  bool isNumber() const {
-    return type_ == Type::Integer || type_ == Type::Unsigned || type_ == Type::Float;
-  }
+  bool isNumber() const { return type_ == Type::Integer || type_ == Type::Unsigned || type_ == Type::Float; }
 
   // Scalars; each only for its own type.
   bool boolean() const { return scalar_.boolean; }
-  int64_t integer() const { return scalar_.integer; }       // Integer
+  int64_t integer() const { return scalar_.integer; }                    // Integer
   uint64_t unsignedInteger() const { return scalar_.unsigned_integer; }  // Unsigned: > INT64_MAX
-  double number() const;                                    // any number
-  std::string_view string() const { return text_; }         // String
-  std::string_view token() const { return text_; }          // a number as the file spells it
+  double number() const;                                                 // any number
+  std::string_view string() const { return text_; }                      // String
+  std::string_view token() const { return text_; }                       // a number as the file spells it
 
   // Arrays and objects: their elements or members, in file order.
   size_t size() const { return isArray() || isObject() ? count_ : 0; }

@@ -172,12 +172,12 @@ void ProgramWriter::stateJson(JsonWriter& w) {
   for (const auto& name_constant : p_.constants) {
     const std::string& name = name_constant.first;
     const Constant& c = name_constant.second;
-    if (c.tensor && !c.class_fqn.empty()) fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
+    if (c.tensor && !c.class_fqn.empty())
+      fail(keyPath("$.epsmith.constants", name), "constant has both a tensor and a class");
     w.member(name, [&](JsonWriter& v) {
       if (c.tensor) {
-        oneKey(v, "as_tensor", [&] {
-          tensorValueJson(v, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false);
-        });
+        oneKey(v, "as_tensor",
+               [&] { tensorValueJson(v, *c.tensor, keyPath("$.epsmith.constants", name) + ".as_tensor", false); });
       } else {
         oneKey(v, "as_custom_obj", [&] { oneKey(v, "class_fqn", [&] { v.string(c.class_fqn); }); });
       }
@@ -192,9 +192,8 @@ void ProgramWriter::exampleInputsJson(JsonWriter& w) {
     const InputValue& in = p_.example_inputs[i];
     switch (in.kind) {
       case InputValue::Kind::Tensor:
-        oneKey(w, "as_tensor", [&] {
-          tensorValueJson(w, in.tensor, indexPath("$.epsmith.example_inputs", i) + ".as_tensor", false);
-        });
+        oneKey(w, "as_tensor",
+               [&] { tensorValueJson(w, in.tensor, indexPath("$.epsmith.example_inputs", i) + ".as_tensor", false); });
         break;
       case InputValue::Kind::Int: oneKey(w, "as_int", [&] { w.integer(in.i); }); break;
       case InputValue::Kind::Float: oneKey(w, "as_float", [&] { floatJson(w, in.f); }); break;
@@ -277,8 +276,9 @@ std::string ProgramWriter::writeBare() {
   attributes_.endObject();
   graphs_.endObject();
   if (attributes_.compact() != "{}" || graphs_.compact() != "{}") {
-    fail("$", "the program has graph inputs or attributes torch's schema cannot hold (docs/json-format.md, "
-              "the epsmith section): only an epsmith .json file can carry it");
+    fail("$",
+         "the program has graph inputs or attributes torch's schema cannot hold (docs/json-format.md, "
+         "the epsmith section): only an epsmith .json file can carry it");
   }
   return w.str();
 }

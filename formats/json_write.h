@@ -30,9 +30,7 @@ class GraphWriter {
     std::vector<bool> used;          // a folded getitem node stands for the element
   };
 
-  std::string where(const Node& n) const {
-    return (gpath_.empty() ? "" : gpath_ + "/") + "%" + n.name();
-  }
+  std::string where(const Node& n) const { return (gpath_.empty() ? "" : gpath_ + "/") + "%" + n.name(); }
   void validate();
   bool inputsJson(JsonWriter& out, JsonWriter& side_inputs);
   void sideEntryJson(bool any_side, const JsonWriter& side_inputs);

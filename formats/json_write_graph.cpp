@@ -10,7 +10,8 @@ namespace epsmith::json_detail {
 
 GraphWriter::GraphWriter(ProgramWriter& w, const Graph& g, std::string gpath, const GraphSignature* sig)
     : w_(w), g_(g), gpath_(std::move(gpath)), sig_(sig) {
-  for (JsonWriter* table : {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
+  for (JsonWriter* table :
+       {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
     table->beginObject();
   }
 }
@@ -65,9 +66,8 @@ bool foldableElement(const Val& v) {
   return std::visit(
       [](const auto& x) {
         using X = std::decay_t<decltype(x)>;
-        return std::is_same_v<X, TensorMeta> || std::is_same_v<X, Val::SymInt> ||
-               std::is_same_v<X, Val::SymFloat> || std::is_same_v<X, Val::SymBool> ||
-               std::is_same_v<X, int64_t> || std::is_same_v<X, double> ||
+        return std::is_same_v<X, TensorMeta> || std::is_same_v<X, Val::SymInt> || std::is_same_v<X, Val::SymFloat> ||
+               std::is_same_v<X, Val::SymBool> || std::is_same_v<X, int64_t> || std::is_same_v<X, double> ||
                std::is_same_v<X, bool> || std::is_same_v<X, Val::None>;
       },
       v.variant());
@@ -81,10 +81,9 @@ bool returnsTensorList(const Target& t) {
 
 }  // namespace
 
-int64_t GraphWriter::foldableGetitemIndex(const Node& m, const Node& producer,
-                                          const Val::List& list) const {
-  if (m.op() != OpKind::CallFunction || m.target != Target::builtin(BuiltinOp::GetItem) ||
-      !m.kwargs.empty() || m.args.size() != 2) {
+int64_t GraphWriter::foldableGetitemIndex(const Node& m, const Node& producer, const Val::List& list) const {
+  if (m.op() != OpKind::CallFunction || m.target != Target::builtin(BuiltinOp::GetItem) || !m.kwargs.empty() ||
+      m.args.size() != 2) {
     return -1;
   }
   const auto* from = m.args[0].get<arg::Tensor>();
@@ -106,14 +105,12 @@ void GraphWriter::planGetitemFolds() {
     // An empty Tensor[] is written as torch.export writes it, `[{"as_tensors": []}]`: a
     // loader that counts a node's outputs by its entries (NativeRT) finds the one list.
     if (n.op() != OpKind::CallFunction || folded_getitems_.count(&n) || !list ||
-        (list->empty() && !returnsTensorList(n.target)) ||
-        !std::all_of(list->begin(), list->end(), foldableElement)) {
+        (list->empty() && !returnsTensorList(n.target)) || !std::all_of(list->begin(), list->end(), foldableElement)) {
       continue;
     }
     FoldPlan plan;
     plan.as_tensors = returnsTensorList(n.target) &&
-                      std::all_of(list->begin(), list->end(),
-                                  [](const Val& v) { return v.isTensor(); });
+                      std::all_of(list->begin(), list->end(), [](const Val& v) { return v.isTensor(); });
     plan.names.resize(list->size());
     plan.used.assign(list->size(), false);
     int64_t last = -1;
@@ -137,13 +134,13 @@ void GraphWriter::planGetitemFolds() {
 void GraphWriter::planGetAttrFolds() {
   std::unordered_set<const Node*> candidates;
   for (const auto& n : g_.nodes()) {
-    if (n.op() != OpKind::GetAttr || n.name() != n.attr || !n.args.empty() ||
-        !n.kwargs.empty() || !(n.meta == NodeMeta{})) {
+    if (n.op() != OpKind::GetAttr || n.name() != n.attr || !n.args.empty() || !n.kwargs.empty() ||
+        !(n.meta == NodeMeta{})) {
       continue;
     }
     const Attribute* a = g_.attribute(n.attr);
-    if (a && a->kind == Attribute::Kind::Subgraph && a->subgraph && !a->tensor &&
-        a->text.empty() && a->field_types.empty() && !a->has_original_module) {
+    if (a && a->kind == Attribute::Kind::Subgraph && a->subgraph && !a->tensor && a->text.empty() &&
+        a->field_types.empty() && !a->has_original_module) {
       candidates.insert(&n);
     }
   }
@@ -169,8 +166,7 @@ void GraphWriter::planGetAttrFolds() {
     if (!firsts.empty()) by_user.emplace_back(&u, std::move(firsts));
   }
   for (auto& [user, list] : by_user) {
-    list.erase(std::remove_if(list.begin(), list.end(),
-                              [&](const Node* c) { return disqualified.count(c) > 0; }),
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const Node* c) { return disqualified.count(c) > 0; }),
                list.end());
     // Fold the longest run just before the user that is in the user's argument order.
     size_t pos = list.size();
@@ -197,8 +193,8 @@ const std::string kNoWhere;  // failures inside located() are placed at their no
 
 // Whether a node value has a form as a node output (GraphWriter::outputFor).
 bool hasOutputForm(const Val& v) {
-  return v.isTensor() || v.get<Val::SymInt>() || v.get<int64_t>() || v.get<Val::SymFloat>() ||
-         v.get<double>() || v.get<Val::SymBool>() || v.get<bool>() || v.get<Val::None>();
+  return v.isTensor() || v.get<Val::SymInt>() || v.get<int64_t>() || v.get<Val::SymFloat>() || v.get<double>() ||
+         v.get<Val::SymBool>() || v.get<bool>() || v.get<Val::None>();
 }
 
 // Whether `t`, written as `name`, reads back as itself. An ATen op always gives the same
@@ -284,12 +280,16 @@ void GraphWriter::argJson(JsonWriter& w, const Argument& a, const Node& user) {
 void GraphWriter::referenceArgJson(JsonWriter& w, const Argument& a, const Node& user) {
   auto tensorArg = [&](const Node* n) { nameObject(w, ref(n, user)); };
   auto optionalTensor = [&](const Node* n) {
-    if (n) oneKey(w, "as_tensor", [&] { tensorArg(n); });
-    else oneKey(w, "as_none", [&] { w.boolean(true); });
+    if (n)
+      oneKey(w, "as_tensor", [&] { tensorArg(n); });
+    else
+      oneKey(w, "as_none", [&] { w.boolean(true); });
   };
   auto sym = [&](const auto& s, const char* literal_tag, auto literal) {
-    if (s.node) oneKey(w, "as_name", [&] { w.string(ref(s.node, user)); });
-    else oneKey(w, literal_tag, [&] { literal(s.literal); });
+    if (s.node)
+      oneKey(w, "as_name", [&] { w.string(ref(s.node, user)); });
+    else
+      oneKey(w, literal_tag, [&] { literal(s.literal); });
   };
   auto asInt = [&](int64_t v) { w.integer(v); };
   auto asBool = [&](bool v) { w.boolean(v); };
@@ -326,7 +326,8 @@ void GraphWriter::referenceArgJson(JsonWriter& w, const Argument& a, const Node&
           w.beginObject();
           if (folded_get_attrs_.count(x.node)) {
             w.key("name").string(x.node->attr);
-            w.key("graph").raw(w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph, childGraphPath(gpath_, x.node->attr)));
+            w.key("graph").raw(
+                w_.subgraphJson(*g_.attribute(x.node->attr)->subgraph, childGraphPath(gpath_, x.node->attr)));
           } else {
             w.key("name").string(ref(x.node, user));
             w.key("graph").null();
@@ -565,8 +566,10 @@ bool GraphWriter::inputsJson(JsonWriter& out, JsonWriter& side_inputs) {
     JsonWriter side;
     located(*it, [&] { inputJson(out, *it, index, side); });
     any_side = any_side || !side.compact().empty();
-    if (side.compact().empty()) side_inputs.null();
-    else side_inputs.raw(side.compact());
+    if (side.compact().empty())
+      side_inputs.null();
+    else
+      side_inputs.raw(side.compact());
   }
   side_inputs.endArray();
   out.endArray();
@@ -636,7 +639,8 @@ void GraphWriter::write(JsonWriter& out) {
   for (const auto& a : output.args) argJson(out, a, output);
   out.endArray();
   out.key("nodes").raw(nodes.compact());
-  for (JsonWriter* table : {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
+  for (JsonWriter* table :
+       {&tensor_values_, &sym_int_values_, &sym_bool_values_, &sym_float_values_, &custom_obj_values_}) {
     table->endObject();
   }
   out.key("tensor_values").raw(tensor_values_.compact());

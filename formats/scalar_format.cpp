@@ -31,8 +31,7 @@ void store(uint8_t* p, T v) {
 std::string shortest16(float value, uint16_t bits, uint16_t (*encode)(float)) {
   char buf[64];
   for (int precision = 1; precision <= 17; ++precision) {
-    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(value),
-                           std::chars_format::general, precision);
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(value), std::chars_format::general, precision);
     double back = 0;
     std::from_chars(buf, r.ptr, back);
     if (encode(static_cast<float>(back)) == bits) return ensureFloatLooking(std::string(buf, r.ptr));
@@ -123,7 +122,7 @@ uint16_t floatToHalf(float f) {
   if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0));
   int32_t e = static_cast<int32_t>(exp) - 127 + 15;
   if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow to inf
-  if (e <= 0) {                                                  // subnormal or zero
+  if (e <= 0) {                                                 // subnormal or zero
     if (e < -10) return static_cast<uint16_t>(sign);
     mant |= 0x800000u;
     uint32_t shift = static_cast<uint32_t>(14 - e);
@@ -259,14 +258,11 @@ std::string formatElement(ScalarType dtype, const uint8_t* p) {
       return shortest16(v, bits, floatToBfloat16);
     }
     case ScalarType::ComplexHalf:
-      return "complex(" + formatElement(ScalarType::Half, p) + ", " +
-             formatElement(ScalarType::Half, p + 2) + ")";
+      return "complex(" + formatElement(ScalarType::Half, p) + ", " + formatElement(ScalarType::Half, p + 2) + ")";
     case ScalarType::ComplexFloat:
-      return "complex(" + formatElement(ScalarType::Float, p) + ", " +
-             formatElement(ScalarType::Float, p + 4) + ")";
+      return "complex(" + formatElement(ScalarType::Float, p) + ", " + formatElement(ScalarType::Float, p + 4) + ")";
     case ScalarType::ComplexDouble:
-      return "complex(" + formatElement(ScalarType::Double, p) + ", " +
-             formatElement(ScalarType::Double, p + 8) + ")";
+      return "complex(" + formatElement(ScalarType::Double, p) + ", " + formatElement(ScalarType::Double, p + 8) + ")";
     default: {  // float8 and unknown: raw bits
       char buf[16];
       std::snprintf(buf, sizeof buf, "0x%02x", load<uint8_t>(p));

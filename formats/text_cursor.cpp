@@ -8,7 +8,6 @@
 
 namespace epsmith::text {
 
-
 void Cursor::advance() {
   if (text_[pos_] == '\n') {
     ++loc_.line;
@@ -62,14 +61,12 @@ std::string Cursor::ident(std::string_view what) {
 std::string Cursor::word(std::string_view what) {
   skipSpace();
   size_t start = pos_;
-  while (pos_ < text_.size() &&
-         (isIdentChar(text_[pos_]) || text_[pos_] == '.' || text_[pos_] == ':')) {
+  while (pos_ < text_.size() && (isIdentChar(text_[pos_]) || text_[pos_] == '.' || text_[pos_] == ':')) {
     advance();
   }
   if (start == pos_) fail("expected " + std::string(what));
   return std::string(text_.substr(start, pos_ - start));
 }
-
 
 std::string Cursor::string(std::string_view what) {
   if (peek() != '"') fail("expected a string (" + std::string(what) + ")");
@@ -145,8 +142,7 @@ std::string Cursor::numberToken() {
   } else {
     while (pos_ < text_.size()) {
       char c = text_[pos_];
-      bool exp_sign = (c == '-' || c == '+') && pos_ > start &&
-                      (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E');
+      bool exp_sign = (c == '-' || c == '+') && pos_ > start && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E');
       if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || exp_sign) {
         advance();
       } else {

@@ -36,8 +36,14 @@ class Cursor {
   explicit Cursor(std::string_view text) : text_(text) {}
 
   // Position of the next significant character (spaces and comments skipped).
-  Loc loc() { skipSpace(); return loc_; }
-  bool atEnd() { skipSpace(); return pos_ >= text_.size(); }
+  Loc loc() {
+    skipSpace();
+    return loc_;
+  }
+  bool atEnd() {
+    skipSpace();
+    return pos_ >= text_.size();
+  }
   // The next significant character (after spaces and comments), or '\0' at the end.
   char peek() {
     skipSpace();
@@ -88,14 +94,18 @@ class Cursor {
   // spells it, "True", "nan:0x7fc00001"): possibly empty, never past a line break.
   std::string_view plainToken();
 
-  struct Mark { size_t pos; Loc loc; };
+  struct Mark {
+    size_t pos;
+    Loc loc;
+  };
   Mark mark() const { return {pos_, loc_}; }
-  void reset(const Mark& m) { pos_ = m.pos; loc_ = m.loc; }
+  void reset(const Mark& m) {
+    pos_ = m.pos;
+    loc_ = m.loc;
+  }
 
   [[noreturn]] void fail(const std::string& message) const { throw TextParseError{loc_, message}; }
-  [[noreturn]] static void failAt(Loc loc, const std::string& message) {
-    throw TextParseError{loc, message};
-  }
+  [[noreturn]] static void failAt(Loc loc, const std::string& message) { throw TextParseError{loc, message}; }
 
  private:
   void skipSpaceRun();

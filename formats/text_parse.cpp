@@ -131,9 +131,12 @@ void ProgramParser::signatureSection() {
       s.target = optionalTarget();
       if (c_.tryKeyword("persistent")) {
         c_.expect('=', "after persistent");
-        if (c_.tryKeyword("True")) s.persistent = true;
-        else if (c_.tryKeyword("False")) s.persistent = false;
-        else c_.fail("expected True or False");
+        if (c_.tryKeyword("True"))
+          s.persistent = true;
+        else if (c_.tryKeyword("False"))
+          s.persistent = false;
+        else
+          c_.fail("expected True or False");
       }
       p_.signature.input_specs.push_back(std::move(s));
     } else if (dir == "output") {
@@ -168,12 +171,18 @@ void ProgramParser::moduleCallGraphSection() {
       c_.expect('=', "after " + key);
       if (!e.signature) e.signature.emplace();
       auto& s = *e.signature;
-      if (key == "inputs") s.inputs = specArgList();
-      else if (key == "outputs") s.outputs = specArgList();
-      else if (key == "in_spec") s.in_spec = c_.string("in_spec");
-      else if (key == "out_spec") s.out_spec = c_.string("out_spec");
-      else if (key == "forward_arg_names") s.forward_arg_names = stringList();
-      else Cursor::failAt(at, "unknown entry field '" + key + "'");
+      if (key == "inputs")
+        s.inputs = specArgList();
+      else if (key == "outputs")
+        s.outputs = specArgList();
+      else if (key == "in_spec")
+        s.in_spec = c_.string("in_spec");
+      else if (key == "out_spec")
+        s.out_spec = c_.string("out_spec");
+      else if (key == "forward_arg_names")
+        s.forward_arg_names = stringList();
+      else
+        Cursor::failAt(at, "unknown entry field '" + key + "'");
     }
     p_.module_call_graph.push_back(std::move(e));
   });
@@ -224,15 +233,16 @@ void ProgramParser::storagesSection() {
       do {
         Loc el_at = c_.loc();
         if (listed >= numel) {
-          Cursor::failAt(el_at, "storage $" + std::to_string(id) + " lists more than its " +
-                                    std::to_string(numel) + " elements");
+          Cursor::failAt(
+              el_at, "storage $" + std::to_string(id) + " lists more than its " + std::to_string(numel) + " elements");
         }
         const size_t end = static_cast<size_t>(listed + 1) * size;
         if (end > s.bytes.size()) s.bytes.resize(std::min(s.bytes.capacity(), std::max(end, 2 * s.bytes.size())));
         uint8_t* out = s.bytes.data() + static_cast<size_t>(listed++) * size;
         if (isComplex(*t)) {
-          ScalarType part = *t == ScalarType::ComplexHalf ? ScalarType::Half
-                            : *t == ScalarType::ComplexFloat ? ScalarType::Float : ScalarType::Double;
+          ScalarType part = *t == ScalarType::ComplexHalf    ? ScalarType::Half
+                            : *t == ScalarType::ComplexFloat ? ScalarType::Float
+                                                             : ScalarType::Double;
           if (!c_.tryKeyword("complex")) c_.fail("expected complex(re, im)");
           c_.expect('(', "after complex");
           Loc re_at = c_.loc();
@@ -312,20 +322,25 @@ void ProgramParser::exampleInputsSection() {
       v.tensor = g_.tensorValue();
     } else {
       ConstantValue k = g_.constant();
-      if (auto* i = std::get_if<int64_t>(&k)) v.kind = InputValue::Kind::Int, v.i = *i;
-      else if (auto* f = std::get_if<double>(&k)) v.kind = InputValue::Kind::Float, v.f = *f;
-      else if (auto* b = std::get_if<bool>(&k)) v.kind = InputValue::Kind::Bool, v.b = *b;
-      else if (std::holds_alternative<std::monostate>(k)) v.kind = InputValue::Kind::None;
-      else Cursor::failAt(example_locs_.back(), "example inputs are tensors, numbers, booleans or None");
+      if (auto* i = std::get_if<int64_t>(&k))
+        v.kind = InputValue::Kind::Int, v.i = *i;
+      else if (auto* f = std::get_if<double>(&k))
+        v.kind = InputValue::Kind::Float, v.f = *f;
+      else if (auto* b = std::get_if<bool>(&k))
+        v.kind = InputValue::Kind::Bool, v.b = *b;
+      else if (std::holds_alternative<std::monostate>(k))
+        v.kind = InputValue::Kind::None;
+      else
+        Cursor::failAt(example_locs_.back(), "example inputs are tensors, numbers, booleans or None");
     }
     p_.example_inputs.push_back(std::move(v));
   });
 }
 
 ExportedProgram ProgramParser::parse() {
-  static constexpr std::string_view kOrder[] = {
-      "program", "graph", "signature", "module_call_graph", "range_constraints",
-      "storages", "state", "constants", "example_inputs"};
+  static constexpr std::string_view kOrder[] = {"program",           "graph",    "signature", "module_call_graph",
+                                                "range_constraints", "storages", "state",     "constants",
+                                                "example_inputs"};
   std::set<std::string> seen;
   bool has_graph = false;
   while (!c_.atEnd()) {
@@ -335,17 +350,25 @@ ExportedProgram ProgramParser::parse() {
     for (auto s : kOrder) known = known || s == section;
     if (!known) Cursor::failAt(at, "unknown section '" + section + "'");
     if (!seen.insert(section).second) Cursor::failAt(at, "section '" + section + "' given twice");
-    if (section == "program") programSection();
+    if (section == "program")
+      programSection();
     else if (section == "graph") {
       p_.replaceGraph(g_.graphBlock());
       has_graph = true;
-    } else if (section == "signature") signatureSection();
-    else if (section == "module_call_graph") moduleCallGraphSection();
-    else if (section == "range_constraints") rangeConstraintsSection();
-    else if (section == "storages") storagesSection();
-    else if (section == "state") stateSection();
-    else if (section == "constants") constantsSection();
-    else exampleInputsSection();
+    } else if (section == "signature")
+      signatureSection();
+    else if (section == "module_call_graph")
+      moduleCallGraphSection();
+    else if (section == "range_constraints")
+      rangeConstraintsSection();
+    else if (section == "storages")
+      storagesSection();
+    else if (section == "state")
+      stateSection();
+    else if (section == "constants")
+      constantsSection();
+    else
+      exampleInputsSection();
   }
   if (!has_graph) c_.fail("missing graph { } section");
   g_.finishStorages();

@@ -88,8 +88,10 @@ SymExpr GraphParser::symExpr() {
     } else {
       Loc at = c_.loc();
       std::string tok = c_.numberToken();
-      if (looksFloat(tok)) e.hint = toDouble(tok, at);
-      else e.hint = toInt(tok, at);
+      if (looksFloat(tok))
+        e.hint = toDouble(tok, at);
+      else
+        e.hint = toInt(tok, at);
     }
   }
   return e;
@@ -135,8 +137,8 @@ TensorMeta GraphParser::tensorMeta() {
           c_.expect(']', "closing the strides");
         }
         if (m.strides.size() != m.sizes.size()) {
-          Cursor::failAt(key_at, std::to_string(m.sizes.size()) + " sizes but " +
-                                     std::to_string(m.strides.size()) + " strides");
+          Cursor::failAt(
+              key_at, std::to_string(m.sizes.size()) + " sizes but " + std::to_string(m.strides.size()) + " strides");
         }
       } else if (key == "offset") {
         m.storage_offset = symIntValue();
@@ -180,8 +182,10 @@ Val GraphParser::val(int depth) {
   if (auto k = tryConstant()) {
     return std::visit(
         [](auto& x) -> Val {
-          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) return Val::None{};
-          else return std::move(x);
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>)
+            return Val::None{};
+          else
+            return std::move(x);
         },
         *k);
   }
@@ -279,16 +283,22 @@ Argument GraphParser::list(std::string_view tag, Loc at) {
   }
   each([&] { items.push_back(argument()); });
   ArgKind kind = ArgKind::Int;
-  if (tag == "ints") kind = ArgKind::Int;
-  else if (tag == "floats") kind = ArgKind::Float;
-  else if (tag == "bools") kind = ArgKind::Bool;
-  else if (tag == "strings") kind = ArgKind::String;
-  else if (tag == "tensors") kind = ArgKind::Tensor;
-  else if (!items.empty()) kind = items[0].kind();
+  if (tag == "ints")
+    kind = ArgKind::Int;
+  else if (tag == "floats")
+    kind = ArgKind::Float;
+  else if (tag == "bools")
+    kind = ArgKind::Bool;
+  else if (tag == "strings")
+    kind = ArgKind::String;
+  else if (tag == "tensors")
+    kind = ArgKind::Tensor;
+  else if (!items.empty())
+    kind = items[0].kind();
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].kind() != kind) {
-      Cursor::failAt(locs[i], "list element of kind " + std::string(serializedTag(items[i].kind())) +
-                                  " in a list of " + std::string(serializedTag(kind)));
+      Cursor::failAt(locs[i], "list element of kind " + std::string(serializedTag(items[i].kind())) + " in a list of " +
+                                  std::string(serializedTag(kind)));
     }
   }
   // Collects one field of each (same-kind) item into a list argument.
@@ -307,8 +317,7 @@ Argument GraphParser::list(std::string_view tag, Loc at) {
       return collect(arg::StringList{}, [](auto& l, Argument& a) { l.values.push_back(a.get<arg::String>()->value); });
     case ArgKind::Tensor:
       return collect(arg::TensorList{}, [](auto& l, Argument& a) { l.nodes.push_back(a.get<arg::Tensor>()->node); });
-    default:
-      Cursor::failAt(at, "lists of " + std::string(serializedTag(kind)) + " are not supported");
+    default: Cursor::failAt(at, "lists of " + std::string(serializedTag(kind)) + " are not supported");
   }
 }
 
@@ -321,11 +330,16 @@ Argument GraphParser::argument() {
     return std::visit(
         [](auto& x) -> Argument {
           using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, std::monostate>) return arg::None{};
-          else if constexpr (std::is_same_v<X, int64_t>) return arg::Int{x};
-          else if constexpr (std::is_same_v<X, double>) return arg::Float{x};
-          else if constexpr (std::is_same_v<X, bool>) return arg::Bool{x};
-          else return arg::String{std::move(x)};
+          if constexpr (std::is_same_v<X, std::monostate>)
+            return arg::None{};
+          else if constexpr (std::is_same_v<X, int64_t>)
+            return arg::Int{x};
+          else if constexpr (std::is_same_v<X, double>)
+            return arg::Float{x};
+          else if constexpr (std::is_same_v<X, bool>)
+            return arg::Bool{x};
+          else
+            return arg::String{std::move(x)};
         },
         *k);
   }
@@ -334,7 +348,7 @@ Argument GraphParser::argument() {
   if (auto l = layoutFromTorchName(w)) return arg::TensorLayout{*l};
   if (auto m = memoryFormatFromTorchName(w)) return arg::MemFormat{*m};
   if (c_.rawPeek() == '[') {
-    static constexpr std::string_view kTags[] = {"ints", "floats", "bools", "strings", "tensors",
+    static constexpr std::string_view kTags[] = {"ints",     "floats",   "bools",      "strings",  "tensors",
                                                  "optional", "sym_ints", "sym_floats", "sym_bools"};
     for (auto tag : kTags) {
       if (w == tag) return list(tag, at);
@@ -486,8 +500,7 @@ void GraphParser::nodeLine(Graph& g) {
     n = g.appendRaw(OpKind::Placeholder, name);
     define(n, at);
   } else if (op == "get_attr" || op == "call_module" || op == "call_method") {
-    OpKind kind = op == "get_attr" ? OpKind::GetAttr
-                  : op == "call_module" ? OpKind::CallModule : OpKind::CallMethod;
+    OpKind kind = op == "get_attr" ? OpKind::GetAttr : op == "call_module" ? OpKind::CallModule : OpKind::CallMethod;
     n = g.appendRaw(kind, name);
     define(n, at);
     c_.expect('(', "after " + op);
@@ -626,8 +639,7 @@ void GraphParser::finishStorages() {
   for (const auto& check : dtype_checks_) {
     if (check.storage->dtype != check.dtype) {
       Cursor::failAt(check.loc, "tensor of dtype " + std::string(shortName(check.dtype)) +
-                                    " views a storage of dtype " +
-                                    std::string(shortName(check.storage->dtype)));
+                                    " views a storage of dtype " + std::string(shortName(check.storage->dtype)));
     }
   }
   for (const auto& [t, at] : checks_) {
@@ -669,12 +681,18 @@ SpecArg GraphParser::specArg() {
     std::string w = c_.ident("spec argument");
     if (c_.rawPeek() == '(') {
       c_.expect('(', "");
-      if (w == "sym_int") a.kind = SpecArg::Kind::SymInt;
-      else if (w == "sym_float") a.kind = SpecArg::Kind::SymFloat;
-      else if (w == "sym_bool") a.kind = SpecArg::Kind::SymBool;
-      else if (w == "custom_obj") a.kind = SpecArg::Kind::CustomObj;
-      else if (w == "token") a.kind = SpecArg::Kind::Token;
-      else c_.fail("unknown spec argument '" + w + "(...)'");
+      if (w == "sym_int")
+        a.kind = SpecArg::Kind::SymInt;
+      else if (w == "sym_float")
+        a.kind = SpecArg::Kind::SymFloat;
+      else if (w == "sym_bool")
+        a.kind = SpecArg::Kind::SymBool;
+      else if (w == "custom_obj")
+        a.kind = SpecArg::Kind::CustomObj;
+      else if (w == "token")
+        a.kind = SpecArg::Kind::Token;
+      else
+        c_.fail("unknown spec argument '" + w + "(...)'");
       a.name = c_.nodeName();
       if (a.kind == SpecArg::Kind::CustomObj) {
         c_.expect(',', "after the custom object node");

@@ -38,7 +38,10 @@ class GraphParser {
   void deferCheck(const TensorValue* t, Loc at) { checks_.push_back({t, at}); }
 
  private:
-  struct Pending { std::string name; Loc loc; };
+  struct Pending {
+    std::string name;
+    Loc loc;
+  };
   // The nodes a graph block has defined so far, by name (views of the nodes' own names).
   struct Scope {
     std::unordered_map<std::string_view, std::pair<Loc, Node*>> nodes;
@@ -63,11 +66,15 @@ class GraphParser {
 
   Cursor& c_;
   Scope* scope_ = nullptr;  // of the innermost graph block being read
-  Graph scratch_;  // stand-in nodes for references, resolved at the end of each graph block
+  Graph scratch_;           // stand-in nodes for references, resolved at the end of each graph block
   std::map<int64_t, std::pair<std::shared_ptr<Storage>, Loc>> storages_;
   std::map<int64_t, bool> storage_defined_;
   std::vector<std::pair<const TensorValue*, Loc>> checks_;
-  struct DtypeCheck { std::shared_ptr<Storage> storage; ScalarType dtype; Loc loc; };
+  struct DtypeCheck {
+    std::shared_ptr<Storage> storage;
+    ScalarType dtype;
+    Loc loc;
+  };
   std::vector<DtypeCheck> dtype_checks_;
 };
 

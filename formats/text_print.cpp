@@ -91,11 +91,16 @@ std::string formatConstant(const ConstantValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, std::monostate>) return "None";
-        else if constexpr (std::is_same_v<X, int64_t>) return std::to_string(x);
-        else if constexpr (std::is_same_v<X, double>) return formatFloat(x);
-        else if constexpr (std::is_same_v<X, bool>) return formatBool(x);
-        else return quote(x);
+        if constexpr (std::is_same_v<X, std::monostate>)
+          return "None";
+        else if constexpr (std::is_same_v<X, int64_t>)
+          return std::to_string(x);
+        else if constexpr (std::is_same_v<X, double>)
+          return formatFloat(x);
+        else if constexpr (std::is_same_v<X, bool>)
+          return formatBool(x);
+        else
+          return quote(x);
       },
       v);
 }
@@ -107,8 +112,7 @@ bool needsTag(const A& list) {
   if constexpr (std::is_same_v<L, arg::IntList>) {
     return false;  // an empty untagged list is int[]
   } else if constexpr (std::is_same_v<L, arg::SymIntList> || std::is_same_v<L, arg::SymFloatList> ||
-                       std::is_same_v<L, arg::SymBoolList> ||
-                       std::is_same_v<L, arg::OptionalTensorList>) {
+                       std::is_same_v<L, arg::SymBoolList> || std::is_same_v<L, arg::OptionalTensorList>) {
     return true;
   } else if constexpr (std::is_same_v<L, arg::TensorList>) {
     return list.nodes.empty();
@@ -258,7 +262,8 @@ void Printer::programHeader(const ExportedProgram& p) {
   line(1, "schema_version " + std::to_string(p.schema_version.major) + "." + std::to_string(p.schema_version.minor));
   line(1, "torch_version " + quote(p.torch_version));
   std::string opset;
-  for (const auto& [ns, v] : p.opset_version) opset += (opset.empty() ? "" : ", ") + quote(ns) + ": " + std::to_string(v);
+  for (const auto& [ns, v] : p.opset_version)
+    opset += (opset.empty() ? "" : ", ") + quote(ns) + ": " + std::to_string(v);
   line(1, "opset {" + opset + "}");
   if (!p.metadata.empty()) {
     std::string m;
@@ -284,7 +289,8 @@ void Printer::signatureSection(const GraphSignature& sig) {
         line(1, "input constant_input " + quote(s.arg.name) + " = " + formatConstant(s.arg.value));
         continue;
       }
-      std::string text = "input " + std::string(inputKindName(s.kind)) + " " + formatSpecArg(s.arg) + targetSuffix(s.target);
+      std::string text =
+          "input " + std::string(inputKindName(s.kind)) + " " + formatSpecArg(s.arg) + targetSuffix(s.target);
       if (s.persistent) text += " persistent=" + formatBool(*s.persistent);
       line(1, text);
     }
@@ -305,8 +311,8 @@ void Printer::moduleCallGraphSection(const std::vector<ModuleCallEntry>& entries
         text += " outputs=[" + joined(s.outputs, formatSpecArg) + "]";
         text += " in_spec=" + quote(s.in_spec) + " out_spec=" + quote(s.out_spec);
         if (s.forward_arg_names) {
-          text += " forward_arg_names=[" +
-                  joined(*s.forward_arg_names, [](const std::string& n) { return quote(n); }) + "]";
+          text += " forward_arg_names=[" + joined(*s.forward_arg_names, [](const std::string& n) { return quote(n); }) +
+                  "]";
         }
       }
       line(1, text);
@@ -329,7 +335,8 @@ void Printer::storagesSection() {
   section("storages", [&] {
     for (size_t i = 0; i < storages_.size(); ++i) {
       const Storage& s = *storages_[i];
-      out_ += "  $" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" + std::to_string(s.numel()) + "] = [";
+      out_ += "  $" + std::to_string(i) + ": " + std::string(shortName(s.dtype)) + "[" + std::to_string(s.numel()) +
+              "] = [";
       const auto size = static_cast<size_t>(elementSize(s.dtype));
       for (size_t off = 0; size && off + size <= s.bytes.size(); off += size) {
         if (off) out_ += ", ";
@@ -395,8 +402,10 @@ void appendTensorMeta(std::string& out, const TensorMeta& m) {
   out += '[';
   for (size_t i = 0; i < m.sizes.size(); ++i) {
     if (i) out += ", ";
-    if (m.sizes[i].isConcrete()) appendInt(out, m.sizes[i].concrete());
-    else out += formatSymIntValue(m.sizes[i]);
+    if (m.sizes[i].isConcrete())
+      appendInt(out, m.sizes[i].concrete());
+    else
+      out += formatSymIntValue(m.sizes[i]);
   }
   out += ']';
   const bool strided = !m.hasContiguousStrides(), offset = !(m.storage_offset == SymIntValue(0));
@@ -425,9 +434,12 @@ void appendVal(std::string& out, const Val& v) {
   std::visit(
       [&out](const auto& x) {
         using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, Val::Missing>) out += "<missing>";
-        else if constexpr (std::is_same_v<X, Val::None>) out += "None";
-        else if constexpr (std::is_same_v<X, TensorMeta>) appendTensorMeta(out, x);
+        if constexpr (std::is_same_v<X, Val::Missing>)
+          out += "<missing>";
+        else if constexpr (std::is_same_v<X, Val::None>)
+          out += "None";
+        else if constexpr (std::is_same_v<X, TensorMeta>)
+          appendTensorMeta(out, x);
         else if constexpr (std::is_same_v<X, Val::List>) {
           out += '(';
           for (size_t i = 0; i < x.size(); ++i) {
@@ -435,19 +447,32 @@ void appendVal(std::string& out, const Val& v) {
             appendVal(out, x[i]);
           }
           out += x.size() == 1 ? ",)" : ")";
-        } else if constexpr (std::is_same_v<X, int64_t>) appendInt(out, x);
-        else if constexpr (std::is_same_v<X, double>) out += formatFloat(x);
-        else if constexpr (std::is_same_v<X, bool>) out += formatBool(x);
-        else if constexpr (std::is_same_v<X, std::string>) out += quote(x);
-        else if constexpr (std::is_same_v<X, ScalarType>) out += torchName(x);
-        else if constexpr (std::is_same_v<X, Device>) out += "device(" + quote(x.str()) + ")";
-        else if constexpr (std::is_same_v<X, Layout>) out += torchName(x);
-        else if constexpr (std::is_same_v<X, MemoryFormat>) out += torchName(x);
-        else if constexpr (std::is_same_v<X, Val::SymInt>) out += "sym_int(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::SymFloat>) out += "sym_float(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::SymBool>) out += "sym_bool(" + formatSymExpr(x.expr) + ")";
-        else if constexpr (std::is_same_v<X, Val::CustomObj>) out += "custom_obj(" + quote(x.class_fqn) + ")";
-        else out += "opaque(" + quote(x.type_name) + ")";
+        } else if constexpr (std::is_same_v<X, int64_t>)
+          appendInt(out, x);
+        else if constexpr (std::is_same_v<X, double>)
+          out += formatFloat(x);
+        else if constexpr (std::is_same_v<X, bool>)
+          out += formatBool(x);
+        else if constexpr (std::is_same_v<X, std::string>)
+          out += quote(x);
+        else if constexpr (std::is_same_v<X, ScalarType>)
+          out += torchName(x);
+        else if constexpr (std::is_same_v<X, Device>)
+          out += "device(" + quote(x.str()) + ")";
+        else if constexpr (std::is_same_v<X, Layout>)
+          out += torchName(x);
+        else if constexpr (std::is_same_v<X, MemoryFormat>)
+          out += torchName(x);
+        else if constexpr (std::is_same_v<X, Val::SymInt>)
+          out += "sym_int(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::SymFloat>)
+          out += "sym_float(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::SymBool>)
+          out += "sym_bool(" + formatSymExpr(x.expr) + ")";
+        else if constexpr (std::is_same_v<X, Val::CustomObj>)
+          out += "custom_obj(" + quote(x.class_fqn) + ")";
+        else
+          out += "opaque(" + quote(x.type_name) + ")";
       },
       v.variant());
 }
@@ -459,12 +484,18 @@ void appendArgument(std::string& out, const Argument& a) {
         auto tagged = [](bool need_tag, const char* tag, const std::string& body) {
           return (need_tag ? std::string(tag) : std::string()) + "[" + body + "]";
         };
-        if constexpr (std::is_same_v<X, arg::None>) out += "None";
-        else if constexpr (std::is_same_v<X, arg::Tensor>) appendRef(out, x.node);
-        else if constexpr (std::is_same_v<X, arg::TensorList>) out += tagged(needsTag(x), "tensors", joined(x.nodes, ref));
-        else if constexpr (std::is_same_v<X, arg::OptionalTensor>) out += "optional(" + ref(x.node) + ")";
-        else if constexpr (std::is_same_v<X, arg::OptionalTensorList>) out += tagged(needsTag(x), "optional", joined(x.nodes, ref));
-        else if constexpr (std::is_same_v<X, arg::Int>) appendInt(out, x.value);
+        if constexpr (std::is_same_v<X, arg::None>)
+          out += "None";
+        else if constexpr (std::is_same_v<X, arg::Tensor>)
+          appendRef(out, x.node);
+        else if constexpr (std::is_same_v<X, arg::TensorList>)
+          out += tagged(needsTag(x), "tensors", joined(x.nodes, ref));
+        else if constexpr (std::is_same_v<X, arg::OptionalTensor>)
+          out += "optional(" + ref(x.node) + ")";
+        else if constexpr (std::is_same_v<X, arg::OptionalTensorList>)
+          out += tagged(needsTag(x), "optional", joined(x.nodes, ref));
+        else if constexpr (std::is_same_v<X, arg::Int>)
+          appendInt(out, x.value);
         else if constexpr (std::is_same_v<X, arg::IntList>) {
           out += '[';  // an untagged list is read as ints: never tagged (needsTag)
           for (size_t i = 0; i < x.values.size(); ++i) {
@@ -472,31 +503,49 @@ void appendArgument(std::string& out, const Argument& a) {
             appendInt(out, x.values[i]);
           }
           out += ']';
-        } else if constexpr (std::is_same_v<X, arg::Float>) out += formatFloat(x.value);
-        else if constexpr (std::is_same_v<X, arg::FloatList>) out += tagged(needsTag(x), "floats", joined(x.values, formatFloat));
-        else if constexpr (std::is_same_v<X, arg::Bool>) out += formatBool(x.value);
+        } else if constexpr (std::is_same_v<X, arg::Float>)
+          out += formatFloat(x.value);
+        else if constexpr (std::is_same_v<X, arg::FloatList>)
+          out += tagged(needsTag(x), "floats", joined(x.values, formatFloat));
+        else if constexpr (std::is_same_v<X, arg::Bool>)
+          out += formatBool(x.value);
         else if constexpr (std::is_same_v<X, arg::BoolList>) {
           std::vector<bool> values = x.values;
           std::string body;
           for (size_t i = 0; i < values.size(); ++i) body += (i ? ", " : "") + formatBool(values[i]);
           out += tagged(needsTag(x), "bools", body);
-        } else if constexpr (std::is_same_v<X, arg::String>) out += quote(x.value);
+        } else if constexpr (std::is_same_v<X, arg::String>)
+          out += quote(x.value);
         else if constexpr (std::is_same_v<X, arg::StringList>) {
           out += tagged(needsTag(x), "strings", joined(x.values, [](const std::string& s) { return quote(s); }));
-        } else if constexpr (std::is_same_v<X, arg::SymInt>) out += "sym_int(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymIntList>) out += tagged(needsTag(x), "sym_ints", joined(x.values, formatSymScalar<int64_t>));
-        else if constexpr (std::is_same_v<X, arg::SymFloat>) out += "sym_float(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymFloatList>) out += tagged(needsTag(x), "sym_floats", joined(x.values, formatSymScalar<double>));
-        else if constexpr (std::is_same_v<X, arg::SymBool>) out += "sym_bool(" + formatSymScalar(x.value) + ")";
-        else if constexpr (std::is_same_v<X, arg::SymBoolList>) out += tagged(needsTag(x), "sym_bools", joined(x.values, formatSymScalar<bool>));
-        else if constexpr (std::is_same_v<X, arg::Dtype>) out += torchName(x.value);
-        else if constexpr (std::is_same_v<X, arg::MemFormat>) out += torchName(x.value);
-        else if constexpr (std::is_same_v<X, arg::TensorLayout>) out += torchName(x.value);
-        else if constexpr (std::is_same_v<X, arg::DeviceArg>) out += "device(" + quote(x.value.str()) + ")";
-        else if constexpr (std::is_same_v<X, arg::Graph>) out += "graph(" + ref(x.node) + ")";
-        else if constexpr (std::is_same_v<X, arg::CustomObj>) out += "custom_obj(" + ref(x.node) + ", " + quote(x.class_fqn) + ")";
-        else if constexpr (std::is_same_v<X, arg::Operator>) out += "operator(" + quote(x.name) + ")";
-        else out += "complex(" + formatFloat(x.real) + ", " + formatFloat(x.imag) + ")";
+        } else if constexpr (std::is_same_v<X, arg::SymInt>)
+          out += "sym_int(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymIntList>)
+          out += tagged(needsTag(x), "sym_ints", joined(x.values, formatSymScalar<int64_t>));
+        else if constexpr (std::is_same_v<X, arg::SymFloat>)
+          out += "sym_float(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymFloatList>)
+          out += tagged(needsTag(x), "sym_floats", joined(x.values, formatSymScalar<double>));
+        else if constexpr (std::is_same_v<X, arg::SymBool>)
+          out += "sym_bool(" + formatSymScalar(x.value) + ")";
+        else if constexpr (std::is_same_v<X, arg::SymBoolList>)
+          out += tagged(needsTag(x), "sym_bools", joined(x.values, formatSymScalar<bool>));
+        else if constexpr (std::is_same_v<X, arg::Dtype>)
+          out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::MemFormat>)
+          out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::TensorLayout>)
+          out += torchName(x.value);
+        else if constexpr (std::is_same_v<X, arg::DeviceArg>)
+          out += "device(" + quote(x.value.str()) + ")";
+        else if constexpr (std::is_same_v<X, arg::Graph>)
+          out += "graph(" + ref(x.node) + ")";
+        else if constexpr (std::is_same_v<X, arg::CustomObj>)
+          out += "custom_obj(" + ref(x.node) + ", " + quote(x.class_fqn) + ")";
+        else if constexpr (std::is_same_v<X, arg::Operator>)
+          out += "operator(" + quote(x.name) + ")";
+        else
+          out += "complex(" + formatFloat(x.real) + ", " + formatFloat(x.imag) + ")";
       },
       a.variant());
 }
@@ -553,10 +602,24 @@ void appendNode(std::string& out, const Node& n) {
       out += ' ';
       args();
       break;
-    case OpKind::Placeholder: head(); out += " = placeholder"; break;
-    case OpKind::GetAttr: head(); out += " = get_attr(" + quote(n.attr) + ")"; break;
-    case OpKind::CallModule: head(); out += " = call_module(" + quote(n.attr) + ")"; args(); break;
-    case OpKind::CallMethod: head(); out += " = call_method(" + quote(n.attr) + ")"; args(); break;
+    case OpKind::Placeholder:
+      head();
+      out += " = placeholder";
+      break;
+    case OpKind::GetAttr:
+      head();
+      out += " = get_attr(" + quote(n.attr) + ")";
+      break;
+    case OpKind::CallModule:
+      head();
+      out += " = call_module(" + quote(n.attr) + ")";
+      args();
+      break;
+    case OpKind::CallMethod:
+      head();
+      out += " = call_method(" + quote(n.attr) + ")";
+      args();
+      break;
     case OpKind::CallFunction:
       head();
       out += " = ";
@@ -567,9 +630,12 @@ void appendNode(std::string& out, const Node& n) {
   std::vector<std::string> meta;
   if (n.meta.stack_trace) meta.push_back("stack_trace=" + quote(*n.meta.stack_trace));
   if (n.meta.nn_module_stack) {
-    meta.push_back("nn_module_stack=[" + joined(*n.meta.nn_module_stack, [](const ModuleStackEntry& e) {
-      return "(" + quote(e.key) + ", " + quote(e.path) + ", " + quote(e.type) + ")";
-    }) + "]");
+    meta.push_back("nn_module_stack=[" +
+                   joined(*n.meta.nn_module_stack,
+                          [](const ModuleStackEntry& e) {
+                            return "(" + quote(e.key) + ", " + quote(e.path) + ", " + quote(e.type) + ")";
+                          }) +
+                   "]");
   }
   if (n.meta.torch_fn) {
     meta.push_back("torch_fn=(" + quote(n.meta.torch_fn->first) + ", " + quote(n.meta.torch_fn->second) + ")");

@@ -131,9 +131,8 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
     return std::nullopt;
   }
   try {
-    auto outcome = runSingleCall(call, [&](const Node* n) -> c10::IValue {
-      return placeholderTensor(*n->meta.val.tensor(), device, fill);
-    });
+    auto outcome = runSingleCall(
+        call, [&](const Node* n) -> c10::IValue { return placeholderTensor(*n->meta.val.tensor(), device, fill); });
     if (no_meta_kernel && outcome.error) {
       *no_meta_kernel = outcome.error->message.find("with arguments from the 'Meta' backend") != std::string::npos;
     }
@@ -167,7 +166,7 @@ namespace {
 
 std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
   static ProbeCache<std::optional<std::vector<ProbedReturn>>> cache;
-  static std::mutex mu;  // for no_meta_kernel
+  static std::mutex mu;                                   // for no_meta_kernel
   static std::unordered_set<std::string> no_meta_kernel;  // Note [Ops without meta kernels]
   bool probeable = call.target.kind() == Target::Kind::Aten;
   const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable);

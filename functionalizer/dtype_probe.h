@@ -63,7 +63,15 @@ std::optional<std::vector<ProbedReturn>> probeReturns(const Node& call);
 // that converts mid-computation: `logsumexp.out` of bf16 into f32 takes the exponentials in
 // bf16 and sums them in f32), the answer is Unmatched and the functionalizer refuses the
 // call rather than emit a program that computes something else.
-enum class OutForm : uint8_t { DtypeArgument, CastResult, CastInputs, CastEveryInput, CastToCommon, OutDtype, Unmatched };
+enum class OutForm : uint8_t {
+  DtypeArgument,
+  CastResult,
+  CastInputs,
+  CastEveryInput,
+  CastToCommon,
+  OutDtype,
+  Unmatched
+};
 
 // The dtype the tensor arguments of `call` but `out_name` promote to (at::result_type's
 // rule: dimensioned tensors before 0-dim ones); nullopt without tensor arguments.

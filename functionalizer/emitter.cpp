@@ -64,5 +64,4 @@ Node* Emitter::copy(const Node& source, std::vector<Argument> args,
   return n;
 }
 
-
 }  // namespace epsmith::functionalizer

@@ -94,8 +94,10 @@ ViewStep Pass::viewStep(const OpInfo* op, const Node& n, ViewFamily family) {
   };
   bool self_named = false;
   for (const auto& [name, a] : n.kwargs) {
-    if (name == "self") self_named = true;
-    else readNow(a);
+    if (name == "self")
+      self_named = true;
+    else
+      readNow(a);
   }
   for (size_t i = self_named ? 0 : 1; i < n.args.size(); ++i) readNow(n.args[i]);
   return step;
@@ -118,8 +120,8 @@ Node* Pass::sync(Rec* rec) {
     if ((*it)->value) superseded_.push_back((*it)->value);
     if (addressesStorage(**it) && rec->storage->stridesAreTheGraphs()) {
       value = functionalizer::contiguousCopy(emit_, value, *(*it)->parent->meta);
-    } else if (const Node* at = (*it)->step.node; at && (*it)->step.kind == ViewStep::Kind::Op &&
-                                                   readsAContiguousCopy(*at, (*it)->parent)) {
+    } else if (const Node* at = (*it)->step.node;
+               at && (*it)->step.kind == ViewStep::Kind::Op && readsAContiguousCopy(*at, (*it)->parent)) {
       value = functionalizer::laidOutForDtypeView(emit_, value, *(*it)->parent->meta);
     }
     value = functionalizer::replayView(emit_, (*it)->step, value, *(*it)->meta, resolver_);
@@ -142,7 +144,8 @@ void Pass::write(Rec* rec, Node* value, const Node* writer) {
   for (Rec* r = rec; r->parent; r = r->parent) {
     requireStorageRoot(*r, writer);
     Node* parent_value = sync(r->parent);
-    if (addressesStorage(*r) && computed) parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
+    if (addressesStorage(*r) && computed)
+      parent_value = functionalizer::contiguousCopy(emit_, parent_value, *r->parent->meta);
     auto up = functionalizer::invertView(emit_, r->step, parent_value, *r->parent->meta, current);
     if (!up) fail(writer, up.error().message);
     current = *up;
@@ -161,9 +164,9 @@ void Pass::write(Rec* rec, Node* value, const Node* writer) {
 void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
   if (in.aliases >= 0) {
     fail(writer, "Encountered aliased inputs that are mutated in the graph: inputs " + quoted(in.node->name()) +
-                     " and " + quoted(inputs_[static_cast<size_t>(in.aliases)].node->name()) +
-                     " share memory and " + quoted(in.node->name()) +
-                     " is mutated, which would need a synthetic base" + std::string(kExportRefuses));
+                     " and " + quoted(inputs_[static_cast<size_t>(in.aliases)].node->name()) + " share memory and " +
+                     quoted(in.node->name()) + " is mutated, which would need a synthetic base" +
+                     std::string(kExportRefuses));
   }
   if (const TensorMeta* m = in.node->meta.val.tensor(); m && overlapsItself(*m)) {
     // The caller of the exported program copies the new value back into the input, and
@@ -174,9 +177,11 @@ void Pass::checkInputWrite(const InputInfo& in, const Node* writer) {
   }
   // Export refuses only what autograd refuses (Note [Writes autograd lets through]).
   if (in.requires_grad && grad_enabled_ && !probeAutogradTakesWrite(*writer)) {
-    fail(writer, "Found a graph input that requires gradients, and received a mutation. This is currently "
-                 "banned in the aot_export workflow. (input " + quoted(in.node->name()) +
-                     "; mutate it under torch.no_grad() or inference mode instead)" + std::string(kExportRefuses));
+    fail(writer,
+         "Found a graph input that requires gradients, and received a mutation. This is currently "
+         "banned in the aot_export workflow. (input " +
+             quoted(in.node->name()) + "; mutate it under torch.no_grad() or inference mode instead)" +
+             std::string(kExportRefuses));
   }
   if (in.spec && in.spec->kind != InputKind::UserInput && in.spec->kind != InputKind::Parameter &&
       in.spec->kind != InputKind::Buffer) {
@@ -276,7 +281,7 @@ Node* Pass::copyRemapped(const Node& n) {
 // Records the value of a node that returned something new (not an alias).
 void Pass::bind(const Node& n, Node* value) {
   bool from_written = false;  // a tensor read whose strides may not be eager's
-  if (written_) {  // before any write, every value has eager's strides
+  if (written_) {             // before any write, every value has eager's strides
     n.forEachInput([&](const Node* in) {
       const Mapped* e = entry(in);
       if (!e) return;
@@ -339,8 +344,7 @@ void Pass::call(const Node& n) {
       checkSubgraphsFunctional(n);
       bind(n, copyRemapped(n));
       return;
-    default:
-      fail(&n, "cannot functionalize a call to " + n.target.textName());
+    default: fail(&n, "cannot functionalize a call to " + n.target.textName());
   }
 }
 
@@ -360,8 +364,9 @@ void Pass::checkSubgraphsFunctional(const Node& n) {
 
 void Pass::checkHiddenWrites(const Node& n, const OpInfo& op) {
   if (writesItsSchemaHides(n, op)) {
-    fail(&n, op.name() + " updates its running statistics in place although its schema does not say so "
-                         "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
+    fail(&n, op.name() +
+                 " updates its running statistics in place although its schema does not say so "
+                 "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
   }
 }
 
@@ -392,8 +397,7 @@ void Pass::aten(const Node& n) {
     case OpRole::InPlace: inPlace(n, role); return;
     case OpRole::Out: outVariant(n, role); return;
     case OpRole::MetadataMutation: metadataMutation(n, role); return;
-    case OpRole::Unsupported:
-      fail(&n, op.name() + " " + role.reason + ", so it has no functional form");
+    case OpRole::Unsupported: fail(&n, op.name() + " " + role.reason + ", so it has no functional form");
   }
 }
 
@@ -402,9 +406,11 @@ int Pass::mutationTarget(const OutputSpec& spec) {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const InputSpec* in = inputs_[i].spec;
     if (!in || !spec.target) continue;
-    const bool match = (spec.kind == OutputKind::BufferMutation && in->kind == InputKind::Buffer && in->target == spec.target) ||
-                       (spec.kind == OutputKind::ParameterMutation && in->kind == InputKind::Parameter && in->target == spec.target) ||
-                       (spec.kind == OutputKind::UserInputMutation && in->kind == InputKind::UserInput && in->arg.name == *spec.target);
+    const bool match =
+        (spec.kind == OutputKind::BufferMutation && in->kind == InputKind::Buffer && in->target == spec.target) ||
+        (spec.kind == OutputKind::ParameterMutation && in->kind == InputKind::Parameter && in->target == spec.target) ||
+        (spec.kind == OutputKind::UserInputMutation && in->kind == InputKind::UserInput &&
+         in->arg.name == *spec.target);
     if (match) return static_cast<int>(i);
   }
   return -1;
@@ -455,7 +461,8 @@ void Pass::refuseInputMetadataMutations() {
     if (!in.obj || !in.obj->rec->parent) continue;
     const TensorMeta& now = *in.obj->rec->meta;
     const TensorMeta* before = in.node->meta.val.tensor();
-    if (now.sizes != before->sizes || now.strides != before->strides || !(now.storage_offset == before->storage_offset)) {
+    if (now.sizes != before->sizes || now.strides != before->strides ||
+        !(now.storage_offset == before->storage_offset)) {
       fail(in.obj->metadata_writer, "Found an input that received a metadata mutation (input " +
                                         quoted(in.node->name()) + ")" + std::string(kExportRefuses));
     }
@@ -478,9 +485,18 @@ std::vector<Argument> Pass::functionalOutputs(const Node& output, GraphSignature
     OutputSpec spec;
     spec.arg = SpecArg::tensor(value->name());
     switch (in.spec ? in.spec->kind : InputKind::UserInput) {
-      case InputKind::Parameter: spec.kind = OutputKind::ParameterMutation; spec.target = in.spec->target; break;
-      case InputKind::Buffer: spec.kind = OutputKind::BufferMutation; spec.target = in.spec->target; break;
-      default: spec.kind = OutputKind::UserInputMutation; spec.target = in.node->name(); break;
+      case InputKind::Parameter:
+        spec.kind = OutputKind::ParameterMutation;
+        spec.target = in.spec->target;
+        break;
+      case InputKind::Buffer:
+        spec.kind = OutputKind::BufferMutation;
+        spec.target = in.spec->target;
+        break;
+      default:
+        spec.kind = OutputKind::UserInputMutation;
+        spec.target = in.node->name();
+        break;
     }
     results.push_back(arg::Tensor{value});
     signature.output_specs.push_back(std::move(spec));
@@ -522,8 +538,8 @@ ExportedProgram Pass::finish(const Node& output) {
 
 Expected<ExportedProgram> functionalize(const ExportedProgram& program, const FunctionalizeOptions& options) {
   const Dialect* training = findDialect("TRAINING");
-  auto diagnostics = options.verified_as_training ? std::vector<Violation>{}
-                                                  : verify(program, *training, VerifyOptions{true});
+  auto diagnostics =
+      options.verified_as_training ? std::vector<Violation>{} : verify(program, *training, VerifyOptions{true});
   if (!diagnostics.empty()) {
     return Diagnostic{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
   }

@@ -95,8 +95,8 @@ struct ProbeSet {
 // Which form of the functional call writes what eager's out= call wrote on every set: the
 // dtype argument, a cast of the result, of the inputs, to their common dtype, or the dtype
 // argument replaced; Unmatched when no candidate does.
-OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::string& out_name,
-                                    int out_at, const TensorMeta& out_meta, const std::vector<ProbeSet>& sets) {
+OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::string& out_name, int out_at,
+                     const TensorMeta& out_meta, const std::vector<ProbeSet>& sets) {
   // The functional call: out_call's arguments but the out tensor, in a graph of its own.
   Graph scratch;
   Node* f = scratchFunctionalCall(scratch, out_call, functional, {out_at});
@@ -140,7 +140,8 @@ OutForm matchingForm(const Node& out_call, const OpInfo& functional, const std::
     }
   };
   const int dtype_at = functional.argumentIndex("dtype");
-  const bool dtype_argument = dtype_at >= 0 && functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
+  const bool dtype_argument = dtype_at >= 0 &&
+                              functional.arguments[static_cast<size_t>(dtype_at)].type == ParamType::ScalarType &&
                               !schemaArgument(*f, functional, static_cast<size_t>(dtype_at));
   if (dtype_argument) {
     f->kwargs.emplace_back("dtype", arg::Dtype{out_meta.dtype});

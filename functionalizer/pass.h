@@ -32,7 +32,7 @@ struct Failure {
 struct AliasStorage {
   Node* base = nullptr;  // current value of the whole base in the new graph
   uint32_t gen = 1;
-  int input = -1;               // placeholder ordinal when this is a graph input's storage
+  int input = -1;  // placeholder ordinal when this is a graph input's storage
   const Node* first_write = nullptr;
   // Computed from a value in strides of the graph's choosing
   // (Note [dtype views of computed values]): a written storage's, or another such.
@@ -53,9 +53,9 @@ struct Rec {
   Node* value = nullptr;
   uint32_t gen = 0;
   const TensorMeta* meta = nullptr;  // the source node's meta.val (outlives the pass)
-  bool fresh = false;  // `value` was made by a write: a new tensor, not a view of the storage
-  Node* detached_of = nullptr;     // the value last read through detach (Note [Views of a detached base])
-  Node* detached_value = nullptr;  // and its detach
+  bool fresh = false;                // `value` was made by a write: a new tensor, not a view of the storage
+  Node* detached_of = nullptr;       // the value last read through detach (Note [Views of a detached base])
+  Node* detached_value = nullptr;    // and its detach
 };
 
 // ...and a tensor's identity, pointing at its current record.
@@ -109,7 +109,8 @@ class Pass {
   // --- Objects and records --------------------------------------------------------------
   Obj* freshTensor(Node* value, const TensorMeta& meta, int input = -1);
   Rec* child(Rec* parent, ViewStep step, const TensorMeta& meta, Node* value);
-  ViewStep viewStep(const OpInfo* op, const Node& n, ViewFamily family);  // Note [View arguments read when the view is taken]
+  ViewStep viewStep(const OpInfo* op, const Node& n,
+                    ViewFamily family);  // Note [View arguments read when the view is taken]
   Node* sync(Rec* rec);
   void write(Rec* rec, Node* value, const Node* writer);
   void checkInputWrite(const InputInfo& in, const Node* writer);
@@ -165,7 +166,8 @@ class Pass {
                      Node* self_value);
   int64_t listDim(const Node& n, const OpInfo& op, int64_t rank);
   void getitem(const Node& n);
-  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped, ArgumentReads reads = ArgumentReads());
+  Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
+                       ArgumentReads reads = ArgumentReads());
   Node* castTo(Node* value, ScalarType have, const TensorMeta& want);
   void inPlace(const Node& n, const OpRoleInfo& role);
   void refuseReadingItsWrite(const Node& n, const OpRoleInfo& role);

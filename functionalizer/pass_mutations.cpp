@@ -81,7 +81,8 @@ Node* Pass::sameShapeCopy(const Node& n, const TensorMeta& self_meta) {
   // The source as it is now: a metadata mutation (squeeze_) since its node may have
   // changed its sizes.
   const TensorMeta* m = object(src->node, &n)->rec->meta;
-  if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes) return nullptr;
+  if (!m || m->dtype != self_meta.dtype || !(m->device == self_meta.device) || m->sizes != self_meta.sizes)
+    return nullptr;
   // In self's layout where that is contiguous (as eager's self stays), else the source's.
   std::vector<std::pair<std::string, Argument>> format;
   if (isContiguous(self_meta)) format.emplace_back("memory_format", arg::MemFormat{MemoryFormat::Contiguous});
@@ -185,15 +186,17 @@ bool isEmptyTensorArgument(const Node& n, const OpInfo& op, size_t i) {
 std::vector<Obj*> Pass::outTensors(const Node& n, const OpInfo& op, const OpRoleInfo& role) {
   for (std::string_view name : kEmptyReductionOuts) {
     if (op.name() == name && isEmptyTensorArgument(n, op, 0)) {
-      fail(&n, std::string(name) + " of an empty input writes the reduction's identity, which no functional form "
-               "computes; epsmith does not functionalize that");
+      fail(&n, std::string(name) +
+                   " of an empty input writes the reduction's identity, which no functional form "
+                   "computes; epsmith does not functionalize that");
     }
   }
   std::vector<Obj*> outs;
   for (int i : role.written) {
     const Argument* a = schemaArgument(n, op, static_cast<size_t>(i));
     const auto* t = a ? a->get<arg::Tensor>() : nullptr;
-    if (!t || !t->node) fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
+    if (!t || !t->node)
+      fail(&n, "out= argument " + quoted(op.arguments[static_cast<size_t>(i)].name) + " is not a tensor");
     outs.push_back(object(t->node, &n));
   }
   return outs;
@@ -290,7 +293,8 @@ bool roundsInALessPreciseOut(const Node& n, const OpInfo& op, const TensorMeta& 
 // Where the computation converts to the out tensor's dtype
 // (Note [out= calls that compute in another dtype]), and whether autograd's refusal must be
 // kept out of the graph (Note [out= calls autograd lets through], dtype_probe.h).
-Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs, const TensorMeta& after) {
+Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& role, size_t outs,
+                            const TensorMeta& after) {
   // Without a probe's answer, a functional form that takes a dtype is given the out
   // tensor's: a factory's (zeros.out → zeros) makes that dtype itself, as eager does, rather
   // than the default dtype cast afterwards.
@@ -316,8 +320,9 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   const bool other_dtype_asked = dtype_at >= 0 && given_dtype && given_dtype->get<arg::Dtype>() &&
                                  given_dtype->get<arg::Dtype>()->value != after.dtype;
   if (roundsInALessPreciseOut(n, op, after)) {
-    fail(&n, op.name() + " rounds to its out= tensor's dtype mid-way, which no functional form does; epsmith does "
-                         "not functionalize that (Note [out= kernels that round in their out mid-way])");
+    fail(&n, op.name() +
+                 " rounds to its out= tensor's dtype mid-way, which no functional form does; epsmith does "
+                 "not functionalize that (Note [out= kernels that round in their out mid-way])");
   }
   std::optional<OutForm> form;
   // An out= kernel may also part from its functional form on empty inputs: eager's
@@ -325,8 +330,7 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
   // gives NaN, the mean of nothing (a 2.13 campaign's D1 and D2 case). The probe, run on
   // the call's empty inputs, finds no form that writes what eager writes there.
   if (outs == 1 && role.written.size() == 1 && (takes_dtype || other_dtypes || other_dtype_asked || empty_input)) {
-    form = probeOutForm(now, *role.functional,
-                        op.arguments[static_cast<size_t>(role.written[0])].name);
+    form = probeOutForm(now, *role.functional, op.arguments[static_cast<size_t>(role.written[0])].name);
   }
   if (form == OutForm::Unmatched) {
     fail(&n, "no functional form of " + op.name() + " writes what it writes into " +
@@ -362,7 +366,8 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
   if (plan.form == OutForm::CastToCommon) {
     common = *after[0];
-    common.dtype = commonInputDtype(n, op.arguments[static_cast<size_t>(role.written[0])].name).value_or(after[0]->dtype);
+    common.dtype =
+        commonInputDtype(n, op.arguments[static_cast<size_t>(role.written[0])].name).value_or(after[0]->dtype);
   }
   reads.cast_to = plan.form == OutForm::CastInputs || plan.form == OutForm::CastEveryInput ? after[0]
                   : plan.form == OutForm::CastToCommon                                     ? &common
@@ -422,8 +427,7 @@ Node* Pass::outValue(const Node& n, Obj* out, Node* made, const ProbedReturn* pr
     fail(&n, "out= resizes its tensor to " + formatTensorMeta(after) +
                  ", which the functional result, of another element count, cannot fill: what eager wrote is not known");
   }
-  if (resized || (!broadcastsTo(made_sizes, after) &&
-                  elementCount(made_sizes) == numelOf(after))) {
+  if (resized || (!broadcastsTo(made_sizes, after) && elementCount(made_sizes) == numelOf(after))) {
     // Factories' out= forms (arange.out, logspace.out) resize `out` only when the element
     // count differs; otherwise they fill it in its own shape, in order. And a kernel that
     // resizes `out` and then copies in a result of the same element count but another
@@ -504,8 +508,9 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
   if (shrinksInPlace(*out->rec->meta, after)) {
     Graph scratch;
     if (probeWritesPastShrunkOut(withCurrentMetas(n, scratch))) {
-      fail(&n, "out= shrinks its tensor in place after writing past the result: what the rest of its storage "
-               "holds no functional form computes (Note [out= kernels that write past the result they shrink to])");
+      fail(&n,
+           "out= shrinks its tensor in place after writing past the result: what the rest of its storage "
+           "holds no functional form computes (Note [out= kernels that write past the result they shrink to])");
     }
     // Eager keeps the storage when it shrinks: the result lands in its first elements, where
     // views taken earlier see it, and the tensor becomes a view of them. In the strides eager
@@ -516,10 +521,11 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
     step.kind = ViewStep::Kind::Restride;
     for (const auto& size : after.sizes) step.sizes.push_back(size.concrete());
     step.strides.assign(step.sizes.size(), 1);
-    for (size_t d = step.sizes.size(); d-- > 1;) step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
+    for (size_t d = step.sizes.size(); d-- > 1;)
+      step.strides[d - 1] = step.strides[d] * std::max<int64_t>(step.sizes[d], 1);
     // dense from offset 0: the first elements, permuted
-    if (numelOf(after) > 0 && isNonOverlappingAndDense(after) &&
-        after.storage_offset.isConcrete() && after.storage_offset.concrete() == 0) {
+    if (numelOf(after) > 0 && isNonOverlappingAndDense(after) && after.storage_offset.isConcrete() &&
+        after.storage_offset.concrete() == 0) {
       for (size_t d = 0; d < step.sizes.size(); ++d) step.strides[d] = after.strides[d].concrete();
     }
     Rec* view = child(out->rec, step, after, nullptr);
@@ -531,8 +537,9 @@ void Pass::writeResized(const Node& n, Obj* out, Node* value, const TensorMeta& 
   if (now > 0 && was >= now && hasOtherViews(*out->rec)) {
     // Eager kept the storage (the new size does not grow it) and wrote it in the new,
     // contiguous order, which views of the old layout see; not modelled here.
-    fail(&n, "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
-             "what they see afterwards is not modelled");
+    fail(&n,
+         "out= restrides in place a tensor that is not contiguous from offset 0 while views of it are live: "
+         "what they see afterwards is not modelled");
   }
   // A grown storage is a new one here. Its value is the result alone, where eager's storage
   // (kept when it was large enough) still holds what was there before: it counts as

@@ -151,7 +151,8 @@ Node* Pass::asStridedCopyBase(const Node& n, const OpInfo& op) {
   Rec* root = self->rec;
   while (root->parent) root = root->parent;
   if (!root->storage->stridesAreTheGraphs()) return nullptr;
-  if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
+  if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta))
+    fail(&n, "as_strided_copy" + std::string(kStorageRootRefusal));
   if (self->rec->meta->dtype != root->meta->dtype) fail(&n, "as_strided_copy" + std::string(kOtherDtypeRefusal));
   return rootForAsStrided(root);
 }
@@ -163,8 +164,9 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
     std::vector<Argument> args = n.args;
     auto kwargs = n.kwargs;
     if (!functionalizer::pinStorageOffset(n, op, args, kwargs)) {
-      fail(&n, "as_strided of a view, with a symbolic storage offset: its replay from the storage root "
-               "cannot say where it starts");
+      fail(&n,
+           "as_strided of a view, with a symbolic storage offset: its replay from the storage root "
+           "cannot say where it starts");
     }
   }
   // Before any write, the argument is a view of the storage itself; after one, values are
@@ -173,7 +175,8 @@ void Pass::asStrided(const Node& n, const OpInfo& op, Rec* parent, Mapped& m) {
   if (!root->storage->stridesAreTheGraphs()) {
     c = copyRemapped(n);
   } else {
-    if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta)) fail(&n, "as_strided" + std::string(kStorageRootRefusal));
+    if (!functionalizer::addressesOnlyItsRoot(n, op, *root->meta))
+      fail(&n, "as_strided" + std::string(kStorageRootRefusal));
     if (parent->meta->dtype != root->meta->dtype) fail(&n, "as_strided" + std::string(kOtherDtypeRefusal));
     c = copyOnBase(n, op, rootForAsStrided(root));
   }
@@ -213,8 +216,8 @@ Node* Pass::copyOnBase(const Node& n, const OpInfo& op, Node* base) {
 }
 
 // A copy of `n` (arguments `args` and `kwargs`) reading `self_value` as its self.
-Node* Pass::copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
-                         Node* self_value) {
+Node* Pass::copyWithSelf(const Node& n, std::vector<Argument> args,
+                         std::vector<std::pair<std::string, Argument>> kwargs, Node* self_value) {
   functionalizer::setSelf(args, kwargs, self_value, resolver_);
   return emit_.copy(n, std::move(args), std::move(kwargs));
 }
@@ -222,11 +225,16 @@ Node* Pass::copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<
 int64_t Pass::listDim(const Node& n, const OpInfo& op, int64_t rank) {
   const std::string& name = op.qualified_name;
   std::optional<int64_t> d;
-  if (name == "aten::hsplit") d = rank == 1 ? 0 : 1;
-  else if (name == "aten::vsplit") d = 0;
-  else if (name == "aten::dsplit") d = 2;
-  else if (name == "aten::unbind") d = intArgument(n, op, 1, 0);
-  else d = intArgument(n, op, 2, 0);
+  if (name == "aten::hsplit")
+    d = rank == 1 ? 0 : 1;
+  else if (name == "aten::vsplit")
+    d = 0;
+  else if (name == "aten::dsplit")
+    d = 2;
+  else if (name == "aten::unbind")
+    d = intArgument(n, op, 1, 0);
+  else
+    d = intArgument(n, op, 2, 0);
   if (!d) fail(&n, "its dim is not a literal");
   return *d < 0 ? *d + rank : *d;
 }
@@ -269,8 +277,10 @@ void Pass::getitem(const Node& n) {
       if (!e || static_cast<size_t>(step.dim) >= e->sizes.size() || !e->sizes[step.dim].isConcrete()) {
         fail(&n, "the split's elements have symbolic or missing sizes");
       }
-      if (i < k) start += e->sizes[step.dim].concrete();
-      else step.end = start + e->sizes[step.dim].concrete();
+      if (i < k)
+        start += e->sizes[step.dim].concrete();
+      else
+        step.end = start + e->sizes[step.dim].concrete();
     }
     step.start = start;
     if (auto bounds = functionalizer::tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {

@@ -28,7 +28,8 @@ uint32_t readPlantedFaults() {
       std::fprintf(stderr, "epsmith: functionalizer fault planted: %s (EPSMITH_FUNCTIONALIZER_FAULT)\n",
                    std::string(name).c_str());
     }
-    if (!known) std::fprintf(stderr, "epsmith: EPSMITH_FUNCTIONALIZER_FAULT: no fault '%s'\n", std::string(name).c_str());
+    if (!known)
+      std::fprintf(stderr, "epsmith: EPSMITH_FUNCTIONALIZER_FAULT: no fault '%s'\n", std::string(name).c_str());
   }
   return planted;
 }

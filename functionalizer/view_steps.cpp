@@ -124,7 +124,6 @@ bool literalOnly(const Argument& a) {
 
 }  // namespace
 
-
 // Note [Views replayed by their sizes]
 // view_as, expand_as and reshape_as read only the other tensor's sizes, and those as they
 // were when the view was taken: a metadata mutation of the other tensor since (swapdims_,
@@ -156,9 +155,12 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
     }
   }
   const size_t at = argumentIndex(o, "storage_offset");
-  if (args.size() > at) args[at] = *offset;
-  else if (args.size() == at) args.push_back(*offset);
-  else kwargs.emplace_back("storage_offset", *offset);
+  if (args.size() > at)
+    args[at] = *offset;
+  else if (args.size() == at)
+    args.push_back(*offset);
+  else
+    kwargs.emplace_back("storage_offset", *offset);
   return true;
 }
 
@@ -167,7 +169,8 @@ bool pinStorageOffset(const Node& n, const OpInfo& o, std::vector<Argument>& arg
 // reads (a bool view of a float, viewed back). So a bool value is copied as the uint8 it
 // is bytewise and viewed as bool again.
 Node* contiguousCopy(Emitter& e, Node* value, const TensorMeta& meta) {
-  const std::vector<std::pair<std::string, Argument>> contiguous{{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}};
+  const std::vector<std::pair<std::string, Argument>> contiguous{
+      {"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}};
   if (meta.dtype != ScalarType::Bool) return e.call(op("aten::clone"), {arg::Tensor{value}}, meta, contiguous);
   TensorMeta bytes = meta;
   bytes.dtype = ScalarType::Byte;
@@ -195,8 +198,8 @@ Node* laidOutForDtypeView(Emitter& e, Node* value, const TensorMeta& meta) {
   if (sizes && strides.size() == sizes->size() && numelOf(meta) == 0) {
     TensorMeta at = meta;
     at.storage_offset = SymIntValue(int64_t{0});
-    return e.call(op("aten::as_strided"), {arg::Tensor{value}, arg::IntList{*sizes}, arg::IntList{strides}, arg::Int{0}},
-                  at);
+    return e.call(op("aten::as_strided"),
+                  {arg::Tensor{value}, arg::IntList{*sizes}, arg::IntList{strides}, arg::Int{0}}, at);
   }
   return contiguousCopy(e, value, contiguousMeta(meta));
 }
@@ -254,7 +257,8 @@ Node* replayView(Emitter& e, const ViewStep& step, Node* base, const TensorMeta&
       return e.call(op("aten::select.int"), {arg::Tensor{base}, arg::Int{step.dim}, arg::Int{step.start}}, meta);
     case ViewStep::Kind::Restride:
       return e.call(op("aten::as_strided"),
-                    {arg::Tensor{base}, arg::IntList{step.sizes}, arg::IntList{step.strides}, arg::Int{step.start}}, meta);
+                    {arg::Tensor{base}, arg::IntList{step.sizes}, arg::IntList{step.strides}, arg::Int{step.start}},
+                    meta);
     case ViewStep::Kind::Op: break;
   }
   if (const OpInfo* sized = sizedForm(*step.op)) {
@@ -296,7 +300,8 @@ namespace {
 // A reshape's inverse: `src` reshaped to the base's sizes, read off the base at run time
 // (aten::size.int) where they are symbolic.
 Node* reshapeBack(Emitter& e, Node* base, const TensorMeta& base_meta, Node* src, const Val& val) {
-  if (auto sizes = concreteSizes(base_meta)) return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
+  if (auto sizes = concreteSizes(base_meta))
+    return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*sizes}}, val);
   arg::SymIntList shape;
   for (size_t d = 0; d < base_meta.sizes.size(); ++d) {
     const SymIntValue& size = base_meta.sizes[d];
@@ -304,7 +309,8 @@ Node* reshapeBack(Emitter& e, Node* base, const TensorMeta& base_meta, Node* src
     if (size.isConcrete()) {
       s.literal = size.concrete();
     } else {
-      s.node = e.call(op("aten::size.int"), {arg::Tensor{base}, arg::Int{static_cast<int64_t>(d)}}, Val::SymInt{size.expr()});
+      s.node = e.call(op("aten::size.int"), {arg::Tensor{base}, arg::Int{static_cast<int64_t>(d)}},
+                      Val::SymInt{size.expr()});
     }
     shape.values.push_back(s);
   }
@@ -344,9 +350,10 @@ Expected<Node*> unfoldBack(Emitter& e, const ViewStep& step, Node* base, const T
   contiguous.strides.assign(strides.begin(), strides.end());
   Node* dense = e.call(op("aten::clone"), {arg::Tensor{base}}, contiguous,
                        {{"memory_format", arg::MemFormat{MemoryFormat::Contiguous}}});
-  return e.call(op("aten::as_strided_scatter"),
-                {arg::Tensor{dense}, arg::Tensor{src}, arg::IntList{view_sizes}, arg::IntList{view_strides}, arg::Int{0}},
-                contiguous);
+  return e.call(
+      op("aten::as_strided_scatter"),
+      {arg::Tensor{dense}, arg::Tensor{src}, arg::IntList{view_sizes}, arg::IntList{view_strides}, arg::Int{0}},
+      contiguous);
 }
 
 // Steps the pass made itself (an element of a split or unbind, a tensor an
@@ -365,8 +372,7 @@ std::optional<Node*> invertRecorded(Emitter& e, const ViewStep& step, Node* base
     case ViewStep::Kind::Select:
       return e.call(op("aten::select_scatter"),
                     {arg::Tensor{base}, arg::Tensor{src}, arg::Int{step.dim}, arg::Int{step.start}}, val);
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -408,8 +414,7 @@ Expected<Node*> narrowBack(Emitter& e, const ViewStep& step, Node* base, const T
   if (d < 0 || d >= rank) return cannotInvert(o, "dim out of range");
   const int64_t s = start < 0 ? start + (*sizes)[d] : start;
   return e.call(op("aten::slice_scatter"),
-                {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + length}},
-                Val{base_meta});
+                {arg::Tensor{base}, arg::Tensor{src}, arg::Int{d}, arg::Int{s}, arg::Int{s + length}}, Val{base_meta});
 }
 
 }  // namespace
@@ -420,20 +425,16 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
   const Node& n = *step.node;
   const OpInfo& o = *step.op;
   switch (step.family) {
-    case ViewFamily::Identity:
-      return src;
-    case ViewFamily::Reshape:
-      return reshapeBack(e, base, base_meta, src, val);
-    case ViewFamily::Permute:
-      return permuteBack(e, step, static_cast<int64_t>(base_meta.sizes.size()), val, src);
+    case ViewFamily::Identity: return src;
+    case ViewFamily::Reshape: return reshapeBack(e, base, base_meta, src, val);
+    case ViewFamily::Permute: return permuteBack(e, step, static_cast<int64_t>(base_meta.sizes.size()), val, src);
     case ViewFamily::Slice:
-      return literalScatter(e, o, "aten::slice_scatter",
-                            {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}),
-                             argumentOr(n, o, 2, arg::None{}), argumentOr(n, o, 3, arg::None{}),
-                             argumentOr(n, o, 4, arg::Int{1})},
-                            val, "its bounds are symbolic");
-    case ViewFamily::Narrow:
-      return narrowBack(e, step, base, base_meta, src);
+      return literalScatter(
+          e, o, "aten::slice_scatter",
+          {arg::Tensor{base}, arg::Tensor{src}, argumentOr(n, o, 1, arg::Int{0}), argumentOr(n, o, 2, arg::None{}),
+           argumentOr(n, o, 3, arg::None{}), argumentOr(n, o, 4, arg::Int{1})},
+          val, "its bounds are symbolic");
+    case ViewFamily::Narrow: return narrowBack(e, step, base, base_meta, src);
     case ViewFamily::Select: {
       const Argument* index = schemaArgument(n, o, 2);
       if (!index || !literalOnly(*index)) return cannotInvert(o, "its index is not literal");
@@ -461,8 +462,7 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
     }
     case ViewFamily::Expand:
       return cannotInvert(o, "its elements overlap in memory, so eager leaves the write undefined");
-    default:
-      return cannotInvert(o, "epsmith knows no functional inverse for it");
+    default: return cannotInvert(o, "epsmith knows no functional inverse for it");
   }
 }
 

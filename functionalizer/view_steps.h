@@ -18,9 +18,9 @@ namespace epsmith::functionalizer {
 
 struct ViewStep {
   enum class Kind : uint8_t {
-    Op,      // call `op` with the source node's arguments, `self` replaced by the base
-    Slice,   // slice.Tensor(base, dim, start, end): one element of a split
-    Select,  // select.int(base, dim, start): one element of an unbind
+    Op,        // call `op` with the source node's arguments, `self` replaced by the base
+    Slice,     // slice.Tensor(base, dim, start, end): one element of a split
+    Select,    // select.int(base, dim, start): one element of an unbind
     Restride,  // as_strided(base, sizes, strides, start): a tensor an out= call shrank in place
   };
   Kind kind = Kind::Op;
@@ -88,7 +88,6 @@ bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root
 // dim of stride 0 has no offset to tell. nullopt for the other splits.
 std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
                                                              int64_t dim);
-
 
 // Makes `self` the self argument of a call's `args` and `kwargs` (the first positional one,
 // or the keyword "self") and resolves every other node they name.

@@ -154,7 +154,8 @@ bool readAfter(const Graph& g, const Node& m, const Node& w, const std::map<cons
 bool hidesAnAlias(const OpInfo& op) {
   if (opRole(op).hides_alias) return true;
   const std::string& overload = op.overload;
-  const bool out_form = overload == "out" || (overload.size() > 4 && overload.compare(overload.size() - 4, 4, "_out") == 0);
+  const bool out_form =
+      overload == "out" || (overload.size() > 4 && overload.compare(overload.size() - 4, 4, "_out") == 0);
   if (!out_form) return false;
   // The functional variant (set.source_Tensor for set.source_Tensor_out, which makes the
   // out= form unsupported too), or the namesake where that is irregular (conj_physical for
@@ -245,9 +246,7 @@ namespace {
 template <typename F>
 bool writesThroughAViewThat(const ExportedProgram& p, F&& made) {
   bool found = false;
-  forEachWrite(p, [&](const Node&, const Node& t) {
-    found = found || (t.atenOp() && made(t));
-  });
+  forEachWrite(p, [&](const Node&, const Node& t) { found = found || (t.atenOp() && made(t)); });
   return found;
 }
 
@@ -515,7 +514,8 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     }
     if (role.role == OpRole::Out && role.written.size() > 1) {
       if (const Node* other = anotherOutSharing(n, op, role, owners)) {
-        return "%" + n.name() + " writes %" + other->name() + " as two of its outs: eager's answer depends on its "
+        return "%" + n.name() + " writes %" + other->name() +
+               " as two of its outs: eager's answer depends on its "
                "kernel's order";
       }
     }
@@ -530,7 +530,8 @@ std::optional<std::string> readsWhatItWrites(const ExportedProgram& p) {
     }
     if (!reads.aliased.empty() && probeAliasedWriteAgrees(n, reads.aliased) == false) {
       return "%" + n.name() + " reads the %" + self->name() + " it writes as '" +
-             op.arguments[static_cast<size_t>(reads.aliased[0])].name + "': eager's answer depends on its kernel's order";
+             op.arguments[static_cast<size_t>(reads.aliased[0])].name +
+             "': eager's answer depends on its kernel's order";
     }
   }
   return std::nullopt;

@@ -80,8 +80,10 @@ void Campaign::readCorpora() {
     }
     for (const std::string& file : files.value()) {
       auto c = readCaseFile(file);
-      if (c.ok()) corpus_roots_.emplace(rootCauseOf(c.value()).id(), file);
-      else log_ << "warning: a corpus case not read: " << c.error().str() << std::endl;
+      if (c.ok())
+        corpus_roots_.emplace(rootCauseOf(c.value()).id(), file);
+      else
+        log_ << "warning: a corpus case not read: " << c.error().str() << std::endl;
     }
   }
 }
@@ -133,7 +135,8 @@ Bucket* Campaign::predictedBucket(const std::string& family, const std::vector<s
   return best;
 }
 
-bool Campaign::countKnown(const RootCause& root, MatchStage stage, uint64_t seed, int64_t count, const std::string& key) {
+bool Campaign::countKnown(const RootCause& root, MatchStage stage, uint64_t seed, int64_t count,
+                          const std::string& key) {
   const KnownBug* bug = o_.known_bugs.match(root, libtorchVersion(), stage);
   if (!bug) return false;
   KnownHits& hits = known_hits_[bug->id];
@@ -200,7 +203,8 @@ void Campaign::onFinding(uint64_t seed, const Failing& failing, const std::strin
   }
   if (!pending_.count(key) && familyBudgetSpent(seed, key, seen.family())) return;
   // Note [A flaky finding does not hide its signature]
-  if (auto f = flaky_retries_.find(key); f != flaky_retries_.end() && f->second >= kFlakyRetries && !pending_.count(key)) {
+  if (auto f = flaky_retries_.find(key);
+      f != flaky_retries_.end() && f->second >= kFlakyRetries && !pending_.count(key)) {
     ++flaky_[seen.family()];
     return;
   }
@@ -227,13 +231,16 @@ void Campaign::fileCase(Bucket& b, const Pending& p, std::optional<ExportedProgr
   c.where = b.where;
   c.report = b.report;
   c.status = CaseStatus::Open;
-  c.provenance = Provenance{p.seed, o_.setup.config_text, runner_->nodes(), libtorchVersion(),
-                            std::string(kEpsmithVersion), utcNow(), b.nodes_before, b.nodes_after, b.oracle_calls};
+  c.provenance =
+      Provenance{p.seed,   o_.setup.config_text, runner_->nodes(), libtorchVersion(), std::string(kEpsmithVersion),
+                 utcNow(), b.nodes_before,       b.nodes_after,    b.oracle_calls};
   c.program = std::move(program);
   const std::string name = "seed-" + std::to_string(p.seed) + ".json";
   auto written = writeCaseAtomically(o_.corpus_dir, name, c);
-  if (written.ok()) b.corpus_file = written.value();
-  else errors_.push_back(written.error().str());
+  if (written.ok())
+    b.corpus_file = written.value();
+  else
+    errors_.push_back(written.error().str());
   log_ << "NEW " << b.id << ": " << b.root.str() << " (seed " << p.seed << ", " << b.nodes_before << " -> "
        << b.nodes_after << " calls)" << (b.corpus_file.empty() ? "" : " in " + b.corpus_file) << std::endl;
 }
@@ -252,8 +259,10 @@ Bucket& Campaign::settle(const std::string& key, Bucket b, const Pending& p, std
   b.first_seed = p.seed;
   auto in_corpus = corpus_roots_.find(b.id);
   b.is_new = in_corpus == corpus_roots_.end();
-  if (b.is_new) fileCase(b, p, std::move(program));
-  else b.corpus_file = in_corpus->second;
+  if (b.is_new)
+    fileCase(b, p, std::move(program));
+  else
+    b.corpus_file = in_corpus->second;
   return buckets_.emplace(b.id, std::move(b)).first->second;
 }
 
@@ -279,8 +288,10 @@ void Campaign::takeCasesInOrder(bool stopping) {
     const CaseEvent e = std::move(early_cases_.begin()->second);
     early_cases_.erase(early_cases_.begin());
     next_case_ = seed + 1;
-    if (e.reply) onCase(*e.reply);
-    else onCaseDeath(seed, *e.death);
+    if (e.reply)
+      onCase(*e.reply);
+    else
+      onCaseDeath(seed, *e.death);
   }
 }
 
@@ -364,11 +375,13 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
 void Campaign::statusLine(bool final) {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const int new_buckets = newBuckets();
-  log_ << "#" << cases_ << (final ? "\tDONE" : "\tpulse") << "\tcases/s: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9))
-       << "\tbuckets: " << buckets_.size() << "\tnew: " << new_buckets << "\trss: " << (peak_rss_ >> 20) << "Mb\t";
+  log_ << "#" << cases_ << (final ? "\tDONE" : "\tpulse")
+       << "\tcases/s: " << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "\tbuckets: " << buckets_.size()
+       << "\tnew: " << new_buckets << "\trss: " << (peak_rss_ >> 20) << "Mb\t";
   const double total = times_.total();
   for (int i = 0; i < kNumPhases; ++i) {
-    log_ << (i ? " " : "") << kPhaseNames[i].substr(0, 3) << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
+    log_ << (i ? " " : "") << kPhaseNames[i].substr(0, 3) << " "
+         << percent(times_.seconds[static_cast<size_t>(i)], total);
   }
   log_ << "\tops " << percent(times_.in_ops, total) << std::endl;
 }
@@ -432,14 +445,15 @@ CampaignResult Campaign::run() {
   removeTree((std::filesystem::path(o_.corpus_dir) / "regressions" / ".incoming").string());
 
   const CaseRunner& r = *runner_;
-  WorkerPool pool(o_.jobs, [&r](const std::string& request) { return serve(r, request); }, o_.setup.limits,
-                  prepareCaseProcess);
+  WorkerPool pool(
+      o_.jobs, [&r](const std::string& request) { return serve(r, request); }, o_.setup.limits, prepareCaseProcess);
   g_stop_requested = 0;
   auto previous_int = std::signal(SIGINT, requestStop);
   auto previous_term = std::signal(SIGTERM, requestStop);
   start_ = Clock::now();
   started_at_ = utcNow();
-  const auto status_every = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
+  const auto status_every =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.status_seconds));
   auto next_status = start_ + status_every;
   int64_t issued = 0;
   next_case_ = o_.seed;

@@ -17,16 +17,16 @@ namespace epsmith {
 
 struct CampaignOptions {
   CaseSetup setup;
-  double seconds = 60;        // stop issuing cases after this long (0: no time limit)
-  int64_t cases = 0;          // stop after this many cases (0: no count limit)
+  double seconds = 60;  // stop issuing cases after this long (0: no time limit)
+  int64_t cases = 0;    // stop after this many cases (0: no count limit)
   int jobs = 1;
-  uint64_t seed = 1;          // case i uses seed + i
-  std::string device = "cpu"; // as asked for: cpu, cuda, both (D3 added)
+  uint64_t seed = 1;           // case i uses seed + i
+  std::string device = "cpu";  // as asked for: cpu, cuda, both (D3 added)
   // New cases go to corpus_dir/regressions; the root causes of the case files there and in
   // each of known_corpora are not new (Note [Root causes]). known_corpora are only read.
   std::string corpus_dir = "fuzz-out/corpus";
   std::vector<std::string> known_corpora;
-  KnownBugs known_bugs;        // Note [Known bugs]
+  KnownBugs known_bugs;  // Note [Known bugs]
   std::string report_dir = "fuzz-out/report";
   double status_seconds = 3;  // between status lines
   // Note [A minimization budget per family] (campaign.cpp); 0: no limit
@@ -34,7 +34,7 @@ struct CampaignOptions {
   // Seconds a new root cause's torch-only script may run when the campaign confirms it with
   // torch alone (Note [A finding confirmed by torch alone]); 0: scripts are not run.
   int confirm_timeout = 300;
-  std::string command_line;   // for the report
+  std::string command_line;  // for the report
 };
 
 struct CampaignResult {

@@ -57,8 +57,8 @@ std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets);
 // A finding waiting for its minimization, or under way.
 struct Pending {
   Failing failing;
-  std::string kind;      // as seen (crash-SIGSEGV, not crash-memory)
-  RootCause seen;        // before minimization: the raising op its only op
+  std::string kind;  // as seen (crash-SIGSEGV, not crash-memory)
+  RootCause seen;    // before minimization: the raising op its only op
   uint64_t seed = 0;
   int64_t count = 0;
   bool fork_steps = false;  // its minimization ended a worker once (Note [Minimizing in forked steps])
@@ -126,21 +126,21 @@ class Campaign {
   std::ostream& log_;
   std::unique_ptr<CaseRunner> runner_;
   std::map<std::string, std::string> corpus_roots_;  // root cause id → a case file of it, in a corpus read
-  std::map<std::string, Bucket> buckets_;          // root cause id → its bucket
-  std::map<std::string, std::string> bucket_of_;  // pending key → bucket id, once settled
-  std::map<std::string, std::string> known_of_;   // pending key → known-bug id, once settled
-  std::map<std::string, KnownHits> known_hits_;   // known-bug id → its findings
-  std::map<std::string, Pending> pending_;        // pending key →
+  std::map<std::string, Bucket> buckets_;            // root cause id → its bucket
+  std::map<std::string, std::string> bucket_of_;     // pending key → bucket id, once settled
+  std::map<std::string, std::string> known_of_;      // pending key → known-bug id, once settled
+  std::map<std::string, KnownHits> known_hits_;      // known-bug id → its findings
+  std::map<std::string, Pending> pending_;           // pending key →
   // Note [A flaky finding does not hide its signature]: a key as coarse as a signature and
   // its message covers many programs; one finding of it that did not repeat (a kernel
   // reading uninitialized memory) must not make every later one count as flaky unseen.
   // The next few findings of a flaky key are minimized too, and the first to repeat
   // becomes its bucket; the seeds of flaky ones go to the report, by family.
   static constexpr int kFlakyRetries = 4;
-  std::map<std::string, int> flaky_retries_;                 // pending key → minimizations that were flaky
-  std::map<std::string, int64_t> flaky_;                     // family → findings that did not repeat
+  std::map<std::string, int> flaky_retries_;                  // pending key → minimizations that were flaky
+  std::map<std::string, int64_t> flaky_;                      // family → findings that did not repeat
   std::map<std::string, std::vector<uint64_t>> flaky_seeds_;  // family → the first few seeds
-  std::deque<std::string> to_minimize_;                      // pending keys
+  std::deque<std::string> to_minimize_;                       // pending keys
   // Note [A minimization budget per family]
   struct OverBudget {
     int64_t findings = 0;
@@ -154,14 +154,14 @@ class Campaign {
     std::optional<CaseResult> reply;
     std::optional<WorkerDeath> death;
   };
-  uint64_t next_case_ = 0;                             // the seed whose result is taken next
-  std::map<uint64_t, CaseEvent> early_cases_;          // results of later seeds, waiting for it
-  std::set<std::pair<uint64_t, std::string>> order_;   // pending keys by first seed
-  std::map<std::string, MinimizeOutcome> outcomes_;    // pending key → what its minimization made
+  uint64_t next_case_ = 0;                            // the seed whose result is taken next
+  std::map<uint64_t, CaseEvent> early_cases_;         // results of later seeds, waiting for it
+  std::set<std::pair<uint64_t, std::string>> order_;  // pending keys by first seed
+  std::map<std::string, MinimizeOutcome> outcomes_;   // pending key → what its minimization made
   PhaseTimes times_;
   int64_t cases_ = 0, findings_ = 0, generation_errors_ = 0, deaths_ = 0;
-  int64_t by_slice_ = 0;  // mismatches counted by their slice, not minimized
-  std::map<std::string, int64_t> skipped_;        // check → cases it skipped
+  int64_t by_slice_ = 0;                    // mismatches counted by their slice, not minimized
+  std::map<std::string, int64_t> skipped_;  // check → cases it skipped
   // check → why (skipReasonTemplate) → cases, at most kSkipReasons reasons a check
   static constexpr size_t kSkipReasons = 40;
   std::map<std::string, std::map<std::string, int64_t>> skip_reasons_;

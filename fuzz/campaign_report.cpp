@@ -44,7 +44,8 @@ std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
     }
     out.push_back(std::move(f));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Family& a, const Family& b) { return a.buckets.size() > b.buckets.size(); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Family& a, const Family& b) { return a.buckets.size() > b.buckets.size(); });
   return out;
 }
 
@@ -53,8 +54,8 @@ std::vector<Family> familiesOf(const std::map<std::string, Bucket>& buckets) {
 void Campaign::writeOverBudget(std::ostream& md) const {
   if (over_budget_.empty()) return;
   md << "\n## Not minimized: the family had its minimizations\n\n"
-     << "Findings of families that had their share of minimizations (--minimize-per-family, "
-     << o_.minimize_per_family << "): each\n"
+     << "Findings of families that had their share of minimizations (--minimize-per-family, " << o_.minimize_per_family
+     << "): each\n"
      << "is found again by `epsmith fuzz --seed S --cases 1 --minimize-per-family 0`.\n\n"
      << "| family | findings | seeds (the first few) |\n|---|---|---|\n";
   constexpr size_t kSeedsShown = 8;
@@ -202,9 +203,9 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   w.key("peak_rss_bytes").unsignedInteger(peak_rss_);
   const auto count = [](JsonWriter& out, int64_t n) { out.integer(n); };
   writeMapJson(w.key("skipped"), skipped_, count);
-  writeMapJson(w.key("skip_reasons"), skip_reasons_, [&](JsonWriter& out, const std::map<std::string, int64_t>& reasons) {
-    writeMapJson(out, reasons, count);
-  });
+  writeMapJson(
+      w.key("skip_reasons"), skip_reasons_,
+      [&](JsonWriter& out, const std::map<std::string, int64_t>& reasons) { writeMapJson(out, reasons, count); });
   writeMapJson(w.key("flaky"), flaky_, count);
   writeMapJson(w.key("flaky_seeds"), flaky_seeds_, [](JsonWriter& out, const std::vector<uint64_t>& seeds) {
     out.beginArray();
@@ -242,8 +243,8 @@ std::string Campaign::notMinimizedRow() const {
   if (over_budget_.empty()) return "";
   int64_t findings = 0;
   for (const auto& [family, over] : over_budget_) findings += over.findings;
-  return "| **not minimized** | " + std::to_string(findings) + " findings (" + std::to_string(family_over_budget_.size()) +
-         " signatures) of " + std::to_string(over_budget_.size()) +
+  return "| **not minimized** | " + std::to_string(findings) + " findings (" +
+         std::to_string(family_over_budget_.size()) + " signatures) of " + std::to_string(over_budget_.size()) +
          " families past their minimization budget: neither filed nor known (see Not minimized) |\n";
 }
 
@@ -255,19 +256,21 @@ void Campaign::writeOverview(std::ostream& md, double elapsed) const {
      << "`" << o_.command_line << "` — started " << started_at_ << ", LibTorch " << libtorchVersion() << "\n\n"
      << "| | |\n|---|---|\n"
      << "| cases | " << cases_ << " in " << std::fixed << std::setprecision(1) << elapsed << " s ("
-     << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job" << (o_.jobs == 1 ? "" : "s") << ") |\n"
+     << static_cast<int64_t>(cases_ / std::max(elapsed, 1e-9)) << "/s, " << o_.jobs << " job"
+     << (o_.jobs == 1 ? "" : "s") << ") |\n"
      << "| findings | " << findings_ << " |\n"
      << "| root causes | " << buckets_.size() << ", " << newBuckets() << " new (no corpus held them) |\n"
-     << notMinimizedRow()
-     << "| new, confirmed with torch alone | " << upstreamCount(UpstreamClass::TorchConfirmed) << " torch-confirmed, "
-     << upstreamCount(UpstreamClass::CppOnly) << " cpp-only, " << upstreamCount(UpstreamClass::Unconfirmed)
-     << " unconfirmed (scripts run in " << std::setprecision(0) << confirm_seconds_ << std::setprecision(1) << " s after the cases) |\n"
+     << notMinimizedRow() << "| new, confirmed with torch alone | " << upstreamCount(UpstreamClass::TorchConfirmed)
+     << " torch-confirmed, " << upstreamCount(UpstreamClass::CppOnly) << " cpp-only, "
+     << upstreamCount(UpstreamClass::Unconfirmed) << " unconfirmed (scripts run in " << std::setprecision(0)
+     << confirm_seconds_ << std::setprecision(1) << " s after the cases) |\n"
      << "| known bugs | " << knownFindings() << " findings of " << known_hits_.size() << " entries |\n"
      << "| mismatches counted by their slice | " << by_slice_ << " (not minimized; Note [The slice of a mismatch]) |\n"
      << "| worker deaths | " << deaths_ << " |\n"
      << "| peak worker RSS | " << (peak_rss_ >> 20) << " MiB |\n"
      << "| time split |";
-  for (int i = 0; i < kNumPhases; ++i) md << " " << kPhaseNames[i] << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
+  for (int i = 0; i < kNumPhases; ++i)
+    md << " " << kPhaseNames[i] << " " << percent(times_.seconds[static_cast<size_t>(i)], total);
   md << " |\n"
      << "| inside ATen kernels | " << percent(times_.in_ops, total) << " (in any phase) |\n";
   for (const auto& [check, n] : skipped_) {
@@ -305,7 +308,8 @@ void Campaign::writeFamilies(std::ostream& md, const std::vector<Family>& famili
      << "through many ops, a lead for a known-bugs entry (docs/fuzzing.md).\n\n"
      << "| root causes | new | findings | family |\n|---|---|---|---|\n";
   for (const Family& f : families) {
-    md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name) << "` |\n";
+    md << "| " << f.buckets.size() << " | " << f.new_buckets << " | " << f.findings << " | `" << markdownCell(f.name)
+       << "` |\n";
   }
 }
 
@@ -337,15 +341,16 @@ void Campaign::writeNew(std::ostream& md) const {
         md << "- releases: " << releases << " (" << releasesTried(b.upstream->releases) << ")\n";
       }
     }
-    md
-       << "- root cause: `" << markdownCell(b.root.str()) << "`\n"
+    md << "- root cause: `" << markdownCell(b.root.str()) << "`\n"
        << "- seen " << b.count << " time" << (b.count == 1 ? "" : "s") << ", first with seed " << b.first_seed << "\n"
-       << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls << " oracle calls\n"
+       << "- minimized: " << b.nodes_before << " → " << b.nodes_after << " calls in " << b.oracle_calls
+       << " oracle calls\n"
        << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
        << "- reproduce: `" << reproCommand(b) << "`\n";
     if (!b.where.empty()) md << "- where: " << b.where << "\n";
     md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
-    if (!b.text.empty()) md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
+    if (!b.text.empty())
+      md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
   }
 }
 

@@ -65,7 +65,8 @@ Expected<std::unique_ptr<CaseRunner>> CaseRunner::create(const CaseSetup& setup)
   if (!catalog.ok()) return catalog.error();
   std::unique_ptr<CaseRunner> runner(new CaseRunner(setup));
   OpShapes shapes(catalog.value());
-  runner->state_ = std::make_unique<State>(State{std::move(config.value()), std::move(catalog.value()), std::move(shapes)});
+  runner->state_ =
+      std::make_unique<State>(State{std::move(config.value()), std::move(catalog.value()), std::move(shapes)});
   return runner;
 }
 
@@ -200,7 +201,8 @@ bool comesBackEveryTime(const ExportedProgram& p, const std::vector<DiffCheck>& 
 // (fuzz/messages.h). A child that dies is taken to fail as `f` does: the failure the
 // program last showed.
 std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                              const Failing& f, const WorkerLimits& limits, CheckOutcome* finding) const {
+                                              const Failing& f, const WorkerLimits& limits,
+                                              CheckOutcome* finding) const {
   IsolatedOutcome isolated = runIsolated(
       [&] {
         CheckOutcome found;
@@ -334,8 +336,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   // (Note [A finding must come back in a fresh process]).
   const auto comesBack = [&](const ExportedProgram& p) {
     if (!fork_steps) return comesBackEveryTime(p, checks, f, setup_.device);
-    IsolatedOutcome o =
-        runIsolated([&] { return std::string(comesBackEveryTime(p, checks, f, setup_.device) ? "yes" : "no"); }, limits);
+    IsolatedOutcome o = runIsolated(
+        [&] { return std::string(comesBackEveryTime(p, checks, f, setup_.device) ? "yes" : "no"); }, limits);
     return o.result != "no";
   };
   std::string flaky;
@@ -357,7 +359,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   MinimizeOptions options;
   options.max_oracle_calls = setup_.minimize_calls;
   // A hang costs its whole time limit per step.
-  if (crash && crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+  if (crash && crash->kind == WorkerDeath::Kind::Timeout)
+    options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
   // A step of a torch check is a question to Python, 0.1-1 s (Note [Torch checks sampled]).
   if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 30);
   if (fork_steps) options.run_step = eagerStepsInChildren(limits);

@@ -30,20 +30,20 @@ constexpr std::array<int, kCheckDrawCount> defaultDrawEvery() {
 }
 
 struct CaseSetup {
-  std::string config_text;          // the generation config ("" = defaults), docs/generators.md
+  std::string config_text;  // the generation config ("" = defaults), docs/generators.md
   std::string config_name = "<config>";
-  int nodes = -1;                   // overrides the config's when >= 0
+  int nodes = -1;  // overrides the config's when >= 0
   std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
-  Device device;                    // where D1, D2 and D4 run
-  int minimize_calls = 500;         // oracle calls (checks and eager runs) per minimization at most
+  Device device;                        // where D1, D2 and D4 run
+  int minimize_calls = 500;             // oracle calls (checks and eager runs) per minimization at most
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
-  int corruptions_per_case = 4;     // D6's corruptions in each case of run() (0: all)
-  int torch_corruptions_per_case = 1;  // D7's in each asked case of run() (Note [Torch checks sampled])
+  int corruptions_per_case = 4;         // D6's corruptions in each case of run() (0: all)
+  int torch_corruptions_per_case = 1;   // D7's in each asked case of run() (Note [Torch checks sampled])
   // run() runs the checks of each draw on one case in this many (fuzz/checks.def)
   std::array<int, kCheckDrawCount> every = defaultDrawEvery();
-  int across_every = 4;             // of the cases that ask torch, D7 saves and loads across
-                                    // releases on one in this many (Note [Save and load across releases])
-  WorkerLimits limits;              // for each isolated minimization step
+  int across_every = 4;  // of the cases that ask torch, D7 saves and loads across
+                         // releases on one in this many (Note [Save and load across releases])
+  WorkerLimits limits;   // for each isolated minimization step
 };
 
 struct CaseResult {

@@ -58,8 +58,8 @@ const TorchAnswer& torchAnswer(CheckContext& context);
 // Each row of fuzz/checks.def runs as runID, in fuzz/checks/ID.cpp, and focusID there sets
 // the options that re-run only the variant of the check `finding` came from (a finding
 // with a variant only; Note [Re-runs focus on the finding]).
-#define EPSMITH_CHECK(ID, ...)                            \
-  CheckOutcome run##ID(CheckContext& context);            \
+#define EPSMITH_CHECK(ID, ...)                 \
+  CheckOutcome run##ID(CheckContext& context); \
   void focus##ID(const CheckOutcome& finding, CheckOptions& options);
 #include "fuzz/checks.def"
 

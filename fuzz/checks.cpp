@@ -78,7 +78,9 @@ std::string withoutNodeNames(const std::string& message, const ExportedProgram& 
   }
   std::string out;
   for (size_t i = 0; i < message.size();) {
-    const auto word = [&](size_t j) { return std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_'; };
+    const auto word = [&](size_t j) {
+      return std::isalnum(static_cast<unsigned char>(message[j])) || message[j] == '_';
+    };
     if (!word(i)) {
       out += message[i++];
       continue;
@@ -237,7 +239,6 @@ CheckOptions focusedOn(std::string_view signature) {
   return finding ? focusedOn(*finding) : CheckOptions{};
 }
 
-
 const CheckInfo& checkInfo(DiffCheck c) { return kCheckInfo[static_cast<size_t>(c)]; }
 const CheckDrawInfo& checkDrawInfo(CheckDraw d) { return kCheckDrawInfo[static_cast<size_t>(d)]; }
 
@@ -246,8 +247,8 @@ std::string checkDrawHelp(CheckDraw d) {
 }
 
 std::string checksHelp() {
-  const std::string all = std::string(diffCheckName(kAllDiffChecks[0])) + "-" +
-                          std::string(diffCheckName(std::end(kAllDiffChecks)[-1]));
+  const std::string all =
+      std::string(diffCheckName(kAllDiffChecks[0])) + "-" + std::string(diffCheckName(std::end(kAllDiffChecks)[-1]));
   const auto needing = [](CheckNeeds n) { return namesOf([n](const CheckInfo& i) { return i.needs == n; }); };
   return "comma-separated subset of " + all + " (" + needing(CheckNeeds::TorchPeer) + " ask PyTorch; " +
          needing(CheckNeeds::NativeRt) + " runs NativeRT; " + needing(CheckNeeds::Cuda) +
@@ -298,8 +299,9 @@ Expected<std::vector<DiffCheck>> parseDiffChecks(std::string_view list) {
     const std::string_view name = list.substr(0, comma);
     auto c = diffCheckFromName(name);
     if (!c) {
-      return Diagnostic{"", "unknown check '" + std::string(name) + "' (" + std::string(diffCheckName(kAllDiffChecks[0])) +
-                                " to " + std::string(diffCheckName(std::end(kAllDiffChecks)[-1])) + ")"};
+      return Diagnostic{"", "unknown check '" + std::string(name) + "' (" +
+                                std::string(diffCheckName(kAllDiffChecks[0])) + " to " +
+                                std::string(diffCheckName(std::end(kAllDiffChecks)[-1])) + ")"};
     }
     out.push_back(*c);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
@@ -385,4 +387,3 @@ std::vector<CheckOutcome> runChecks(const ExportedProgram& p, const std::vector<
 }
 
 }  // namespace epsmith
-

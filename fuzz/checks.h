@@ -137,8 +137,8 @@ struct CheckOptions {
   std::optional<NativeForm> native_form;
   // D9's runtime; null: NativeRT where this LibTorch has it (tests hand in their own).
   ArchiveRuntime* archive_runtime = nullptr;
-  PhaseTimes* times = nullptr;   // when set, each phase's time is added to it
-  Device device;                 // where D1, D2 and D4 run (D3 compares CPU with CUDA)
+  PhaseTimes* times = nullptr;  // when set, each phase's time is added to it
+  Device device;                // where D1, D2 and D4 run (D3 compares CPU with CUDA)
   // A campaign's case: D2 skips a known bug's trigger that no program escapes
   // (Note [Meta kernels only Python registers]); `check` and replay show the finding.
   bool skip_known_triggers = false;

@@ -86,8 +86,10 @@ void readExpected(const JsonAt& e, CaseFile& c) {
 UpstreamRecord readUpstream(const JsonAt& j) {
   UpstreamRecord r;
   const std::string cls = j.field("class").string();
-  if (auto parsed = upstreamClassFromName(cls)) r.cls = *parsed;
-  else j.field("class").fail("unknown class " + jsonQuoted(cls) + " (torch-confirmed, cpp-only, unconfirmed)");
+  if (auto parsed = upstreamClassFromName(cls))
+    r.cls = *parsed;
+  else
+    j.field("class").fail("unknown class " + jsonQuoted(cls) + " (torch-confirmed, cpp-only, unconfirmed)");
   r.torch = stringOr(j, "torch", "");
   r.reason = stringOr(j, "reason", "");
   r.date = stringOr(j, "date", "");
@@ -110,9 +112,12 @@ RootCause rootCauseOf(const CaseFile& c) {
   o.report = c.report;
   o.message = c.message;
   RootCause r{c.check, crashKind(c.kind), messageTemplate(o), {}};
-  if (!c.core_ops.empty()) r.ops = c.core_ops;
-  else if (c.program) r.ops = coreOps(*c.program);
-  else if (!c.op.empty()) r.ops.push_back(coreOpName(c.op));
+  if (!c.core_ops.empty())
+    r.ops = c.core_ops;
+  else if (c.program)
+    r.ops = coreOps(*c.program);
+  else if (!c.op.empty())
+    r.ops.push_back(coreOpName(c.op));
   if (c.program) r.traits = programTraits(*c.program);
   return r;
 }
@@ -141,7 +146,8 @@ bool sameFailure(const std::string& now, const std::string& recorded) {
   // exception of one run that now crashes at its op.
   if (now_kind == "crash-memory" && recorded_kind == "crash-memory") return now_op == recorded_op;
   if (recorded_kind == "crash-memory" && now_kind == "exception-in-one") return now_op.empty() || now_op == recorded_op;
-  if (recorded_kind == "exception-in-one" && now_kind == "crash-memory") return !now_op.empty() && now_op == recorded_op;
+  if (recorded_kind == "exception-in-one" && now_kind == "crash-memory")
+    return !now_op.empty() && now_op == recorded_op;
   return false;
 }
 
@@ -215,8 +221,10 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
     w.endObject();
   }
   w.key("program");
-  if (c.program) w.raw(program);
-  else w.null();
+  if (c.program)
+    w.raw(program);
+  else
+    w.null();
   w.endObject();
   return indentedJson(w.compact());
 }
@@ -240,8 +248,10 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     if (auto ops = j.optional("core_ops")) c.core_ops = ops->strings();
     readExpected(j.field("expected"), c);
     const std::string status = stringOr(j, "status", "open");
-    if (auto s = caseStatusFromName(status)) c.status = *s;
-    else j.field("status").fail("unknown status " + jsonQuoted(status) + " (open, known-upstream, fixed)");
+    if (auto s = caseStatusFromName(status))
+      c.status = *s;
+    else
+      j.field("status").fail("unknown status " + jsonQuoted(status) + " (open, known-upstream, fixed)");
     c.note = stringOr(j, "note", "");
     c.provenance = readProvenance(j.field("provenance"));
     if (auto up = j.optional("upstream")) c.upstream = readUpstream(*up);
@@ -318,14 +328,16 @@ Expected<std::vector<std::string>> caseFilesUnder(const std::vector<std::string>
     }
     if (!fs::is_directory(path, ec)) return Diagnostic{path, "no such file or directory"};
     std::vector<std::string> found;
-    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
       const std::string name = it->path().filename().string();
       if (!name.empty() && name[0] == '.') {
         if (it->is_directory()) it.disable_recursion_pending();
         continue;
       }
       const bool known_bugs_list = name == kKnownBugsFile;  // corpus/known.json: not a case
-      if (it->is_regular_file() && it->path().extension() == ".json" && !known_bugs_list) found.push_back(it->path().string());
+      if (it->is_regular_file() && it->path().extension() == ".json" && !known_bugs_list)
+        found.push_back(it->path().string());
     }
     if (ec) return Diagnostic{path, "cannot list: " + ec.message()};
     std::sort(found.begin(), found.end());

@@ -71,39 +71,39 @@ struct ReleaseOutcome {
 
 struct UpstreamRecord {
   UpstreamClass cls = UpstreamClass::Unconfirmed;
-  std::string torch;   // the release the script ran on: "2.13.0+cpu"
-  std::string reason;  // one line: what the script printed, or why it could not show it
-  std::string date;    // ISO 8601, UTC
+  std::string torch;                     // the release the script ran on: "2.13.0+cpu"
+  std::string reason;                    // one line: what the script printed, or why it could not show it
+  std::string date;                      // ISO 8601, UTC
   std::vector<ReleaseOutcome> releases;  // every installed torch it ran under, oldest first
 };
 
 struct Provenance {
-  uint64_t seed = 0;               // the case's generator seed
-  std::string config;              // the generation config's text ("" = defaults)
-  int nodes = 16;                  // ops per program asked for
-  std::string libtorch;            // "2.13"
-  std::string epsmith;             // epsmith's version (kEpsmithVersion)
-  std::string date;                // ISO 8601, UTC
-  size_t nodes_before = 0;         // call nodes before minimization
+  uint64_t seed = 0;        // the case's generator seed
+  std::string config;       // the generation config's text ("" = defaults)
+  int nodes = 16;           // ops per program asked for
+  std::string libtorch;     // "2.13"
+  std::string epsmith;      // epsmith's version (kEpsmithVersion)
+  std::string date;         // ISO 8601, UTC
+  size_t nodes_before = 0;  // call nodes before minimization
   size_t nodes_after = 0;
-  int oracle_calls = 0;            // spent minimizing
+  int oracle_calls = 0;  // spent minimizing
 };
 
 struct CaseFile {
-  std::string bucket;              // RootCause::id() (older files: the key of their time)
-  std::string bucket_key;          // RootCause::str()
+  std::string bucket;      // RootCause::id() (older files: the key of their time)
+  std::string bucket_key;  // RootCause::str()
   // The root cause's core ops as the campaign found them (only runs can tell them,
   // Note [Ops a failure does not depend on]); none in older files, whose program's are taken.
   std::vector<std::string> core_ops;
-  std::string check;               // the expected verdict:
+  std::string check;  // the expected verdict:
   std::string kind;
-  std::string signature;           // failureSignature, or "<phase> <death> <op>" for a crash
-  std::string op, variant;         // the finding's fields (CheckOutcome); read from the
-                                   // signature in case files that predate them
-  std::string report;              // what the check printed when it was found
-  std::string message, where;      // the finding's (CheckOutcome); "" in older files
+  std::string signature;       // failureSignature, or "<phase> <death> <op>" for a crash
+  std::string op, variant;     // the finding's fields (CheckOutcome); read from the
+                               // signature in case files that predate them
+  std::string report;          // what the check printed when it was found
+  std::string message, where;  // the finding's (CheckOutcome); "" in older files
   CaseStatus status = CaseStatus::Open;
-  std::string note;                // for people: why known upstream, which commit fixed it
+  std::string note;  // for people: why known upstream, which commit fixed it
   Provenance provenance;
   std::optional<ExportedProgram> program;  // none: remake it from the seed and config
   // For a case found on another LibTorch whose program this one cannot read (an operator

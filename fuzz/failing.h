@@ -12,8 +12,8 @@ namespace epsmith {
 
 // What a minimization keeps failing: a check's finding, or what killed a worker.
 struct Failing {
-  std::string check;                 // "D2"; for a death outside every check, its phase ("generate")
-  std::string signature;             // what must stay the same: failureSignature or deathSignature
+  std::string check;                    // "D2"; for a death outside every check, its phase ("generate")
+  std::string signature;                // what must stay the same: failureSignature or deathSignature
   std::optional<CheckOutcome> finding;  // a check's finding: its variant focuses the re-runs
   std::optional<WorkerDeath> crash;     // a death's kind and op
   // The message template that must stay the same too (Note [Root causes]); "" for a

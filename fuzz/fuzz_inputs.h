@@ -16,8 +16,8 @@
 namespace epsmith {
 
 enum class FuzzTarget : uint8_t { JsonReader, TextParser, Pt2Reader, Verifier, Functionalizer, Case };
-constexpr FuzzTarget kAllFuzzTargets[] = {FuzzTarget::JsonReader, FuzzTarget::TextParser, FuzzTarget::Pt2Reader,
-                                          FuzzTarget::Verifier, FuzzTarget::Functionalizer, FuzzTarget::Case};
+constexpr FuzzTarget kAllFuzzTargets[] = {FuzzTarget::JsonReader, FuzzTarget::TextParser,     FuzzTarget::Pt2Reader,
+                                          FuzzTarget::Verifier,   FuzzTarget::Functionalizer, FuzzTarget::Case};
 std::string_view fuzzTargetName(FuzzTarget t);  // "json_reader"
 std::optional<FuzzTarget> fuzzTargetFromName(std::string_view name);
 

@@ -52,7 +52,8 @@ std::string opsPhrase(const CaseFile& c) {
   const std::vector<std::string> ops = programOps(c);
   if (ops.empty() || ops.size() > 4) return "a program of " + std::to_string(ops.size()) + " ops";
   std::string phrase;
-  for (size_t i = 0; i < ops.size(); ++i) phrase += (i == 0 ? "`" : i + 1 == ops.size() ? " and `" : ", `") + ops[i] + "`";
+  for (size_t i = 0; i < ops.size(); ++i)
+    phrase += (i == 0 ? "`" : i + 1 == ops.size() ? " and `" : ", `") + ops[i] + "`";
   return phrase;
 }
 
@@ -60,14 +61,22 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
   const PathWords w = wordsOf(c.check);
   const std::string op = opsPhrase(c);
   std::string what;
-  if (c.kind == "value-mismatch") what = " computes other values than eager for " + op;
-  else if (c.kind == "shape-mismatch") what = " gives another shape than eager for " + op;
-  else if (c.kind == "dtype-mismatch") what = " gives another dtype than eager for " + op;
-  else if (c.kind.rfind("crash", 0) == 0) what = " crashes the process (" + c.kind + ") in " + op;
-  else if (output.find("eager ran; the path raised") != std::string::npos) what = " raises where eager runs: " + c.message.substr(0, 90);
-  else if (output.find("; the path ran") != std::string::npos) what = " runs where eager raises: " + c.message.substr(0, 90);
-  else if (!c.message.empty()) what = " disagrees with eager on raising: " + c.message.substr(0, 90);
-  else what = " disagrees with eager on " + op;
+  if (c.kind == "value-mismatch")
+    what = " computes other values than eager for " + op;
+  else if (c.kind == "shape-mismatch")
+    what = " gives another shape than eager for " + op;
+  else if (c.kind == "dtype-mismatch")
+    what = " gives another dtype than eager for " + op;
+  else if (c.kind.rfind("crash", 0) == 0)
+    what = " crashes the process (" + c.kind + ") in " + op;
+  else if (output.find("eager ran; the path raised") != std::string::npos)
+    what = " raises where eager runs: " + c.message.substr(0, 90);
+  else if (output.find("; the path ran") != std::string::npos)
+    what = " runs where eager raises: " + c.message.substr(0, 90);
+  else if (!c.message.empty())
+    what = " disagrees with eager on raising: " + c.message.substr(0, 90);
+  else
+    what = " disagrees with eager on " + op;
   return "[" + std::string(w.area) + "] " + w.path + what;
 }
 
@@ -90,7 +99,8 @@ std::vector<std::string> searchTermsOf(const CaseFile& c) {
     terms.push_back(op + " " + wordsOf(c.check).path);
     terms.push_back(std::string("label:\"") + wordsOf(c.check).label + "\" " + op);
   }
-  if (c.kind.find("mismatch") == std::string::npos && !c.message.empty()) terms.push_back("\"" + c.message.substr(0, 60) + "\"");
+  if (c.kind.find("mismatch") == std::string::npos && !c.message.empty())
+    terms.push_back("\"" + c.message.substr(0, 60) + "\"");
   return terms;
 }
 
@@ -103,7 +113,8 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   std::string md = "# " + titleOf(c, run.output) + "\n\n";
   md += "Suggested labels: " + labels + "\n\n";
   md += "### 🐛 Describe the bug\n\n";
-  md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" + severityOf(c.kind, run.output, r) +
+  md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" +
+        severityOf(c.kind, run.output, r) +
         "). Found by a fuzzer (epsmith) and minimized; the script needs only torch, compares with eager under "
         "default tolerances and an fp64 reference, and exits 1 when the bug shows.\n\n";
   md += "```python\n" + script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n\n";
@@ -113,7 +124,8 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   if (const std::string releases = releasesPhrase(r.releases); !releases.empty()) {
     md += "Releases: " + releases + " (the script run under each installed torch).\n\n";
   }
-  md += "### Versions\n\n```\n" + (environment.empty() ? "(torch.utils.collect_env could not run)\n" : environment) + "```\n\n";
+  md += "### Versions\n\n```\n" + (environment.empty() ? "(torch.utils.collect_env could not run)\n" : environment) +
+        "```\n\n";
   md += "### Before filing\n\n";
   md += "- class: " + std::string(upstreamClassName(r.cls)) + " (" + r.date + ")\n";
   md += "- severity: " + severityOf(c.kind, run.output, r) + "\n";

@@ -89,10 +89,14 @@ void readPattern(const JsonAt& j, KnownBug& b) {
 void readStanding(const JsonAt& j, KnownBug& b) {
   const JsonAt path = j.field("path");
   const std::string p = path.string();
-  if (p == "user") b.path = KnownPath::User;
-  else if (p == "cpp-only") b.path = KnownPath::CppOnly;
-  else if (p == "by-design") b.path = KnownPath::ByDesign;
-  else path.fail("'" + p + "' is not a path (user, cpp-only, by-design)");
+  if (p == "user")
+    b.path = KnownPath::User;
+  else if (p == "cpp-only")
+    b.path = KnownPath::CppOnly;
+  else if (p == "by-design")
+    b.path = KnownPath::ByDesign;
+  else
+    path.fail("'" + p + "' is not a path (user, cpp-only, by-design)");
   b.doc = stringOr(j, "doc");
   if (b.path == KnownPath::ByDesign && b.doc.empty()) j.fail("a by-design entry needs the \"doc\" that says so");
   const JsonAt issue = j.field("issue");

@@ -41,24 +41,24 @@ enum class KnownPath { User, CppOnly, ByDesign };
 std::string_view knownPathName(KnownPath p);  // "user", "cpp-only", "by-design"
 
 struct KnownBug {
-  std::string id;                     // "cpp-functionalization-meta-in-python"
-  std::vector<std::string> checks;    // one, or a list in the file; none: any
-  std::vector<std::string> kinds;     // one, or a list in the file; none: any
-  std::string template_is;            // the message template, exactly; "": any
-  std::string message;                // an ECMAScript regex searched in the template; "": any
+  std::string id;                   // "cpp-functionalization-meta-in-python"
+  std::vector<std::string> checks;  // one, or a list in the file; none: any
+  std::vector<std::string> kinds;   // one, or a list in the file; none: any
+  std::string template_is;          // the message template, exactly; "": any
+  std::string message;              // an ECMAScript regex searched in the template; "": any
   std::regex message_regex;
-  std::vector<std::string> ops;       // core op names, any one of which matches
-  std::vector<std::string> traits;    // program traits all of which the root cause has
-  std::string frame;                  // a regex searched in a crash's frame; "": none named
+  std::vector<std::string> ops;     // core op names, any one of which matches
+  std::vector<std::string> traits;  // program traits all of which the root cause has
+  std::string frame;                // a regex searched in a crash's frame; "": none named
   std::regex frame_regex;
   KnownPath path = KnownPath::User;
-  std::string doc;                    // by-design: where PyTorch documents it
-  std::string issue;                  // "https://github.com/pytorch/pytorch/issues/105105"
-                                      // or "unreported"
-  std::vector<std::string> seen;      // releases it was seen on: "2.11", "2.13"
-  std::string checked;                // the newest release its script ran on; "": none
-  std::string fixed;                  // the release that fixed it; "": not fixed
-  std::string why;                    // what it is
+  std::string doc;                // by-design: where PyTorch documents it
+  std::string issue;              // "https://github.com/pytorch/pytorch/issues/105105"
+                                  // or "unreported"
+  std::vector<std::string> seen;  // releases it was seen on: "2.11", "2.13"
+  std::string checked;            // the newest release its script ran on; "": none
+  std::string fixed;              // the release that fixed it; "": not fixed
+  std::string why;                // what it is
   // The torch-only script that shows it, beside a case of it (docs/repro.md):
   // "corpus/regressions/<bucket>/repro.py"; "" where no case keeps a program.
   std::string repro;

@@ -53,8 +53,10 @@ void write(JsonWriter& w, const CheckOutcome& o) {
 CheckOutcome readOutcomeAt(const JsonAt& j) {
   CheckOutcome o;
   const JsonAt check = j.field("check");
-  if (auto c = diffCheckFromName(check.view())) o.check = *c;
-  else check.fail("unknown check " + jsonQuoted(check.view()));
+  if (auto c = diffCheckFromName(check.view()))
+    o.check = *c;
+  else
+    check.fail("unknown check " + jsonQuoted(check.view()));
   const int64_t status = j.field("status").integer();
   if (status < 0 || status > static_cast<int>(CheckOutcome::Status::Skipped)) j.field("status").fail("unknown status");
   o.status = static_cast<CheckOutcome::Status>(status);
@@ -139,7 +141,8 @@ void write(JsonWriter& w, const RootCause& k) {
 }
 
 RootCause readRootCauseAt(const JsonAt& j) {
-  RootCause r{j.field("check").string(), j.field("kind").string(), j.field("message").string(), j.field("ops").strings()};
+  RootCause r{j.field("check").string(), j.field("kind").string(), j.field("message").string(),
+              j.field("ops").strings()};
   r.class_ops = j.field("class_ops").strings();
   r.traits = j.field("traits").strings();
   return r;
@@ -177,8 +180,10 @@ Expected<WorkRequest> readRequest(std::string_view text) {
   return readJson(text, "request", [](const JsonAt& j) {
     WorkRequest r;
     const JsonAt type = j.field("type");
-    if (type.view() == "minimize") r.type = WorkRequest::Type::Minimize;
-    else if (type.view() != "case") type.fail("unknown request " + jsonQuoted(type.view()));
+    if (type.view() == "minimize")
+      r.type = WorkRequest::Type::Minimize;
+    else if (type.view() != "case")
+      type.fail("unknown request " + jsonQuoted(type.view()));
     r.seed = j.field("seed").unsignedInteger();
     if (auto failing = j.optional("failing")) r.failing = readFailingAt(*failing);
     if (r.type == WorkRequest::Type::Minimize && !r.failing) j.field("failing");  // fails: it is required

@@ -12,8 +12,8 @@ namespace epsmith {
 // Torch: waiting on the torch peer (D5, D7, D8). Minimize stays last: the others are a case's.
 enum class Phase : uint8_t { Generate, Verify, Functionalize, Execute, Compare, Torch, Minimize };
 constexpr int kNumPhases = 7;
-constexpr std::string_view kPhaseNames[kNumPhases] = {"generate", "verify",  "functionalize", "execute",
-                                                      "compare",  "torch",   "minimize"};
+constexpr std::string_view kPhaseNames[kNumPhases] = {"generate", "verify", "functionalize", "execute",
+                                                      "compare",  "torch",  "minimize"};
 
 struct PhaseTimes {
   std::array<double, kNumPhases> seconds{};

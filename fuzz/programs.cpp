@@ -18,7 +18,7 @@ Expected<ExportedProgram> generateInDialect(const OpCatalog& catalog, const Gene
     last = functional.error().str();
   }
   return Diagnostic{"", "no generated program of " + std::to_string(kTries) +
-                           " could be functionalized for the ATEN dialect; the last: " + last};
+                            " could be functionalized for the ATEN dialect; the last: " + last};
 }
 
 }  // namespace epsmith

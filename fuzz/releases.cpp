@@ -86,7 +86,8 @@ std::string releasesPhrase(const std::vector<ReleaseOutcome>& outcomes) {
   std::string phrase;
   for (size_t i = decided.size(); i-- > 1;) {
     if (decided[i]->outcome == "shows" && decided[i - 1]->outcome == "passes") {
-      phrase = "**regression in " + releaseName(decided[i]->torch) + "** (passes on " + releaseName(decided[i - 1]->torch) + "); ";
+      phrase = "**regression in " + releaseName(decided[i]->torch) + "** (passes on " +
+               releaseName(decided[i - 1]->torch) + "); ";
       break;
     }
   }

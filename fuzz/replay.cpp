@@ -111,9 +111,12 @@ void runUnderLayouts(const CaseFile& c, const CaseRunner& r, const std::optional
 // meta.val are the finding release's: where an op's result differs between releases (2.x's
 // as_strided_copy.out resizes an out 1.13 refused), they are recomputed here first.
 void judge(const CaseFile& c, bool found_here, ReplayOutcome& out) {
-  if (sameFailure(out.now, c.signature)) out.verdict = ReplayVerdict::Reproduces;
-  else if (out.now.empty()) out.verdict = ReplayVerdict::Fixed;
-  else out.verdict = ReplayVerdict::Changed;
+  if (sameFailure(out.now, c.signature))
+    out.verdict = ReplayVerdict::Reproduces;
+  else if (out.now.empty())
+    out.verdict = ReplayVerdict::Fixed;
+  else
+    out.verdict = ReplayVerdict::Changed;
   const bool upstream_fixed = c.status == CaseStatus::KnownUpstream && out.verdict == ReplayVerdict::Fixed;
   if ((!found_here || upstream_fixed) && c.status != CaseStatus::Fixed && out.verdict != ReplayVerdict::Reproduces) {
     out.fixed_in = libtorchVersion();

@@ -20,17 +20,17 @@ std::string_view replayVerdictName(ReplayVerdict v);  // "reproduces", "fixed", 
 
 struct ReplayOutcome {
   ReplayVerdict verdict = ReplayVerdict::Reproduces;
-  std::string now;       // the signature now ("" when fixed)
+  std::string now;          // the signature now ("" when fixed)
   bool as_expected = true;  // what the case's status expects (open/known-upstream: reproduces;
                             // fixed: fixed; open/known-upstream found on another LibTorch:
                             // anything, Note [Cases found on another LibTorch])
-  std::string fixed_in;  // this LibTorch ("2.13"), when a case found on another one no
-                         // longer shows its recorded failure here
-  std::string error;     // the case could not be replayed (its config no longer reads, ...)
-  bool not_here = false;  // ... because this machine cannot run it, as expected: it calls
-                          // operators only another LibTorch has
-                          // (Note [Cases found on another LibTorch]), or its check is D3 and there is no CUDA here
-  int runs = 0;          // runs made: 1, or more when the first did not reproduce
+  std::string fixed_in;     // this LibTorch ("2.13"), when a case found on another one no
+                            // longer shows its recorded failure here
+  std::string error;        // the case could not be replayed (its config no longer reads, ...)
+  bool not_here = false;    // ... because this machine cannot run it, as expected: it calls
+                            // operators only another LibTorch has
+                            // (Note [Cases found on another LibTorch]), or its check is D3 and there is no CUDA here
+  int runs = 0;             // runs made: 1, or more when the first did not reproduce
 };
 
 // Runs the case at most this many times, each under another heap layout, until one run

@@ -35,8 +35,10 @@ std::string slug(std::string_view s) {
   std::string out;
   for (char c : s) {
     const unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) out.push_back(static_cast<char>(std::tolower(u)));
-    else if (!out.empty() && out.back() != '-') out.push_back('-');
+    if (std::isalnum(u))
+      out.push_back(static_cast<char>(std::tolower(u)));
+    else if (!out.empty() && out.back() != '-')
+      out.push_back('-');
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;
@@ -47,10 +49,11 @@ bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 // A dtype as LibTorch's messages name it: "Float", "BFloat16", "CPUHalfType", "Float8_e4m3fn".
 bool isDtypeWord(std::string_view w) {
-  static constexpr std::string_view kNames[] = {
-      "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
-      "ComplexDouble", "Bool", "BFloat16", "UInt16", "UInt32", "UInt64", "Float8_e5m2", "Float8_e4m3fn",
-      "Float8_e5m2fnuz", "Float8_e4m3fnuz"};
+  static constexpr std::string_view kNames[] = {"Byte",        "Char",          "Short",           "Int",
+                                                "Long",        "Half",          "Float",           "Double",
+                                                "ComplexHalf", "ComplexFloat",  "ComplexDouble",   "Bool",
+                                                "BFloat16",    "UInt16",        "UInt32",          "UInt64",
+                                                "Float8_e5m2", "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz"};
   if (w.size() > 7 && w.substr(0, 3) == "CPU" && w.substr(w.size() - 4) == "Type") w = w.substr(3, w.size() - 7);
   for (std::string_view name : kNames) {
     if (w == name) return true;
@@ -68,10 +71,12 @@ std::string exceptionInReport(std::string_view report) {
     const size_t at = report.find("\n  actual:");
     line = at == std::string_view::npos ? std::string_view() : report.substr(at + 10);
     line = line.substr(0, line.find('\n'));
-  } else if (const size_t only = line.find(" only: "); line.rfind("exception in ", 0) == 0 && only != std::string_view::npos) {
+  } else if (const size_t only = line.find(" only: ");
+             line.rfind("exception in ", 0) == 0 && only != std::string_view::npos) {
     if (line.rfind("exception in expected", 0) == 0) side = "in expected only: ";
     line = line.substr(only + 7);
-  } else if (const size_t colon = line.find(": "); line.rfind("an exception escaped", 0) == 0 && colon != std::string_view::npos) {
+  } else if (const size_t colon = line.find(": ");
+             line.rfind("an exception escaped", 0) == 0 && colon != std::string_view::npos) {
     line = line.substr(colon + 2);
   }
   while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
@@ -149,8 +154,10 @@ std::string messageTemplate(const CheckOutcome& o) {
   if (o.kind == "value-mismatch" || o.kind == "shape-mismatch") return o.kind.substr(0, 5) + " mismatch";
   std::string message = o.message;
   if (message.empty() && !o.report.empty()) {  // recorded before findings kept a message
-    if (o.kind == "dtype-mismatch") message = dtypesInReport(o.report);
-    else if (o.kind.find("exception") != std::string::npos) message = exceptionInReport(o.report);
+    if (o.kind == "dtype-mismatch")
+      message = dtypesInReport(o.report);
+    else if (o.kind.find("exception") != std::string::npos)
+      message = exceptionInReport(o.report);
   }
   return normalizedMessage(message);
 }
@@ -170,8 +177,8 @@ std::string skipReasonTemplate(std::string_view reason) {
     }
     const size_t close = c == '\'' ? reason.find('\'', i + 1) : std::string_view::npos;
     if (close != std::string_view::npos && reason.substr(i + 1, 6) != "aten::" &&
-        std::all_of(reason.begin() + static_cast<std::ptrdiff_t>(i) + 1, reason.begin() + static_cast<std::ptrdiff_t>(close),
-                    isWordChar)) {
+        std::all_of(reason.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                    reason.begin() + static_cast<std::ptrdiff_t>(close), isWordChar)) {
       named += "'NAME'";
       i = close + 1;
       continue;
@@ -208,7 +215,8 @@ std::string normalizedMessage(std::string_view original) {
     const char c = message[i];
     if (c == '[') {  // a list of numbers, spaces, commas and signs: [2, 3], [-1], []
       size_t j = i + 1;
-      while (j < message.size() && (isDigit(message[j]) || message[j] == ',' || message[j] == ' ' || message[j] == '-')) ++j;
+      while (j < message.size() && (isDigit(message[j]) || message[j] == ',' || message[j] == ' ' || message[j] == '-'))
+        ++j;
       if (j < message.size() && message[j] == ']') {
         out += "[...]";
         i = j + 1;
@@ -243,8 +251,8 @@ std::string normalizedMessage(std::string_view original) {
     }
     if (isDigit(c) || (c == '-' && !in_word && i + 1 < message.size() && isDigit(message[i + 1]))) {
       ++i;  // a sign or the first digit
-      while (i < message.size() && (isDigit(message[i]) ||
-                                     (message[i] == '.' && i + 1 < message.size() && isDigit(message[i + 1])))) {
+      while (i < message.size() &&
+             (isDigit(message[i]) || (message[i] == '.' && i + 1 < message.size() && isDigit(message[i + 1])))) {
         ++i;
       }
       out += 'N';
@@ -344,9 +352,9 @@ bool anyResize(const Graph& g, bool in_place_views, F&& then) {
   for (const Node& r : g.nodes()) {
     if (!r.atenOp()) continue;
     const OpRoleInfo& role = opRole(*r.target.op());
-    const bool resizes = role.role == OpRole::Out ||
-                         (in_place_views && (role.role == OpRole::Unsupported ||
-                                             (role.role == OpRole::MetadataMutation && !role.functional)));
+    const bool resizes =
+        role.role == OpRole::Out || (in_place_views && (role.role == OpRole::Unsupported ||
+                                                        (role.role == OpRole::MetadataMutation && !role.functional)));
     if (!resizes) continue;
     for (size_t k = 0; k < role.return_alias.size(); ++k) {
       const Node* w = role.return_alias[k] < 0 ? nullptr : boundTensor(r, *r.target.op(), role.return_alias[k]);
@@ -375,7 +383,8 @@ bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view,
 // Whether an ATen call `c` before `r` of which `is(c)` holds, whose self shares `w`'s
 // storage, has `then(c)` hold too.
 template <typename Is, typename Then>
-bool anyEarlierCallOnStorage(const Graph& g, const Node& r, const Node& w, const std::map<const Node*, const Node*>& owner,
+bool anyEarlierCallOnStorage(const Graph& g, const Node& r, const Node& w,
+                             const std::map<const Node*, const Node*>& owner,
                              const std::map<const Node*, size_t>& order, Is&& is, Then&& then) {
   for (const Node& c : g.nodes()) {
     if (order.at(&c) >= order.at(&r)) break;
@@ -400,7 +409,8 @@ bool resizesAViewedTensor(const Graph& g) {
 bool resizesAnInPlaceAlias(const Graph& g) {
   const auto owner = storageOwners(g);
   const auto order = nodeOrder(g);
-  return anyResize(g, false, [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false, owner, order); });
+  return anyResize(g, false,
+                   [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false, owner, order); });
 }
 
 // Note [Program traits]: "resizes-after-set": out= calls only, into a tensor an earlier
@@ -509,7 +519,8 @@ bool reshapeCopiesAWrittenTensor(const Graph& g) {
     if (!n.atenOp()) continue;
     const OpInfo& op = *n.target.op();
     const OpRoleInfo& role = opRole(op);
-    if (role.role != OpRole::MaybeView || (role.view != ViewFamily::Reshape && op.qualified_name != "aten::contiguous")) {
+    if (role.role != OpRole::MaybeView ||
+        (role.view != ViewFamily::Reshape && op.qualified_name != "aten::contiguous")) {
       continue;
     }
     const Node* in = boundTensor(n, op, 0);
@@ -537,8 +548,7 @@ bool resizesAStridedViewToItsSizes(const Graph& g) {
     const Node* self = boundTensor(n, *op, 0);
     const TensorMeta* before = self ? self->meta.val.tensor() : nullptr;
     const TensorMeta* after = n.meta.val.tensor();
-    return before && after && before->sizes == after->sizes && isViewTensor(*self) &&
-           !isContiguous(*before);
+    return before && after && before->sizes == after->sizes && isViewTensor(*self) && !isContiguous(*before);
   });
 }
 
@@ -579,7 +589,8 @@ bool submoduleEntryNamesAnOutput(const ExportedProgram& p) {
   return std::any_of(p.module_call_graph.begin(), p.module_call_graph.end(), [&](const ModuleCallEntry& entry) {
     if (entry.fqn.empty() || !entry.signature) return false;
     const auto& outs = entry.signature->outputs;
-    return std::any_of(outs.begin(), outs.end(), [&](const SpecArg& a) { return a.hasNodeName() && p.graph().find(a.name); });
+    return std::any_of(outs.begin(), outs.end(),
+                       [&](const SpecArg& a) { return a.hasNodeName() && p.graph().find(a.name); });
   });
 }
 
@@ -695,5 +706,4 @@ bool isMismatchKind(std::string_view kind) {
   return kind == "value-mismatch" || kind == "shape-mismatch" || kind == "dtype-mismatch";
 }
 
-}  // namespace epsmith#include "ir/grad_mode.h"
-
+}  // namespace epsmith

@@ -43,18 +43,18 @@ struct RootCause {
   RootCause(std::string check_, std::string kind_, std::string message_, std::vector<std::string> ops_)
       : check(std::move(check_)), kind(std::move(kind_)), message(std::move(message_)), ops(std::move(ops_)) {}
   std::string check;
-  std::string kind;                // crashKind'ed
-  std::string message;             // the template
-  std::vector<std::string> ops;    // core op names, sorted and distinct
+  std::string kind;              // crashKind'ed
+  std::string message;           // the template
+  std::vector<std::string> ops;  // core op names, sorted and distinct
   // The core names of the ops `ops` names by their class: a known bug's ops match them too
   // (Note [Known bugs]); not in the key.
   std::vector<std::string> class_ops;
   // What the minimized program is, beyond its ops (Note [Program traits]); not in the key.
   std::vector<std::string> traits;
-  std::string str() const;         // "D2|exception-in-one|Dimension out of range ...|squeeze,transpose"
+  std::string str() const;  // "D2|exception-in-one|Dimension out of range ...|squeeze,transpose"
   // A directory name: check, kind and a hash of the rest: "d2-exception-in-one-3fa2c1d0".
   std::string id() const;
-  std::string family() const;      // check, kind and message: its root causes differ in ops
+  std::string family() const;  // check, kind and message: its root causes differ in ops
 };
 
 // "aten::add_.Tensor", "aten::add.out", "aten::add.Tensor" → "add"; "aten::__iand__.Tensor"
@@ -229,16 +229,31 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   run_decompositions replaces nodes as it decomposes and functionalizes (clamp_, a squeeze
 //   of a tensor written later, hardshrink), and its verifier then finds the entry naming a
 //   node the graph no longer has.
-inline constexpr const char* kProgramTraits[] = {
-    "resizes-a-viewed-tensor",             "writes-an-undeclared-alias",          "sets-another-dtype",
-    "mutates-metadata-in-place",           "writes-through-an-unfold-with-gaps",  "writes-through-an-expand",
-    "resizes-an-in-place-alias",           "resizes-after-set",                   "composite-reads-an-out-resize",
-    "writes-through-a-bool-view",          "resizes-an-input",                    "resizes-after-a-metadata-mutation",
-    "requires-grad-of-a-factory-view",     "sets-from-a-source-with-an-offset",   "writes-a-view-copy-out",
-    "views-as-another-dtype",              "detaches-a-view",                     "reshape-copies-a-written-tensor",
-    "writes-under-a-strided-reshape",      "resizes-a-strided-view-to-its-sizes", "takes-an-effect-token",
-    "returns-an-empty-tensor-list",        "addresses-a-written-strided-tensor",  "writes-a-parameter-under-no-grad",
-    "submodule-entry-names-an-output"};
+inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
+                                                 "writes-an-undeclared-alias",
+                                                 "sets-another-dtype",
+                                                 "mutates-metadata-in-place",
+                                                 "writes-through-an-unfold-with-gaps",
+                                                 "writes-through-an-expand",
+                                                 "resizes-an-in-place-alias",
+                                                 "resizes-after-set",
+                                                 "composite-reads-an-out-resize",
+                                                 "writes-through-a-bool-view",
+                                                 "resizes-an-input",
+                                                 "resizes-after-a-metadata-mutation",
+                                                 "requires-grad-of-a-factory-view",
+                                                 "sets-from-a-source-with-an-offset",
+                                                 "writes-a-view-copy-out",
+                                                 "views-as-another-dtype",
+                                                 "detaches-a-view",
+                                                 "reshape-copies-a-written-tensor",
+                                                 "writes-under-a-strided-reshape",
+                                                 "resizes-a-strided-view-to-its-sizes",
+                                                 "takes-an-effect-token",
+                                                 "returns-an-empty-tensor-list",
+                                                 "addresses-a-written-strided-tensor",
+                                                 "writes-a-parameter-under-no-grad",
+                                                 "submodule-entry-names-an-output"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -69,8 +69,8 @@ TorchAnswer askTorch(const ExportedProgram& p, const std::vector<DiffCheck>& che
   request.module_run = asks(checks, DiffCheck::D5);
   request.decompose = asks(checks, DiffCheck::D8);
   if (asks(checks, DiffCheck::D7)) {
-    const int limit = options.torch_corruptions_per_case > 0 ? options.torch_corruptions_per_case
-                                                           : options.corruptions_per_case;
+    const int limit =
+        options.torch_corruptions_per_case > 0 ? options.torch_corruptions_per_case : options.corruptions_per_case;
     eachCorruption(p, options.case_seed, limit, options.corruption,
                    [&](const ExportedProgram& work, const Corruption& c) {
                      auto diagnostics = verify(work);

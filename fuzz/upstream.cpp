@@ -70,8 +70,10 @@ std::string verdictLines(const std::string& output) {
   std::string line, kept;
   while (std::getline(in, line)) {
     // torch's own log lines ("E1205 11:29:56.039000 10452 fake_tensor.py:3090] ...") are no verdict
-    const bool logged = line.size() > 5 && std::strchr("EWI", line[0]) && std::isdigit(static_cast<unsigned char>(line[1]));
-    if (line.rfind("torch ", 0) == 0 || line == "the bug shows" || logged || line.find("Warning") != std::string::npos) continue;
+    const bool logged =
+        line.size() > 5 && std::strchr("EWI", line[0]) && std::isdigit(static_cast<unsigned char>(line[1]));
+    if (line.rfind("torch ", 0) == 0 || line == "the bug shows" || logged || line.find("Warning") != std::string::npos)
+      continue;
     if (!kept.empty()) kept += " | ";
     kept += line;
   }
@@ -97,8 +99,8 @@ std::string numbersAsN(std::string_view s) {
 // class, numbers as N, up to the first quoted name (the program's own), at most 40
 // characters.
 std::string messageKey(std::string message) {
-  if (auto colon = message.find(": "); colon != std::string::npos && colon >= 5 && colon < 40 &&
-                                       message.compare(colon - 5, 5, "Error") == 0) {
+  if (auto colon = message.find(": ");
+      colon != std::string::npos && colon >= 5 && colon < 40 && message.compare(colon - 5, 5, "Error") == 0) {
     message = message.substr(colon + 2);
   }
   message = numbersAsN(message);
@@ -126,8 +128,9 @@ ScriptRun runReproScript(const std::string& script, int timeout_seconds, const s
   }
   const fs::path cwd = dir / "cwd";
   fs::create_directory(cwd);
-  run.exit_code = runWithTimeout({python.empty() ? torchPython() : python, "-I", "-W", "ignore", (dir / "repro.py").string()}, cwd, dir / "output.txt", timeout_seconds,
-                                 run.signal, run.timed_out);
+  run.exit_code =
+      runWithTimeout({python.empty() ? torchPython() : python, "-I", "-W", "ignore", (dir / "repro.py").string()}, cwd,
+                     dir / "output.txt", timeout_seconds, run.signal, run.timed_out);
   auto output = readFileBytes((dir / "output.txt").string());
   if (output.ok()) run.output = output.value();
   const size_t at = run.output.rfind("torch ", 0) == 0 ? 0 : run.output.find("\ntorch ");
@@ -157,7 +160,8 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
     r.reason = "the script shows another difference than the case's: " + verdictLines(run.output);
   } else if (run.exit_code == 0 && c.check == "D2") {
     r.cls = UpstreamClass::CppOnly;
-    r.reason = "torch.func.functionalize agrees with eager: only LibTorch's C++ functionalization, without Python, shows it";
+    r.reason =
+        "torch.func.functionalize agrees with eager: only LibTorch's C++ functionalization, without Python, shows it";
   } else if (run.exit_code == 0) {
     r.reason = "the script shows no difference on torch " + run.torch;
   } else if (run.timed_out) {
@@ -177,8 +181,9 @@ Expected<std::string> caseReproScript(const CaseFile& c) {
   if (c.check == "D7" && c.kind.rfind("across-releases", 0) == 0) {
     // Note [Save and load across releases]: its case keeps the program; the two torches it
     // needs are `epsmith check`'s (replay shows it).
-    return Diagnostic{"", "a finding across two releases needs both torches in one run, which no torch-only script of one "
-                          "Python has: replay it with both installed"};
+    return Diagnostic{"",
+                      "a finding across two releases needs both torches in one run, which no torch-only script of one "
+                      "Python has: replay it with both installed"};
   }
   if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
   return writeReproScript(*c.program, {path.value(), c.check + " " + c.kind + (c.op.empty() ? "" : " at " + c.op)});
@@ -193,7 +198,8 @@ std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, c
 
 const std::string& torchEnvironment() {
   static const std::string environment = [] {
-    ScriptRun run = runReproScript("import runpy\nrunpy.run_module('torch.utils.collect_env', run_name='__main__')\n", 120);
+    ScriptRun run =
+        runReproScript("import runpy\nrunpy.run_module('torch.utils.collect_env', run_name='__main__')\n", 120);
     return run.exit_code == 0 ? run.output : std::string();
   }();
   return environment;

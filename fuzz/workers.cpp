@@ -181,10 +181,14 @@ std::string WorkerDeath::kindName() const {
 }
 
 WorkerPool::WorkerPool(int jobs, ServeFn serve, WorkerLimits limits, std::function<void()> init)
-    : workers_(static_cast<size_t>(std::max(jobs, 1))), serve_(std::move(serve)), limits_(limits), init_(std::move(init)) {
+    : workers_(static_cast<size_t>(std::max(jobs, 1))),
+      serve_(std::move(serve)),
+      limits_(limits),
+      init_(std::move(init)) {
   // A worker that dies while the parent writes to it must not take the parent along.
   ::signal(SIGPIPE, SIG_IGN);
-  shared_ = ::mmap(nullptr, sizeof(Breadcrumb) * workers_.size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  shared_ =
+      ::mmap(nullptr, sizeof(Breadcrumb) * workers_.size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared_ == MAP_FAILED) throw std::runtime_error(std::string("mmap: ") + std::strerror(errno));
 }
 
@@ -293,8 +297,7 @@ void WorkerPool::stop(size_t w) {
   ::close(worker.from_child);
   ::kill(worker.pid, SIGKILL);
   int status = 0;
-  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {}
   ::unlink(temporaryArchivePath(worker.pid).c_str());
   worker.pid = -1;
 }
@@ -312,7 +315,8 @@ void WorkerPool::send(int w, std::string request, double deadline_seconds) {
   worker.queue.push_back({std::move(request), seconds});
   if (worker.pid <= 0) return restart(i);
   if (worker.queue.size() == 1) {
-    worker.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    worker.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
   // A worker that died while idle shows up as a failed write here, or as EOF at wait().
   writeMessage(worker.to_child, worker.queue.back().text);
@@ -322,8 +326,7 @@ WorkerDeath WorkerPool::reap(size_t w, std::optional<WorkerDeath::Kind> killed_f
   Worker& worker = workers_[w];
   if (killed_for) ::kill(worker.pid, SIGKILL);
   int status = 0;
-  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {}
   ::unlink(temporaryArchivePath(worker.pid).c_str());
   WorkerDeath death;
   if (killed_for) {
@@ -422,7 +425,8 @@ size_t WorkerPool::rssBytes() const {
 
 IsolatedOutcome runIsolated(const std::function<std::string()>& fn, const WorkerLimits& limits,
                             std::function<void()> init) {
-  WorkerPool pool(1, [&](const std::string&) { return fn(); }, limits, std::move(init));
+  WorkerPool pool(
+      1, [&](const std::string&) { return fn(); }, limits, std::move(init));
   pool.send(0, "");
   for (;;) {
     for (auto& e : pool.wait(1000)) {

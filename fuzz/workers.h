@@ -31,16 +31,16 @@ namespace epsmith {
 // How a request ended without a reply.
 struct WorkerDeath {
   enum class Kind : uint8_t { Signal, Exit, Timeout, OutOfMemory } kind = Kind::Signal;
-  int code = 0;        // the signal or exit status
-  std::string phase;   // the breadcrumb
+  int code = 0;       // the signal or exit status
+  std::string phase;  // the breadcrumb
   std::string op;
-  std::string frame;   // the function a signal was raised in, where the worker could name it
+  std::string frame;  // the function a signal was raised in, where the worker could name it
   // "crash-SIGSEGV", "exit-3", "timeout", "out-of-memory": stable, for signatures.
   std::string kindName() const;
 };
 
 struct WorkerLimits {
-  double seconds_per_request = 10;   // a request's default deadline
+  double seconds_per_request = 10;  // a request's default deadline
   size_t rss_limit_bytes = size_t{2} << 30;
   // A worker is replaced after serving this many requests (0: never), so what LibTorch and
   // the caches keep per request, and the heap's fragmentation, cannot pile up over a
@@ -95,8 +95,8 @@ class WorkerPool {
   struct Worker {
     pid_t pid = -1;
     int to_child = -1, from_child = -1;
-    int served = 0;  // requests answered since it started
-    std::deque<Request> queue;  // sent and unanswered; the front is being served
+    int served = 0;                                  // requests answered since it started
+    std::deque<Request> queue;                       // sent and unanswered; the front is being served
     std::chrono::steady_clock::time_point deadline;  // of the front request
     std::chrono::steady_clock::time_point memory_checked;
   };

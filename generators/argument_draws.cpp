@@ -120,7 +120,8 @@ std::optional<Argument> ArgumentDraws::argumentFor(const OpInfo& op, const Param
       if (contains(p.name, "dim") || contains(p.name, "axis") || p.name == "source" || p.name == "destination") {
         return Argument(arg::Int{dimIn()});
       }
-      if (contains(p.name, "chunk") || contains(p.name, "section")) return Argument(arg::Int{std::max<int64_t>(posIn(), 1)});
+      if (contains(p.name, "chunk") || contains(p.name, "section"))
+        return Argument(arg::Int{std::max<int64_t>(posIn(), 1)});
       if (p.name == "reduction") return Argument(arg::Int{random_.range(0, 2)});  // at::Reduction
       // GridSampler's interpolation and padding modes, embedding_bag's mode: enums of
       // three that grid_sampler_2d does not check (mode -1 returns uninitialized memory).
@@ -147,7 +148,8 @@ std::optional<Argument> ArgumentDraws::argumentFor(const OpInfo& op, const Param
         if (values.empty()) values.push_back(0);
       } else if (ref && (contains(p.name, "size") || contains(p.name, "shape"))) {
         const std::string_view local = op.localName();
-        const bool infer = local.find("view") != std::string_view::npos || local.find("reshape") != std::string_view::npos ||
+        const bool infer = local.find("view") != std::string_view::npos ||
+                           local.find("reshape") != std::string_view::npos ||
                            local.find("expand") != std::string_view::npos || p.name == "shape";
         values = shapeLike(*ref, infer);
       } else if (contains(p.name, "dim") || contains(p.name, "perm") || p.name == "source" || p.name == "destination") {

@@ -51,7 +51,8 @@ void CorruptionUndo::restoreGraph() {
   for (auto [node, original] : changed) {
     // What no corruption does, and copying fields back could not undo.
     if (node->name() != original->name() || node->op() != original->op()) {
-      std::fprintf(stderr, "epsmith internal error: a corruption renamed %%%s or changed its op\n", original->name().c_str());
+      std::fprintf(stderr, "epsmith internal error: a corruption renamed %%%s or changed its op\n",
+                   original->name().c_str());
       std::abort();
     }
     node->target = original->target;

@@ -11,9 +11,9 @@ namespace {
 
 std::optional<ScalarType> dtypeFromTorchName(std::string_view name) {
   static const std::pair<std::string_view, ScalarType> kNames[] = {
-      {"float32", ScalarType::Float}, {"float64", ScalarType::Double}, {"float16", ScalarType::Half},
-      {"bfloat16", ScalarType::BFloat16}, {"int64", ScalarType::Long}, {"int32", ScalarType::Int},
-      {"int16", ScalarType::Short}, {"int8", ScalarType::Char}, {"uint8", ScalarType::Byte},
+      {"float32", ScalarType::Float},     {"float64", ScalarType::Double}, {"float16", ScalarType::Half},
+      {"bfloat16", ScalarType::BFloat16}, {"int64", ScalarType::Long},     {"int32", ScalarType::Int},
+      {"int16", ScalarType::Short},       {"int8", ScalarType::Char},      {"uint8", ScalarType::Byte},
       {"bool", ScalarType::Bool},
   };
   for (const auto& [n, d] : kNames) {
@@ -57,25 +57,31 @@ std::optional<std::string> applyDtypes(GeneratorConfig& g, const std::vector<std
   g.dtypes.clear();
   for (const auto& w : v) {
     auto d = dtypeFromTorchName(w);
-    if (!d) return "unknown dtype '" + w + "' (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)";
+    if (!d)
+      return "unknown dtype '" + w + "' (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool)";
     g.dtypes.push_back(*d);
   }
   return std::nullopt;
 }
 
 // `weight CATEGORY N` or `state-weight KIND N`; why not, for a bad value.
-std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& directive, const std::vector<std::string>& v) {
+std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& directive,
+                                       const std::vector<std::string>& v) {
   if (v.size() != 2) return "takes NAME WEIGHT";
   int64_t w = 0;
   if (auto e = number(v[1], 1000000, &w)) return e;
   const auto weight = static_cast<uint32_t>(w);
   static const std::pair<std::string_view, uint32_t GeneratorConfig::*> kWeights[] = {
-      {"functional", &GeneratorConfig::weight_functional}, {"in-place", &GeneratorConfig::weight_in_place},
-      {"view", &GeneratorConfig::weight_view}, {"out", &GeneratorConfig::weight_out},
-      {"metadata-mutation", &GeneratorConfig::weight_metadata}, {"factory", &GeneratorConfig::weight_factory},
+      {"functional", &GeneratorConfig::weight_functional},
+      {"in-place", &GeneratorConfig::weight_in_place},
+      {"view", &GeneratorConfig::weight_view},
+      {"out", &GeneratorConfig::weight_out},
+      {"metadata-mutation", &GeneratorConfig::weight_metadata},
+      {"factory", &GeneratorConfig::weight_factory},
       {"refused", &GeneratorConfig::weight_refused},
   };
-  static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer", "constant"};
+  static const std::string_view kStateNames[kNumStateKinds] = {"parameter", "buffer", "non-persistent-buffer",
+                                                               "constant"};
   if (directive == "weight") {
     for (const auto& [name, field] : kWeights) {
       if (name == v[0]) return g.*field = weight, std::nullopt;
@@ -100,44 +106,46 @@ std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& di
 Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
   GenerationConfig config;
   GeneratorConfig& g = config.generator;
-  auto error = forEachDirective(text, where, [&](const std::string& here, const std::string& directive,
-                                                const std::string& value) -> std::optional<Diagnostic> {
-    auto catalog = applyCatalogDirective(config.catalog, directive, value);
-    if (!catalog) return Diagnostic{here, catalog.error().message};
-    if (catalog.value()) return std::nullopt;
-    const std::vector<std::string> v = words(value);
-    auto bad = [&](const std::string& why) { return Diagnostic{here, "'" + directive + "': " + why}; };
-    auto one = [&](int64_t max, auto* field) -> std::optional<Diagnostic> {
-      if (v.size() != 1) return bad("takes one value");
-      int64_t n = 0;
-      if (auto e = number(v[0], max, &n)) return bad(*e);
-      *field = static_cast<std::remove_pointer_t<decltype(field)>>(n);
-      return std::nullopt;
-    };
-    if (directive == "nodes") return one(100000, &g.nodes);
-    if (directive == "state") return one(64, &g.max_state);
-    if (directive == "max-rank") return one(8, &g.max_rank);
-    if (directive == "max-dim") return one(64, &g.max_dim);
-    if (directive == "noncontiguous") return one(100, &g.noncontiguous_percent);
-    if (directive == "mutable-state") return one(100, &g.mutable_state_percent);
-    if (directive == "tokens") return one(100, &g.token_percent);
-    if (directive == "no-grad") return one(100, &g.no_grad_percent);
-    if (directive == "submodule") return one(100, &g.submodule_percent);
-    if (directive == "refused") return one(100, &g.refused_percent);
-    auto orBad = [&](std::optional<std::string> why) -> std::optional<Diagnostic> {
-      if (why) return bad(*why);
-      return std::nullopt;
-    };
-    if (directive == "inputs") return orBad(applyInputs(g, v));
-    if (directive == "dtypes") return orBad(applyDtypes(g, v));
-    if (directive == "weight" || directive == "state-weight") return orBad(applyWeight(g, directive, v));
-    if (directive == "dialect") {
-      if (value == "TRAINING") return g.dialect = IrDialect::Training, std::nullopt;
-      if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
-      return bad("unknown dialect '" + value + "' (TRAINING, ATEN)");
-    }
-    return Diagnostic{here, "unknown directive '" + directive + "' (see docs/generators.md)"};
-  });
+  auto error = forEachDirective(
+      text, where,
+      [&](const std::string& here, const std::string& directive,
+          const std::string& value) -> std::optional<Diagnostic> {
+        auto catalog = applyCatalogDirective(config.catalog, directive, value);
+        if (!catalog) return Diagnostic{here, catalog.error().message};
+        if (catalog.value()) return std::nullopt;
+        const std::vector<std::string> v = words(value);
+        auto bad = [&](const std::string& why) { return Diagnostic{here, "'" + directive + "': " + why}; };
+        auto one = [&](int64_t max, auto* field) -> std::optional<Diagnostic> {
+          if (v.size() != 1) return bad("takes one value");
+          int64_t n = 0;
+          if (auto e = number(v[0], max, &n)) return bad(*e);
+          *field = static_cast<std::remove_pointer_t<decltype(field)>>(n);
+          return std::nullopt;
+        };
+        if (directive == "nodes") return one(100000, &g.nodes);
+        if (directive == "state") return one(64, &g.max_state);
+        if (directive == "max-rank") return one(8, &g.max_rank);
+        if (directive == "max-dim") return one(64, &g.max_dim);
+        if (directive == "noncontiguous") return one(100, &g.noncontiguous_percent);
+        if (directive == "mutable-state") return one(100, &g.mutable_state_percent);
+        if (directive == "tokens") return one(100, &g.token_percent);
+        if (directive == "no-grad") return one(100, &g.no_grad_percent);
+        if (directive == "submodule") return one(100, &g.submodule_percent);
+        if (directive == "refused") return one(100, &g.refused_percent);
+        auto orBad = [&](std::optional<std::string> why) -> std::optional<Diagnostic> {
+          if (why) return bad(*why);
+          return std::nullopt;
+        };
+        if (directive == "inputs") return orBad(applyInputs(g, v));
+        if (directive == "dtypes") return orBad(applyDtypes(g, v));
+        if (directive == "weight" || directive == "state-weight") return orBad(applyWeight(g, directive, v));
+        if (directive == "dialect") {
+          if (value == "TRAINING") return g.dialect = IrDialect::Training, std::nullopt;
+          if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
+          return bad("unknown dialect '" + value + "' (TRAINING, ATEN)");
+        }
+        return Diagnostic{here, "unknown directive '" + directive + "' (see docs/generators.md)"};
+      });
   if (error) return *error;
   if (g.dtypes.empty()) return Diagnostic{where, "'dtypes' leaves no dtype to generate"};
   return config;

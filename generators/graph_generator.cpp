@@ -58,8 +58,8 @@ class Generator {
     addPlaceholders();
     // Note [Ops the functionalizer refuses]: drawn only where the catalog has some, so a
     // config that filters them all out keeps the programs it made before.
-    may_call_refused_ = !catalog_.refusedOps().empty() && config_.refused_percent > 0 &&
-               random_.below(100) < config_.refused_percent;
+    may_call_refused_ =
+        !catalog_.refusedOps().empty() && config_.refused_percent > 0 && random_.below(100) < config_.refused_percent;
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
       maybeToggleGrad();
@@ -85,8 +85,8 @@ class Generator {
       m.sizes.emplace_back(int64_t{0});
       m.strides.emplace_back(int64_t{1});
       t->meta.val = m;
-      p_.signature.input_specs.push_back({InputKind::Token, SpecArg{SpecArg::Kind::Token, t->name(), {}, {}},
-                                          std::nullopt, std::nullopt});
+      p_.signature.input_specs.push_back(
+          {InputKind::Token, SpecArg{SpecArg::Kind::Token, t->name(), {}, {}}, std::nullopt, std::nullopt});
       token_ = t;
     }
     std::vector<ScalarType> floating;
@@ -105,12 +105,15 @@ class Generator {
       if (any) kinds.push_back(static_cast<StateKind>(random_.weighted(weights)));
     }
     std::stable_sort(kinds.begin(), kinds.end(), [](StateKind a, StateKind b) {
-      auto group = [](StateKind k) { return k == StateKind::NonPersistentBuffer ? 1 : static_cast<int>(k) > 1 ? 2 : static_cast<int>(k); };
+      auto group = [](StateKind k) {
+        return k == StateKind::NonPersistentBuffer ? 1 : static_cast<int>(k) > 1 ? 2 : static_cast<int>(k);
+      };
       return group(a) < group(b);
     });
     int counts[kNumStateKinds] = {};
     for (StateKind k : kinds) addState(k, counts[static_cast<int>(k)]++, floating);
-    const int inputs = static_cast<int>(random_.range(config_.min_inputs, std::max(config_.min_inputs, config_.max_inputs)));
+    const int inputs =
+        static_cast<int>(random_.range(config_.min_inputs, std::max(config_.min_inputs, config_.max_inputs)));
     for (int i = 0; i < inputs; ++i) addInput("x" + std::to_string(i));
   }
 
@@ -121,8 +124,8 @@ class Generator {
   // itself enforces (an in-place write to a leaf that requires grad raises).
   void addState(StateKind kind, int index, const std::vector<ScalarType>& floating) {
     const bool parameter = kind == StateKind::Parameter;
-    const ScalarType dtype = parameter ? floating[random_.below(floating.size())]
-                                       : config_.dtypes[random_.below(config_.dtypes.size())];
+    const ScalarType dtype =
+        parameter ? floating[random_.below(floating.size())] : config_.dtypes[random_.below(config_.dtypes.size())];
     at::Tensor value = randomTensor(dtype, randomSizes());
     if (parameter) value.requires_grad_(true);
     std::string target, name;
@@ -259,11 +262,11 @@ class Generator {
   const OpInfo* pickOp(OpCategory* category) {
     // Random and nondeterministic ops (off by default) weigh as functional ones when a
     // config enables them.
-    static constexpr OpCategory kCategories[] = {OpCategory::Functional, OpCategory::InPlace, OpCategory::View,
-                                                 OpCategory::Out, OpCategory::MetadataMutation, OpCategory::Factory,
-                                                 OpCategory::Random, OpCategory::Nondeterministic};
-    std::vector<uint32_t> weights{config_.weight_functional, config_.weight_in_place, config_.weight_view,
-                                  config_.weight_out, config_.weight_metadata, config_.weight_factory,
+    static constexpr OpCategory kCategories[] = {
+        OpCategory::Functional,       OpCategory::InPlace, OpCategory::View,   OpCategory::Out,
+        OpCategory::MetadataMutation, OpCategory::Factory, OpCategory::Random, OpCategory::Nondeterministic};
+    std::vector<uint32_t> weights{config_.weight_functional, config_.weight_in_place,  config_.weight_view,
+                                  config_.weight_out,        config_.weight_metadata,  config_.weight_factory,
                                   config_.weight_functional, config_.weight_functional};
     for (size_t i = 0; i < weights.size(); ++i) {
       if (catalog_.enabledOps(kCategories[i]).empty()) weights[i] = 0;
@@ -454,7 +457,8 @@ class Generator {
     Graph& g = p_.graph();
     if (v.isTensor()) {
       bool input = false;  // in-place and out= results, and ops returning self, are their argument
-      for (const auto& l : pool_) input = input || (l.input && l.value.unsafeGetTensorImpl() == v.toTensor().unsafeGetTensorImpl());
+      for (const auto& l : pool_)
+        input = input || (l.input && l.value.unsafeGetTensorImpl() == v.toTensor().unsafeGetTensorImpl());
       pool_.push_back({n, v.toTensor(), input});
     } else if (v.isTuple() || v.isTensorList()) {
       std::vector<at::Tensor> items = v.isTensorList() ? v.toTensorVector() : std::vector<at::Tensor>();
@@ -519,7 +523,8 @@ class Generator {
     }
     auto outcome = run();
     if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
-        returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) || reachesPastItsStorage(outcome.outputs[0]) ||
+        returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) ||
+        reachesPastItsStorage(outcome.outputs[0]) ||
         growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
         factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesBitsNoOpMade()) ||
         (viewsAsAnotherDtype(*op) && holdsBoolsOfOtherBytes(outcome.outputs[0])) ||
@@ -563,7 +568,8 @@ class Generator {
   // ... and Note [Bools of other bytes]: the bool tensors other dtypes view.
   bool leavesBitsNoOpMade() const {
     auto otherBytes = [](const at::Tensor& t) { return holdsBoolsOfOtherBytes(t); };
-    return std::any_of(reinterpreted_.begin(), reinterpreted_.end(), [](const at::Tensor& t) { return holdsANaN(t); }) ||
+    return std::any_of(reinterpreted_.begin(), reinterpreted_.end(),
+                       [](const at::Tensor& t) { return holdsANaN(t); }) ||
            std::any_of(given_.begin(), given_.end(), [](const auto& v) { return holdsANewNaN(v.first, v.second); }) ||
            std::any_of(bools_.begin(), bools_.end(), otherBytes);
   }
@@ -581,8 +587,8 @@ class Generator {
     Node* out = p_.graph().append(OpKind::Output, "output");
     if (token_) {
       out->args.push_back(arg::Tensor{token_});
-      p_.signature.output_specs.push_back({OutputKind::Token, SpecArg{SpecArg::Kind::Token, token_->name(), {}, {}},
-                                           std::nullopt});
+      p_.signature.output_specs.push_back(
+          {OutputKind::Token, SpecArg{SpecArg::Kind::Token, token_->name(), {}, {}}, std::nullopt});
     }
     for (Node* o : outputs) {
       out->args.push_back(arg::Tensor{o});
@@ -593,13 +599,13 @@ class Generator {
 
   const GeneratorConfig& config_;
   RandomSource& random_;
-  bool compromised_ = false;  // a refused call changed a live tensor: give the program up
-  bool may_call_refused_ = false;  // this program may call ops the functionalizer refuses
+  bool compromised_ = false;                     // a refused call changed a live tensor: give the program up
+  bool may_call_refused_ = false;                // this program may call ops the functionalizer refuses
   bool parameter_written_without_grad_ = false;  // Note [Parameters written under grad]
   std::vector<at::Tensor> parameters_;
   ExportedProgram p_;
   std::vector<Live> pool_;
-  std::vector<at::Tensor> read_only_;  // constants and immutable state
+  std::vector<at::Tensor> read_only_;      // constants and immutable state
   std::vector<at::Tensor> reinterpreted_;  // floating tensors a view.dtype reads the bits of
   // The storages of floating views of other tensors, in the view's dtype, with what they
   // held after the last write.
@@ -615,8 +621,8 @@ class Generator {
 // compromised (Note [A refused call must leave no trace]) and that runs from its inputs
 // (Note [Metadata mutations of views replayed]), each made from where the last left the
 // stream.
-Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random, GenerationStats* stats) {
+Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random,
+                                          GenerationStats* stats) {
   constexpr int kTries = 16;
   for (int i = 0; i < kTries; ++i) {
     Generator generator(catalog, config, random);
@@ -626,13 +632,13 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
     if (stats) ++stats->programs_given_up;
   }
   return Diagnostic{"", "no program of " + std::to_string(kTries) +
-                           " could be generated without a refused call changing a live tensor"};
+                            " could be generated without a refused call changing a live tensor"};
 }
 
 }  // namespace
 
-Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random, GenerationStats* stats) {
+Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random,
+                                          GenerationStats* stats) {
   compat::WarningHandlerGuard quiet(silentWarningHandler());
   return trainingProgram(catalog, config, random, stats);
 }

@@ -18,14 +18,14 @@ enum class StateKind : uint8_t { Parameter, PersistentBuffer, NonPersistentBuffe
 constexpr int kNumStateKinds = 4;
 
 struct GeneratorConfig {
-  int nodes = 16;        // call_function nodes to aim for
-  int min_inputs = 1;    // user inputs
+  int nodes = 16;      // call_function nodes to aim for
+  int min_inputs = 1;  // user inputs
   int max_inputs = 3;
-  int max_state = 3;     // lifted placeholders (parameters, buffers, constants) besides them
+  int max_state = 3;  // lifted placeholders (parameters, buffers, constants) besides them
   int max_rank = 4;
-  int max_dim = 8;       // sizes 0..max_dim (zero-size now and then)
-  std::vector<ScalarType> dtypes{ScalarType::Float, ScalarType::Double, ScalarType::Long,
-                                 ScalarType::Int, ScalarType::Bool, ScalarType::Half, ScalarType::BFloat16};
+  int max_dim = 8;  // sizes 0..max_dim (zero-size now and then)
+  std::vector<ScalarType> dtypes{ScalarType::Float, ScalarType::Double, ScalarType::Long,    ScalarType::Int,
+                                 ScalarType::Bool,  ScalarType::Half,   ScalarType::BFloat16};
   uint32_t noncontiguous_percent = 30;  // inputs that are transposed, strided, expanded or offset views
   // Relative weight of each op category for the next node (mutation-heavy by default).
   uint32_t weight_functional = 4;
@@ -58,7 +58,7 @@ struct GenerationStats {
 
 // A TRAINING program of about `config.nodes` nodes with its example inputs and state, or an
 // error when the catalog leaves nothing to build with. `stats`, when given, is added to.
-Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config,
-                                          RandomSource& random, GenerationStats* stats = nullptr);
+Expected<ExportedProgram> generateProgram(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random,
+                                          GenerationStats* stats = nullptr);
 
 }  // namespace epsmith

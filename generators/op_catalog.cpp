@@ -28,14 +28,15 @@ namespace epsmith {
 namespace {
 
 constexpr std::string_view kCategoryNames[] = {
-    "functional", "in-place", "out", "view", "metadata-mutation", "random", "factory",
-    "nondeterministic", "backward-or-private", "other-mutation",
+    "functional",          "in-place",       "out",     "view",
+    "metadata-mutation",   "random",         "factory", "nondeterministic",
+    "backward-or-private", "other-mutation",
 };
 static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kNumOpCategories);
 
 constexpr std::string_view kBackendFragments[] = {
-    "cudnn", "miopen", "mkldnn", "mps", "vulkan", "fbgemm", "quantize", "sparse", "nested",
-    "_fake_quant", "q_per_channel", "qscheme", "int_repr", "coalesce", "to_dense", "_cufft",
+    "cudnn",  "miopen",      "mkldnn",        "mps",     "vulkan",   "fbgemm",   "quantize", "sparse",
+    "nested", "_fake_quant", "q_per_channel", "qscheme", "int_repr", "coalesce", "to_dense", "_cufft",
 };
 
 // Ops whose results are uninitialized memory: nondeterministic although no tag says so.
@@ -43,9 +44,9 @@ constexpr std::string_view kBackendFragments[] = {
 // empty_permuted and functional resize, resize_as and _resize_output), less the sparse and
 // quantized ones the catalog leaves out anyway.
 constexpr std::string_view kUninitialized[] = {
-    "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::empty_permuted", "aten::new_empty",
-    "aten::new_empty_strided", "aten::resize_", "aten::resize_as_", "aten::resize", "aten::resize_as",
-    "aten::_resize_output",
+    "aten::empty",     "aten::empty_like",        "aten::empty_strided",  "aten::empty_permuted",
+    "aten::new_empty", "aten::new_empty_strided", "aten::resize_",        "aten::resize_as_",
+    "aten::resize",    "aten::resize_as",         "aten::_resize_output",
 };
 
 // Note [Kernels that crash on generated values]
@@ -66,11 +67,16 @@ struct CrashingKernel {
   std::string_view releases;  // where it crashed: "1.13 2.11 2.13"
 };
 constexpr CrashingKernel kCrashOnGeneratedValues[] = {
-    {"aten::max_unpool2d", "1.13"},      {"aten::max_unpool3d", "1.13"},
-    {"aten::slow_conv3d", "1.13 2.11"},  {"aten::slow_conv3d_forward", "1.13 2.11"},
-    {"aten::thnn_conv2d", "1.13"},       {"aten::_slow_conv2d_forward", "1.13"},
-    {"aten::native_batch_norm", "1.13 2.13"}, {"aten::batch_norm_update_stats", "1.13 2.13"},
-    {"aten::lu_unpack", "1.13 2.13"},    {"aten::range", "2.13"},
+    {"aten::max_unpool2d", "1.13"},
+    {"aten::max_unpool3d", "1.13"},
+    {"aten::slow_conv3d", "1.13 2.11"},
+    {"aten::slow_conv3d_forward", "1.13 2.11"},
+    {"aten::thnn_conv2d", "1.13"},
+    {"aten::_slow_conv2d_forward", "1.13"},
+    {"aten::native_batch_norm", "1.13 2.13"},
+    {"aten::batch_norm_update_stats", "1.13 2.13"},
+    {"aten::lu_unpack", "1.13 2.13"},
+    {"aten::range", "2.13"},
     {"aten::arange", "2.11"},
 };
 
@@ -79,7 +85,8 @@ bool crashesOnGeneratedValues(const OpInfo& op) {
   const bool derived_here = release == "2.13";
   for (const auto& k : kCrashOnGeneratedValues) {
     if (op.qualified_name != k.name) continue;
-    if (!derived_here || (" " + std::string(k.releases) + " ").find(" " + release + " ") != std::string::npos) return true;
+    if (!derived_here || (" " + std::string(k.releases) + " ").find(" " + release + " ") != std::string::npos)
+      return true;
   }
   return false;
 }
@@ -98,10 +105,10 @@ constexpr std::string_view kFunctionalizationInternals[] = {"aten::slice_inverse
 // refuses a strided tensor: 8% of a 2.13 generator's refused candidates). Each with its
 // `_copy` variant.
 constexpr std::string_view kNeverOnDenseRealCpu[] = {
-    "aten::pin_memory", "aten::_pin_memory", "aten::is_pinned", "aten::imag", "aten::real", "aten::view_as_real",
-    "aten::resolve_conj", "aten::resolve_neg", "aten::_conj", "aten::_neg_view", "aten::view_as_complex",
-    "aten::polar", "aten::complex", "aten::values", "aten::indices", "aten::crow_indices", "aten::col_indices",
-    "aten::ccol_indices", "aten::row_indices",
+    "aten::pin_memory",      "aten::_pin_memory",  "aten::is_pinned",    "aten::imag",        "aten::real",
+    "aten::view_as_real",    "aten::resolve_conj", "aten::resolve_neg",  "aten::_conj",       "aten::_neg_view",
+    "aten::view_as_complex", "aten::polar",        "aten::complex",      "aten::values",      "aten::indices",
+    "aten::crow_indices",    "aten::col_indices",  "aten::ccol_indices", "aten::row_indices",
 };
 
 bool neverOnDenseRealCpu(const OpInfo& op) {
@@ -120,8 +127,8 @@ bool hasCpuKernel(const OpInfo& op) {
     if (base && base != &op && !hasCpuKernel(*base)) return false;
   }
   using c10::DispatchKey;
-  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd,
-                        DispatchKey::CompositeExplicitAutogradNonFunctional}) {
+  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CompositeImplicitAutograd,
+                        DispatchKey::CompositeExplicitAutograd, DispatchKey::CompositeExplicitAutogradNonFunctional}) {
     if (op.handle->hasKernelForDispatchKey(k)) return true;
   }
   return false;
@@ -137,27 +144,36 @@ bool hasCpuKernel(const OpInfo& op) {
 // reach 1e18, and one candidate then runs for hours or takes all memory; the generator
 // cannot interrupt a kernel, so it does not pick them. Name prefixes.
 constexpr std::string_view kCostFollowsValues[] = {
-    "aten::special_chebyshev_polynomial_", "aten::special_shifted_chebyshev_polynomial_",
-    "aten::special_hermite_polynomial_", "aten::special_laguerre_polynomial_",
-    "aten::special_legendre_polynomial_", "aten::bincount", "aten::repeat_interleave",
-    "aten::polygamma", "aten::special_polygamma", "aten::special_zeta",
+    "aten::special_chebyshev_polynomial_",
+    "aten::special_shifted_chebyshev_polynomial_",
+    "aten::special_hermite_polynomial_",
+    "aten::special_laguerre_polynomial_",
+    "aten::special_legendre_polynomial_",
+    "aten::bincount",
+    "aten::repeat_interleave",
+    "aten::polygamma",
+    "aten::special_polygamma",
+    "aten::special_zeta",
 };
 
 bool generatableKind(ParamType t) {
   switch (t) {
-    case ParamType::Tensor: case ParamType::TensorList: case ParamType::OptionalTensorList:
-    case ParamType::Int: case ParamType::SymInt: case ParamType::IntList: case ParamType::SymIntList:
-    case ParamType::Float: case ParamType::Bool: case ParamType::Scalar: case ParamType::ScalarType:
-      return true;
-    default:
-      return false;
+    case ParamType::Tensor:
+    case ParamType::TensorList:
+    case ParamType::OptionalTensorList:
+    case ParamType::Int:
+    case ParamType::SymInt:
+    case ParamType::IntList:
+    case ParamType::SymIntList:
+    case ParamType::Float:
+    case ParamType::Bool:
+    case ParamType::Scalar:
+    case ParamType::ScalarType: return true;
+    default: return false;
   }
 }
 
-bool returnableKind(ParamType t) {
-  return generatableKind(t) || t == ParamType::FloatList || t == ParamType::BoolList;
-}
-
+bool returnableKind(ParamType t) { return generatableKind(t) || t == ParamType::FloatList || t == ParamType::BoolList; }
 
 OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
   const std::string_view local = op.localName();
@@ -168,7 +184,7 @@ OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
   for (const auto& a : op.arguments) {
     generator = generator || a.type == ParamType::Generator;
     tensor_input = tensor_input || (!a.is_write && (a.type == ParamType::Tensor || a.type == ParamType::TensorList ||
-                                                   a.type == ParamType::OptionalTensorList));
+                                                    a.type == ParamType::OptionalTensorList));
   }
   if (op.hasTag(OpInfo::kRandom) || generator) return OpCategory::Random;
   if (op.hasTag(OpInfo::kNondeterministic)) return OpCategory::Nondeterministic;
@@ -178,7 +194,8 @@ OpCategory categorize(const OpInfo& op) {  // first match wins, in this order
   switch (opRole(op).role) {
     case OpRole::InPlace: return OpCategory::InPlace;
     case OpRole::Out: return OpCategory::Out;
-    case OpRole::View: case OpRole::MaybeView: return OpCategory::View;
+    case OpRole::View:
+    case OpRole::MaybeView: return OpCategory::View;
     case OpRole::MetadataMutation: return OpCategory::MetadataMutation;
     case OpRole::Unsupported: return OpCategory::OtherMutation;
     case OpRole::Functional: break;
@@ -249,12 +266,9 @@ bool drawnWhenRefused(const CatalogEntry& e) {
     case OpCategory::MetadataMutation:
     case OpCategory::OtherMutation:
     case OpCategory::InPlace:
-    case OpCategory::Out:
-      return true;
-    case OpCategory::Nondeterministic:
-      return opRole(*e.op).role == OpRole::MetadataMutation;
-    default:
-      return false;
+    case OpCategory::Out: return true;
+    case OpCategory::Nondeterministic: return opRole(*e.op).role == OpRole::MetadataMutation;
+    default: return false;
   }
 }
 
@@ -330,13 +344,16 @@ std::optional<Diagnostic> forEachDirective(
 
 Expected<CatalogConfig> parseCatalogConfig(std::string_view text, const std::string& where) {
   CatalogConfig config;
-  auto error = forEachDirective(text, where, [&](const std::string& here, const std::string& directive,
-                                                const std::string& value) -> std::optional<Diagnostic> {
-    auto applied = applyCatalogDirective(config, directive, value);
-    if (!applied) return Diagnostic{here, applied.error().message};
-    if (!applied.value()) return Diagnostic{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
-    return std::nullopt;
-  });
+  auto error = forEachDirective(
+      text, where,
+      [&](const std::string& here, const std::string& directive,
+          const std::string& value) -> std::optional<Diagnostic> {
+        auto applied = applyCatalogDirective(config, directive, value);
+        if (!applied) return Diagnostic{here, applied.error().message};
+        if (!applied.value())
+          return Diagnostic{here, "unknown directive '" + directive + "' (allow, deny, enable, disable)"};
+        return std::nullopt;
+      });
   if (error) return *error;
   return config;
 }

@@ -33,9 +33,9 @@ bool opCategoryFromName(std::string_view name, OpCategory* out);
 struct CatalogEntry {
   const OpInfo* op = nullptr;
   OpCategory category = OpCategory::Functional;
-  std::string reason;    // why it cannot be generated; empty when it can
+  std::string reason;       // why it cannot be generated; empty when it can
   std::string reason_kind;  // the reason without names, for counting ("a required Dimname argument")
-  bool enabled = false;  // generatable, its category on, and through the filters
+  bool enabled = false;     // generatable, its category on, and through the filters
   // Its only reason is that epsmith's functionalizer refuses it: it can still be generated
   // for the checks that test PyTorch (Note [Ops the functionalizer refuses]).
   bool refused_by_functionalizer = false;

@@ -14,8 +14,8 @@ class RandomSource {
   virtual ~RandomSource() = default;
   virtual uint64_t next() = 0;  // 64 random bits
 
-  uint64_t below(uint64_t n) { return n <= 1 ? 0 : next() % n; }     // [0, n)
-  int64_t range(int64_t lo, int64_t hi) {                             // [lo, hi]
+  uint64_t below(uint64_t n) { return n <= 1 ? 0 : next() % n; }  // [0, n)
+  int64_t range(int64_t lo, int64_t hi) {                         // [lo, hi]
     return hi <= lo ? lo : lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1));
   }
   bool chance(uint32_t percent) { return below(100) < percent; }

@@ -39,8 +39,8 @@ bool sameTensor(const at::Tensor& a, const at::Tensor& b) {
     // even for no bytes.
     return x.nbytes() == 0 || std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) == 0;
   }
-  if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided &&
-      !a.is_complex() && a.scalar_type() != at::kBool) {
+  if (a.is_cpu() && b.is_cpu() && a.layout() == at::kStrided && b.layout() == at::kStrided && !a.is_complex() &&
+      a.scalar_type() != at::kBool) {
     // Equal elements, or NaN in both, index by index.
     bool same = true;
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, a.scalar_type(), "sameTensor", [&] {
@@ -90,9 +90,9 @@ bool sameResult(const c10::IValue& first, const Interpreter::Outcome& second) {
 
 bool factorizesMatrix(const OpInfo& op) {
   static constexpr std::string_view kWords[] = {
-      "svd", "eig", "eigh", "eigvals", "eigvalsh", "symeig", "lstsq", "pinv", "pinverse", "rank", "nuclear",
-      "det", "logdet", "slogdet", "inverse", "qr", "lu", "cholesky", "solve", "geqrf", "orgqr", "ormqr",
-      "householder", "cond", "power", "exp",
+      "svd",   "eig",     "eigh",  "eigvals", "eigvalsh",    "symeig",  "lstsq", "pinv", "pinverse",
+      "rank",  "nuclear", "det",   "logdet",  "slogdet",     "inverse", "qr",    "lu",   "cholesky",
+      "solve", "geqrf",   "orgqr", "ormqr",   "householder", "cond",    "power", "exp",
   };
   thread_local PerOpMemo<bool> known;
   return known.get(op, [&] {
@@ -215,7 +215,7 @@ bool multipliesZeroByAnOverflow(const OpInfo& op, const std::vector<Argument>& a
   if (!t || !at::isFloatingType(t->scalar_type()) || t->numel() == 0) return false;
   at::NoGradGuard no_grad;
   const at::Tensor logs = t->detach().abs().to(at::kDouble).reshape(-1).log();  // -inf for 0, inf for inf
-  const bool wide = t->scalar_type() == at::kDouble;  // f16 and bf16 multiply in f32
+  const bool wide = t->scalar_type() == at::kDouble;                            // f16 and bf16 multiply in f32
   const double largest = wide ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
   const double least = wide ? std::numeric_limits<double>::denorm_min() : std::numeric_limits<float>::denorm_min();
   const double grows = logs.clamp_min(0).sum().item<double>(), shrinks = logs.clamp_max(0).sum().item<double>();
@@ -272,8 +272,8 @@ bool meetZerosOfBothSigns(const at::Tensor& a, const at::Tensor& b) {
 // Note [The sign of a zero that min or max chose] (result_values.h).
 bool choosesBetweenSignedZeros(const OpInfo& op, const std::vector<Argument>& args,
                                const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {
-  static const std::set<std::string, std::less<>> kPairwise = {
-      "clamp", "clamp_min", "clamp_max", "minimum", "maximum", "fmin", "fmax", "max", "min"};
+  static const std::set<std::string, std::less<>> kPairwise = {"clamp", "clamp_min", "clamp_max", "minimum", "maximum",
+                                                               "fmin",  "fmax",      "max",       "min"};
   std::string_view base = op.localName();
   if (!base.empty() && base.back() == '_') base.remove_suffix(1);
   if (!kPairwise.count(base)) return false;
@@ -450,7 +450,9 @@ bool writesByLayout(const OpInfo& op, const std::vector<at::Tensor>& outs,
                     c10::function_ref<std::optional<std::vector<at::Tensor>>()> intoContiguous) {
   const bool out_form = std::any_of(op.arguments.begin(), op.arguments.end(),
                                     [](const ParamInfo& p) { return p.is_write && p.kwarg_only; });
-  if ((!out_form && opRole(op).role != OpRole::InPlace) || op.hasTag(OpInfo::kRandom) || op.hasTag(OpInfo::kNondeterministic)) return false;
+  if ((!out_form && opRole(op).role != OpRole::InPlace) || op.hasTag(OpInfo::kRandom) ||
+      op.hasTag(OpInfo::kNondeterministic))
+    return false;
   const std::optional<std::vector<at::Tensor>> contiguous = intoContiguous();
   if (!contiguous || contiguous->size() != outs.size()) return true;
   for (size_t k = 0; k < outs.size(); ++k) {

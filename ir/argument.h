@@ -25,6 +25,7 @@ struct SymScalar {
   bool isLiteral() const { return node == nullptr; }
 };
 
+// clang-format off
 struct None {};
 struct Tensor { Node* node = nullptr; };
 struct TensorList { std::vector<Node*> nodes; };
@@ -52,22 +53,45 @@ struct Graph { Node* node = nullptr; };  // a get_attr node naming a subgraph
 struct CustomObj { Node* node = nullptr; std::string class_fqn; };
 struct Operator { std::string name; };  // "aten::add.Tensor"
 struct Complex { double real = 0, imag = 0; };
+// clang-format on
 
 }  // namespace arg
 
 // The order of alternatives is the ArgKind order below; keep them in step.
 using ArgumentVariant =
-    std::variant<arg::None, arg::Tensor, arg::TensorList, arg::OptionalTensor,
-                 arg::OptionalTensorList, arg::Int, arg::IntList, arg::Float, arg::FloatList,
-                 arg::Bool, arg::BoolList, arg::String, arg::StringList, arg::SymInt,
-                 arg::SymIntList, arg::SymFloat, arg::SymFloatList, arg::SymBool,
-                 arg::SymBoolList, arg::Dtype, arg::MemFormat, arg::TensorLayout,
-                 arg::DeviceArg, arg::Graph, arg::CustomObj, arg::Operator, arg::Complex>;
+    std::variant<arg::None, arg::Tensor, arg::TensorList, arg::OptionalTensor, arg::OptionalTensorList, arg::Int,
+                 arg::IntList, arg::Float, arg::FloatList, arg::Bool, arg::BoolList, arg::String, arg::StringList,
+                 arg::SymInt, arg::SymIntList, arg::SymFloat, arg::SymFloatList, arg::SymBool, arg::SymBoolList,
+                 arg::Dtype, arg::MemFormat, arg::TensorLayout, arg::DeviceArg, arg::Graph, arg::CustomObj,
+                 arg::Operator, arg::Complex>;
 
 enum class ArgKind : uint8_t {
-  None, Tensor, TensorList, OptionalTensor, OptionalTensorList, Int, IntList, Float,
-  FloatList, Bool, BoolList, String, StringList, SymInt, SymIntList, SymFloat, SymFloatList,
-  SymBool, SymBoolList, ScalarType, MemoryFormat, Layout, Device, Graph, CustomObj, Operator,
+  None,
+  Tensor,
+  TensorList,
+  OptionalTensor,
+  OptionalTensorList,
+  Int,
+  IntList,
+  Float,
+  FloatList,
+  Bool,
+  BoolList,
+  String,
+  StringList,
+  SymInt,
+  SymIntList,
+  SymFloat,
+  SymFloatList,
+  SymBool,
+  SymBoolList,
+  ScalarType,
+  MemoryFormat,
+  Layout,
+  Device,
+  Graph,
+  CustomObj,
+  Operator,
   Complex,
 };
 constexpr int kNumArgKinds = static_cast<int>(ArgKind::Complex) + 1;
@@ -78,18 +102,21 @@ std::string_view serializedTag(ArgKind kind);
 class Argument {
  public:
   Argument() = default;
-  template <typename T, typename = std::enable_if_t<
-                            std::is_constructible_v<ArgumentVariant, T&&> &&
-                            !std::is_same_v<std::decay_t<T>, Argument>>>
+  template <typename T, typename = std::enable_if_t<std::is_constructible_v<ArgumentVariant, T&&> &&
+                                                    !std::is_same_v<std::decay_t<T>, Argument>>>
   Argument(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: implicit from any alternative
 
   ArgKind kind() const { return static_cast<ArgKind>(v_.index()); }
   const ArgumentVariant& variant() const { return v_; }
   ArgumentVariant& variant() { return v_; }
   template <typename T>
-  const T* get() const { return std::get_if<T>(&v_); }
+  const T* get() const {
+    return std::get_if<T>(&v_);
+  }
   template <typename T>
-  T* get() { return std::get_if<T>(&v_); }
+  T* get() {
+    return std::get_if<T>(&v_);
+  }
 
   // Calls f(Node*&) for every node this argument references, in order (skips nulls).
   template <typename F>
@@ -120,14 +147,12 @@ void Argument::forEachNodeRef(F&& f) {
         if constexpr (std::is_same_v<A, arg::Tensor> || std::is_same_v<A, arg::OptionalTensor> ||
                       std::is_same_v<A, arg::Graph> || std::is_same_v<A, arg::CustomObj>) {
           one(a.node);
-        } else if constexpr (std::is_same_v<A, arg::TensorList> ||
-                             std::is_same_v<A, arg::OptionalTensorList>) {
+        } else if constexpr (std::is_same_v<A, arg::TensorList> || std::is_same_v<A, arg::OptionalTensorList>) {
           many(a.nodes);
         } else if constexpr (std::is_same_v<A, arg::SymInt> || std::is_same_v<A, arg::SymFloat> ||
                              std::is_same_v<A, arg::SymBool>) {
           one(a.value.node);
-        } else if constexpr (std::is_same_v<A, arg::SymIntList> ||
-                             std::is_same_v<A, arg::SymFloatList> ||
+        } else if constexpr (std::is_same_v<A, arg::SymIntList> || std::is_same_v<A, arg::SymFloatList> ||
                              std::is_same_v<A, arg::SymBoolList>) {
           syms(a.values);
         }

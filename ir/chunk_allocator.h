@@ -14,8 +14,7 @@ namespace epsmith {
 class ChunkArena {
  public:
   explicit ChunkArena(size_t slot_size, size_t slots_per_chunk = 512)
-      : slot_size_((slot_size + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
-                   alignof(std::max_align_t)),
+      : slot_size_((slot_size + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) * alignof(std::max_align_t)),
         slots_per_chunk_(slots_per_chunk) {}
   ChunkArena(const ChunkArena&) = delete;
   ChunkArena& operator=(const ChunkArena&) = delete;
@@ -71,9 +70,13 @@ class ChunkAllocator {
     arena().deallocate(p);
   }
   template <typename U>
-  bool operator==(const ChunkAllocator<U>& o) const { return arenas_ == o.arenas_; }
+  bool operator==(const ChunkAllocator<U>& o) const {
+    return arenas_ == o.arenas_;
+  }
   template <typename U>
-  bool operator!=(const ChunkAllocator<U>& o) const { return !(*this == o); }
+  bool operator!=(const ChunkAllocator<U>& o) const {
+    return !(*this == o);
+  }
 
  private:
   template <typename U>

@@ -21,7 +21,7 @@ struct Diagnostic {
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}          // NOLINT: implicit success
+  Expected(T value) : v_(std::move(value)) {}           // NOLINT: implicit success
   Expected(Diagnostic error) : v_(std::move(error)) {}  // NOLINT: implicit failure
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }

@@ -68,9 +68,7 @@ const DtypeRow& row(ScalarType t) {
 
 }  // namespace
 
-std::string Device::str() const {
-  return index ? type + ":" + std::to_string(*index) : type;
-}
+std::string Device::str() const { return index ? type + ":" + std::to_string(*index) : type; }
 
 std::optional<Device> Device::parse(std::string_view text) {
   Device d;
@@ -171,16 +169,13 @@ bool isFloatingPoint(ScalarType t) {
     case ScalarType::Float8E5M2:
     case ScalarType::Float8E4M3FNUZ:
     case ScalarType::Float8E5M2FNUZ:
-    case ScalarType::Float8E8M0FNU:
-      return true;
-    default:
-      return false;
+    case ScalarType::Float8E8M0FNU: return true;
+    default: return false;
   }
 }
 
 bool isComplex(ScalarType t) {
-  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat ||
-         t == ScalarType::ComplexDouble;
+  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
 }
 
 }  // namespace epsmith

@@ -62,9 +62,7 @@ struct Device {
   std::string str() const;
   // Parses "cpu", "cuda", "cuda:1"; nullopt when malformed.
   static std::optional<Device> parse(std::string_view text);
-  friend bool operator==(const Device& a, const Device& b) {
-    return a.type == b.type && a.index == b.index;
-  }
+  friend bool operator==(const Device& a, const Device& b) { return a.type == b.type && a.index == b.index; }
   friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
 };
 
@@ -73,9 +71,9 @@ std::optional<ScalarType> scalarTypeFromInt(int64_t value);
 std::optional<Layout> layoutFromInt(int64_t value);
 std::optional<MemoryFormat> memoryFormatFromInt(int64_t value);
 
-std::string_view shortName(ScalarType t);  // "f32"
-std::string_view torchName(ScalarType t);  // "torch.float32"
-std::string_view torchName(Layout l);      // "torch.strided"
+std::string_view shortName(ScalarType t);    // "f32"
+std::string_view torchName(ScalarType t);    // "torch.float32"
+std::string_view torchName(Layout l);        // "torch.strided"
 std::string_view torchName(MemoryFormat m);  // "torch.contiguous_format"
 std::optional<ScalarType> scalarTypeFromShortName(std::string_view name);
 std::optional<ScalarType> scalarTypeFromTorchName(std::string_view name);

@@ -72,9 +72,7 @@ Node* Node::next() const {
   return it == graph_->nodes_.end() ? nullptr : &*it;
 }
 
-Node* Node::prev() const {
-  return self_ == graph_->nodes_.begin() ? nullptr : &*std::prev(self_);
-}
+Node* Node::prev() const { return self_ == graph_->nodes_.begin() ? nullptr : &*std::prev(self_); }
 
 Node* Graph::find(std::string_view name) {
   for (auto& n : nodes_) {
@@ -83,9 +81,7 @@ Node* Graph::find(std::string_view name) {
   return nullptr;
 }
 
-const Node* Graph::find(std::string_view name) const {
-  return const_cast<Graph*>(this)->find(name);
-}
+const Node* Graph::find(std::string_view name) const { return const_cast<Graph*>(this)->find(name); }
 
 std::vector<Node*> Graph::placeholders() {
   std::vector<Node*> out;
@@ -141,13 +137,9 @@ Node* Graph::insertAt(NodeList::iterator pos, OpKind op, std::string name) {
   return &*it;
 }
 
-Node* Graph::append(OpKind op, std::string_view name) {
-  return insertAt(nodes_.end(), op, uniqueName(name));
-}
+Node* Graph::append(OpKind op, std::string_view name) { return insertAt(nodes_.end(), op, uniqueName(name)); }
 
-Node* Graph::appendRaw(OpKind op, std::string name) {
-  return insertAt(nodes_.end(), op, std::move(name));
-}
+Node* Graph::appendRaw(OpKind op, std::string name) { return insertAt(nodes_.end(), op, std::move(name)); }
 
 Node* Graph::insertRawBefore(Node* before, OpKind op, std::string name) {
   if (before->graph_ != this) internalError("insertRawBefore: node of another graph");
@@ -210,6 +202,7 @@ namespace {
 // node of that name ("Node min_1 has already been deserialized before"). Fresh names skip
 // these as fx does; names read from a file are kept as written. The table is Python 3.11's
 // keyword.kwlist and builtins, and torch 2.13's _custom_builtins, sorted.
+// clang-format off
 constexpr std::string_view kNamesFxAvoids[] = {
     "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
     "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
@@ -240,6 +233,7 @@ constexpr std::string_view kNamesFxAvoids[] = {
     "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "torch", "try", "tuple",
     "type", "vars", "while", "with", "yield", "zip",
 };
+// clang-format on
 
 bool fxAvoids(std::string_view name) {
   return std::binary_search(std::begin(kNamesFxAvoids), std::end(kNamesFxAvoids), name);
@@ -303,7 +297,8 @@ std::unique_ptr<Graph> Graph::clone() const {
   std::sort(copies.begin(), copies.end());
   for (auto& n : g->nodes_) {
     n.forEachInputRef([&](Node*& ref) {
-      auto it = std::lower_bound(copies.begin(), copies.end(), std::make_pair(static_cast<const Node*>(ref), static_cast<Node*>(nullptr)));
+      auto it = std::lower_bound(copies.begin(), copies.end(),
+                                 std::make_pair(static_cast<const Node*>(ref), static_cast<Node*>(nullptr)));
       // A reference to a node outside this graph is kept as is (a broken graph stays broken).
       if (it != copies.end() && it->first == ref) ref = it->second;
     });

@@ -105,9 +105,9 @@ uint64_t reserveVisitStamps(uint64_t count);
 struct Attribute {
   enum class Kind : uint8_t { Subgraph, Parameter, Tensor, TreeSpec, Module, Opaque };
   Kind kind = Kind::Opaque;
-  std::unique_ptr<Graph> subgraph;  // Subgraph
+  std::unique_ptr<Graph> subgraph;    // Subgraph
   std::optional<TensorValue> tensor;  // Parameter / Tensor (may be absent: metadata only)
-  std::string text;  // TreeSpec: its JSON; Module: the class name; Opaque: the Python type
+  std::string text;                   // TreeSpec: its JSON; Module: the class name; Opaque: the Python type
   // Module only: the types of LoweredBackendModule's fields, as Python would name them
   // ("str", "bytes", "list"; empty: absent), and whether original_module exists.
   std::map<std::string, std::string> field_types;
@@ -184,7 +184,7 @@ class Graph {
   std::map<std::string, Attribute> attributes_;
   NameTable names_;  // names in use (keys view the nodes' own names), for uniqueName
   mutable std::unordered_map<std::string, int> next_suffix_;  // per base: where uniqueName resumes
-  size_t duplicated_names_ = 0;                      // names with a count above 1
+  size_t duplicated_names_ = 0;                               // names with a count above 1
   void addName(const Node& n);
   void dropName(const Node& n);  // before `n` is erased or renamed
 };

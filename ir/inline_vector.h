@@ -16,8 +16,7 @@ namespace epsmith {
 
 template <typename T, size_t N>
 class InlineVector {
-  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
-                "elements are copied as bytes");
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>, "elements are copied as bytes");
   static_assert(N > 0, "at least one element inline");
 
  public:
@@ -34,7 +33,8 @@ class InlineVector {
   InlineVector() = default;
   explicit InlineVector(size_t n, const T& value = T()) { resize(n, value); }
   InlineVector(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
-  template <typename It, typename = decltype(*std::declval<It&>()), typename = std::enable_if_t<!std::is_integral_v<It>>>
+  template <typename It, typename = decltype(*std::declval<It&>()),
+            typename = std::enable_if_t<!std::is_integral_v<It>>>
   InlineVector(It first, It last) {
     assign(first, last);
   }

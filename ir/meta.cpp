@@ -47,7 +47,8 @@ SymIntList TensorMeta::contiguousStrides(const SymIntList& sizes) {
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
     // Saturates where no tensor could exist (readers refuse such sizes: elementCountOverflows).
-    if (sizes[i].isConcrete() && sizes[i].concrete() > 1 && __builtin_mul_overflow(running, sizes[i].concrete(), &running)) {
+    if (sizes[i].isConcrete() && sizes[i].concrete() > 1 &&
+        __builtin_mul_overflow(running, sizes[i].concrete(), &running)) {
       running = std::numeric_limits<int64_t>::max();
     }
   }
@@ -73,14 +74,15 @@ TensorMeta TensorMeta::contiguous(ScalarType dtype, std::vector<int64_t> sizes) 
 bool TensorMeta::hasContiguousStrides() const { return strides == contiguousStrides(sizes); }
 
 bool operator==(const TensorMeta& a, const TensorMeta& b) {
-  return a.dtype == b.dtype && a.sizes == b.sizes && a.strides == b.strides &&
-         a.storage_offset == b.storage_offset && a.device == b.device &&
-         a.requires_grad == b.requires_grad && a.layout == b.layout;
+  return a.dtype == b.dtype && a.sizes == b.sizes && a.strides == b.strides && a.storage_offset == b.storage_offset &&
+         a.device == b.device && a.requires_grad == b.requires_grad && a.layout == b.layout;
 }
 
 namespace {
 template <typename T>
-bool sameExpr(const T& a, const T& b) { return a.expr == b.expr; }
+bool sameExpr(const T& a, const T& b) {
+  return a.expr == b.expr;
+}
 }  // namespace
 
 bool operator==(const Val& a, const Val& b) {

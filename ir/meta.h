@@ -19,9 +19,7 @@ namespace epsmith {
 struct SymExpr {
   std::string expr;
   std::optional<std::variant<int64_t, bool, double>> hint;
-  friend bool operator==(const SymExpr& a, const SymExpr& b) {
-    return a.expr == b.expr && a.hint == b.hint;
-  }
+  friend bool operator==(const SymExpr& a, const SymExpr& b) { return a.expr == b.expr && a.hint == b.hint; }
 };
 
 // The process's one copy of an expression equal to `e`, kept for the life of the process.
@@ -39,7 +37,7 @@ const SymExpr* internSymExpr(SymExpr e);
 // them (the generators make none), so what the process keeps is what it read.
 class SymIntValue {
  public:
-  SymIntValue(int64_t v = 0) : int_(v) {}  // NOLINT: an int is a SymInt
+  SymIntValue(int64_t v = 0) : int_(v) {}                         // NOLINT: an int is a SymInt
   SymIntValue(SymExpr e) : expr_(internSymExpr(std::move(e))) {}  // NOLINT
   bool isConcrete() const { return !expr_; }
   // Throws std::bad_variant_access for a symbolic value.
@@ -90,19 +88,28 @@ class Val {
  public:
   struct Missing {};
   struct None {};
-  struct SymInt { SymExpr expr; };
-  struct SymFloat { SymExpr expr; };
-  struct SymBool { SymExpr expr; };
-  struct CustomObj { std::string class_fqn; };
-  struct Opaque { std::string type_name; };
+  struct SymInt {
+    SymExpr expr;
+  };
+  struct SymFloat {
+    SymExpr expr;
+  };
+  struct SymBool {
+    SymExpr expr;
+  };
+  struct CustomObj {
+    std::string class_fqn;
+  };
+  struct Opaque {
+    std::string type_name;
+  };
   using List = std::vector<Val>;
-  using Variant = std::variant<Missing, None, TensorMeta, List, int64_t, double, bool,
-                               std::string, ScalarType, Device, Layout, MemoryFormat, SymInt,
-                               SymFloat, SymBool, CustomObj, Opaque>;
+  using Variant = std::variant<Missing, None, TensorMeta, List, int64_t, double, bool, std::string, ScalarType, Device,
+                               Layout, MemoryFormat, SymInt, SymFloat, SymBool, CustomObj, Opaque>;
 
   Val() = default;
-  template <typename T, typename = std::enable_if_t<std::is_constructible_v<Variant, T&&> &&
-                                                    !std::is_same_v<std::decay_t<T>, Val>>>
+  template <typename T,
+            typename = std::enable_if_t<std::is_constructible_v<Variant, T&&> && !std::is_same_v<std::decay_t<T>, Val>>>
   Val(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: implicit from any alternative
 
   const Variant& variant() const { return v_; }
@@ -114,7 +121,9 @@ class Val {
   TensorMeta* tensor() { return std::get_if<TensorMeta>(&v_); }
   const List* list() const { return std::get_if<List>(&v_); }
   template <typename T>
-  const T* get() const { return std::get_if<T>(&v_); }
+  const T* get() const {
+    return std::get_if<T>(&v_);
+  }
 
   friend bool operator==(const Val& a, const Val& b);
   friend bool operator!=(const Val& a, const Val& b) { return !(a == b); }
@@ -142,9 +151,8 @@ struct NodeMeta {
   std::map<std::string, std::string> custom;
 
   friend bool operator==(const NodeMeta& a, const NodeMeta& b) {
-    return a.val == b.val && a.stack_trace == b.stack_trace &&
-           a.nn_module_stack == b.nn_module_stack && a.torch_fn == b.torch_fn &&
-           a.custom == b.custom;
+    return a.val == b.val && a.stack_trace == b.stack_trace && a.nn_module_stack == b.nn_module_stack &&
+           a.torch_fn == b.torch_fn && a.custom == b.custom;
   }
 };
 

@@ -24,10 +24,9 @@ int OpInfo::positionalCount() const {
 
 std::string_view paramTypeName(ParamType t) {
   static constexpr std::string_view kNames[] = {
-      "Tensor", "Tensor[]", "Tensor?[]", "int", "SymInt", "int[]", "SymInt[]", "float",
-      "float[]", "bool", "bool[]", "str", "str[]", "Scalar", "Scalar[]", "ScalarType",
-      "Layout", "Device", "MemoryFormat", "Generator", "Dimname", "Dimname[]", "Storage",
-      "Stream", "Quantizer", "QScheme", "other"};
+      "Tensor",       "Tensor[]",  "Tensor?[]", "int",       "SymInt",  "int[]",    "SymInt[]",   "float",   "float[]",
+      "bool",         "bool[]",    "str",       "str[]",     "Scalar",  "Scalar[]", "ScalarType", "Layout",  "Device",
+      "MemoryFormat", "Generator", "Dimname",   "Dimname[]", "Storage", "Stream",   "Quantizer",  "QScheme", "other"};
   return kNames[static_cast<int>(t)];
 }
 

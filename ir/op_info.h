@@ -19,21 +19,44 @@ namespace epsmith {
 
 // What a schema argument or return accepts, read from its c10 type.
 enum class ParamType : uint8_t {
-  Tensor, TensorList, OptionalTensorList,  // Tensor, Tensor[], Tensor?[]
-  Int, SymInt, IntList, SymIntList, Float, FloatList, Bool, BoolList, String, StringList,
-  Scalar, ScalarList, ScalarType, Layout, Device, MemoryFormat,
-  Generator, Dimname, DimnameList, Storage, Stream, Quantizer, QScheme, Other,
+  Tensor,
+  TensorList,
+  OptionalTensorList,  // Tensor, Tensor[], Tensor?[]
+  Int,
+  SymInt,
+  IntList,
+  SymIntList,
+  Float,
+  FloatList,
+  Bool,
+  BoolList,
+  String,
+  StringList,
+  Scalar,
+  ScalarList,
+  ScalarType,
+  Layout,
+  Device,
+  MemoryFormat,
+  Generator,
+  Dimname,
+  DimnameList,
+  Storage,
+  Stream,
+  Quantizer,
+  QScheme,
+  Other,
 };
 
 struct ParamInfo {
   std::string name;
   ParamType type = ParamType::Other;
-  bool optional = false;     // T?
+  bool optional = false;  // T?
   bool kwarg_only = false;
   bool has_default = false;
-  bool is_write = false;     // alias annotation with "!"
-  bool is_alias = false;     // any alias annotation
-  std::string alias_set;     // "a" for Tensor(a) / Tensor(a!) / Tensor(a)[]; empty: none
+  bool is_write = false;         // alias annotation with "!"
+  bool is_alias = false;         // any alias annotation
+  std::string alias_set;         // "a" for Tensor(a) / Tensor(a!) / Tensor(a)[]; empty: none
   int64_t fixed_list_size = -1;  // int[2]: 2
 };
 

@@ -33,9 +33,7 @@ void ExportedProgram::copyAllButGraph(const ExportedProgram& from) {
   treespec_namedtuple_fields = from.treespec_namedtuple_fields;
 }
 
-std::string ExportedProgram::dialectName() const {
-  return verifiers.empty() ? std::string("ATEN") : verifiers.front();
-}
+std::string ExportedProgram::dialectName() const { return verifiers.empty() ? std::string("ATEN") : verifiers.front(); }
 
 void ExportedProgram::setDialect(IrDialect d) { verifiers = {std::string(epsmith::dialectName(d))}; }
 

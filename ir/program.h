@@ -31,7 +31,7 @@ struct Constant {
 struct ModuleCallSignature {
   std::vector<SpecArg> inputs;
   std::vector<SpecArg> outputs;
-  std::string in_spec;   // pytree treespec JSON
+  std::string in_spec;  // pytree treespec JSON
   std::string out_spec;
   std::optional<std::vector<std::string>> forward_arg_names;
 };

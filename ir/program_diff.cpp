@@ -165,9 +165,11 @@ bool sameSpecArg(const SpecArg& a, const SpecArg& b) {
 }
 
 bool sameSignature(const GraphSignature& a, const GraphSignature& b) {
-  return sameList(a.input_specs, b.input_specs, [](const InputSpec& x, const InputSpec& y) {
-           return x.kind == y.kind && sameSpecArg(x.arg, y.arg) && x.target == y.target && x.persistent == y.persistent;
-         }) &&
+  return sameList(a.input_specs, b.input_specs,
+                  [](const InputSpec& x, const InputSpec& y) {
+                    return x.kind == y.kind && sameSpecArg(x.arg, y.arg) && x.target == y.target &&
+                           x.persistent == y.persistent;
+                  }) &&
          sameList(a.output_specs, b.output_specs, [](const OutputSpec& x, const OutputSpec& y) {
            return x.kind == y.kind && sameSpecArg(x.arg, y.arg) && x.target == y.target;
          });

@@ -6,12 +6,12 @@
 namespace epsmith {
 namespace {
 
-constexpr std::array<std::string_view, 6> kInputKinds{
-    "user_input", "parameter", "buffer", "tensor_constant", "custom_obj", "token"};
-constexpr std::array<std::string_view, 8> kOutputKinds{
-    "user_output",        "loss_output",         "buffer_mutation",
-    "parameter_mutation", "gradient_to_parameter", "gradient_to_user_input",
-    "user_input_mutation", "token"};
+constexpr std::array<std::string_view, 6> kInputKinds{"user_input",      "parameter",  "buffer",
+                                                      "tensor_constant", "custom_obj", "token"};
+constexpr std::array<std::string_view, 8> kOutputKinds{"user_output",           "loss_output",
+                                                       "buffer_mutation",       "parameter_mutation",
+                                                       "gradient_to_parameter", "gradient_to_user_input",
+                                                       "user_input_mutation",   "token"};
 
 template <typename Pred>
 std::vector<std::string> inputTargets(const GraphSignature& s, Pred pred) {
@@ -98,14 +98,11 @@ std::vector<std::string> GraphSignature::buffers() const {
 }
 
 std::vector<std::string> GraphSignature::nonPersistentBuffers() const {
-  return inputTargets(*this, [](const InputSpec& s) {
-    return s.kind == InputKind::Buffer && s.persistent == false;
-  });
+  return inputTargets(*this, [](const InputSpec& s) { return s.kind == InputKind::Buffer && s.persistent == false; });
 }
 
 std::vector<std::string> GraphSignature::liftedTensorConstants() const {
-  return inputTargets(*this,
-                      [](const InputSpec& s) { return s.kind == InputKind::ConstantTensor; });
+  return inputTargets(*this, [](const InputSpec& s) { return s.kind == InputKind::ConstantTensor; });
 }
 
 std::vector<std::string> GraphSignature::liftedCustomObjs() const {
@@ -132,21 +129,11 @@ std::vector<UserInputEntry> GraphSignature::userOutputs() const {
 
 OrderedMap GraphSignature::inputsToParameters() const { return inputsTo(*this, InputKind::Parameter); }
 OrderedMap GraphSignature::inputsToBuffers() const { return inputsTo(*this, InputKind::Buffer); }
-OrderedMap GraphSignature::inputsToLiftedTensorConstants() const {
-  return inputsTo(*this, InputKind::ConstantTensor);
-}
-OrderedMap GraphSignature::inputsToLiftedCustomObjs() const {
-  return inputsTo(*this, InputKind::CustomObj);
-}
-OrderedMap GraphSignature::buffersToMutate() const {
-  return outputsTo(*this, OutputKind::BufferMutation);
-}
-OrderedMap GraphSignature::parametersToMutate() const {
-  return outputsTo(*this, OutputKind::ParameterMutation);
-}
-OrderedMap GraphSignature::userInputsToMutate() const {
-  return outputsTo(*this, OutputKind::UserInputMutation);
-}
+OrderedMap GraphSignature::inputsToLiftedTensorConstants() const { return inputsTo(*this, InputKind::ConstantTensor); }
+OrderedMap GraphSignature::inputsToLiftedCustomObjs() const { return inputsTo(*this, InputKind::CustomObj); }
+OrderedMap GraphSignature::buffersToMutate() const { return outputsTo(*this, OutputKind::BufferMutation); }
+OrderedMap GraphSignature::parametersToMutate() const { return outputsTo(*this, OutputKind::ParameterMutation); }
+OrderedMap GraphSignature::userInputsToMutate() const { return outputsTo(*this, OutputKind::UserInputMutation); }
 
 std::vector<std::string> GraphSignature::inputTokens() const {
   std::vector<std::string> out;
@@ -180,8 +167,7 @@ std::optional<BackwardSignature> GraphSignature::backwardSignature() const {
 }
 
 size_t GraphSignature::mutationOutputEnd() const {
-  return buffersToMutate().size() + parametersToMutate().size() + userInputsToMutate().size() +
-         outputTokens().size();
+  return buffersToMutate().size() + parametersToMutate().size() + userInputsToMutate().size() + outputTokens().size();
 }
 
 }  // namespace epsmith

@@ -14,8 +14,14 @@ namespace epsmith {
 
 enum class InputKind : uint8_t { UserInput, Parameter, Buffer, ConstantTensor, CustomObj, Token };
 enum class OutputKind : uint8_t {
-  UserOutput, LossOutput, BufferMutation, ParameterMutation, GradientToParameter,
-  GradientToUserInput, UserInputMutation, Token,
+  UserOutput,
+  LossOutput,
+  BufferMutation,
+  ParameterMutation,
+  GradientToParameter,
+  GradientToUserInput,
+  UserInputMutation,
+  Token,
 };
 std::string_view inputKindName(InputKind k);    // "parameter" (the serialized union tag)
 std::string_view outputKindName(OutputKind k);  // "buffer_mutation"
@@ -36,8 +42,7 @@ struct SpecArg {
   static SpecArg tensor(std::string name) { return {Kind::Tensor, std::move(name), {}, {}}; }
   bool hasNodeName() const { return kind != Kind::Constant; }
   friend bool operator==(const SpecArg& a, const SpecArg& b) {
-    return a.kind == b.kind && a.name == b.name && a.class_fqn == b.class_fqn &&
-           a.value == b.value;
+    return a.kind == b.kind && a.name == b.name && a.class_fqn == b.class_fqn && a.value == b.value;
   }
 };
 
@@ -47,8 +52,7 @@ struct InputSpec {
   std::optional<std::string> target;  // FQN of the parameter / buffer / constant / object
   std::optional<bool> persistent;     // BUFFER only
   friend bool operator==(const InputSpec& a, const InputSpec& b) {
-    return a.kind == b.kind && a.arg == b.arg && a.target == b.target &&
-           a.persistent == b.persistent;
+    return a.kind == b.kind && a.arg == b.arg && a.target == b.target && a.persistent == b.persistent;
   }
 };
 

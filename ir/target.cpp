@@ -162,11 +162,7 @@ const std::vector<std::string_view>& Target::builtinParamNames(BuiltinOp op) {
 }
 
 std::string_view builtinTextName(BuiltinOp op) { return builtins()[static_cast<int>(op)].text; }
-std::string_view builtinExportName(BuiltinOp op) {
-  return builtins()[static_cast<int>(op)].export_name;
-}
-std::string_view torchFunctionName(TorchFunction fn) {
-  return kTorchFunctions[static_cast<int>(fn)];
-}
+std::string_view builtinExportName(BuiltinOp op) { return builtins()[static_cast<int>(op)].export_name; }
+std::string_view torchFunctionName(TorchFunction fn) { return kTorchFunctions[static_cast<int>(fn)]; }
 
 }  // namespace epsmith

@@ -13,16 +13,29 @@ namespace epsmith {
 struct OpInfo;
 
 // The Python builtins verifier.py allows (allowed_builtin_ops), in its order.
+// clang-format off
 enum class BuiltinOp : uint8_t {
   GetItem, Add, Mul, Sub, TrueDiv, Ge, Le, Gt, Lt, Eq, Ne, FloorDiv, Mod, And, Or, Not, Pow,
   Neg, Abs, LShift, RShift, Ceil, Floor, Trunc, Round,
 };
+// clang-format on
 constexpr int kNumBuiltinOps = static_cast<int>(BuiltinOp::Round) + 1;
 
 // The torch functions verifier.py allows (_allowed_torch_functions), in its order.
 enum class TorchFunction : uint8_t {
-  SetGradEnabled, SymInt, SymFloat, SymIte, SymMax, SymMin, SymNot, SymSqrt, SymSum,
-  CSetGradEnabled, EnterAutocast, ExitAutocast, CastSymboolToSymintGuardless,
+  SetGradEnabled,
+  SymInt,
+  SymFloat,
+  SymIte,
+  SymMax,
+  SymMin,
+  SymNot,
+  SymSqrt,
+  SymSum,
+  CSetGradEnabled,
+  EnterAutocast,
+  ExitAutocast,
+  CastSymboolToSymintGuardless,
 };
 constexpr int kNumTorchFunctions = static_cast<int>(TorchFunction::CastSymboolToSymintGuardless) + 1;
 
@@ -34,7 +47,7 @@ class Target {
   static Target aten(const OpInfo* op);
   static Target builtin(BuiltinOp op);
   static Target torchFunction(TorchFunction fn);
-  static Target higherOrder(std::string name);  // "cond"
+  static Target higherOrder(std::string name);   // "cond"
   static Target other(std::string python_path);  // "operator.matmul"
 
   Kind kind() const { return kind_; }
@@ -51,8 +64,8 @@ class Target {
   static const std::vector<std::string_view>& builtinParamNames(BuiltinOp op);
 
   friend bool operator==(const Target& a, const Target& b) {
-    return a.kind_ == b.kind_ && a.op_ == b.op_ && a.builtin_ == b.builtin_ &&
-           a.torch_fn_ == b.torch_fn_ && a.name_ == b.name_;
+    return a.kind_ == b.kind_ && a.op_ == b.op_ && a.builtin_ == b.builtin_ && a.torch_fn_ == b.torch_fn_ &&
+           a.name_ == b.name_;
   }
   friend bool operator!=(const Target& a, const Target& b) { return !(a == b); }
 
@@ -72,8 +85,8 @@ std::optional<TorchFunction> torchFunctionNamed(std::string_view name);
 bool isIdentifier(std::string_view s);
 bool isDottedPath(std::string_view s);
 
-std::string_view builtinTextName(BuiltinOp op);    // "operator.add", "math.ceil", "round"
-std::string_view builtinExportName(BuiltinOp op);  // "_operator.add", "math.ceil", "builtins.round"
+std::string_view builtinTextName(BuiltinOp op);        // "operator.add", "math.ceil", "round"
+std::string_view builtinExportName(BuiltinOp op);      // "_operator.add", "math.ceil", "builtins.round"
 std::string_view torchFunctionName(TorchFunction fn);  // "torch.sym_int"
 
 }  // namespace epsmith

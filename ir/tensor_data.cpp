@@ -28,14 +28,14 @@ int64_t TensorValue::requiredStorageElements() const {
 std::optional<std::string> TensorValue::checkBounds() const {
   if (!storage) return "tensor has no storage";
   if (sizes.size() != strides.size()) {
-    return "tensor has " + std::to_string(sizes.size()) + " sizes but " +
-           std::to_string(strides.size()) + " strides";
+    return "tensor has " + std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) + " strides";
   }
   if (storage_offset < 0) return "negative storage offset " + std::to_string(storage_offset);
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0) return "negative size " + std::to_string(sizes[i]) + " in dim " + std::to_string(i);
     if (strides[i] < 0) return "negative stride " + std::to_string(strides[i]) + " in dim " + std::to_string(i);
-    if (sizes[i] > (int64_t{1} << 40)) return "size " + std::to_string(sizes[i]) + " too large in dim " + std::to_string(i);
+    if (sizes[i] > (int64_t{1} << 40))
+      return "size " + std::to_string(sizes[i]) + " too large in dim " + std::to_string(i);
   }
   auto need = requiredStorageElements();
   if (need > storage->numel()) {

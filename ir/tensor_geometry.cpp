@@ -52,8 +52,8 @@ int64_t numelOf(const TensorMeta& m) {
 
 bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
   const int64_t was = numelOf(before), now = numelOf(after);
-  return was >= 0 && now > 0 && now <= was && isContiguous(before) &&
-         before.storage_offset.isConcrete() && before.storage_offset.concrete() == 0;
+  return was >= 0 && now > 0 && now <= was && isContiguous(before) && before.storage_offset.isConcrete() &&
+         before.storage_offset.concrete() == 0;
 }
 
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
@@ -73,7 +73,8 @@ bool overlapsItself(const TensorMeta& m) {
     if (!size.isConcrete() || size.concrete() == 0) return false;
   }
   for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
-    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() && m.strides[d].concrete() == 0) {
+    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() &&
+        m.strides[d].concrete() == 0) {
       return true;
     }
   }

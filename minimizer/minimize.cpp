@@ -114,8 +114,9 @@ std::vector<Variant> removeOutputs(const ExportedProgram& p) {
                      for (auto& entry : q.module_call_graph) {
                        if (!entry.signature) continue;
                        auto& outs = entry.signature->outputs;
-                       outs.erase(std::remove_if(outs.begin(), outs.end(), [&](const SpecArg& a) { return a.name == name; }),
-                                  outs.end());
+                       outs.erase(
+                           std::remove_if(outs.begin(), outs.end(), [&](const SpecArg& a) { return a.name == name; }),
+                           outs.end());
                      }
                      return true;
                    }});
@@ -198,8 +199,9 @@ std::vector<Variant> removeInputs(const ExportedProgram& p) {
                          for (auto& entry : q.module_call_graph) {
                            if (!entry.signature) continue;
                            auto& ins = entry.signature->inputs;
-                           ins.erase(std::remove_if(ins.begin(), ins.end(), [&](const SpecArg& a) { return a.name == name; }),
-                                     ins.end());
+                           ins.erase(
+                               std::remove_if(ins.begin(), ins.end(), [&](const SpecArg& a) { return a.name == name; }),
+                               ins.end());
                          }
                          q.graph().erase(q.graph().find(name));
                          return true;
@@ -250,14 +252,17 @@ std::vector<Variant> simplifyScalars(const ExportedProgram& p) {
         if (rank(simple) < rank(value)) {
           const std::string name = n.name();
           const bool is_int = iv != nullptr;
-          out.push_back({"simplify-scalars: %" + name + " argument " + std::to_string(i) + " = " + std::to_string(simple),
-                         [name, i, simple, is_int](ExportedProgram& q) {
-                           Node* m = q.graph().find(name);
-                           if (!m || i >= m->args.size()) return false;
-                           if (is_int) m->args[i] = arg::Int{simple};
-                           else m->args[i] = arg::Float{static_cast<double>(simple)};
-                           return true;
-                         }});
+          out.push_back(
+              {"simplify-scalars: %" + name + " argument " + std::to_string(i) + " = " + std::to_string(simple),
+               [name, i, simple, is_int](ExportedProgram& q) {
+                 Node* m = q.graph().find(name);
+                 if (!m || i >= m->args.size()) return false;
+                 if (is_int)
+                   m->args[i] = arg::Int{simple};
+                 else
+                   m->args[i] = arg::Float{static_cast<double>(simple)};
+                 return true;
+               }});
         }
       }
     }
@@ -272,9 +277,9 @@ struct Pass {
   // counted as a run.
   bool edits_run = false;
 };
-constexpr Pass kPasses[] = {{removeNodes},         {removeOutputs},         {demoteState},
-                            {removeInputs},        {cutToInputs, true},     {foldIntoInputs, true},
-                            {shrinkShapes, true},  {simplifyDtypes, true},  {simplifyScalars}};
+constexpr Pass kPasses[] = {{removeNodes},        {removeOutputs},        {demoteState},
+                            {removeInputs},       {cutToInputs, true},    {foldIntoInputs, true},
+                            {shrinkShapes, true}, {simplifyDtypes, true}, {simplifyScalars}};
 
 // Note [The delta engine]
 // llvm-reduce's model (llvm/tools/llvm-reduce/deltas/Delta.cpp): passes enumerate targets,

@@ -34,5 +34,4 @@ std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
 // Renames every signature and module-call-graph reference from `from` to `to`.
 void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to);
 
-
 }  // namespace epsmith

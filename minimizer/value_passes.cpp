@@ -78,7 +78,8 @@ Node* addUserInput(ExportedProgram& q, const std::string& name, const at::Tensor
   Node* fresh = last ? g.insertAfter(last, OpKind::Placeholder, name)
                      : g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, name);
   fresh->meta.val = tensorMetaOf(value);
-  q.signature.input_specs.push_back(InputSpec{InputKind::UserInput, SpecArg::tensor(fresh->name()), std::nullopt, std::nullopt});
+  q.signature.input_specs.push_back(
+      InputSpec{InputKind::UserInput, SpecArg::tensor(fresh->name()), std::nullopt, std::nullopt});
   InputValue in;
   in.kind = InputValue::Kind::Tensor;
   in.tensor = toTensorValue(value);
@@ -188,7 +189,8 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p) {
   std::vector<Variant> out;
   std::vector<std::string> names;
   for (const auto& n : p.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && n.meta.val.tensor() && !p.graph().users(&n).empty()) names.push_back(n.name());
+    if (n.op() == OpKind::CallFunction && n.meta.val.tensor() && !p.graph().users(&n).empty())
+      names.push_back(n.name());
   }
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
     const std::string name = *it;
@@ -205,8 +207,10 @@ bool refreshVals(ExportedProgram& p) {
   options.observe = [&](const Node& n, const c10::IValue& v) {
     if (v.isNone()) return;
     Val val;
-    if (valOf(v, &val)) vals[&n] = std::move(val);
-    else holdable = false;
+    if (valOf(v, &val))
+      vals[&n] = std::move(val);
+    else
+      holdable = false;
   };
   RunResult r = runProgram(p, options);
   if (!r.ok() || !holdable) return false;

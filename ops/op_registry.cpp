@@ -57,8 +57,7 @@ ParamType classify(const c10::TypePtr& real, bool* optional) {
         default: return ParamType::Other;
       }
     }
-    default:
-      break;
+    default: break;
   }
   if (t->str() == "Dimname") return ParamType::Dimname;
   if (t->str() == "Dimname[]") return ParamType::DimnameList;
@@ -132,7 +131,8 @@ class Registry {
   const std::vector<const OpInfo*>& all() {
     std::call_once(all_once_, [this] {
       for (const auto& op_name : c10::Dispatcher::singleton().getAllOpNames()) {
-        const std::string full = op_name.overload_name.empty() ? op_name.name : op_name.name + "." + op_name.overload_name;
+        const std::string full =
+            op_name.overload_name.empty() ? op_name.name : op_name.name + "." + op_name.overload_name;
         if (const OpInfo* info = find(full)) all_.push_back(info);
       }
     });
@@ -277,9 +277,9 @@ bool runsOnMetaHere(const OpInfo& op) {
   const std::string overload(dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1));
   auto handle = c10::Dispatcher::singleton().findSchema({base, overload});
   if (!handle) return false;
-  for (c10::DispatchKey key : {c10::DispatchKey::Meta, c10::DispatchKey::CompositeExplicitAutograd,
-                               c10::DispatchKey::CompositeExplicitAutogradNonFunctional,
-                               c10::DispatchKey::CompositeImplicitAutograd}) {
+  for (c10::DispatchKey key :
+       {c10::DispatchKey::Meta, c10::DispatchKey::CompositeExplicitAutograd,
+        c10::DispatchKey::CompositeExplicitAutogradNonFunctional, c10::DispatchKey::CompositeImplicitAutograd}) {
     if (handle->hasKernelForDispatchKey(key)) return true;
   }
   return false;

@@ -49,7 +49,7 @@ struct ViewRow {
   std::string_view name;      // qualified name
   std::string_view overload;  // "*": every overload
   ViewFamily family;
-  bool maybe = false;        // Note [Maybe-aliasing ops]
+  bool maybe = false;         // Note [Maybe-aliasing ops]
   bool returns_self = false;  // returns the very tensor it was given, not a new view of it
 };
 constexpr ViewRow kViewRows[] = {
@@ -121,10 +121,24 @@ constexpr std::string_view kUnannotatedViews[] = {"aten::_unsafe_view"};
 // cartesian_prod of one tensor) with nothing in the schema saying so; export decomposes them before
 // functionalizing, and the pass refuses them rather than guess (found by the generator).
 constexpr std::string_view kUndeclaredOtherAliases[] = {
-    "aten::set", "aten::lift", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d", "aten::type_as",
-    "aten::sum_to_size", "aten::broadcast_tensors", "aten::meshgrid", "aten::einsum",
-    "aten::unsafe_split", "aten::unsafe_split_with_sizes", "aten::unsafe_chunk", "aten::conj_physical",
-    "aten::dropout", "aten::alpha_dropout", "aten::feature_dropout", "aten::feature_alpha_dropout",
+    "aten::set",
+    "aten::lift",
+    "aten::atleast_1d",
+    "aten::atleast_2d",
+    "aten::atleast_3d",
+    "aten::type_as",
+    "aten::sum_to_size",
+    "aten::broadcast_tensors",
+    "aten::meshgrid",
+    "aten::einsum",
+    "aten::unsafe_split",
+    "aten::unsafe_split_with_sizes",
+    "aten::unsafe_chunk",
+    "aten::conj_physical",
+    "aten::dropout",
+    "aten::alpha_dropout",
+    "aten::feature_dropout",
+    "aten::feature_alpha_dropout",
     "aten::cartesian_prod",
 };
 
@@ -164,8 +178,13 @@ constexpr HiddenWrite kHiddenWrites[] = {
 
 // Ops that change sizes, strides or storage and have no view counterpart.
 constexpr std::string_view kMetadataOnly[] = {
-    "aten::resize_", "aten::resize_as_", "aten::set_", "aten::_resize_output_",
-    "aten::resize_as_sparse_", "aten::sparse_resize_", "aten::sparse_resize_and_clear_",
+    "aten::resize_",
+    "aten::resize_as_",
+    "aten::set_",
+    "aten::_resize_output_",
+    "aten::resize_as_sparse_",
+    "aten::sparse_resize_",
+    "aten::sparse_resize_and_clear_",
 };
 
 const ViewRow* findViewRow(const OpInfo& op) {
@@ -460,7 +479,7 @@ bool maybeViewAliases(const Node& n, const OpInfo& op, const TensorMeta& in) {
     return true;
   }
   if (name == "aten::ravel" && !ravelIsReshape()) return isContiguous(in);  // Note [How ravel aliases]
-  return viewable(in, out->sizes);  // reshape, reshape_as, flatten, ravel
+  return viewable(in, out->sizes);                                          // reshape, reshape_as, flatten, ravel
 }
 
 }  // namespace epsmith

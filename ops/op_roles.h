@@ -27,19 +27,19 @@ std::string_view opRoleName(OpRole r);
 // How a write through a view reaches its base (Note [View inverses] in op_roles.cpp).
 enum class ViewFamily : uint8_t {
   None,
-  Reshape,    // order-preserving reshapes: base = reshape(src, base.sizes)
-  Identity,   // alias, detach, ...: base = src
-  Permute,    // transpose, permute, t, movedim, ...: base = permute(src, inverse)
-  Slice,      // slice.Tensor: slice_scatter
-  Narrow,     // narrow: slice_scatter
-  Select,     // select.int: select_scatter
-  Diagonal,   // diagonal: diagonal_scatter
-  AsStrided,  // as_strided: as_strided_scatter
-  Unfold,     // unfold with step >= size: as_strided_scatter on a contiguous base
-  Expand,     // expand, broadcast_to: elements overlap, writes are undefined
-  SplitList,  // split, chunk, tensor_split, hsplit, ...: each element is a slice
-  UnbindList, // unbind: each element is a select
-  Other,      // a view we can replay but not write through
+  Reshape,     // order-preserving reshapes: base = reshape(src, base.sizes)
+  Identity,    // alias, detach, ...: base = src
+  Permute,     // transpose, permute, t, movedim, ...: base = permute(src, inverse)
+  Slice,       // slice.Tensor: slice_scatter
+  Narrow,      // narrow: slice_scatter
+  Select,      // select.int: select_scatter
+  Diagonal,    // diagonal: diagonal_scatter
+  AsStrided,   // as_strided: as_strided_scatter
+  Unfold,      // unfold with step >= size: as_strided_scatter on a contiguous base
+  Expand,      // expand, broadcast_to: elements overlap, writes are undefined
+  SplitList,   // split, chunk, tensor_split, hsplit, ...: each element is a slice
+  UnbindList,  // unbind: each element is a select
+  Other,       // a view we can replay but not write through
 };
 
 struct OpRoleInfo {

@@ -23,16 +23,14 @@ bool argumentFits(ArgKind kind, const ParamInfo& param) {
     case ParamType::SymInt: return any({K::Int, K::SymInt});
     case ParamType::IntList:
     case ParamType::SymIntList:
-      return any({K::IntList, K::SymIntList}) ||
-             (param.fixed_list_size > 0 && any({K::Int, K::SymInt}));
+      return any({K::IntList, K::SymIntList}) || (param.fixed_list_size > 0 && any({K::Int, K::SymInt}));
     case ParamType::Float: return any({K::Float, K::SymFloat, K::Int, K::SymInt});
     case ParamType::FloatList: return any({K::FloatList, K::SymFloatList});
     case ParamType::Bool: return any({K::Bool, K::SymBool});
     case ParamType::BoolList: return any({K::BoolList, K::SymBoolList});
     case ParamType::String: return any({K::String});
     case ParamType::StringList: return any({K::StringList});
-    case ParamType::Scalar:
-      return any({K::Int, K::Float, K::Bool, K::SymInt, K::SymFloat, K::SymBool, K::Complex});
+    case ParamType::Scalar: return any({K::Int, K::Float, K::Bool, K::SymInt, K::SymFloat, K::SymBool, K::Complex});
     case ParamType::ScalarList: return any({K::FloatList, K::IntList, K::BoolList});
     case ParamType::ScalarType: return any({K::ScalarType});
     case ParamType::Layout: return any({K::Layout});
@@ -42,15 +40,14 @@ bool argumentFits(ArgKind kind, const ParamInfo& param) {
   }
 }
 
-std::optional<std::string> checkSchemaCall(
-    const OpInfo& op, const std::vector<Argument>& args,
-    const std::vector<std::pair<std::string, Argument>>& kwargs) {
+std::optional<std::string> checkSchemaCall(const OpInfo& op, const std::vector<Argument>& args,
+                                           const std::vector<std::pair<std::string, Argument>>& kwargs) {
   const std::string name = op.name();
   if (op.is_vararg) return std::nullopt;
   const int positional = op.positionalCount();
   if (static_cast<int>(args.size()) > positional) {
-    return name + " takes at most " + std::to_string(positional) +
-           " positional arguments, got " + std::to_string(args.size());
+    return name + " takes at most " + std::to_string(positional) + " positional arguments, got " +
+           std::to_string(args.size());
   }
   std::vector<const Argument*> bound(op.arguments.size(), nullptr);
   // Positional parameters come first in a c10 schema.
@@ -68,9 +65,8 @@ std::optional<std::string> checkSchemaCall(
       continue;
     }
     if (!argumentFits(bound[i]->kind(), p)) {
-      return "argument '" + p.name + "' of " + name + " expects " +
-             std::string(paramTypeName(p.type)) + (p.optional ? "?" : "") + ", got " +
-             std::string(serializedTag(bound[i]->kind()));
+      return "argument '" + p.name + "' of " + name + " expects " + std::string(paramTypeName(p.type)) +
+             (p.optional ? "?" : "") + ", got " + std::string(serializedTag(bound[i]->kind()));
     }
   }
   return std::nullopt;

@@ -16,8 +16,7 @@ namespace epsmith {
 bool argumentFits(ArgKind kind, const ParamInfo& param);
 
 // nullopt when `args` (positional) and `kwargs` bind to `op`'s schema; else the reason.
-std::optional<std::string> checkSchemaCall(
-    const OpInfo& op, const std::vector<Argument>& args,
-    const std::vector<std::pair<std::string, Argument>>& kwargs);
+std::optional<std::string> checkSchemaCall(const OpInfo& op, const std::vector<Argument>& args,
+                                           const std::vector<std::pair<std::string, Argument>>& kwargs);
 
 }  // namespace epsmith

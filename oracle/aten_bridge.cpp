@@ -33,8 +33,7 @@ c10::ScalarType toAten(ScalarType t) {
     case ScalarType::BFloat16: return c10::kBFloat16;
     default:
       if (auto later = compat::laterDtype(t)) return *later;
-      throw std::invalid_argument("dtype " + std::string(torchName(t)) +
-                                  " does not exist in this LibTorch build");
+      throw std::invalid_argument("dtype " + std::string(torchName(t)) + " does not exist in this LibTorch build");
   }
 }
 

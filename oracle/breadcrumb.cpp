@@ -38,8 +38,10 @@ void notePhase(std::string_view phase) {
 
 void noteOp(std::string_view name, std::string_view overload) {
   if (!g_breadcrumb) return;
-  if (overload.empty()) copyInto(g_breadcrumb->op, name);
-  else copyInto(g_breadcrumb->op, name, ".", overload);
+  if (overload.empty())
+    copyInto(g_breadcrumb->op, name);
+  else
+    copyInto(g_breadcrumb->op, name, ".", overload);
 }
 
 }  // namespace epsmith

@@ -99,12 +99,16 @@ int compareNumbers(const c10::IValue& a, const c10::IValue& b) {
 double roundHalfEven(double x) { return x - std::remainder(x, 1.0); }
 
 c10::IValue arithmetic(BuiltinOp op, const c10::IValue& a, const c10::IValue& b) {
-  if (!isNumber(a) || !isNumber(b)) throw std::invalid_argument("unsupported operand types " + a.tagKind() + " and " + b.tagKind());
+  if (!isNumber(a) || !isNumber(b))
+    throw std::invalid_argument("unsupported operand types " + a.tagKind() + " and " + b.tagKind());
   const bool ints = integral(a) && integral(b);
   switch (op) {
-    case BuiltinOp::Add: return ints ? c10::IValue(checkedAdd(asInt(a), asInt(b))) : c10::IValue(asDouble(a) + asDouble(b));
-    case BuiltinOp::Sub: return ints ? c10::IValue(checkedSub(asInt(a), asInt(b))) : c10::IValue(asDouble(a) - asDouble(b));
-    case BuiltinOp::Mul: return ints ? c10::IValue(checkedMul(asInt(a), asInt(b))) : c10::IValue(asDouble(a) * asDouble(b));
+    case BuiltinOp::Add:
+      return ints ? c10::IValue(checkedAdd(asInt(a), asInt(b))) : c10::IValue(asDouble(a) + asDouble(b));
+    case BuiltinOp::Sub:
+      return ints ? c10::IValue(checkedSub(asInt(a), asInt(b))) : c10::IValue(asDouble(a) - asDouble(b));
+    case BuiltinOp::Mul:
+      return ints ? c10::IValue(checkedMul(asInt(a), asInt(b))) : c10::IValue(asDouble(a) * asDouble(b));
     case BuiltinOp::TrueDiv:
       if (asDouble(b) == 0) throw std::invalid_argument("division by zero");
       return asDouble(a) / asDouble(b);
@@ -181,7 +185,9 @@ c10::IValue callBuiltin(BuiltinOp op, const std::vector<c10::IValue>& args) {
       const auto& x = arg(args, 0);
       if (integral(x)) return asInt(x);
       double v = asDouble(x);
-      return toIntChecked(op == BuiltinOp::Ceil ? std::ceil(v) : op == BuiltinOp::Floor ? std::floor(v) : std::trunc(v));
+      return toIntChecked(op == BuiltinOp::Ceil    ? std::ceil(v)
+                          : op == BuiltinOp::Floor ? std::floor(v)
+                                                   : std::trunc(v));
     }
     case BuiltinOp::Round: {
       const auto& x = arg(args, 0);
@@ -199,9 +205,7 @@ c10::IValue callBuiltin(BuiltinOp op, const std::vector<c10::IValue>& args) {
 c10::IValue callTorchFunction(TorchFunction fn, const std::vector<c10::IValue>& args) {
   switch (fn) {
     case TorchFunction::SetGradEnabled:
-    case TorchFunction::CSetGradEnabled:
-      at::GradMode::set_enabled(arg(args, 0).toBool());
-      return c10::IValue();
+    case TorchFunction::CSetGradEnabled: at::GradMode::set_enabled(arg(args, 0).toBool()); return c10::IValue();
     case TorchFunction::SymInt: {
       const auto& x = arg(args, 0);
       return integral(x) ? asInt(x) : toIntChecked(std::trunc(asDouble(x)));

@@ -209,8 +209,7 @@ struct Mismatches {
 // torch.isclose(actual, expected): a == b, or both NaN under equal_nan, or a finite
 // |a - b| <= atol + rtol * |b|. Infinities therefore match only the same infinity.
 template <typename D>
-Mismatches findMismatches(const at::Tensor& expected, const at::Tensor& actual, Tolerance tol,
-                          bool equal_nan) {
+Mismatches findMismatches(const at::Tensor& expected, const at::Tensor& actual, Tolerance tol, bool equal_nan) {
   at::Tensor e = expected.to(D::kWide).contiguous();
   at::Tensor a = actual.to(D::kWide).contiguous();
   const auto* pe = e.template data_ptr<typename D::T>();
@@ -243,19 +242,20 @@ bool readableInPlace(const at::Tensor& t) {
 // Whether `expected` and `actual` (same dtype and sizes, both readableInPlace) agree
 // under findMismatches' rule; nullopt for a dtype this path does not read.
 template <typename D>
-std::optional<bool> elementsAgreeInPlace(const at::Tensor& expected, const at::Tensor& actual, Tolerance tol, bool equal_nan) {
+std::optional<bool> elementsAgreeInPlace(const at::Tensor& expected, const at::Tensor& actual, Tolerance tol,
+                                         bool equal_nan) {
   std::optional<bool> agree;
   auto walk = [&](auto tag) {
     using S = decltype(tag);
     const S* pe = static_cast<const S*>(expected.data_ptr());
     const S* pa = static_cast<const S*>(actual.data_ptr());
-    agree = forEachElementOffset<2>(expected.sizes(), {expected.strides(), actual.strides()},
-                                    [&](const std::array<int64_t, 2>& at) {
-      const auto e = static_cast<typename D::T>(pe[at[0]]), a = static_cast<typename D::T>(pa[at[1]]);
-      if (a == e || (equal_nan && D::isNan(a) && D::isNan(e))) return true;
-      const double err = D::absError(a, e);
-      return std::isfinite(err) && err <= tol.atol + tol.rtol * D::magnitude(e);
-    });
+    agree = forEachElementOffset<2>(
+        expected.sizes(), {expected.strides(), actual.strides()}, [&](const std::array<int64_t, 2>& at) {
+          const auto e = static_cast<typename D::T>(pe[at[0]]), a = static_cast<typename D::T>(pa[at[1]]);
+          if (a == e || (equal_nan && D::isNan(a) && D::isNan(e))) return true;
+          const double err = D::absError(a, e);
+          return std::isfinite(err) && err <= tol.atol + tol.rtol * D::magnitude(e);
+        });
   };
   D::forElementType(expected.scalar_type(), walk);  // none for ComplexHalf: the copying path
   return agree;
@@ -319,8 +319,8 @@ class Comparison {
   void inputs(const std::vector<std::pair<std::string, at::Tensor>>& expected,
               const std::vector<std::pair<std::string, at::Tensor>>& actual) {
     for (const auto& [name, e] : expected) {
-      auto it = std::find_if(actual.begin(), actual.end(),
-                             [&name = name](const auto& entry) { return entry.first == name; });
+      auto it =
+          std::find_if(actual.begin(), actual.end(), [&name = name](const auto& entry) { return entry.first == name; });
       if (it == actual.end()) {
         add(VerdictKind::ShapeMismatch, "input " + name, "input " + name + " missing in actual");
       } else {
@@ -328,11 +328,10 @@ class Comparison {
       }
     }
     for (const auto& entry : actual) {  // a few inputs each: a scan is cheaper than a set
-      const bool seen = std::any_of(expected.begin(), expected.end(),
-                                    [&](const auto& e) { return e.first == entry.first; });
+      const bool seen =
+          std::any_of(expected.begin(), expected.end(), [&](const auto& e) { return e.first == entry.first; });
       if (!seen) {
-        add(VerdictKind::ShapeMismatch, "input " + entry.first,
-            "input " + entry.first + " missing in expected");
+        add(VerdictKind::ShapeMismatch, "input " + entry.first, "input " + entry.first + " missing in expected");
       }
     }
   }
@@ -340,16 +339,13 @@ class Comparison {
   Verdict verdict(size_t outputs, size_t inputs) const {
     if (diffs_.empty()) {
       return {VerdictKind::Match, "",
-              "match: " + plural(outputs, "output") + " and " + plural(inputs, "input") +
-                  " agree",
-            "", ""};
+              "match: " + plural(outputs, "output") + " and " + plural(inputs, "input") + " agree", "", ""};
     }
     Verdict v{diffs_[0].kind, diffs_[0].where, diffs_[0].report, "", diffs_[0].message};
     if (diffs_.size() > 1) {
       v.report += "\nalso differ:";
       for (size_t i = 1; i < diffs_.size(); ++i) {
-        v.report += (i > 1 ? ", " : " ") + diffs_[i].where + " (" +
-                    std::string(verdictKindName(diffs_[i].kind)) + ")";
+        v.report += (i > 1 ? ", " : " ") + diffs_[i].where + " (" + std::string(verdictKindName(diffs_[i].kind)) + ")";
       }
     }
     return v;
@@ -405,9 +401,7 @@ class Comparison {
         "cannot compare " + describe(e) + " at " + where + " (unsupported output kind)");
   }
 
-  Tolerance toleranceFor(at::ScalarType t) const {
-    return options_.tolerance.value_or(defaultTolerance(irDtype(t)));
-  }
+  Tolerance toleranceFor(at::ScalarType t) const { return options_.tolerance.value_or(defaultTolerance(irDtype(t))); }
 
   // Note [Values compared at the precision they were computed in]: the tolerance of the
   // dtype the value at `where` was computed from, where that is looser than its own.
@@ -469,24 +463,22 @@ class Comparison {
     Mismatches m = mismatches(et, wrap(a));
     if (m.count == 0) return;
     add(VerdictKind::ValueMismatch, where,
-        "value mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a) +
-            " (abs error " + fmt(m.max_abs) + ", rel error " + fmt(m.max_rel) + "; " +
-            toleranceText(et.scalar_type()) + ")",
+        "value mismatch at " + where + ": expected " + describe(e) + ", actual " + describe(a) + " (abs error " +
+            fmt(m.max_abs) + ", rel error " + fmt(m.max_rel) + "; " + toleranceText(et.scalar_type()) + ")",
         "value mismatch (not a tensor)");
   }
 
   void tensor(const std::string& where, const at::Tensor& expected, const at::Tensor& actual) {
     if (expected.scalar_type() != actual.scalar_type()) {
       add(VerdictKind::DtypeMismatch, where,
-          "dtype mismatch at " + where + ": expected " + tensorType(expected) + ", actual " +
-              tensorType(actual),
-          "dtype mismatch (" + dtypeName(expected.scalar_type()) + " expected, " + dtypeName(actual.scalar_type()) + " actual)");
+          "dtype mismatch at " + where + ": expected " + tensorType(expected) + ", actual " + tensorType(actual),
+          "dtype mismatch (" + dtypeName(expected.scalar_type()) + " expected, " + dtypeName(actual.scalar_type()) +
+              " actual)");
       return;
     }
     if (expected.sizes() != actual.sizes()) {
       add(VerdictKind::ShapeMismatch, where,
-          "shape mismatch at " + where + ": expected " + tensorType(expected) + ", actual " +
-              tensorType(actual),
+          "shape mismatch at " + where + ": expected " + tensorType(expected) + ", actual " + tensorType(actual),
           "shape mismatch (" + dtypeName(expected.scalar_type()) + ")");
       return;
     }
@@ -500,13 +492,12 @@ class Comparison {
     if (m.count == 0) return;
     if (auto looser = computedTolerance(where, e); looser && mismatchesAt(e, a, *looser).count == 0) return;
     auto index = [&](int64_t i) { return indexText(i, e.sizes()); };
-    std::string r = "value mismatch at " + where + " (" + tensorType(e) + ", " +
-                    toleranceText(e.scalar_type()) + "): " + std::to_string(m.count) + " of " +
-                    std::to_string(e.numel()) + " elements differ\n";
+    std::string r = "value mismatch at " + where + " (" + tensorType(e) + ", " + toleranceText(e.scalar_type()) +
+                    "): " + std::to_string(m.count) + " of " + std::to_string(e.numel()) + " elements differ\n";
     r += "  max abs error: " + fmt(m.max_abs) + " at " + index(m.max_abs_at) + "\n";
     r += "  max rel error: " + fmt(m.max_rel) + " at " + index(m.max_rel_at) + "\n";
-    r += "  first difference at " + index(m.first) + ": expected " + element(e, m.first) +
-         ", actual " + element(a, m.first) + "\n";
+    r += "  first difference at " + index(m.first) + ": expected " + element(e, m.first) + ", actual " +
+         element(a, m.first) + "\n";
     r += "  expected: " + excerpt(e) + "\n";
     r += "  actual:   " + excerpt(a);
     add(VerdictKind::ValueMismatch, where, std::move(r), "value mismatch (" + dtypeName(e.scalar_type()) + ")");
@@ -520,30 +511,28 @@ Verdict compareErrors(const RunResult& expected, const RunResult& actual, const 
   if (expected.error && actual.error) {
     const RunError& e = *expected.error;
     const RunError& a = *actual.error;
-    const bool agree = options.same_node_raising_agrees ? e.node == a.node && e.op == a.op
-                                                         : e.op == a.op && e.message == a.message;
+    const bool agree =
+        options.same_node_raising_agrees ? e.node == a.node && e.op == a.op : e.op == a.op && e.message == a.message;
     if (agree) {
       return {VerdictKind::Match, "", "match: both raised " + expected.error->str(), "", ""};
     }
     return {VerdictKind::DifferentExceptions, "",
-            "different exceptions:\n  expected: " + expected.error->str() +
-                "\n  actual:   " + actual.error->str(),
+            "different exceptions:\n  expected: " + expected.error->str() + "\n  actual:   " + actual.error->str(),
             e.op, a.message};
   }
   bool in_expected = expected.error.has_value();
   const RunResult& raised = in_expected ? expected : actual;
   const RunResult& completed = in_expected ? actual : expected;
   return {VerdictKind::ExceptionInOne, "",
-          std::string("exception in ") + (in_expected ? "expected" : "actual") +
-              " only: " + raised.error->str() + "\n  " + (in_expected ? "actual" : "expected") +
-              " completed with " + std::to_string(completed.outputs.size()) + " output(s)",
+          std::string("exception in ") + (in_expected ? "expected" : "actual") + " only: " + raised.error->str() +
+              "\n  " + (in_expected ? "actual" : "expected") + " completed with " +
+              std::to_string(completed.outputs.size()) + " output(s)",
           raised.error->op, (in_expected ? "in expected only: " : "") + raised.error->message};
 }
 
 }  // namespace
 
-Verdict compareResults(const RunResult& expected, const RunResult& actual,
-                       const CompareOptions& options) {
+Verdict compareResults(const RunResult& expected, const RunResult& actual, const CompareOptions& options) {
   if (!expected.ok() || !actual.ok()) return compareErrors(expected, actual, options);
   Comparison c(options);
   c.outputs(expected.outputs, actual.outputs);

@@ -15,7 +15,12 @@
 namespace epsmith {
 
 enum class VerdictKind : uint8_t {
-  Match, ValueMismatch, ShapeMismatch, DtypeMismatch, ExceptionInOne, DifferentExceptions,
+  Match,
+  ValueMismatch,
+  ShapeMismatch,
+  DtypeMismatch,
+  ExceptionInOne,
+  DifferentExceptions,
 };
 std::string_view verdictKindName(VerdictKind k);  // "value-mismatch"
 
@@ -40,7 +45,7 @@ std::string_view verdictKindName(VerdictKind k);  // "value-mismatch"
 struct CompareOptions {
   std::optional<Tolerance> tolerance;  // overrides the per-dtype default
   std::function<std::optional<ComputedIn>(const std::string& where)> computed_in;
-  bool equal_nan = true;               // NaN equals NaN
+  bool equal_nan = true;  // NaN equals NaN
   // Two runs that raise at the same node agree whatever their messages say: the runs of
   // one program on two devices call different kernels, which word their refusals apart
   // ("... (when checking argument in method wrapper_CUDA_...)").
@@ -58,7 +63,6 @@ struct Verdict {
   bool match() const { return kind == VerdictKind::Match; }
 };
 
-Verdict compareResults(const RunResult& expected, const RunResult& actual,
-                       const CompareOptions& options = {});
+Verdict compareResults(const RunResult& expected, const RunResult& actual, const CompareOptions& options = {});
 
 }  // namespace epsmith

@@ -51,7 +51,14 @@ void registerHigherOrderOp(const std::string& name, HigherOrderFn fn) {
 
 struct Interpreter::Plan {
   struct ArgPlan {
-    enum class Kind : uint8_t { Constant, Slot, SlotList, OptionalSlotList, SymIntList, WrapSlot } kind = Kind::Constant;
+    enum class Kind : uint8_t {
+      Constant,
+      Slot,
+      SlotList,
+      OptionalSlotList,
+      SymIntList,
+      WrapSlot
+    } kind = Kind::Constant;
     c10::IValue constant;
     int slot = -1;
     std::vector<int> slots;         // lists: -1 is None (optional) or a literal (SymIntList)
@@ -167,7 +174,8 @@ c10::IValue literal(const Argument& a, const ParamInfo* param, c10::Device devic
     case ArgKind::SymFloat: return a.get<arg::SymFloat>()->value.literal;
     case ArgKind::SymBool: return a.get<arg::SymBool>()->value.literal;
     case ArgKind::Operator: return a.get<arg::Operator>()->name;
-    default: throw std::invalid_argument("argument kind " + std::string(serializedTag(a.kind())) + " cannot be a constant");
+    default:
+      throw std::invalid_argument("argument kind " + std::string(serializedTag(a.kind())) + " cannot be a constant");
   }
 }
 
@@ -244,11 +252,8 @@ class Planner {
         return p;
       }
       case ArgKind::Graph:
-      case ArgKind::CustomObj:
-        return p;  // handled by the higher-order op; None on the stack
-      default:
-        p.constant = literal(a, param, device_);
-        return p;
+      case ArgKind::CustomObj: return p;  // handled by the higher-order op; None on the stack
+      default: p.constant = literal(a, param, device_); return p;
     }
   }
 
@@ -279,8 +284,10 @@ c10::IValue gather(const ArgPlan& p, const std::vector<c10::IValue>& env, c10::D
     case ArgPlan::Kind::OptionalSlotList: {
       c10::List<c10::optional<at::Tensor>> l;
       for (int s : p.slots) {
-        if (s < 0) l.push_back(c10::nullopt);
-        else l.push_back(env[static_cast<size_t>(s)].toTensor());
+        if (s < 0)
+          l.push_back(c10::nullopt);
+        else
+          l.push_back(env[static_cast<size_t>(s)].toTensor());
       }
       return l;
     }
@@ -333,7 +340,8 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
     for (const auto& [key, value] : n.kwargs) {
       int i = op.argumentIndex(key);
       if (i < 0) throw std::invalid_argument("%" + n.name() + ": unknown keyword argument '" + key + "'");
-      if (bound[static_cast<size_t>(i)]) throw std::invalid_argument("%" + n.name() + ": argument '" + key + "' given twice");
+      if (bound[static_cast<size_t>(i)])
+        throw std::invalid_argument("%" + n.name() + ": argument '" + key + "' given twice");
       bound[static_cast<size_t>(i)] = &value;
     }
     const auto& schema_args = op.schema->arguments();
@@ -343,9 +351,12 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
         step.args.push_back(planner.plan(*bound[i], &op.arguments[i]));
       } else {
         ArgPlan d;
-        if (c10::IValue moved = onDevice(&op.arguments[i], planner.device()); !moved.isNone()) d.constant = moved;
-        else if (schema_args[i].default_value()) d.constant = *schema_args[i].default_value();
-        else throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
+        if (c10::IValue moved = onDevice(&op.arguments[i], planner.device()); !moved.isNone())
+          d.constant = moved;
+        else if (schema_args[i].default_value())
+          d.constant = *schema_args[i].default_value();
+        else
+          throw std::invalid_argument("%" + n.name() + ": missing argument '" + op.arguments[i].name + "'");
         step.args.push_back(std::move(d));
       }
     }
@@ -368,7 +379,8 @@ void planCall(const Node& n, const Graph* g, const Planner& planner, Plan::Step&
       step.args.push_back(planner.plan(a, nullptr));
       if (const auto* ga = a.get<arg::Graph>()) {
         const Attribute* attr = ga->node && g ? g->attribute(ga->node->attr) : nullptr;
-        if (!attr || !attr->subgraph) throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
+        if (!attr || !attr->subgraph)
+          throw std::invalid_argument("%" + n.name() + ": subgraph argument names no subgraph");
         step.subgraphs.push_back(std::make_unique<Interpreter>(*attr->subgraph, planner.device()));
       }
     }
@@ -404,7 +416,8 @@ Interpreter::Interpreter(const Graph& g, c10::Device device) : plan_(std::make_u
       case OpKind::GetAttr: {
         step.kind = Plan::StepKind::Constant;
         const Attribute* attr = g.attribute(n.attr);
-        if (attr && attr->tensor && (attr->kind == Attribute::Kind::Parameter || attr->kind == Attribute::Kind::Tensor)) {
+        if (attr && attr->tensor &&
+            (attr->kind == Attribute::Kind::Parameter || attr->kind == Attribute::Kind::Tensor)) {
           TensorMaterializer m(device);
           ArgPlan c;
           c.constant = m.materialize(*attr->tensor);
@@ -415,9 +428,7 @@ Interpreter::Interpreter(const Graph& g, c10::Device device) : plan_(std::make_u
       case OpKind::CallModule:
       case OpKind::CallMethod:
         throw std::invalid_argument("%" + n.name() + ": " + std::string(opKindName(n.op())) + " cannot be executed");
-      case OpKind::CallFunction:
-        planCall(n, &g, planner, step);
-        break;
+      case OpKind::CallFunction: planCall(n, &g, planner, step); break;
     }
     plan_->steps.push_back(std::move(step));
   }
@@ -540,21 +551,15 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
   using StepKind = Interpreter::Plan::StepKind;
   const auto slot = static_cast<size_t>(step.slot);
   switch (step.kind) {
-    case StepKind::Placeholder:
-      f.env[slot] = f.inputs[f.next_input++];
-      break;
+    case StepKind::Placeholder: f.env[slot] = f.inputs[f.next_input++]; break;
     case StepKind::Constant:
       if (!step.args.empty()) f.env[slot] = freshConstant(step);
       break;
     case StepKind::Output:
       for (const auto& a : step.args) f.outputs->push_back(gather(a, f.env, device));
       break;
-    case StepKind::Aten:
-      callAten(step, f, device);
-      break;
-    case StepKind::Builtin:
-      f.env[slot] = callBuiltin(step.node->target.builtinOp(), gatherAll(step, f, device));
-      break;
+    case StepKind::Aten: callAten(step, f, device); break;
+    case StepKind::Builtin: f.env[slot] = callBuiltin(step.node->target.builtinOp(), gatherAll(step, f, device)); break;
     case StepKind::TorchFunction:
       f.env[slot] = callTorchFunction(step.node->target.torchFunctionId(), gatherAll(step, f, device));
       break;
@@ -565,8 +570,7 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
       f.env[slot] = step.hop(call);
       break;
     }
-    case StepKind::Skip:
-      break;
+    case StepKind::Skip: break;
   }
 }
 
@@ -575,8 +579,9 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
 Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe) const {
   Outcome out;
   if (inputs.size() != plan_->num_placeholders) {
-    out.error = RunError{"", "", "the graph has " + std::to_string(plan_->num_placeholders) +
-                                     " placeholders but " + std::to_string(inputs.size()) + " inputs were given"};
+    out.error = RunError{"", "",
+                         "the graph has " + std::to_string(plan_->num_placeholders) + " placeholders but " +
+                             std::to_string(inputs.size()) + " inputs were given"};
     return out;
   }
   const bool grad_enabled_at_start = at::GradMode::is_enabled();
@@ -636,8 +641,8 @@ c10::IValue runWithGradEnabled(HigherOrderCall& call) {
 }
 
 std::map<std::string, HigherOrderFn>& hopRegistry() {
-  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond},
-                                                                   {"wrap_with_set_grad_enabled", runWithGradEnabled}};
+  static auto* registry =
+      new std::map<std::string, HigherOrderFn>{{"cond", runCond}, {"wrap_with_set_grad_enabled", runWithGradEnabled}};
   return *registry;
 }
 

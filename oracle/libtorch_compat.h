@@ -36,9 +36,7 @@ inline std::string libtorchVersion() {
   return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
 }
 // "2.13.0": what torch.__version__ says, written into programs' torch_version.
-inline std::string libtorchFullVersion() {
-  return libtorchVersion() + "." + std::to_string(TORCH_VERSION_PATCH);
-}
+inline std::string libtorchFullVersion() { return libtorchVersion() + "." + std::to_string(TORCH_VERSION_PATCH); }
 
 // Marks `p` as made here: torch_version is this LibTorch's, schema_version the torch.export
 // serialized schema of its release (read from its schema.py at configure time), and the aten
@@ -58,9 +56,7 @@ class ForwardingAllocator : public c10::Allocator {
  public:
   explicit ForwardingAllocator(c10::Allocator* base) : base_(base) {}
   c10::DataPtr allocate(size_t bytes) override { return allocateFrom(*base_, bytes); }
-  void copy_data(void* dest, const void* src, std::size_t count) const override {
-    default_copy_data(dest, src, count);
-  }
+  void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
   c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
 
  protected:
@@ -73,14 +69,14 @@ class ForwardingAllocator : public c10::Allocator {
 
 // The dtypes few kernels take (UInt16/32/64, the Float8 types), both ways; nullopt for the
 // rest, which aten_bridge.cpp's switch maps.
-#define EPSMITH_LATER_DTYPES(_)                              \
-  _(UInt16, c10::ScalarType::UInt16)                         \
-  _(UInt32, c10::ScalarType::UInt32)                         \
-  _(UInt64, c10::ScalarType::UInt64)                         \
-  _(Float8E4M3FN, c10::ScalarType::Float8_e4m3fn)            \
-  _(Float8E5M2, c10::ScalarType::Float8_e5m2)                \
-  _(Float8E4M3FNUZ, c10::ScalarType::Float8_e4m3fnuz)        \
-  _(Float8E5M2FNUZ, c10::ScalarType::Float8_e5m2fnuz)        \
+#define EPSMITH_LATER_DTYPES(_)                       \
+  _(UInt16, c10::ScalarType::UInt16)                  \
+  _(UInt32, c10::ScalarType::UInt32)                  \
+  _(UInt64, c10::ScalarType::UInt64)                  \
+  _(Float8E4M3FN, c10::ScalarType::Float8_e4m3fn)     \
+  _(Float8E5M2, c10::ScalarType::Float8_e5m2)         \
+  _(Float8E4M3FNUZ, c10::ScalarType::Float8_e4m3fnuz) \
+  _(Float8E5M2FNUZ, c10::ScalarType::Float8_e5m2fnuz) \
   _(Float8E8M0FNU, c10::ScalarType::Float8_e8m0fnu)
 
 inline std::optional<c10::ScalarType> laterDtype(ScalarType t) {

@@ -61,15 +61,14 @@ void wrongValuePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, 
   shiftFloatingResults(op, stack, [](const at::Tensor& t) { return fn::to_functional_tensor(t); });
 }
 
-void crashPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) {
-  std::raise(SIGSEGV);
-}
+void crashPlantedFault(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*) { std::raise(SIGSEGV); }
 
 // A result the size of the first tensor argument, every element the byte just past that
 // tensor's storage: what a kernel that reads beyond its input sees. Not instrumented, as
 // LibTorch's kernels are not: under the asan preset the read is the fault planted, not a
 // report.
-__attribute__((no_sanitize_address)) void overreadPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+__attribute__((no_sanitize_address)) void overreadPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet,
+                                                               torch::jit::Stack* stack) {
   const size_t n = op.schema().arguments().size();
   at::Tensor self;
   for (const c10::IValue& a : torch::jit::last(*stack, n)) {
@@ -109,8 +108,7 @@ void offByOnePlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet, to
 // functionalization both meet it and the redispatch below finds the real kernel.
 void slowPlantedFault(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kPlantedDelayMicros);
-  while (std::chrono::steady_clock::now() < until) {
-  }
+  while (std::chrono::steady_clock::now() < until) {}
   op.redispatchBoxed(keys & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, c10::DispatchKey::ADInplaceOrView),
                      stack);
 }
@@ -127,7 +125,8 @@ constexpr FaultSpelling kSpellings[] = {
     {"crash:", FaultKind::Crash, c10::DispatchKey::Functionalize, "a crash in LibTorch's functionalization"},
     {"generic:", FaultKind::Generic, c10::DispatchKey::Functionalize,
      "an exception with a generic message in LibTorch's functionalization"},
-    {"value:", FaultKind::WrongValue, c10::DispatchKey::Functionalize, "a wrong value from LibTorch's functionalization"},
+    {"value:", FaultKind::WrongValue, c10::DispatchKey::Functionalize,
+     "a wrong value from LibTorch's functionalization"},
     {"overread:", FaultKind::Overread, c10::DispatchKey::CPU, "an over-reading CPU kernel"},
     {"cuda:", FaultKind::OffByOne, c10::DispatchKey::CUDA, "a CUDA kernel off by one"},
     {"slow:", FaultKind::Slow, c10::DispatchKey::ADInplaceOrView, "a kernel made slower"},
@@ -218,7 +217,8 @@ std::vector<std::string> plant() {
 void notePlantedCaseBegins() {
   static int begun = 0;
   if (++begun != 2) return;
-  for (const std::string& entry : staleFaults()) registerKernel(entry, c10::DispatchKey::Functionalize, FaultKind::Stale);
+  for (const std::string& entry : staleFaults())
+    registerKernel(entry, c10::DispatchKey::Functionalize, FaultKind::Stale);
 }
 
 const std::vector<std::string>& installPlantedFaults() {

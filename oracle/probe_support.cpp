@@ -72,7 +72,8 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
           key += ',';
         }
         break;
-      case ArgKind::IntList: case ArgKind::SymIntList:
+      case ArgKind::IntList:
+      case ArgKind::SymIntList:
         if (with_sizes) key += formatArgument(a);  // sizes never decide a dtype, but a shape
         break;
       default: {
@@ -93,17 +94,17 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
 
 }  // namespace probe_detail
 
-
 namespace probe_detail {
 
 bool concreteMeta(const TensorMeta& m) {
-  for (const auto& s : m.sizes) if (!s.isConcrete()) return false;
-  for (const auto& s : m.strides) if (!s.isConcrete()) return false;
+  for (const auto& s : m.sizes)
+    if (!s.isConcrete()) return false;
+  for (const auto& s : m.strides)
+    if (!s.isConcrete()) return false;
   return true;
 }
 
 }  // namespace probe_detail
-
 
 namespace probe_detail {
 
@@ -112,14 +113,15 @@ bool smallConcreteInputs(const Node& call) {
   bool ok = true;
   call.forEachInput([&](const Node* n) {
     const TensorMeta* m = n->meta.val.tensor();
-    if (!m || !concreteMeta(*m) || isComplex(m->dtype)) ok = false;
-    else elements += std::max<int64_t>(1, numelOf(*m));
+    if (!m || !concreteMeta(*m) || isComplex(m->dtype))
+      ok = false;
+    else
+      elements += std::max<int64_t>(1, numelOf(*m));
   });
   return ok && elements <= (1 << 16);
 }
 
 }  // namespace probe_detail
-
 
 namespace probe_detail {
 
@@ -128,8 +130,8 @@ double wideScale(ScalarType dtype) {
     case ScalarType::Long: return 8589934592.0;  // 2^33
     case ScalarType::Int: return 1048576.0;      // 2^20
     case ScalarType::Short: return 16.0;
-    case ScalarType::Byte: return 8.0;           // of r alone, not r - 14: unsigned
-    default: return 0.0;                         // i8 is too narrow to add anything
+    case ScalarType::Byte: return 8.0;  // of r alone, not r - 14: unsigned
+    default: return 0.0;                // i8 is too narrow to add anything
   }
 }
 

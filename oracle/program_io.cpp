@@ -19,9 +19,7 @@
 namespace epsmith {
 namespace {
 
-std::string extensionOf(const std::string& path) {
-  return std::filesystem::path(path).extension().string();
-}
+std::string extensionOf(const std::string& path) { return std::filesystem::path(path).extension().string(); }
 
 Diagnostic located(const std::string& file, const Diagnostic& e) {
   if (e.where.empty()) return {file, e.message};
@@ -40,9 +38,8 @@ std::optional<FileFormat> formatFromPath(const std::string& path) {
   return std::nullopt;
 }
 
-Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,
-                                       const std::string& name) {
-  auto result = format == FileFormat::Json ? readProgramJson(contents)
+Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format, const std::string& name) {
+  auto result = format == FileFormat::Json  ? readProgramJson(contents)
                 : format == FileFormat::Pt2 ? readProgramPt2(contents)
                                             : parseProgramText(contents);
   if (!result.ok()) return located(name, result.error());
@@ -67,7 +64,7 @@ Expected<ExportedProgram> loadProgram(const std::string& path) {
   auto format = formatFromPath(path);
   if (!format) {
     auto first = contents.find_first_not_of(" \t\r\n");
-    format = contents.rfind("PK\x03\x04", 0) == 0                         ? FileFormat::Pt2
+    format = contents.rfind("PK\x03\x04", 0) == 0                   ? FileFormat::Pt2
              : first != std::string::npos && contents[first] == '{' ? FileFormat::Json
                                                                     : FileFormat::Text;
   }

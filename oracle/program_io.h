@@ -22,8 +22,7 @@ std::optional<FileFormat> formatFromPath(const std::string& path);
 // as a zip file does, as JSON when its first significant character is '{', else as text. Errors name the file: `path:3:16` or
 // `path: $.exported_program...`.
 Expected<ExportedProgram> loadProgram(const std::string& path);
-Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format,
-                                       const std::string& name);
+Expected<ExportedProgram> parseProgram(const std::string& contents, FileFormat format, const std::string& name);
 
 Expected<std::string> renderProgram(const ExportedProgram& p, FileFormat format);
 

@@ -35,7 +35,9 @@ constexpr const char* kTensorConstantPrefix = "tensor_";
 constexpr const char* kCustomObjPrefix = "custom_obj_";
 constexpr const char* kModelName = "model";  // torch.export.save's
 
-std::string weightsConfigPath(const std::string& model) { return std::string(kWeightsDir) + model + "_weights_config.json"; }
+std::string weightsConfigPath(const std::string& model) {
+  return std::string(kWeightsDir) + model + "_weights_config.json";
+}
 std::string constantsConfigPath(const std::string& model) {
   return std::string(kConstantsDir) + model + "_constants_config.json";
 }
@@ -46,7 +48,9 @@ std::string sampleInputsPath(const std::string& model) { return std::string(kSam
 struct Pt2Failure {
   Diagnostic error;
 };
-[[noreturn]] void fail(std::string where, std::string message) { throw Pt2Failure{{std::move(where), std::move(message)}}; }
+[[noreturn]] void fail(std::string where, std::string message) {
+  throw Pt2Failure{{std::move(where), std::move(message)}};
+}
 
 // schema.py's PayloadMeta, one per FQN of a PayloadConfig, in the file's order.
 // `t`, unpickled from `record`, or the located error where its storage claims bytes it does
@@ -260,7 +264,8 @@ std::string modelName(ArchiveReader& zip) {
   for (const auto& m : models) {
     if (m == kModelName) return m;
   }
-  if (models.size() > 1) fail(kModelsDir, "the archive holds " + std::to_string(models.size()) + " programs and none is \"model\"");
+  if (models.size() > 1)
+    fail(kModelsDir, "the archive holds " + std::to_string(models.size()) + " programs and none is \"model\"");
   return models[0];
 }
 
@@ -466,7 +471,8 @@ std::string writeArchive(const ExportedProgram& p) {
   weights.finish(weightsConfigPath(kModelName));
   PayloadWriter constants(zip, kConstantsDir, kTensorConstantPrefix);
   for (const auto& [fqn, c] : p.constants) {
-    if (!c.tensor) fail("constant " + fqn, "a custom object (" + c.class_fqn + ") cannot be written: epsmith keeps only its class");
+    if (!c.tensor)
+      fail("constant " + fqn, "a custom object (" + c.class_fqn + ") cannot be written: epsmith keeps only its class");
     constants.tensor(fqn, *c.tensor, false);
   }
   constants.finish(constantsConfigPath(kModelName));

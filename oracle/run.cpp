@@ -73,11 +73,8 @@ std::vector<LiftedInput> liftInputs(const ExportedProgram& p, const std::vector<
         flat.push_back({"", m.materialize(*it->second.tensor)});
         break;
       }
-      case InputKind::CustomObj:
-        throw std::invalid_argument("custom objects cannot be executed by the eager oracle");
-      case InputKind::Token:
-        flat.push_back({"", at::empty({0}, at::TensorOptions().device(m.device()))});
-        break;
+      case InputKind::CustomObj: throw std::invalid_argument("custom objects cannot be executed by the eager oracle");
+      case InputKind::Token: flat.push_back({"", at::empty({0}, at::TensorOptions().device(m.device()))}); break;
     }
   }
   if (next_user != user_inputs.size()) {
@@ -147,8 +144,8 @@ std::optional<std::string> symbolicSizesMismatch(const ExportedProgram& p, const
       const RangeConstraint& r = range->second;
       if ((r.min_val && size < *r.min_val) || (r.max_val && size > *r.max_val)) {
         return where + " is " + std::to_string(size) + ", outside " + *symbol + "'s range [" +
-               (r.min_val ? std::to_string(*r.min_val) : "-inf") + ", " + (r.max_val ? std::to_string(*r.max_val) : "inf") +
-               "]";
+               (r.min_val ? std::to_string(*r.min_val) : "-inf") + ", " +
+               (r.max_val ? std::to_string(*r.max_val) : "inf") + "]";
       }
     }
   }
@@ -200,7 +197,8 @@ Interpreter::Outcome runFunctionalized(const Interpreter& interpreter, std::vect
 
 // _postprocess_graph_module_outputs for one mutation output: buffers and parameters take
 // the new value, user inputs receive it with copy_. An error when it names no input.
-std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue& value, std::vector<LiftedInput>& flat) {
+std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue& value,
+                                      std::vector<LiftedInput>& flat) {
   auto findInput = [&](const std::string& name) -> LiftedInput* {
     for (auto& in : flat) {
       if (in.name == name) return &in;
@@ -214,7 +212,8 @@ std::optional<RunError> applyMutation(const OutputSpec& spec, const c10::IValue&
     in->value = value;
   } else if (spec.kind == OutputKind::UserInputMutation) {
     LiftedInput* in = findInput("user_input:" + *spec.target);
-    if (!in) return RunError{spec.arg.name, "", "user input mutation names no tensor user input '" + *spec.target + "'"};
+    if (!in)
+      return RunError{spec.arg.name, "", "user input mutation names no tensor user input '" + *spec.target + "'"};
     try {  // LibTorch reports a copy it refuses by throwing
       in->value.toTensor().copy_(value.toTensor());
     } catch (const c10::Error& e) {
@@ -244,8 +243,9 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   }
   const auto& specs = p.signature.output_specs;
   if (outcome.outputs.size() != specs.size()) {
-    result.error = RunError{"output", "", "the graph returned " + std::to_string(outcome.outputs.size()) +
-                                              " values but the signature has " + std::to_string(specs.size()) + " outputs"};
+    result.error = RunError{"output", "",
+                            "the graph returned " + std::to_string(outcome.outputs.size()) +
+                                " values but the signature has " + std::to_string(specs.size()) + " outputs"};
     return result;
   }
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -295,8 +295,7 @@ bool cudaAvailable() {
     if (pid == 0) ::_exit(at::hasCUDA() ? 0 : 1);
     if (pid < 0) return at::hasCUDA();  // no child to ask: ask here, at the cost above
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }();
   return available;
@@ -311,8 +310,8 @@ bool cudaAvailable() {
 // launched synchronously on CUDA (CUDA_LAUNCH_BLOCKING=1, unless the user set it), so that
 // op is the one whose kernel failed, not a later one that synchronized.
 bool leavesCudaUnusable(std::string_view message) {
-  for (std::string_view sticky : {"device-side assert triggered", "an illegal memory access", "unspecified launch failure",
-                                  "misaligned address", "an illegal instruction"}) {
+  for (std::string_view sticky : {"device-side assert triggered", "an illegal memory access",
+                                  "unspecified launch failure", "misaligned address", "an illegal instruction"}) {
     if (message.find(sticky) != std::string_view::npos) return true;
   }
   return false;
@@ -322,15 +321,15 @@ namespace {
 
 void endOnUnusableCuda(const RunResult& r) {
   if (!r.error || !leavesCudaUnusable(r.error->message)) return;
-  std::fprintf(stderr, "epsmith: %s: this process's CUDA context is unusable (Note [CUDA errors that end the process])\n",
+  std::fprintf(stderr,
+               "epsmith: %s: this process's CUDA context is unusable (Note [CUDA errors that end the process])\n",
                r.error->str().c_str());
   std::abort();
 }
 
 }  // namespace
 
-RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs,
-                     const RunOptions& options) {
+RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& user_inputs, const RunOptions& options) {
   RunResult result;
   try {
     c10::Device device = toAten(options.device);
@@ -345,8 +344,10 @@ RunResult runProgram(const ExportedProgram& p, const std::vector<InputValue>& us
     }
     std::optional<at::AutoGradMode> grad;
     std::optional<c10::InferenceMode> inference;
-    if (options.grad == GradMode::Inference) inference.emplace();
-    else grad.emplace(options.grad == GradMode::Enabled);
+    if (options.grad == GradMode::Inference)
+      inference.emplace();
+    else
+      grad.emplace(options.grad == GradMode::Enabled);
 
     // Materialised on the device directly, so inputs that alias on CPU alias there too.
     TensorMaterializer materializer(device);

@@ -101,7 +101,6 @@ int connectTo(const std::string& path) {
   return fd;
 }
 
-
 // The peer's first line, which says torch imported, or why not (a Python without torch);
 // the reason where it is not. `announce`: report the faults it planted on standard error.
 template <typename Channel>
@@ -238,7 +237,8 @@ class Peer {
 
   std::optional<std::string> await(int fd, short events) {
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
       if (left.count() <= 0) return "the torch peer took too long (a hang in torch, or a program too big for it)";
       pollfd p{fd, events, 0};
       const int rc = poll(&p, 1, static_cast<int>(left.count()));
@@ -320,10 +320,14 @@ c10::IValue fromBits(const c10::IValue& v) {
   const auto parts = v.toListRef();
   if (parts.size() != 4 || !parts[0].isString() || parts[0].toStringRef() != "epsmith:bits") return v;
   static const std::pair<const char*, c10::ScalarType> kNames[] = {
-      {"uint16", c10::ScalarType::UInt16},          {"uint32", c10::ScalarType::UInt32},
-      {"uint64", c10::ScalarType::UInt64},          {"float8_e4m3fn", c10::ScalarType::Float8_e4m3fn},
-      {"float8_e5m2", c10::ScalarType::Float8_e5m2}, {"float8_e4m3fnuz", c10::ScalarType::Float8_e4m3fnuz},
-      {"float8_e5m2fnuz", c10::ScalarType::Float8_e5m2fnuz}, {"float8_e8m0fnu", c10::ScalarType::Float8_e8m0fnu},
+      {"uint16", c10::ScalarType::UInt16},
+      {"uint32", c10::ScalarType::UInt32},
+      {"uint64", c10::ScalarType::UInt64},
+      {"float8_e4m3fn", c10::ScalarType::Float8_e4m3fn},
+      {"float8_e5m2", c10::ScalarType::Float8_e5m2},
+      {"float8_e4m3fnuz", c10::ScalarType::Float8_e4m3fnuz},
+      {"float8_e5m2fnuz", c10::ScalarType::Float8_e5m2fnuz},
+      {"float8_e8m0fnu", c10::ScalarType::Float8_e8m0fnu},
   };
   const std::string& name = parts[1].toStringRef();
   std::vector<int64_t> sizes;  // unpickled as a list of IValues, not an int list
@@ -388,8 +392,10 @@ Header readHeader(const JsonAt& at) {
     h.reply.verdicts.push_back(std::move(v));
   }
   if (auto d5 = at.optional("D5")) {
-    if (auto e = d5->optional("error")) h.reply.module_run = raised(*e);
-    else h.module_results = d5->field("results").unsignedInteger();
+    if (auto e = d5->optional("error"))
+      h.reply.module_run = raised(*e);
+    else
+      h.module_results = d5->field("results").unsignedInteger();
   }
   if (auto d8 = at.optional("D8")) {
     if (auto e = d8->optional("error")) {
@@ -404,8 +410,10 @@ Header readHeader(const JsonAt& at) {
     if (auto s = d8->optional("signature")) h.reply.decomposed_signature = readSpecList(*s);
   }
   if (auto resaved = at.optional("resaved")) {
-    if (auto e = resaved->optional("error")) h.reply.resave_error = e->field("type").string() + ": " + e->field("message").string();
-    else h.resaved_bytes = resaved->field("results").unsignedInteger();
+    if (auto e = resaved->optional("error"))
+      h.reply.resave_error = e->field("type").string() + ": " + e->field("message").string();
+    else
+      h.resaved_bytes = resaved->field("results").unsignedInteger();
   }
   return h;
 }
@@ -481,8 +489,8 @@ Expected<PeerReply> askTorchPeer(const PeerRequest& request, int timeout_seconds
   auto header = readJson(line.value(), "torch peer reply", readHeader);
   if (!header.ok()) return peer.fail(header.error().str());
   Header h = std::move(header).value();
-  for (auto [size, into] : {std::pair{h.module_results, &h.reply.module_run},
-                            std::pair{h.decomposed_results, &h.reply.decomposed_run}}) {
+  for (auto [size, into] :
+       {std::pair{h.module_results, &h.reply.module_run}, std::pair{h.decomposed_results, &h.reply.decomposed_run}}) {
     if (!size) continue;
     auto bytes = peer.readBytes(*size);
     if (!bytes.ok()) return bytes.error();

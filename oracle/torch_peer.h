@@ -28,7 +28,9 @@ struct PeerVerdict {
 // other placeholder names compare (Note [Signatures compared by kind and target]).
 struct SpecList {
   std::vector<std::pair<std::string, std::string>> inputs, outputs;  // ("BUFFER", "calls")
-  friend bool operator==(const SpecList& a, const SpecList& b) { return a.inputs == b.inputs && a.outputs == b.outputs; }
+  friend bool operator==(const SpecList& a, const SpecList& b) {
+    return a.inputs == b.inputs && a.outputs == b.outputs;
+  }
   friend bool operator!=(const SpecList& a, const SpecList& b) { return !(a == b); }
 };
 
@@ -47,9 +49,9 @@ struct PeerReply {
 };
 
 struct PeerRequest {
-  bool module_run = false;   // D5
-  bool decompose = false;    // D8
-  bool resave = false;       // D7 across releases: the program saved again by this torch
+  bool module_run = false;            // D5
+  bool decompose = false;             // D8
+  bool resave = false;                // D7 across releases: the program saved again by this torch
   std::vector<std::string> archives;  // the program's .pt2 first; the others are only loaded
 };
 

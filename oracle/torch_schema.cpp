@@ -41,8 +41,8 @@ std::optional<std::string> objectDifference(const Json& ours, const Json& theirs
     if (ours.contains(key)) {
       if (auto d = firstDifference(ours[key], value, path + "." + key)) return d;
     } else if (!value.is_null()) {
-      return path + "." + key + ": a field the schema has that epsmith omits (LibTorch's types write " +
-             shown(value) + ")";
+      return path + "." + key + ": a field the schema has that epsmith omits (LibTorch's types write " + shown(value) +
+             ")";
     }
   }
   return std::nullopt;

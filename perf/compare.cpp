@@ -50,8 +50,10 @@ void compareOps(const std::map<std::string, OpSamples>& ops, const CompareOption
     const bool up = change.ratio >= 1 + options.threshold;
     const bool down = change.ratio <= 1 / (1 + options.threshold);
     if (!up && !down) continue;
-    const auto grew = static_cast<size_t>(std::count_if(s.log_ratios.begin(), s.log_ratios.end(), [](double r) { return r > 0; }));
-    const auto shrank = static_cast<size_t>(std::count_if(s.log_ratios.begin(), s.log_ratios.end(), [](double r) { return r < 0; }));
+    const auto grew =
+        static_cast<size_t>(std::count_if(s.log_ratios.begin(), s.log_ratios.end(), [](double r) { return r > 0; }));
+    const auto shrank =
+        static_cast<size_t>(std::count_if(s.log_ratios.begin(), s.log_ratios.end(), [](double r) { return r < 0; }));
     change.p = signTestP(grew, shrank);
     if (change.p >= options.alpha) continue;
     (up ? c.slower_ops : c.faster_ops).push_back(std::move(change));
@@ -156,16 +158,16 @@ std::string comparisonReport(const Side& a, const Side& b, const Comparison& c, 
     out += "\nprograms " + std::string(what) + " in B beyond noise: " + std::to_string(v.size()) + "\n";
     for (size_t i = 0; i < v.size() && i < top; ++i) {
       const ProgramChange& p = v[i];
-      out += "  " + fixed("%.2fx", p.ratio) + "  " + micros(p.a_micros) + " -> " + micros(p.b_micros) + " us  p=" +
-             fixed("%.1e", p.p) + "  " + p.id + "\n      " + p.reproduce + "\n";
+      out += "  " + fixed("%.2fx", p.ratio) + "  " + micros(p.a_micros) + " -> " + micros(p.b_micros) +
+             " us  p=" + fixed("%.1e", p.p) + "  " + p.id + "\n      " + p.reproduce + "\n";
     }
   };
   auto ops = [&](const char* what, const std::vector<OpChange>& v) {
     out += "\nops " + std::string(what) + " in B beyond noise: " + std::to_string(v.size()) + "\n";
     for (size_t i = 0; i < v.size() && i < top; ++i) {
       const OpChange& o = v[i];
-      out += "  " + fixed("%.2fx", o.ratio) + "  " + o.op + "  over " + std::to_string(o.programs) + " programs  p=" +
-             fixed("%.1e", o.p) + "\n";
+      out += "  " + fixed("%.2fx", o.ratio) + "  " + o.op + "  over " + std::to_string(o.programs) +
+             " programs  p=" + fixed("%.1e", o.p) + "\n";
     }
   };
   programs("slower", c.slower);

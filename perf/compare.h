@@ -45,9 +45,9 @@ struct OpChange {
 };
 
 struct Comparison {
-  size_t paired = 0;        // programs timed on both sides
-  size_t not_same = 0;      // same id, other ops or inputs: not compared
-  size_t one_sided = 0;     // timed on one side only (an error, a refusal, absent)
+  size_t paired = 0;                          // programs timed on both sides
+  size_t not_same = 0;                        // same id, other ops or inputs: not compared
+  size_t one_sided = 0;                       // timed on one side only (an error, a refusal, absent)
   std::vector<ProgramChange> slower, faster;  // beyond noise, largest change first
   std::vector<OpChange> slower_ops, faster_ops;
 };

@@ -163,8 +163,10 @@ ProgramTiming timeProgram(const ExportedProgram& p, const TimingOptions& options
       error = one.error;
       run = {};
     }
-    if (run) runners.emplace_back(mode, std::move(run));
-    else t.modes[std::string(modeName(mode))].error = error;
+    if (run)
+      runners.emplace_back(mode, std::move(run));
+    else
+      t.modes[std::string(modeName(mode))].error = error;
   }
   std::vector<std::vector<OneRun>> runs(runners.size());
   for (int r = 0; r < options.reps; ++r) {
@@ -176,8 +178,10 @@ ProgramTiming timeProgram(const ExportedProgram& p, const TimingOptions& options
       if (!one.error.empty()) timing.error = one.error;  // a run that raises only sometimes
       timing.micros.push_back(one.micros);
     }
-    if (!timing.error.empty()) timing.micros.clear();
-    else timing.op_micros = opMedians(runs[m]);
+    if (!timing.error.empty())
+      timing.micros.clear();
+    else
+      timing.op_micros = opMedians(runs[m]);
   }
   return t;
 }

@@ -30,17 +30,17 @@ struct TimingOptions {
 
 // One program in one mode.
 struct ModeTiming {
-  std::vector<double> micros;             // one per repetition; empty when `error` is set
+  std::vector<double> micros;  // one per repetition; empty when `error` is set
   // op target -> per round, the median over its repetitions of the op's time in kernels
   std::map<std::string, std::vector<double>> op_micros;
-  std::string error;                      // why there is no timing: the run raised, the form was refused
+  std::string error;  // why there is no timing: the run raised, the form was refused
 };
 
 struct ProgramTiming {
-  std::string id;         // "seed:17", or the program file's path
-  std::string reproduce;  // the command that times this program alone
-  uint64_t digest = 0;    // of its ops and inputs: a compare pairs only the same program
-  std::string error;      // unreadable, or the timing child died; then `modes` is empty
+  std::string id;                           // "seed:17", or the program file's path
+  std::string reproduce;                    // the command that times this program alone
+  uint64_t digest = 0;                      // of its ops and inputs: a compare pairs only the same program
+  std::string error;                        // unreadable, or the timing child died; then `modes` is empty
   std::map<std::string, ModeTiming> modes;  // by mode name
 };
 

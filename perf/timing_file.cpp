@@ -141,7 +141,9 @@ Expected<TimingFile> readTimingFile(const std::string& path) {
       if (!m) modes[i].fail("unknown mode " + jsonQuoted(modes[i].string()));
       f.options.modes.push_back(*m);
     }
-    j.field("unavailable").forEachEntry([&](const std::string& mode, const JsonAt& v) { f.unavailable[mode] = v.string(); });
+    j.field("unavailable").forEachEntry([&](const std::string& mode, const JsonAt& v) {
+      f.unavailable[mode] = v.string();
+    });
     const JsonAt programs = j.field("programs");
     for (size_t i = 0; i < programs.size(); ++i) f.programs.push_back(readProgram(programs[i]));
     return f;

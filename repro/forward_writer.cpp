@@ -11,9 +11,10 @@ namespace {
 
 bool isPythonKeyword(std::string_view s) {
   static const std::set<std::string_view> kKeywords = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-      "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-      "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return kKeywords.count(s) > 0;
 }
 
@@ -112,7 +113,8 @@ class GraphWriter {
   void call(const Node& n, GradRegions& regions) {
     const Target& t = n.target;
     switch (t.kind()) {
-      case Target::Kind::Aten: return emit(regions, names_.local(n) + " = " + t.op()->exportName() + "(" + atenArgs(n) + ")");
+      case Target::Kind::Aten:
+        return emit(regions, names_.local(n) + " = " + t.op()->exportName() + "(" + atenArgs(n) + ")");
       case Target::Kind::Builtin: return emit(regions, names_.local(n) + " = " + builtin(n));
       case Target::Kind::TorchFunction: return torchFunction(n, regions);
       case Target::Kind::HigherOrder:
@@ -167,13 +169,16 @@ class GraphWriter {
     const auto* enabled = n.args.size() >= 2 ? n.args[0].get<arg::Bool>() : nullptr;
     const auto* sub = n.args.size() >= 2 ? n.args[1].get<arg::Graph>() : nullptr;
     const Attribute* a = sub && sub->node ? n.owningGraph()->attribute(sub->node->attr) : nullptr;
-    if (!enabled || !a || !a->subgraph) throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled without a bool and a subgraph");
+    if (!enabled || !a || !a->subgraph)
+      throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled without a bool and a subgraph");
     const auto placeholders = a->subgraph->placeholders();
     if (placeholders.size() != n.args.size() - 2) {
-      throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled's subgraph takes " + std::to_string(placeholders.size()) +
-                                           " inputs but is given " + std::to_string(n.args.size() - 2));
+      throw Unwritable("%" + n.name(), "wrap_with_set_grad_enabled's subgraph takes " +
+                                           std::to_string(placeholders.size()) + " inputs but is given " +
+                                           std::to_string(n.args.size() - 2));
     }
-    for (size_t i = 0; i < placeholders.size(); ++i) names_.bind(*placeholders[i], pythonArgument(n.args[i + 2], names_, needs_));
+    for (size_t i = 0; i < placeholders.size(); ++i)
+      names_.bind(*placeholders[i], pythonArgument(n.args[i + 2], names_, needs_));
     const bool before = regions.current();
     regions.set(enabled->value);
     const std::string result = names_.local(n);
@@ -206,9 +211,9 @@ std::string joined(const std::vector<std::string>& parts, std::string_view sep) 
 
 // Names the script itself defines or imports: a node of that name gets a suffix.
 PythonNames::PythonNames()
-    : taken_{"torch", "self", "sys", "io", "math", "operator", "inf", "nan", "M", "make", "storage",
-             "view", "state", "eager", "path", "run", "same", "main", "ref", "device", "complex", "round",
-             "float"} {}
+    : taken_{"torch", "self", "sys",     "io",     "math",    "operator", "inf",  "nan",
+             "M",     "make", "storage", "view",   "state",   "eager",    "path", "run",
+             "same",  "main", "ref",     "device", "complex", "round",    "float"} {}
 
 std::string PythonNames::local(const Node& node) {
   requireIdentifier("%" + node.name(), node.name(), "the node name");
@@ -239,30 +244,55 @@ std::string pythonArgument(const Argument& a, const PythonNames& names, ScriptNe
   return std::visit(
       [&](const auto& v) -> std::string {
         using A = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<A, arg::None>) return "None";
-        else if constexpr (std::is_same_v<A, arg::Tensor> || std::is_same_v<A, arg::OptionalTensor>) return node(v.node);
-        else if constexpr (std::is_same_v<A, arg::TensorList> || std::is_same_v<A, arg::OptionalTensorList>) return pyList(v.nodes, node);
-        else if constexpr (std::is_same_v<A, arg::Int>) return integer(v.value);
-        else if constexpr (std::is_same_v<A, arg::IntList>) return pyList(v.values, integer);
-        else if constexpr (std::is_same_v<A, arg::Float>) return real(v.value);
-        else if constexpr (std::is_same_v<A, arg::FloatList>) return pyList(v.values, real);
-        else if constexpr (std::is_same_v<A, arg::Bool>) return boolean(v.value);
-        else if constexpr (std::is_same_v<A, arg::BoolList>) return pyList(std::vector<bool>(v.values), boolean);
-        else if constexpr (std::is_same_v<A, arg::String>) return quote(v.value);
-        else if constexpr (std::is_same_v<A, arg::StringList>) return pyList(v.values, [](const std::string& s) { return quote(s); });
-        else if constexpr (std::is_same_v<A, arg::SymInt>) return pySym(v.value, names, integer);
-        else if constexpr (std::is_same_v<A, arg::SymIntList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, integer); });
-        else if constexpr (std::is_same_v<A, arg::SymFloat>) return pySym(v.value, names, real);
-        else if constexpr (std::is_same_v<A, arg::SymFloatList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, real); });
-        else if constexpr (std::is_same_v<A, arg::SymBool>) return pySym(v.value, names, boolean);
-        else if constexpr (std::is_same_v<A, arg::SymBoolList>) return pyList(v.values, [&](const auto& s) { return pySym(s, names, boolean); });
-        else if constexpr (std::is_same_v<A, arg::Dtype>) return std::string(torchName(v.value));
-        else if constexpr (std::is_same_v<A, arg::MemFormat>) return std::string(torchName(v.value));
-        else if constexpr (std::is_same_v<A, arg::TensorLayout>) return std::string(torchName(v.value));
-        else if constexpr (std::is_same_v<A, arg::DeviceArg>) return "torch.device(" + quote(v.value.str()) + ")";
-        else if constexpr (std::is_same_v<A, arg::Complex>) return "complex(" + real(v.real) + ", " + real(v.imag) + ")";
-        else if constexpr (std::is_same_v<A, arg::Graph>) return node(v.node);
-        else throw Unwritable("", "an argument of kind " + std::string(serializedTag(a.kind())) + " has no Python form here");
+        if constexpr (std::is_same_v<A, arg::None>)
+          return "None";
+        else if constexpr (std::is_same_v<A, arg::Tensor> || std::is_same_v<A, arg::OptionalTensor>)
+          return node(v.node);
+        else if constexpr (std::is_same_v<A, arg::TensorList> || std::is_same_v<A, arg::OptionalTensorList>)
+          return pyList(v.nodes, node);
+        else if constexpr (std::is_same_v<A, arg::Int>)
+          return integer(v.value);
+        else if constexpr (std::is_same_v<A, arg::IntList>)
+          return pyList(v.values, integer);
+        else if constexpr (std::is_same_v<A, arg::Float>)
+          return real(v.value);
+        else if constexpr (std::is_same_v<A, arg::FloatList>)
+          return pyList(v.values, real);
+        else if constexpr (std::is_same_v<A, arg::Bool>)
+          return boolean(v.value);
+        else if constexpr (std::is_same_v<A, arg::BoolList>)
+          return pyList(std::vector<bool>(v.values), boolean);
+        else if constexpr (std::is_same_v<A, arg::String>)
+          return quote(v.value);
+        else if constexpr (std::is_same_v<A, arg::StringList>)
+          return pyList(v.values, [](const std::string& s) { return quote(s); });
+        else if constexpr (std::is_same_v<A, arg::SymInt>)
+          return pySym(v.value, names, integer);
+        else if constexpr (std::is_same_v<A, arg::SymIntList>)
+          return pyList(v.values, [&](const auto& s) { return pySym(s, names, integer); });
+        else if constexpr (std::is_same_v<A, arg::SymFloat>)
+          return pySym(v.value, names, real);
+        else if constexpr (std::is_same_v<A, arg::SymFloatList>)
+          return pyList(v.values, [&](const auto& s) { return pySym(s, names, real); });
+        else if constexpr (std::is_same_v<A, arg::SymBool>)
+          return pySym(v.value, names, boolean);
+        else if constexpr (std::is_same_v<A, arg::SymBoolList>)
+          return pyList(v.values, [&](const auto& s) { return pySym(s, names, boolean); });
+        else if constexpr (std::is_same_v<A, arg::Dtype>)
+          return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::MemFormat>)
+          return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::TensorLayout>)
+          return std::string(torchName(v.value));
+        else if constexpr (std::is_same_v<A, arg::DeviceArg>)
+          return "torch.device(" + quote(v.value.str()) + ")";
+        else if constexpr (std::is_same_v<A, arg::Complex>)
+          return "complex(" + real(v.real) + ", " + real(v.imag) + ")";
+        else if constexpr (std::is_same_v<A, arg::Graph>)
+          return node(v.node);
+        else
+          throw Unwritable("",
+                           "an argument of kind " + std::string(serializedTag(a.kind())) + " has no Python form here");
       },
       a.variant());
 }

@@ -27,7 +27,7 @@ std::string joined(const std::vector<std::string>& parts, std::string_view sep =
 
 // What the script's head must provide for the lines written.
 struct ScriptNeeds {
-  bool inf_nan = false;  // the names inf and nan
+  bool inf_nan = false;           // the names inf and nan
   std::set<std::string> imports;  // "operator", "math"
 };
 

@@ -37,9 +37,17 @@ std::string pyTuple(const std::vector<int64_t>& values) {
 // exception: NaN payloads, bool bytes other than 0 and 1, dtypes Python numbers do not fill).
 std::optional<std::vector<std::string>> literalElements(const Storage& s) {
   switch (s.dtype) {
-    case ScalarType::Bool: case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short:
-    case ScalarType::Int: case ScalarType::Long: case ScalarType::Half: case ScalarType::Float:
-    case ScalarType::Double: case ScalarType::BFloat16: case ScalarType::ComplexFloat:
+    case ScalarType::Bool:
+    case ScalarType::Byte:
+    case ScalarType::Char:
+    case ScalarType::Short:
+    case ScalarType::Int:
+    case ScalarType::Long:
+    case ScalarType::Half:
+    case ScalarType::Float:
+    case ScalarType::Double:
+    case ScalarType::BFloat16:
+    case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble: break;
     default: return std::nullopt;
   }
@@ -109,7 +117,8 @@ class TensorWriter {
  private:
   std::string storage(const Storage& s, const std::string& where, const std::string& indent) {
     const std::string dtype(torchName(s.dtype));
-    if (dtype.empty() || s.dtype == ScalarType::Unknown) throw Unwritable(where, "a storage of a dtype torch has no name for");
+    if (dtype.empty() || s.dtype == ScalarType::Unknown)
+      throw Unwritable(where, "a storage of a dtype torch has no name for");
     if (auto values = literalElements(s)) {
       for (const auto& v : *values) {
         if (v.find("inf") != std::string::npos || v.find("nan") != std::string::npos) *uses_inf_nan_ = true;
@@ -168,12 +177,15 @@ class Inputs {
         continue;
       }
       if (spec.kind == InputKind::UserInput) {
-        if (user >= p.example_inputs.size()) throw Unwritable("%" + spec.arg.name, "a user input without an example value");
+        if (user >= p.example_inputs.size())
+          throw Unwritable("%" + spec.arg.name, "a user input without an example value");
         users.push_back({names.local(*node), p.example_inputs[user++]});
         continue;
       }
-      if (spec.kind != InputKind::Parameter && spec.kind != InputKind::Buffer && spec.kind != InputKind::ConstantTensor) {
-        throw Unwritable("%" + spec.arg.name, std::string(inputKindName(spec.kind)) + " inputs have no Python form in a reproducer yet");
+      if (spec.kind != InputKind::Parameter && spec.kind != InputKind::Buffer &&
+          spec.kind != InputKind::ConstantTensor) {
+        throw Unwritable("%" + spec.arg.name,
+                         std::string(inputKindName(spec.kind)) + " inputs have no Python form in a reproducer yet");
       }
       StateTensor s{spec.kind, spec.target.value_or(""), "", spec.persistent, liftedValue(p, spec)};
       for (size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
@@ -227,7 +239,8 @@ const Argument* argumentAt(const Node& call, const OpInfo& op, int i) {
 const Node* writtenTensor(const Node* n) {
   int result = 0;
   while (n && n->op() == OpKind::CallFunction) {
-    if (n->target.kind() == Target::Kind::Builtin && n->target.builtinOp() == BuiltinOp::GetItem && n->args.size() == 2) {
+    if (n->target.kind() == Target::Kind::Builtin && n->target.builtinOp() == BuiltinOp::GetItem &&
+        n->args.size() == 2) {
       const auto* of = n->args[0].get<arg::Tensor>();
       const auto* index = n->args[1].get<arg::Int>();
       if (!of || !index) return n;
@@ -237,7 +250,9 @@ const Node* writtenTensor(const Node* n) {
     const OpInfo* op = n->atenOp();
     if (!op) return n;
     const OpRoleInfo& role = opRole(*op);
-    if ((role.role != OpRole::InPlace && role.role != OpRole::Out) || result >= static_cast<int>(role.return_alias.size())) return n;
+    if ((role.role != OpRole::InPlace && role.role != OpRole::Out) ||
+        result >= static_cast<int>(role.return_alias.size()))
+      return n;
     const int i = role.return_alias[result];
     const Argument* a = i < 0 ? nullptr : argumentAt(*n, *op, i);
     const auto* t = a ? a->get<arg::Tensor>() : nullptr;
@@ -249,7 +264,8 @@ const Node* writtenTensor(const Node* n) {
 
 class ScriptWriter {
  public:
-  ScriptWriter(const ExportedProgram& p, const ReproRequest& r) : p_(p), request_(r), inputs_(p, names_), tensors_(&needs_.inf_nan, &make_locals_) {}
+  ScriptWriter(const ExportedProgram& p, const ReproRequest& r)
+      : p_(p), request_(r), inputs_(p, names_), tensors_(&needs_.inf_nan, &make_locals_) {}
 
   std::string script() {
     for (const auto& s : inputs_.state) tensors_.count(s.value);
@@ -285,8 +301,8 @@ class ScriptWriter {
     const auto& specs = p_.signature.output_specs;
     const Node* output = p_.graph().outputNode();
     if (!output || returned.size() != specs.size()) {
-      throw Unwritable("output", "the graph returns " + std::to_string(returned.size()) + " values but the signature has " +
-                                     std::to_string(specs.size()) + " outputs");
+      throw Unwritable("output", "the graph returns " + std::to_string(returned.size()) +
+                                     " values but the signature has " + std::to_string(specs.size()) + " outputs");
     }
     std::vector<std::string> user;
     for (size_t i = 0; i < specs.size(); ++i) {
@@ -314,10 +330,12 @@ class ScriptWriter {
   // a module holds (gradients, tokens).
   std::string mutationTarget(const OutputSpec& spec) {
     if (!spec.target) return "";
-    if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation) return "self." + *spec.target;
+    if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation)
+      return "self." + *spec.target;
     if (spec.kind != OutputKind::UserInputMutation) return "";
     const Node* input = p_.graph().find(*spec.target);
-    if (!input || !input->isPlaceholder()) throw Unwritable("output %" + spec.arg.name, "mutates no user input '" + *spec.target + "'");
+    if (!input || !input->isPlaceholder())
+      throw Unwritable("output %" + spec.arg.name, "mutates no user input '" + *spec.target + "'");
     return names_.of(*input);
   }
 
@@ -361,11 +379,13 @@ class ScriptWriter {
       std::string expr = userInput(inputs_.users[i].first, inputs_.users[i].second, lines);
       lines.push_back("    " + user_names[i] + " = " + expr);
     }
-    std::string out = "def make(ref=False, device=\"cpu\"):\n"
-                      "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to float64.\"\"\"\n" +
-                      std::string(repro_text::kTensorHelpers);
+    std::string out =
+        "def make(ref=False, device=\"cpu\"):\n"
+        "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to float64.\"\"\"\n" +
+        std::string(repro_text::kTensorHelpers);
     for (const auto& line : lines) out += line + "\n";
-    return out + "    return M(" + joined(state_names) + "), (" + joined(user_names) + (user_names.size() == 1 ? ",)" : ")") + "\n";
+    return out + "    return M(" + joined(state_names) + "), (" + joined(user_names) +
+           (user_names.size() == 1 ? ",)" : ")") + "\n";
   }
 
   std::string userInput(const std::string& name, const InputValue& v, std::vector<std::string>& lines) {
@@ -385,9 +405,11 @@ class ScriptWriter {
 
   std::string mainFunction() {
     const bool cuda = request_.path == ReproPath::Cuda;
-    return "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" + std::string(repro_text::pathGuard(request_.path)) +
+    return "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" +
+           std::string(repro_text::pathGuard(request_.path)) +
            "    expected, reference = run(eager), run(eager, ref=True)\n"
-           "    actual = run(path" + (cuda ? ", device=\"cuda\")\n" : ")\n") + std::string(repro_text::kMain);
+           "    actual = run(path" +
+           (cuda ? ", device=\"cuda\")\n" : ")\n") + std::string(repro_text::kMain);
   }
 
   const ExportedProgram& p_;
@@ -402,9 +424,11 @@ class ScriptWriter {
 }  // namespace
 
 Expected<ReproPath> reproPathOf(std::string_view check) {
-  static const std::map<std::string_view, ReproPath> kPaths = {
-      {"D2", ReproPath::Functionalize}, {"D3", ReproPath::Cuda}, {"D5", ReproPath::Export},
-      {"D7", ReproPath::SaveLoad}, {"D8", ReproPath::Decompose}};
+  static const std::map<std::string_view, ReproPath> kPaths = {{"D2", ReproPath::Functionalize},
+                                                               {"D3", ReproPath::Cuda},
+                                                               {"D5", ReproPath::Export},
+                                                               {"D7", ReproPath::SaveLoad},
+                                                               {"D8", ReproPath::Decompose}};
   if (auto it = kPaths.find(check); it != kPaths.end()) return it->second;
   const std::string c(check);
   if (c == "D1" || c == "D4" || c == "D6") {
@@ -412,8 +436,9 @@ Expected<ReproPath> reproPathOf(std::string_view check) {
                               "its findings are epsmith's bugs, with no upstream script"};
   }
   if (c == "D9") {
-    return Diagnostic{"", "D9 tests NativeRT's C++ runtime, which this torch has no Python path to; "
-                          "its findings keep their C++ reproducer (docs/fuzzing.md, \"D9\")"};
+    return Diagnostic{"",
+                      "D9 tests NativeRT's C++ runtime, which this torch has no Python path to; "
+                      "its findings keep their C++ reproducer (docs/fuzzing.md, \"D9\")"};
   }
   return Diagnostic{"", "'" + c + "' is not a check that asks PyTorch (D2, D3, D5, D7, D8)"};
 }

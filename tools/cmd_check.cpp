@@ -31,11 +31,13 @@ std::vector<CheckOutcome> eachInAChild(const ExportedProgram& p, const std::vect
   if (!torch.empty()) groups.push_back(torch);
   std::vector<CheckOutcome> outcomes;
   for (const auto& group : groups) {
-    IsolatedOutcome r = runIsolated([&] {
-      std::string lines;  // one outcome a line: writeOutcome's JSON has no raw newline
-      for (const auto& o : runChecks(p, group, options)) lines += writeOutcome(o) + "\n";
-      return lines;
-    }, limits);
+    IsolatedOutcome r = runIsolated(
+        [&] {
+          std::string lines;  // one outcome a line: writeOutcome's JSON has no raw newline
+          for (const auto& o : runChecks(p, group, options)) lines += writeOutcome(o) + "\n";
+          return lines;
+        },
+        limits);
     std::vector<CheckOutcome> read;
     for (size_t at = 0; r.result && at < r.result->size();) {
       const size_t nl = r.result->find('\n', at);

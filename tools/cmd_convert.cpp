@@ -7,7 +7,8 @@
 namespace epsmith::cli {
 
 void addConvertCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("convert", "Convert a program between JSON (.json), text (.ept) and torch.export.save's archive (.pt2)");
+  auto* cmd = app.add_subcommand(
+      "convert", "Convert a program between JSON (.json), text (.ept) and torch.export.save's archive (.pt2)");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("IN", *in, "input program file")->required();

@@ -11,7 +11,8 @@
 namespace epsmith::cli {
 
 void addFunctionalizeCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("functionalize", "Turn a TRAINING program with mutations into a functional ATEN program");
+  auto* cmd =
+      app.add_subcommand("functionalize", "Turn a TRAINING program with mutations into a functional ATEN program");
   struct Options {
     std::string in;
     std::string out;

@@ -48,14 +48,18 @@ struct FuzzOptions {
 void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   auto* time = cmd->add_option("--time", opts->time, "seconds to run (default 60 unless --cases is given)")
                    ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--cases", opts->cases, "cases to run")->check(CLI::Range(int64_t{1}, int64_t{1} << 50))->excludes(time);
+  cmd->add_option("--cases", opts->cases, "cases to run")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50))
+      ->excludes(time);
   cmd->add_option("--jobs", opts->jobs, "worker processes")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--seed", opts->seed, "seed of the first case (case i uses seed+i)")->capture_default_str();
   cmd->add_option("--nodes", opts->nodes, "ops per program (default: the config's, 16)")->check(CLI::Range(0, 100000));
   cmd->add_option("--device", opts->device, "cpu, cuda, or both (adds D3: CPU against CUDA)")
-      ->check(CLI::IsMember({"cpu", "cuda", "both"}))->capture_default_str();
+      ->check(CLI::IsMember({"cpu", "cuda", "both"}))
+      ->capture_default_str();
   cmd->add_option("--checks", opts->checks, checksHelp())->capture_default_str();
-  cmd->add_option("--corpus", opts->corpus, "corpus directory new cases go to (DIR/regressions)")->capture_default_str();
+  cmd->add_option("--corpus", opts->corpus, "corpus directory new cases go to (DIR/regressions)")
+      ->capture_default_str();
   cmd->add_option("--known-corpus", opts->known_corpora,
                   "a corpus only read: its root causes are not new (repeatable; default: ./corpus where it is)");
   cmd->add_option("--known", opts->known,
@@ -63,26 +67,36 @@ void addFuzzOptions(CLI::App* cmd, FuzzOptions* opts) {
   cmd->add_option("--report", opts->report, "report directory (summary.json, report.md)")->capture_default_str();
   cmd->add_option("--config", opts->config, "generation config file (docs/generators.md)");
   cmd->add_option("--timeout", opts->timeout, "seconds one case may run before it is a hang")
-      ->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->add_option("--rss-limit-mb", opts->rss_limit_mb, "resident memory a worker may reach")
-      ->check(CLI::Range(int64_t{64}, int64_t{1} << 30))->capture_default_str();
-  cmd->add_option("--minimize-calls", opts->minimize_calls, "oracle calls per minimization at most (each run of the checks, each eager run)")
-      ->check(CLI::Range(0, 1000000))->capture_default_str();
+      ->check(CLI::Range(int64_t{64}, int64_t{1} << 30))
+      ->capture_default_str();
+  cmd->add_option("--minimize-calls", opts->minimize_calls,
+                  "oracle calls per minimization at most (each run of the checks, each eager run)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   cmd->add_option("--minimize-per-family", opts->minimize_per_family,
                   "minimizations per family of findings at most (0: no limit)")
-      ->check(CLI::Range(0, 1000000))->capture_default_str();
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   cmd->add_option("--confirm-timeout", opts->confirm_timeout,
                   "seconds each new root cause's torch-only script may run, after the cases (0: not run)")
-      ->check(CLI::Range(0, 86400))->capture_default_str();
+      ->check(CLI::Range(0, 86400))
+      ->capture_default_str();
   for (CheckDraw d : kAllCheckDraws) {
     if (d == CheckDraw::Every) continue;
     cmd->add_option(std::string(checkDrawInfo(d).flag), opts->every[static_cast<size_t>(d)], checkDrawHelp(d))
-        ->check(CLI::Range(1, 1000000))->capture_default_str();
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
   }
   cmd->add_option("--across-every", opts->across_every,
                   "of the cases that ask PyTorch, save and load across two installed releases (D7) on one in N")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--status-every", opts->status, "seconds between status lines")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--status-every", opts->status, "seconds between status lines")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
 }
 
 // D3 where the checks or --device ask for it and CUDA is here; a note when it is not.
@@ -180,7 +194,8 @@ std::string commandLine(const CLI::App& cmd) {
 }  // namespace
 
 void addFuzzCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("fuzz", "Run a fuzz campaign: generate, check, minimize, keep new buckets in the corpus");
+  auto* cmd =
+      app.add_subcommand("fuzz", "Run a fuzz campaign: generate, check, minimize, keep new buckets in the corpus");
   auto opts = std::make_shared<FuzzOptions>();
   addFuzzOptions(cmd, opts.get());
   cmd->callback([opts, cmd, &exit_code] {
@@ -199,8 +214,10 @@ void addFuzzCommand(CLI::App& app, int& exit_code) {
     const CampaignResult& r = run.value();
     std::cout << "report: " << opts->report << "/report.md (summary.json beside it)\n";
     for (const auto& e : r.errors) std::cerr << "epsmith fuzz: " << e << "\n";
-    if (!r.errors.empty()) exit_code = kExitCannotWrite;
-    else exit_code = r.new_buckets > 0 || r.unminimized > 0 ? kExitFindings : kExitOk;
+    if (!r.errors.empty())
+      exit_code = kExitCannotWrite;
+    else
+      exit_code = r.new_buckets > 0 || r.unminimized > 0 ? kExitFindings : kExitOk;
   });
 }
 

@@ -52,11 +52,14 @@ Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& ca
     auto violations = verify(program.value(), dialect);
     if (!violations.empty()) {
       ++invalid;
-      std::cerr << "epsmith generate: seed " << seed << ": the generated program does not verify: "
-                << violations.front().str() << "\n";
+      std::cerr << "epsmith generate: seed " << seed
+                << ": the generated program does not verify: " << violations.front().str() << "\n";
     }
-    const std::string path =
-        (std::filesystem::path(opts.out) / ("gen-" + std::to_string(seed) + (opts.text ? ".ept" : opts.pt2 ? ".pt2" : ".json"))).string();
+    const std::string path = (std::filesystem::path(opts.out) / ("gen-" + std::to_string(seed) +
+                                                                 (opts.text  ? ".ept"
+                                                                  : opts.pt2 ? ".pt2"
+                                                                             : ".json")))
+                                 .string();
     if (auto error = saveProgram(path, program.value())) return *error;
   }
   return invalid;

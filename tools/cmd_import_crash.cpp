@@ -84,12 +84,19 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     std::string known;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("TARGET", opts->target, "the target that crashed (json_reader, text_parser, pt2_reader, verifier, "
-                                          "functionalizer, case)")->required();
+  cmd->add_option("TARGET", opts->target,
+                  "the target that crashed (json_reader, text_parser, pt2_reader, verifier, "
+                  "functionalizer, case)")
+      ->required();
   cmd->add_option("FILE", opts->input, "the crash input libFuzzer saved")->required();
-  cmd->add_option("--corpus", opts->corpus, "where the case goes (DIR/regressions, DIR/fuzz-inputs)")->capture_default_str();
-  cmd->add_option("--max-calls", opts->max_calls, "oracle calls the minimization may spend")->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--timeout", opts->timeout, "seconds one step's checks may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--corpus", opts->corpus, "where the case goes (DIR/regressions, DIR/fuzz-inputs)")
+      ->capture_default_str();
+  cmd->add_option("--max-calls", opts->max_calls, "oracle calls the minimization may spend")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--timeout", opts->timeout, "seconds one step's checks may run")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->add_option("--known", opts->known,
                   "known-bugs list whose bugs are not filed (default: ./corpus/known.json where it is; none: no list)");
   cmd->callback([opts, &exit_code] {
@@ -118,7 +125,9 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     const auto catalog = OpCatalog::build();
     if (!catalog.ok()) return fail(catalog.error().str(), kExitBadInput);
     auto program = fuzzInputProgram(*target, bytes, catalog.value());
-    if (!program.ok()) return fail(opts->input + ": " + opts->target + " makes no program of it: " + program.error().str(), kExitBadInput);
+    if (!program.ok())
+      return fail(opts->input + ": " + opts->target + " makes no program of it: " + program.error().str(),
+                  kExitBadInput);
     WorkerLimits limits;
     limits.seconds_per_request = opts->timeout;
     std::string why;

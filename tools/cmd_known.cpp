@@ -62,8 +62,10 @@ Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) 
   }
   if (run.exit_code == 2) return {Verdict::CannotRun, r.reason};
   if (run.exit_code != 0) return {Verdict::NeverReproduced, "its script does not show it: " + r.reason};
-  if (b.path == KnownPath::CppOnly) return {Verdict::CppOnlyAsRecorded, "torch alone does not show it, as its path says"};
-  if (seenOn(b, release)) return {Verdict::NeverReproduced, "its script passes on " + release + ", where it says it was seen"};
+  if (b.path == KnownPath::CppOnly)
+    return {Verdict::CppOnlyAsRecorded, "torch alone does not show it, as its path says"};
+  if (seenOn(b, release))
+    return {Verdict::NeverReproduced, "its script passes on " + release + ", where it says it was seen"};
   // A release before every one it was seen on: the bug is a regression after it.
   if (std::all_of(b.seen.begin(), b.seen.end(), [&](const std::string& s) { return releaseBefore(release, s); })) {
     return {Verdict::NotYet, "passes on " + release + ", before the releases it was seen on: a regression after it"};
@@ -163,7 +165,9 @@ void addKnownCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<KnownOptions>();
   cmd->add_flag("--check", o->check, "run every entry's script under every installed Python torch")->required();
   cmd->add_option("--known", o->known, "the known-bugs list")->capture_default_str();
-  cmd->add_option("--timeout", o->timeout, "seconds each script may run")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds each script may run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "scripts run at once")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = check(*o); });
 }

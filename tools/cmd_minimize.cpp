@@ -61,12 +61,15 @@ std::optional<MinimizeResult> minimizeInOneChild(const ExportedProgram& p, const
                                                  const Failing& f, const MinimizeOptions& options) {
   WorkerLimits all;
   all.seconds_per_request = kSecondsForAllSteps;
-  IsolatedOutcome o = runIsolated([&] {
-    // Note [One rule for still failing]; the re-runs focus on the finding's variant.
-    const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), nullptr); };
-    return writeMinimizeResult(minimize(p, still_fails, options));
-  }, all);
-  if (o.death) std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
+  IsolatedOutcome o = runIsolated(
+      [&] {
+        // Note [One rule for still failing]; the re-runs focus on the finding's variant.
+        const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), nullptr); };
+        return writeMinimizeResult(minimize(p, still_fails, options));
+      },
+      all);
+  if (o.death)
+    std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
   return o.result ? takeResult(readMinimizeResult(*o.result)) : std::nullopt;
 }
 
@@ -78,10 +81,12 @@ Expected<MinimizeResult> minimizeStepByStep(const ExportedProgram& p, const std:
   options.run_step = eagerStepsInChildren(limits);
   WorkerLimits all = limits;
   all.seconds_per_request = kSecondsForAllSteps;
-  IsolatedOutcome o = runIsolated([&] {
-    const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), &limits); };
-    return writeMinimizeResult(minimize(p, still_fails, options));
-  }, all);
+  IsolatedOutcome o = runIsolated(
+      [&] {
+        const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), &limits); };
+        return writeMinimizeResult(minimize(p, still_fails, options));
+      },
+      all);
   if (o.result) return readMinimizeResult(*o.result);
   return Diagnostic{"", "the minimization died (" + (o.death ? deathSignature(*o.death) : "it sent back nothing") +
                             "); nothing written"};
@@ -106,7 +111,8 @@ std::optional<MinimizedFailure> minimizeFirstFailure(const ExportedProgram& p, c
   MinimizeOptions options;
   options.max_oracle_calls = max_calls;
   // A hang costs the whole time limit a step (as in a campaign).
-  if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout) options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
+  if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout)
+    options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
   std::optional<MinimizeResult> minimized;
   if (!f->crash) minimized = minimizeInOneChild(p, step_checks, *f, options);
   if (!minimized) {
@@ -124,7 +130,8 @@ std::optional<MinimizedFailure> minimizeFirstFailure(const ExportedProgram& p, c
 }
 
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
+  auto* cmd =
+      app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
   struct Options {
     std::string in;
     std::string out;
@@ -136,7 +143,9 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("IN", opts->in, "program file (.json, .ept or .pt2)")->required();
   cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json, .ept or .pt2)");
   cmd->add_option("--checks", opts->checks, "checks whose first finding is minimized")->capture_default_str();
-  cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most (each run of the checks, each eager run)")->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most (each run of the checks, each eager run)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   cmd->add_option("--timeout", opts->timeout, "seconds the checks of one step may run before they are a hang")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
@@ -159,8 +168,10 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     if (!m && why.empty()) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
     if (!m) return fail(why, kExitFindings);
     const MinimizeResult& r = m->result;
-    if (opts->out.empty()) std::cout << printProgramText(r.program);
-    else if (auto e = saveProgram(opts->out, r.program)) return fail(e->str(), kExitBadInput);
+    if (opts->out.empty())
+      std::cout << printProgramText(r.program);
+    else if (auto e = saveProgram(opts->out, r.program))
+      return fail(e->str(), kExitBadInput);
     exit_code = kExitOk;
   });
 }

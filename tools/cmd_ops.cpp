@@ -41,12 +41,15 @@ void printText(const std::vector<const CatalogEntry*>& matched, bool filtered) {
   if (filtered) {
     for (const CatalogEntry* e : matched) {
       std::cout << e->op->name() << "  " << opCategoryName(e->category) << "  "
-                << (e->enabled ? "enabled" : e->generatable() ? "disabled" : "not generatable: " + e->reason) << "\n";
+                << (e->enabled         ? "enabled"
+                    : e->generatable() ? "disabled"
+                                       : "not generatable: " + e->reason)
+                << "\n";
     }
     std::cout << "\n";
   }
-  std::cout << all.total << " schemas" << (filtered ? " matched" : "") << ", " << all.generatable
-            << " generatable, " << all.enabled << " enabled\n\n";
+  std::cout << all.total << " schemas" << (filtered ? " matched" : "") << ", " << all.generatable << " generatable, "
+            << all.enabled << " enabled\n\n";
   std::cout << row("category", "total", "generatable", "enabled");
   for (const auto& [category, c] : by_category) {
     std::cout << row(std::string(opCategoryName(category)), std::to_string(c.total), std::to_string(c.generatable),

@@ -47,7 +47,9 @@ Expected<std::vector<Mode>> parseModes(const std::string& list) {
     size_t end = std::min(list.find(',', start), list.size());
     const std::string name = list.substr(start, end - start);
     auto m = modeFromName(name);
-    if (!m) return Diagnostic{"--modes", "unknown mode '" + name + "' (eager, functionalized, libtorch-functionalize, nativert)"};
+    if (!m)
+      return Diagnostic{"--modes",
+                        "unknown mode '" + name + "' (eager, functionalized, libtorch-functionalize, nativert)"};
     modes.push_back(*m);
     start = end + 1;
   }
@@ -87,8 +89,10 @@ ProgramTiming timeIsolated(const Source& source, const Generation* generation, c
         SeededSource random(source.seed);
         auto p = generateInDialect(generation->catalog, generation->config.generator, random);
         ProgramTiming t;
-        if (p.ok()) t = timeProgram(p.value(), options);
-        else t.error = "not generated: " + p.error().str();
+        if (p.ok())
+          t = timeProgram(p.value(), options);
+        else
+          t.error = "not generated: " + p.error().str();
         return timingJson(t);
       },
       limits);
@@ -267,7 +271,8 @@ void runCompare(const PerfOptions& opts, int& exit_code) {
     auto f = readTimingFile(path);
     if (!f.ok()) return fail(f.error().str());
     files.push_back(std::move(f.value()));
-    sides.push_back({nullptr, mode, path + " (LibTorch " + files.back().libtorch + ", " + std::string(modeName(mode)) + ")"});
+    sides.push_back(
+        {nullptr, mode, path + " (LibTorch " + files.back().libtorch + ", " + std::string(modeName(mode)) + ")"});
   }
   sides[0].file = &files[0];
   sides[1].file = &files[1];
@@ -283,24 +288,38 @@ void addPerfCommand(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<PerfOptions>();
   cmd->add_option("PROGRAM", opts->paths, "program files, corpus cases, or directories of them");
   cmd->add_option("--seed", opts->seed, "seed of the first generated program (the i-th uses seed+i)");
-  cmd->add_option("--count", opts->count, "how many generated programs to time")->check(CLI::Range(int64_t{0}, int64_t{100000000}));
+  cmd->add_option("--count", opts->count, "how many generated programs to time")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000000}));
   cmd->add_option("--config", opts->config, "generation config file (docs/generators.md)");
-  cmd->add_option("--modes", opts->modes, "comma-separated: eager, functionalized, libtorch-functionalize, nativert (default: all)");
-  cmd->add_option("--warmup", opts->timing.warmup, "untimed runs per mode first")->check(CLI::Range(0, 1000))->capture_default_str();
-  cmd->add_option("--reps", opts->timing.reps, "timed runs per mode and round")->check(CLI::Range(1, 10000))->capture_default_str();
-  cmd->add_option("--rounds", opts->timing.rounds, "passes over all the programs")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--modes", opts->modes,
+                  "comma-separated: eager, functionalized, libtorch-functionalize, nativert (default: all)");
+  cmd->add_option("--warmup", opts->timing.warmup, "untimed runs per mode first")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--reps", opts->timing.reps, "timed runs per mode and round")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--rounds", opts->timing.rounds, "passes over all the programs")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->add_option("--out", opts->out, "the timing file to write")->capture_default_str();
   cmd->add_option("--label", opts->label, "what to call this run in the timing file");
-  cmd->add_flag("--append", opts->append, "add these rounds to the timing file's, if it exists (Note [Timing in rounds])");
+  cmd->add_flag("--append", opts->append,
+                "add these rounds to the timing file's, if it exists (Note [Timing in rounds])");
   cmd->add_option("--far-slower", opts->far_slower, "a functionalized form this many times eager's time is a finding")
-      ->check(CLI::Range(1.1, 1000.0))->capture_default_str();
-  auto* compare = cmd->add_option("--compare", opts->compare, "compare two timing files: A[:MODE] B[:MODE]")->expected(2);
+      ->check(CLI::Range(1.1, 1000.0))
+      ->capture_default_str();
+  auto* compare =
+      cmd->add_option("--compare", opts->compare, "compare two timing files: A[:MODE] B[:MODE]")->expected(2);
   cmd->add_option("--threshold", opts->compare_options.threshold, "smallest change reported, a fraction of A's median")
-      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   cmd->add_option("--alpha", opts->compare_options.alpha, "the p-value a change must be below")
-      ->check(CLI::Range(1e-12, 1.0))->capture_default_str();
+      ->check(CLI::Range(1e-12, 1.0))
+      ->capture_default_str();
   cmd->add_option("--top", opts->top, "how many of each kind of change to list")->capture_default_str();
-  for (const char* timing_only : {"PROGRAM", "--seed", "--count", "--config", "--modes", "--out", "--label", "--append", "--reps", "--rounds", "--warmup"}) {
+  for (const char* timing_only : {"PROGRAM", "--seed", "--count", "--config", "--modes", "--out", "--label", "--append",
+                                  "--reps", "--rounds", "--warmup"}) {
     compare->excludes(cmd->get_option(timing_only));
   }
   cmd->callback([opts, &exit_code] {

@@ -43,9 +43,10 @@ void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, 
   if (!o.fixed_in.empty()) {
     ++t.fixed_in_this;
     // "Fixed in" a later release; an earlier one simply never had the bug.
-    const bool later = releaseBefore(c.provenance.libtorch, o.fixed_in) || c.provenance.libtorch == releaseOf(o.fixed_in);
-    std::cout << "    found on LibTorch " << c.provenance.libtorch << (later ? ": fixed in " : ": not on ") << o.fixed_in
-              << "\n";
+    const bool later =
+        releaseBefore(c.provenance.libtorch, o.fixed_in) || c.provenance.libtorch == releaseOf(o.fixed_in);
+    std::cout << "    found on LibTorch " << c.provenance.libtorch << (later ? ": fixed in " : ": not on ")
+              << o.fixed_in << "\n";
   }
   if (o.verdict == ReplayVerdict::Reproduces && o.runs > 1) {
     std::cout << "    on run " << o.runs << " of " << kReplayLayouts
@@ -85,9 +86,12 @@ void addReplayCommand(CLI::App& app, int& exit_code) {
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("PATH", opts->paths, "case files or directories (e.g. corpus/regressions)")->required();
-  cmd->add_option("--timeout", opts->timeout, "seconds one case may run")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  cmd->add_option("--timeout", opts->timeout, "seconds one case may run")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
   cmd->add_flag("--releases", opts->releases,
-                "also run each PyTorch finding's torch-only script under every installed torch and say which releases it affects");
+                "also run each PyTorch finding's torch-only script under every installed torch and say which releases "
+                "it affects");
   cmd->callback([opts, &exit_code] {
     auto files = caseFilesUnder(opts->paths);
     if (!files.ok()) {

@@ -38,7 +38,8 @@ void reportCase(const std::string& path, const ReportOptions& o, const KnownBugs
     return;
   }
   const std::filesystem::path file(path);
-  const std::string dir = o.out.empty() ? file.parent_path().string() : (std::filesystem::path(o.out) / c->bucket).string();
+  const std::string dir =
+      o.out.empty() ? file.parent_path().string() : (std::filesystem::path(o.out) / c->bucket).string();
   auto record = writeUpstreamBundle(c.value(), dir, o.timeout);
   if (!record.ok()) {
     ++tally[c->check]["no script"];

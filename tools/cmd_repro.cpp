@@ -75,7 +75,8 @@ void addReproCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ReproOptions>();
   cmd->add_option("FILE", o->file, "a case file, or a program (.json, .ept or .pt2)")->required();
   cmd->add_option("-o,--out", o->out, "write the script here (default: standard output)");
-  cmd->add_option("--check", o->check, "the check whose path the script runs: D2, D3, D5, D7, D8 (default: the case's; D8)");
+  cmd->add_option("--check", o->check,
+                  "the check whose path the script runs: D2, D3, D5, D7, D8 (default: the case's; D8)");
   cmd->callback([o, &exit_code] { exit_code = repro(*o); });
 }
 

@@ -121,7 +121,8 @@ void addRunCommand(CLI::App& app, int& exit_code) {
     };
     IsolatedOutcome o = runIsolated(runAndSay, limits);
     if (!o.result || o.result->empty()) {
-      std::cout << "  died: " << (o.death ? deathSignature(*o.death) : std::string("the run sent back nothing")) << "\n";
+      std::cout << "  died: " << (o.death ? deathSignature(*o.death) : std::string("the run sent back nothing"))
+                << "\n";
       exit_code = kExitFindings;
       return;
     }

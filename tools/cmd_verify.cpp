@@ -42,8 +42,8 @@ void addVerifyCommand(CLI::App& app, int& exit_code) {
     }
     auto diagnostics = verify(program.value(), *dialect, VerifyOptions{opts->first});
     for (const auto& d : diagnostics) {
-      std::cout << opts->file << ": " << d.where << ": error[" << checkIdName(d.check)
-                << "]: " << oneLine(d.message) << "\n";
+      std::cout << opts->file << ": " << d.where << ": error[" << checkIdName(d.check) << "]: " << oneLine(d.message)
+                << "\n";
     }
     if (diagnostics.empty()) std::cout << opts->file << ": ok (" << dialect->name() << ")\n";
     exit_code = diagnostics.empty() ? kExitOk : kExitFindings;

@@ -21,11 +21,12 @@ std::optional<ExportedProgram> loadOrReport(std::string_view command, const std:
     if (isCaseFileText(head)) {
       auto c = readCaseFile(path);
       if (c.ok() && c->program) return std::move(*c->program);
-      std::string why = c.ok() ? path + ": the case keeps no program (it is remade from its seed: epsmith replay " + path + ")"
-                               : c.error().str();
+      std::string why =
+          c.ok() ? path + ": the case keeps no program (it is remade from its seed: epsmith replay " + path + ")"
+                 : c.error().str();
       if (c.ok() && !c->program_unreadable_here.empty()) {
-        why = path + ": found on LibTorch " + c->provenance.libtorch + ", whose program this LibTorch cannot read: " +
-              c->program_unreadable_here;
+        why = path + ": found on LibTorch " + c->provenance.libtorch +
+              ", whose program this LibTorch cannot read: " + c->program_unreadable_here;
       }
       std::cerr << "epsmith " << command << ": " << why << "\n";
       exit_code = kExitBadInput;
@@ -44,7 +45,8 @@ std::optional<ExportedProgram> loadOrReport(std::string_view command, const std:
 int main(int argc, char** argv) {
   CLI::App app{
       "epsmith: fuzzing and differential testing for PyTorch's export IR.\n"
-      "Programs are files in torch.export JSON (.json), the epsmith text form (.ept) or torch.export.save's archive (.pt2)."};
+      "Programs are files in torch.export JSON (.json), the epsmith text form (.ept) or torch.export.save's archive "
+      "(.pt2)."};
   app.require_subcommand(1);
   // The LibTorch too: a figure or a finding is about the pair (ci/perf.sh files baselines by it).
   app.set_version_flag("--version", "epsmith " + std::string(epsmith::kEpsmithVersion) + " (LibTorch " +

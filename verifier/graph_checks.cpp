@@ -117,7 +117,6 @@ class GraphChecker {
   Buffer extras_;  // epsmith-only checks, reported after all of Python's
 
  private:
-
  private:
   static std::string where(const std::string& path, const Node& n) {
     return path.empty() ? "%" + n.name() : path + "/%" + n.name();
@@ -158,7 +157,6 @@ class GraphChecker {
   std::vector<const Node*> placeholders_;  // of the top graph, in order
 
  private:
-
   // torch.fx's loop exactly: per node, its arguments, then its name.
   void exactLint(const Graph& g, const std::string& path, Buffer& lint) {
     const uint64_t stamp = nextVisitStamp();
@@ -186,9 +184,9 @@ class GraphChecker {
         }
         atom = n.attr.substr(qualname.empty() ? 0 : qualname.size() + 1);
         atom = atom.substr(0, atom.find('.'));
-        lint.report(CheckId::NonexistentAttribute, where(path, n),
-                    "Node " + n.name() + " target " + n.attr + " references nonexistent attribute " +
-                        atom + " of " + qualname);
+        lint.report(
+            CheckId::NonexistentAttribute, where(path, n),
+            "Node " + n.name() + " target " + n.attr + " references nonexistent attribute " + atom + " of " + qualname);
       } else if (n.op() == OpKind::CallModule && attr->kind != Attribute::Kind::Subgraph &&
                  attr->kind != Attribute::Kind::Module) {
         lint.report(CheckId::CallModuleTargetNotModule, where(path, n),
@@ -201,12 +199,13 @@ class GraphChecker {
     const Val& v = n.meta.val;
     if (v.isMissing()) {
       bool no_returns = n.atenOp() && n.atenOp()->returns.empty();
-      if (!no_returns) out.report(CheckId::MissingVal, where(path, n), "Node.meta " + n.name() + " is missing val field.");
+      if (!no_returns)
+        out.report(CheckId::MissingVal, where(path, n), "Node.meta " + n.name() + " is missing val field.");
       return;
     }
     if (!validVal(v)) {
       out.report(CheckId::InvalidVal, where(path, n),
-                   "Node.meta " + n.name() + " has invalid val field " + formatVal(v));
+                 "Node.meta " + n.name() + " has invalid val field " + formatVal(v));
     }
   }
 
@@ -215,23 +214,21 @@ class GraphChecker {
       case Target::Kind::Aten: {
         const OpInfo& op = *n.target.op();
         if (!allow_mutable_ops_ && op.is_mutable) {
-          out.report(CheckId::NonFunctionalOp, where(path, n),
-                       "operator '" + pythonOpName(op) + "' is not functional");
+          out.report(CheckId::NonFunctionalOp, where(path, n), "operator '" + pythonOpName(op) + "' is not functional");
         }
         break;
       }
       case Target::Kind::Builtin:
       case Target::Kind::TorchFunction:
-      case Target::Kind::HigherOrder:
-        break;
+      case Target::Kind::HigherOrder: break;
       case Target::Kind::Other:
       case Target::Kind::None:
         out.report(CheckId::DisallowedOp, where(path, n),
-                     "Operator '" + n.target.textName() +
-                         "' is not an allowed operator type: (<class 'torch._ops.OpOverload'>, "
-                         "<class 'torch._ops.HigherOrderOperator'>); allowed besides: the builtins "
-                         "operator.getitem, add, mul, ... math.ceil, floor, trunc, round and the "
-                         "torch.sym_* / grad-mode / autocast functions");
+                   "Operator '" + n.target.textName() +
+                       "' is not an allowed operator type: (<class 'torch._ops.OpOverload'>, "
+                       "<class 'torch._ops.HigherOrderOperator'>); allowed besides: the builtins "
+                       "operator.getitem, add, mul, ... math.ceil, floor, trunc, round and the "
+                       "torch.sym_* / grad-mode / autocast functions");
         return;
     }
     if (auto problem = dialect_.checkValidOp(n.target)) out.report(CheckId::DialectOp, where(path, n), *problem);
@@ -251,24 +248,21 @@ class GraphChecker {
           return;
         }
         out.report(CheckId::InvalidLoweredModule, where(path, n),
-                     "Invalid get_attr type " + pythonClass(*attr) +
-                         ". \nLoweredBackendModule fields: backend_id(str) : <class '" +
-                         type_of("backend_id") + "'>, processed_bytes(bytes) : <class '" +
-                         type_of("processed_bytes") + "'>, compile_specs(list) : <class '" +
-                         type_of("compile_specs") + "'>" +
-                         (attr->has_original_module ? "" : ", and no original_module"));
+                   "Invalid get_attr type " + pythonClass(*attr) +
+                       ". \nLoweredBackendModule fields: backend_id(str) : <class '" + type_of("backend_id") +
+                       "'>, processed_bytes(bytes) : <class '" + type_of("processed_bytes") +
+                       "'>, compile_specs(list) : <class '" + type_of("compile_specs") + "'>" +
+                       (attr->has_original_module ? "" : ", and no original_module"));
         return;
       }
       if (attr->text == "AOTInductorEPModule" || attr->text == "AOTInductorRunnerWrapper") return;
     }
     bool allowed = attr->kind == Attribute::Kind::Subgraph || attr->kind == Attribute::Kind::TreeSpec ||
-                   (!top_level && (attr->kind == Attribute::Kind::Parameter ||
-                                   attr->kind == Attribute::Kind::Tensor));
+                   (!top_level && (attr->kind == Attribute::Kind::Parameter || attr->kind == Attribute::Kind::Tensor));
     if (!allowed) {
       out.report(CheckId::InvalidGetAttrType, where(path, n),
-                   "Invalid get_attr type " + pythonClass(*attr) + " on target " + n.attr +
-                       ". \nValid get_attr types: " +
-                       (top_level ? kTopLevelGetAttrTypes : kSubgraphGetAttrTypes));
+                 "Invalid get_attr type " + pythonClass(*attr) + " on target " + n.attr +
+                     ". \nValid get_attr types: " + (top_level ? kTopLevelGetAttrTypes : kSubgraphGetAttrTypes));
     }
   }
 
@@ -289,11 +283,8 @@ class GraphChecker {
         attr_nodes_seen_ = true;
         checkGetAttr(g, n, path, top_level, out);
         return;
-      case OpKind::Placeholder:
-        checkVal(n, path, out);
-        return;
-      case OpKind::Output:
-        return;
+      case OpKind::Placeholder: checkVal(n, path, out); return;
+      case OpKind::Output: return;
     }
   }
 

@@ -12,8 +12,8 @@ namespace {
 std::string inputWhere(size_t i) { return "input_specs[" + std::to_string(i) + "]"; }
 
 bool isNamedArg(const SpecArg& a) {
-  return a.kind == SpecArg::Kind::Tensor || a.kind == SpecArg::Kind::SymInt ||
-         a.kind == SpecArg::Kind::SymFloat || a.kind == SpecArg::Kind::SymBool;
+  return a.kind == SpecArg::Kind::Tensor || a.kind == SpecArg::Kind::SymInt || a.kind == SpecArg::Kind::SymFloat ||
+         a.kind == SpecArg::Kind::SymBool;
 }
 
 // One element of the output node's tuple as verifier.py sees it: a node's name, a Python
@@ -49,9 +49,8 @@ OutputEntry entryOf(const Argument& a) {
   OutputEntry e;
   const Node* node = nullptr;
   a.forEachNode([&](const Node* n) { node = node ? node : n; });
-  bool single_ref = a.kind() == ArgKind::Tensor || a.kind() == ArgKind::OptionalTensor ||
-                    a.kind() == ArgKind::SymInt || a.kind() == ArgKind::SymFloat ||
-                    a.kind() == ArgKind::SymBool || a.kind() == ArgKind::CustomObj ||
+  bool single_ref = a.kind() == ArgKind::Tensor || a.kind() == ArgKind::OptionalTensor || a.kind() == ArgKind::SymInt ||
+                    a.kind() == ArgKind::SymFloat || a.kind() == ArgKind::SymBool || a.kind() == ArgKind::CustomObj ||
                     a.kind() == ArgKind::Graph;
   if (single_ref && node) {
     e.kind = OutputEntry::Kind::Name;
@@ -60,15 +59,24 @@ OutputEntry entryOf(const Argument& a) {
     return e;
   }
   e.kind = OutputEntry::Kind::Constant;
-  if (a.kind() == ArgKind::None || a.kind() == ArgKind::OptionalTensor) e.constant = std::monostate{};
-  else if (const auto* i = a.get<arg::Int>()) e.constant = i->value;
-  else if (const auto* f = a.get<arg::Float>()) e.constant = f->value;
-  else if (const auto* b = a.get<arg::Bool>()) e.constant = b->value;
-  else if (const auto* s = a.get<arg::String>()) e.constant = s->value;
-  else if (const auto* si = a.get<arg::SymInt>()) e.constant = si->value.literal;
-  else if (const auto* sf = a.get<arg::SymFloat>()) e.constant = sf->value.literal;
-  else if (const auto* sb = a.get<arg::SymBool>()) e.constant = sb->value.literal;
-  else e.kind = OutputEntry::Kind::Other;
+  if (a.kind() == ArgKind::None || a.kind() == ArgKind::OptionalTensor)
+    e.constant = std::monostate{};
+  else if (const auto* i = a.get<arg::Int>())
+    e.constant = i->value;
+  else if (const auto* f = a.get<arg::Float>())
+    e.constant = f->value;
+  else if (const auto* b = a.get<arg::Bool>())
+    e.constant = b->value;
+  else if (const auto* s = a.get<arg::String>())
+    e.constant = s->value;
+  else if (const auto* si = a.get<arg::SymInt>())
+    e.constant = si->value.literal;
+  else if (const auto* sf = a.get<arg::SymFloat>())
+    e.constant = sf->value.literal;
+  else if (const auto* sb = a.get<arg::SymBool>())
+    e.constant = sb->value.literal;
+  else
+    e.kind = OutputEntry::Kind::Other;
   e.text = e.kind == OutputEntry::Kind::Constant ? pyRepr(e.constant) : std::string(serializedTag(a.kind()));
   return e;
 }
@@ -177,10 +185,10 @@ void checkBufferSpec(const ExportedProgram& p, const InputSpec& spec, const std:
 void checkConstantSpec(const ExportedProgram& p, const InputSpec& spec, const std::string& where, Sink& sink) {
   const bool tensor = spec.kind == InputKind::ConstantTensor;
   const char* what = tensor ? "Constant tensor" : "Custom object";
-  const bool is_kind = tensor ? argumentIs(spec, SpecArg::Kind::Tensor, CheckId::ConstantNotTensor, what, "tensor",
-                                           where, sink)
-                              : argumentIs(spec, SpecArg::Kind::CustomObj, CheckId::CustomObjNotCustomObj, what,
-                                           "custom object", where, sink);
+  const bool is_kind =
+      tensor ? argumentIs(spec, SpecArg::Kind::Tensor, CheckId::ConstantNotTensor, what, "tensor", where, sink)
+             : argumentIs(spec, SpecArg::Kind::CustomObj, CheckId::CustomObjNotCustomObj, what, "custom object", where,
+                          sink);
   if (!is_kind || !hasTarget(spec, where, sink) || p.constants.count(*spec.target)) return;
   sink.report(tensor ? CheckId::ConstantNotInConstants : CheckId::CustomObjNotInConstants, where,
               std::string(what) + " " + *spec.target + " is not in the constants dictionary.");
@@ -189,15 +197,11 @@ void checkConstantSpec(const ExportedProgram& p, const InputSpec& spec, const st
 void checkInputSpec(const ExportedProgram& p, const InputSpec& spec, size_t i, Sink& sink) {
   const std::string where = inputWhere(i);
   switch (spec.kind) {
-    case InputKind::UserInput:
-      return;
-    case InputKind::Parameter:
-      return checkParameterSpec(p, spec, where, sink);
-    case InputKind::Buffer:
-      return checkBufferSpec(p, spec, where, sink);
+    case InputKind::UserInput: return;
+    case InputKind::Parameter: return checkParameterSpec(p, spec, where, sink);
+    case InputKind::Buffer: return checkBufferSpec(p, spec, where, sink);
     case InputKind::ConstantTensor:
-    case InputKind::CustomObj:
-      return checkConstantSpec(p, spec, where, sink);
+    case InputKind::CustomObj: return checkConstantSpec(p, spec, where, sink);
     case InputKind::Token:
       argumentIs(spec, SpecArg::Kind::Token, CheckId::TokenNotToken, "Token", "token", where, sink);
       return;
@@ -229,8 +233,7 @@ void checkOutputs(const ExportedProgram& p, Sink& sink) {
     sink.report(CheckId::OutputCount, "%" + output->name(), outputCountMessage(outputs, gs));
   }
   const size_t num_tokens = gs.outputTokens().size();
-  const size_t end = buffers_to_mutate.size() + parameters_to_mutate.size() +
-                     user_inputs_to_mutate.size() + num_tokens;
+  const size_t end = buffers_to_mutate.size() + parameters_to_mutate.size() + user_inputs_to_mutate.size() + num_tokens;
   const std::vector<std::string> buffers = gs.buffers();
   const std::vector<std::string> parameters = gs.parameters();
   const auto user_inputs = gs.userInputs();
@@ -241,23 +244,27 @@ void checkOutputs(const ExportedProgram& p, Sink& sink) {
     if (e.kind == OutputEntry::Kind::Name && (target = lookup(buffers_to_mutate, e.name))) {
       if (!containsTarget(buffers, *target)) {
         sink.report(CheckId::BufferMutationTarget, where,
-                    "Buffer output " + e.name + " does not point to a buffer that exists. \n"
-                    "Dict of buffers that are mutated, in order: " + pyRepr(buffers_to_mutate) +
-                    " \nBuffer nodes available: " + pyRepr(buffers) + " \n");
+                    "Buffer output " + e.name +
+                        " does not point to a buffer that exists. \n"
+                        "Dict of buffers that are mutated, in order: " +
+                        pyRepr(buffers_to_mutate) + " \nBuffer nodes available: " + pyRepr(buffers) + " \n");
       }
     } else if (e.kind == OutputEntry::Kind::Name && (target = lookup(parameters_to_mutate, e.name))) {
       if (!containsTarget(parameters, *target)) {
         sink.report(CheckId::ParameterMutationTarget, where,
-                    "Parameter output " + e.name + " does not point to a parameter that exists. \n"
-                    "Dict of parameters that are mutated, in order: " + pyRepr(parameters_to_mutate) +
-                    " \nParameter nodes available: " + pyRepr(parameters) + " \n");
+                    "Parameter output " + e.name +
+                        " does not point to a parameter that exists. \n"
+                        "Dict of parameters that are mutated, in order: " +
+                        pyRepr(parameters_to_mutate) + " \nParameter nodes available: " + pyRepr(parameters) + " \n");
       }
     } else if (e.kind == OutputEntry::Kind::Name && (target = lookup(user_inputs_to_mutate, e.name))) {
       if (!containsTarget(user_inputs, *target)) {
         sink.report(CheckId::UserInputMutationTarget, where,
-                    "User input output " + e.name + " does not point to a user input that exists. \n"
-                    "Dict of user inputs that are mutated, in order: " + pyRepr(user_inputs_to_mutate) +
-                    " \nUser input nodes available: " + pyRepr(user_inputs) + " \n");
+                    "User input output " + e.name +
+                        " does not point to a user input that exists. \n"
+                        "Dict of user inputs that are mutated, in order: " +
+                        pyRepr(user_inputs_to_mutate) + " \nUser input nodes available: " + pyRepr(user_inputs) +
+                        " \n");
       }
     } else {
       sink.report(CheckId::MutationOutputKind, where,
@@ -270,7 +277,8 @@ void checkOutputs(const ExportedProgram& p, Sink& sink) {
       sink.report(CheckId::UserOutputOrder, "output[" + std::to_string(end + k) + "]",
                   "User output " + outputs[end + k].text +
                       " is not in the correct order or is not found in the exported program's "
-                      "user_output list: " + pyRepr(user_outputs) + ". ");
+                      "user_output list: " +
+                      pyRepr(user_outputs) + ". ");
     }
   }
 }

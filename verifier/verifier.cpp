@@ -9,9 +9,7 @@
 
 namespace epsmith {
 
-std::string Violation::str() const {
-  return where + ": error[" + std::string(checkIdName(check)) + "]: " + message;
-}
+std::string Violation::str() const { return where + ": error[" + std::string(checkIdName(check)) + "]: " + message; }
 
 std::optional<std::string> Dialect::checkValidOp(const Target&) const { return std::nullopt; }
 void Dialect::checkAdditional(const Graph&, std::vector<std::string>&) const {}
@@ -50,8 +48,7 @@ const Dialect* findDialect(std::string_view name) {
   return it == r.dialects.end() ? nullptr : it->second.get();
 }
 
-std::vector<Violation> verify(const ExportedProgram& p, const Dialect& dialect,
-                               VerifyOptions options) {
+std::vector<Violation> verify(const ExportedProgram& p, const Dialect& dialect, VerifyOptions options) {
   std::vector<Violation> out;
   verifier_detail::Sink sink(out, options.first_only);
   // Verifier.check: the graph modules, then the module call graph, then the signature.
@@ -114,11 +111,16 @@ std::string pyRepr(const ConstantValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, std::monostate>) return "None";
-        else if constexpr (std::is_same_v<X, int64_t>) return std::to_string(x);
-        else if constexpr (std::is_same_v<X, double>) return formatFloat(x);
-        else if constexpr (std::is_same_v<X, bool>) return x ? "True" : "False";
-        else return pyStr(x);
+        if constexpr (std::is_same_v<X, std::monostate>)
+          return "None";
+        else if constexpr (std::is_same_v<X, int64_t>)
+          return std::to_string(x);
+        else if constexpr (std::is_same_v<X, double>)
+          return formatFloat(x);
+        else if constexpr (std::is_same_v<X, bool>)
+          return x ? "True" : "False";
+        else
+          return pyStr(x);
       },
       v);
 }
@@ -127,8 +129,10 @@ std::string pyRepr(const std::vector<UserInputEntry>& v) {
   std::string out = "[";
   for (size_t i = 0; i < v.size(); ++i) {
     out += i ? ", " : "";
-    if (auto* name = std::get_if<std::string>(&v[i])) out += pyStr(*name);
-    else out += pyRepr(std::get<ConstantValue>(v[i]));
+    if (auto* name = std::get_if<std::string>(&v[i]))
+      out += pyStr(*name);
+    else
+      out += pyRepr(std::get<ConstantValue>(v[i]));
   }
   return out + "]";
 }
@@ -142,8 +146,7 @@ std::string pyRepr(const SpecArg& a) {
     case SpecArg::Kind::CustomObj:
       return "CustomObjArgument(name=" + pyStr(a.name) + ", class_fqn=" + pyStr(a.class_fqn) + ")";
     case SpecArg::Kind::Token: return "TokenArgument(name=" + pyStr(a.name) + ")";
-    case SpecArg::Kind::Constant:
-      return "ConstantArgument(name=" + pyStr(a.name) + ", value=" + pyRepr(a.value) + ")";
+    case SpecArg::Kind::Constant: return "ConstantArgument(name=" + pyStr(a.name) + ", value=" + pyRepr(a.value) + ")";
   }
   return "?";
 }

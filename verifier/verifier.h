@@ -26,8 +26,8 @@ namespace epsmith {
 // What verifier.py would raise as a SpecViolationError, with the check's stable id.
 struct Violation {
   CheckId check;
-  std::string where;    // "%add", "true_graph_0/%add_", "input_specs[2]", "module_call_graph[0]"
-  std::string message;  // the facts of PyTorch's message
+  std::string where;        // "%add", "true_graph_0/%add_", "input_specs[2]", "module_call_graph[0]"
+  std::string message;      // the facts of PyTorch's message
   std::string str() const;  // "%add: error[non-functional-op]: operator 'aten.add_.Tensor' ..."
 };
 
@@ -62,8 +62,7 @@ struct VerifyOptions {
 // Verifies in `dialect`, or (second form) in every dialect the program's `verifiers` names
 // (ATEN when none), one after the other. Never throws for a well-formed IR object. Calls may
 // run concurrently on different programs, not on one program (nodes carry a visit stamp).
-std::vector<Violation> verify(const ExportedProgram& p, const Dialect& dialect,
-                               VerifyOptions options = {});
+std::vector<Violation> verify(const ExportedProgram& p, const Dialect& dialect, VerifyOptions options = {});
 std::vector<Violation> verify(const ExportedProgram& p, VerifyOptions options = {});
 
 }  // namespace epsmith

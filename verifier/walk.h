@@ -37,7 +37,7 @@ std::string pyRepr(const SpecArg& a);
 
 struct GraphFacts {
   std::vector<const Node*> placeholders;  // of the top graph, in order, for the signature check
-  std::vector<Violation> epsmith_only;   // checks Python does not make, reported last
+  std::vector<Violation> epsmith_only;    // checks Python does not make, reported last
 };
 GraphFacts checkGraphs(const ExportedProgram& p, const Dialect& dialect, Sink& sink);
 void checkModuleCallGraph(const ExportedProgram& p, Sink& sink);

@@ -43,10 +43,11 @@ std::optional<std::string> needsAMetaKernelOnlyPythonHas(const CheckOutcome& o) 
          "'s meta kernel, which only Python registers (pytorch#105105; Note [Meta kernels only Python registers])";
 }
 
-CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const CheckOptions& options, const Interpreter* plan) {
-  CheckOutcome o = compare(DiffCheck::D2, eager,
-                           run(p, runOf(RunMode::LibTorchFunctionalize, options.device, plan), options.times),
-                           options.times, atComputedPrecision(p));
+CheckOutcome d2(const ExportedProgram& p, const RunResult& eager, const CheckOptions& options,
+                const Interpreter* plan) {
+  CheckOutcome o =
+      compare(DiffCheck::D2, eager, run(p, runOf(RunMode::LibTorchFunctionalize, options.device, plan), options.times),
+              options.times, atComputedPrecision(p));
   if (!options.skip_known_triggers) return o;
   if (auto why = needsAMetaKernelOnlyPythonHas(o)) return skip(DiffCheck::D2, *why);
   return o;

@@ -11,9 +11,7 @@ CheckOutcome d5(const ExportedProgram& p, const TorchAnswer& a, const Device& de
   return compareWithTorch(p, DiffCheck::D5, exported, *a.reply.module_run, "ep.module()", times);
 }
 
-CheckOutcome runD5(CheckContext& c) {
-  return d5(c.program, torchAnswer(c), c.options.device, c.plan, c.options.times);
-}
+CheckOutcome runD5(CheckContext& c) { return d5(c.program, torchAnswer(c), c.options.device, c.plan, c.options.times); }
 
 void focusD5(const CheckOutcome&, CheckOptions&) {}  // it has no variants
 

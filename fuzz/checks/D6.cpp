@@ -30,8 +30,8 @@ CheckOutcome d6(const ExportedProgram& p, uint64_t seed, int limit, std::optiona
     const std::string want(checkIdName(c.check));
     tried += (tried.empty() ? "" : " ") + want;
     if (diagnostics.empty()) {
-      found = finding(DiffCheck::D6, "corruption-unreported:" + want, "", std::string(c.what) + ": the verifier accepts it",
-                      want);
+      found = finding(DiffCheck::D6, "corruption-unreported:" + want, "",
+                      std::string(c.what) + ": the verifier accepts it", want);
     } else if (diagnostics.front().check != c.check) {
       found = finding(DiffCheck::D6, "corruption-misreported:" + want, diagnostics.front().where,
                       std::string(c.what) + ": reported first as " + diagnostics.front().str(), want);

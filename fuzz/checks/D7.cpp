@@ -36,7 +36,8 @@ struct Saved {
 std::string schemaOf(const std::string& archive) {
   auto program = readProgramPt2(archive);
   if (!program.ok()) return "a schema epsmith cannot read";
-  return "schema " + std::to_string(program->schema_version.major) + "." + std::to_string(program->schema_version.minor);
+  return "schema " + std::to_string(program->schema_version.major) + "." +
+         std::to_string(program->schema_version.minor);
 }
 
 // `loader` loading what `saver` saved: a finding where it refuses it or runs it otherwise
@@ -44,8 +45,8 @@ std::string schemaOf(const std::string& archive) {
 std::optional<CheckOutcome> acrossOneWay(const ExportedProgram& p, const Saved& saver, const Saved& loader,
                                          const PeerReply& loaded, PhaseTimes* times) {
   const PeerVerdict& v = loaded.verdicts.at(0);
-  const std::string way = "torch " + loader.torch + " loading what torch " + saver.torch + "'s torch.export.save wrote (" +
-                          schemaOf(*saver.reply.resaved) + ")";
+  const std::string way = "torch " + loader.torch + " loading what torch " + saver.torch +
+                          "'s torch.export.save wrote (" + schemaOf(*saver.reply.resaved) + ")";
   if (!v.accepts) {
     CheckOutcome o = finding(DiffCheck::D7, std::string(kAcrossReleases) + "-rejects", "",
                              way + " refuses it, though both load epsmith's .pt2: " + verdictText(v));
@@ -73,7 +74,9 @@ CheckOutcome acrossReleases(const ExportedProgram& p, PhaseTimes* times) {
   auto other = ask(first, PeerRelease::Other);
   if (!other.ok() && otherReleasePython().empty()) return skip(DiffCheck::D7, other.error().message);
   for (const auto* r : {&own, &other}) {
-    if (!r->ok()) return finding(DiffCheck::D7, "torch-peer-failed", "", "torch died or hung on this program: " + r->error().message);
+    if (!r->ok())
+      return finding(DiffCheck::D7, "torch-peer-failed", "",
+                     "torch died or hung on this program: " + r->error().message);
   }
   const Saved a{own.value(), own->torch_version}, b{other.value(), other->torch_version};
   if (!a.reply.verdicts.at(0).accepts || !b.reply.verdicts.at(0).accepts || !a.reply.resaved || !b.reply.resaved) {
@@ -81,12 +84,15 @@ CheckOutcome acrossReleases(const ExportedProgram& p, PhaseTimes* times) {
     o.report = "across releases: not both load and save epsmith's .pt2";
     return o;
   }
-  for (const auto& [saver, loader, release] : {std::tuple{&a, &b, PeerRelease::Other}, std::tuple{&b, &a, PeerRelease::Own}}) {
+  for (const auto& [saver, loader, release] :
+       {std::tuple{&a, &b, PeerRelease::Other}, std::tuple{&b, &a, PeerRelease::Own}}) {
     PeerRequest load;
     load.module_run = true;
     load.archives = {*saver->reply.resaved};
     auto loaded = ask(load, release);
-    if (!loaded.ok()) return finding(DiffCheck::D7, "torch-peer-failed", "", "torch died or hung on this program: " + loaded.error().message);
+    if (!loaded.ok())
+      return finding(DiffCheck::D7, "torch-peer-failed", "",
+                     "torch died or hung on this program: " + loaded.error().message);
     if (auto o = acrossOneWay(p, *saver, *loader, loaded.value(), times)) return *o;
   }
   CheckOutcome o = pass(DiffCheck::D7);
@@ -101,9 +107,9 @@ CheckOutcome d7(const ExportedProgram& p, const TorchAnswer& a, const CheckOptio
   const std::string torch = "torch " + a.reply.torch_version;
   const PeerVerdict& own = a.reply.verdicts.at(0);
   if (!own.accepts) {
-    CheckOutcome o = finding(DiffCheck::D7, "torch-rejects", "",
-                             "epsmith's verifier accepts the program; torch.export.load (" + torch +
-                                 ") refuses it: " + verdictText(own));
+    CheckOutcome o = finding(
+        DiffCheck::D7, "torch-rejects", "",
+        "epsmith's verifier accepts the program; torch.export.load (" + torch + ") refuses it: " + verdictText(own));
     o.message = withoutNodeNames(own.type + ": " + own.message, p);
     return o;
   }

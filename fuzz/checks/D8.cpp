@@ -120,9 +120,10 @@ CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAns
   const bool torch_took_it = !a.reply.decompose_error || a.reply.decompose_error->rfind("SpecViolationError", 0) == 0;
   if (written_with_grad_on && torch_took_it) {
     CheckOutcome o = pass(DiffCheck::D8);
-    o.report = "run_decompositions takes a parameter written with grad on, as export under no_grad makes it: " +
-               ours->error().str() +
-               (a.reply.decompose_error ? "; its verifier then fails on what it made: " + *a.reply.decompose_error : "");
+    o.report =
+        "run_decompositions takes a parameter written with grad on, as export under no_grad makes it: " +
+        ours->error().str() +
+        (a.reply.decompose_error ? "; its verifier then fails on what it made: " + *a.reply.decompose_error : "");
     return o;
   }
   if (a.reply.decompose_error) {
@@ -160,9 +161,10 @@ CheckOutcome d8(const ExportedProgram& p, const RunResult& eager, const TorchAns
   if (o.status == Status::Finding || !ours->ok() || !a.reply.decomposed_signature) return o;
   const SpecList mine = specList(ours->value());
   if (mine == *a.reply.decomposed_signature) return o;
-  CheckOutcome differs = finding(DiffCheck::D8, "signature-differs", firstDifference(mine, *a.reply.decomposed_signature),
-                                 "the functionalized signatures differ:\n  epsmith: " + specText(mine) +
-                                     "\n  torch:   " + specText(*a.reply.decomposed_signature));
+  CheckOutcome differs =
+      finding(DiffCheck::D8, "signature-differs", firstDifference(mine, *a.reply.decomposed_signature),
+              "the functionalized signatures differ:\n  epsmith: " + specText(mine) +
+                  "\n  torch:   " + specText(*a.reply.decomposed_signature));
   differs.message = differs.where;
   return differs;
 }

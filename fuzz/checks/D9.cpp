@@ -102,10 +102,10 @@ CheckOutcome ranOrRefused(const ArchiveRun& r, ArchiveRuntime& runtime, const st
   if (auto kind = unsupportedKind(r.error)) {
     return skip(DiffCheck::D9, "unsupported by " + runtime.name() + " (" + *kind + "): " + r.error);
   }
-  CheckOutcome o = finding(DiffCheck::D9, load ? "load-error" : "exception-in-runtime", "",
-                           runtime.name() + (load ? " cannot load a program epsmith verifies: "
-                                                  : " raises where eager runs: ") + r.error,
-                           variant);
+  CheckOutcome o = finding(
+      DiffCheck::D9, load ? "load-error" : "exception-in-runtime", "",
+      runtime.name() + (load ? " cannot load a program epsmith verifies: " : " raises where eager runs: ") + r.error,
+      variant);
   o.message = nodeTextOut(withoutNodeNames(causeLine(r.error), p));
   return o;
 }
@@ -120,7 +120,8 @@ NativeForm drawnNativeForm(uint64_t case_seed) {
 CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime* runtime, const std::string& why_not,
                 const CheckOptions& options, PhaseTimes* times) {
   if (!runtime) return skip(DiffCheck::D9, why_not);
-  if (!eager.ok()) return skip(DiffCheck::D9, "the program raises eagerly on its example inputs: " + eager.error->str());
+  if (!eager.ok())
+    return skip(DiffCheck::D9, "the program raises eagerly on its example inputs: " + eager.error->str());
   const NativeForm form = options.native_form.value_or(drawnNativeForm(options.case_seed));
   const std::string variant(nativeFormName(form));
   std::optional<Expected<ExportedProgram>> functional;
@@ -128,7 +129,8 @@ CheckOutcome d9(const ExportedProgram& p, const RunResult& eager, ArchiveRuntime
   if (form == NativeForm::Aten) {
     PhaseClock clock(times, Phase::Functionalize);
     functional = functionalize(p);
-    if (!functional->ok()) return skip(DiffCheck::D9, "no ATEN form: the functionalizer refuses it: " + functional->error().str());
+    if (!functional->ok())
+      return skip(DiffCheck::D9, "no ATEN form: the functionalizer refuses it: " + functional->error().str());
     handed = &functional->value();
   }
   const std::optional<ExportedProgram> inferred = withoutGradMode(*handed);

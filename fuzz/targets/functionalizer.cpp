@@ -17,7 +17,8 @@ namespace {
 [[noreturn]] void failWith(const ExportedProgram& p, const std::string& what) {
   const std::string path = "epsmith-functionalizer-" + std::to_string(::getpid()) + ".json";
   const auto error = saveProgram(path, p);
-  fuzz_target::fail("functionalizer", what + (error ? " (not saved: " + error->str() + ")" : " (saved as " + path + ")"));
+  fuzz_target::fail("functionalizer",
+                    what + (error ? " (not saved: " + error->str() + ")" : " (saved as " + path + ")"));
 }
 
 }  // namespace

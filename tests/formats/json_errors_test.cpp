@@ -135,8 +135,7 @@ TEST(JsonErrors, PayloadSizeMismatch) {
 TEST(JsonErrors, ViewOutsideItsStorage) {
   Json j = base();
   j["epsmith"]["example_inputs"][0]["as_tensor"]["sizes"] = Json::parse("[4, 3]");
-  expectError(j, "$.epsmith.example_inputs[0].as_tensor",
-              "view needs 12 storage elements but the storage has 6");
+  expectError(j, "$.epsmith.example_inputs[0].as_tensor", "view needs 12 storage elements but the storage has 6");
 }
 
 TEST(JsonErrors, InvalidBase64) {

@@ -54,8 +54,8 @@ class RandomProgram {
   bool coin(int percent) { return pick(100) < percent; }
 
   std::string text() {
-    static const std::vector<std::string> parts = {"a", "b_1", ",", ";", "[", ")", "epsmith.",
-                                                   "\"", "\\", "/", "~", "\xc3\xa9", " ", ""};
+    static const std::vector<std::string> parts = {"a",  "b_1", ",", ";", "[",        ")", "epsmith.",
+                                                   "\"", "\\",  "/", "~", "\xc3\xa9", " ", ""};
     std::string s;
     for (int i = pick(4); i > 0; --i) s += parts[pick(static_cast<int>(parts.size()))];
     return s;
@@ -115,8 +115,8 @@ class RandomProgram {
       for (int i = pick(3); i > 0; --i) m.nn_module_stack->push_back({text(), text(), text()});
     }
     if (coin(20)) m.torch_fn = std::make_pair(text(), text());
-    static const std::vector<std::string> keys = {"k", "stack_trace", "epsmith.val", "torch_fn",
-                                                  "epsmith.custom.x", "custom", "nn_module_stack"};
+    static const std::vector<std::string> keys = {
+        "k", "stack_trace", "epsmith.val", "torch_fn", "epsmith.custom.x", "custom", "nn_module_stack"};
     for (int i = coin(20) ? pick(3) : 0; i > 0; --i) m.custom[keys[pick(keys.size())]] = text();
     return m;
   }
@@ -160,9 +160,14 @@ class RandomProgram {
   }
 
   Target target() {
-    static const std::vector<std::string> names = {
-        "my_lib.fn", "_operator.add", "operator.mul", "math.ceil", "builtins.round",
-        "torch.sym_int", "torch.ops.higher_order.cond", "higher_order.map_impl"};
+    static const std::vector<std::string> names = {"my_lib.fn",
+                                                   "_operator.add",
+                                                   "operator.mul",
+                                                   "math.ceil",
+                                                   "builtins.round",
+                                                   "torch.sym_int",
+                                                   "torch.ops.higher_order.cond",
+                                                   "higher_order.map_impl"};
     switch (pick(4)) {
       case 0: return Target::other(coin(50) ? "torch.ops.aten.add.Tensor" : "what ever");
       case 1: return Target::higherOrder(coin(50) ? "" : "cond");
@@ -242,7 +247,10 @@ class RandomProgram {
           break;
         }
         case 4: {  // call_module / call_method / a late placeholder
-          Node* n = g.append(coin(40) ? OpKind::CallModule : coin(50) ? OpKind::CallMethod : OpKind::Placeholder, "odd");
+          Node* n = g.append(coin(40)   ? OpKind::CallModule
+                             : coin(50) ? OpKind::CallMethod
+                                        : OpKind::Placeholder,
+                             "odd");
           if (!n->isPlaceholder()) {
             n->attr = text();
             n->args = {argument(nodes)};
@@ -313,9 +321,9 @@ class RandomProgram {
   }
 
   static inline const std::vector<ScalarType> kDtypes = {
-      ScalarType::Byte, ScalarType::Float, ScalarType::Double, ScalarType::Half,
-      ScalarType::Bool, ScalarType::ComplexDouble, ScalarType::Float8E5M2FNUZ,
-      ScalarType::UInt16, ScalarType::UInt32, ScalarType::UInt64, ScalarType::Float8E8M0FNU};
+      ScalarType::Byte,   ScalarType::Float,         ScalarType::Double,         ScalarType::Half,
+      ScalarType::Bool,   ScalarType::ComplexDouble, ScalarType::Float8E5M2FNUZ, ScalarType::UInt16,
+      ScalarType::UInt32, ScalarType::UInt64,        ScalarType::Float8E8M0FNU};
   std::mt19937 rng_;
 };
 
@@ -408,10 +416,20 @@ TEST(JsonProperties, CorruptedFilesNeverCrashTheReader) {
 TEST(JsonProperties, CorruptedValuesNeverCrashTheReader) {
   using Json = nlohmann::json;
   std::mt19937 rng(11);
-  const std::vector<Json> replacements = {
-      nullptr, 0, -1, 7, 1e300, "x", "NaN", "torch.ops.aten.add.Tensor", Json::array(),
-      Json::object(), true, Json::parse(R"({"as_int": 1})"), Json::parse(R"({"name": "x"})"),
-      Json::parse(R"([{"as_tensor": {"name": "x"}}])")};
+  const std::vector<Json> replacements = {nullptr,
+                                          0,
+                                          -1,
+                                          7,
+                                          1e300,
+                                          "x",
+                                          "NaN",
+                                          "torch.ops.aten.add.Tensor",
+                                          Json::array(),
+                                          Json::object(),
+                                          true,
+                                          Json::parse(R"({"as_int": 1})"),
+                                          Json::parse(R"({"name": "x"})"),
+                                          Json::parse(R"([{"as_tensor": {"name": "x"}}])")};
   size_t rejected = 0;
   for (uint32_t seed = 0; seed < 40; ++seed) {
     Json base = Json::parse(*writeProgramJson(RandomProgram(2000 + seed).build()));

@@ -40,42 +40,36 @@ TEST(JsonFormat, AddNodeHasTorchShape) {
   Json j = parsed(text);
   EXPECT_EQ(keysOf(j), (std::vector<std::string>{"exported_program", "epsmith"}));
   EXPECT_EQ(keysOf(j["exported_program"]),
-            (std::vector<std::string>{"graph_module", "opset_version", "range_constraints",
-                                      "schema_version", "verifiers", "torch_version",
-                                      "guards_code"}));
-  EXPECT_EQ(keysOf(j["exported_program"]["graph_module"]),
-            (std::vector<std::string>{"graph", "signature", "module_call_graph", "metadata",
-                                      "treespec_namedtuple_fields"}));
+            (std::vector<std::string>{"graph_module", "opset_version", "range_constraints", "schema_version",
+                                      "verifiers", "torch_version", "guards_code"}));
+  EXPECT_EQ(
+      keysOf(j["exported_program"]["graph_module"]),
+      (std::vector<std::string>{"graph", "signature", "module_call_graph", "metadata", "treespec_namedtuple_fields"}));
   const Json& graph = graphOf(j);
-  EXPECT_EQ(keysOf(graph), (std::vector<std::string>{"inputs", "outputs", "nodes", "tensor_values",
-                                                     "sym_int_values", "sym_bool_values",
-                                                     "is_single_tensor_return",
-                                                     "custom_obj_values", "sym_float_values"}));
+  EXPECT_EQ(keysOf(graph), (std::vector<std::string>{"inputs", "outputs", "nodes", "tensor_values", "sym_int_values",
+                                                     "sym_bool_values", "is_single_tensor_return", "custom_obj_values",
+                                                     "sym_float_values"}));
   EXPECT_EQ(graph["inputs"], Json::parse(R"([{"as_tensor": {"name": "x"}}, {"as_tensor": {"name": "y"}}])"));
   ASSERT_EQ(graph["nodes"].size(), 1u);
   const Json& add = graph["nodes"][0];
   EXPECT_EQ(keysOf(add), (std::vector<std::string>{"target", "inputs", "outputs", "metadata",
                                                    "is_hop_single_tensor_return", "name"}));
   EXPECT_EQ(add["target"], "torch.ops.aten.add.Tensor");
-  EXPECT_EQ(add["inputs"][0],
-            Json::parse(R"({"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1})"));
-  EXPECT_EQ(add["inputs"][1],
-            Json::parse(R"({"name": "other", "arg": {"as_tensor": {"name": "y"}}, "kind": 1})"));
+  EXPECT_EQ(add["inputs"][0], Json::parse(R"({"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1})"));
+  EXPECT_EQ(add["inputs"][1], Json::parse(R"({"name": "other", "arg": {"as_tensor": {"name": "y"}}, "kind": 1})"));
   EXPECT_EQ(add["outputs"], Json::parse(R"([{"as_tensor": {"name": "add"}}])"));
   EXPECT_EQ(add["metadata"], Json::object());
   EXPECT_EQ(add["name"], "add");
   EXPECT_EQ(graph["outputs"], Json::parse(R"([{"as_tensor": {"name": "add"}}])"));
-  EXPECT_EQ(graph["tensor_values"]["add"],
-            Json::parse(R"({"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 3}],
+  EXPECT_EQ(graph["tensor_values"]["add"], Json::parse(R"({"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 3}],
                             "requires_grad": false, "device": {"type": "cpu", "index": null},
                             "strides": [{"as_int": 3}, {"as_int": 1}],
                             "storage_offset": {"as_int": 0}, "layout": 7})"));
   EXPECT_EQ(j["exported_program"]["graph_module"]["signature"]["input_specs"][0],
             Json::parse(R"({"user_input": {"arg": {"as_tensor": {"name": "x"}}}})"));
   EXPECT_EQ(j["exported_program"]["schema_version"], Json::parse(R"({"major": 8, "minor": 20})"));
-  EXPECT_EQ(keysOf(j["epsmith"]),
-            (std::vector<std::string>{"format_version", "storages", "state_dict", "constants",
-                                      "example_inputs", "attributes", "graphs"}));
+  EXPECT_EQ(keysOf(j["epsmith"]), (std::vector<std::string>{"format_version", "storages", "state_dict", "constants",
+                                                            "example_inputs", "attributes", "graphs"}));
   EXPECT_EQ(j["epsmith"]["storages"][0],
             Json::parse(R"({"dtype": 7, "numel": 6, "data": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"})"));
 }
@@ -151,8 +145,7 @@ TEST(JsonFormat, EveryArgumentKindRoundTrips) {
   Json j = parsed(text);
   const Json& graph = graphOf(j);
   EXPECT_EQ(graph["inputs"][1], Json::parse(R"({"as_sym_int": {"as_name": "s"}})"));
-  EXPECT_EQ(graph["sym_int_values"]["s"],
-            Json::parse(R"({"as_expr": {"expr_str": "s0", "hint": {"as_int": 4}}})"));
+  EXPECT_EQ(graph["sym_int_values"]["s"], Json::parse(R"({"as_expr": {"expr_str": "s0", "hint": {"as_int": 4}}})"));
   EXPECT_EQ(graph["custom_obj_values"]["obj"],
             Json::parse(R"({"name": "obj", "class_fqn": "__torch__.torch.classes.my.Obj"})"));
   ASSERT_EQ(graph["nodes"].size(), 1u) << "the subgraph get_attr folds into its use";
@@ -161,26 +154,22 @@ TEST(JsonFormat, EveryArgumentKindRoundTrips) {
   EXPECT_EQ(inputs[4]["arg"],
             Json::parse(R"({"as_optional_tensors": [{"as_tensor": {"name": "x"}}, {"as_none": true}]})"));
   EXPECT_EQ(inputs[8]["arg"], Json::parse(R"({"as_floats": [1.5, "-Infinity"]})"));
-  EXPECT_EQ(inputs[14]["arg"],
-            Json::parse(R"({"as_sym_ints": [{"as_name": "s"}, {"as_int": 4}]})"));
+  EXPECT_EQ(inputs[14]["arg"], Json::parse(R"({"as_sym_ints": [{"as_name": "s"}, {"as_int": 4}]})"));
   EXPECT_EQ(inputs[22]["arg"], Json::parse(R"({"as_device": {"type": "cuda", "index": 1}})"));
   EXPECT_EQ(inputs[23]["arg"]["as_graph"]["name"], "sub");
-  EXPECT_EQ(inputs[23]["arg"]["as_graph"]["graph"]["inputs"],
-            Json::parse(R"([{"as_tensor": {"name": "a"}}])"));
+  EXPECT_EQ(inputs[23]["arg"]["as_graph"]["graph"]["inputs"], Json::parse(R"([{"as_tensor": {"name": "a"}}])"));
   EXPECT_EQ(inputs[25]["arg"], Json::parse(R"({"as_operator": "torch.ops.aten.add.Tensor"})"));
   EXPECT_EQ(inputs[27], Json::parse(R"({"name": "opt", "arg": {"as_optional_tensor": {"as_none": true}}, "kind": 2})"));
 }
 
 TEST(JsonFormat, EveryScalarTypeRoundTripsWithPayloadBytes) {
   const ScalarType all[] = {
-      ScalarType::Unknown,       ScalarType::Byte,         ScalarType::Char,
-      ScalarType::Short,         ScalarType::Int,          ScalarType::Long,
-      ScalarType::Half,          ScalarType::Float,        ScalarType::Double,
-      ScalarType::ComplexHalf,   ScalarType::ComplexFloat, ScalarType::ComplexDouble,
-      ScalarType::Bool,          ScalarType::BFloat16,     ScalarType::UInt16,
-      ScalarType::Float8E4M3FN,  ScalarType::Float8E5M2,   ScalarType::Float8E4M3FNUZ,
-      ScalarType::Float8E5M2FNUZ, ScalarType::Float8E8M0FNU, ScalarType::UInt32,
-      ScalarType::UInt64};
+      ScalarType::Unknown,    ScalarType::Byte,           ScalarType::Char,           ScalarType::Short,
+      ScalarType::Int,        ScalarType::Long,           ScalarType::Half,           ScalarType::Float,
+      ScalarType::Double,     ScalarType::ComplexHalf,    ScalarType::ComplexFloat,   ScalarType::ComplexDouble,
+      ScalarType::Bool,       ScalarType::BFloat16,       ScalarType::UInt16,         ScalarType::Float8E4M3FN,
+      ScalarType::Float8E5M2, ScalarType::Float8E4M3FNUZ, ScalarType::Float8E5M2FNUZ, ScalarType::Float8E8M0FNU,
+      ScalarType::UInt32,     ScalarType::UInt64};
   ExportedProgram p = addProgram();
   Graph& g = p.graph();
   Node* first = &g.nodes().front();
@@ -246,16 +235,16 @@ ExportedProgram condProgram(bool between) {
   for (const char* name : {"true_graph_0", "false_graph_0"}) {
     auto sub = std::make_unique<Graph>();
     Node* a = placeholder(*sub, "a", f32({2}));
-    Node* op = call(*sub, name[0] == 't' ? "sin" : "cos", name[0] == 't' ? "aten::sin" : "aten::cos",
-                    {arg::Tensor{a}}, f32({2}));
+    Node* op = call(*sub, name[0] == 't' ? "sin" : "cos", name[0] == 't' ? "aten::sin" : "aten::cos", {arg::Tensor{a}},
+                    f32({2}));
     output(*sub, {arg::Tensor{op}});
     g.attributes().emplace(name, Attribute::makeSubgraph(std::move(sub)));
     g.append(OpKind::GetAttr, name)->attr = name;
   }
   if (between) call(g, "neg", "aten::neg", {arg::Tensor{x}}, f32({2}));
   Node* cond = call(g, "cond", "torch.ops.higher_order.cond",
-                    {arg::Tensor{pred}, arg::Graph{g.find("true_graph_0")},
-                     arg::Graph{g.find("false_graph_0")}, arg::TensorList{{x}}},
+                    {arg::Tensor{pred}, arg::Graph{g.find("true_graph_0")}, arg::Graph{g.find("false_graph_0")},
+                     arg::TensorList{{x}}},
                     Val::List{f32({2})});
   Node* item = call(g, "getitem", "operator.getitem", {arg::Tensor{cond}, arg::Int{0}}, f32({2}));
   output(g, {arg::Tensor{item}});
@@ -295,8 +284,8 @@ TEST(JsonFormat, MultiOutputOpsFoldTheirGetitems) {
   ExportedProgram p;
   Graph& g = p.graph();
   Node* x = placeholder(g, "x", f32({4, 3}));
-  Node* split = call(g, "split", "aten::split.Tensor", {arg::Tensor{x}, arg::Int{2}},
-                     Val::List{f32({2, 3}), f32({2, 3})});
+  Node* split =
+      call(g, "split", "aten::split.Tensor", {arg::Tensor{x}, arg::Int{2}}, Val::List{f32({2, 3}), f32({2, 3})});
   Node* a = call(g, "getitem", "operator.getitem", {arg::Tensor{split}, arg::Int{0}}, f32({2, 3}));
   Node* b = call(g, "getitem_1", "operator.getitem", {arg::Tensor{split}, arg::Int{1}}, f32({2, 3}));
   // fx names a max call max_1 (Note [Names FX would not give a node]).
@@ -381,13 +370,23 @@ TEST(JsonFormat, ValuesOfEveryKindRoundTrip) {
   symbolic.device = Device{"cuda", 0};
   symbolic.requires_grad = true;
   symbolic.layout = Layout::SparseCsr;
-  const std::vector<Val> vals = {
-      Val::Missing{}, Val::None{}, symbolic,
-      Val::List{f32({1}), Val::List{int64_t{1}, Val::None{}}, Val::Missing{}},
-      int64_t{-7}, std::numeric_limits<double>::quiet_NaN(), true, std::string("text"),
-      ScalarType::Half, Device{"cpu", std::nullopt}, Layout::Strided, MemoryFormat::Preserve,
-      Val::SymInt{{"u0", std::nullopt}}, Val::SymFloat{{"f0 * 2", 1.5}},
-      Val::SymBool{{"Ne(u0, 1)", false}}, Val::CustomObj{"my.Obj"}, Val::Opaque{"Generator"}};
+  const std::vector<Val> vals = {Val::Missing{},
+                                 Val::None{},
+                                 symbolic,
+                                 Val::List{f32({1}), Val::List{int64_t{1}, Val::None{}}, Val::Missing{}},
+                                 int64_t{-7},
+                                 std::numeric_limits<double>::quiet_NaN(),
+                                 true,
+                                 std::string("text"),
+                                 ScalarType::Half,
+                                 Device{"cpu", std::nullopt},
+                                 Layout::Strided,
+                                 MemoryFormat::Preserve,
+                                 Val::SymInt{{"u0", std::nullopt}},
+                                 Val::SymFloat{{"f0 * 2", 1.5}},
+                                 Val::SymBool{{"Ne(u0, 1)", false}},
+                                 Val::CustomObj{"my.Obj"},
+                                 Val::Opaque{"Generator"}};
   ExportedProgram p;
   Graph& g = p.graph();
   std::vector<Argument> outs;
@@ -408,18 +407,16 @@ TEST(JsonFormat, ValuesOfEveryKindRoundTrip) {
   EXPECT_EQ(j["epsmith"]["graphs"][""]["inputs"][4], Json::parse(R"({"name": "p4", "metadata": {}})"));
   EXPECT_EQ(graph["sym_int_values"]["v4"], Json::parse(R"({"as_int": -7})"));
   EXPECT_EQ(nodeNamed(graph, "v0")->at("outputs"), Json::array());
-  EXPECT_EQ(nodeNamed(graph, "v7")->at("metadata"),
-            Json::parse(R"({"epsmith.val": "{\"as_string\":\"text\"}"})"));
+  EXPECT_EQ(nodeNamed(graph, "v7")->at("metadata"), Json::parse(R"({"epsmith.val": "{\"as_string\":\"text\"}"})"));
   EXPECT_EQ(j["epsmith"]["graphs"][""]["output"]["name"], "out");
 }
 
 TEST(JsonFormat, SignatureAndProgramFieldsRoundTrip) {
   ExportedProgram p = addProgram();
-  auto in = [](InputKind k, SpecArg a, std::optional<std::string> t = {},
-               std::optional<bool> persistent = {}) { return InputSpec{k, std::move(a), t, persistent}; };
-  auto out = [](OutputKind k, SpecArg a, std::optional<std::string> t = {}) {
-    return OutputSpec{k, std::move(a), t};
+  auto in = [](InputKind k, SpecArg a, std::optional<std::string> t = {}, std::optional<bool> persistent = {}) {
+    return InputSpec{k, std::move(a), t, persistent};
   };
+  auto out = [](OutputKind k, SpecArg a, std::optional<std::string> t = {}) { return OutputSpec{k, std::move(a), t}; };
   auto sym = [](SpecArg::Kind k, std::string name) { return SpecArg{k, std::move(name), "", {}}; };
   p.signature.input_specs = {
       in(InputKind::Parameter, SpecArg::tensor("p_w"), "w"),
@@ -447,8 +444,9 @@ TEST(JsonFormat, SignatureAndProgramFieldsRoundTrip) {
       out(OutputKind::BufferMutation, sym(SpecArg::Kind::SymInt, "s"), "n"),  // not expressible
   };
   p.module_call_graph = {
-      {"", ModuleCallSignature{{SpecArg::tensor("x")}, {SpecArg::tensor("add")}, "[1, {}]",
-                               "[1, {}]", std::vector<std::string>{"x", "y"}}},
+      {"",
+       ModuleCallSignature{
+           {SpecArg::tensor("x")}, {SpecArg::tensor("add")}, "[1, {}]", "[1, {}]", std::vector<std::string>{"x", "y"}}},
       {"sub", std::nullopt}};
   p.range_constraints = {{"s0", {2, std::nullopt}}, {"u0", {std::nullopt, 8}}};
   p.verifiers = {"TRAINING"};
@@ -471,8 +469,7 @@ TEST(JsonFormat, SignatureAndProgramFieldsRoundTrip) {
   const Json& outputs = j["exported_program"]["graph_module"]["signature"]["output_specs"];
   EXPECT_EQ(outputs[2], Json::parse(R"({"buffer_mutation": {"arg": {"name": "add_"}, "buffer_name": "n"}})"));
   EXPECT_EQ(outputs[8], Json::parse(R"({"user_output": {"arg": {"as_none": true}}})"));
-  EXPECT_EQ(j["exported_program"]["range_constraints"]["s0"],
-            Json::parse(R"({"min_val": 2, "max_val": null})"));
+  EXPECT_EQ(j["exported_program"]["range_constraints"]["s0"], Json::parse(R"({"min_val": 2, "max_val": null})"));
   EXPECT_EQ(j["exported_program"]["graph_module"]["treespec_namedtuple_fields"],
             Json::parse(R"({"Point": {"field_names": ["x", "y"]}})"));
 }
@@ -483,10 +480,10 @@ TEST(JsonFormat, InvalidProgramsRoundTrip) {
   ExportedProgram p;
   Graph& g = p.graph();
   Node* x = placeholder(g, "x", f32({4}));
-  Node* neg = call(g, "neg", "aten::neg", {}, f32({4}));          // uses relu before it exists
+  Node* neg = call(g, "neg", "aten::neg", {}, f32({4}));  // uses relu before it exists
   Node* relu = call(g, "relu", "aten::relu", {arg::Tensor{x}}, Val::Missing{});
   neg->args = {arg::Tensor{relu}};
-  Node* late = placeholder(g, "late", f32({4}));                  // placeholder after a node
+  Node* late = placeholder(g, "late", f32({4}));  // placeholder after a node
   Node* module = g.append(OpKind::CallModule, "sub_module");
   module->attr = "sub";
   module->args = {arg::Tensor{late}};
@@ -495,8 +492,7 @@ TEST(JsonFormat, InvalidProgramsRoundTrip) {
   method->attr = "view";
   method->args = {arg::Tensor{module}, arg::Int{2}};
   method->kwargs = {{"dim", arg::Int{0}}};
-  Node* split = call(g, "split", "aten::split.Tensor", {arg::Tensor{x}, arg::Int{2}},
-                     Val::List{f32({2}), f32({2})});
+  Node* split = call(g, "split", "aten::split.Tensor", {arg::Tensor{x}, arg::Int{2}}, Val::List{f32({2}), f32({2})});
   Node* a = call(g, "getitem", "operator.getitem", {arg::Tensor{split}, arg::Int{0}}, f32({2}));
   Node* again = call(g, "getitem_1", "operator.getitem", {arg::Tensor{split}, arg::Int{0}}, f32({2}));
   Node* odd = call(g, "getitem_2", "operator.getitem", {arg::Tensor{split}, arg::Int{1}}, f32({2}));
@@ -523,9 +519,8 @@ TEST(JsonFormat, InvalidProgramsRoundTrip) {
   g.attributes()["lowered"].field_types = {{"backend_id", "str"}};
   g.attributes()["lowered"].has_original_module = true;
   g.attributes()["orphan"].subgraph->attributes()["inner"].kind = Attribute::Kind::Opaque;
-  Node* out = output(g, {arg::Tensor{neg}, arg::Tensor{method}, arg::Tensor{odd},
-                         arg::Tensor{other}, arg::Tensor{hop}, arg::Tensor{w}, arg::Tensor{x},
-                         arg::Int{3}});
+  Node* out = output(g, {arg::Tensor{neg}, arg::Tensor{method}, arg::Tensor{odd}, arg::Tensor{other}, arg::Tensor{hop},
+                         arg::Tensor{w}, arg::Tensor{x}, arg::Int{3}});
   g.rename(out, "result");
   std::string text;
   ASSERT_TRUE(roundTrips(p, &text));
@@ -549,16 +544,15 @@ TEST(JsonFormat, LiteralInputsTakeTheirNamesFromTheSignature) {
   Node* first = &g.nodes().front();
   g.insertBefore(first, OpKind::Placeholder, "scale")->meta.val = 2.0;
   g.insertBefore(first, OpKind::Placeholder, "n")->meta.val = int64_t{3};
-  p.signature.input_specs.insert(p.signature.input_specs.begin(),
-                                 InputSpec{InputKind::UserInput,
-                                           SpecArg{SpecArg::Kind::Constant, "scale", "", 2.0}, {}, {}});
+  p.signature.input_specs.insert(
+      p.signature.input_specs.begin(),
+      InputSpec{InputKind::UserInput, SpecArg{SpecArg::Kind::Constant, "scale", "", 2.0}, {}, {}});
   std::string text;
   ASSERT_TRUE(roundTrips(p, &text));
   Json j = parsed(text);
   EXPECT_EQ(graphOf(j)["inputs"][0], Json::parse(R"({"as_float": 2.0})"));
   EXPECT_EQ(graphOf(j)["inputs"][1], Json::parse(R"({"as_int": 3})"));
-  EXPECT_EQ(j["epsmith"]["graphs"][""]["inputs"],
-            Json::parse(R"([null, {"name": "n", "metadata": {}}, null, null])"));
+  EXPECT_EQ(j["epsmith"]["graphs"][""]["inputs"], Json::parse(R"([null, {"name": "n", "metadata": {}}, null, null])"));
 }
 
 TEST(JsonFormat, SubgraphReturnedByTheOutputNodeFoldsIntoIt) {

@@ -20,8 +20,7 @@ Node* placeholder(Graph& g, const std::string& name, Val val) {
   return n;
 }
 
-Node* call(Graph& g, const std::string& name, const std::string& target_name,
-           std::vector<Argument> args, Val val,
+Node* call(Graph& g, const std::string& name, const std::string& target_name, std::vector<Argument> args, Val val,
            std::vector<std::pair<std::string, Argument>> kwargs) {
   Node* n = g.append(OpKind::CallFunction, name);
   n->target = target(target_name);
@@ -37,9 +36,7 @@ Node* output(Graph& g, std::vector<Argument> args) {
   return n;
 }
 
-TensorMeta f32(std::vector<int64_t> sizes) {
-  return TensorMeta::contiguous(ScalarType::Float, std::move(sizes));
-}
+TensorMeta f32(std::vector<int64_t> sizes) { return TensorMeta::contiguous(ScalarType::Float, std::move(sizes)); }
 
 TensorValue tensorOf(ScalarType dtype, std::vector<int64_t> sizes, std::vector<uint8_t> bytes) {
   TensorValue t = TensorValue::zeros(dtype, std::move(sizes));
@@ -64,8 +61,7 @@ TensorValue tensorOf(ScalarType dtype, std::vector<int64_t> sizes, std::vector<u
     std::string la, lb;
     for (int line = 1; std::getline(a, la); ++line) {
       if (!std::getline(b, lb) || la != lb) {
-        return ::testing::AssertionFailure() << "rewrite differs at line " << line << ":\n  " << la
-                                             << "\n  " << lb;
+        return ::testing::AssertionFailure() << "rewrite differs at line " << line << ":\n  " << la << "\n  " << lb;
       }
     }
     return ::testing::AssertionFailure() << "rewrite is longer";

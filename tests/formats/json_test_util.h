@@ -16,8 +16,7 @@ namespace epsmith::testing {
 
 Target target(const std::string& name);  // Target::parse, failing the test on error
 Node* placeholder(Graph& g, const std::string& name, Val val);
-Node* call(Graph& g, const std::string& name, const std::string& target_name,
-           std::vector<Argument> args, Val val,
+Node* call(Graph& g, const std::string& name, const std::string& target_name, std::vector<Argument> args, Val val,
            std::vector<std::pair<std::string, Argument>> kwargs = {});
 Node* output(Graph& g, std::vector<Argument> args);
 TensorMeta f32(std::vector<int64_t> sizes);

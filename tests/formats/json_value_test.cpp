@@ -77,8 +77,7 @@ bool hasDuplicateKeys(const std::string& text) {
   try {
     Reference whole = Reference::parse(text, cb);
     (void)whole;
-  } catch (const Reference::exception&) {
-  }
+  } catch (const Reference::exception&) {}
   return duplicate;
 }
 
@@ -188,8 +187,8 @@ TEST(JsonDocument, MalformedTextsAreRefusedAtTheirPlace) {
       {"\"\\udc00\"", "1:2", "low surrogate without its high one"},
       {"\"a\tb\"", "1:3", "control character byte 0x09"},
       {"\"\xc3\"", "1:2", "invalid UTF-8"},
-      {"\"\xc0\xaf\"", "1:2", "invalid UTF-8"},        // an overlong '/'
-      {"\"\xed\xa0\x80\"", "1:2", "invalid UTF-8"},    // a surrogate spelled in UTF-8
+      {"\"\xc0\xaf\"", "1:2", "invalid UTF-8"},          // an overlong '/'
+      {"\"\xed\xa0\x80\"", "1:2", "invalid UTF-8"},      // a surrogate spelled in UTF-8
       {"\"\xf4\x90\x80\x80\"", "1:2", "invalid UTF-8"},  // past U+10FFFF
       {"{\"a\": 1,\n \"b\": 2, \"a\": 3}", "2:10", "key \"a\" given twice"},
       {std::string(600, '[') + std::string(600, ']'), "1:513", "nested deeper than 512 levels"},
@@ -265,7 +264,9 @@ TEST(JsonWriter, RefusesAStringThatIsNotUtf8) {
 // Messages and reports quote kernels, which may print any bytes: each invalid byte becomes
 // U+FFFD, as the reference's "replace" handler makes it, and the text stays JSON.
 TEST(JsonWriter, ReplacesWhatIsNotUtf8WhenAskedTo) {
-  const std::string bad = "a\xff\xc3(b\xe4\xb8\xad" "c\xed\xa0\x80";
+  const std::string bad =
+      "a\xff\xc3(b\xe4\xb8\xad"
+      "c\xed\xa0\x80";
   json_detail::JsonWriter w(json_detail::InvalidUtf8::Replace);
   w.beginArray();
   w.string(bad);
@@ -319,8 +320,7 @@ TEST(JsonDocument, EditedProgramFilesAreReadAsTheReferenceReadsThem) {
     std::optional<Reference> expected;
     try {
       expected = Reference::parse(text);
-    } catch (const Reference::exception&) {
-    }
+    } catch (const Reference::exception&) {}
     auto got = ours(text);
     if (expected && !hasDuplicateKeys(text)) {
       ASSERT_TRUE(std::holds_alternative<Reference>(got))

@@ -99,16 +99,44 @@ TEST(TextForm, EveryArgumentKindRoundTripsAndParsesToItsKind) {
   EXPECT_EQ(call.target.kind(), Target::Kind::Other);
   std::vector<ArgKind> kinds;
   for (const auto& a : call.args) kinds.push_back(a.kind());
-  const std::vector<ArgKind> expected = {
-      ArgKind::None, ArgKind::Tensor, ArgKind::TensorList, ArgKind::OptionalTensor,
-      ArgKind::OptionalTensor, ArgKind::OptionalTensorList, ArgKind::Int, ArgKind::IntList,
-      ArgKind::Float, ArgKind::FloatList, ArgKind::Bool, ArgKind::BoolList, ArgKind::String,
-      ArgKind::StringList, ArgKind::SymInt, ArgKind::SymInt, ArgKind::SymIntList,
-      ArgKind::SymFloat, ArgKind::SymFloat, ArgKind::SymFloatList, ArgKind::SymBool,
-      ArgKind::SymBool, ArgKind::SymBoolList, ArgKind::ScalarType, ArgKind::MemoryFormat,
-      ArgKind::Layout, ArgKind::Device, ArgKind::Graph, ArgKind::CustomObj, ArgKind::Operator,
-      ArgKind::Complex, ArgKind::IntList, ArgKind::FloatList, ArgKind::BoolList,
-      ArgKind::StringList, ArgKind::TensorList, ArgKind::OptionalTensorList, ArgKind::SymIntList};
+  const std::vector<ArgKind> expected = {ArgKind::None,
+                                         ArgKind::Tensor,
+                                         ArgKind::TensorList,
+                                         ArgKind::OptionalTensor,
+                                         ArgKind::OptionalTensor,
+                                         ArgKind::OptionalTensorList,
+                                         ArgKind::Int,
+                                         ArgKind::IntList,
+                                         ArgKind::Float,
+                                         ArgKind::FloatList,
+                                         ArgKind::Bool,
+                                         ArgKind::BoolList,
+                                         ArgKind::String,
+                                         ArgKind::StringList,
+                                         ArgKind::SymInt,
+                                         ArgKind::SymInt,
+                                         ArgKind::SymIntList,
+                                         ArgKind::SymFloat,
+                                         ArgKind::SymFloat,
+                                         ArgKind::SymFloatList,
+                                         ArgKind::SymBool,
+                                         ArgKind::SymBool,
+                                         ArgKind::SymBoolList,
+                                         ArgKind::ScalarType,
+                                         ArgKind::MemoryFormat,
+                                         ArgKind::Layout,
+                                         ArgKind::Device,
+                                         ArgKind::Graph,
+                                         ArgKind::CustomObj,
+                                         ArgKind::Operator,
+                                         ArgKind::Complex,
+                                         ArgKind::IntList,
+                                         ArgKind::FloatList,
+                                         ArgKind::BoolList,
+                                         ArgKind::StringList,
+                                         ArgKind::TensorList,
+                                         ArgKind::OptionalTensorList,
+                                         ArgKind::SymIntList};
   EXPECT_EQ(kinds, expected);
   // Every kind of the IR appears at least once.
   std::vector<bool> seen(kNumArgKinds);
@@ -291,7 +319,11 @@ TEST(TextForm, EveryDtypeStorageRoundTripsBitForBit) {
 }
 
 TEST(TextForm, FloatSpecialsAndNanPayloadsSurvive) {
-  auto bits32 = [](uint32_t b) { std::vector<uint8_t> v(4); std::memcpy(v.data(), &b, 4); return v; };
+  auto bits32 = [](uint32_t b) {
+    std::vector<uint8_t> v(4);
+    std::memcpy(v.data(), &b, 4);
+    return v;
+  };
   Storage s;
   s.dtype = ScalarType::Float;
   for (uint32_t b : {0x7fc00000u, 0x7fc00001u, 0xffc00000u, 0x80000000u, 0x7f800000u, 0x00000001u, 0x3dcccccdu}) {
@@ -487,11 +519,16 @@ TEST(TextForm, QuotedStringsEscapeEveryByteAsOneAtATimeWould) {
   auto oneAtATime = [](std::string_view s) {
     std::string out = "\"";
     for (unsigned char c : s) {
-      if (c == '"') out += "\\\"";
-      else if (c == '\\') out += "\\\\";
-      else if (c == '\n') out += "\\n";
-      else if (c == '\t') out += "\\t";
-      else if (c == '\r') out += "\\r";
+      if (c == '"')
+        out += "\\\"";
+      else if (c == '\\')
+        out += "\\\\";
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\t')
+        out += "\\t";
+      else if (c == '\r')
+        out += "\\r";
       else if (c < 0x20 || c == 0x7f) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
@@ -503,8 +540,9 @@ TEST(TextForm, QuotedStringsEscapeEveryByteAsOneAtATimeWould) {
     return out + "\"";
   };
   for (int c = 0; c < 256; ++c) {
-    for (const std::string& s : {std::string(1, static_cast<char>(c)), "ab" + std::string(1, static_cast<char>(c)) + "cd",
-                                 std::string(3, static_cast<char>(c)) + "x"}) {
+    for (const std::string& s :
+         {std::string(1, static_cast<char>(c)), "ab" + std::string(1, static_cast<char>(c)) + "cd",
+          std::string(3, static_cast<char>(c)) + "x"}) {
       ASSERT_EQ(quote(s), oneAtATime(s)) << "byte " << c;
     }
   }

@@ -46,7 +46,8 @@ TEST(FunctionalizeViews, AsStridedAfterAWriteAddressesTheStorage) {
   %add_: f32[2]<offset=5> = aten::add_.Scalar(%as_strided, 1)
   %out: f32[4]<offset=4> = aten::mul.Scalar(%x, 2)
   return (%out)
-)", "f32[4]<offset=4>"));
+)",
+                                  "f32[4]<offset=4>"));
   EXPECT_NE(why.find("as_strided of a storage that was written"), std::string::npos) << why;
 }
 
@@ -91,7 +92,8 @@ TEST(FunctionalizeViews, AsStridedScatterOfAWrittenTensorAddressesItsElements) {
   %src: f32[2]<stride=[3]> = aten::select.int(%x, 1, 0)
   %out: f32[2, 3] = aten::as_strided_scatter(%clone, %src, [2], [1], 1)
   return (%out)
-)", "f32[2, 3]"));
+)",
+                                "f32[2, 3]"));
 }
 
 // Past a written input's elements, or of a view of a written storage, the scatter addresses
@@ -102,21 +104,24 @@ TEST(FunctionalizeViews, AsStridedScatterPastAWrittenTensorIsRefused) {
   %src: f32[4] = aten::mul.Scalar(%x, 2)
   %out: f32[4] = aten::as_strided_scatter(%x, %src, [4], [1], 1)
   return (%out)
-)", "f32[4]"));
+)",
+                                  "f32[4]"));
   EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
   why = rejection(onX(R"(  %slice: f32[2] = aten::slice.Tensor(%x, 0, 0, 2)
   %add_: f32[4] = aten::add_.Scalar(%x, 1)
   %src: f32[2] = aten::mul.Scalar(%slice, 2)
   %out: f32[2] = aten::as_strided_scatter(%slice, %src, [2], [1], 0)
   return (%out)
-)", "f32[4]"));
+)",
+                      "f32[4]"));
   EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
   why = rejection(onX(R"(  %add_: f32[4] = aten::add_.Scalar(%x, 1)
   %src: f32[4] = aten::mul.Scalar(%x, 2)
   %y: f32[4] = aten::clone(%x)
   %out: f32[4] = aten::as_strided_scatter.out(%x, %src, [4], [1], 1, out=%y)
   return (%out)
-)", "f32[4]"));
+)",
+                      "f32[4]"));
   EXPECT_NE(why.find("%out: as_strided_scatter of a storage that was written"), std::string::npos) << why;
 }
 
@@ -139,7 +144,8 @@ signature {
   output user_output %as_strided
 })"));
   EXPECT_NE(why.find("%as_strided: as_strided of a view that reads its written storage as another dtype"),
-            std::string::npos) << why;
+            std::string::npos)
+      << why;
 }
 
 // The same view taken before the storage is written: the write makes it a replay on the
@@ -157,8 +163,7 @@ signature {
   input user_input %x
   output user_output %as_strided
 })"));
-  EXPECT_NE(why.find("as_strided of a view that reads its written storage as another dtype"), std::string::npos)
-      << why;
+  EXPECT_NE(why.find("as_strided of a view that reads its written storage as another dtype"), std::string::npos) << why;
 }
 
 // Read after a write, an as_strided of an input that does not start its storage, or that
@@ -169,7 +174,8 @@ TEST(FunctionalizeViews, AsStridedOfAWrittenInputThatDoesNotStartItsStorageIsRef
   %as_strided: f32[2]<offset=1> = aten::as_strided(%x, [2], [1], 1)
   %out: f32[2] = aten::mul.Scalar(%as_strided, 2)
   return (%out)
-)", "f32[4]<offset=4>"));
+)",
+                                  "f32[4]<offset=4>"));
   EXPECT_NE(why.find("%as_strided: as_strided of a storage that was written"), std::string::npos) << why;
   // Nor of one that starts it, when the view reaches past the input's own elements into the
   // rest of its storage (a campaign found one reading element 256 of a 256-element input).
@@ -177,7 +183,8 @@ TEST(FunctionalizeViews, AsStridedOfAWrittenInputThatDoesNotStartItsStorageIsRef
   %as_strided: f32[4]<offset=1> = aten::as_strided(%x, [4], [1], 1)
   %out: f32[4] = aten::mul.Scalar(%as_strided, 2)
   return (%out)
-)", "f32[4]"));
+)",
+                      "f32[4]"));
   EXPECT_NE(why.find("%as_strided: as_strided of a storage that was written"), std::string::npos) << why;
   // Nor of a column-major input: triu_ leaves a row-major value, where the view's offsets
   // name other elements (a campaign found one reading them).
@@ -185,7 +192,8 @@ TEST(FunctionalizeViews, AsStridedOfAWrittenInputThatDoesNotStartItsStorageIsRef
   %as_strided: f32[5] = aten::as_strided(%x, [5], [1], 0)
   %out: f32[5] = aten::mul.Scalar(%as_strided, 2)
   return (%out)
-)", "f32[6, 4]<stride=[1, 6]>"));
+)",
+                      "f32[6, 4]<stride=[1, 6]>"));
   EXPECT_NE(why.find("%as_strided: as_strided of a storage that was written"), std::string::npos) << why;
 }
 

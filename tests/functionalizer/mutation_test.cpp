@@ -149,8 +149,9 @@ signature {
   output user_output %x
 })"));
   // The last copy_ broadcasts: its source's node says [1, 1], but squeeze_ made it [].
-  EXPECT_EQ(targets(f),
-            "aten::clone aten::copy aten::le.Tensor aten::_to_copy aten::remainder.Scalar_Tensor aten::squeeze aten::copy");
+  EXPECT_EQ(
+      targets(f),
+      "aten::clone aten::copy aten::le.Tensor aten::_to_copy aten::remainder.Scalar_Tensor aten::squeeze aten::copy");
 }
 
 // Note [copy returns its source]: copy.out's functional form is that copy, so the out of a
@@ -345,7 +346,8 @@ ExportedProgram parameterWrittenUnderGrad(const std::string& write) {
   return program(R"(graph {
   %p_w: f32[3]<requires_grad=True> = placeholder
   %x: f32[3] = placeholder
-  %w: f32[3]<requires_grad=True> = )" + write + R"(
+  %w: f32[3]<requires_grad=True> = )" +
+                 write + R"(
   %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
   return (%mul)
 }
@@ -359,7 +361,8 @@ signature {
 TEST(Functionalize, ParameterMutationUnderGradIsRejected) {
   auto p = parameterWrittenUnderGrad("aten::div_.Scalar(%p_w, 2)");
   std::string why = rejection(p);
-  EXPECT_NE(why.find("%w: Found a graph input that requires gradients, and received a mutation"), std::string::npos) << why;
+  EXPECT_NE(why.find("%w: Found a graph input that requires gradients, and received a mutation"), std::string::npos)
+      << why;
   EXPECT_NE(why.find("'p_w'"), std::string::npos) << why;
   // The same program called under no_grad may mutate its parameter.
   FunctionalizeOptions no_grad;
@@ -613,7 +616,8 @@ TEST(Functionalize, InPlaceCallsThatReadWhatTheyWriteAreRefused) {
   %rows: f32[2, 3] = aten::slice.Tensor(%x, 0, 0, 2)
   %far: f32[2, 3]<offset=6> = aten::slice.Tensor(%x, 0, 2, 4)
   %near: f32[2, 3]<offset=3> = aten::slice.Tensor(%x, 0, 1, 3)
-  %s: f32[2, 3] = aten::masked_scatter_(%rows, %m, )" + source + R"()
+  %s: f32[2, 3] = aten::masked_scatter_(%rows, %m, )" +
+                   source + R"()
   %sq: f32[4, 3] = aten::mul_.Tensor(%x, %x)
   return (%x)
 }
@@ -630,8 +634,9 @@ signature {
             std::string::npos)
       << why;
   auto f = functionalAgreesWithEager(scatter("%far"));
-  EXPECT_EQ(targets(f), "aten::slice.Tensor aten::slice.Tensor aten::slice.Tensor aten::masked_scatter "
-                        "aten::slice_scatter aten::mul.Tensor");
+  EXPECT_EQ(targets(f),
+            "aten::slice.Tensor aten::slice.Tensor aten::slice.Tensor aten::masked_scatter "
+            "aten::slice_scatter aten::mul.Tensor");
 }
 
 // The same Note: index_put_ of a strided i32 tensor accumulating values that alias it

@@ -157,7 +157,8 @@ signature {
   output user_output %lse
 })");
   std::string why = rejection(p);
-  EXPECT_NE(why.find("%lse: no functional form of aten::logsumexp.out writes what it writes"), std::string::npos) << why;
+  EXPECT_NE(why.find("%lse: no functional form of aten::logsumexp.out writes what it writes"), std::string::npos)
+      << why;
 }
 
 // Note [out= kernels that round in their out mid-way]: logsumexp.out of f32 into f16 rounds
@@ -168,7 +169,8 @@ TEST(Functionalize, AnOutCallThatRoundsInItsOutMidWayIsRefused) {
     return program(R"(graph {
   %x: f32[6, 3] = placeholder
   %o: )" + out + R"([] = placeholder
-  %lse: )" + out + R"([] = aten::)" + op + R"((%x, [1, 0], out=%o)
+  %lse: )" + out + R"([] = aten::)" +
+                   op + R"((%x, [1, 0], out=%o)
   return (%lse)
 }
 signature {
@@ -180,7 +182,8 @@ signature {
   for (const char* op : {"logsumexp.out", "special_logsumexp.out"}) {
     for (const char* out : {"f16", "bf16"}) {
       const std::string why = rejection(p(out, op));
-      EXPECT_NE(why.find("rounds to its out= tensor's dtype mid-way"), std::string::npos) << op << " " << out << ": " << why;
+      EXPECT_NE(why.find("rounds to its out= tensor's dtype mid-way"), std::string::npos)
+          << op << " " << out << ": " << why;
     }
   }
   functionalAgreesWithEager(p("f32", "logsumexp.out"));
@@ -205,7 +208,8 @@ signature {
   EPSMITH_SKIP_WHERE_EAGER_REFUSES(p);  // 1.13 has no f16 exp on CPU
   auto f = functionalize(p);
   if (!f.ok()) {
-    EXPECT_NE(f.error().str().find("%lse: no functional form of aten::logsumexp.out"), std::string::npos) << f.error().str();
+    EXPECT_NE(f.error().str().find("%lse: no functional form of aten::logsumexp.out"), std::string::npos)
+        << f.error().str();
   } else {
     functionalAgreesWithEager(p);
   }
@@ -313,14 +317,16 @@ signature {
 // the narrow norm cast from the f32 one (2.03125 where eager writes 2.0297265; 1.2597656
 // for 2's cube root, 1.2599211). 2.x refuses integer and bool inputs.
 TEST(Functionalize, IntegerAndBoolNormsAreProbedOnSmallOddIntegers) {
-  auto program = [](const std::string& x, const std::string& order, const std::string& dtype, const std::string& values) {
+  auto program = [](const std::string& x, const std::string& order, const std::string& dtype,
+                    const std::string& values) {
     return test::parse(R"(program {
   verifiers ["TRAINING"]
 }
 graph {
   %x: )" + x + R"( = placeholder
   %o: f32[] = placeholder
-  %norm: f32[] = aten::norm.dtype_out(%x, )" + order + R"(, [0], False, dtype=torch.)" + dtype + R"(, out=%o)
+  %norm: f32[] = aten::norm.dtype_out(%x, )" +
+                       order + R"(, [0], False, dtype=torch.)" + dtype + R"(, out=%o)
   return (%norm)
 }
 signature {
@@ -431,8 +437,9 @@ signature {
 // had run before). A small call finds its form whatever came first, and a call of 6 400
 // elements is probed too.
 TEST(Functionalize, ProbeAnswersDoNotDependOnEarlierCalls) {
-  auto huber = [](const std::string& size) {
-    return program(R"(graph {
+  auto huber =
+      [](const std::string& size) {
+        return program(R"(graph {
   %n: i32[)" + size + R"(] = placeholder
   %w: f32[)" + size + R"(] = placeholder
   %o: f32[)" + size + R"(] = placeholder
@@ -445,7 +452,7 @@ signature {
   input user_input %o
   output user_output %h
 })");
-  };
+      };
   functionalAgreesWithEager(huber("80, 80"));
   functionalAgreesWithEager(huber("3"));
 }

@@ -118,7 +118,8 @@ TEST(Functionalize, OutCallsThatReadWhatTheyWriteAreRefused) {
     return program(R"(graph {
   %a: f32[4, 4] = placeholder
   %b: f32[4, 4] = placeholder
-  %c: f32[4, 4] = )" + call + R"(
+  %c: f32[4, 4] = )" +
+                   call + R"(
   return (%a)
 }
 signature {
@@ -254,7 +255,8 @@ signature {
   return (%out)
 })" + signature));
   EXPECT_NE(why.find("%lsf: out= lays its tensor out anew, keeping its sizes (f32[3, 2]<stride=[1, 3]> to f32[3, 2])"),
-            std::string::npos) << why;
+            std::string::npos)
+      << why;
   why = rejection(program(R"(graph {
   %x: f32[3, 2] = placeholder
   %b: f32[2, 3] = placeholder
@@ -331,8 +333,10 @@ signature {
 ExportedProgram crossEntropyInto0d(const std::string& t_meta, const std::string& more) {
   return program(R"(graph {
   %x: f32[] = placeholder
-  %t: )" + t_meta + R"( = placeholder
-  %bce: f32[] = aten::binary_cross_entropy.out(%t, %t)" + more + R"(, out=%x)
+  %t: )" + t_meta +
+                 R"( = placeholder
+  %bce: f32[] = aten::binary_cross_entropy.out(%t, %t)" +
+                 more + R"(, out=%x)
   return (%bce)
 }
 signature {
@@ -348,7 +352,8 @@ signature {
 // that raises where eager did not.
 TEST(Functionalize, AnOutThatKeepsItsSizesButCannotHoldTheResultIsRefused) {
   std::string why = rejection(crossEntropyInto0d("f32[2]", ", None, 0"));
-  EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [2]"), std::string::npos) << why;
+  EXPECT_NE(why.find("%bce: out= tensor f32[] keeps its sizes, but the functional result [2]"), std::string::npos)
+      << why;
 }
 
 // binary_cross_entropy.out of empty inputs with the mean reduction leaves `out` as it was
@@ -419,8 +424,10 @@ signature {
   output user_output %h2
   output user_output %h3
 })"));
-  EXPECT_EQ(targets(f), "aten::_to_copy aten::huber_loss aten::_to_copy aten::huber_loss aten::floor aten::huber_loss aten::reshape "
-            "aten::as_strided_scatter");
+  EXPECT_EQ(
+      targets(f),
+      "aten::_to_copy aten::huber_loss aten::_to_copy aten::huber_loss aten::floor aten::huber_loss aten::reshape "
+      "aten::as_strided_scatter");
 }
 
 // An out= tensor reshaped in place keeps eager's layout: tan.out of a permuted input lays

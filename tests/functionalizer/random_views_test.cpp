@@ -28,7 +28,8 @@ std::string list(c10::IntArrayRef v) {
 }
 
 std::string meta(const at::Tensor& t) {
-  return std::string(t.scalar_type() == at::kDouble ? "f64" : "f32") + list(t.sizes()) + "<stride=" + list(t.strides()) + ", offset=" + std::to_string(t.storage_offset()) + ">";
+  return std::string(t.scalar_type() == at::kDouble ? "f64" : "f32") + list(t.sizes()) +
+         "<stride=" + list(t.strides()) + ", offset=" + std::to_string(t.storage_offset()) + ">";
 }
 
 class Builder {
@@ -87,13 +88,15 @@ class Builder {
       case 0: {  // select
         if (rank == 0) return;
         int64_t d = pick(static_cast<int>(rank)), i = pick(static_cast<int>(t.size(d)));
-        addView("select", t.select(d, i), "aten::select.int(" + a + ", " + std::to_string(d) + ", " + std::to_string(i) + ")");
+        addView("select", t.select(d, i),
+                "aten::select.int(" + a + ", " + std::to_string(d) + ", " + std::to_string(i) + ")");
         return;
       }
       case 1: {  // slice with a step
         if (rank == 0) return;
         int64_t d = pick(static_cast<int>(rank)), n = t.size(d);
-        int64_t start = pick(static_cast<int>(n)), end = start + 1 + pick(static_cast<int>(n - start)), st = 1 + pick(2);
+        int64_t start = pick(static_cast<int>(n)), end = start + 1 + pick(static_cast<int>(n - start)),
+                st = 1 + pick(2);
         addView("slice", t.slice(d, start, end, st),
                 "aten::slice.Tensor(" + a + ", " + std::to_string(d) + ", " + std::to_string(start) + ", " +
                     std::to_string(end) + ", " + std::to_string(st) + ")");
@@ -132,7 +135,8 @@ class Builder {
           std::string tuple = "(";
           for (size_t i = 0; i < parts.size(); ++i) tuple += (i ? ", " : "") + meta(parts[i]);
           const std::string name = fresh("split");
-          body_ << "  %" << name << ": " << tuple << ") = aten::split.Tensor(" << a << ", " << parts[0].size(0) << ")\n";
+          body_ << "  %" << name << ": " << tuple << ") = aten::split.Tensor(" << a << ", " << parts[0].size(0)
+                << ")\n";
           size_t k = static_cast<size_t>(pick(static_cast<int>(parts.size())));
           std::string item = fresh("getitem");
           emit(item, parts[k], "operator.getitem(%" + name + ", " + std::to_string(k) + ")");
@@ -174,13 +178,15 @@ class Builder {
           if (pick(2)) {
             addView("permute", t.permute(perm), "aten::permute(" + a + ", " + list(perm) + ")");
           } else {
-            addView("movedim", t.movedim(perm[0], 0), "aten::movedim.int(" + a + ", " + std::to_string(perm[0]) + ", 0)");
+            addView("movedim", t.movedim(perm[0], 0),
+                    "aten::movedim.int(" + a + ", " + std::to_string(perm[0]) + ", 0)");
           }
         } else {
           int64_t d = pick(static_cast<int>(rank)), n = t.size(d), len = 1 + pick(static_cast<int>(n));
           int64_t start = -len - pick(static_cast<int>(n - len + 1));
           addView("narrow", t.narrow(d, start, len),
-                  "aten::narrow(" + a + ", " + std::to_string(d) + ", " + std::to_string(start) + ", " + std::to_string(len) + ")");
+                  "aten::narrow(" + a + ", " + std::to_string(d) + ", " + std::to_string(start) + ", " +
+                      std::to_string(len) + ")");
         }
         return;
       }
@@ -229,7 +235,8 @@ class Builder {
           int64_t d = pick(static_cast<int>(rank)), size = 1 + pick(static_cast<int>(c.size(d)));
           int64_t st = size + pick(2);
           addView("unfold", c.unfold(d, size, st),
-                  "aten::unfold(%" + clone + ", " + std::to_string(d) + ", " + std::to_string(size) + ", " + std::to_string(st) + ")");
+                  "aten::unfold(%" + clone + ", " + std::to_string(d) + ", " + std::to_string(size) + ", " +
+                      std::to_string(st) + ")");
         }
         return;
       }
@@ -300,10 +307,16 @@ TEST(FunctionalizeRandom, LyingMetadataNeverCrashes) {
       if (!m || rng() % 4 != 0) continue;
       switch (rng() % 5) {
         case 0: m->sizes.push_back(static_cast<int64_t>(rng() % 3)); break;
-        case 1: if (!m->sizes.empty()) m->sizes.pop_back(); break;
-        case 2: if (!m->strides.empty()) m->strides[0] = -static_cast<int64_t>(rng() % 5); break;
+        case 1:
+          if (!m->sizes.empty()) m->sizes.pop_back();
+          break;
+        case 2:
+          if (!m->strides.empty()) m->strides[0] = -static_cast<int64_t>(rng() % 5);
+          break;
         case 3: m->dtype = ScalarType::Long; break;
-        default: if (!m->sizes.empty()) m->sizes[0] = static_cast<int64_t>(rng() % 9) - 2; break;
+        default:
+          if (!m->sizes.empty()) m->sizes[0] = static_cast<int64_t>(rng() % 9) - 2;
+          break;
       }
     }
     std::optional<Expected<ExportedProgram>> r;

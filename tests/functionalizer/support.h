@@ -29,10 +29,22 @@ inline std::shared_ptr<Storage> filledStorage(ScalarType dtype, int64_t elements
     const int64_t k = (i * 7 + seed * 3) % 23 - 11;
     uint8_t* at = s->bytes.data() + i * elementSize(dtype);
     switch (dtype) {
-      case ScalarType::Float: { float v = static_cast<float>(k) * 0.5f; std::memcpy(at, &v, 4); break; }
-      case ScalarType::Double: { double v = static_cast<double>(k) * 0.25; std::memcpy(at, &v, 8); break; }
+      case ScalarType::Float: {
+        float v = static_cast<float>(k) * 0.5f;
+        std::memcpy(at, &v, 4);
+        break;
+      }
+      case ScalarType::Double: {
+        double v = static_cast<double>(k) * 0.25;
+        std::memcpy(at, &v, 8);
+        break;
+      }
       case ScalarType::Long: std::memcpy(at, &k, 8); break;
-      case ScalarType::Int: { int32_t v = static_cast<int32_t>(k); std::memcpy(at, &v, 4); break; }
+      case ScalarType::Int: {
+        int32_t v = static_cast<int32_t>(k);
+        std::memcpy(at, &v, 4);
+        break;
+      }
       case ScalarType::Bool: *at = static_cast<uint8_t>(k & 1); break;
       default: break;  // zeros
     }
@@ -97,14 +109,15 @@ inline std::string verifyAten(const ExportedProgram& p) {
 // program is skipped on the LibTorch that refuses it, with eager's message, and runs on the
 // others (CI builds both).
 inline std::optional<std::string> eagerRefuses(const ExportedProgram& p, bool grad_enabled = true) {
-  RunResult eager = runProgram(p, RunOptions(RunMode::Eager, Device(), grad_enabled ? GradMode::Enabled : GradMode::NoGrad));
+  RunResult eager =
+      runProgram(p, RunOptions(RunMode::Eager, Device(), grad_enabled ? GradMode::Enabled : GradMode::NoGrad));
   if (eager.ok()) return std::nullopt;
   return eager.error->str();
 }
-#define EPSMITH_SKIP_WHERE_EAGER_REFUSES(p)                                               \
-  if (auto epsmith_refused = ::epsmith::test::eagerRefuses(p))                            \
-  GTEST_SKIP() << "this LibTorch refuses the program eagerly "                          \
-                  "(Note [Programs a LibTorch refuses]): "                                 \
+#define EPSMITH_SKIP_WHERE_EAGER_REFUSES(p)                    \
+  if (auto epsmith_refused = ::epsmith::test::eagerRefuses(p)) \
+  GTEST_SKIP() << "this LibTorch refuses the program eagerly " \
+                  "(Note [Programs a LibTorch refuses]): "     \
                << *epsmith_refused
 
 // Functionalizes `p` and checks the D1 contract; returns the functional program.
@@ -119,7 +132,8 @@ inline ExportedProgram functionalAgreesWithEager(const ExportedProgram& p, Funct
   EXPECT_TRUE(eager.ok()) << "the original must run eagerly: " << eager.error->str();
   RunResult functional = runProgram(f, RunOptions(RunMode::Exported, Device(), grad));
   Verdict v = compareResults(eager, functional);
-  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report << "\n"
+  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n"
+                         << v.report << "\n"
                          << printProgramText(f);
   return f.clone();
 }

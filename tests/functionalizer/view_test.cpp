@@ -22,7 +22,6 @@ using test::program;
 using test::rejection;
 using test::targets;
 
-
 TEST(FunctionalizeViews, WriteThroughView) {
   auto f = functionalAgreesWithEager(onX(R"(  %view: f32[3, 8] = aten::view(%x, [3, 8])
   %add_: f32[3, 8] = aten::add_.Scalar(%view, 1)
@@ -59,7 +58,8 @@ TEST(FunctionalizeViews, WriteThroughPermuteOfA3dInput) {
   %add_: f32[4, 2, 2]<stride=[1, 12, 8]> = aten::add_.Scalar(%slice, 100)
   %out: f32[2, 3, 4] = aten::clone(%x)
   return (%out)
-)", "f32[2, 3, 4]"));
+)",
+                                "f32[2, 3, 4]"));
 }
 
 TEST(FunctionalizeViews, SlicesWithStepsAndChainedViews) {
@@ -83,7 +83,8 @@ TEST(FunctionalizeViews, MutationOfANonContiguousInput) {
   %mul_: f32[3]<stride=[5], offset=3> = aten::mul_.Scalar(%select, 3)
   %out: f32[4, 3] = aten::mul.Scalar(%x, 2)
   return (%out)
-)", "f32[4, 3]<stride=[1, 5], offset=2>");
+)",
+               "f32[4, 3]<stride=[1, 5], offset=2>");
   EXPECT_EQ(p.example_inputs[0].tensor.strides, (std::vector<int64_t>{1, 5}));
   functionalAgreesWithEager(p);
 }
@@ -131,7 +132,8 @@ TEST(FunctionalizeViews, AViewOfABaseWrittenThroughATransposeIsTakenWhateverItsS
   %copy_: f32[6, 4]<stride=[1, 6]> = aten::copy_(%mT, %mean)
   %out: f32[24] = aten::view(%x, [24])
   return (%out)
-)", "f32[4, 6]"));
+)",
+                                         "f32[4, 6]"));
   EXPECT_NE(targets(f).find("aten::reshape"), std::string::npos) << targets(f);
 }
 
@@ -187,7 +189,8 @@ TEST(FunctionalizeViews, ElementsOfASplitByATensorSeeWritesToTheBase) {
 // element of a split by a tensor of indices is where its offset says or, where that cannot
 // tell (a stride of 0), anywhere inside the base.
 TEST(FunctionalizeViews, ElementsOfASplitByUnorderedIndicesAreTheWindowsTheyName) {
-  for (const char* finding : {"d1_tensor_split_unordered_indices_stride0.ept", "d1_tensor_split_by_a_tensor_stride0.ept"}) {
+  for (const char* finding :
+       {"d1_tensor_split_unordered_indices_stride0.ept", "d1_tensor_split_by_a_tensor_stride0.ept"}) {
     auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/" + finding);
     ASSERT_TRUE(p.ok()) << p.error().str();
     functionalAgreesWithEager(p.value());
@@ -264,9 +267,11 @@ TEST(FunctionalizeViews, SliceInverseIsRefused) {
   %slice_inverse: f32[4] = aten::slice_inverse(%slice, %x, 0, 1, 3)
   %out: f32[4] = aten::mul.Scalar(%slice_inverse, 2)
   return (%out)
-)", "f32[4]"));
+)",
+                                        "f32[4]"));
   EXPECT_NE(why.find("%slice_inverse: aten::slice_inverse views its self's storage in another tensor's geometry"),
-            std::string::npos) << why;
+            std::string::npos)
+      << why;
 }
 
 // Note [How ravel aliases]: LibTorch 1.13's ravel is contiguous().view(-1), so ravel of a
@@ -292,7 +297,8 @@ signature {
 // Note [dtype views of computed values]: a view to a dtype of another element size needs a
 // last stride of 1, which the values a graph computes for 0-element tensors need not have.
 TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
-  functionalAgreesWithEagerWhereItRuns(onX(R"(  %triu_indices: i64[2, 0] = aten::triu_indices(0, 0, 0, layout=None, pin_memory=False)
+  functionalAgreesWithEagerWhereItRuns(
+      onX(R"(  %triu_indices: i64[2, 0] = aten::triu_indices(0, 0, 0, layout=None, pin_memory=False)
   %swapdims_: i64[0, 2]<stride=[1, 1]> = aten::swapdims_(%triu_indices, 1, 0)
   %relu_: i64[0, 2]<stride=[1, 1]> = aten::relu_(%swapdims_)
   %t: i64[2, 0] = aten::t(%relu_)
@@ -302,7 +308,8 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
 )"));
   // Of no element at all, in eager's strides: a contiguous [1, 0] has a first stride of 1,
   // which a view from f32 to f64 refuses, where eager's unsqueeze_ left 0.
-  functionalAgreesWithEagerWhereItRuns(onX(R"(  %hamming_window: f32[0] = aten::hamming_window.periodic_alpha(0, True, 0.0, layout=None, device=None)
+  functionalAgreesWithEagerWhereItRuns(
+      onX(R"(  %hamming_window: f32[0] = aten::hamming_window.periodic_alpha(0, True, 0.0, layout=None, device=None)
   %sub_: f32[0] = aten::sub_.Scalar(%hamming_window, 0)
   %unsqueeze_: f32[1, 0]<stride=[0, 1]> = aten::unsqueeze_(%sub_, 0)
   %view: f64[1, 0]<stride=[0, 1]> = aten::view.dtype(%hamming_window, torch.float64)
@@ -313,7 +320,8 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %view_copy: b8[0, 4] = aten::view_copy.dtype(%x, torch.bool)
   %out: b8[0, 4] = aten::logical_not(%view_copy)
   return (%out)
-)", "f32[0, 1]"));
+)",
+                                           "f32[0, 1]"));
   // Its out= form reads the same way (a 2.13 campaign's D1 case: less_ of an f32[0, 1];
   // 1.13's kernel refuses to resize the out).
   functionalAgreesWithEagerWhereItRuns(onX(R"(  %less_: f32[0, 1] = aten::less_.Scalar(%x, 0.0)
@@ -321,7 +329,8 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %view_copy: f16[0, 2] = aten::view_copy.dtype_out(%x, torch.float16, out=%o)
   %out: f16[0, 2] = aten::neg(%view_copy)
   return (%out)
-)", "f32[0, 1]"));
+)",
+                                           "f32[0, 1]"));
   // Of a value computed from a written one: log2 follows the strides of the functional
   // tril, which are not those of eager's tril_ of a column-major input (a campaign's case).
   functionalAgreesWithEagerWhereItRuns(onX(R"(  %mH: f32[3, 6] = aten::mH(%x)
@@ -330,7 +339,8 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %view: b8[3, 24] = aten::view.dtype(%log2, torch.bool)
   %out: b8[3, 24] = aten::logical_not(%view)
   return (%out)
-)", "f32[6, 3]<stride=[1, 6]>"));
+)",
+                                           "f32[6, 3]<stride=[1, 6]>"));
   // A bool view of a written tensor read back as f32: the contiguous copy keeps the bytes,
   // which a copy of a bool tensor does not (it keeps whether each byte is 0; the
   // functionalizer target's case, through f16).
@@ -348,16 +358,19 @@ TEST(FunctionalizeViews, DtypeViewsOfWrittenTensorsReadAContiguousCopy) {
   %a: f32[2] = aten::as_strided(%log2, [2], [1], 0)
   %out: f32[2] = aten::mul.Scalar(%a, 2)
   return (%out)
-)", "f32[6, 3]<stride=[1, 6]>"));
+)",
+                                           "f32[6, 3]<stride=[1, 6]>"));
   // Through a tuple result: sort of a 0-element tensor eq_ wrote, viewed as f64.
-  functionalAgreesWithEagerWhereItRuns(onX(R"(  %unfold_copy: f32[1, 3, 0]<stride=[4, 2, 1]> = aten::unfold_copy(%x, 1, 0, 2)
+  functionalAgreesWithEagerWhereItRuns(
+      onX(R"(  %unfold_copy: f32[1, 3, 0]<stride=[4, 2, 1]> = aten::unfold_copy(%x, 1, 0, 2)
   %eq_: f32[1, 3, 0]<stride=[4, 2, 1]> = aten::eq_.Scalar(%unfold_copy, 0)
   %sort: (f32[1, 3, 0]<stride=[4, 2, 1]>, i64[1, 3, 0]<stride=[4, 2, 1]>) = aten::sort(%unfold_copy)
   %values: f32[1, 3, 0]<stride=[4, 2, 1]> = operator.getitem(%sort, 0)
   %view: f64[1, 3, 0]<stride=[2, 1, 1]> = aten::view.dtype(%values, torch.float64)
   %out: f64[1, 3, 0] = aten::mul.Scalar(%view, 2)
   return (%out)
-)", "f32[1, 4]"));
+)",
+          "f32[1, 4]"));
   // A value computed from untouched inputs has eager's strides: a dtype view of it stays a
   // view of its storage, which an as_strided after it may address past the view.
   functionalAgreesWithEagerWhereItRuns(onX(R"(  %exp: f32[4, 6] = aten::exp(%x)
@@ -379,7 +392,8 @@ TEST(FunctionalizeViews, ContiguousOfATensorOfNoElementIsTheTensor) {
   %out: f32[2, 0, 2]<stride=[1, 2, 2]> = aten::contiguous(%tanh)
   %unsqueeze_: f32[1, 2, 0, 2]<stride=[2, 1, 2, 2]> = aten::unsqueeze_(%transpose_, 0)
   return (%out)
-)", "f32[2, 0, 2]"));
+)",
+                                "f32[2, 0, 2]"));
 }
 
 TEST(FunctionalizeViews, WritesThroughOverlappingViewsAreRefused) {

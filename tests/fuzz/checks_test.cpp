@@ -135,14 +135,16 @@ signature {
 // no schema says which a kernel does). A view of the out is another tensor, and a resize
 // of no elements to none reads none: neither is refused so.
 TEST(Checks, AnOutResizedWhileReadIsRefusedByTheFunctionalizer) {
-  auto program = [](const std::string& weight) {
-    return test::parse(R"EPT(program {
+  auto program =
+      [](const std::string& weight) {
+        return test::parse(R"EPT(program {
   verifiers ["TRAINING"]
 }
 graph {
   %c: f32[)EPT" + weight + R"EPT(] = placeholder
   %x: f32[2] = placeholder
-  %mul: f32[)EPT" + weight + R"EPT(] = aten::mul.Scalar(%c, 0)
+  %mul: f32[)EPT" + weight +
+                           R"EPT(] = aten::mul.Scalar(%c, 0)
   %bce: f32[] = aten::binary_cross_entropy.out(%x, %x, %mul, out=%mul)
   %neg: f32[] = aten::neg(%bce)
   return (%neg)
@@ -161,7 +163,7 @@ example_inputs {
   $1 f32[2]
 }
 )EPT");
-  };
+      };
   const ExportedProgram resized = program("1, 1, 1, 5");
   auto outcomes = runChecks(resized, {DiffCheck::D1, DiffCheck::D2});
   ASSERT_EQ(outcomes.size(), 2u);
@@ -217,9 +219,10 @@ TEST(Checks, ACaseTriesAFewCorruptionsAndManyCasesTryThemAll) {
   ASSERT_EQ(all[0].status, CheckOutcome::Status::Pass) << describe(all[0]);
   const std::vector<std::string> every = corruptionsTried(all[0]);
   ASSERT_GT(every.size(), 10u) << all[0].report;
-  EXPECT_TRUE(std::is_sorted(every.begin(), every.end(), [](const std::string& a, const std::string& b) {
-    return checkIdFromName(a) < checkIdFromName(b);
-  })) << "without a limit, every corruption in check-id order: " << all[0].report;
+  EXPECT_TRUE(std::is_sorted(
+      every.begin(), every.end(),
+      [](const std::string& a, const std::string& b) { return checkIdFromName(a) < checkIdFromName(b); }))
+      << "without a limit, every corruption in check-id order: " << all[0].report;
   std::set<std::string> seen;
   std::set<std::vector<std::string>> orders;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
@@ -289,7 +292,7 @@ TEST(Checks, ACampaignRoundTripsASampleOfItsCases) {
       EXPECT_EQ(r.outcomes.size(), drawn ? 1u : 0u) << "seed " << seed;
     }
   }
-  EXPECT_GE(with_d4, 8);   // 20 expected
+  EXPECT_GE(with_d4, 8);  // 20 expected
   EXPECT_LE(with_d4, 36);
 }
 
@@ -344,13 +347,13 @@ TEST(Checks, AStoredSignatureReadsBackIntoItsFields) {
   struct Want {
     std::string signature, kind, op, variant;
   };
-  for (const Want& w : {Want{"D2 exception-in-one aten::logical_not_", "exception-in-one", "aten::logical_not_", ""},
-                        Want{"D1 different-exceptions aten::add_.Tensor", "different-exceptions", "aten::add_.Tensor", ""},
-                        Want{"D4 json-round-trip-differs", "json-round-trip-differs", "", "json"},
-                        Want{"D4 text-unreadable", "text-unreadable", "", "text"},
-                        Want{"D6 corruption-misreported:use-before-def", "corruption-misreported:use-before-def", "",
-                             "use-before-def"},
-                        Want{"D3 value-mismatch", "value-mismatch", "", ""}}) {
+  for (const Want& w :
+       {Want{"D2 exception-in-one aten::logical_not_", "exception-in-one", "aten::logical_not_", ""},
+        Want{"D1 different-exceptions aten::add_.Tensor", "different-exceptions", "aten::add_.Tensor", ""},
+        Want{"D4 json-round-trip-differs", "json-round-trip-differs", "", "json"},
+        Want{"D4 text-unreadable", "text-unreadable", "", "text"},
+        Want{"D6 corruption-misreported:use-before-def", "corruption-misreported:use-before-def", "", "use-before-def"},
+        Want{"D3 value-mismatch", "value-mismatch", "", ""}}) {
     SCOPED_TRACE(w.signature);
     auto o = findingFromSignature(w.signature);
     ASSERT_TRUE(o.has_value());
@@ -520,16 +523,18 @@ TEST(Checks, StillFailingNeedsTheSignatureAndTheTemplate) {
 TEST(Checks, AWrongCudaKernelIsAD3Finding) {
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d3_planted_special_zeta.ept");
   ASSERT_TRUE(p.ok()) << p.error().str();
-  IsolatedOutcome o = runIsolated([&] {
-    std::string said;
-    for (const auto& c : runChecks(p.value(), {DiffCheck::D1, DiffCheck::D3, DiffCheck::D4})) {
-      said += c.status == CheckOutcome::Status::Finding ? failureSignature(c) + " at " + c.where
-              : c.status == CheckOutcome::Status::Pass  ? std::string(diffCheckName(c.check)) + " pass"
-                                                        : std::string(diffCheckName(c.check)) + " skip";
-      said += "\n";
-    }
-    return said;
-  }, WorkerLimits{});
+  IsolatedOutcome o = runIsolated(
+      [&] {
+        std::string said;
+        for (const auto& c : runChecks(p.value(), {DiffCheck::D1, DiffCheck::D3, DiffCheck::D4})) {
+          said += c.status == CheckOutcome::Status::Finding ? failureSignature(c) + " at " + c.where
+                  : c.status == CheckOutcome::Status::Pass  ? std::string(diffCheckName(c.check)) + " pass"
+                                                            : std::string(diffCheckName(c.check)) + " skip";
+          said += "\n";
+        }
+        return said;
+      },
+      WorkerLimits{});
   ASSERT_TRUE(o.result) << "the checks' child died";
   if (!cudaAvailable()) {
     EXPECT_EQ(*o.result, "D1 pass\nD3 skip\nD4 pass\n");
@@ -586,7 +591,8 @@ TEST(Checks, AProgramThatDoesNotVerifyIsReportedAsSuch) {
 TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   auto runner = CaseRunner::create(CaseSetup{});
   ASSERT_TRUE(runner.ok());
-  auto garbage = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_planted_overread_polygamma.ept");
+  auto garbage =
+      loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d4_planted_overread_polygamma.ept");
   ASSERT_TRUE(garbage.ok()) << garbage.error().str();
   auto real = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_logical_not.ept");
   ASSERT_TRUE(real.ok()) << real.error().str();
@@ -601,9 +607,11 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   for (int layout = 0; layout < 12; ++layout) {
     SCOPED_TRACE("heap layout " + std::to_string(layout));
     for (size_t size : {24, 40, 56, 88, 120, 248, 1016}) ballast.emplace_back(new char[size * (layout % 5 + 1)]);
-    EXPECT_FALSE(comesBackEveryTime(garbage.value(), {DiffCheck::D4}, Failing::of(*findingFromSignature(seen)), Device{}));
+    EXPECT_FALSE(
+        comesBackEveryTime(garbage.value(), {DiffCheck::D4}, Failing::of(*findingFromSignature(seen)), Device{}));
     EXPECT_TRUE(comesBackEveryTime(real.value(), {DiffCheck::D2},
-                                   Failing::of(*findingFromSignature("D2 exception-in-one aten::logical_not_")), Device{}));
+                                   Failing::of(*findingFromSignature("D2 exception-in-one aten::logical_not_")),
+                                   Device{}));
   }
 }
 

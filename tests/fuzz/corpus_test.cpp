@@ -76,8 +76,9 @@ TEST(Corpus, BucketNamesAreStableAndReadable) {
 // report where the file predates findings keeping a message.
 TEST(Corpus, ACaseFileRecordsItsRootCause) {
   CaseFile c = logicalNotCase();
-  c.report = "exception in actual only: node %logical_not_: aten::logical_not_: planted fault: "
-             "'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
+  c.report =
+      "exception in actual only: node %logical_not_: aten::logical_not_: planted fault: "
+      "'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
   const RootCause old = rootCauseOf(c);
   EXPECT_EQ(old.message, "planted fault: 'aten::*' refused under functionalization (EPSMITH_PLANTED_FAULT)");
   EXPECT_EQ(old.ops, coreOps(*c.program));
@@ -204,7 +205,8 @@ TEST(Corpus, BadCaseFilesNameThePlace) {
   ASSERT_FALSE(no_marker.ok());
   EXPECT_NE(no_marker.error().str().find("not an epsmith case file"), std::string::npos);
   auto bad_status = parseCaseFile(
-      "{\"epsmith_case\": 1, \"bucket\": \"x\", \"status\": \"maybe\", \"expected\": {\"check\": \"D1\", \"kind\": \"k\", "
+      "{\"epsmith_case\": 1, \"bucket\": \"x\", \"status\": \"maybe\", \"expected\": {\"check\": \"D1\", \"kind\": "
+      "\"k\", "
       "\"signature\": \"s\"}, \"provenance\": {\"seed\": 1}, \"program\": null}",
       "c.json");
   ASSERT_FALSE(bad_status.ok());
@@ -217,7 +219,8 @@ TEST(Corpus, BadCaseFilesNameThePlace) {
       "\"signature\": \"s\"}, \"provenance\": {\"seed\": \"7\"}}",
       "f.json");
   ASSERT_FALSE(wrong_type.ok());
-  EXPECT_NE(wrong_type.error().str().find("f.json: $.provenance.seed: "), std::string::npos) << wrong_type.error().str();
+  EXPECT_NE(wrong_type.error().str().find("f.json: $.provenance.seed: "), std::string::npos)
+      << wrong_type.error().str();
   auto malformed = parseCaseFile("{\"epsmith_case\": 1,\n \"bucket\": }", "g.json");
   ASSERT_FALSE(malformed.ok());
   EXPECT_NE(malformed.error().str().find("g.json: 2:12: malformed JSON"), std::string::npos) << malformed.error().str();

@@ -44,7 +44,8 @@ class InterpretedRuntime final : public ArchiveRuntime {
     std::stringstream bytes;
     bytes << in.rdbuf();
     auto p = readProgramPt2(bytes.str());
-    if (!p.ok() || model != "model") return {ArchiveRun::Stage::Load, "models/" + model + ".json not found in package", {}};
+    if (!p.ok() || model != "model")
+      return {ArchiveRun::Stage::Load, "models/" + model + ".json not found in package", {}};
     std::vector<InputValue> user;
     StorageMemo memo;  // inputs that share memory keep sharing it
     for (const auto& v : inputs) {
@@ -184,7 +185,8 @@ TEST(NativeRtCheck, FindsWhatTheRuntimeGetsWrong) {
     EXPECT_EQ(o.where, "output 0");
     EXPECT_EQ(o.variant, nativeFormName(form));
     EXPECT_EQ(focusedOn(o).native_form, form);
-    EXPECT_NE(o.report.find("a NativeRT double (the " + std::string(nativeFormName(form)) + " form)"), std::string::npos)
+    EXPECT_NE(o.report.find("a NativeRT double (the " + std::string(nativeFormName(form)) + " form)"),
+              std::string::npos)
         << o.report;
   }
   // A write into a user input that does not land is seen in the TRAINING form; the ATEN
@@ -201,8 +203,9 @@ TEST(NativeRtCheck, RefusalsAreUnsupportedOrFindings) {
   InterpretedRuntime unsupported({false, false, "Unsupported operator: torch._C._set_grad_enabled"});
   CheckOutcome o = d9(p, &unsupported, NativeForm::Training);
   EXPECT_EQ(o.status, CheckOutcome::Status::Skipped);
-  EXPECT_EQ(o.report, "unsupported by a NativeRT double (Unsupported operator): Unsupported operator: "
-                      "torch._C._set_grad_enabled");
+  EXPECT_EQ(o.report,
+            "unsupported by a NativeRT double (Unsupported operator): Unsupported operator: "
+            "torch._C._set_grad_enabled");
   InterpretedRuntime broken({false, false, "Missing weight: weight"});
   o = d9(p, &broken, NativeForm::Aten);
   ASSERT_EQ(o.status, CheckOutcome::Status::Finding);
@@ -218,8 +221,9 @@ TEST(NativeRtCheck, RefusalsAreUnsupportedOrFindings) {
                              "Exception raised from assert_no_internal_overlap"});
   o = d9(p, &kernel, NativeForm::Aten);
   ASSERT_EQ(o.status, CheckOutcome::Status::Finding);
-  EXPECT_EQ(o.message,
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory location.");
+  EXPECT_EQ(
+      o.message,
+      "unsupported operation: more than one element of the written-to tensor refers to a single memory location.");
 }
 
 // A campaign case runs D9 on one case in N, drawn from its seed apart from the other draws.

@@ -22,7 +22,8 @@ TEST(RootCause, AWriteIntoAnUndeclaredAliasIsATrait) {
   %y: f32[2] = placeholder
   %set: f32[2] = aten::set.source_Tensor(%x, %y)
   %neg: f32[2] = aten::neg(%y)
-  %cos_: f32[2] = aten::cos_()EPT" + written + R"EPT()
+  %cos_: f32[2] = aten::cos_()EPT" +
+                       written + R"EPT()
   return (%cos_)
 }
 signature {
@@ -82,7 +83,8 @@ TEST(RootCause, AWriteUnderAnUndeclaredAliasIsATrait) {
   %x: f32[2] = placeholder
   %y: f32[2] = placeholder
   %set: f32[2] = aten::set.source_Tensor(%x, %y)
-)EPT" + (read_after ? write + read : read + write) + R"EPT(  return (%neg)
+)EPT" + (read_after ? write + read : read + write) +
+                       R"EPT(  return (%neg)
 }
 signature {
   input user_input %x
@@ -105,7 +107,8 @@ TEST(RootCause, AWriteIntoTheBaseOfAnUndeclaredAliasIsATrait) {
   %t: f32[8, 1]<stride=[1, 8]> = aten::numpy_T(%b)
   %split: (f32[3, 1]<stride=[1, 8]>, f32[5, 1]<stride=[1, 8], offset=3>) = aten::unsafe_split_with_sizes(%t, [3, 5])
   %piece: f32[5, 1]<stride=[1, 8], offset=3> = operator.getitem(%split, 1)
-  %acos_: f32[1, 8] = aten::acos_(%)EPT" + written + R"EPT()
+  %acos_: f32[1, 8] = aten::acos_(%)EPT" +
+                       written + R"EPT()
   %neg: f32[5, 1] = aten::neg(%piece)
   return (%neg)
 }
@@ -129,11 +132,13 @@ TEST(RootCause, AWriteUnderAChainOfUndeclaredAliasesIsATrait) {
     return test::parse(R"EPT(graph {
   %x: f32[] = placeholder
   %c: f32[] = placeholder
-)EPT" + (write_first ? write : "") + R"EPT(  %atleast_2d: (f32[1, 1], f32[1, 1]) = aten::atleast_2d.Sequence([%c, %x])
+)EPT" + (write_first ? write : "") +
+                       R"EPT(  %atleast_2d: (f32[1, 1], f32[1, 1]) = aten::atleast_2d.Sequence([%c, %x])
   %getitem: f32[1, 1] = operator.getitem(%atleast_2d, 0)
   %unsafe_chunk: (f32[1, 1],) = aten::unsafe_chunk(%getitem, 1)
   %piece: f32[1, 1] = operator.getitem(%unsafe_chunk, 0)
-)EPT" + (write_first ? "" : write) + R"EPT(  return (%piece)
+)EPT" + (write_first ? "" : write) +
+                       R"EPT(  return (%piece)
 }
 signature {
   input user_input %x
@@ -148,8 +153,9 @@ signature {
 
 // set_ from a source of another dtype: self takes the source's dtype eagerly.
 TEST(RootCause, SettingFromAnotherDtypeIsATrait) {
-  auto program = [](const std::string& source) {
-    return test::parse(R"EPT(graph {
+  auto program =
+      [](const std::string& source) {
+        return test::parse(R"EPT(graph {
   %x: f32[2] = placeholder
   %y: )EPT" + source + R"EPT([2] = placeholder
   %set_: )EPT" + source + R"EPT([2] = aten::set_.source_Tensor(%x, %y)
@@ -162,7 +168,7 @@ signature {
   output user_output %neg
 }
 )EPT");
-  };
+      };
   EXPECT_EQ(programTraits(program("i64")), (std::vector<std::string>{"sets-another-dtype"}));
   // set_ changes metadata in place too, but not by applying a view.
   const std::vector<std::string> same = programTraits(program("f32"));
@@ -175,7 +181,8 @@ signature {
 TEST(RootCause, SettingFromASourceWithAnOffsetIsATrait) {
   auto program = [](const std::string& offset) {
     return test::parse(R"EPT(graph {
-  %x: f32[3]<offset=)EPT" + offset + R"EPT(> = placeholder
+  %x: f32[3]<offset=)EPT" +
+                       offset + R"EPT(> = placeholder
   %c: f32[3] = aten::clone(%x)
   %set_: f32[2] = aten::set_.source_Tensor_storage_offset(%c, %x, 1, [2])
   return (%set_)
@@ -196,7 +203,8 @@ TEST(RootCause, AViewCopyOutIsATrait) {
     return test::parse(R"EPT(graph {
   %x: f32[2, 1] = placeholder
   %o: f32[3] = aten::zeros([3])
-  %r: f32[2] = )EPT" + call + R"EPT(
+  %r: f32[2] = )EPT" + call +
+                       R"EPT(
   return (%r)
 }
 signature {
@@ -215,7 +223,8 @@ TEST(RootCause, AnInPlaceMetadataMutationIsATrait) {
     return test::parse(R"EPT(graph {
   %x: f32[2, 1] = placeholder
   %c: f32[2, 1] = aten::clone(%x)
-  %v: f32[2] = )EPT" + op + R"EPT((%c, 1)
+  %v: f32[2] = )EPT" + op +
+                       R"EPT((%c, 1)
   %neg: f32[2] = aten::neg(%v)
   return (%neg)
 }
@@ -244,11 +253,11 @@ TEST(RootCause, AWriteThroughAnUnfoldWithGapsIsATrait) {
     return test::parse(graph + "signature {\n  input user_input %x\n  output user_output %x\n}\n");
   };
   const std::vector<std::string> gaps{"writes-through-an-unfold-with-gaps"};
-  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 0, 1)", "2, 6, 0")), gaps);    // empty windows
-  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1")), gaps);    // a step past the window
-  EXPECT_EQ(programTraits(program("aten::unfold(%x, -1, 2, 2)", "2, 2, 2")), gaps);   // an uncovered tail
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 0, 1)", "2, 6, 0")), gaps);   // empty windows
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1")), gaps);   // a step past the window
+  EXPECT_EQ(programTraits(program("aten::unfold(%x, -1, 2, 2)", "2, 2, 2")), gaps);  // an uncovered tail
   EXPECT_EQ(programTraits(program("aten::unfold(%x, 1, 1, 3)", "2, 2, 1", true)), gaps);
-  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 1, 5, 1)", "2, 1, 5")).empty()); // one window, all of it
+  EXPECT_TRUE(programTraits(program("aten::unfold(%x, 1, 5, 1)", "2, 1, 5")).empty());  // one window, all of it
   EXPECT_TRUE(programTraits(program("aten::unfold(%x, 0, 1, 1)", "2, 5, 1")).empty());
   EXPECT_TRUE(programTraits(program("aten::slice.Tensor(%x, 1, 0, 0)", "2, 0")).empty());
 }
@@ -261,7 +270,10 @@ TEST(RootCause, AWriteThroughAnExpandIsATrait) {
   %x: f32[1, 3] = placeholder
   %expand_as: f32[1, 3] = aten::expand_as(%x, %x)
   %select: f32[3] = aten::select.int(%expand_as, 0, 0)
-  %le_: f32[)EPT" + std::string(written == "x" ? "1, 3" : written == "select" ? "3" : "1, 3") +
+  %le_: f32[)EPT" +
+                       std::string(written == "x"        ? "1, 3"
+                                   : written == "select" ? "3"
+                                                         : "1, 3") +
                        R"EPT(] = aten::le_.Scalar(%)EPT" + written + R"EPT(, 0.0)
   return (%x)
 }
@@ -282,9 +294,12 @@ TEST(RootCause, AWriteThroughABoolViewIsATrait) {
   auto program = [](const std::string& dtype, const std::string& short_name) {
     return test::parse(R"EPT(graph {
   %x: f32[1, 1] = placeholder
-  %v: )EPT" + short_name + R"EPT([1, 4] = aten::view.dtype(%x, torch.)EPT" + dtype + R"EPT()
-  %piece: )EPT" + short_name + R"EPT([1, 0] = aten::slice.Tensor(%v, 1, 0, 0)
-  %w: )EPT" + short_name + R"EPT([1, 0] = aten::sgn_(%piece)
+  %v: )EPT" + short_name +
+                       R"EPT([1, 4] = aten::view.dtype(%x, torch.)EPT" + dtype + R"EPT()
+  %piece: )EPT" + short_name +
+                       R"EPT([1, 0] = aten::slice.Tensor(%v, 1, 0, 0)
+  %w: )EPT" + short_name +
+                       R"EPT([1, 0] = aten::sgn_(%piece)
   return (%x)
 }
 signature {
@@ -340,7 +355,8 @@ TEST(RootCause, AReshapeThatCopiesAWrittenTensorIsATrait) {
     return test::parse(R"EPT(graph {
   %x: f32[1, 2, 2, 1] = placeholder
   %m: f32[2, 1, 1, 2]<stride=[1, 1, 4, 2]> = aten::moveaxis.intlist(%x, [3, 1, 2, 0], [1, 3, 0, 2])
-)EPT" + write + "  %r: f32[4] = aten::ravel(" + raveled + R"EPT()
+)EPT" + write + "  %r: f32[4] = aten::ravel(" +
+                       raveled + R"EPT()
   return (%r)
 }
 signature {
@@ -367,11 +383,13 @@ TEST(RootCause, AWriteUnderAStridedReshapeIsATrait) {
   %x: f32[1, 3, 3] = placeholder
   %s: f32[1, 3, 1]<stride=[9, 3, 1]> = aten::slice.Tensor(%x, 2, 0, 1)
   %w: f32[1, 1, 3]<stride=[9, 9, 1]> = aten::slice.Tensor(%x, 1, 0, 1)
-)EPT" + flatten + written + "  return (" + returned + R"EPT()
+)EPT" + flatten + written +
+                       "  return (" + returned + R"EPT()
 }
 signature {
   input user_input %x
-  output user_output )EPT" + returned + "\n}\n");
+  output user_output )EPT" +
+                       returned + "\n}\n");
   };
   const std::string strided = "  %f: f32[3]<stride=[3]> = aten::flatten.using_ints(%s)\n";
   const std::string piece = "  %e: f32[0]<stride=[3]> = aten::slice.Tensor(%f, 0, 0, 0)\n";
@@ -382,8 +400,8 @@ signature {
   EXPECT_EQ(programTraits(program(strided, write_x, "%f")), trait);
   EXPECT_EQ(programTraits(program(strided, "")), none);
   EXPECT_EQ(programTraits(program(strided, write_x)), none);
-  EXPECT_EQ(programTraits(program("  %f: f32[3] = aten::flatten.using_ints(%w)\n",
-                                  "  %m: f32[3] = aten::mul_.Scalar(%f, 2)\n")),
+  EXPECT_EQ(programTraits(
+                program("  %f: f32[3] = aten::flatten.using_ints(%w)\n", "  %m: f32[3] = aten::mul_.Scalar(%f, 2)\n")),
             none);
   // A contiguous reshape made after a write through a transposed view of its storage (a
   // 1.13 campaign's D2 case: mvlgamma.out into x.mH, then reshape_as of x); after a write
@@ -400,12 +418,15 @@ signature {
   // campaign's D2 case: tril_ of flatten(x).mT); the same write with no reshape between,
   // none.
   auto through = [](const std::string& viewed) {
-    return test::parse("graph {\n  %x: f32[3, 1, 2] = placeholder\n"
-                       "  %f: f32[3, 2] = aten::flatten.using_ints(%x, 1)\n"
-                       "  %q: f32[3, 2] = aten::squeeze.dim(%x, 1)\n"
-                       "  %t: f32[2, 3]<stride=[1, 2]> = aten::mT(" + viewed + ")\n"
-                       "  %w: f32[2, 3]<stride=[1, 2]> = aten::tril_(%t)\n"
-                       "  return (%x)\n}\nsignature {\n  input user_input %x\n  output user_output %x\n}\n");
+    return test::parse(
+        "graph {\n  %x: f32[3, 1, 2] = placeholder\n"
+        "  %f: f32[3, 2] = aten::flatten.using_ints(%x, 1)\n"
+        "  %q: f32[3, 2] = aten::squeeze.dim(%x, 1)\n"
+        "  %t: f32[2, 3]<stride=[1, 2]> = aten::mT(" +
+        viewed +
+        ")\n"
+        "  %w: f32[2, 3]<stride=[1, 2]> = aten::tril_(%t)\n"
+        "  return (%x)\n}\nsignature {\n  input user_input %x\n  output user_output %x\n}\n");
   };
   EXPECT_EQ(programTraits(through("%f")), (std::vector<std::string>{"writes-under-a-strided-reshape"}));
   EXPECT_EQ(programTraits(through("%q")), none);
@@ -414,9 +435,10 @@ signature {
 // A token input is a trait; a program without one has none.
 TEST(RootCause, AnEffectTokenInputIsATrait) {
   auto program = [](const std::string& token_input, const std::string& token_output) {
-    return test::parse("graph {\n  %token: f32[0] = placeholder\n  %x: f32[2] = placeholder\n"
-                       "  %neg: f32[2] = aten::neg(%x)\n  return (%token, %neg)\n}\nsignature {\n" +
-                       token_input + "  input user_input %x\n" + token_output + "  output user_output %neg\n}\n");
+    return test::parse(
+        "graph {\n  %token: f32[0] = placeholder\n  %x: f32[2] = placeholder\n"
+        "  %neg: f32[2] = aten::neg(%x)\n  return (%token, %neg)\n}\nsignature {\n" +
+        token_input + "  input user_input %x\n" + token_output + "  output user_output %neg\n}\n");
   };
   EXPECT_EQ(programTraits(program("  input token token(%token)\n", "  output token token(%token)\n")),
             std::vector<std::string>{"takes-an-effect-token"});
@@ -426,12 +448,17 @@ TEST(RootCause, AnEffectTokenInputIsATrait) {
 // write into a user input under no_grad.
 TEST(RootCause, AWriteIntoAParameterUnderNoGradIsATrait) {
   auto program = [](const std::string& mode, const std::string& written) {
-    return test::parse("graph {\n  %p_w: f32[2, 3]<requires_grad=True> = placeholder\n  %x: f32[2, 3] = placeholder\n"
-                       "  %g: None = torch._C._set_grad_enabled(" + mode + ")\n"
-                       "  %t: f32[3, 2] = aten::t(" + written + ")\n  %mul_: f32[3, 2] = aten::mul_.Scalar(%t, 2)\n"
-                       "  %g2: None = torch._C._set_grad_enabled(True)\n  %add: f32[2, 3] = aten::add.Tensor(%p_w, %x)\n"
-                       "  return (%add)\n}\nsignature {\n  input parameter %p_w -> \"w\"\n  input user_input %x\n"
-                       "  output user_output %add\n}\n");
+    return test::parse(
+        "graph {\n  %p_w: f32[2, 3]<requires_grad=True> = placeholder\n  %x: f32[2, 3] = placeholder\n"
+        "  %g: None = torch._C._set_grad_enabled(" +
+        mode +
+        ")\n"
+        "  %t: f32[3, 2] = aten::t(" +
+        written +
+        ")\n  %mul_: f32[3, 2] = aten::mul_.Scalar(%t, 2)\n"
+        "  %g2: None = torch._C._set_grad_enabled(True)\n  %add: f32[2, 3] = aten::add.Tensor(%p_w, %x)\n"
+        "  return (%add)\n}\nsignature {\n  input parameter %p_w -> \"w\"\n  input user_input %x\n"
+        "  output user_output %add\n}\n");
   };
   auto has = [](const ExportedProgram& p) {
     const auto traits = programTraits(p);
@@ -448,11 +475,12 @@ TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
   auto program = [](const std::string& fqn, const std::string& output) {
     const std::string spec = R"(in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" )"
                              R"(out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]")";
-    return test::parse("graph {\n  %x: f32[2, 1] = placeholder\n  %squeeze: f32[2] = aten::squeeze.dim(%x, 1)\n"
-                       "  %neg: f32[2] = aten::neg(%squeeze)\n  return (%neg)\n}\n"
-                       "signature {\n  input user_input %x\n  output user_output %neg\n}\n"
-                       "module_call_graph {\n  entry \"" + fqn + "\" inputs=[%x] outputs=[" + output + "] " + spec +
-                       "\n}\n");
+    return test::parse(
+        "graph {\n  %x: f32[2, 1] = placeholder\n  %squeeze: f32[2] = aten::squeeze.dim(%x, 1)\n"
+        "  %neg: f32[2] = aten::neg(%squeeze)\n  return (%neg)\n}\n"
+        "signature {\n  input user_input %x\n  output user_output %neg\n}\n"
+        "module_call_graph {\n  entry \"" +
+        fqn + "\" inputs=[%x] outputs=[" + output + "] " + spec + "\n}\n");
   };
   auto has = [](const ExportedProgram& p) {
     const auto traits = programTraits(p);
@@ -470,9 +498,11 @@ TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
 TEST(RootCause, RequiresGradOfAFactoryViewIsATrait) {
   auto program = [](const std::string& made, const std::string& n, const std::string& through) {
     return test::parse(R"EPT(graph {
-  %w: f64[)EPT" + n + R"EPT(] = aten::)EPT" + made + R"EPT(
+  %w: f64[)EPT" + n + R"EPT(] = aten::)EPT" +
+                       made + R"EPT(
   %m: f64[)EPT" + n + R"EPT(] = aten::movedim.intlist(%w, [0], [0])
-  %r: f64[)EPT" + n + R"EPT(]<requires_grad=True> = aten::requires_grad_(%)EPT" + through + R"EPT()
+  %r: f64[)EPT" + n + R"EPT(]<requires_grad=True> = aten::requires_grad_(%)EPT" +
+                       through + R"EPT()
   %c: f64[)EPT" + n + R"EPT(] = aten::cosh_(%m)
   return (%c)
 }
@@ -492,8 +522,9 @@ signature {
 // unbind of a dimension of size 0 returns no tensors (torch.export.load cannot read such a
 // node back); of size 2, two.
 TEST(RootCause, AnEmptyTensorListIsATrait) {
-  auto program = [](const std::string& rows, const std::string& result) {
-    return test::parse(R"EPT(graph {
+  auto program =
+      [](const std::string& rows, const std::string& result) {
+        return test::parse(R"EPT(graph {
   %x: f32[)EPT" + rows + R"EPT(, 3] = placeholder
   %unbind: )EPT" + result + R"EPT( = aten::unbind.int(%x)
   %neg: f32[)EPT" + rows + R"EPT(, 3] = aten::neg(%x)
@@ -504,7 +535,7 @@ signature {
   output user_output %neg
 }
 )EPT");
-  };
+      };
   EXPECT_EQ(programTraits(program("0", "()")), (std::vector<std::string>{"returns-an-empty-tensor-list"}));
   EXPECT_TRUE(programTraits(program("2", "(f32[3], f32[3]<offset=3>)")).empty());
 }
@@ -515,7 +546,8 @@ signature {
 TEST(RootCause, AnAsStridedOfAWrittenStridedTensorIsATrait) {
   auto program = [](const std::string& layout, bool write) {
     return test::parse(R"EPT(graph {
-  %x: f32[2, 3])EPT" + layout + R"EPT( = placeholder
+  %x: f32[2, 3])EPT" + layout +
+                       R"EPT( = placeholder
   %as_strided: f32[6] = aten::as_strided(%x, [6], [1])
 )EPT" + (write ? "  %triu_: f32[2, 3]" + layout + " = aten::triu_(%x)\n" : std::string()) +
                        R"EPT(  %neg: f32[6] = aten::neg(%as_strided)

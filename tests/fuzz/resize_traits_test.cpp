@@ -16,8 +16,9 @@ namespace {
 // A program that writes %x through cos.out after taking a view of it; `between` runs after
 // the write, `sizes` is what cos.out leaves %x with.
 std::string writtenAfterAView(const std::string& view, const std::string& sizes, const std::string& after) {
-  return "graph {\n  %x: f32[2] = placeholder\n  %y: f32" + sizes + " = placeholder\n" + view +
-         "  %cos: f32" + sizes + " = aten::cos.out(%y, out=%x)\n" + after + "  return (%cos, %cos)\n}\n"
+  return "graph {\n  %x: f32[2] = placeholder\n  %y: f32" + sizes + " = placeholder\n" + view + "  %cos: f32" + sizes +
+         " = aten::cos.out(%y, out=%x)\n" + after +
+         "  return (%cos, %cos)\n}\n"
          "signature {\n  input user_input %x\n  input user_input %y\n  output user_input_mutation %cos -> \"x\"\n"
          "  output user_output %cos\n}\n";
 }
@@ -74,7 +75,8 @@ signature {
 TEST(RootCause, AResizeOfAStridedViewToItsSizesIsATrait) {
   auto program = [](const std::string& view, const std::string& sizes) {
     return test::parse("graph {\n  %x: f32[2, 3] = placeholder\n" + view + "  %r: f32" + sizes +
-                       " = aten::resize_(%v, " + sizes + ")\n  return (%x)\n}\n"
+                       " = aten::resize_(%v, " + sizes +
+                       ")\n  return (%x)\n}\n"
                        "signature {\n  input user_input %x\n  output user_output %x\n}\n");
   };
   const std::string transposed = "  %v: f32[3, 2]<stride=[1, 3]> = aten::t(%x)\n";
@@ -116,8 +118,9 @@ signature {
 // An out= call that resizes a tensor an in-place metadata mutation changed before (a D8
 // case of a 30-minute campaign); an out= call of the sizes it has is none.
 TEST(RootCause, ResizingAfterAMetadataMutationIsATrait) {
-  auto program = [](const std::string& from) {
-    return test::parse(R"EPT(graph {
+  auto program =
+      [](const std::string& from) {
+        return test::parse(R"EPT(graph {
   %x: f32[1] = placeholder
   %e: f32[)EPT" + from + R"EPT(] = placeholder
   %w: f32[1] = aten::clone(%x)
@@ -131,7 +134,7 @@ signature {
   output user_output %u
 }
 )EPT");
-  };
+      };
   EXPECT_EQ(programTraits(program("0")),
             (std::vector<std::string>{"mutates-metadata-in-place", "resizes-after-a-metadata-mutation"}));
   EXPECT_EQ(programTraits(program("1, 1")), (std::vector<std::string>{"mutates-metadata-in-place"}));
@@ -164,7 +167,8 @@ TEST(RootCause, ResizingAnInPlaceAliasIsATrait) {
   %mean: f32[] = aten::mean.dim(%x, [0])
   %cos_: f32[] = aten::cos_(%mean)
   %eye: f32[1, 1] = aten::eye.out(1, out=%cos_)
-  %neg: f32[1, 1] = aten::neg(%)EPT" + read + R"EPT()
+  %neg: f32[1, 1] = aten::neg(%)EPT" +
+                       read + R"EPT()
   return (%neg)
 }
 signature {
@@ -184,9 +188,11 @@ TEST(RootCause, ACompositeReadOfAnOutResizeIsATrait) {
   auto program = [](const std::string& out_sizes, const std::string& read) {
     return test::parse(R"EPT(graph {
   %x: f32[3, 5] = placeholder
-  %o: f32[)EPT" + out_sizes + R"EPT(] = placeholder
+  %o: f32[)EPT" + out_sizes +
+                       R"EPT(] = placeholder
   %erfcx: f32[3, 5] = aten::special_erfcx.out(%x, out=%o)
-  %r: f32[5, 3] = )EPT" + read + R"EPT(
+  %r: f32[5, 3] = )EPT" +
+                       read + R"EPT(
   return (%r)
 }
 signature {
@@ -230,7 +236,8 @@ TEST(RootCause, ResizingAfterASetIsATrait) {
   %e: f32[1, 0] = placeholder
   %set_: f32[1, 0] = aten::set_.source_Tensor(%x, %e)
   %kaiser_window: f32[0] = aten::kaiser_window.out(0, out=%x)
-  %neg: f32[1, 0] = aten::neg()EPT" + read + R"EPT()
+  %neg: f32[1, 0] = aten::neg()EPT" +
+                       read + R"EPT()
   return (%neg)
 }
 signature {

@@ -39,16 +39,20 @@ TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
   const std::string transpose =
       "exception in actual only: node %t_: aten::t_: Dimension out of range (expected to be in range of [-2, 1], "
       "but got 3)\n  expected completed with 1 output(s)";
-  EXPECT_EQ(templateOf("exception-in-one", select), "Dimension out of range (expected to be in range of [...], but got N)");
+  EXPECT_EQ(templateOf("exception-in-one", select),
+            "Dimension out of range (expected to be in range of [...], but got N)");
   EXPECT_EQ(templateOf("exception-in-one", select), templateOf("exception-in-one", transpose));
   // Quoted and bare op names, dtype names, sizes and decimals vary too.
-  EXPECT_EQ(templateOf("exception-in-one", "exception in actual only: node %abs_: aten::abs_: Could not run "
-                                           "'aten::abs.out' with arguments from the 'Meta' backend."),
-            templateOf("exception-in-one", "exception in actual only: node %nan_to_num: aten::nan_to_num: Could not "
-                                           "run 'aten::nan_to_num.out' with arguments from the 'Meta' backend."));
+  EXPECT_EQ(templateOf("exception-in-one",
+                       "exception in actual only: node %abs_: aten::abs_: Could not run "
+                       "'aten::abs.out' with arguments from the 'Meta' backend."),
+            templateOf("exception-in-one",
+                       "exception in actual only: node %nan_to_num: aten::nan_to_num: Could not "
+                       "run 'aten::nan_to_num.out' with arguments from the 'Meta' backend."));
   EXPECT_EQ(normalizedMessage("aten::abs.out: attempted to run this operator with Meta tensors"),
             "aten::*: attempted to run this operator with Meta tensors");
-  EXPECT_EQ(normalizedMessage("self.stride(-1) must be 1 to view Float as Half"), "self.stride(N) must be N to view DTYPE as DTYPE");
+  EXPECT_EQ(normalizedMessage("self.stride(-1) must be 1 to view Float as Half"),
+            "self.stride(N) must be N to view DTYPE as DTYPE");
   EXPECT_EQ(normalizedMessage("expand(CPUHalfType{[1, 2]}, size=[3])"), "expand(DTYPE{[...]}, size=[...])");
   // The C++ names caffe2::TypeMeta gives dtypes, where a dtype is named; other words stay.
   EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype long int, but got c10::complex<float> instead"),
@@ -56,34 +60,41 @@ TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
   EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype float, but got c10::Half instead"),
             "Expected out tensor to have dtype DTYPE, but got DTYPE instead");
   EXPECT_EQ(normalizedMessage("expected an int or a float"), "expected an int or a float");
-  EXPECT_EQ(templateOf("exception-in-one", "exception in actual only: node %v: aten::view: shape '[2, 3]' is invalid "
-                                           "for input of size 5"),
+  EXPECT_EQ(templateOf("exception-in-one",
+                       "exception in actual only: node %v: aten::view: shape '[2, 3]' is invalid "
+                       "for input of size 5"),
             "shape '[...]' is invalid for input of size N");
 }
 
 TEST(RootCause, DifferentMessagesHaveDifferentTemplates) {
-  const std::string dims = "exception in actual only: node %s: aten::select.int: Dimension out of range (expected to "
-                           "be in range of [-1, 0], but got 1)";
-  const std::string sizes = "exception in actual only: node %s: aten::select.int: The size of tensor a (2) must match "
-                            "the size of tensor b (3) at non-singleton dimension 0";
+  const std::string dims =
+      "exception in actual only: node %s: aten::select.int: Dimension out of range (expected to "
+      "be in range of [-1, 0], but got 1)";
+  const std::string sizes =
+      "exception in actual only: node %s: aten::select.int: The size of tensor a (2) must match "
+      "the size of tensor b (3) at non-singleton dimension 0";
   EXPECT_NE(templateOf("exception-in-one", dims), templateOf("exception-in-one", sizes));
   // Which side raised is part of the message: eager refusing is another bug.
-  EXPECT_EQ(templateOf("exception-in-one", "exception in expected only: node %s: aten::s: got 1"), "in expected only: got N");
+  EXPECT_EQ(templateOf("exception-in-one", "exception in expected only: node %s: aten::s: got 1"),
+            "in expected only: got N");
   // Negative numbers are numbers; digits in a name are the name's; a sentence's full stop stays.
   EXPECT_EQ(normalizedMessage("got -1"), normalizedMessage("got 3"));
   EXPECT_EQ(normalizedMessage("a Caffe2 tensor"), "a Caffe2 tensor");
-  EXPECT_EQ(normalizedMessage("slice() cannot be applied to a 0-dim tensor."), "slice() cannot be applied to a N-dim tensor.");
+  EXPECT_EQ(normalizedMessage("slice() cannot be applied to a 0-dim tensor."),
+            "slice() cannot be applied to a N-dim tensor.");
 }
 
 // Note [Root causes]: a value or shape mismatch is its kind, whatever its dtype and wherever
 // it shows; a dtype mismatch keeps its dtypes. A finding's own message and the report of an
 // older case file give one template.
 TEST(RootCause, MismatchTemplates) {
-  EXPECT_EQ(templateOf("value-mismatch", "value mismatch at output 0 (f32[], rtol 1.3e-06, atol 1e-05): 1 of 1 elements "
-                                         "differ"),
+  EXPECT_EQ(templateOf("value-mismatch",
+                       "value mismatch at output 0 (f32[], rtol 1.3e-06, atol 1e-05): 1 of 1 elements "
+                       "differ"),
             "value mismatch");
-  EXPECT_EQ(templateOf("value-mismatch", "value mismatch at input user_input:x0 (i64[2], exact): 1 of 2 elements differ"),
-            "value mismatch");
+  EXPECT_EQ(
+      templateOf("value-mismatch", "value mismatch at input user_input:x0 (i64[2], exact): 1 of 2 elements differ"),
+      "value mismatch");
   EXPECT_EQ(templateOf("shape-mismatch", "shape mismatch at output 0: expected f32[0, 0], actual f32[1, 0, 0]"),
             "shape mismatch");
   EXPECT_EQ(templateOf("dtype-mismatch", "dtype mismatch at output 1: expected f16[2], actual f32[2]"),
@@ -94,9 +105,10 @@ TEST(RootCause, MismatchTemplates) {
   EXPECT_EQ(templateOf("crash-SIGSEGV", "the worker died (crash-SIGSEGV) in D2 while running aten::expm1_"), "");
   EXPECT_EQ(templateOf("escaped-exception", "an exception escaped the check: std::bad_alloc"), "std::bad_alloc");
   // Different exceptions: the actual side's error.
-  EXPECT_EQ(templateOf("different-exceptions", "different exceptions:\n  expected: node %a: aten::mm: mat1 and mat2 "
-                                              "shapes cannot be multiplied (2x3 and 4x5)\n  actual:   node %a: aten::mm: "
-                                              "tried to directly modify sizes for customized tensor"),
+  EXPECT_EQ(templateOf("different-exceptions",
+                       "different exceptions:\n  expected: node %a: aten::mm: mat1 and mat2 "
+                       "shapes cannot be multiplied (2x3 and 4x5)\n  actual:   node %a: aten::mm: "
+                       "tried to directly modify sizes for customized tensor"),
             "tried to directly modify sizes for customized tensor");
 }
 
@@ -170,7 +182,8 @@ TEST(RootCause, TheSliceOfAMismatch) {
 TEST(KnownBugs, AnEntryWithATraitMatchesOnlyProgramsThatHaveIt) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 2, "bugs": [{"id": "resize", "check": "D2",
       "kind": "exception-in-one", "traits": ["resizes-a-viewed-tensor"], "path": "cpp-only", "issue": "unreported",
-      "seen": ["2.13"], "why": "test"}]})", "test");
+      "seen": ["2.13"], "why": "test"}]})",
+                               "test");
   ASSERT_TRUE(list.ok()) << list.error().str();
   RootCause root{"D2", "exception-in-one", "shape '[...]' is invalid for input of size N", {"cos", "neg"}};
   EXPECT_EQ(list->match(root, "2.13"), nullptr);
@@ -194,8 +207,7 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   auto calls = [](const ExportedProgram& q, std::string_view name) {
     int n = 0;
     for (const Node& node : q.graph().nodes()) {
-      n += node.atenOp() &&
-           node.target.op()->name() == name;
+      n += node.atenOp() && node.target.op()->name() == name;
     }
     return n;
   };
@@ -212,8 +224,7 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   auto needs_two_writes = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) {
     int writes = 0;
     for (const Node& node : q.graph().nodes()) {
-      writes += node.atenOp() &&
-                node.target.op()->name().back() == '_';
+      writes += node.atenOp() && node.target.op()->name().back() == '_';
     }
     return writes == 2;
   };
@@ -299,8 +310,8 @@ TEST(KnownBugs, ABadListIsALocatedError) {
   auto list = KnownBugs::parse(R"({"epsmith_known_bugs": 1, "bugs": []})", "k.json");
   ASSERT_FALSE(list.ok());
   EXPECT_EQ(list.error().str(), "k.json: $.epsmith_known_bugs: unknown version (this epsmith reads 2)");
-  EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "k", "message": "(", "ops": ["add"], )" + standing + "}").rfind(
-                "k.json: $.bugs[0].message: bad regex", 0),
+  EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "k", "message": "(", "ops": ["add"], )" + standing + "}")
+                .rfind("k.json: $.bugs[0].message: bad regex", 0),
             0u);
   // A message alone names a symptom, never a bug.
   EXPECT_EQ(error(R"({"id": "a", "check": "D2", "kind": "k", "message": "^Dimension out of range", )" + standing + "}"),
@@ -312,13 +323,15 @@ TEST(KnownBugs, ABadListIsALocatedError) {
                 .find("$.bugs[1].id: a second entry with this id"),
             std::string::npos);
   // What it is: its path, issue and releases, never open-ended.
-  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "unreported", "seen": ["2."], "why": "w"})"),
-            "k.json: $.bugs[0].seen[0]: '2.' is not a release (major.minor, as \"2.13\")");
+  EXPECT_EQ(
+      error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "unreported", "seen": ["2."], "why": "w"})"),
+      "k.json: $.bugs[0].seen[0]: '2.' is not a release (major.minor, as \"2.13\")");
   EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "unreported", "seen": [], "why": "w"})"),
             "k.json: $.bugs[0].seen: the releases it was seen on, at least one");
   EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "p", "issue": "unreported", "seen": ["2.13"], "why": "w"})"),
             "k.json: $.bugs[0].path: 'p' is not a path (user, cpp-only, by-design)");
-  EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "by-design", "issue": "unreported", "seen": ["2.13"], "why": "w"})"),
+  EXPECT_EQ(error(R"({"id": "a", )" + pattern +
+                  R"("path": "by-design", "issue": "unreported", "seen": ["2.13"], "why": "w"})"),
             "k.json: $.bugs[0]: a by-design entry needs the \"doc\" that says so");
   EXPECT_EQ(error(R"({"id": "a", )" + pattern + R"("path": "user", "issue": "#1", "seen": ["2.13"], "why": "w"})"),
             "k.json: $.bugs[0].issue: an issue is a link or \"unreported\"");
@@ -326,7 +339,8 @@ TEST(KnownBugs, ABadListIsALocatedError) {
             "k.json: $.bugs[0].fixed: fixed in 2.13, but seen on 2.13");
   EXPECT_NE(error(R"({"id": "a", )" + pattern + R"("issue": "unreported", "seen": ["2.13"], "why": "w"})").find("path"),
             std::string::npos);
-  EXPECT_NE(error(R"({"id": "a", )" + pattern + standing + R"(, "libtorch": ["2."]})").find("libtorch"), std::string::npos);
+  EXPECT_NE(error(R"({"id": "a", )" + pattern + standing + R"(, "libtorch": ["2."]})").find("libtorch"),
+            std::string::npos);
 }
 
 // Known upstream bugs are never filed again: every upstream bug of the checked-in corpus that

@@ -43,12 +43,14 @@ std::vector<CheckOutcome> inChild(const ExportedProgram& p, const std::vector<st
                                   const CheckOptions& options = {}) {
   WorkerLimits limits;
   limits.seconds_per_request = 300;
-  IsolatedOutcome r = runIsolated([&] {
-    for (const auto& [k, v] : env) ::setenv(k, v, 1);
-    std::string lines;
-    for (const auto& o : runChecks(p, kTorchChecks, options)) lines += writeOutcome(o) + "\n";
-    return lines;
-  }, limits);
+  IsolatedOutcome r = runIsolated(
+      [&] {
+        for (const auto& [k, v] : env) ::setenv(k, v, 1);
+        std::string lines;
+        for (const auto& o : runChecks(p, kTorchChecks, options)) lines += writeOutcome(o) + "\n";
+        return lines;
+      },
+      limits);
   std::vector<CheckOutcome> out;
   EXPECT_TRUE(r.result.has_value()) << (r.death ? deathSignature(*r.death) : "no result");
   for (size_t at = 0; r.result && at < r.result->size();) {
@@ -126,9 +128,10 @@ TEST(TorchRefusals, TakingAParameterWrittenWithGradOnIsNoFinding) {
   other.reply.decompose_error = "SpecViolationError: Output getitem_2 does not exist in the graph.";
   EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).status, CheckOutcome::Status::Pass);
   // Autograd refusing the write, in either of its wordings, is the same refusal.
-  for (const char* autograd : {"RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
-                               "RuntimeError: A view was created in no_grad mode and its base or another view of its "
-                               "base has been modified inplace with grad mode enabled."}) {
+  for (const char* autograd :
+       {"RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+        "RuntimeError: A view was created in no_grad mode and its base or another view of its "
+        "base has been modified inplace with grad mode enabled."}) {
     other.reply.decompose_error = autograd;
     EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).status, CheckOutcome::Status::Pass) << autograd;
   }
@@ -269,23 +272,28 @@ TEST_F(TorchChecks, WorkersForkedAfterAZygoteGetTheirPeersFromIt) {
   // forked by the zygote, torch already imported) and get the answers a spawned peer gives.
   WorkerLimits limits;
   limits.seconds_per_request = 300;
-  IsolatedOutcome r = runIsolated([&] {
-    if (auto why = startTorchZygote()) return "no zygote: " + *why;
-    if (!std::getenv("EPSMITH_PEER_ZYGOTE")) return std::string("EPSMITH_PEER_ZYGOTE is not set");
-    std::string verdicts = std::string(std::getenv("EPSMITH_PEER_ZYGOTE")) + "\n";
-    for (int worker = 0; worker < 2; ++worker) {
-      IsolatedOutcome w = runIsolated([&] {
-        ::setenv("EPSMITH_PYTHON", "/nonexistent/python", 1);  // only the zygote can give a peer
-        std::string out;
-        for (const auto& o : runChecks(example("linear_counter.ept"), kTorchChecks)) {
-          out += o.status == CheckOutcome::Status::Pass ? std::string(diffCheckName(o.check)) + " pass\n" : describe(o) + "\n";
+  IsolatedOutcome r = runIsolated(
+      [&] {
+        if (auto why = startTorchZygote()) return "no zygote: " + *why;
+        if (!std::getenv("EPSMITH_PEER_ZYGOTE")) return std::string("EPSMITH_PEER_ZYGOTE is not set");
+        std::string verdicts = std::string(std::getenv("EPSMITH_PEER_ZYGOTE")) + "\n";
+        for (int worker = 0; worker < 2; ++worker) {
+          IsolatedOutcome w = runIsolated(
+              [&] {
+                ::setenv("EPSMITH_PYTHON", "/nonexistent/python", 1);  // only the zygote can give a peer
+                std::string out;
+                for (const auto& o : runChecks(example("linear_counter.ept"), kTorchChecks)) {
+                  out += o.status == CheckOutcome::Status::Pass ? std::string(diffCheckName(o.check)) + " pass\n"
+                                                                : describe(o) + "\n";
+                }
+                return out;
+              },
+              limits);
+          verdicts += w.result.value_or("worker died\n");
         }
-        return out;
-      }, limits);
-      verdicts += w.result.value_or("worker died\n");
-    }
-    return verdicts;
-  }, limits);
+        return verdicts;
+      },
+      limits);
   ASSERT_TRUE(r.result.has_value());
   for (const char* check : {"D5 pass", "D7 pass", "D8 pass"}) {
     size_t seen = 0;

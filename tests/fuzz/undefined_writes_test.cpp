@@ -16,14 +16,26 @@ namespace {
 std::string writeIntoAPiece(const std::string& layout, int storage) {
   std::string values = "-0.5";
   for (int i = 1; i < storage; ++i) values += ", 0.25";
-  return "program {\n  verifiers [\"TRAINING\"]\n}\ngraph {\n  %x: f32[3, 2]" + layout + " = placeholder\n"
-         "  %split: (f32[1, 2]" + layout + ", f32[2, 2]" + layout + ") = aten::split.Tensor(%x, 1)\n"
-         "  %getitem: f32[1, 2]" + layout + " = operator.getitem(%split, 0)\n"
-         "  %getitem_1: f32[2, 2]" + layout + " = operator.getitem(%split, 1)\n"
-         "  %tanh_: f32[1, 2]" + layout + " = aten::tanh_(%getitem)\n  return (%tanh_)\n}\n"
+  return "program {\n  verifiers [\"TRAINING\"]\n}\ngraph {\n  %x: f32[3, 2]" + layout +
+         " = placeholder\n"
+         "  %split: (f32[1, 2]" +
+         layout + ", f32[2, 2]" + layout +
+         ") = aten::split.Tensor(%x, 1)\n"
+         "  %getitem: f32[1, 2]" +
+         layout +
+         " = operator.getitem(%split, 0)\n"
+         "  %getitem_1: f32[2, 2]" +
+         layout +
+         " = operator.getitem(%split, 1)\n"
+         "  %tanh_: f32[1, 2]" +
+         layout +
+         " = aten::tanh_(%getitem)\n  return (%tanh_)\n}\n"
          "signature {\n  input user_input %x\n  output user_output %tanh_\n}\n"
-         "storages {\n  $0: f32[" + std::to_string(storage) + "] = [" + values + "]\n}\n"
-         "example_inputs {\n  $0 f32[3, 2]" + layout + "\n}\n";
+         "storages {\n  $0: f32[" +
+         std::to_string(storage) + "] = [" + values +
+         "]\n}\n"
+         "example_inputs {\n  $0 f32[3, 2]" +
+         layout + "\n}\n";
 }
 
 // An as_strided_scatter into a view whose elements share memory (strides [1, 1]: offsets
@@ -37,7 +49,8 @@ TEST(Checks, AScatterIntoAnOverlapIsNotCompared) {
 graph {
   %x: f32[6] = placeholder
   %s: f32[2, 2] = placeholder
-  %r: f32[6] = aten::as_strided_scatter(%x, %s, [2, 2], )EPT" + strides + R"EPT()
+  %r: f32[6] = aten::as_strided_scatter(%x, %s, [2, 2], )EPT" +
+                       strides + R"EPT()
   return (%r)
 }
 signature {
@@ -49,7 +62,8 @@ signature {
   };
   const auto why = writeEagerLeavesUndefined(program("[1, 1]"));
   ASSERT_TRUE(why.has_value());
-  EXPECT_EQ(*why, "%r scatters into a view of strides [1, 1] whose elements share memory: eager leaves the write undefined");
+  EXPECT_EQ(*why,
+            "%r scatters into a view of strides [1, 1] whose elements share memory: eager leaves the write undefined");
   EXPECT_EQ(writeEagerLeavesUndefined(program("[2, 1]")), std::nullopt);
   EXPECT_EQ(writeEagerLeavesUndefined(program("[1, 2]")), std::nullopt);  // offsets 0, 2, 1, 3
 }
@@ -118,8 +132,10 @@ graph {
   %m: b8[1, 7] = placeholder
   %x: f32[3, 7] = placeholder
   %y: f32[3, 7] = placeholder
-  %s: f32[3, 7] = aten::masked_scatter_(%x, %m, )EPT" + source + R"EPT()
-  %t: f32[3, 7] = )EPT" + then + R"EPT(
+  %s: f32[3, 7] = aten::masked_scatter_(%x, %m, )EPT" +
+                       source + R"EPT()
+  %t: f32[3, 7] = )EPT" +
+                       then + R"EPT(
   return (%x)
 }
 signature {
@@ -185,8 +201,9 @@ example_inputs {
 )EPT");
   const auto why = writeEagerLeavesUndefined(p);
   ASSERT_TRUE(why.has_value());
-  EXPECT_EQ(*why, "%s reads %v, which shares memory with the %x it writes in another layout: eager's answer "
-                  "depends on its kernel's order");
+  EXPECT_EQ(*why,
+            "%s reads %v, which shares memory with the %x it writes in another layout: eager's answer "
+            "depends on its kernel's order");
   // D1's functionalizer refuses it by the same rule; D2 runs, and would skip what it found.
   const auto outcomes = runChecks(p, {DiffCheck::D1, DiffCheck::D2});
   EXPECT_EQ(outcomes[0].status, CheckOutcome::Status::Skipped) << outcomes[0].report;
@@ -208,7 +225,8 @@ graph {
   %x: f32[1, 1] = placeholder
   %o: f32[1, 1] = placeholder
   %b: f32[1, 1] = placeholder
-  %lsf: (f32[1, 1], f32[1, 1]) = aten::log_sigmoid_forward.output(%x, output=%o, buffer=)EPT" + buffer + R"EPT()
+  %lsf: (f32[1, 1], f32[1, 1]) = aten::log_sigmoid_forward.output(%x, output=%o, buffer=)EPT" +
+                       buffer + R"EPT()
   return (%x)
 }
 signature {

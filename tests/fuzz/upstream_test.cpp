@@ -30,12 +30,17 @@ ScriptRun exited(int code, std::string output) {
 }
 
 TEST(Upstream, AScriptThatShowsTheCasesDifferenceConfirmsIt) {
-  const CaseFile raises = finding("D8", "exception-in-one", "RuntimeError: a leaf Variable that requires grad is being used");
-  auto r = classifyScriptRun(raises, exited(1, "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is "
-                                               "being used in an in-place operation.\nthe bug shows\n"));
+  const CaseFile raises =
+      finding("D8", "exception-in-one", "RuntimeError: a leaf Variable that requires grad is being used");
+  auto r =
+      classifyScriptRun(raises, exited(1,
+                                       "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is "
+                                       "being used in an in-place operation.\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
   EXPECT_EQ(r.torch, "2.13.0+cpu");
-  EXPECT_EQ(r.reason, "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.");
+  EXPECT_EQ(r.reason,
+            "eager ran; the path raised RuntimeError: a leaf Variable that requires grad is being used in an in-place "
+            "operation.");
 
   const CaseFile mismatch = finding("D8", "value-mismatch", "value mismatch (i64)");
   r = classifyScriptRun(mismatch, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n"));
@@ -44,23 +49,32 @@ TEST(Upstream, AScriptThatShowsTheCasesDifferenceConfirmsIt) {
 
 TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   const CaseFile raises = finding("D2", "exception-in-one", "RuntimeError: planted fault: 'aten::neg_' refused");
-  auto r = classifyScriptRun(raises, exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator\nthe bug shows\n"));
+  auto r = classifyScriptRun(
+      raises,
+      exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   EXPECT_NE(r.reason.find("another difference than the case's"), std::string::npos) << r.reason;
   // Numbers compare as templates do; a message that merely contains the key's first words
   // elsewhere does not match it.
-  const CaseFile scalar = finding("D2", "exception-in-one", "RuntimeError: a Tensor with 2 elements cannot be converted to Scalar");
-  r = classifyScriptRun(scalar, exited(1, "eager ran; the path raised RuntimeError: a Tensor with 6 elements cannot be converted to Scalar\nthe bug shows\n"));
+  const CaseFile scalar =
+      finding("D2", "exception-in-one", "RuntimeError: a Tensor with 2 elements cannot be converted to Scalar");
+  r = classifyScriptRun(scalar, exited(1,
+                                       "eager ran; the path raised RuntimeError: a Tensor with 6 elements cannot be "
+                                       "converted to Scalar\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
-  r = classifyScriptRun(scalar, exited(1, "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator ... "
-                                          "(e.g. 'Tensor(a)' is a Tensor with an alias annotation\nthe bug shows\n"));
+  r = classifyScriptRun(scalar,
+                        exited(1,
+                               "eager ran; the path raised RuntimeError: Found a custom (non-ATen) operator ... "
+                               "(e.g. 'Tensor(a)' is a Tensor with an alias annotation\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // A mismatch the script shows as an exception is another difference too.
   r = classifyScriptRun(finding("D8", "value-mismatch", "value mismatch (f32)"),
                         exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // Python's exit 1 for an uncaught exception (no torch, a broken script) is no verdict.
-  r = classifyScriptRun(finding("D8", "value-mismatch", ""), exited(1, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'torch'\n"));
+  r = classifyScriptRun(
+      finding("D8", "value-mismatch", ""),
+      exited(1, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'torch'\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   EXPECT_NE(r.reason.find("failed before its verdict"), std::string::npos) << r.reason;
 }
@@ -131,7 +145,8 @@ TEST(Releases, OutcomesSortOldestFirstByNumber) {
 
 TEST(Releases, EachRunIsJudgedAsTheClassifyingOneIs) {
   const CaseFile c = finding("D8", "value-mismatch", "value mismatch (i64)");
-  EXPECT_EQ(releaseOutcomeOf(c, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n")), "shows");
+  EXPECT_EQ(releaseOutcomeOf(c, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n")),
+            "shows");
   EXPECT_EQ(releaseOutcomeOf(c, exited(0, "the bug does not show\n")), "passes");
   EXPECT_EQ(releaseOutcomeOf(c, exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n")),
             "another difference");

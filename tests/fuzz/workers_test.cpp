@@ -83,11 +83,11 @@ TEST(Workers, DeathsAreReportedWithTheirBreadcrumbAndThePoolGoesOn) {
     WorkerDeath::Kind kind;
     const char* name;
   };
-  for (const Want& want : {Want{"segv", WorkerDeath::Kind::Signal, "crash-SIGSEGV"},
-                           Want{"abort", WorkerDeath::Kind::Signal, "crash-SIGABRT"},
-                           Want{"hang", WorkerDeath::Kind::Timeout, "timeout"},
-                           Want{"grow", WorkerDeath::Kind::OutOfMemory, "out-of-memory"},
-                           Want{"throw", WorkerDeath::Kind::Exit, "exit-3"}}) {
+  for (const Want& want :
+       {Want{"segv", WorkerDeath::Kind::Signal, "crash-SIGSEGV"},
+        Want{"abort", WorkerDeath::Kind::Signal, "crash-SIGABRT"}, Want{"hang", WorkerDeath::Kind::Timeout, "timeout"},
+        Want{"grow", WorkerDeath::Kind::OutOfMemory, "out-of-memory"},
+        Want{"throw", WorkerDeath::Kind::Exit, "exit-3"}}) {
     SCOPED_TRACE(want.request);
     // Only the hang meets the 0.5 s deadline; the others get time to spare on a busy machine.
     auto e = roundTrip(pool, want.request, want.kind == WorkerDeath::Kind::Timeout ? -1 : 60);
@@ -164,8 +164,8 @@ TEST(Workers, QueuedRequestsSurviveTheDeathOfTheOneAhead) {
       seen.push_back(e.request + " -> " + (e.reply ? *e.reply : e.death->kindName()));
     }
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"echo a -> a", "segv -> crash-SIGSEGV", "echo b -> b",
-                                            "hang -> timeout", "echo c -> c"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"echo a -> a", "segv -> crash-SIGSEGV", "echo b -> b", "hang -> timeout",
+                                            "echo c -> c"}));
   EXPECT_EQ(pool.queued(0), 0u);
   EXPECT_EQ(pool.restarts(), 2);
 
@@ -185,7 +185,8 @@ TEST(Workers, QueuedRequestsSurviveTheDeathOfTheOneAhead) {
 TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
   WorkerLimits limits;
   limits.requests_per_worker = 3;
-  WorkerPool pool(1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
+  WorkerPool pool(
+      1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
   std::set<std::string> pids;
   for (int i = 0; i < 7; ++i) {
     pool.send(0, "which");
@@ -199,7 +200,8 @@ TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
   EXPECT_EQ(pool.restarts(), 0);
 
   // The same with the requests queued at once: the replacement takes those left.
-  WorkerPool queued(1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
+  WorkerPool queued(
+      1, [](const std::string&) { return std::to_string(::getpid()); }, limits);
   for (int i = 0; i < 7; ++i) queued.send(0, "which");
   std::vector<std::string> order;
   while (order.size() < 7) {
@@ -219,7 +221,8 @@ TEST(Workers, AWorkerIsReplacedAfterItsShareOfRequests) {
 // one served (Note [A finding must come back in a fresh process]).
 TEST(Workers, ARenewedWorkerHasServedNothing) {
   static int served_here = 0;  // per process: the parent never serves
-  WorkerPool pool(1, [](const std::string&) { return std::to_string(++served_here); }, WorkerLimits{});
+  WorkerPool pool(
+      1, [](const std::string&) { return std::to_string(++served_here); }, WorkerLimits{});
   EXPECT_EQ(roundTrip(pool, "count").reply, "1");
   EXPECT_EQ(roundTrip(pool, "count").reply, "2");
   pool.renew(0);

@@ -26,8 +26,7 @@ const OpCatalog& catalog() {
 TEST(Corruptions, OnePerCheckIdInCheckIdOrder) {
   ASSERT_EQ(corruptions().size(), static_cast<size_t>(kNumCheckIds));
   for (int i = 0; i < kNumCheckIds; ++i) {
-    EXPECT_EQ(static_cast<int>(corruptions()[static_cast<size_t>(i)].check), i)
-        << checkIdName(static_cast<CheckId>(i));
+    EXPECT_EQ(static_cast<int>(corruptions()[static_cast<size_t>(i)].check), i) << checkIdName(static_cast<CheckId>(i));
   }
 }
 
@@ -133,11 +132,12 @@ TEST(Corruptions, KillMatrix) {
       auto ds = verify(p);
       ASSERT_FALSE(ds.empty()) << checkIdName(c.check) << " (" << c.what << ") went unnoticed in\n"
                                << printProgramText(p);
-      ASSERT_EQ(checkIdName(ds[0].check), checkIdName(c.check))
-          << c.what << ": " << ds[0].str() << "\n" << printProgramText(p);
+      ASSERT_EQ(checkIdName(ds[0].check), checkIdName(c.check)) << c.what << ": " << ds[0].str() << "\n"
+                                                                << printProgramText(p);
       ++killed[c.check];
       for (const auto& d : ds) {
-        if (d.check != c.check) ++collateral[std::string(checkIdName(c.check)) + " -> " + std::string(checkIdName(d.check))];
+        if (d.check != c.check)
+          ++collateral[std::string(checkIdName(c.check)) + " -> " + std::string(checkIdName(d.check))];
       }
     }
   }
@@ -205,7 +205,8 @@ TEST(Corruptions, TheProgramsOwnAttributesSurvive) {
       ++applied;
       for (const char* name : {"corrupt_subgraph", "corrupt_weight", "corrupt_linear", "corrupt_lowered"}) {
         const Attribute* a = work.graph().attribute(name);
-        ASSERT_TRUE(a && a->text == std::string("the program's own ") + name) << checkIdName(c.check) << " replaced " << name;
+        ASSERT_TRUE(a && a->text == std::string("the program's own ") + name)
+            << checkIdName(c.check) << " replaced " << name;
       }
       auto ds = verify(work);
       ASSERT_FALSE(ds.empty());

@@ -58,9 +58,10 @@ TEST(GraphGenerator, NoCallWritesTwoTensorsThatShareMemory) {
   // follows the LibTorch's catalog); a catalog of them and a few ops that make operands
   // meets them in every program.
   CatalogConfig config;
-  config.allow = {"^aten::(log_sigmoid_forward\\.output|aminmax\\.out|sort\\.values|max\\.dim_max|min\\.dim_min|"
-                  "cummax\\.out|cummin\\.out|topk\\.values|kthvalue\\.values|mode\\.values)$",
-                  "^aten::(add|mul|sub)\\.Tensor$", "^aten::(clone|relu|neg)$"};
+  config.allow = {
+      "^aten::(log_sigmoid_forward\\.output|aminmax\\.out|sort\\.values|max\\.dim_max|min\\.dim_min|"
+      "cummax\\.out|cummin\\.out|topk\\.values|kthvalue\\.values|mode\\.values)$",
+      "^aten::(add|mul|sub)\\.Tensor$", "^aten::(clone|relu|neg)$"};
   const OpCatalog multi = OpCatalog::build(config).value();
   std::vector<uint64_t> seeds = {104345};
   for (uint64_t seed = 1; seed <= 300; ++seed) seeds.push_back(seed);
@@ -138,7 +139,8 @@ bool callsWhatTheFunctionalizerRefuses(const ExportedProgram& p) {
 
 bool togglesGrad(const ExportedProgram& p) {
   for (const Node& n : p.graph().nodes()) {
-    if (n.target.kind() == Target::Kind::TorchFunction && n.target.torchFunctionId() == TorchFunction::CSetGradEnabled) {
+    if (n.target.kind() == Target::Kind::TorchFunction &&
+        n.target.torchFunctionId() == TorchFunction::CSetGradEnabled) {
       return true;
     }
   }
@@ -318,17 +320,18 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
     Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
     if (!v.match()) {
       disagreements.push_back(seed);
-      std::cout << "[ D1 ] seed " << seed << ": " << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report << "\n";
+      std::cout << "[ D1 ] seed " << seed << ": " << verdictKindName(v.kind) << " at " << v.where << "\n"
+                << v.report << "\n";
     }
   }
   std::string why;
   for (const auto& [m, n] : refusals) why += "  " + std::to_string(n) + " " + m + "\n";
   std::cout << "[ generated ] " << nodes << " nodes in " << programs << " programs; " << functionalized
-            << " functionalized, " << refused << " refused, " << calls_refused
-            << " call ops it refuses, " << disagreements.size() << " disagree\n" << why;
+            << " functionalized, " << refused << " refused, " << calls_refused << " call ops it refuses, "
+            << disagreements.size() << " disagree\n"
+            << why;
   EXPECT_GE(functionalized, static_cast<int>((programs - calls_refused) * 3 / 4)) << refused << " refused:\n" << why;
   EXPECT_TRUE(disagreements.empty());  // each one printed above with its seed, for triage
-
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ TEST(OpCatalog, FiltersAndCategoriesFromAConfig) {
 allow ^aten::add
 deny \.out$
 enable random
-)", "cfg");
+)",
+                                   "cfg");
   ASSERT_TRUE(config.ok()) << config.error().str();
   auto c = OpCatalog::build(config.value());
   ASSERT_TRUE(c.ok());

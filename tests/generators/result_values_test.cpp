@@ -37,8 +37,12 @@ namespace {
 // Views of assorted layouts over `base`: itself, transposed, a strided slice, expanded,
 // offset into its storage.
 std::vector<at::Tensor> layoutsOf(const at::Tensor& base) {
-  std::vector<at::Tensor> out{base, base.t(), base.slice(1, 0, base.size(1), 2), base[1].expand({3, base.size(1)}),
-                              base.narrow(0, 1, 2), base.flatten().narrow(0, 3, 5)};
+  std::vector<at::Tensor> out{base,
+                              base.t(),
+                              base.slice(1, 0, base.size(1), 2),
+                              base[1].expand({3, base.size(1)}),
+                              base.narrow(0, 1, 2),
+                              base.flatten().narrow(0, 3, 5)};
   return out;
 }
 
@@ -105,7 +109,8 @@ TEST(ResultValues, ResultsThatGrowAsAProductAreSizedBeforeTheyRun) {
   }
   const OpInfo* block_diag = findOp("aten::block_diag", "");
   ASSERT_NE(block_diag, nullptr);
-  for (const std::vector<size_t>& pick : std::vector<std::vector<size_t>>{{5, 5, 5}, {3, 2}, {0, 1, 2}, std::vector<size_t>(15, 5)}) {
+  for (const std::vector<size_t>& pick :
+       std::vector<std::vector<size_t>>{{5, 5, 5}, {3, 2}, {0, 1, 2}, std::vector<size_t>(15, 5)}) {
     std::vector<Node*> list;
     std::vector<at::Tensor> tensors;
     for (size_t i : pick) {
@@ -259,8 +264,9 @@ TEST(ResultValues, FactorizationsIntoNonFiniteValuesAreSeen) {
     const bool non_finite = !at::isfinite(inverse).all().item<bool>();
     EXPECT_EQ(factorizesIntoNonFinite(*inv, c10::ivalue::Tuple::create({inverse, info})), non_finite) << m;
   }
-  EXPECT_TRUE(factorizesIntoNonFinite(*inv, c10::ivalue::Tuple::create(
-                                                {at::full({2, 2}, std::numeric_limits<double>::infinity()), at::zeros({}, at::kInt)})));
+  EXPECT_TRUE(factorizesIntoNonFinite(
+      *inv, c10::ivalue::Tuple::create(
+                {at::full({2, 2}, std::numeric_limits<double>::infinity()), at::zeros({}, at::kInt)})));
   EXPECT_FALSE(factorizesIntoNonFinite(*sin, at::full({2}, std::numeric_limits<double>::infinity())));
 }
 

@@ -341,10 +341,20 @@ TEST(InlineVector, EditsAsStdVectorDoes) {
     for (int step = 0; step < 40; ++step) {
       const int64_t x = static_cast<int64_t>(random() % 100);
       switch (random() % 9) {
-        case 0: case 1: v.push_back(x); expected.push_back(x); break;
-        case 2: v.emplace_back(x); expected.emplace_back(x); break;
+        case 0:
+        case 1:
+          v.push_back(x);
+          expected.push_back(x);
+          break;
+        case 2:
+          v.emplace_back(x);
+          expected.emplace_back(x);
+          break;
         case 3:
-          if (!expected.empty()) { v.pop_back(); expected.pop_back(); }
+          if (!expected.empty()) {
+            v.pop_back();
+            expected.pop_back();
+          }
           break;
         case 4: {
           const size_t at = expected.empty() ? 0 : random() % (expected.size() + 1);

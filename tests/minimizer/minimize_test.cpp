@@ -33,7 +33,9 @@ bool d2FailsInLogicalNot(const ExportedProgram& p) {
 // a generated program (2.13's slice_inverse does), and such a seed is skipped, not fatal.
 bool passesD2(const ExportedProgram& p) {
   IsolatedOutcome o = runIsolated(
-      [&] { return std::string(runChecks(p, {DiffCheck::D2})[0].status == CheckOutcome::Status::Pass ? "pass" : "no"); },
+      [&] {
+        return std::string(runChecks(p, {DiffCheck::D2})[0].status == CheckOutcome::Status::Pass ? "pass" : "no");
+      },
       WorkerLimits{});
   return o.result == "pass";
 }
@@ -71,7 +73,8 @@ TEST(Minimizer, APlantedBugIn50NodesEndsInAHandful) {
   options.max_oracle_calls = 400;
   MinimizeResult r = minimize(*planted, d2FailsInLogicalNot, options);
   std::cout << "[ minimized ] " << r.nodes_before << " -> " << r.nodes_after << " calls in " << r.oracle_calls
-            << " oracle calls\n" << printProgramText(r.program);
+            << " oracle calls\n"
+            << printProgramText(r.program);
   EXPECT_LE(r.nodes_after, 4u) << printProgramText(r.program);
   EXPECT_LE(r.oracle_calls, options.max_oracle_calls);
   EXPECT_TRUE(verify(r.program).empty());
@@ -123,7 +126,8 @@ TEST(Minimizer, ABugThatNeedsTwoOpsEndsAtFourCallsWithOneElementInputs) {
   options.max_oracle_calls = 600;
   MinimizeResult r = minimize(*planted, failsThroughAnAlias, options);
   std::cout << "[ minimized ] " << r.nodes_before << " -> " << r.nodes_after << " calls in " << r.oracle_calls
-            << " oracle calls\n" << printProgramText(r.program);
+            << " oracle calls\n"
+            << printProgramText(r.program);
   EXPECT_LE(r.nodes_after, 4u);
   EXPECT_TRUE(failsThroughAnAlias(r.program));
   EXPECT_TRUE(verify(r.program).empty());
@@ -141,7 +145,8 @@ TEST(Minimizer, ABugThatNeedsTwoOpsEndsAtFourCallsWithOneElementInputs) {
 }
 
 ExportedProgram fromText(const std::string& graph, const std::string& inputs) {
-  const std::string text = "program {\n  verifiers [\"TRAINING\"]\n}\n\ngraph {\n" + graph + "}\n\nsignature {\n" + inputs +
+  const std::string text = "program {\n  verifiers [\"TRAINING\"]\n}\n\ngraph {\n" + graph + "}\n\nsignature {\n" +
+                           inputs +
                            "}\n\nstorages {\n  $0: f32[2] = [1.0, 2.0]\n}\n\nexample_inputs {\n  $0 f32[2]\n}\n";
   auto p = parseProgramText(text);
   EXPECT_TRUE(p.ok()) << p.error().str();
@@ -249,7 +254,8 @@ TEST(Minimizer, EagerStepsRunWhereTheCallerSays) {
   dying.run_step = [&](const EagerStep&) {
     return children([]() -> std::optional<ExportedProgram> { std::_Exit(3); });
   };
-  const MinimizeResult none = minimize(p, [](const ExportedProgram&) { return true; }, dying);
+  const MinimizeResult none = minimize(
+      p, [](const ExportedProgram&) { return true; }, dying);
   EXPECT_TRUE(none.log.empty());
   EXPECT_EQ(printProgramText(none.program), printProgramText(p));
 }
@@ -257,8 +263,9 @@ TEST(Minimizer, EagerStepsRunWhereTheCallerSays) {
 // Scalars only ever get simpler: a float that may be anything settles at 0.0 in a couple of
 // calls instead of swinging between 0 and 1 until the budget runs out.
 TEST(Minimizer, ScalarsSettle) {
-  ExportedProgram p = fromText("  %x: f32[2] = placeholder\n  %mul: f32[2] = aten::mul.Scalar(%x, 0.5)\n  return (%mul)\n",
-                               "  input user_input %x\n  output user_output %mul\n");
+  ExportedProgram p =
+      fromText("  %x: f32[2] = placeholder\n  %mul: f32[2] = aten::mul.Scalar(%x, 0.5)\n  return (%mul)\n",
+               "  input user_input %x\n  output user_output %mul\n");
   const auto hasMul = [](const ExportedProgram& q) { return q.graph().find("mul") != nullptr; };
   MinimizeOptions options;
   options.max_oracle_calls = 200;
@@ -286,7 +293,8 @@ TEST(Minimizer, EveryRunCountsAgainstTheBudget) {
     int asked = 0;
     MinimizeOptions options;
     options.max_oracle_calls = budget;
-    MinimizeResult r = minimize(p.value(), [&](const ExportedProgram&) { return ++asked, true; }, options);
+    MinimizeResult r = minimize(
+        p.value(), [&](const ExportedProgram&) { return ++asked, true; }, options);
     EXPECT_LE(r.oracle_calls, budget);
     EXPECT_GE(asked, 1);
     EXPECT_LE(2 * asked, r.oracle_calls);  // each predicate call paid for its eager run too

@@ -46,8 +46,7 @@ RunResult raised(std::string node, std::string op, std::string message) {
   return r;
 }
 
-Verdict compareTensors(const at::Tensor& expected, const at::Tensor& actual,
-                       const CompareOptions& options = {}) {
+Verdict compareTensors(const at::Tensor& expected, const at::Tensor& actual, const CompareOptions& options = {}) {
   return compareResults(outputs({expected}), outputs({actual}), options);
 }
 
@@ -73,8 +72,7 @@ TEST(CompareNames, VerdictKindNames) {
 }
 
 TEST(CompareNames, RunErrorStr) {
-  EXPECT_EQ((RunError{"add_", "aten::add_.Tensor", "boom"}.str()),
-            "node %add_: aten::add_.Tensor: boom");
+  EXPECT_EQ((RunError{"add_", "aten::add_.Tensor", "boom"}.str()), "node %add_: aten::add_.Tensor: boom");
   EXPECT_EQ((RunError{"", "aten::add_.Tensor", "boom"}.str()), "aten::add_.Tensor: boom");
   EXPECT_EQ((RunError{"", "", "inputs: bad device"}.str()), "inputs: bad device");
   EXPECT_EQ((RunError{"add_", "aten::add_.Tensor", ""}.str()), "node %add_: aten::add_.Tensor");
@@ -181,9 +179,7 @@ TEST(CompareValues, HalfAndBfloat16AreLooser) {
 }
 
 TEST(CompareValues, ComplexUsesModulusOfDifference) {
-  auto c64 = [](float re, float im) {
-    return at::tensor({c10::complex<float>(re, im)}, at::kComplexFloat);
-  };
+  auto c64 = [](float re, float im) { return at::tensor({c10::complex<float>(re, im)}, at::kComplexFloat); };
   // |(3e-6, 4e-6)| = 5e-6 <= 1e-5 + 1.3e-6 * |1|.
   EXPECT_EQ(compareTensors(c64(1, 0), c64(1 + 3e-6f, 4e-6f)).kind, VerdictKind::Match);
   // |(0, 2e-5)| = 2e-5 is outside, though the real parts agree.
@@ -312,12 +308,13 @@ TEST(CompareStructure, NonContiguousComparesByLogicalIndex) {
 // transposes, strided slices, offsets and broadcasts.
 TEST(CompareStructure, LayoutsDoNotChangeTheVerdict) {
   at::manual_seed(7);
-  const std::vector<at::ScalarType> dtypes = {at::kHalf,  at::kBFloat16, at::kFloat, at::kDouble, at::kComplexFloat,
-                                              at::kComplexDouble, at::kLong, at::kInt, at::kByte, at::kBool};
+  const std::vector<at::ScalarType> dtypes = {at::kHalf,         at::kBFloat16,      at::kFloat, at::kDouble,
+                                              at::kComplexFloat, at::kComplexDouble, at::kLong,  at::kInt,
+                                              at::kByte,         at::kBool};
   const std::vector<double> pushes = {0, 1e-9, 1e-6, 3e-6, 1e-4, 2e-3, 3e-2, 1, kNan, kNan, kInf};
   auto views = [](const at::Tensor& t) {  // t is [4, 6]
-    return std::vector<at::Tensor>{t, t.t(), t.slice(1, 1, 6, 2), t.narrow(0, 1, 2), t[2].expand({3, 6}),
-                                   t.flatten().narrow(0, 5, 7)};
+    return std::vector<at::Tensor>{
+        t, t.t(), t.slice(1, 1, 6, 2), t.narrow(0, 1, 2), t[2].expand({3, 6}), t.flatten().narrow(0, 5, 7)};
   };
   int matched = 0, differed = 0;
   for (auto dtype : dtypes) {
@@ -329,7 +326,8 @@ TEST(CompareStructure, LayoutsDoNotChangeTheVerdict) {
       const int64_t at_index = static_cast<int64_t>(p * 5 % 24);
       at::Tensor element = actual.view(-1)[at_index];
       if (floating) {
-        element.add_(std::isnan(pushes[p]) || std::isinf(pushes[p]) ? pushes[p] : pushes[p] * (1 + element.abs().item<double>()));
+        element.add_(std::isnan(pushes[p]) || std::isinf(pushes[p]) ? pushes[p]
+                                                                    : pushes[p] * (1 + element.abs().item<double>()));
       } else if (pushes[p] >= 1) {
         element.fill_(dtype == at::kBool ? !element.item<bool>() : element.item<int64_t>() + 1);
       }
@@ -337,8 +335,11 @@ TEST(CompareStructure, LayoutsDoNotChangeTheVerdict) {
       const Tolerance tol = defaultTolerance(fromAten(dtype));
       const auto e_views = views(expected), a_views = views(actual);
       for (size_t v = 0; v < e_views.size(); ++v) {
-        const at::ScalarType wide = floating ? (at::isComplexType(dtype) ? at::kComplexDouble : at::kDouble) : at::kLong;
-        const bool close = at::isclose(a_views[v].to(wide), e_views[v].to(wide), tol.rtol, tol.atol, /*equal_nan=*/true).all().item<bool>();
+        const at::ScalarType wide =
+            floating ? (at::isComplexType(dtype) ? at::kComplexDouble : at::kDouble) : at::kLong;
+        const bool close = at::isclose(a_views[v].to(wide), e_views[v].to(wide), tol.rtol, tol.atol, /*equal_nan=*/true)
+                               .all()
+                               .item<bool>();
         // The actual side also in another layout of its own: the same values, column-major.
         for (const at::Tensor& a : {a_views[v], a_views[v].t().contiguous().t()}) {
           const VerdictKind kind = compareTensors(e_views[v], a).kind;
@@ -368,10 +369,8 @@ TEST(CompareStructure, ConjugateAndNegativeViewsCompareByValue) {
 
 TEST(CompareStructure, ZeroSizeTensors) {
   EXPECT_EQ(compareTensors(at::empty({0, 3}), at::empty({0, 3})).kind, VerdictKind::Match);
-  EXPECT_EQ(compareTensors(at::empty({0, 3}), at::empty({3, 0})).kind,
-            VerdictKind::ShapeMismatch);
-  EXPECT_EQ(compareTensors(at::empty({0}, at::kLong), at::empty({0})).kind,
-            VerdictKind::DtypeMismatch);
+  EXPECT_EQ(compareTensors(at::empty({0, 3}), at::empty({3, 0})).kind, VerdictKind::ShapeMismatch);
+  EXPECT_EQ(compareTensors(at::empty({0}, at::kLong), at::empty({0})).kind, VerdictKind::DtypeMismatch);
 }
 
 TEST(CompareScalars, IntFloatBoolNone) {
@@ -407,11 +406,9 @@ TEST(CompareScalars, IntFloatBoolNone) {
 
 TEST(CompareScalars, ListsCompareElementwise) {
   auto list = [](std::vector<at::Tensor> ts) { return c10::IValue(c10::List<at::Tensor>(ts)); };
-  EXPECT_EQ(compareResults(outputs({list({f32({1}), f32({2})})}),
-                           outputs({list({f32({1}), f32({2})})})).kind,
+  EXPECT_EQ(compareResults(outputs({list({f32({1}), f32({2})})}), outputs({list({f32({1}), f32({2})})})).kind,
             VerdictKind::Match);
-  Verdict v = compareResults(outputs({list({f32({1}), f32({2})})}),
-                             outputs({list({f32({1}), f32({3})})}));
+  Verdict v = compareResults(outputs({list({f32({1}), f32({2})})}), outputs({list({f32({1}), f32({3})})}));
   EXPECT_EQ(v.kind, VerdictKind::ValueMismatch);
   EXPECT_EQ(v.where, "output 0[1]");
   v = compareResults(outputs({list({f32({1})})}), outputs({list({f32({1}), f32({2})})}));
@@ -462,7 +459,7 @@ TEST(CompareExceptions, ExceptionInOne) {
   EXPECT_EQ(v.kind, VerdictKind::ExceptionInOne);
   EXPECT_EQ(v.where, "");
   EXPECT_CONTAINS(v.report, ("exception in actual only: node %add_: aten::add_.Tensor: "
-                                  "output with shape [1] doesn't match"));
+                             "output with shape [1] doesn't match"));
   EXPECT_CONTAINS(v.report, ("expected completed with 1 output"));
 
   v = compareResults(bad, ok);
@@ -483,8 +480,7 @@ TEST(CompareExceptions, SameExceptionMatchesDifferentDoesNot) {
   EXPECT_CONTAINS(v.report, ("expected: node %add_: aten::add_.Tensor: boom"));
   EXPECT_CONTAINS(v.report, ("actual:   node %add_: aten::add_.Tensor: bang"));
 
-  EXPECT_EQ(compareResults(a, raised("add_", "aten::mul_.Tensor", "boom")).kind,
-            VerdictKind::DifferentExceptions);
+  EXPECT_EQ(compareResults(a, raised("add_", "aten::mul_.Tensor", "boom")).kind, VerdictKind::DifferentExceptions);
 }
 
 // Runs of one program on two devices raise through different kernels, which word their
@@ -505,8 +501,7 @@ TEST(CompareExceptions, RaisingAtTheSameNodeAgreesAcrossDevices) {
 }
 
 TEST(CompareReport, ValueMismatchReport) {
-  Verdict v = compareTensors(f32({1, 2, 3, 4}).reshape({2, 2}),
-                             f32({1, 2.25, 3, 4.5}).reshape({2, 2}));
+  Verdict v = compareTensors(f32({1, 2, 3, 4}).reshape({2, 2}), f32({1, 2.25, 3, 4.5}).reshape({2, 2}));
   ASSERT_EQ(v.kind, VerdictKind::ValueMismatch);
   EXPECT_EQ(v.where, "output 0");
   EXPECT_CONTAINS(v.report, ("value mismatch at output 0 (f32[2, 2], rtol 1.3e-06, atol 1e-05)"));

@@ -99,7 +99,8 @@ TEST(Pt2, BadArchivesGetLocatedErrors) {
 
   EXPECT_NE(readError("hello").message.find("not a readable .pt2 archive"), std::string::npos);
   const std::string whole = archiveOf(valid);
-  EXPECT_NE(readError(whole.substr(0, whole.size() / 2)).message.find("not a readable .pt2 archive"), std::string::npos);
+  EXPECT_NE(readError(whole.substr(0, whole.size() / 2)).message.find("not a readable .pt2 archive"),
+            std::string::npos);
 
   auto without = valid;
   without.erase("models/model.json");
@@ -166,9 +167,9 @@ TEST(Pt2, ExampleInputsAreLaidOutByTheRootCallSpec) {
   std::string args;
   for (size_t i = 0; i + 1 < inputs; ++i) args += (i ? ", " : "") + leaf;
   const std::string keyword = R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [)"
-                              R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" + args +
-                              R"(]}, {"type": "builtins.dict", "context": "[\"scale\"]", "children_spec": [)" + leaf +
-                              "]}]}]";
+                              R"({"type": "builtins.tuple", "context": "null", "children_spec": [)" +
+                              args + R"(]}, {"type": "builtins.dict", "context": "[\"scale\"]", "children_spec": [)" +
+                              leaf + "]}]}]";
   auto laidOut = [&](const std::string& in_spec) {
     for (auto& entry : p.module_call_graph) {
       if (entry.fqn.empty() && entry.signature) entry.signature->in_spec = in_spec;

@@ -527,9 +527,17 @@ signature {
 // autograd history), by a byte copy for dense tensors and through clone for the rest.
 TEST(Oracle, CloneOfIsClone) {
   const at::Tensor base = at::arange(24, at::kDouble).reshape({2, 3, 4});
-  std::vector<at::Tensor> cases = {base, base.permute({2, 0, 1}), base.transpose(0, 1), base[1], base.select(2, 3),
-                                   base.unsqueeze(1), base.expand({3, 2, 3, 4}), base.slice(2, 0, 4, 2),
-                                   at::empty({0, 3}), at::full({}, 7, at::kLong), base[0].to(at::kHalf).t(),
+  std::vector<at::Tensor> cases = {base,
+                                   base.permute({2, 0, 1}),
+                                   base.transpose(0, 1),
+                                   base[1],
+                                   base.select(2, 3),
+                                   base.unsqueeze(1),
+                                   base.expand({3, 2, 3, 4}),
+                                   base.slice(2, 0, 4, 2),
+                                   at::empty({0, 3}),
+                                   at::full({}, 7, at::kLong),
+                                   base[0].to(at::kHalf).t(),
                                    at::ones({2, 2}).requires_grad_(true)};
   for (const at::Tensor& t : cases) {
     const at::Tensor expected = t.clone();
@@ -624,8 +632,8 @@ storages {
 
 TEST(Oracle, IntegerOverflowInBuiltinsIsAnErrorNotACrash) {
   for (const char* expr : {"operator.floordiv(-9223372036854775808, -1)", "operator.pow(3, 100000000000000)",
-                           "operator.mul(9223372036854775807, 2)", "operator.lshift(1, 64)",
-                           "math.ceil(inf)", "operator.neg(-9223372036854775808)"}) {
+                           "operator.mul(9223372036854775807, 2)", "operator.lshift(1, 64)", "math.ceil(inf)",
+                           "operator.neg(-9223372036854775808)"}) {
     auto p = parse(std::string("graph {\n  %x: f32[2] = placeholder\n  %v: 0 = ") + expr +
                    "\n  return (%x)\n}\nsignature {\n  input user_input %x\n  output user_output %x\n}\n");
     auto r = runProgram(p, {tensorInput(at::ones({2}))});

@@ -32,9 +32,10 @@ std::string modelJson(const ExportedProgram& p) {
   return json.ok() ? json.value() : "";
 }
 
-#define SKIP_WITHOUT_TYPES()                                                                          \
-  if (!torchSchemaTypesAvailable()) GTEST_SKIP() << "this LibTorch ships no generated serialization " \
-                                                    "types (torch/csrc/utils/generated_serialization_types.h)"
+#define SKIP_WITHOUT_TYPES()                                        \
+  if (!torchSchemaTypesAvailable())                                 \
+  GTEST_SKIP() << "this LibTorch ships no generated serialization " \
+                  "types (torch/csrc/utils/generated_serialization_types.h)"
 
 TEST(TorchSchema, GeneratedProgramsConform) {
   SKIP_WITHOUT_TYPES();
@@ -94,8 +95,9 @@ TEST(TorchSchema, DisagreementsAreNamed) {
   // renamed into one it lacks shows the rename; a JSON without the key shows the omission.
   const std::string without = replaced("\"verifiers\":[\"TRAINING\"],", "");
   says(torchSchemaDisagreement(without), "$.verifiers: a field the schema has that epsmith omits");
-  says(torchSchemaDisagreement(replaced("\"schema_version\":{\"major\":", "\"schema_version\":{\"major\":\"8\",\"x\":")),
-       "refuse");
+  says(
+      torchSchemaDisagreement(replaced("\"schema_version\":{\"major\":", "\"schema_version\":{\"major\":\"8\",\"x\":")),
+      "refuse");
   says(torchSchemaDisagreement("{"), "not JSON");
 }
 

@@ -79,9 +79,11 @@ TEST(PerfStatistics, MannWhitneyAgreesWithScipy) {
 TEST(PerfStatistics, SignTestAgreesWithScipy) {
   const std::string python = scipyPython();
   if (python.empty()) GTEST_SKIP() << "no Python with scipy beside this build";
-  const std::vector<std::pair<size_t, size_t>> counts = {{0, 1}, {5, 5}, {8, 0}, {1, 9}, {30, 12}, {400, 350}, {0, 2000}};
+  const std::vector<std::pair<size_t, size_t>> counts = {{0, 1},   {5, 5},     {8, 0},   {1, 9},
+                                                         {30, 12}, {400, 350}, {0, 2000}};
   std::string script = "from scipy.stats import binomtest\n";
-  for (auto [up, down] : counts) script += "print(float(binomtest(" + std::to_string(up) + "," + std::to_string(up + down) + ").pvalue))\n";
+  for (auto [up, down] : counts)
+    script += "print(float(binomtest(" + std::to_string(up) + "," + std::to_string(up + down) + ").pvalue))\n";
   std::istringstream theirs(runPython(python, script));
   for (auto [up, down] : counts) {
     double p = -1;
@@ -100,7 +102,8 @@ ProgramTiming synthetic(const std::string& id, uint64_t digest, double centre, s
   std::normal_distribution<double> noise(1.0, 0.03);
   ModeTiming& m = t.modes["eager"];
   for (int i = 0; i < 15; ++i) m.micros.push_back(centre * noise(rng));
-  for (const auto& [op, micros] : ops) m.op_micros[op] = {micros * noise(rng), micros * noise(rng), micros * noise(rng)};
+  for (const auto& [op, micros] : ops)
+    m.op_micros[op] = {micros * noise(rng), micros * noise(rng), micros * noise(rng)};
   return t;
 }
 
@@ -118,7 +121,7 @@ TEST(PerfCompare, FindsWhatGotSlowerAndOnlyThat) {
     b.programs.push_back(synthetic(id, i, uses_mul ? 70 : 50, ops, rng));
   }
   b.programs.push_back(synthetic("seed:99", 1, 50, {}, rng));  // in B only
-  a.programs[11].digest = 1234;  // the same id, another program: never compared
+  a.programs[11].digest = 1234;                                // the same id, another program: never compared
   const Side sa{&a, Mode::Eager, "A"}, sb{&b, Mode::Eager, "B"};
   const Comparison c = compare(sa, sb, CompareOptions{});
   EXPECT_EQ(c.paired, 11u);
@@ -191,12 +194,17 @@ TEST(PerfTimingFile, BadFilesAreLocatedErrors) {
     return f.ok() ? std::string("read") : f.error().str();
   };
   EXPECT_EQ(errorOf("{\"epsmith_perf\": 9}").rfind(path + ": $.epsmith_perf: a timing file of version 9", 0), 0u);
-  const std::string header = R"({"epsmith_perf": 1, "libtorch": "2.13.0", "label": "", "warmup": 1, "reps": 1, "rounds": 1,)";
-  EXPECT_NE(errorOf(header + R"("modes": ["eagre"], "unavailable": {}, "programs": []})").find("$.modes[0]: unknown mode"),
-            std::string::npos);
-  EXPECT_NE(errorOf(header + R"("modes": [], "unavailable": {}, "programs": [{"id": "a", "reproduce": "", "digest": "xyz", "modes": {}}]})")
-                .find("$.programs[0].digest: expected up to 16 hexadecimal digits"),
-            std::string::npos);
+  const std::string header =
+      R"({"epsmith_perf": 1, "libtorch": "2.13.0", "label": "", "warmup": 1, "reps": 1, "rounds": 1,)";
+  EXPECT_NE(
+      errorOf(header + R"("modes": ["eagre"], "unavailable": {}, "programs": []})").find("$.modes[0]: unknown mode"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          header +
+          R"("modes": [], "unavailable": {}, "programs": [{"id": "a", "reproduce": "", "digest": "xyz", "modes": {}}]})")
+          .find("$.programs[0].digest: expected up to 16 hexadecimal digits"),
+      std::string::npos);
   EXPECT_EQ(errorOf("{").rfind(path + ": ", 0), 0u) << errorOf("{");
 }
 

@@ -55,7 +55,8 @@ std::string readFile(const fs::path& path) {
 int runPython(const std::string& args, std::string& output) {
   const fs::path cwd = freshDirectory("epsmith-repro-cwd");
   const fs::path log = cwd / "output.txt";
-  const std::string command = "cd '" + cwd.string() + "' && '" + torchPython() + "' -I " + args + " >'" + log.string() + "' 2>&1";
+  const std::string command =
+      "cd '" + cwd.string() + "' && '" + torchPython() + "' -I " + args + " >'" + log.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   output = readFile(log);
   fs::remove_all(cwd);
@@ -64,7 +65,8 @@ int runPython(const std::string& args, std::string& output) {
 
 // Why two values differ in their bits ("" when they do not): dtype, sizes, then bytes.
 std::string bitDifference(const c10::IValue& a, const c10::IValue& b) {
-  if (a.isTensor() != b.isTensor()) return "a tensor against a " + std::string(a.isTensor() ? b.tagKind() : a.tagKind());
+  if (a.isTensor() != b.isTensor())
+    return "a tensor against a " + std::string(a.isTensor() ? b.tagKind() : a.tagKind());
   if (!a.isTensor()) {
     if (a.isDouble() && b.isDouble()) {
       const double x = a.toDouble(), y = b.toDouble();
@@ -73,9 +75,11 @@ std::string bitDifference(const c10::IValue& a, const c10::IValue& b) {
     return a == b ? "" : "values of kinds " + a.tagKind() + " and " + b.tagKind();
   }
   const at::Tensor x = a.toTensor().detach().contiguous(), y = b.toTensor().detach().contiguous();
-  if (x.scalar_type() != y.scalar_type()) return std::string("dtypes ") + c10::toString(x.scalar_type()) + " and " + c10::toString(y.scalar_type());
+  if (x.scalar_type() != y.scalar_type())
+    return std::string("dtypes ") + c10::toString(x.scalar_type()) + " and " + c10::toString(y.scalar_type());
   if (x.sizes() != y.sizes()) return "sizes differ";
-  if (x.numel() && std::memcmp(x.data_ptr(), y.data_ptr(), x.numel() * x.element_size()) != 0) return "element bits differ";
+  if (x.numel() && std::memcmp(x.data_ptr(), y.data_ptr(), x.numel() * x.element_size()) != 0)
+    return "element bits differ";
   return "";
 }
 
@@ -94,7 +98,8 @@ bool factorizes(const ExportedProgram& p) {
 std::vector<std::string> disagreements(const RunResult& ours, const RunResult& script, bool lapack, int& rounded) {
   auto differs = [&](const c10::IValue& a, const c10::IValue& b) {
     std::string d = bitDifference(a, b);
-    if (d == "element bits differ" && lapack && at::allclose(a.toTensor(), b.toTensor(), 1e-3, 1e-5, /*equal_nan=*/true)) {
+    if (d == "element bits differ" && lapack &&
+        at::allclose(a.toTensor(), b.toTensor(), 1e-3, 1e-5, /*equal_nan=*/true)) {
       ++rounded;
       return std::string();
     }
@@ -103,7 +108,8 @@ std::vector<std::string> disagreements(const RunResult& ours, const RunResult& s
   std::vector<std::string> out;
   if (ours.outputs.size() != script.outputs.size()) return {"output counts differ"};
   for (size_t i = 0; i < ours.outputs.size(); ++i) {
-    if (auto d = differs(ours.outputs[i], script.outputs[i]); !d.empty()) out.push_back("output " + std::to_string(i) + ": " + d);
+    if (auto d = differs(ours.outputs[i], script.outputs[i]); !d.empty())
+      out.push_back("output " + std::to_string(i) + ": " + d);
   }
   int user = 0;
   for (const auto& [name, tensor] : ours.final_inputs) {
@@ -111,8 +117,10 @@ std::vector<std::string> disagreements(const RunResult& ours, const RunResult& s
     if (key.rfind("constant:", 0) == 0) continue;
     const at::Tensor* theirs = nullptr;
     for (const auto& [k, t] : script.final_inputs) theirs = k == key ? &t : theirs;
-    if (!theirs) out.push_back(name + ": missing from the script's run");
-    else if (auto d = differs(tensor, *theirs); !d.empty()) out.push_back(name + ": " + d);
+    if (!theirs)
+      out.push_back(name + ": missing from the script's run");
+    else if (auto d = differs(tensor, *theirs); !d.empty())
+      out.push_back(name + ": " + d);
   }
   return out;
 }
@@ -136,7 +144,8 @@ std::vector<Generated> generatedPrograms(int per_config) {
   configs[3].first = "strided";
   configs[3].second.noncontiguous_percent = 100;
   configs[4].first = "narrow";
-  configs[4].second.dtypes = {ScalarType::Short, ScalarType::Char, ScalarType::Byte, ScalarType::Bool, ScalarType::Half};
+  configs[4].second.dtypes = {ScalarType::Short, ScalarType::Char, ScalarType::Byte, ScalarType::Bool,
+                              ScalarType::Half};
   std::vector<Generated> out;
   for (const auto& [name, config] : configs) {
     for (int seed = 1; seed <= per_config; ++seed) {
@@ -168,7 +177,8 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
   }
   std::string output;
   const int status = runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/eager_driver.py '" + scripts.string() +
-                                   "' '" + results.string() + "'", output);
+                                   "' '" + results.string() + "'",
+                               output);
   EXPECT_EQ(status, 0) << output;
   int compared = 0;
   for (size_t i = 0; i < programs.size() && status == 0; ++i) {
@@ -176,8 +186,9 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
     const RunResult ours = runProgram(programs[i].program, RunOptions(RunMode::Exported));
     const fs::path error = results / (std::string(name) + ".error"), pt = results / (std::string(name) + ".pt");
     if (!ours.ok() || fs::exists(error)) {
-      EXPECT_EQ(!ours.ok(), fs::exists(error)) << programs[i].label << ": epsmith "
-          << (ours.ok() ? "ran" : ours.error->str()) << "; the script " << (fs::exists(error) ? readFile(error) : "ran");
+      EXPECT_EQ(!ours.ok(), fs::exists(error))
+          << programs[i].label << ": epsmith " << (ours.ok() ? "ran" : ours.error->str()) << "; the script "
+          << (fs::exists(error) ? readFile(error) : "ran");
       continue;
     }
     for (const auto& d : disagreements(ours, decodeTorchRun(readFile(pt)), factorizes(programs[i].program), rounded)) {
@@ -185,7 +196,8 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
     }
     ++compared;
   }
-  if (rounded) std::cout << "[          ] " << rounded << " values of LAPACK calls equal within 1e-3, not bit for bit\n";
+  if (rounded)
+    std::cout << "[          ] " << rounded << " values of LAPACK calls equal within 1e-3, not bit for bit\n";
   fs::remove_all(scripts);
   fs::remove_all(results);
   return compared;
@@ -206,8 +218,11 @@ TEST(ReproScripts, ExportedGradRegionsRunAsEpsmithRunsThem) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   const fs::path dir = freshDirectory("epsmith-repro-hop");
   std::string output;
-  ASSERT_EQ(runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/export_grad_region.py '" + (dir / "m.pt2").string() + "'",
-                      output), 0) << output;
+  ASSERT_EQ(runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/export_grad_region.py '" +
+                          (dir / "m.pt2").string() + "'",
+                      output),
+            0)
+      << output;
   auto p = loadProgram((dir / "m.pt2").string());
   ASSERT_TRUE(p.ok()) << p.error().str();
   auto script = writeReproScript(p.value(), {ReproPath::Decompose, "a test"});
@@ -235,7 +250,8 @@ int runScript(const ExportedProgram& p, std::string_view check, const std::strin
   const fs::path dir = freshDirectory("epsmith-repro-planted");
   writeFile(dir / "repro.py", script.value());
   const int status = runPython(std::string(EPSMITH_SOURCE_DIR) + "/tests/repro/planted_torch_fault.py " + fault + " '" +
-                                   (dir / "repro.py").string() + "'", output);
+                                   (dir / "repro.py").string() + "'",
+                               output);
   fs::remove_all(dir);
   return status;
 }
@@ -253,7 +269,7 @@ TEST(ReproScripts, ExitOneExactlyWhenTheBugShows) {
     EXPECT_EQ(runScript(p, check, "none", output), 0) << check << ":\n" << output;
     EXPECT_NE(output.find("the bug does not show"), std::string::npos) << output;
     EXPECT_EQ(runScript(p, check, fault, output), 1) << check << " with " << fault << ":\n" << output;
-    EXPECT_NE(output.find("torch " ), std::string::npos) << output;  // the release it ran on
+    EXPECT_NE(output.find("torch "), std::string::npos) << output;  // the release it ran on
   }
 }
 

@@ -9,7 +9,7 @@
 
 namespace epsmith::testing {
 
-inline constexpr const char* kPlantedFaults = 
+inline constexpr const char* kPlantedFaults =
     "aten::logical_not_,crash:aten::polygamma_,overread:aten::polygamma,cuda:aten::special_zeta";
 // Set before main(), so before any functionalized run installs the faults.
 inline const bool kFaultsPlanted = ::setenv("EPSMITH_PLANTED_FAULT", kPlantedFaults, 1) == 0;

@@ -44,7 +44,8 @@ TEST(PyTorchVerifierCases, Accepted) {
 TEST(PyTorchVerifierCases, EachViolationAtItsPlace) {
   EXPECT_EQ(violations(caseProgram("in_place_add")), Lines{"non-functional-op %add"});
   EXPECT_EQ(violations(caseProgram("in_place_add_in_cond")), Lines{"non-functional-op true_graph_0/%ADD_OP"});
-  EXPECT_EQ(violations(caseProgram("parameter_not_in_state_dict")), Lines{"parameter-not-in-state-dict input_specs[0]"});
+  EXPECT_EQ(violations(caseProgram("parameter_not_in_state_dict")),
+            Lines{"parameter-not-in-state-dict input_specs[0]"});
   EXPECT_EQ(violations(caseProgram("parameter_not_a_parameter")), Lines{"parameter-not-parameter input_specs[0]"});
   EXPECT_EQ(violations(caseProgram("buffer_not_in_state_dict")), Lines{"buffer-not-in-state-dict input_specs[2]"});
   EXPECT_EQ(violations(caseProgram("output_count")), Lines{"output-count %output"});

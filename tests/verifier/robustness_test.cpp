@@ -106,20 +106,22 @@ void corrupt(ExportedProgram& p, std::mt19937& rng) {
       }
       break;
     case 9:
-      if (rng() % 2) p.signature.input_specs.pop_back();
-      else p.signature.output_specs.insert(p.signature.output_specs.begin(), OutputSpec{});
+      if (rng() % 2)
+        p.signature.input_specs.pop_back();
+      else
+        p.signature.output_specs.insert(p.signature.output_specs.begin(), OutputSpec{});
       break;
     case 10: p.state_dict.erase(rng() % 2 ? "w" : "buf"); break;
     case 11: p.state_dict["w"].is_parameter = rng() % 2; break;
     case 12:
       if (Node* out = g.outputNode()) {
-        if (rng() % 2 && !out->args.empty()) out->args.pop_back();
-        else out->args.push_back(rng() % 2 ? Argument(arg::Int{3}) : Argument(arg::IntList{{1, 2}}));
+        if (rng() % 2 && !out->args.empty())
+          out->args.pop_back();
+        else
+          out->args.push_back(rng() % 2 ? Argument(arg::Int{3}) : Argument(arg::IntList{{1, 2}}));
       }
       break;
-    case 13:
-      p.module_call_graph[0].signature->outputs.push_back(SpecArg::tensor("ghost"));
-      break;
+    case 13: p.module_call_graph[0].signature->outputs.push_back(SpecArg::tensor("ghost")); break;
   }
 }
 

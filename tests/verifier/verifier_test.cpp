@@ -12,11 +12,10 @@
 namespace epsmith {
 namespace {
 
-
-std::string program(const std::string& graph, const std::string& signature,
-                    const std::string& rest = "", const std::string& dialect = "ATEN") {
-  return "program {\n  verifiers [\"" + dialect + "\"]\n}\ngraph {\n" + graph + "}\nsignature {\n" +
-         signature + "}\n" + rest;
+std::string program(const std::string& graph, const std::string& signature, const std::string& rest = "",
+                    const std::string& dialect = "ATEN") {
+  return "program {\n  verifiers [\"" + dialect + "\"]\n}\ngraph {\n" + graph + "}\nsignature {\n" + signature + "}\n" +
+         rest;
 }
 
 using test::parse;
@@ -33,8 +32,7 @@ const std::string kAddGraph =
     "  %y: f32[2] = placeholder\n"
     "  %add: f32[2] = aten::add.Tensor(%x, %y)\n"
     "  return (%add)\n";
-const std::string kAddSignature =
-    "  input user_input %x\n  input user_input %y\n  output user_output %add\n";
+const std::string kAddSignature = "  input user_input %x\n  input user_input %y\n  output user_output %add\n";
 
 // A parameter, a persistent buffer, a constant and a custom object, all lifted.
 const std::string kLiftedGraph =
@@ -49,8 +47,7 @@ const std::string kLiftedState =
     "storages {\n  $0: f32[2] = [1.0, 2.0]\n}\n"
     "state {\n  parameter \"w\" = $0 f32[2]\n  buffer \"buf\" = $0 f32[2]\n}\n"
     "constants {\n  \"c0\" = $0 f32[2]\n  \"obj\" = custom_obj(\"my.Obj\")\n}\n";
-std::string liftedSignature(const std::string& p, const std::string& b, const std::string& c,
-                            const std::string& o) {
+std::string liftedSignature(const std::string& p, const std::string& b, const std::string& c, const std::string& o) {
   return "  input " + p + "\n  input " + b + "\n  input " + c + "\n  input " + o +
          "\n  input user_input %x\n  output user_output %add\n";
 }
@@ -89,9 +86,9 @@ std::vector<Case> cases() {
   add("use_before_def",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
               "  %add: f32[2] = aten::add.Tensor(%x, %late)\n  %late: f32[2] = aten::neg(%y)\n"
-              "  return (%add)\n", kAddSignature),
-      CheckId::UseBeforeDef, "%add",
-      "Argument 'late' of Node 'add' was used before it has been defined!");
+              "  return (%add)\n",
+              kAddSignature),
+      CheckId::UseBeforeDef, "%add", "Argument 'late' of Node 'add' was used before it has been defined!");
   add("nonexistent_attribute",
       program("  %x: f32[2] = placeholder\n  %g = get_attr(\"sub.nope\")\n  return (%x)\n",
               "  input user_input %x\n  output user_output %x\n"),
@@ -130,11 +127,13 @@ std::vector<Case> cases() {
       CheckId::CallMethod, "%m", "call_method is not valid");
   add("missing_val_call",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-              "  %add = aten::add.Tensor(%x, %y)\n  return (%add)\n", kAddSignature),
+              "  %add = aten::add.Tensor(%x, %y)\n  return (%add)\n",
+              kAddSignature),
       CheckId::MissingVal, "%add", "Node.meta add is missing val field.");
   add("missing_val_placeholder",
       program("  %x = placeholder\n  %y: f32[2] = placeholder\n"
-              "  %add: f32[2] = aten::add.Tensor(%x, %y)\n  return (%add)\n", kAddSignature),
+              "  %add: f32[2] = aten::add.Tensor(%x, %y)\n  return (%add)\n",
+              kAddSignature),
       CheckId::MissingVal, "%x", "Node.meta x is missing val field.");
   add("invalid_val",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
@@ -143,22 +142,24 @@ std::vector<Case> cases() {
       CheckId::InvalidVal, "%add", "Node.meta add has invalid val field (f32[2], opaque(\"object\"))");
   add("disallowed_op",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-              "  %add: f32[2] = operator.matmul(%x, %y)\n  return (%add)\n", kAddSignature),
+              "  %add: f32[2] = operator.matmul(%x, %y)\n  return (%add)\n",
+              kAddSignature),
       CheckId::DisallowedOp, "%add", "Operator 'operator.matmul' is not an allowed operator type");
   add("non_functional_op",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-              "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n", kAddSignature),
+              "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
+              kAddSignature),
       CheckId::NonFunctionalOp, "%add", "operator 'aten.add_.Tensor' is not functional");
   add("non_functional_out_op",
       program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-              "  %add: f32[2] = aten::add.out(%x, %y, out=%y)\n  return (%add)\n", kAddSignature),
+              "  %add: f32[2] = aten::add.out(%x, %y, out=%y)\n  return (%add)\n",
+              kAddSignature),
       CheckId::NonFunctionalOp, "%add", "operator 'aten.add.out' is not functional");
   add("getattr_parameter_at_top_level",
       program("  %x: f32[2] = placeholder\n  %w: f32[2] = get_attr(\"w\")\n  return (%x)\n"
               "  attr \"w\" = parameter\n",
               "  input user_input %x\n  output user_output %x\n"),
-      CheckId::InvalidGetAttrType, "%w",
-      "Invalid get_attr type <class 'torch.nn.parameter.Parameter'> on target w.");
+      CheckId::InvalidGetAttrType, "%w", "Invalid get_attr type <class 'torch.nn.parameter.Parameter'> on target w.");
   add("getattr_plain_module",
       program("  %x: f32[2] = placeholder\n  %m = get_attr(\"lin\")\n  return (%x)\n"
               "  attr \"lin\" = module(\"torch.nn.modules.linear.Linear\")\n",
@@ -176,16 +177,14 @@ std::vector<Case> cases() {
       CheckId::CallGraphInputMissing, "module_call_graph[0]", "Input nope does not exist in the graph.");
   add("call_graph_output_missing",
       program(kAddGraph, kAddSignature,
-              "module_call_graph {\n  entry \"\"\n  entry \"sub\" inputs=[] outputs=[%gone] in_spec=\"\" out_spec=\"\"\n}\n"),
+              "module_call_graph {\n  entry \"\"\n  entry \"sub\" inputs=[] outputs=[%gone] in_spec=\"\" "
+              "out_spec=\"\"\n}\n"),
       CheckId::CallGraphOutputMissing, "module_call_graph[1]", "Output gone does not exist in the graph.");
-  add("input_count", program(kAddGraph, "  input user_input %x\n  output user_output %add\n"),
-      CheckId::InputCount, "input_specs",
-      "Number of graph inputs (2) does not match number of inputs in the graph signature (1)");
-  add("input_name",
-      program(kAddGraph, "  input user_input %y\n  input user_input %x\n  output user_output %add\n"),
+  add("input_count", program(kAddGraph, "  input user_input %x\n  output user_output %add\n"), CheckId::InputCount,
+      "input_specs", "Number of graph inputs (2) does not match number of inputs in the graph signature (1)");
+  add("input_name", program(kAddGraph, "  input user_input %y\n  input user_input %x\n  output user_output %add\n"),
       CheckId::InputName, "input_specs[0]", "Input spec name y does not match node name x");
-  add("spec_missing_target",
-      program(kLiftedGraph, liftedSignature("parameter %p", kB, kC, kO), kLiftedState),
+  add("spec_missing_target", program(kLiftedGraph, liftedSignature("parameter %p", kB, kC, kO), kLiftedState),
       CheckId::SpecMissingTarget, "input_specs[0]", "InputSpec for p has no target.");
   add("parameter_not_tensor",
       program(kLiftedGraph, liftedSignature("parameter token(%p) -> \"w\"", kB, kC, kO), kLiftedState),
@@ -222,38 +221,41 @@ std::vector<Case> cases() {
       CheckId::CustomObjNotCustomObj, "input_specs[3]",
       "Custom object o is not a custom object argument. Found TensorArgument(name='o') instead.");
   add("custom_obj_not_in_constants",
-      program(kLiftedGraph, liftedSignature(kP, kB, kC, "custom_obj custom_obj(%o, \"my.Obj\") -> \"other\""), kLiftedState),
+      program(kLiftedGraph, liftedSignature(kP, kB, kC, "custom_obj custom_obj(%o, \"my.Obj\") -> \"other\""),
+              kLiftedState),
       CheckId::CustomObjNotInConstants, "input_specs[3]", "Custom object other is not in the constants dictionary.");
   add("token_not_token",
       program("  %t: f32[0] = placeholder\n  %x: f32[2] = placeholder\n  return (%x)\n",
               "  input token %t\n  input user_input %x\n  output user_output %x\n"),
       CheckId::TokenNotToken, "input_specs[0]", "Token t is not a token argument.");
-  add("output_count",
-      program(kAddGraph, kAddSignature + "  output user_output %x\n"),
-      CheckId::OutputCount, "%output",
+  add("output_count", program(kAddGraph, kAddSignature + "  output user_output %x\n"), CheckId::OutputCount, "%output",
       "Number of output nodes 1 is different Than the number of outputs specified by the graph signature");
   const std::string mutation_graph =
       "  %b: f32[2] = placeholder\n  %x: f32[2] = placeholder\n"
       "  %add: f32[2] = aten::add.Tensor(%b, %x)\n  %mul: f32[2] = aten::mul.Tensor(%x, %x)\n"
       "  return (%add, %mul)\n";
   const std::string mutation_state =
-      "storages {\n  $0: f32[2] = [1.0, 2.0]\n}\nstate {\n  buffer \"buf\" = $0 f32[2]\n  parameter \"w\" = $0 f32[2]\n}\n";
+      "storages {\n  $0: f32[2] = [1.0, 2.0]\n}\nstate {\n  buffer \"buf\" = $0 f32[2]\n  parameter \"w\" = $0 "
+      "f32[2]\n}\n";
   add("buffer_mutation_target",
       program(mutation_graph,
               "  input buffer %b -> \"buf\" persistent=True\n  input user_input %x\n"
-              "  output buffer_mutation %add -> \"other\"\n  output user_output %mul\n", mutation_state),
+              "  output buffer_mutation %add -> \"other\"\n  output user_output %mul\n",
+              mutation_state),
       CheckId::BufferMutationTarget, "output[0]",
       "Buffer output add does not point to a buffer that exists. \nDict of buffers that are mutated, "
       "in order: {'add': 'other'} \nBuffer nodes available: ['buf'] \n");
   add("parameter_mutation_target",
       program(mutation_graph,
               "  input buffer %b -> \"buf\" persistent=True\n  input user_input %x\n"
-              "  output parameter_mutation %add -> \"w\"\n  output user_output %mul\n", mutation_state),
+              "  output parameter_mutation %add -> \"w\"\n  output user_output %mul\n",
+              mutation_state),
       CheckId::ParameterMutationTarget, "output[0]", "Parameter output add does not point to a parameter that exists.");
   add("user_input_mutation_target",
       program(mutation_graph,
               "  input buffer %b -> \"buf\" persistent=True\n  input user_input %x\n"
-              "  output user_input_mutation %add -> \"b\"\n  output user_output %mul\n", mutation_state),
+              "  output user_input_mutation %add -> \"b\"\n  output user_output %mul\n",
+              mutation_state),
       CheckId::UserInputMutationTarget, "output[0]",
       "User input output add does not point to a user input that exists.");
   // Python matches mutation outputs by name, not by spec position: the slice's %mul is in no
@@ -263,17 +265,19 @@ std::vector<Case> cases() {
               "  %add: f32[2] = aten::add.Tensor(%b, %x)\n  %mul: f32[2] = aten::mul.Tensor(%x, %x)\n"
               "  return (%mul, %mul)\n",
               "  input buffer %b -> \"buf\" persistent=True\n  input user_input %x\n"
-              "  output buffer_mutation %add -> \"buf\"\n  output user_output %mul\n", mutation_state),
+              "  output buffer_mutation %add -> \"buf\"\n  output user_output %mul\n",
+              mutation_state),
       CheckId::MutationOutputKind, "output[0]", "Mutation node mul is neither a buffer nor a user input.");
   add("user_output_order",
       program(mutation_graph,
               "  input buffer %b -> \"buf\" persistent=True\n  input user_input %x\n"
-              "  output buffer_mutation %add -> \"buf\"\n  output user_output %add\n", mutation_state),
+              "  output buffer_mutation %add -> \"buf\"\n  output user_output %add\n",
+              mutation_state),
       CheckId::UserOutputOrder, "output[1]",
       "User output mul is not in the correct order or is not found in the exported program's "
       "user_output list: ['add']. ");
-  add("unknown_dialect", program(kAddGraph, kAddSignature, "", "NOPE"), CheckId::UnknownDialect,
-      "verifiers", "no verifier is registered for dialect 'NOPE'");
+  add("unknown_dialect", program(kAddGraph, kAddSignature, "", "NOPE"), CheckId::UnknownDialect, "verifiers",
+      "no verifier is registered for dialect 'NOPE'");
   return v;
 }
 
@@ -292,11 +296,11 @@ TEST(VerifierRejects, DuplicateNodeNamesBuiltThroughTheApi) {
 }
 
 TEST(VerifierRejects, ArgumentFromAnotherGraph) {
-  auto p = parse(program(
-      "  %x: f32[2] = placeholder\n  %g = get_attr(\"sub\")\n  return (%x)\n"
-      "  attr \"sub\" = graph {\n    %a: f32[2] = placeholder\n    %n: f32[2] = aten::neg(%a)\n"
-      "    return (%n)\n  }\n",
-      "  input user_input %x\n  output user_output %x\n"));
+  auto p =
+      parse(program("  %x: f32[2] = placeholder\n  %g = get_attr(\"sub\")\n  return (%x)\n"
+                    "  attr \"sub\" = graph {\n    %a: f32[2] = placeholder\n    %n: f32[2] = aten::neg(%a)\n"
+                    "    return (%n)\n  }\n",
+                    "  input user_input %x\n  output user_output %x\n"));
   Graph& sub = *p.graph().attributes().at("sub").subgraph;
   sub.find("n")->args[0] = arg::Tensor{p.graph().find("x")};
   auto ds = verify(p);
@@ -368,17 +372,19 @@ TEST(VerifierAccepts, NoReturnOpsNeedNoVal) {
 }
 
 TEST(VerifierAccepts, MutableOpsInTheTrainingDialect) {
-  auto p = parse(program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-                         "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
-                         kAddSignature, "", "TRAINING"));
+  auto p =
+      parse(program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
+                    "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
+                    kAddSignature, "", "TRAINING"));
   EXPECT_EQ(dump(verify(p)), "");
   EXPECT_EQ(verify(p, *findDialect("ATEN")).size(), 1u);
 }
 
 TEST(VerifierDialects, EveryVerifierTheProgramNamesRuns) {
-  auto p = parse(program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
-                         "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
-                         kAddSignature, "", "TRAINING"));
+  auto p =
+      parse(program("  %x: f32[2] = placeholder\n  %y: f32[2] = placeholder\n"
+                    "  %add: f32[2] = aten::add_.Tensor(%x, %y)\n  return (%add)\n",
+                    kAddSignature, "", "TRAINING"));
   p.verifiers = {"TRAINING", "ATEN"};
   EXPECT_EQ(dump(verify(p)), "%add: error[non-functional-op]: operator 'aten.add_.Tensor' is not functional\n");
   p.verifiers = {"TRAINING", "NOPE"};
@@ -386,15 +392,15 @@ TEST(VerifierDialects, EveryVerifierTheProgramNamesRuns) {
 }
 
 TEST(VerifierAccepts, BuiltinsSymFunctionsAndConstantOutputs) {
-  auto p = parse(program(
-      "  %x: f32[2] = placeholder\n  %s: sym_int(\"s0\", hint=2) = placeholder\n"
-      "  %t: sym_int(\"2*s0\") = operator.mul(sym_int(%s), 2)\n"
-      "  %m: sym_int(\"Max(s0, 2)\") = torch.sym_max(sym_int(%s), 2)\n"
-      "  %c: 2 = math.ceil(2.5)\n"
-      "  %g = torch._C._set_grad_enabled(False)\n"
-      "  return (%x, sym_int(%t), 3)\n",
-      "  input user_input %x\n  input user_input sym_int(%s)\n  output user_output %x\n"
-      "  output user_output sym_int(%t)\n  output user_output 3\n"));
+  auto p =
+      parse(program("  %x: f32[2] = placeholder\n  %s: sym_int(\"s0\", hint=2) = placeholder\n"
+                    "  %t: sym_int(\"2*s0\") = operator.mul(sym_int(%s), 2)\n"
+                    "  %m: sym_int(\"Max(s0, 2)\") = torch.sym_max(sym_int(%s), 2)\n"
+                    "  %c: 2 = math.ceil(2.5)\n"
+                    "  %g = torch._C._set_grad_enabled(False)\n"
+                    "  return (%x, sym_int(%t), 3)\n",
+                    "  input user_input %x\n  input user_input sym_int(%s)\n  output user_output %x\n"
+                    "  output user_output sym_int(%t)\n  output user_output 3\n"));
   // torch._C._set_grad_enabled returns None, recorded as a val of None.
   p.graph().find("g")->meta.val = Val::None{};
   EXPECT_EQ(dump(verify(p)), "");
