@@ -30,6 +30,7 @@ wanted=(
   libgtest-dev libbenchmark-dev libbenchmark-tools librapidcheck-dev
   nlohmann-json3-dev rapidjson-dev libcli11-dev valgrind
   "clang-14|clang-19|clang"
+  "clang-format-14|clang-format-19|clang-format"
   "libclang-rt-14-dev|libclang-rt-19-dev|libclang-rt-dev"
   "libtcmalloc-minimal4|libtcmalloc-minimal4t64"
 )
