@@ -264,7 +264,7 @@ std::optional<std::string> checkUnavailable(DiffCheck c, bool for_workers) {
     case CheckNeeds::TorchPeer: {
       auto why = for_workers ? startTorchZygote() : torchPeerUnavailable();
       if (!why) return std::nullopt;
-      return "no Python torch can be started here: " + *why;
+      return "no torch peer: " + *why;
     }
     case CheckNeeds::NativeRt: {
       std::string why;
