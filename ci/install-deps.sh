@@ -87,9 +87,17 @@ torch_214_version=2.14.1
 if [ "$torch_214" = 1 ]; then
   have=$(.venv-2.14/bin/python -c "import importlib.metadata as m; print(m.version('torch').split('+')[0])" 2>/dev/null || true)
   if [ "$have" != "$torch_214_version" ]; then
+    # pip's own "No space left on device" comes after minutes and names no size: say what
+    # it takes first. --no-cache-dir keeps pip from holding a second copy of the wheels.
+    free_kib=$(df -Pk . | awk 'NR == 2 { print $4 }')
+    if [ "$free_kib" -lt $((9 * 1024 * 1024)) ]; then
+      echo "ci/install-deps.sh: torch==$torch_214_version takes about 9 GB in .venv-2.14 while it installs;" \
+        "$((free_kib / 1024 / 1024)) GB are free on $(df -P . | awk 'NR == 2 { print $6 }')" >&2
+      exit 1
+    fi
     echo "ci/install-deps.sh: installing torch==$torch_214_version into .venv-2.14"
     python3 -m venv .venv-2.14
-    .venv-2.14/bin/pip install -q --disable-pip-version-check "torch==$torch_214_version" numpy
+    .venv-2.14/bin/pip install -q --no-cache-dir --disable-pip-version-check "torch==$torch_214_version" numpy
   fi
 fi
 # scipy for Google Benchmark's compare.py (its U test) and as the oracle of `epsmith perf`'s
