@@ -223,13 +223,9 @@ void Campaign::fileCase(Bucket& b, const Pending& p, std::optional<ExportedProgr
   c.bucket_key = b.root.str();
   c.core_ops = b.root.ops;
   c.check = b.root.check;
-  c.kind = b.kind;
   c.signature = b.signature;
-  c.op = b.op;
-  c.variant = b.variant;
-  c.message = p.failing.crash ? b.root.message : b.message;
-  c.where = b.where;
-  c.report = b.report;
+  c.finding = b.finding;
+  if (p.failing.crash) c.finding.message = b.root.message;
   c.status = CaseStatus::Open;
   c.provenance =
       Provenance{p.seed,   o_.setup.config_text, runner_->nodes(), libtorchVersion(), std::string(kEpsmithVersion),
@@ -336,16 +332,11 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
   pending_.erase(it);
   Bucket b;
   b.signature = p.failing.signature;
-  b.kind = p.kind;
   if (!outcome.minimized) {  // the finding as the case found it
     b.root = p.seen;
-    b.report = outcome.not_minimized;
-    if (p.failing.finding) {
-      b.op = p.failing.finding->op;
-      b.variant = p.failing.finding->variant;
-      b.message = p.failing.finding->message;
-      b.where = p.failing.finding->where;
-    }
+    if (p.failing.finding) b.finding = *p.failing.finding;
+    b.finding.kind = p.kind;
+    b.finding.report = outcome.not_minimized;
     if (!countKnown(b.root, MatchStage::Raised, p.seed, p.count, key)) settle(key, std::move(b), p, std::nullopt);
     return;
   }
@@ -359,12 +350,7 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
   }
   if (countKnown(m.root, MatchStage::Minimized, p.seed, p.count, key)) return;
   b.root = m.root;
-  b.kind = m.kind;
-  b.where = m.where;
-  b.report = m.report;
-  b.op = m.op;
-  b.variant = m.variant;
-  b.message = m.message;
+  b.finding = m.finding;
   b.nodes_before = m.nodes_before;
   b.nodes_after = m.nodes_after;
   b.oracle_calls = m.oracle_calls;

@@ -32,9 +32,11 @@ using Clock = std::chrono::steady_clock;
 // One root cause met (Note [Root causes]): the minimized finding that keyed it.
 struct Bucket {
   RootCause root;
-  std::string id, signature, kind, where, report, text, corpus_file;
-  std::string op, variant, message;  // the finding's fields (CheckOutcome)
-  bool is_new = false;               // no corpus read holds its root cause
+  std::string id, signature, text, corpus_file;
+  // The finding that keyed it, minimized (a death's kind and op for a crash); for one
+  // never minimized, the finding as the case found it, with why in its report.
+  CheckOutcome finding = blankFinding();
+  bool is_new = false;  // no corpus read holds its root cause
   int64_t count = 0;
   uint64_t first_seed = 0;
   size_t nodes_before = 0, nodes_after = 0;

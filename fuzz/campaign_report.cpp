@@ -10,6 +10,7 @@
 #include "oracle/program_io.h"
 #include "fuzz/campaign_books.h"
 #include "fuzz/corpus.h"
+#include "fuzz/finding_record.h"
 #include "fuzz/releases.h"
 
 namespace epsmith::campaign_detail {
@@ -114,11 +115,11 @@ void Campaign::writeBucketsJson(JsonWriter& w) const {
     w.key("signature").string(b.signature);
     w.key("key").string(b.root.str());
     w.key("check").string(b.root.check);
-    w.key("kind").string(b.kind);
     w.key("message").string(b.root.message);
-    w.key("op").string(b.op);
-    w.key("variant").string(b.variant);
     w.key("ops").strings(b.root.ops);
+    w.key("finding").beginObject();
+    writeFindingFields(w, b.finding);
+    w.endObject();
     w.key("first_seed").unsignedInteger(b.first_seed);
     w.key("nodes_before").unsignedInteger(b.nodes_before);
     w.key("nodes_after").unsignedInteger(b.nodes_after);
@@ -347,8 +348,9 @@ void Campaign::writeNew(std::ostream& md) const {
        << " oracle calls\n"
        << "- case file: " << (b.corpus_file.empty() ? "(none)" : "`" + b.corpus_file + "`") << "\n"
        << "- reproduce: `" << reproCommand(b) << "`\n";
-    if (!b.where.empty()) md << "- where: " << b.where << "\n";
-    md << "\n```\n" << b.report << (b.report.empty() || b.report.back() == '\n' ? "" : "\n") << "```\n";
+    const std::string& report = b.finding.report;
+    if (!b.finding.where.empty()) md << "- where: " << b.finding.where << "\n";
+    md << "\n```\n" << report << (report.empty() || report.back() == '\n' ? "" : "\n") << "```\n";
     if (!b.text.empty())
       md << "\nMinimized program:\n\n```\n" << b.text << (b.text.back() == '\n' ? "" : "\n") << "```\n";
   }

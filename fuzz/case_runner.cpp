@@ -224,6 +224,24 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
   return f.signature;
 }
 
+namespace {
+
+// The finding as the case found it, before any step: a check's finding, or a death's kind
+// and op.
+MinimizedFinding unminimized(const Failing& f) {
+  MinimizedFinding m;
+  m.signature = f.signature;
+  m.check = f.check;
+  if (f.finding) m.finding = *f.finding;
+  if (f.crash) {
+    m.finding.kind = f.crash->kindName();
+    m.finding.op = f.crash->op;
+  }
+  return m;
+}
+
+}  // namespace
+
 // Note [Minimizing in forked steps]
 // A finding that a check reports is minimized in-process: a fork per step costs more than
 // the step. But a smaller program may crash the kernel outright (a use-after-free that
@@ -233,17 +251,14 @@ std::string CaseRunner::firstSignatureInChild(const ExportedProgram& p, const st
 // in a forked child, and a step whose child dies does not count as failing the same way. Only the few findings that
 // killed a minimizing worker pay for the forks.
 MinimizedFinding CaseRunner::minimize(uint64_t seed, const Failing& f, bool fork_steps) const {
-  MinimizedFinding m;
+  MinimizedFinding m = unminimized(f);
   const OpTimeSink ops(&m.times.in_ops);
-  m.signature = f.signature;
-  m.check = f.check;
-  m.kind = f.crash ? f.crash->kindName() : "";
   if (f.crash && f.crash->phase == "generate") return confirmGenerationCrash(seed, std::move(m), f);
   auto generated = generate(seed, &m.times);
   if (!generated.ok()) {
-    m.root = RootCause{f.check, crashKind(m.kind), f.message, {}};
+    m.root = RootCause{f.check, crashKind(m.finding.kind), f.message, {}};
     if (f.crash && !f.crash->op.empty()) m.root.ops.push_back(coreOpName(f.crash->op));
-    m.report = "the generator made nothing of this seed: " + generated.error().str();
+    m.finding.report = "the generator made nothing of this seed: " + generated.error().str();
     return m;
   }
   return minimizeFrom(std::move(generated.value()), std::move(m), f, fork_steps);
@@ -280,21 +295,18 @@ MinimizedFinding CaseRunner::confirmGenerationCrash(uint64_t seed, MinimizedFind
   IsolatedOutcome again = runIsolated([&] { return generate(seed).ok() ? "made" : "refused"; }, setup_.limits);
   if (!again.death || !diesAlike(*again.death, d)) {
     m.flaky = true;
-    m.report = "the worker died (" + d.kindName() + ") while generating this seed, but a fresh child generated it" +
-               (again.death ? " and died as " + deathSignature(*again.death) : "");
+    m.finding.report = "the worker died (" + d.kindName() +
+                       ") while generating this seed, but a fresh child generated it" +
+                       (again.death ? " and died as " + deathSignature(*again.death) : "");
     return m;
   }
-  m.report = "the worker died (" + d.kindName() + ") while generating the program, running " + d.op +
-             ", and a fresh child died the same way";
+  m.finding.report = "the worker died (" + d.kindName() + ") while generating the program, running " + d.op +
+                     ", and a fresh child died the same way";
   return m;
 }
 
 MinimizedFinding CaseRunner::minimizeProgram(const ExportedProgram& p, const Failing& f, bool fork_steps) const {
-  MinimizedFinding m;
-  m.signature = f.signature;
-  m.check = f.check;
-  m.kind = f.crash ? f.crash->kindName() : "";
-  return minimizeFrom(p.clone(), std::move(m), f, fork_steps);
+  return minimizeFrom(p.clone(), unminimized(f), f, fork_steps);
 }
 
 // The minimization's time is charged after it returns: a clock in its scope would charge
@@ -352,7 +364,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   if (!flaky.empty()) {
     m.flaky = true;
     m.root = RootCause{check, "flaky", f.message, coreOps(program.value())};
-    m.report = flaky;
+    m.finding.report = flaky;
     m.program = std::move(program.value());
     return m;
   }
@@ -377,24 +389,18 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   m.nodes_after = r.nodes_after;
   std::string message = f.message;
   if (crash) {
-    m.kind = crash->kindName();
-    m.report = "the worker died (" + crash->kindName() + ") in " + crash->phase +
-               (crash->op.empty() ? "" : " while running " + crash->op) +
-               (crash->frame.empty() ? "" : ", in " + crash->frame);
+    m.finding.report = "the worker died (" + crash->kindName() + ") in " + crash->phase +
+                       (crash->op.empty() ? "" : " while running " + crash->op) +
+                       (crash->frame.empty() ? "" : ", in " + crash->frame);
   } else {
     CheckOutcome o;
     const std::string now = fork_steps ? firstSignatureInChild(r.program, checks, f, limits, &o)
                                        : firstSignature(r.program, checks, &f, &o);
-    m.kind = o.kind;
-    m.where = o.where;
-    m.report = o.report;
-    m.op = o.op;
-    m.variant = o.variant;
-    m.message = o.message;
+    m.finding = o;
     m.flaky = now.empty() || !f.matches(o);
     message = messageTemplate(o);
   }
-  m.root = RootCause{check, crashKind(m.kind), message, coreOps(r.program)};
+  m.root = RootCause{check, crashKind(m.finding.kind), message, coreOps(r.program)};
   if (!crash && !fork_steps && !m.flaky) {
     const FailsWith fails_with = [&](const ExportedProgram& candidate, const OpInfo& from, const OpInfo& by) {
       Failing g = f;  // the stand-in raises where the op it stands for did

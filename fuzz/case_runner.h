@@ -59,8 +59,10 @@ struct MinimizedFinding {
   std::string signature;
   RootCause root;
   std::optional<ExportedProgram> program;  // none when it was never made (a crash while generating)
-  std::string check, kind, where, report;  // of the minimized program
-  std::string op, variant, message;        // the finding's (CheckOutcome), for its case file
+  std::string check;                       // the check, or for a death outside every check its phase ("generate")
+  // The finding on the minimized program (a death's kind, op and report, for a crash);
+  // for a flaky one or one never minimized, why in its report.
+  CheckOutcome finding = blankFinding();
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
   PhaseTimes times;

@@ -146,26 +146,6 @@ std::string failureSignature(const CheckOutcome& o) {
   return o.op.empty() ? signature : signature + " " + o.op;
 }
 
-std::optional<CheckOutcome> findingFromSignature(std::string_view signature) {
-  const size_t space = signature.find(' ');
-  const auto check = diffCheckFromName(signature.substr(0, space));
-  if (!check || space == std::string_view::npos) return std::nullopt;
-  CheckOutcome o = finding(*check, "", "", "");
-  std::string_view rest = signature.substr(space + 1);
-  const size_t op_at = rest.find(" aten::");
-  o.kind = std::string(rest.substr(0, op_at));
-  if (op_at != std::string_view::npos) o.op = std::string(rest.substr(op_at + 1));
-  if (*check == DiffCheck::D4) {
-    for (RoundTripForm form : kRoundTripForms) {
-      if (o.kind.rfind(kindPrefix(form), 0) == 0) o.variant = roundTripVariant(form);
-    }
-  }
-  if (*check == DiffCheck::D6 || *check == DiffCheck::D7) {
-    if (const size_t colon = o.kind.find(':'); colon != std::string::npos) o.variant = o.kind.substr(colon + 1);
-  }
-  return o;
-}
-
 RoundTripForm drawnRoundTrip(uint64_t case_seed) {
   SeededSource random(case_seed ^ 0xd4d4d4d4d4d4d4d4ULL);  // a stream of its own: D6 draws from the seed itself
   return kRoundTripForms[random.below(std::size(kRoundTripForms))];
@@ -232,11 +212,6 @@ CheckOptions focusedOn(const CheckOutcome& finding) {
   CheckOptions options;
   kCheckFocus[static_cast<size_t>(finding.check)](finding, options);
   return options;
-}
-
-CheckOptions focusedOn(std::string_view signature) {
-  const auto finding = findingFromSignature(signature);
-  return finding ? focusedOn(*finding) : CheckOptions{};
 }
 
 const CheckInfo& checkInfo(DiffCheck c) { return kCheckInfo[static_cast<size_t>(c)]; }

@@ -102,6 +102,13 @@ struct CheckOutcome {
   std::vector<std::string> slice;
 };
 
+// A finding with none of its fields filled: where a record that keeps one starts.
+inline CheckOutcome blankFinding() {
+  CheckOutcome o;
+  o.status = CheckOutcome::Status::Finding;
+  return o;
+}
+
 // The first finding among `outcomes`, in check order; null when every check passed or
 // skipped.
 const CheckOutcome* firstFinding(const std::vector<CheckOutcome>& outcomes);
@@ -109,9 +116,6 @@ const CheckOutcome* firstFinding(const std::vector<CheckOutcome>& outcomes);
 // What stays the same while a failure is minimized and what buckets it: the check, the
 // finding's kind and, for exceptions, the op that raised ("D2 exception-in-one aten::logical_not_").
 std::string failureSignature(const CheckOutcome& o);
-// The fields a stored signature names (check, kind, op, variant), for case files written
-// before they kept the fields themselves; nullopt when it names no check of ours.
-std::optional<CheckOutcome> findingFromSignature(std::string_view signature);
 
 enum class RoundTripForm : uint8_t { Text, Json, Pt2 };
 // What D9 hands the runtime: the program itself, or its functionalized ATEN form.
@@ -162,7 +166,6 @@ bool drawnForAcrossReleases(uint64_t case_seed, int every);
 // D4's form, D6's corruption (its place drawn afresh); default options otherwise
 // (Note [Re-runs focus on the finding]). The second form reads the variant from a signature.
 CheckOptions focusedOn(const CheckOutcome& finding);
-CheckOptions focusedOn(std::string_view signature);
 
 // Runs `checks` on `p`. A program that does not verify in its own dialect cannot be checked:
 // every check asked for reports a finding of kind "invalid-program" with the first

@@ -16,13 +16,15 @@
 #include "formats/json_format.h"
 #include "oracle/program_io.h"
 #include "fuzz/checks.h"
+#include "fuzz/finding_record.h"
 
 namespace epsmith {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kCaseFormatVersion = 1;
+// 2: the expected verdict holds every field of its finding (fuzz/finding_record.h).
+constexpr int kCaseFormatVersion = 2;
 
 std::optional<CaseStatus> caseStatusFromName(std::string_view name) {
   for (CaseStatus s : {CaseStatus::Open, CaseStatus::KnownUpstream, CaseStatus::Fixed}) {
@@ -69,18 +71,11 @@ Provenance readProvenance(const JsonAt& p) {
   return out;
 }
 
-// The expected verdict; case files written before findings kept their op and variant have
-// them read from the signature.
 void readExpected(const JsonAt& e, CaseFile& c) {
   c.check = e.field("check").string();
-  c.kind = e.field("kind").string();
   c.signature = e.field("signature").string();
-  c.report = stringOr(e, "report", "");
-  const auto named = findingFromSignature(c.signature);
-  c.op = stringOr(e, "op", named ? named->op : "");
-  c.variant = stringOr(e, "variant", named ? named->variant : "");
-  c.message = stringOr(e, "message", "");
-  c.where = stringOr(e, "where", "");
+  if (auto check = diffCheckFromName(c.check)) c.finding.check = *check;
+  readFindingFields(e, c.finding);
 }
 
 UpstreamRecord readUpstream(const JsonAt& j) {
@@ -105,19 +100,13 @@ UpstreamRecord readUpstream(const JsonAt& j) {
 }  // namespace
 
 RootCause rootCauseOf(const CaseFile& c) {
-  CheckOutcome o;
-  o.status = CheckOutcome::Status::Finding;
-  o.kind = c.kind;
-  o.where = c.where;
-  o.report = c.report;
-  o.message = c.message;
-  RootCause r{c.check, crashKind(c.kind), messageTemplate(o), {}};
+  RootCause r{c.check, crashKind(c.finding.kind), messageTemplate(c.finding), {}};
   if (!c.core_ops.empty())
     r.ops = c.core_ops;
   else if (c.program)
     r.ops = coreOps(*c.program);
-  else if (!c.op.empty())
-    r.ops.push_back(coreOpName(c.op));
+  else if (!c.finding.op.empty())
+    r.ops.push_back(coreOpName(c.finding.op));
   if (c.program) r.traits = programTraits(*c.program);
   return r;
 }
@@ -193,13 +182,8 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   if (!c.note.empty()) w.key("note").string(c.note);
   w.key("expected").beginObject();
   w.key("check").string(c.check);
-  w.key("kind").string(c.kind);
   w.key("signature").string(c.signature);
-  if (!c.op.empty()) w.key("op").string(c.op);
-  if (!c.variant.empty()) w.key("variant").string(c.variant);
-  if (!c.message.empty()) w.key("message").string(c.message);
-  if (!c.where.empty()) w.key("where").string(c.where);
-  w.key("report").string(c.report);
+  writeFindingFields(w, c.finding);
   w.endObject();
   writeProvenance(w.key("provenance"), c.provenance);
   if (c.upstream) {
@@ -239,6 +223,9 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     j.expectObject();
     auto version = j.optional("epsmith_case");
     if (!version) j.fail("not an epsmith case file (no epsmith_case)");
+    if (version->integer() == 1) {
+      version->fail("case format 1 keeps only part of its finding; convert it with ci/migrate-cases.py");
+    }
     if (version->integer() != kCaseFormatVersion) {
       version->fail("unsupported case format " + std::to_string(version->integer()));
     }

@@ -95,13 +95,12 @@ struct CaseFile {
   // The root cause's core ops as the campaign found them (only runs can tell them,
   // Note [Ops a failure does not depend on]); none in older files, whose program's are taken.
   std::vector<std::string> core_ops;
-  std::string check;  // the expected verdict:
-  std::string kind;
-  std::string signature;       // failureSignature, or "<phase> <death> <op>" for a crash
-  std::string op, variant;     // the finding's fields (CheckOutcome); read from the
-                               // signature in case files that predate them
-  std::string report;          // what the check printed when it was found
-  std::string message, where;  // the finding's (CheckOutcome); "" in older files
+  // The expected verdict: the check (for a death outside every check, its phase), the
+  // signature (failureSignature, or "<phase> <death> <op>" for a crash) and the finding
+  // itself (a death's kind and op for a crash; `finding.check` is set where `check` names one).
+  std::string check;
+  std::string signature;
+  CheckOutcome finding = blankFinding();
   CaseStatus status = CaseStatus::Open;
   std::string note;  // for people: why known upstream, which commit fixed it
   Provenance provenance;

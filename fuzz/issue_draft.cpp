@@ -48,7 +48,7 @@ std::vector<std::string> programOps(const CaseFile& c) {
 
 // "`aten::prod.int_out`", or the program's ops where the finding names none.
 std::string opsPhrase(const CaseFile& c) {
-  if (!c.op.empty()) return "`" + c.op + "`";
+  if (!c.finding.op.empty()) return "`" + c.finding.op + "`";
   const std::vector<std::string> ops = programOps(c);
   if (ops.empty() || ops.size() > 4) return "a program of " + std::to_string(ops.size()) + " ops";
   std::string phrase;
@@ -61,20 +61,20 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
   const PathWords w = wordsOf(c.check);
   const std::string op = opsPhrase(c);
   std::string what;
-  if (c.kind == "value-mismatch")
+  if (c.finding.kind == "value-mismatch")
     what = " computes other values than eager for " + op;
-  else if (c.kind == "shape-mismatch")
+  else if (c.finding.kind == "shape-mismatch")
     what = " gives another shape than eager for " + op;
-  else if (c.kind == "dtype-mismatch")
+  else if (c.finding.kind == "dtype-mismatch")
     what = " gives another dtype than eager for " + op;
-  else if (c.kind.rfind("crash", 0) == 0)
-    what = " crashes the process (" + c.kind + ") in " + op;
+  else if (c.finding.kind.rfind("crash", 0) == 0)
+    what = " crashes the process (" + c.finding.kind + ") in " + op;
   else if (output.find("eager ran; the path raised") != std::string::npos)
-    what = " raises where eager runs: " + c.message.substr(0, 90);
+    what = " raises where eager runs: " + c.finding.message.substr(0, 90);
   else if (output.find("; the path ran") != std::string::npos)
-    what = " runs where eager raises: " + c.message.substr(0, 90);
-  else if (!c.message.empty())
-    what = " disagrees with eager on raising: " + c.message.substr(0, 90);
+    what = " runs where eager raises: " + c.finding.message.substr(0, 90);
+  else if (!c.finding.message.empty())
+    what = " disagrees with eager on raising: " + c.finding.message.substr(0, 90);
   else
     what = " disagrees with eager on " + op;
   return "[" + std::string(w.area) + "] " + w.path + what;
@@ -82,25 +82,25 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
 
 std::vector<std::string> labelsOf(const CaseFile& c) {
   std::vector<std::string> labels{wordsOf(c.check).label, "topic: fuzzer"};
-  if (c.kind == "value-mismatch" || c.kind == "shape-mismatch" || c.kind == "dtype-mismatch") {
+  if (c.finding.kind == "value-mismatch" || c.finding.kind == "shape-mismatch" || c.finding.kind == "dtype-mismatch") {
     labels.push_back("module: correctness (silent)");
   }
-  if (c.kind.rfind("crash", 0) == 0) labels.push_back("module: crash");
+  if (c.finding.kind.rfind("crash", 0) == 0) labels.push_back("module: crash");
   return labels;
 }
 
 // Terms to search pytorch/pytorch's issues with before filing.
 std::vector<std::string> searchTermsOf(const CaseFile& c) {
   std::vector<std::string> terms;
-  std::vector<std::string> ops = c.op.empty() ? programOps(c) : std::vector<std::string>{c.op};
+  std::vector<std::string> ops = c.finding.op.empty() ? programOps(c) : std::vector<std::string>{c.finding.op};
   for (std::string op : ops) {
     if (auto colons = op.find("::"); colons != std::string::npos) op = op.substr(colons + 2);
     op = op.substr(0, op.find('.'));
     terms.push_back(op + " " + wordsOf(c.check).path);
     terms.push_back(std::string("label:\"") + wordsOf(c.check).label + "\" " + op);
   }
-  if (c.kind.find("mismatch") == std::string::npos && !c.message.empty())
-    terms.push_back("\"" + c.message.substr(0, 60) + "\"");
+  if (c.finding.kind.find("mismatch") == std::string::npos && !c.finding.message.empty())
+    terms.push_back("\"" + c.finding.message.substr(0, 60) + "\"");
   return terms;
 }
 
@@ -114,7 +114,7 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   md += "Suggested labels: " + labels + "\n\n";
   md += "### 🐛 Describe the bug\n\n";
   md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" +
-        severityOf(c.kind, run.output, r) +
+        severityOf(c.finding.kind, run.output, r) +
         "). Found by a fuzzer (epsmith) and minimized; the script needs only torch, compares with eager under "
         "default tolerances and an fp64 reference, and exits 1 when the bug shows.\n\n";
   md += "```python\n" + script + (script.empty() || script.back() == '\n' ? "" : "\n") + "```\n\n";
@@ -128,7 +128,7 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
         "```\n\n";
   md += "### Before filing\n\n";
   md += "- class: " + std::string(upstreamClassName(r.cls)) + " (" + r.date + ")\n";
-  md += "- severity: " + severityOf(c.kind, run.output, r) + "\n";
+  md += "- severity: " + severityOf(c.finding.kind, run.output, r) + "\n";
   if (r.releases.empty()) {
     md += "- releases tried: " + (run.torch.empty() ? std::string("none") : run.torch) +
           (r.cls == UpstreamClass::TorchConfirmed ? " (shows)" : " (does not show)") + "\n";

@@ -3,6 +3,7 @@
 
 #include "formats/json.h"
 #include "formats/json_format.h"
+#include "fuzz/finding_record.h"
 #include "fuzz/root_cause.h"
 
 namespace epsmith {
@@ -38,15 +39,10 @@ void write(JsonWriter& w, const CheckOutcome& o) {
   w.beginObject();
   w.key("check").string(diffCheckName(o.check));
   w.key("status").integer(static_cast<int>(o.status));
-  w.key("report").string(o.report);
-  if (o.status == CheckOutcome::Status::Finding) {
-    w.key("kind").string(o.kind);
-    w.key("where").string(o.where);
-    w.key("op").string(o.op);
-    w.key("variant").string(o.variant);
-    w.key("message").string(o.message);
-    if (!o.slice.empty()) w.key("slice").strings(o.slice);
-  }
+  if (o.status == CheckOutcome::Status::Finding)
+    writeFindingFields(w, o);
+  else
+    w.key("report").string(o.report);
   w.endObject();
 }
 
@@ -60,14 +56,10 @@ CheckOutcome readOutcomeAt(const JsonAt& j) {
   const int64_t status = j.field("status").integer();
   if (status < 0 || status > static_cast<int>(CheckOutcome::Status::Skipped)) j.field("status").fail("unknown status");
   o.status = static_cast<CheckOutcome::Status>(status);
-  o.report = j.field("report").string();
-  if (o.status != CheckOutcome::Status::Finding) return o;
-  o.kind = j.field("kind").string();
-  o.where = j.field("where").string();
-  o.op = j.field("op").string();
-  o.variant = j.field("variant").string();
-  o.message = j.field("message").string();
-  if (auto slice = j.optional("slice")) o.slice = slice->strings();
+  if (o.status == CheckOutcome::Status::Finding)
+    readFindingFields(j, o);
+  else
+    o.report = j.field("report").string();
   return o;
 }
 
@@ -224,12 +216,7 @@ std::string writeMinimizeReply(const MinimizedFinding& m) {
     w.key("signature").string(m.signature);
     write(w.key("root"), m.root);
     w.key("check").string(m.check);
-    w.key("kind").string(m.kind);
-    w.key("where").string(m.where);
-    w.key("report").string(m.report);
-    w.key("op").string(m.op);
-    w.key("variant").string(m.variant);
-    w.key("message").string(m.message);
+    write(w.key("finding"), m.finding);
     w.key("nodes_before").unsignedInteger(m.nodes_before);
     w.key("nodes_after").unsignedInteger(m.nodes_after);
     w.key("oracle_calls").integer(m.oracle_calls);
@@ -246,12 +233,7 @@ Expected<MinimizedFinding> readMinimizeReply(std::string_view text) {
     m.signature = j.field("signature").string();
     m.root = readRootCauseAt(j.field("root"));
     m.check = j.field("check").string();
-    m.kind = j.field("kind").string();
-    m.where = j.field("where").string();
-    m.report = j.field("report").string();
-    m.op = j.field("op").string();
-    m.variant = j.field("variant").string();
-    m.message = j.field("message").string();
+    m.finding = readOutcomeAt(j.field("finding"));
     m.nodes_before = sizeAt(j.field("nodes_before"));
     m.nodes_after = sizeAt(j.field("nodes_after"));
     m.oracle_calls = static_cast<int>(j.field("oracle_calls").integer());

@@ -13,15 +13,7 @@ namespace {
 // ("D2 crash-SIGSEGV aten::x") has no variant, so its re-runs try every one.
 Failing recordedFailing(const CaseFile& c) {
   Failing f{c.check, c.signature, std::nullopt, std::nullopt, ""};
-  if (auto check = diffCheckFromName(c.check)) {
-    CheckOutcome o;
-    o.check = *check;
-    o.status = CheckOutcome::Status::Finding;
-    o.kind = c.kind;
-    o.op = c.op;
-    o.variant = c.variant;
-    f.finding = o;
-  }
+  if (diffCheckFromName(c.check)) f.finding = c.finding;
   return f;
 }
 

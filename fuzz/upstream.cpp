@@ -113,8 +113,8 @@ std::string messageKey(std::string message) {
 // message where the case raised in one run, a difference of values where it mismatched.
 bool showsTheFinding(const CaseFile& c, const std::string& output) {
   const bool raised = output.find(" raised ") != std::string::npos;
-  if (c.kind.find("mismatch") != std::string::npos) return !raised;
-  return raised && numbersAsN(output).find(messageKey(c.message)) != std::string::npos;
+  if (c.finding.kind.find("mismatch") != std::string::npos) return !raised;
+  return raised && numbersAsN(output).find(messageKey(c.finding.message)) != std::string::npos;
 }
 
 }  // namespace
@@ -178,7 +178,7 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
 Expected<std::string> caseReproScript(const CaseFile& c) {
   auto path = reproPathOf(c.check);
   if (!path.ok()) return path.error();
-  if (c.check == "D7" && c.kind.rfind("across-releases", 0) == 0) {
+  if (c.check == "D7" && c.finding.kind.rfind("across-releases", 0) == 0) {
     // Note [Save and load across releases]: its case keeps the program; the two torches it
     // needs are `epsmith check`'s (replay shows it).
     return Diagnostic{"",
@@ -186,7 +186,8 @@ Expected<std::string> caseReproScript(const CaseFile& c) {
                       "Python has: replay it with both installed"};
   }
   if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
-  return writeReproScript(*c.program, {path.value(), c.check + " " + c.kind + (c.op.empty() ? "" : " at " + c.op)});
+  return writeReproScript(
+      *c.program, {path.value(), c.check + " " + c.finding.kind + (c.finding.op.empty() ? "" : " at " + c.finding.op)});
 }
 
 std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, const UpstreamRecord& r) {

@@ -39,12 +39,13 @@ CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input,
   c.check = f.check;
   c.signature = f.signature;
   if (f.finding) {
-    c.kind = f.finding->kind, c.op = f.finding->op, c.variant = f.finding->variant;
-    c.message = f.finding->message, c.where = f.finding->where, c.report = f.finding->report;
+    c.finding = *f.finding;
   } else if (f.crash) {
-    c.kind = f.crash->kindName(), c.op = f.crash->op, c.report = "the process died: " + f.signature;
+    c.finding.kind = f.crash->kindName(), c.finding.op = f.crash->op;
+    c.finding.message = messageTemplate(*f.crash);  // as a campaign files a death
+    c.finding.report = "the process died: " + f.signature;
   }
-  RootCause root(c.check, crashKind(c.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
+  RootCause root(c.check, crashKind(c.finding.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
                  coreOps(m.result.program));
   root.traits = programTraits(m.result.program);
   c.bucket = root.id();

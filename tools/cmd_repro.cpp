@@ -29,7 +29,7 @@ Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOption
     if (!c->program) return Diagnostic{o.file, "the case keeps no program to write (it is remade from its seed)"};
     case_check = c->check;
     if (check.empty()) check = case_check;
-    finding = c->check + " " + c->kind + (c->op.empty() ? "" : " at " + c->op);
+    finding = c->check + " " + c->finding.kind + (c->finding.op.empty() ? "" : " at " + c->finding.op);
     program = std::move(*c->program);
   } else {
     auto p = loadProgram(o.file);

@@ -49,7 +49,7 @@ CaseFile logicalNotCase() {
   CaseFile c;
   c.program = logicalNotProgram();
   c.check = "D2";
-  c.kind = "exception-in-one";
+  c.finding.kind = "exception-in-one";
   c.signature = "D2 exception-in-one aten::logical_not_";
   const RootCause root = rootCauseOf(c);
   c.bucket = root.id();
@@ -72,20 +72,18 @@ TEST(Corpus, BucketNamesAreStableAndReadable) {
             "d6-corruption-unreported-node-target");
 }
 
-// A case file's root cause: its program's core ops and its message, read back from the
-// report where the file predates findings keeping a message.
+// A case file's root cause: its program's core ops and its finding's message as a
+// template; the report is for people and keys nothing.
 TEST(Corpus, ACaseFileRecordsItsRootCause) {
   CaseFile c = logicalNotCase();
-  c.report =
-      "exception in actual only: node %logical_not_: aten::logical_not_: planted fault: "
-      "'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
-  const RootCause old = rootCauseOf(c);
-  EXPECT_EQ(old.message, "planted fault: 'aten::*' refused under functionalization (EPSMITH_PLANTED_FAULT)");
-  EXPECT_EQ(old.ops, coreOps(*c.program));
-  c.message = "planted fault: 'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
-  EXPECT_EQ(rootCauseOf(c).id(), old.id());
+  c.finding.message = "planted fault: 'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
+  const RootCause root = rootCauseOf(c);
+  EXPECT_EQ(root.message, "planted fault: 'aten::*' refused under functionalization (EPSMITH_PLANTED_FAULT)");
+  EXPECT_EQ(root.ops, coreOps(*c.program));
+  c.finding.report = "exception in actual only: node %logical_not_: aten::logical_not_: another message";
+  EXPECT_EQ(rootCauseOf(c).id(), root.id());
   c.program.reset();
-  c.op = "aten::logical_not_";
+  c.finding.op = "aten::logical_not_";
   EXPECT_EQ(rootCauseOf(c).ops, std::vector<std::string>{"logical_not"});
 }
 
@@ -141,37 +139,41 @@ TEST(Corpus, CaseFilesReadBackAsWritten) {
   EXPECT_EQ(printProgramText(*back->program), printProgramText(*c.program));
 }
 
-// A case file keeps the finding's fields beside its signature; one written before it did
-// reads them out of the signature, so every case in the corpus still focuses its re-runs.
-TEST(Corpus, CaseFilesKeepTheFindingsFieldsAndOldOnesStillRead) {
+// A case file keeps every field of its finding beside its signature, and the re-runs focus
+// on what it keeps; a file of format 1, which kept only part of it, is refused with the way
+// to convert it, never read with fields guessed.
+TEST(Corpus, CaseFilesKeepTheWholeFindingAndFormatOneIsRefused) {
   CaseFile c = logicalNotCase();
   c.check = "D6";
-  c.kind = "corruption-unreported:input-count";
+  c.finding.kind = "corruption-unreported:input-count";
   c.signature = "D6 corruption-unreported:input-count";
-  c.variant = "input-count";
+  c.finding.variant = "input-count";
+  c.finding.where = "input 0";
+  c.finding.message = "not reported";
   auto text = writeCaseFileText(c);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("\"variant\": \"input-count\""), std::string::npos) << text.value();
   auto back = parseCaseFile(text.value(), "case.json");
   ASSERT_TRUE(back.ok()) << back.error().str();
-  EXPECT_EQ(back->variant, "input-count");
-  EXPECT_EQ(back->op, "");
+  EXPECT_EQ(back->finding.variant, "input-count");
+  EXPECT_EQ(back->finding.op, "");
+  EXPECT_EQ(back->finding.where, "input 0");
+  EXPECT_EQ(back->finding.message, "not reported");
+  EXPECT_EQ(back->finding.check, DiffCheck::D6);
 
-  // A file written before findings kept their fields: no op, no variant.
-  CaseFile old = logicalNotCase();
-  old.op.clear();
-  old.variant.clear();
-  old.signature = "D4 text-round-trip-differs";
-  auto old_text = writeCaseFileText(old);
-  ASSERT_TRUE(old_text.ok());
-  ASSERT_EQ(old_text->find("\"variant\""), std::string::npos);
-  auto old_back = parseCaseFile(old_text.value(), "old.json");
-  ASSERT_TRUE(old_back.ok()) << old_back.error().str();
-  EXPECT_EQ(old_back->variant, "text");
-  old.signature = "D2 exception-in-one aten::logical_not_";
-  old_back = parseCaseFile(writeCaseFileText(old).value(), "old.json");
-  ASSERT_TRUE(old_back.ok()) << old_back.error().str();
-  EXPECT_EQ(old_back->op, "aten::logical_not_");
+  std::string old = text.value();
+  old.replace(old.find("\"epsmith_case\": 2"), 17, "\"epsmith_case\": 1");
+  auto refused = parseCaseFile(old, "old.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().str().find("old.json: $.epsmith_case: case format 1"), std::string::npos)
+      << refused.error().str();
+  EXPECT_NE(refused.error().str().find("ci/migrate-cases.py"), std::string::npos);
+  // A field missing from format 2 is an error at its place, not an empty field.
+  std::string partial = text.value();
+  partial.erase(partial.find("  \"where\": \"input 0\",\n"), 22);
+  auto missing = parseCaseFile(partial, "partial.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().str(), "partial.json: $.expected: missing required field \"where\"");
 }
 
 // The repository's corpus was written before case files moved to our JSON writer
@@ -205,23 +207,25 @@ TEST(Corpus, BadCaseFilesNameThePlace) {
   ASSERT_FALSE(no_marker.ok());
   EXPECT_NE(no_marker.error().str().find("not an epsmith case file"), std::string::npos);
   auto bad_status = parseCaseFile(
-      "{\"epsmith_case\": 1, \"bucket\": \"x\", \"status\": \"maybe\", \"expected\": {\"check\": \"D1\", \"kind\": "
-      "\"k\", "
+      "{\"epsmith_case\": 2, \"bucket\": \"x\", \"status\": \"maybe\", \"expected\": {\"check\": \"D1\", \"kind\": "
+      "\"k\", \"where\": \"\", \"op\": \"\", \"variant\": \"\", \"message\": \"\", \"report\": \"\", "
       "\"signature\": \"s\"}, \"provenance\": {\"seed\": 1}, \"program\": null}",
       "c.json");
   ASSERT_FALSE(bad_status.ok());
   EXPECT_NE(bad_status.error().str().find("c.json: $.status"), std::string::npos) << bad_status.error().str();
-  auto missing = parseCaseFile("{\"epsmith_case\": 1, \"bucket\": \"x\"}", "d.json");
+  auto missing = parseCaseFile("{\"epsmith_case\": 2, \"bucket\": \"x\"}", "d.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().str(), "d.json: $: missing required field \"expected\"");
   auto wrong_type = parseCaseFile(
-      "{\"epsmith_case\": 1, \"bucket\": \"x\", \"expected\": {\"check\": \"D1\", \"kind\": \"k\", "
-      "\"signature\": \"s\"}, \"provenance\": {\"seed\": \"7\"}}",
+      "{\"epsmith_case\": 2, \"bucket\": \"x\", \"expected\": {\"check\": \"D1\", \"kind\": \"k\", \"where\": \"\", "
+      "\"op\": \"\", "
+      "\"variant\": \"\", \"message\": \"\", \"report\": \"\", \"signature\": \"s\"}, \"provenance\": {\"seed\": "
+      "\"7\"}}",
       "f.json");
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_NE(wrong_type.error().str().find("f.json: $.provenance.seed: "), std::string::npos)
       << wrong_type.error().str();
-  auto malformed = parseCaseFile("{\"epsmith_case\": 1,\n \"bucket\": }", "g.json");
+  auto malformed = parseCaseFile("{\"epsmith_case\": 2,\n \"bucket\": }", "g.json");
   ASSERT_FALSE(malformed.ok());
   EXPECT_NE(malformed.error().str().find("g.json: 2:12: malformed JSON"), std::string::npos) << malformed.error().str();
   CaseFile c = logicalNotCase();
@@ -310,7 +314,7 @@ TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
   ASSERT_TRUE(runner.ok());
   CaseFile c;
   c.check = "D4";
-  c.kind = "json-round-trip-differs";
+  c.finding.kind = "json-round-trip-differs";
   c.signature = "D4 json-round-trip-differs";
   c.status = CaseStatus::Fixed;
   c.provenance.seed = 3;
@@ -330,7 +334,7 @@ TEST(Replay, ACrashReproducesWhateverTheHeapLooksLike) {
   ASSERT_TRUE(p.ok()) << p.error().str();
   c.program = std::move(p.value());
   c.check = "D2";
-  c.kind = "crash-SIGSEGV";
+  c.finding.kind = "crash-SIGSEGV";
   c.signature = "D2 crash-SIGSEGV aten::polygamma_";
   c.status = CaseStatus::KnownUpstream;
   c.provenance.libtorch = libtorchVersion();

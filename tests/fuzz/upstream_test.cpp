@@ -15,9 +15,9 @@ CaseFile finding(std::string check, std::string kind, std::string message) {
   CaseFile c;
   c.bucket = "d8-test";
   c.check = std::move(check);
-  c.kind = std::move(kind);
-  c.message = std::move(message);
-  c.op = "aten::prod.int_out";
+  c.finding.kind = std::move(kind);
+  c.finding.message = std::move(message);
+  c.finding.op = "aten::prod.int_out";
   return c;
 }
 

@@ -364,7 +364,22 @@ if [ $? -eq 1 ] && [ -n "$(cases "$work/corpus_stale")" ]; then passes=$((passes
 check replay_campaign 0 "0 not as expected" -- "${campaign_faults[@]}" "$epsmith" replay "$work/corpus"
 check check_case_file 1 "FINDING" -- "${campaign_faults[@]}" "$epsmith" check "$(find "$work/corpus/regressions" -name '*.json' ! -path '*/.incoming/*' | head -1)"
 check replay_missing 2 "no such file or directory" -- "$epsmith" replay "$work/none"
-printf '{"epsmith_case": 1}' >"$work/bad_case.json"
+printf '{"epsmith_case": 2}' >"$work/bad_case.json"
+# A format 1 case file (kept part of its finding) is refused with the way to convert it, and
+# ci/migrate-cases.py makes of it the file format 2 keeps: the op out of the signature, the
+# message out of the report.
+format2=$src/corpus/regressions/d2-exception-in-one-4c7b7db9/seed-202210.json
+python3 - "$format2" "$work/format1.json" <<'PY'
+import json, sys
+case = json.load(open(sys.argv[1]))
+case["epsmith_case"] = 1
+for key in ("where", "op", "variant", "message"):
+    case["expected"].pop(key)
+open(sys.argv[2], "w").write(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+PY
+check case_format_1 2 "ci/migrate-cases.py" -- "$epsmith" print "$work/format1.json"
+check migrate_cases 0 "converted 1 case file(s) to format 2" -- python3 "$src/ci/migrate-cases.py" "$work/format1.json"
+check migrated_case 0 "" -- cmp "$work/format1.json" "$format2"
 check replay_bad_case 2 "bad_case.json: \$: missing required field \"bucket\"" -- "$epsmith" replay "$work/bad_case.json"
 # A case that outlives its time limit is a hang, recorded with the op it was running. A
 # default case can finish within the shortest limit on a fast machine; one of 100 calls
