@@ -373,8 +373,8 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   // A hang costs its whole time limit per step.
   if (crash && crash->kind == WorkerDeath::Kind::Timeout)
     options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
-  // A step of a torch check is a question to Python, 0.1-1 s (Note [Torch checks sampled]).
-  if (checks.size() == 1 && asksTorch(checks[0])) options.max_oracle_calls = std::min(options.max_oracle_calls, 30);
+  if (checks.size() == 1 && asksTorch(checks[0]))
+    options.max_oracle_calls = std::min(options.max_oracle_calls, setup_.minimize_calls_asking_torch);
   if (fork_steps) options.run_step = eagerStepsInChildren(limits);
   MinimizeResult r = epsmith::minimize(program.value(), still_fails, options);
   // A step checks the finding once, so the minimizer can shrink a program into one whose
@@ -387,6 +387,7 @@ MinimizedFinding CaseRunner::minimizeSteps(ExportedProgram start, MinimizedFindi
   }
   m.oracle_calls = r.oracle_calls;
   m.nodes_after = r.nodes_after;
+  m.steps = std::move(r.log);
   std::string message = f.message;
   if (crash) {
     m.finding.report = "the worker died (" + crash->kindName() + ") in " + crash->phase +

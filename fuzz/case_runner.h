@@ -34,8 +34,11 @@ struct CaseSetup {
   std::string config_name = "<config>";
   int nodes = -1;  // overrides the config's when >= 0
   std::vector<DiffCheck> checks{std::begin(kAllDiffChecks), std::end(kAllDiffChecks)};
-  Device device;                        // where D1, D2 and D4 run
-  int minimize_calls = 500;             // oracle calls (checks and eager runs) per minimization at most
+  Device device;             // where D1, D2 and D4 run
+  int minimize_calls = 500;  // oracle calls (checks and eager runs) per minimization at most
+  // ... and where the one check that sees the finding asks PyTorch: a step is a question
+  // to Python, 0.1-1 s (Note [Torch checks sampled]).
+  int minimize_calls_asking_torch = 30;
   bool one_round_trip_per_case = true;  // D4 in each case of run(): one form, drawn, or both
   int corruptions_per_case = 4;         // D6's corruptions in each case of run() (0: all)
   int torch_corruptions_per_case = 1;   // D7's in each asked case of run() (Note [Torch checks sampled])
@@ -65,6 +68,7 @@ struct MinimizedFinding {
   CheckOutcome finding = blankFinding();
   size_t nodes_before = 0, nodes_after = 0;
   int oracle_calls = 0;
+  std::vector<std::string> steps;  // the minimizer's accepted steps, for people
   PhaseTimes times;
   // The finding did not come back on every re-run of the program (a kernel that reads
   // uninitialized memory, say): not a bucket, not minimized.

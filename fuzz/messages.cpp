@@ -220,6 +220,7 @@ std::string writeMinimizeReply(const MinimizedFinding& m) {
     w.key("nodes_before").unsignedInteger(m.nodes_before);
     w.key("nodes_after").unsignedInteger(m.nodes_after);
     w.key("oracle_calls").integer(m.oracle_calls);
+    w.key("steps").strings(m.steps);
     write(w.key("times"), m.times);
     w.key("flaky").boolean(m.flaky);
     if (!m.program) return;
@@ -237,6 +238,7 @@ Expected<MinimizedFinding> readMinimizeReply(std::string_view text) {
     m.nodes_before = sizeAt(j.field("nodes_before"));
     m.nodes_after = sizeAt(j.field("nodes_after"));
     m.oracle_calls = static_cast<int>(j.field("oracle_calls").integer());
+    m.steps = j.field("steps").strings();
     m.times = readTimesAt(j.field("times"));
     m.flaky = j.field("flaky").boolean();
     if (auto program = j.optional("program")) {
@@ -272,31 +274,6 @@ std::string writeOutcome(const CheckOutcome& o) {
 
 Expected<CheckOutcome> readOutcome(std::string_view text) {
   return readJson(text, "check outcome", [](const JsonAt& j) { return readOutcomeAt(j); });
-}
-
-std::string writeMinimizeResult(const MinimizeResult& r) {
-  auto program = programJsonValue(r.program);
-  if (!program.ok()) return "";
-  return message([&](JsonWriter& w) {
-    w.key("log").strings(r.log);
-    w.key("before").unsignedInteger(r.nodes_before);
-    w.key("after").unsignedInteger(r.nodes_after);
-    w.key("calls").integer(r.oracle_calls);
-    w.key("program").raw(program.value());
-  });
-}
-
-Expected<MinimizeResult> readMinimizeResult(std::string_view text) {
-  return readJson(text, "the minimizing child's reply", [](const JsonAt& j) -> Expected<MinimizeResult> {
-    auto program = readProgramJsonAt(j.field("program"));
-    if (!program.ok()) return program.error();
-    MinimizeResult r{std::move(program.value()), 0, 0, 0, {}};
-    r.log = j.field("log").strings();
-    r.nodes_before = sizeAt(j.field("before"));
-    r.nodes_after = sizeAt(j.field("after"));
-    r.oracle_calls = static_cast<int>(j.field("calls").integer());
-    return r;
-  });
 }
 
 }  // namespace epsmith

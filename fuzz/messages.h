@@ -1,9 +1,10 @@
 // The one schema of what crosses a process boundary: a worker's requests and replies in a
-// campaign, and a forked child's answer (a check's outcome) in `epsmith check`, `minimize`
-// and forked minimization steps, and what `minimize`'s child made. Each record is a JSON object whose members are its own
-// fields, so a finding's fields reach the parent as the check made them and nothing is read
-// back out of a report. Strings that are not UTF-8 (a kernel's message may hold any bytes)
-// are replaced, not refused.
+// campaign, a forked child's answer (a check's outcome) in `epsmith check`, `minimize` and
+// forked minimization steps, and a minimized finding (a campaign's worker's, `minimize`'s
+// child's). Each record is a JSON object whose members are its own fields, so a finding's
+// fields reach the parent as the check made them and nothing is read back out of a report.
+// Strings that are not UTF-8 (a kernel's message may hold any bytes) are replaced, not
+// refused.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,6 @@ std::string writeRequest(const WorkRequest& r);
 std::string writeCaseReply(const CaseResult& r);
 std::string writeMinimizeReply(const MinimizedFinding& m);
 std::string writeOutcome(const CheckOutcome& o);
-// `epsmith minimize`'s child: what the minimizer made. A program no file can hold makes
-// an empty message, which no reader takes.
-std::string writeMinimizeResult(const MinimizeResult& r);
 
 // The minimizer's eager steps each in a forked child under `limits`, the candidate coming
 // back as JSON (Note [Minimizing in forked steps]).
@@ -46,6 +44,5 @@ Expected<WorkRequest> readRequest(std::string_view text);
 Expected<CaseResult> readCaseReply(std::string_view text);
 Expected<MinimizedFinding> readMinimizeReply(std::string_view text);
 Expected<CheckOutcome> readOutcome(std::string_view text);
-Expected<MinimizeResult> readMinimizeResult(std::string_view text);
 
 }  // namespace epsmith

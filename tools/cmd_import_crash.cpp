@@ -32,36 +32,29 @@ std::string bytesHash(const std::string& bytes) {
   return s.str();
 }
 
-// The case file of a minimized failure, as a campaign files a new root cause.
-CaseFile caseOf(MinimizedFailure m, FuzzTarget target, const std::string& input, RootCause* root_out) {
-  const Failing& f = m.failing;
+// The case file of a minimized failure, as a campaign files a new root cause
+// (Campaign::fileCase).
+CaseFile caseOf(MinimizedFirstFailure m, FuzzTarget target, const std::string& input, RootCause* root_out) {
+  const MinimizedFinding& found = m.minimized;
   CaseFile c;
-  c.check = f.check;
-  c.signature = f.signature;
-  if (f.finding) {
-    c.finding = *f.finding;
-  } else if (f.crash) {
-    c.finding.kind = f.crash->kindName(), c.finding.op = f.crash->op;
-    c.finding.message = messageTemplate(*f.crash);  // as a campaign files a death
-    c.finding.report = "the process died: " + f.signature;
-  }
-  RootCause root(c.check, crashKind(c.finding.kind), f.crash ? messageTemplate(*f.crash) : messageTemplate(*f.finding),
-                 coreOps(m.result.program));
-  root.traits = programTraits(m.result.program);
-  c.bucket = root.id();
-  c.bucket_key = root.str();
-  c.core_ops = root.ops;
+  c.check = found.check;
+  c.signature = found.signature;
+  c.finding = found.finding;
+  if (m.failing.crash) c.finding.message = found.root.message;
+  c.bucket = found.root.id();
+  c.bucket_key = found.root.str();
+  c.core_ops = found.root.ops;
   c.status = CaseStatus::Open;
   c.note = "imported from an input that stopped the libFuzzer target " + std::string(fuzzTargetName(target)) + " (" +
            input + ")";
   c.provenance.libtorch = libtorchVersion();
   c.provenance.epsmith = std::string(kEpsmithVersion);
   c.provenance.date = utcNow();
-  c.provenance.nodes_before = m.result.nodes_before;
-  c.provenance.nodes_after = m.result.nodes_after;
-  c.provenance.oracle_calls = m.result.oracle_calls;
-  c.program = std::move(m.result.program);
-  *root_out = std::move(root);
+  c.provenance.nodes_before = found.nodes_before;
+  c.provenance.nodes_after = found.nodes_after;
+  c.provenance.oracle_calls = found.oracle_calls;
+  c.program = std::move(m.minimized.program);
+  *root_out = found.root;
   return c;
 }
 

@@ -23,12 +23,12 @@ namespace {
 // Note [Minimizing out of harm's way]
 // Some findings are LibTorch memory errors: a step of their minimization can read a freed
 // tensor and end the process (the corpus's var.correction case did, with SIGSEGV). So the
-// checks run first in a child; the whole minimization then runs in one child, steps
-// in-process, and comes back as JSON; if that child dies, or the finding is itself a crash,
-// each step runs in a child of its own (slower by a fork a step), its eager runs in another
-// (MinimizeOptions::run_step), a step whose child dies some other way counting as not
-// failing.
-// A crash is minimized while it crashes the same way, a hang in at most 20 steps.
+// checks run first in a child, and the minimization runs in another through the campaign's
+// own driver, CaseRunner::minimizeProgram: one "still fails"
+// (Note [One rule for still failing]) and the same re-runs before and after
+// (Note [A finding must come back in a fresh process]). Where that child dies, it runs
+// again with each step in a child of its own, as a campaign does
+// (Note [Minimizing in forked steps]); a crash is minimized so from the start.
 constexpr double kSecondsForAllSteps = 24 * 3600;  // the one child running every step
 
 // The first finding of `checks` on `p`, as a message (fuzz/messages.h); "" when none.
@@ -49,84 +49,58 @@ std::optional<Failing> firstFailure(const ExportedProgram& p, const std::vector<
   return Failing::of(read.value());
 }
 
-// The child's result; none when it sent back something unreadable (said, not lost).
-std::optional<MinimizeResult> takeResult(Expected<MinimizeResult> read) {
-  if (read.ok()) return std::move(read.value());
-  std::cerr << "epsmith minimize: " << read.error().str() << "\n";
-  return std::nullopt;
-}
-
-// Every step in one child, in-process there; none when that child died.
-std::optional<MinimizeResult> minimizeInOneChild(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                                 const Failing& f, const MinimizeOptions& options) {
-  WorkerLimits all;
+// The campaign's minimization of `f` on `p`, in a child; the error says why there is none.
+Expected<MinimizedFinding> minimizeInChild(const CaseRunner& runner, const ExportedProgram& p, const Failing& f,
+                                           bool fork_steps) {
+  WorkerLimits all = runner.setup().limits;
   all.seconds_per_request = kSecondsForAllSteps;
-  IsolatedOutcome o = runIsolated(
-      [&] {
-        // Note [One rule for still failing]; the re-runs focus on the finding's variant.
-        const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), nullptr); };
-        return writeMinimizeResult(minimize(p, still_fails, options));
-      },
-      all);
-  if (o.death)
-    std::cout << "a step ended its process (" << deathSignature(*o.death) << "): each step in a child of its own\n";
-  return o.result ? takeResult(readMinimizeResult(*o.result)) : std::nullopt;
-}
-
-// Each step's checks, and the minimizer's own eager runs (to cut a call to an input, to
-// shrink inputs), in grandchildren of the child that minimizes. A crash still fails when
-// it crashes the same way.
-Expected<MinimizeResult> minimizeStepByStep(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                            const Failing& f, MinimizeOptions options, const WorkerLimits& limits) {
-  options.run_step = eagerStepsInChildren(limits);
-  WorkerLimits all = limits;
-  all.seconds_per_request = kSecondsForAllSteps;
-  IsolatedOutcome o = runIsolated(
-      [&] {
-        const auto still_fails = [&](const ExportedProgram& q) { return stillFails(q, checks, f, Device(), &limits); };
-        return writeMinimizeResult(minimize(p, still_fails, options));
-      },
-      all);
-  if (o.result) return readMinimizeResult(*o.result);
+  IsolatedOutcome o = runIsolated([&] { return writeMinimizeReply(runner.minimizeProgram(p, f, fork_steps)); }, all);
+  if (o.result) return readMinimizeReply(*o.result);
   return Diagnostic{"", "the minimization died (" + (o.death ? deathSignature(*o.death) : "it sent back nothing") +
                             "); nothing written"};
 }
 
 }  // namespace
 
-std::optional<MinimizedFailure> minimizeFirstFailure(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                                     const WorkerLimits& limits, int max_calls, std::ostream& log,
-                                                     std::string* why) {
+std::optional<MinimizedFirstFailure> minimizeFirstFailure(const ExportedProgram& p,
+                                                          const std::vector<DiffCheck>& checks,
+                                                          const WorkerLimits& limits, int max_calls, std::ostream& log,
+                                                          std::string* why) {
   const std::optional<Failing> f = firstFailure(p, checks, limits);
   if (!f) {
     why->clear();
     return std::nullopt;
   }
   log << "minimizing: " << f->signature << "\n";
-  // Each step asks the check that found it alone, as a campaign's minimization does: a
-  // check after it cannot make a step fail the same way, one before it would only hide
-  // the finding where it fails too, and D5-D8 would start a Python peer per step child.
-  std::vector<DiffCheck> step_checks = checks;
-  if (auto c = diffCheckFromName(f->check)) step_checks = {*c};
-  MinimizeOptions options;
-  options.max_oracle_calls = max_calls;
-  // A hang costs the whole time limit a step (as in a campaign).
-  if (f->crash && f->crash->kind == WorkerDeath::Kind::Timeout)
-    options.max_oracle_calls = std::min(options.max_oracle_calls, 20);
-  std::optional<MinimizeResult> minimized;
-  if (!f->crash) minimized = minimizeInOneChild(p, step_checks, *f, options);
-  if (!minimized) {
-    auto stepwise = minimizeStepByStep(p, step_checks, *f, options, limits);
-    if (!stepwise) {
-      *why = stepwise.error().str();
-      return std::nullopt;
-    }
-    minimized = std::move(stepwise.value());
+  CaseSetup setup;
+  setup.checks = checks;
+  setup.limits = limits;
+  setup.minimize_calls = setup.minimize_calls_asking_torch = max_calls;
+  auto runner = CaseRunner::create(setup);
+  if (!runner.ok()) {
+    *why = runner.error().str();
+    return std::nullopt;
   }
-  for (const auto& step : minimized->log) log << "  " << step << "\n";
-  log << minimized->nodes_before << " -> " << minimized->nodes_after << " calls, " << minimized->oracle_calls
-      << " oracle calls\n";
-  return MinimizedFailure{*f, std::move(*minimized)};
+  auto m = minimizeInChild(*runner.value(), p, *f, f->crash.has_value());
+  if (!m.ok() && !f->crash) {
+    log << "a step ended its process (" << m.error().message << "): each step in a child of its own\n";
+    m = minimizeInChild(*runner.value(), p, *f, true);
+  }
+  if (!m.ok()) {
+    *why = m.error().str();
+    return std::nullopt;
+  }
+  if (m->flaky) {
+    *why = f->signature + ": " + m->finding.report + "; nothing minimized";
+    return std::nullopt;
+  }
+  if (!m->program) {
+    *why = "the minimized program cannot be written as JSON, so it did not come back from its child";
+    return std::nullopt;
+  }
+  for (const auto& step : m->steps) log << "  " << step << "\n";
+  log << m->nodes_before << " -> " << m->nodes_after << " calls, " << m->oracle_calls << " oracle calls\n";
+  return MinimizedFirstFailure{*f, std::move(m.value())};
 }
 
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
@@ -167,10 +141,10 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     auto m = minimizeFirstFailure(program.value(), *checks, limits, opts->max_calls, std::cout, &why);
     if (!m && why.empty()) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
     if (!m) return fail(why, kExitFindings);
-    const MinimizeResult& r = m->result;
+    const ExportedProgram& minimized = *m->minimized.program;  // set where one came back
     if (opts->out.empty())
-      std::cout << printProgramText(r.program);
-    else if (auto e = saveProgram(opts->out, r.program))
+      std::cout << printProgramText(minimized);
+    else if (auto e = saveProgram(opts->out, minimized))
       return fail(e->str(), kExitBadInput);
     exit_code = kExitOk;
   });

@@ -8,23 +8,26 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/case_runner.h"
 #include "fuzz/checks.h"
 #include "fuzz/failing.h"
 #include "fuzz/workers.h"
-#include "minimizer/minimize.h"
 
 namespace epsmith::cli {
 
-struct MinimizedFailure {
-  Failing failing;
-  MinimizeResult result;
+struct MinimizedFirstFailure {
+  Failing failing;             // as first found
+  MinimizedFinding minimized;  // through the campaign's driver; its program is set
 };
 
 // Finds the first failure of `checks` on `p` in a child and minimizes `p` while it still
-// fails so, each step asking its check alone; the steps go to `log`. Nothing, with `why`
-// set, when no check finds anything (`why` empty) or the minimization died.
-std::optional<MinimizedFailure> minimizeFirstFailure(const ExportedProgram& p, const std::vector<DiffCheck>& checks,
-                                                     const WorkerLimits& limits, int max_calls, std::ostream& log,
-                                                     std::string* why);
+// fails so, as a campaign minimizes a finding (CaseRunner::minimizeProgram), at most
+// `max_calls` oracle calls; the steps go to `log`. Nothing, with `why` set, when no check
+// finds anything (`why` empty), the finding did not come back on its re-runs (flaky) or
+// the minimization died.
+std::optional<MinimizedFirstFailure> minimizeFirstFailure(const ExportedProgram& p,
+                                                          const std::vector<DiffCheck>& checks,
+                                                          const WorkerLimits& limits, int max_calls, std::ostream& log,
+                                                          std::string* why);
 
 }  // namespace epsmith::cli
