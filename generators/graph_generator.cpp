@@ -8,7 +8,9 @@
 #include <ATen/Dispatch.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 #include "generators/argument_draws.h"
@@ -38,8 +40,8 @@ T smallValue(int64_t v) {
 
 class Generator {
  public:
-  Generator(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random)
-      : config_(config), random_(random), catalog_(catalog) {}
+  Generator(const OpCatalog& catalog, const GeneratorConfig& config, RandomSource& random, GenerationStats* stats)
+      : config_(config), random_(random), stats_(stats), catalog_(catalog) {}
 
   // Whether run() gave up its program (Note [A refused call must leave no trace]).
   bool compromised() const { return compromised_; }
@@ -475,23 +477,119 @@ class Generator {
     }
   }
 
-  // One candidate: an op, its arguments, a run on the live values. Kept only if it runs.
+  // A screen refused the candidate: counted, and no node kept.
+  bool refuse(Screen screen) {
+    if (stats_) ++stats_->refused[static_cast<size_t>(screen)];
+    return false;
+  }
+
+  // The screens a drawn call meets before it is drawn into the graph, in the order of
+  // generators/screens.def; the first that refuses it, if any.
+  std::optional<Screen> refusedBeforeRun(const OpInfo& op, const Call& c) const {
+    struct Row {
+      Screen screen;
+      bool (*refuses)(const OpInfo&, const Call&, LiveValueOf, HeldElements);
+    };
+    static constexpr Row kRows[] = {
+        {Screen::OutAliasesAnInput, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                       HeldElements) { return outAliasesAnInput(o, c.args, c.kwargs, v); }},
+        {Screen::LapackOnNonFinite, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                       HeldElements) { return lapackOnNonFinite(o, c.args, c.kwargs, v); }},
+        {Screen::ReadsANaNsBits, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                    HeldElements) { return readsANaNsBits(o, c.args, c.kwargs, v); }},
+        {Screen::MisplacesTriangularOut, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                            HeldElements) { return misplacesTriangularOut(o, c.args, c.kwargs, v); }},
+        {Screen::GrowsPastTheValueCap, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                          HeldElements) { return growsPastTheValueCap(o, c.args, c.kwargs, v); }},
+        {Screen::MultipliesZeroByAnOverflow, [](const OpInfo& o, const Call& c, LiveValueOf v,
+                                                HeldElements) { return multipliesZeroByAnOverflow(o, c.args, v); }},
+        {Screen::ChoosesBetweenSignedZeros,
+         [](const OpInfo& o, const Call& c, LiveValueOf v, HeldElements) {
+           return choosesBetweenSignedZeros(o, c.args, c.kwargs, v);
+         }},
+        {Screen::AddressesPastWhatItHolds,
+         [](const OpInfo& o, const Call& c, LiveValueOf v, HeldElements h) {
+           return addressesPastWhatItHolds(o, c.args, c.kwargs, v, h);
+         }},
+    };
+    const auto value_of = [this](const Node* in) { return valueOf(in); };
+    const auto held = [this](const at::Tensor& t) { return heldElements(t); };
+    for (const Row& row : kRows) {
+      if (row.refuses(op, c, value_of, held)) return row.screen;
+    }
+    return std::nullopt;
+  }
+
+  // What the screens after the run see: the call kept in the graph, what it returned, and
+  // a way to run it once more on the live values.
+  struct Ran {
+    const OpInfo& op;
+    const Node& node;
+    const Interpreter::Outcome& outcome;
+    Val* val;  // set by the first screen, from what the call returned
+    c10::function_ref<Interpreter::Outcome()> run_again;
+  };
+
+  // The screens a call meets after it ran on the live values, in the order of
+  // generators/screens.def; the first that refuses it, if any.
+  std::optional<Screen> refusedAfterRun(const Ran& r) {
+    struct Row {
+      Screen screen;
+      bool (*refuses)(Generator&, const Ran&);
+    };
+    static constexpr Row kRows[] = {
+        {Screen::Raises,
+         [](Generator&, const Ran& r) {
+           return r.outcome.error || r.outcome.outputs.empty() || !valOf(r.outcome.outputs[0], r.val);
+         }},
+        {Screen::ReturnsAnArgumentUndeclared,
+         [](Generator& g, const Ran& r) {
+           return returnsAnArgumentUndeclared(r.op, r.outcome.outputs[0], r.node, g.liveValueOf());
+         }},
+        {Screen::ReachesPastItsStorage,
+         [](Generator&, const Ran& r) { return reachesPastItsStorage(r.outcome.outputs[0]); }},
+        {Screen::GrowsIntoUninitializedMemory,
+         [](Generator& g, const Ran& r) {
+           return growsIntoUninitializedMemory(r.op, r.outcome.outputs[0], r.node, g.liveValueOf());
+         }},
+        {Screen::FactorizesIntoNonFinite,
+         [](Generator&, const Ran& r) { return factorizesIntoNonFinite(r.op, r.outcome.outputs[0]); }},
+        {Screen::LeavesBitsNoOpMade,
+         [](Generator& g, const Ran& r) { return r.op.is_mutable && g.leavesBitsNoOpMade(); }},
+        {Screen::HoldsBoolsOfOtherBytes,
+         [](Generator&, const Ran& r) {
+           return viewsAsAnotherDtype(r.op) && holdsBoolsOfOtherBytes(r.outcome.outputs[0]);
+         }},
+        {Screen::WritesByLayout,
+         [](Generator& g, const Ran& r) {
+           return writesThroughIndices(r.op) && g.indexWritesByLayout(r.node, r.outcome.outputs[0]);
+         }},
+        {Screen::ReadsAnEmptyTensorDifferently,
+         [](Generator& g, const Ran& r) {
+           return !r.op.is_mutable && readsAnEmptyTensor(r.node, g.liveValueOf()) &&
+                  !sameResult(r.outcome.outputs[0], r.run_again());
+         }},
+    };
+    for (const Row& row : kRows) {
+      if (row.refuses(*this, r)) return row.screen;
+    }
+    return std::nullopt;
+  }
+
+  std::function<const at::Tensor*(const Node*)> liveValueOf() const {
+    return [this](const Node* in) { return valueOf(in); };
+  }
+
+  // One candidate: an op, its arguments, a run on the live values. Kept only if no screen
+  // (generators/screens.def) refuses it.
   bool tryOne() {
+    if (stats_) ++stats_->candidates;
     OpCategory category;
     const OpInfo* op = pickOp(&category);
-    if (!op) return false;
+    if (!op) return refuse(Screen::NoOp);
     std::optional<Call> call = drawArguments(*op, category);
-    if (!call) return false;
-    const auto value_of = [this](const Node* in) { return valueOf(in); };
-    if (outAliasesAnInput(*op, call->args, call->kwargs, value_of)) return false;
-    if (lapackOnNonFinite(*op, call->args, call->kwargs, value_of)) return false;
-    if (readsANaNsBits(*op, call->args, call->kwargs, value_of)) return false;
-    if (misplacesTriangularOut(*op, call->args, call->kwargs, value_of)) return false;
-    if (growsPastTheValueCap(*op, call->args, call->kwargs, value_of)) return false;
-    if (multipliesZeroByAnOverflow(*op, call->args, value_of)) return false;
-    if (choosesBetweenSignedZeros(*op, call->args, call->kwargs, value_of)) return false;
-    const auto held = [this](const at::Tensor& t) { return heldElements(t); };
-    if (addressesPastWhatItHolds(*op, call->args, call->kwargs, value_of, held)) return false;
+    if (!call) return refuse(Screen::NoArguments);
+    if (auto screen = refusedBeforeRun(*op, *call)) return refuse(*screen);
     Graph& g = p_.graph();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);
@@ -504,9 +602,10 @@ class Generator {
       if (!kept || growsAStorage(sizes)) {
         // The trial writes copies of what the call writes, but set_ grows the storage of the
         // source it takes, live (Note [Storage grown under a tensor]).
-        compromised_ = compromised_ || growsAStorage(sizes);
+        const bool grew = growsAStorage(sizes);
+        compromised_ = compromised_ || grew;
         g.erase(n);
-        return false;
+        return refuse(grew ? Screen::GrowsAStorage : Screen::FailsOnCopies);
       }
     }
     auto run = [&] {
@@ -522,17 +621,10 @@ class Generator {
       });
     }
     auto outcome = run();
-    if (outcome.error || outcome.outputs.empty() || !valOf(outcome.outputs[0], &val) ||
-        returnsAnArgumentUndeclared(*op, outcome.outputs[0], *n, value_of) ||
-        reachesPastItsStorage(outcome.outputs[0]) ||
-        growsIntoUninitializedMemory(*op, outcome.outputs[0], *n, value_of) ||
-        factorizesIntoNonFinite(*op, outcome.outputs[0]) || (op->is_mutable && leavesBitsNoOpMade()) ||
-        (viewsAsAnotherDtype(*op) && holdsBoolsOfOtherBytes(outcome.outputs[0])) ||
-        (writesThroughIndices(*op) && indexWritesByLayout(*n, outcome.outputs[0])) ||
-        (!op->is_mutable && readsAnEmptyTensor(*n, value_of) && !sameResult(outcome.outputs[0], run()))) {
+    if (auto screen = refusedAfterRun(Ran{*op, *n, outcome, &val, run})) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);
-      return false;
+      return refuse(*screen);
     }
     n->meta.val = val;
     if (viewsAsAnotherDtype(*op) && op->qualified_name == "aten::view") keepReinterpreted(*n, outcome.outputs[0]);
@@ -541,6 +633,7 @@ class Generator {
     }
     if (op->is_mutable && !grad_enabled_ && writesAParameter(*op, *n)) parameter_written_without_grad_ = true;
     pool(n, outcome.outputs[0]);
+    if (stats_) ++stats_->kept;
     return true;
   }
 
@@ -599,6 +692,7 @@ class Generator {
 
   const GeneratorConfig& config_;
   RandomSource& random_;
+  GenerationStats* stats_;                       // null: not counted
   bool compromised_ = false;                     // a refused call changed a live tensor: give the program up
   bool may_call_refused_ = false;                // this program may call ops the functionalizer refuses
   bool parameter_written_without_grad_ = false;  // Note [Parameters written under grad]
@@ -625,7 +719,7 @@ Expected<ExportedProgram> trainingProgram(const OpCatalog& catalog, const Genera
                                           GenerationStats* stats) {
   constexpr int kTries = 16;
   for (int i = 0; i < kTries; ++i) {
-    Generator generator(catalog, config, random);
+    Generator generator(catalog, config, random, stats);
     auto program = generator.run();
     if (!program.ok()) return program;
     if (!generator.compromised() && replaysIfItMutatesMetadata(program.value())) return program;

@@ -8,6 +8,7 @@
 
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
+#include "generators/screens.h"
 #include "ir/diagnostic.h"
 #include "ir/program.h"
 
@@ -54,6 +55,9 @@ struct GeneratorConfig {
 // What making one program took besides the program kept.
 struct GenerationStats {
   int programs_given_up = 0;  // a refused call changed a live tensor (graph_generator.cpp)
+  int64_t candidates = 0;     // calls drawn
+  int64_t kept = 0;           // of them, made nodes of a program
+  ScreenCounts refused{};     // of them, refused by each screen (generators/screens.def)
 };
 
 // A TRAINING program of about `config.nodes` nodes with its example inputs and state, or an

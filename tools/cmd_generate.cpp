@@ -1,9 +1,13 @@
 // `epsmith generate --seed S --count N --out DIR [--config FILE] [--nodes N] [--dialect D]
-// [--text | --pt2]`: writes N generated programs, the i-th from seed S+i as DIR/gen-<S+i>.json (or
+// [--text | --pt2] [--stats]`: writes N generated programs, the i-th from seed S+i as DIR/gen-<S+i>.json (or
 // .ept, .pt2), so `--seed S+i --count 1` remakes any one of them. Every program is verified in its
 // dialect before it is written; one that fails is a generator bug: reported, exit 1.
+#include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <vector>
 
 #include "oracle/program_io.h"
 #include "fuzz/programs.h"
@@ -24,6 +28,7 @@ struct GenerateOptions {
   std::string dialect;
   bool text = false;
   bool pt2 = false;
+  bool stats = false;
 };
 
 // The config file's generation config, with the flags that override it.
@@ -41,13 +46,14 @@ Expected<GenerationConfig> generationConfig(const GenerateOptions& opts) {
 
 // Writes the programs; how many fail to verify in their dialect (each reported), or why
 // none more could be written.
-Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& catalog, const GeneratorConfig& config) {
+Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& catalog, const GeneratorConfig& config,
+                                GenerationStats* stats) {
   const Dialect& dialect = *findDialect(std::string(dialectName(config.dialect)));
   int64_t invalid = 0;
   for (int64_t i = 0; i < opts.count; ++i) {
     const uint64_t seed = opts.seed + static_cast<uint64_t>(i);
     SeededSource random(seed);
-    auto program = generateInDialect(catalog, config, random);
+    auto program = generateInDialect(catalog, config, random, stats);
     if (!program.ok()) return Diagnostic{"seed " + std::to_string(seed), program.error().str()};
     auto violations = verify(program.value(), dialect);
     if (!violations.empty()) {
@@ -65,6 +71,30 @@ Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& ca
   return invalid;
 }
 
+// What making the programs took: the candidate calls drawn, how many were kept, and how
+// many each screen refused (generators/screens.def), the commonest first.
+void printStats(const GenerationStats& stats, int64_t programs) {
+  const auto share = [&](int64_t n) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << (stats.candidates ? 100.0 * n / stats.candidates : 0.0) << "%";
+    return s.str();
+  };
+  std::cout << "programs: " << programs << " (" << stats.programs_given_up << " given up and made again)\n"
+            << "candidate calls: " << stats.candidates << ", kept: " << stats.kept << " (" << share(stats.kept)
+            << ")\nrefused by screen:\n";
+  std::vector<Screen> order;
+  for (size_t i = 0; i < kScreenCount; ++i) order.push_back(static_cast<Screen>(i));
+  std::stable_sort(order.begin(), order.end(), [&](Screen a, Screen b) {
+    return stats.refused[static_cast<size_t>(a)] > stats.refused[static_cast<size_t>(b)];
+  });
+  for (Screen screen : order) {
+    const int64_t n = stats.refused[static_cast<size_t>(screen)];
+    const ScreenInfo& info = screenInfo(screen);
+    std::cout << "  " << std::left << std::setw(34) << info.name << std::right << std::setw(10) << n << std::setw(8)
+              << share(n) << "  " << info.what << "\n";
+  }
+}
+
 }  // namespace
 
 void addGenerateCommand(CLI::App& app, int& exit_code) {
@@ -79,6 +109,8 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"TRAINING", "ATEN"}));
   auto* text = cmd->add_flag("--text", opts->text, "write the text form (.ept) instead of JSON");
   cmd->add_flag("--pt2", opts->pt2, "write torch.export.save's archive (.pt2) instead of JSON")->excludes(text);
+  cmd->add_flag("--stats", opts->stats,
+                "print the candidate calls drawn, kept, and refused by each screen (generators/screens.def)");
   cmd->callback([opts, &exit_code] {
     auto fail = [&](const std::string& message) {
       std::cerr << "epsmith generate: " << message << "\n";
@@ -91,10 +123,12 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
     std::error_code ec;
     std::filesystem::create_directories(opts->out, ec);
     if (ec) return fail(opts->out + ": cannot create the directory: " + ec.message());
-    auto invalid = writePrograms(*opts, catalog.value(), config->generator);
+    GenerationStats stats;
+    auto invalid = writePrograms(*opts, catalog.value(), config->generator, &stats);
     if (!invalid.ok()) return fail(invalid.error().str());
     std::cout << "wrote " << opts->count << " " << dialectName(config->generator.dialect) << " program"
               << (opts->count == 1 ? "" : "s") << " to " << opts->out << "\n";
+    if (opts->stats) printStats(stats, opts->count);
     exit_code = invalid.value() ? kExitFindings : kExitOk;
   });
 }

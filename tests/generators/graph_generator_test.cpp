@@ -49,6 +49,32 @@ TEST(GraphGenerator, SameBytesSameProgram) {
   EXPECT_TRUE(generateProgram(catalog(), {}, empty).ok());
 }
 
+// The counts of `epsmith generate --stats`: every candidate call is kept or refused by one
+// screen, and every call kept is a node of the program.
+TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
+  int64_t refused_somewhere = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    GenerationStats stats;
+    SeededSource random(seed);
+    auto p = generateProgram(catalog(), {}, random, &stats);
+    ASSERT_TRUE(p.ok());
+    int64_t refused = 0;
+    for (int64_t n : stats.refused) refused += n;
+    EXPECT_EQ(stats.candidates, stats.kept + refused) << "seed " << seed;
+    refused_somewhere += refused;
+    if (stats.programs_given_up > 0) continue;  // its candidates count too, its nodes are gone
+    int64_t aten_calls = 0;
+    for (const Node& n : p->graph().nodes()) aten_calls += n.target.kind() == Target::Kind::Aten ? 1 : 0;
+    EXPECT_EQ(stats.kept, aten_calls) << "seed " << seed;
+  }
+  EXPECT_GT(refused_somewhere, 0);
+  for (size_t i = 0; i < kScreenCount; ++i) {
+    EXPECT_FALSE(screenInfo(static_cast<Screen>(i)).name.empty());
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(screenInfo(static_cast<Screen>(i)).name, screenInfo(static_cast<Screen>(j)).name);
+  }
+}
+
 // Two tensors one call writes (out= calls with several out tensors return them) never share
 // memory: which write would land last is the kernel's choice. Seed 104345 made
 // log_sigmoid_forward.output with `output` and `buffer` one tensor (a D1 and D2 value
