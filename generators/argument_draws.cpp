@@ -95,7 +95,7 @@ std::optional<Argument> ArgumentDraws::argumentFor(const OpInfo& op, const Param
   switch (p.type) {
     case ParamType::Tensor: {
       if (p.optional && random_.chance(40)) return Argument(arg::None{});
-      const Live* l = self ? writableTensor(metadata) : ref ? &likeTensor(ref) : &firstTensor();
+      const Live* l = self ? writableTensor(metadata) : ref ? &likeTensor(ref) : first_ ? first_ : &firstTensor();
       if (!l) return std::nullopt;
       return Argument(arg::Tensor{l->node});
     }

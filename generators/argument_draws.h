@@ -31,8 +31,12 @@ class ArgumentDraws {
                 const std::vector<at::Tensor>& read_only, const bool& may_call_refused)
       : config_(config), random_(random), pool_(pool), read_only_(read_only), may_call_refused_(may_call_refused) {}
 
-  // Before the first argument of a call.
-  void startCall() { last_list_.clear(); }
+  // Before the first argument of a call; `first`, where given, is the call's first tensor
+  // argument unless the call writes it (a view chain's link before).
+  void startCall(const Live* first = nullptr) {
+    last_list_.clear();
+    first_ = first;
+  }
   // An argument for `p` of `op`: `ref` is the call's first tensor, `self` says that the
   // call writes it (`metadata`: its metadata); nullopt where none can be drawn.
   std::optional<Argument> argumentFor(const OpInfo& op, const ParamInfo& p, const at::Tensor* ref, bool self,
@@ -52,6 +56,7 @@ class ArgumentDraws {
   const std::vector<at::Tensor>& read_only_;
   const bool& may_call_refused_;
   std::vector<int64_t> last_list_;  // the int list drawn last (as_strided's sizes, movedim's source)
+  const Live* first_ = nullptr;     // startCall's `first`
 };
 
 }  // namespace epsmith

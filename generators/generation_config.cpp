@@ -94,6 +94,20 @@ std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& di
   return "unknown state kind '" + v[0] + "' (parameter, buffer, non-persistent-buffer, constant)";
 }
 
+// `source NAME N` (generators/node_sources.def); why not, for a bad value.
+std::optional<std::string> applySourceWeight(GeneratorConfig& g, const std::vector<std::string>& v) {
+  if (v.size() != 2) return "takes NAME WEIGHT";
+  int64_t w = 0;
+  if (auto e = number(v[1], 1000000, &w)) return e;
+  std::string names;
+  for (size_t i = 0; i < kNodeSourceCount; ++i) {
+    const NodeSourceInfo& info = nodeSourceInfo(static_cast<NodeSource>(i));
+    if (info.name == v[0]) return g.source_weights[i] = static_cast<uint32_t>(w), std::nullopt;
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+  }
+  return "unknown node source '" + v[0] + "' (" + names + ")";
+}
+
 }  // namespace
 
 // Note [Generation config directives]: one directive a line, `#` comments —
@@ -101,7 +115,8 @@ std::optional<std::string> applyWeight(GeneratorConfig& g, const std::string& di
 //   noncontiguous PERCENT | weight CATEGORY N (functional, in-place, view, out,
 //   metadata-mutation, factory, refused) | state-weight KIND N (parameter, buffer,
 //   non-persistent-buffer, constant) | mutable-state PERCENT | tokens PERCENT |
-//   no-grad PERCENT | submodule PERCENT | refused PERCENT | dialect TRAINING|ATEN
+//   no-grad PERCENT | submodule PERCENT | refused PERCENT | dialect TRAINING|ATEN |
+//   source NAME N (aten-call, view-chain: generators/node_sources.def)
 // and the catalog's allow / deny / enable / disable.
 Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
   GenerationConfig config;
@@ -139,6 +154,7 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
         if (directive == "inputs") return orBad(applyInputs(g, v));
         if (directive == "dtypes") return orBad(applyDtypes(g, v));
         if (directive == "weight" || directive == "state-weight") return orBad(applyWeight(g, directive, v));
+        if (directive == "source") return orBad(applySourceWeight(g, v));
         if (directive == "dialect") {
           if (value == "TRAINING") return g.dialect = IrDialect::Training, std::nullopt;
           if (value == "ATEN") return g.dialect = IrDialect::Aten, std::nullopt;
@@ -148,6 +164,9 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
       });
   if (error) return *error;
   if (g.dtypes.empty()) return Diagnostic{where, "'dtypes' leaves no dtype to generate"};
+  bool any_source = false;
+  for (uint32_t w : g.source_weights) any_source = any_source || w > 0;
+  if (!any_source) return Diagnostic{where, "'source' leaves no node source to generate with"};
   return config;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <type_traits>
@@ -65,7 +66,7 @@ class Generator {
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
       maybeToggleGrad();
-      if (tryOne()) ++made;
+      made += makeFrom(drawSource());
       if (compromised_) break;  // Note [A refused call must leave no trace]
     }
     if (!grad_enabled_) setGrad(true);
@@ -325,7 +326,7 @@ class Generator {
     std::vector<Argument> args;
     std::vector<std::pair<std::string, Argument>> kwargs;
   };
-  std::optional<Call> drawArguments(const OpInfo& op, OpCategory category) {
+  std::optional<Call> drawArguments(const OpInfo& op, OpCategory category, const Live* first) {
     Call call;
     // Whether it mutates its argument's metadata: the category says so, but for the random
     // and nondeterministic ones, which are filed apart whatever their role. (Asking the
@@ -335,7 +336,7 @@ class Generator {
                            opRole(op).role == OpRole::MetadataMutation);
     const at::Tensor* ref = nullptr;  // the first tensor argument: dims and shapes follow it
     bool defaults_from_here = false;  // positional defaults trail: once one is left out, all are
-    draws_.startCall();
+    draws_.startCall(first);
     for (size_t i = 0; i < op.arguments.size(); ++i) {
       const ParamInfo& p = op.arguments[i];
       const bool written = p.is_write;
@@ -580,14 +581,62 @@ class Generator {
     return [this](const Node* in) { return valueOf(in); };
   }
 
-  // One candidate: an op, its arguments, a run on the live values. Kept only if no screen
-  // (generators/screens.def) refuses it.
-  bool tryOne() {
-    if (stats_) ++stats_->candidates;
+  // Note [Node sources]
+  // What grows a program is drawn from a table of node sources (generators/node_sources.def):
+  // one ATen call, a chain of views, and what later sources make (a higher-order op with
+  // its subgraphs). Each makes its nodes through tryCall, so every call meets the same
+  // screens and trial runs. A source of weight 0 is never drawn, and where one source alone
+  // has a weight nothing is drawn to choose it: a config that enables no new source keeps
+  // every program it made before, byte for byte.
+  NodeSource drawSource() {
+    const NodeSourceWeights& w = config_.source_weights;
+    int weighted = 0;
+    for (uint32_t x : w) weighted += x > 0 ? 1 : 0;
+    if (weighted > 1) return static_cast<NodeSource>(random_.weighted(std::vector<uint32_t>(w.begin(), w.end())));
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (w[i] > 0) return static_cast<NodeSource>(i);
+    }
+    return NodeSource::AtenCall;  // every weight 0: the config reader refuses that
+  }
+
+  // The nodes `source` made (0 where its calls were all refused).
+  int makeFrom(NodeSource source) {
+    using Make = int (Generator::*)();
+    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain};
+    static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
+    return (this->*kMake[static_cast<size_t>(source)])();
+  }
+
+  int fromAtenCall() {
     OpCategory category;
     const OpInfo* op = pickOp(&category);
+    return tryCall(op, category, nullptr) ? 1 : 0;
+  }
+
+  // Two to four view calls, each taking the view the call before it made (the first, a
+  // live value as any call would); the chain ends at the first call refused.
+  int fromViewChain() {
+    const auto& views = catalog_.enabledOps(OpCategory::View);
+    if (views.empty()) return 0;
+    const int64_t links = random_.range(2, 4);
+    std::optional<size_t> last;  // the pool index of the view before
+    int made = 0;
+    for (int64_t i = 0; i < links; ++i) {
+      const OpInfo* op = views[random_.below(views.size())];
+      if (!tryCall(op, OpCategory::View, last ? &pool_[*last] : nullptr)) break;
+      last = pool_.size() - 1;
+      ++made;
+    }
+    return made;
+  }
+
+  // One candidate: `op` (null: none could be drawn), its arguments (the first tensor
+  // `first` where given), a run on the live values. Kept only if no screen
+  // (generators/screens.def) refuses it.
+  bool tryCall(const OpInfo* op, OpCategory category, const Live* first) {
+    if (stats_) ++stats_->candidates;
     if (!op) return refuse(Screen::NoOp);
-    std::optional<Call> call = drawArguments(*op, category);
+    std::optional<Call> call = drawArguments(*op, category, first);
     if (!call) return refuse(Screen::NoArguments);
     if (auto screen = refusedBeforeRun(*op, *call)) return refuse(*screen);
     Graph& g = p_.graph();

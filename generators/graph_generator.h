@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "generators/node_sources.h"
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
 #include "generators/screens.h"
@@ -40,6 +41,8 @@ struct GeneratorConfig {
   // categories above.
   uint32_t refused_percent = 10;
   uint32_t weight_refused = 1;
+  // Relative weight of each node source, in NodeSource order (generators/node_sources.def).
+  NodeSourceWeights source_weights = defaultNodeSourceWeights();
   // Relative weight of each kind of lifted state, in StateKind order.
   uint32_t state_weights[kNumStateKinds] = {3, 3, 1, 1};
   uint32_t mutable_state_percent = 60;  // parameters and buffers the program may write

@@ -49,6 +49,19 @@ TEST(GraphGenerator, SameBytesSameProgram) {
   EXPECT_TRUE(generateProgram(catalog(), {}, empty).ok());
 }
 
+// Note [Node sources]: where one source alone has a weight, nothing is drawn to choose it,
+// so a config that enables no new source makes the programs it made before.
+TEST(GraphGenerator, OneSourceAloneDrawsNothingToChooseIt) {
+  GeneratorConfig heavier;
+  heavier.source_weights[static_cast<size_t>(NodeSource::AtenCall)] = 7;
+  for (uint64_t seed : {1, 2, 77, 1000}) EXPECT_EQ(generated(seed, heavier), generated(seed)) << seed;
+  GeneratorConfig both;
+  both.source_weights[static_cast<size_t>(NodeSource::ViewChain)] = 1;
+  int differ = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) differ += generated(seed, both) != generated(seed) ? 1 : 0;
+  EXPECT_GT(differ, 4);
+}
+
 // The counts of `epsmith generate --stats`: every candidate call is kept or refused by one
 // screen, and every call kept is a node of the program.
 TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
@@ -73,6 +86,39 @@ TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
     for (size_t j = 0; j < i; ++j)
       EXPECT_NE(screenInfo(static_cast<Screen>(i)).name, screenInfo(static_cast<Screen>(j)).name);
   }
+}
+
+// A view chain: views of views, which the functionalizer must replay through every link;
+// the programs it makes verify, run, and functionalize to what eager computes.
+TEST(GraphGenerator, ViewChainsTakeTheViewBeforeAndFunctionalizeLikeEager) {
+  GeneratorConfig chains;
+  chains.source_weights[static_cast<size_t>(NodeSource::AtenCall)] = 0;
+  chains.source_weights[static_cast<size_t>(NodeSource::ViewChain)] = 1;
+  chains.refused_percent = 0;
+  int linked = 0, compared = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), chains, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::Aten) continue;
+      EXPECT_EQ(catalog().find(n.target.op()->name())->category, OpCategory::View) << n.name();
+      const auto* self = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
+      if (self && self->node->target.kind() == Target::Kind::Aten) ++linked;
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    auto f = functionalize(p);
+    if (!f.ok()) continue;
+    ++compared;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(linked, 40);  // most links take the view before
+  EXPECT_GT(compared, 30);
 }
 
 // Two tensors one call writes (out= calls with several out tensors return them) never share
