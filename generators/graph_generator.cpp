@@ -8,7 +8,6 @@
 #include <ATen/Dispatch.h>
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <numeric>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "generators/corruptions.h"
 #include "generators/module_calls.h"
 #include "generators/result_values.h"
+#include "generators/screen_tables.h"
 #include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -484,103 +484,6 @@ class Generator {
     return false;
   }
 
-  // The screens a drawn call meets before it is drawn into the graph, in the order of
-  // generators/screens.def; the first that refuses it, if any.
-  std::optional<Screen> refusedBeforeRun(const OpInfo& op, const Call& c) const {
-    struct Row {
-      Screen screen;
-      bool (*refuses)(const OpInfo&, const Call&, LiveValueOf, HeldElements);
-    };
-    static constexpr Row kRows[] = {
-        {Screen::OutAliasesAnInput, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                       HeldElements) { return outAliasesAnInput(o, c.args, c.kwargs, v); }},
-        {Screen::LapackOnNonFinite, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                       HeldElements) { return lapackOnNonFinite(o, c.args, c.kwargs, v); }},
-        {Screen::ReadsANaNsBits, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                    HeldElements) { return readsANaNsBits(o, c.args, c.kwargs, v); }},
-        {Screen::MisplacesTriangularOut, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                            HeldElements) { return misplacesTriangularOut(o, c.args, c.kwargs, v); }},
-        {Screen::GrowsPastTheValueCap, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                          HeldElements) { return growsPastTheValueCap(o, c.args, c.kwargs, v); }},
-        {Screen::MultipliesZeroByAnOverflow, [](const OpInfo& o, const Call& c, LiveValueOf v,
-                                                HeldElements) { return multipliesZeroByAnOverflow(o, c.args, v); }},
-        {Screen::ChoosesBetweenSignedZeros,
-         [](const OpInfo& o, const Call& c, LiveValueOf v, HeldElements) {
-           return choosesBetweenSignedZeros(o, c.args, c.kwargs, v);
-         }},
-        {Screen::AddressesPastWhatItHolds,
-         [](const OpInfo& o, const Call& c, LiveValueOf v, HeldElements h) {
-           return addressesPastWhatItHolds(o, c.args, c.kwargs, v, h);
-         }},
-    };
-    const auto value_of = [this](const Node* in) { return valueOf(in); };
-    const auto held = [this](const at::Tensor& t) { return heldElements(t); };
-    for (const Row& row : kRows) {
-      if (row.refuses(op, c, value_of, held)) return row.screen;
-    }
-    return std::nullopt;
-  }
-
-  // What the screens after the run see: the call kept in the graph, what it returned, and
-  // a way to run it once more on the live values.
-  struct Ran {
-    const OpInfo& op;
-    const Node& node;
-    const Interpreter::Outcome& outcome;
-    Val* val;  // set by the first screen, from what the call returned
-    c10::function_ref<Interpreter::Outcome()> run_again;
-  };
-
-  // The screens a call meets after it ran on the live values, in the order of
-  // generators/screens.def; the first that refuses it, if any.
-  std::optional<Screen> refusedAfterRun(const Ran& r) {
-    struct Row {
-      Screen screen;
-      bool (*refuses)(Generator&, const Ran&);
-    };
-    static constexpr Row kRows[] = {
-        {Screen::Raises,
-         [](Generator&, const Ran& r) {
-           return r.outcome.error || r.outcome.outputs.empty() || !valOf(r.outcome.outputs[0], r.val);
-         }},
-        {Screen::ReturnsAnArgumentUndeclared,
-         [](Generator& g, const Ran& r) {
-           return returnsAnArgumentUndeclared(r.op, r.outcome.outputs[0], r.node, g.liveValueOf());
-         }},
-        {Screen::ReachesPastItsStorage,
-         [](Generator&, const Ran& r) { return reachesPastItsStorage(r.outcome.outputs[0]); }},
-        {Screen::GrowsIntoUninitializedMemory,
-         [](Generator& g, const Ran& r) {
-           return growsIntoUninitializedMemory(r.op, r.outcome.outputs[0], r.node, g.liveValueOf());
-         }},
-        {Screen::FactorizesIntoNonFinite,
-         [](Generator&, const Ran& r) { return factorizesIntoNonFinite(r.op, r.outcome.outputs[0]); }},
-        {Screen::LeavesBitsNoOpMade,
-         [](Generator& g, const Ran& r) { return r.op.is_mutable && g.leavesBitsNoOpMade(); }},
-        {Screen::HoldsBoolsOfOtherBytes,
-         [](Generator&, const Ran& r) {
-           return viewsAsAnotherDtype(r.op) && holdsBoolsOfOtherBytes(r.outcome.outputs[0]);
-         }},
-        {Screen::WritesByLayout,
-         [](Generator& g, const Ran& r) {
-           return writesThroughIndices(r.op) && g.indexWritesByLayout(r.node, r.outcome.outputs[0]);
-         }},
-        {Screen::ReadsAnEmptyTensorDifferently,
-         [](Generator& g, const Ran& r) {
-           return !r.op.is_mutable && readsAnEmptyTensor(r.node, g.liveValueOf()) &&
-                  !sameResult(r.outcome.outputs[0], r.run_again());
-         }},
-    };
-    for (const Row& row : kRows) {
-      if (row.refuses(*this, r)) return row.screen;
-    }
-    return std::nullopt;
-  }
-
-  std::function<const at::Tensor*(const Node*)> liveValueOf() const {
-    return [this](const Node* in) { return valueOf(in); };
-  }
-
   // Note [Node sources]
   // What grows a program is drawn from a table of node sources (generators/node_sources.def):
   // one ATen call, a chain of views, and what later sources make (a higher-order op with
@@ -638,7 +541,9 @@ class Generator {
     if (!op) return refuse(Screen::NoOp);
     std::optional<Call> call = drawArguments(*op, category, first);
     if (!call) return refuse(Screen::NoArguments);
-    if (auto screen = refusedBeforeRun(*op, *call)) return refuse(*screen);
+    const auto value_of = [this](const Node* in) { return valueOf(in); };
+    const auto held = [this](const at::Tensor& t) { return heldElements(t); };
+    if (auto screen = refusedBeforeRun(*op, call->args, call->kwargs, value_of, held)) return refuse(*screen);
     Graph& g = p_.graph();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);
@@ -670,7 +575,9 @@ class Generator {
       });
     }
     auto outcome = run();
-    if (auto screen = refusedAfterRun(Ran{*op, *n, outcome, &val, run})) {
+    const auto leaves_bits = [this] { return leavesBitsNoOpMade(); };
+    const auto writes_by_layout = [&] { return indexWritesByLayout(*n, outcome.outputs[0]); };
+    if (auto screen = refusedAfterRun(RanCall{*op, *n, outcome, &val, value_of, run, leaves_bits, writes_by_layout})) {
       for (const auto& b : before) compromised_ = compromised_ || !b.unchanged();
       g.erase(n);
       return refuse(*screen);

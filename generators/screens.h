@@ -1,5 +1,6 @@
 // The generator's screens as one table (generators/screens.def): their names, what each
-// keeps out, and the counts of the candidates each refused.
+// keeps out, and the counts of the candidates each refused (their logic:
+// generators/screen_tables.h).
 #pragma once
 
 #include <array>
@@ -29,5 +30,4 @@ const ScreenInfo& screenInfo(Screen s);
 
 // The candidates each screen refused, indexed by Screen.
 using ScreenCounts = std::array<int64_t, kScreenCount>;
-
 }  // namespace epsmith
