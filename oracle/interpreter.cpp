@@ -451,7 +451,8 @@ bool Interpreter::servesManyRuns() const {
 
 // Plans the call alone: one placeholder step per distinct node it reads, the call, an
 // output step; no graph is built (the generators call this for every candidate).
-Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of) {
+Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of,
+                                   const Graph* owner) {
   try {
     auto plan = std::make_unique<Interpreter::Plan>();
     plan->steps.reserve(6);  // a few placeholders, the call, the output
@@ -463,7 +464,9 @@ Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IV
       }
       const int slot = static_cast<int>(slots.size());
       slots.emplace_back(in, slot);
-      inputs.push_back(value_of(in));  // may call into LibTorch (a copy), and fail there too
+      // A subgraph's get_attr has no value (the HOP reads its subgraph from `owner`); any
+      // other input may call into LibTorch (a copy), and fail there too.
+      inputs.push_back(in->op() == OpKind::GetAttr ? c10::IValue() : value_of(in));
       Plan::Step step;
       step.kind = Plan::StepKind::Placeholder;
       step.node = in;
@@ -475,7 +478,7 @@ Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IV
     Plan::Step step;
     step.node = &call;
     step.slot = call_slot;
-    planCall(call, nullptr, planner, step);
+    planCall(call, owner, planner, step);
     plan->steps.push_back(std::move(step));
     Plan::Step output;
     output.kind = Plan::StepKind::Output;

@@ -63,15 +63,19 @@ class Interpreter {
   struct Plan;  // defined in interpreter.cpp
 
  private:
-  friend Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of);
+  friend Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of,
+                               const Graph* owner);
   explicit Interpreter(std::unique_ptr<Plan> plan);
   std::unique_ptr<Plan> plan_;
 };
 
 // Runs one call_function node on its own, for probing a call before it joins a graph (the
 // generators, the functionalizer's dtype probe): `value_of` gives the value of each node the
-// call reads; tensors are used as given, so an in-place call writes into them. The call's
-// value is outputs[0]; a call that cannot be planned or raises comes back as `error`.
-Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of);
+// call reads; tensors are used as given, so an in-place call writes into them. A
+// higher-order call's subgraphs are the attributes of `owner`, the graph the call is
+// drawn into (its get_attr inputs are asked for no value). The call's value is outputs[0];
+// a call that cannot be planned or raises comes back as `error`.
+Interpreter::Outcome runSingleCall(const Node& call, const std::function<c10::IValue(const Node*)>& value_of,
+                                   const Graph* owner = nullptr);
 
 }  // namespace epsmith

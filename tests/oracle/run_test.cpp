@@ -2,6 +2,8 @@
 // test with ATen, independently of the interpreter.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <ATen/core/Tensor.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/grad_mode.h>
@@ -339,6 +341,56 @@ signature {
   ASSERT_TRUE(yes.ok() && no.ok());
   EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
   EXPECT_TENSOR_EQ(no.outputs[0].toTensor(), at::neg(x));
+}
+
+// A call that owns subgraphs runs alone too, as a generator's trial runs a candidate: its
+// subgraphs are the attributes of the graph it is drawn into, and it computes what the
+// whole program's run of it does. Without that graph it cannot be planned.
+TEST(Oracle, AHigherOrderCallRunsAloneWithTheGraphThatOwnsItsSubgraphs) {
+  auto p = parse(R"EPT(graph {
+  %x: f32[3] = placeholder
+  %w: f32[3] = placeholder
+  %region = get_attr("submod_0")
+  %wrap: (f32[3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x, %w)
+  %getitem: f32[3] = operator.getitem(%wrap, 0)
+  return (%getitem)
+  attr "submod_0" = graph {
+    %a: f32[3] = placeholder
+    %b: f32[3] = placeholder
+    %mul_: f32[3] = aten::mul_.Tensor(%b, %a)
+    %exp: f32[3] = aten::exp(%b)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %x
+  input user_input %w
+  output user_output %getitem
+}
+)EPT");
+  const Node* wrap = nullptr;
+  for (const Node& n : p.graph().nodes()) wrap = n.name() == "wrap" ? &n : wrap;
+  ASSERT_NE(wrap, nullptr);
+  const at::Tensor x = at::tensor({0.5f, 1.0f, -2.0f});
+  at::Tensor w = at::tensor({2.0f, -1.0f, 0.25f});
+  const at::Tensor w_before = w.clone();
+  std::map<std::string, at::Tensor> values{{"x", x}, {"w", w}};
+  const auto value_of = [&](const Node* in) -> c10::IValue {
+    auto it = values.find(in->name());
+    return it == values.end() ? c10::IValue() : c10::IValue(it->second);
+  };
+  auto alone = runSingleCall(*wrap, value_of, &p.graph());
+  ASSERT_FALSE(alone.error) << alone.error->message;
+  const auto items = alone.outputs[0].toTupleRef().elements();
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_TENSOR_EQ(items[0].toTensor(), at::exp(at::mul(w_before, x)));
+  EXPECT_TENSOR_EQ(w, at::mul(w_before, x));  // the region wrote the caller's tensor
+  auto whole = runProgram(p, {tensorInput(x), tensorInput(w_before.clone())});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TENSOR_EQ(whole.outputs[0].toTensor(), items[0].toTensor());
+  auto unowned = runSingleCall(*wrap, value_of);
+  ASSERT_TRUE(unowned.error.has_value());
+  EXPECT_NE(unowned.error->message.find("names no subgraph"), std::string::npos) << unowned.error->message;
 }
 
 TEST(Oracle, BuiltinsComputeSymbolicSizes) {
