@@ -469,6 +469,16 @@ signature {
   mutating.replace(mutating.find("aten::exp(%a)"), 13, "aten::exp_(%a)");
   std::string why = rejection(program(mutating));
   EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' mutates (aten::exp_)"), std::string::npos) << why;
+  // So is one whose result may alias an operand: the later mul_ would write through it
+  // into %x unseen. A view in the subgraph, or the operand returned itself.
+  std::string viewing = body;
+  viewing.replace(viewing.find("aten::exp(%a)"), 13, "aten::alias(%a)");
+  why = rejection(program(viewing));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' takes a view (aten::alias)"), std::string::npos) << why;
+  std::string returning = body;
+  returning.replace(returning.find("return (%exp)"), 13, "return (%a)");
+  why = rejection(program(returning));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' returns its operand %a"), std::string::npos) << why;
 }
 
 TEST(Functionalize, MutatedInputsThatAliasAreRejected) {
