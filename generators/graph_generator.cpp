@@ -457,7 +457,7 @@ class Generator {
   // `n`'s result joins the pool of values later calls take; a tuple's or list's elements
   // each through a getitem.
   void pool(Node* n, const c10::IValue& v) {
-    Graph& g = p_.graph();
+    Graph& g = into();
     if (v.isTensor()) {
       bool input = false;  // in-place and out= results, and ops returning self, are their argument
       for (const auto& l : pool_)
@@ -505,7 +505,7 @@ class Generator {
   // The nodes `source` made (0 where its calls were all refused).
   int makeFrom(NodeSource source) {
     using Make = int (Generator::*)();
-    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain};
+    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain, &Generator::fromGradRegion};
     static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
     return (this->*kMake[static_cast<size_t>(source)])();
   }
@@ -533,6 +533,74 @@ class Generator {
     return made;
   }
 
+  // A grad region as torch.export writes a module's `with torch.no_grad():` block:
+  // higher_order.wrap_with_set_grad_enabled(False, graph(%submod_N), *operands), one to
+  // four calls drawn as any others but into the subgraph, over placeholders for one to
+  // three live values, with grad mode off; what they made comes back through getitems.
+  // The calls run on the live values, so the program's values are what running it makes.
+  int fromGradRegion() {
+    if (pool_.empty()) return 0;  // no value to take in
+    std::vector<Live> inner;
+    const int64_t operands = std::min<int64_t>(random_.range(1, 3), static_cast<int64_t>(pool_.size()));
+    auto sub = std::make_unique<Graph>();
+    std::vector<Node*> outer_operands;
+    for (int64_t i = 0; i < operands; ++i) {
+      const Live& l = pool_[random_.below(pool_.size())];
+      if (std::find(outer_operands.begin(), outer_operands.end(), l.node) != outer_operands.end()) continue;
+      Node* ph = sub->append(OpKind::Placeholder, l.node->name());
+      ph->meta.val = l.node->meta.val;
+      inner.push_back({ph, l.value, l.input});
+      outer_operands.push_back(l.node);
+    }
+    const size_t placeholders = inner.size();
+    const int made = drawInto(*sub, inner, random_.range(1, 4));
+    if (made == 0 || compromised_) return 0;  // the subgraph is dropped; nothing outside changed
+    std::vector<at::Tensor> outputs;
+    Node* out = sub->append(OpKind::Output, "output");
+    for (size_t k = inner.size(); k-- > placeholders && outputs.size() < 2;) {
+      out->args.push_back(arg::Tensor{inner[k].node});
+      outputs.push_back(inner[k].value);
+    }
+    if (outputs.empty()) {  // its calls made no tensor: it returns its first operand, as export
+      out->args.push_back(arg::Tensor{inner[0].node});  // returns what a region wrote
+      outputs.push_back(inner[0].value);
+    }
+    Graph& top = p_.graph();
+    const std::string attr = top.uniqueName("submod_" + std::to_string(++regions_));
+    Node* get = top.append(OpKind::GetAttr, attr);
+    get->attr = attr;
+    top.attributes()[attr] = Attribute::makeSubgraph(std::move(sub));
+    Node* hop = top.append(OpKind::CallFunction, "wrap_with_set_grad_enabled");
+    hop->target = Target::higherOrder("wrap_with_set_grad_enabled");
+    hop->args = {arg::Bool{false}, arg::Graph{get}};
+    for (Node* o : outer_operands) hop->args.push_back(arg::Tensor{o});
+    std::vector<c10::IValue> items(outputs.begin(), outputs.end());
+    const c10::IValue result = c10::ivalue::Tuple::create(std::move(items));
+    valOf(result, &hop->meta.val);
+    pool(hop, result);
+    return made;
+  }
+
+  // `calls` ATen calls drawn into `g`, whose values are `values`, with grad mode off (a
+  // region's); the nodes made.
+  int drawInto(Graph& g, std::vector<Live>& values, int64_t calls) {
+    Graph* outer_graph = into_;
+    const bool outer_grad = grad_enabled_;
+    into_ = &g;
+    std::swap(pool_, values);  // the argument draws read pool_
+    at::AutoGradMode off(false);
+    grad_enabled_ = false;
+    int made = 0;
+    for (int64_t i = 0; i < calls && !compromised_; ++i) made += fromAtenCall();
+    grad_enabled_ = outer_grad;
+    std::swap(pool_, values);
+    into_ = outer_graph;
+    return made;
+  }
+
+  // The graph calls are drawn into: the program's, or a subgraph being made.
+  Graph& into() { return into_ ? *into_ : p_.graph(); }
+
   // One candidate: `op` (null: none could be drawn), its arguments (the first tensor
   // `first` where given), a run on the live values. Kept only if no screen
   // (generators/screens.def) refuses it.
@@ -544,7 +612,7 @@ class Generator {
     const auto value_of = [this](const Node* in) { return valueOf(in); };
     const auto held = [this](const at::Tensor& t) { return heldElements(t); };
     if (auto screen = refusedBeforeRun(*op, call->args, call->kwargs, value_of, held)) return refuse(*screen);
-    Graph& g = p_.graph();
+    Graph& g = into();
     Node* n = g.append(OpKind::CallFunction, op->localName());
     n->target = Target::aten(op);
     n->args = std::move(call->args);
@@ -662,6 +730,8 @@ class Generator {
   std::vector<std::pair<at::Tensor, at::Tensor>> given_;
   std::vector<at::Tensor> bools_;  // the storages, as bools, of bool tensors other dtypes view
   Node* token_ = nullptr;
+  Graph* into_ = nullptr;  // a subgraph being made; null: the program's graph
+  int regions_ = 0;        // grad regions made, for their subgraphs' names
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

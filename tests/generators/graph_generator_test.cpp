@@ -121,6 +121,67 @@ TEST(GraphGenerator, ViewChainsTakeTheViewBeforeAndFunctionalizeLikeEager) {
   EXPECT_GT(compared, 30);
 }
 
+// A grad region as torch.export writes one: wrap_with_set_grad_enabled(False, subgraph,
+// *operands), its calls drawn with grad mode off (so a parameter may be written there, as
+// eager allows under no_grad). The programs verify and run, read back from their text as
+// they were, and where the functionalizer takes them it computes what eager does.
+TEST(GraphGenerator, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
+  GeneratorConfig regions;
+  regions.source_weights[static_cast<size_t>(NodeSource::GradRegion)] = 1;
+  regions.refused_percent = 0;
+  int with_region = 0, parameter_written = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), regions, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "wrap_with_set_grad_enabled");
+      ++with_region;
+      const Attribute* sub = p.graph().attribute(n.args.at(1).get<arg::Graph>()->node->attr);
+      ASSERT_TRUE(sub && sub->subgraph);
+      for (const Node& s : sub->subgraph->nodes()) {
+        const auto* self =
+            s.atenOp() && s.atenOp()->is_mutable && !s.args.empty() ? s.args[0].get<arg::Tensor>() : nullptr;
+        parameter_written += self && self->node->name().rfind("p_", 0) == 0 ? 1 : 0;
+      }
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    auto back = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+    auto f = functionalize(p);
+    if (!f.ok()) continue;  // a region that writes or aliases its operands (docs/generators.md)
+    ++functionalized;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(with_region, 40);
+  EXPECT_GT(parameter_written, 0);
+  // Regions of functional calls only: the functionalizer takes them, and must agree.
+  GeneratorConfig functional = regions;
+  functional.weight_in_place = functional.weight_view = functional.weight_out = 0;
+  functional.weight_metadata = functional.weight_factory = 0;
+  functional.token_percent = functional.no_grad_percent = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog(), functional, random);
+    ASSERT_TRUE(p.ok());
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
+    auto f = functionalize(p.value());
+    ASSERT_TRUE(f.ok()) << f.error().str();
+    ++functionalized;
+    Verdict v = compareResults(runProgram(p.value(), RunOptions(RunMode::Eager)),
+                               runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GE(functionalized, 30);
+}
+
 // Two tensors one call writes (out= calls with several out tensors return them) never share
 // memory: which write would land last is the kernel's choice. Seed 104345 made
 // log_sigmoid_forward.output with `output` and `buffer` one tensor (a D1 and D2 value
