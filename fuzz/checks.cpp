@@ -102,11 +102,6 @@ using namespace check_detail;
 
 namespace {
 
-constexpr CheckInfo kCheckInfo[] = {
-#define EPSMITH_CHECK(ID, NEEDS, DRAW, RUNS_ELSEWHERE, NEEDS_EAGER, SUMMARY) \
-  {#ID, CheckNeeds::NEEDS, CheckDraw::DRAW, RUNS_ELSEWHERE, NEEDS_EAGER, SUMMARY},
-#include "fuzz/checks.def"
-};
 constexpr CheckDrawInfo kCheckDrawInfo[] = {
 #define EPSMITH_CHECK_DRAW(NAME, FLAG, DEFAULT_EVERY, SALT) {FLAG, DEFAULT_EVERY, SALT},
 #include "fuzz/checks.def"
@@ -214,7 +209,6 @@ CheckOptions focusedOn(const CheckOutcome& finding) {
   return options;
 }
 
-const CheckInfo& checkInfo(DiffCheck c) { return kCheckInfo[static_cast<size_t>(c)]; }
 const CheckDrawInfo& checkDrawInfo(CheckDraw d) { return kCheckDrawInfo[static_cast<size_t>(d)]; }
 
 std::string checkDrawHelp(CheckDraw d) {

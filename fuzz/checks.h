@@ -53,7 +53,13 @@ struct CheckInfo {
   bool needs_eager;     // skipped where the eager run raises
   std::string_view summary;
 };
-const CheckInfo& checkInfo(DiffCheck c);
+// The rows of checks.def, in DiffCheck order.
+inline constexpr CheckInfo kCheckInfo[] = {
+#define EPSMITH_CHECK(ID, NEEDS, DRAW, RUNS_ELSEWHERE, NEEDS_EAGER, SUMMARY) \
+  {#ID, CheckNeeds::NEEDS, CheckDraw::DRAW, RUNS_ELSEWHERE, NEEDS_EAGER, SUMMARY},
+#include "fuzz/checks.def"
+};
+constexpr const CheckInfo& checkInfo(DiffCheck c) { return kCheckInfo[static_cast<size_t>(c)]; }
 
 struct CheckDrawInfo {
   std::string_view flag;  // "--torch-every"; "" for Every
@@ -68,12 +74,8 @@ std::string checkDrawHelp(CheckDraw d);
 std::string allDiffCheckNames();
 // `--checks`' help, naming the checks and what the ones with needs need.
 std::string checksHelp();
-// What each check needs; asksTorch: whether it asks the torch peer.
-constexpr CheckNeeds kCheckNeeds[] = {
-#define EPSMITH_CHECK(ID, NEEDS, ...) CheckNeeds::NEEDS,
-#include "fuzz/checks.def"
-};
-constexpr bool asksTorch(DiffCheck c) { return kCheckNeeds[static_cast<size_t>(c)] == CheckNeeds::TorchPeer; }
+// Whether a check asks the torch peer.
+constexpr bool asksTorch(DiffCheck c) { return checkInfo(c).needs == CheckNeeds::TorchPeer; }
 std::string_view diffCheckName(DiffCheck c);  // "D1"
 std::optional<DiffCheck> diffCheckFromName(std::string_view name);
 // "D1,D2,D6" → the checks, in the order given; fails for an unknown name or none.
