@@ -5,17 +5,15 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
-#include <ATen/Dispatch.h>
 
 #include <algorithm>
 #include <iterator>
-#include <numeric>
 #include <optional>
-#include <type_traits>
 
 #include "generators/argument_draws.h"
 #include "generators/corruptions.h"
 #include "generators/module_calls.h"
+#include "generators/program_inputs.h"
 #include "generators/result_values.h"
 #include "generators/screen_tables.h"
 #include "ops/op_roles.h"
@@ -25,19 +23,6 @@
 
 namespace epsmith {
 namespace {
-
-// An element from a small integer v in [-6, 6]: v > 0 for bool, v for integers, v/2 for
-// floating types (exact in every one of them).
-template <typename T>
-T smallValue(int64_t v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v > 0;
-  } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(v);
-  } else {
-    return static_cast<T>(static_cast<float>(v) * 0.5f);
-  }
-}
 
 class Generator {
  public:
@@ -58,7 +43,11 @@ class Generator {
     at::AutoGradMode grad(true);
     p_.setDialect(IrDialect::Training);
     compat::stampWithThisLibTorch(p_);
-    addPlaceholders();
+    MadeInputs made_inputs = addPlaceholders(p_, config_, random_);
+    pool_ = std::move(made_inputs.pool);
+    read_only_ = std::move(made_inputs.read_only);
+    parameters_ = std::move(made_inputs.parameters);
+    token_ = made_inputs.token;
     // Note [Ops the functionalizer refuses]: drawn only where the catalog has some, so a
     // config that filters them all out keeps the programs it made before.
     may_call_refused_ =
@@ -77,95 +66,6 @@ class Generator {
   }
 
  private:
-  // --- Placeholders and the signature -------------------------------------------------
-  // torch.export's order: tokens, parameters, buffers, constants, then user inputs; each
-  // lifted kind drawn by its weight, parameters only where a floating dtype is allowed.
-  void addPlaceholders() {
-    if (random_.chance(config_.token_percent)) {
-      Node* t = p_.graph().append(OpKind::Placeholder, "token");
-      TensorMeta m;
-      m.dtype = ScalarType::Float;
-      m.sizes.emplace_back(int64_t{0});
-      m.strides.emplace_back(int64_t{1});
-      t->meta.val = m;
-      p_.signature.input_specs.push_back(
-          {InputKind::Token, SpecArg{SpecArg::Kind::Token, t->name(), {}, {}}, std::nullopt, std::nullopt});
-      token_ = t;
-    }
-    std::vector<ScalarType> floating;
-    for (ScalarType d : config_.dtypes) {
-      if (d == ScalarType::Float || d == ScalarType::Double || d == ScalarType::Half || d == ScalarType::BFloat16) {
-        floating.push_back(d);
-      }
-    }
-    std::vector<uint32_t> weights(std::begin(config_.state_weights), std::end(config_.state_weights));
-    if (floating.empty()) weights[static_cast<int>(StateKind::Parameter)] = 0;
-    std::vector<StateKind> kinds;
-    const int64_t lifted = random_.range(0, config_.max_state);
-    for (int64_t i = 0; i < lifted; ++i) {
-      bool any = false;
-      for (uint32_t w : weights) any = any || w > 0;
-      if (any) kinds.push_back(static_cast<StateKind>(random_.weighted(weights)));
-    }
-    std::stable_sort(kinds.begin(), kinds.end(), [](StateKind a, StateKind b) {
-      auto group = [](StateKind k) {
-        return k == StateKind::NonPersistentBuffer ? 1 : static_cast<int>(k) > 1 ? 2 : static_cast<int>(k);
-      };
-      return group(a) < group(b);
-    });
-    int counts[kNumStateKinds] = {};
-    for (StateKind k : kinds) addState(k, counts[static_cast<int>(k)]++, floating);
-    const int inputs =
-        static_cast<int>(random_.range(config_.min_inputs, std::max(config_.min_inputs, config_.max_inputs)));
-    for (int i = 0; i < inputs; ++i) addInput("x" + std::to_string(i));
-  }
-
-  // A lifted parameter, buffer or constant: contiguous (as a module holds them), recorded in
-  // the state dict (persistent buffers, parameters with requires_grad) or the constants
-  // (non-persistent buffers, tensor constants). Constants are never written; parameters and
-  // buffers only when drawn mutable, and parameters then only under no_grad, which eager
-  // itself enforces (an in-place write to a leaf that requires grad raises).
-  void addState(StateKind kind, int index, const std::vector<ScalarType>& floating) {
-    const bool parameter = kind == StateKind::Parameter;
-    const ScalarType dtype =
-        parameter ? floating[random_.below(floating.size())] : config_.dtypes[random_.below(config_.dtypes.size())];
-    at::Tensor value = randomTensor(dtype, randomSizes());
-    if (parameter) value.requires_grad_(true);
-    std::string target, name;
-    InputKind input_kind = InputKind::Buffer;
-    std::optional<bool> persistent;
-    switch (kind) {
-      case StateKind::Parameter:
-        target = "weight" + std::to_string(index), name = "p_" + target, input_kind = InputKind::Parameter;
-        break;
-      case StateKind::PersistentBuffer:
-        target = "running" + std::to_string(index), name = "b_" + target, persistent = true;
-        break;
-      case StateKind::NonPersistentBuffer:
-        target = "scratch" + std::to_string(index), name = "b_" + target, persistent = false;
-        break;
-      case StateKind::Constant:
-        target = "_tensor_constant" + std::to_string(index), name = "c_" + target.substr(1),
-        input_kind = InputKind::ConstantTensor;
-        break;
-    }
-    Node* n = p_.graph().append(OpKind::Placeholder, name);
-    n->meta.val = tensorMetaOf(value);
-    p_.signature.input_specs.push_back({input_kind, SpecArg::tensor(n->name()), target, persistent});
-    TensorValue recorded = toTensorValue(value);  // before any op runs
-    if (kind == StateKind::Parameter || kind == StateKind::PersistentBuffer) {
-      p_.state_dict[target] = StateEntry{parameter, std::move(recorded)};
-    } else {
-      Constant c;
-      c.tensor = std::move(recorded);
-      p_.constants[target] = std::move(c);
-    }
-    const bool writable = kind != StateKind::Constant && random_.chance(config_.mutable_state_percent);
-    if (!writable) read_only_.push_back(value);
-    if (parameter) parameters_.push_back(value);
-    pool_.push_back({n, value, true});
-  }
-
   // no_grad regions: torch._C._set_grad_enabled(False) ... (True), as export records them;
   // candidates inside run with grad mode off, so eager decides what is legal there.
   void maybeToggleGrad() {
@@ -190,74 +90,6 @@ class Generator {
     n->meta.val = Val::None{};
     at::GradMode::set_enabled(enabled);
     grad_enabled_ = enabled;
-  }
-
-  // --- Inputs -------------------------------------------------------------------------
-  // Small integers (halves for floating dtypes, > 0 for bool), from a stream seeded by one
-  // draw: a byte source spends 8 bytes on a tensor's values, not 8 per element.
-  at::Tensor randomTensor(ScalarType dtype, const std::vector<int64_t>& sizes) {
-    SeededSource values(random_.next());
-    at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(toAten(dtype)));
-    const int64_t n = t.numel();
-    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, t.scalar_type(), "randomTensor", [&] {
-      auto* data = t.data_ptr<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) data[i] = smallValue<scalar_t>(values.range(-6, 6));
-    });
-    return t;
-  }
-
-  std::vector<int64_t> randomSizes() {
-    const int64_t rank = random_.range(0, config_.max_rank);
-    std::vector<int64_t> sizes;
-    for (int64_t d = 0; d < rank; ++d) sizes.push_back(random_.chance(5) ? 0 : random_.range(1, config_.max_dim));
-    return sizes;
-  }
-
-  void addInput(const std::string& name) {
-    const ScalarType dtype = config_.dtypes[random_.below(config_.dtypes.size())];
-    const std::vector<int64_t> sizes = randomSizes();
-    const auto rank = static_cast<int64_t>(sizes.size());
-    at::Tensor value;
-    if (!random_.chance(config_.noncontiguous_percent) || rank == 0) {
-      value = randomTensor(dtype, sizes);
-    } else {
-      switch (random_.below(4)) {
-        case 0: {  // a transposed view
-          std::vector<int64_t> swapped(sizes.rbegin(), sizes.rend());
-          std::vector<int64_t> order(static_cast<size_t>(rank));
-          std::iota(order.rbegin(), order.rend(), 0);
-          value = randomTensor(dtype, swapped).permute(order);
-          break;
-        }
-        case 1: {  // every other row of a larger tensor
-          std::vector<int64_t> bigger = sizes;
-          bigger[0] = bigger[0] * 2;
-          value = randomTensor(dtype, bigger).slice(0, 0, std::max<int64_t>(bigger[0], 1), 2);
-          break;
-        }
-        case 2: {  // expanded along its first dim (stride 0: elements shared, never written)
-          std::vector<int64_t> one = sizes;
-          one[0] = 1;
-          value = randomTensor(dtype, one).expand(sizes);
-          break;
-        }
-        default: {  // an offset view into a larger storage
-          int64_t numel = 1;
-          for (int64_t s : sizes) numel *= s;
-          at::Tensor base = randomTensor(dtype, {numel + 3});
-          value = base.narrow(0, 3, numel).view(sizes);
-          break;
-        }
-      }
-    }
-    Node* n = p_.graph().append(OpKind::Placeholder, name);
-    n->meta.val = tensorMetaOf(value);
-    p_.signature.input_specs.push_back({InputKind::UserInput, SpecArg::tensor(n->name()), std::nullopt, std::nullopt});
-    InputValue input;
-    input.kind = InputValue::Kind::Tensor;
-    input.tensor = toTensorValue(value);  // recorded before any op runs
-    p_.example_inputs.push_back(std::move(input));
-    pool_.push_back({n, value, true});
   }
 
   // --- Candidates ---------------------------------------------------------------------
