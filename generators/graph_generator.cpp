@@ -393,9 +393,12 @@ class Generator {
       out->args.push_back(arg::Tensor{inner[k].node});
       outputs.push_back(inner[k].value);
     }
-    if (outputs.empty()) {  // its calls made no tensor: it returns its first operand, as export
-      out->args.push_back(arg::Tensor{inner[0].node});  // returns what a region wrote
-      outputs.push_back(inner[0].value);
+    if (outputs.empty()) {  // its calls made no tensor
+      bool wrote = false;
+      for (const Node& n : sub->nodes()) wrote = wrote || (n.atenOp() && n.atenOp()->is_mutable);
+      if (!wrote) return 0;                             // nothing outside changed: the region is dropped
+      out->args.push_back(arg::Tensor{inner[0].node});  // it returns what it wrote, as export
+      outputs.push_back(inner[0].value);                // returns a region's written state
     }
     Graph& top = p_.graph();
     const std::string attr = top.uniqueName("submod_" + std::to_string(++regions_));

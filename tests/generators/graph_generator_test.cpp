@@ -167,19 +167,22 @@ TEST(GraphGenerator, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
   functional.weight_in_place = functional.weight_view = functional.weight_out = 0;
   functional.weight_metadata = functional.weight_factory = 0;
   functional.token_percent = functional.no_grad_percent = 0;
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
     SeededSource random(seed);
     auto p = generateProgram(catalog(), functional, random);
     ASSERT_TRUE(p.ok());
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
     auto f = functionalize(p.value());
-    ASSERT_TRUE(f.ok()) << f.error().str();
+    if (!f.ok()) {  // a functional op it refuses anywhere (Note [Writes schemas do not declare])
+      EXPECT_EQ(f.error().str().find("higher-order"), std::string::npos) << f.error().str();
+      continue;
+    }
     ++functionalized;
     Verdict v = compareResults(runProgram(p.value(), RunOptions(RunMode::Eager)),
                                runProgram(f.value(), RunOptions(RunMode::Exported)));
     EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
   }
-  EXPECT_GE(functionalized, 30);
+  EXPECT_GE(functionalized, 45);
 }
 
 // Two tensors one call writes (out= calls with several out tensors return them) never share
