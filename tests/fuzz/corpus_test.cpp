@@ -73,7 +73,7 @@ TEST(Corpus, BucketNamesAreStableAndReadable) {
 }
 
 // A case file's root cause: its program's core ops and its finding's message as a
-// template; the report is for people and keys nothing.
+// template; the report keys only a case that kept no message.
 TEST(Corpus, ACaseFileRecordsItsRootCause) {
   CaseFile c = logicalNotCase();
   c.finding.message = "planted fault: 'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
@@ -82,6 +82,11 @@ TEST(Corpus, ACaseFileRecordsItsRootCause) {
   EXPECT_EQ(root.ops, coreOps(*c.program));
   c.finding.report = "exception in actual only: node %logical_not_: aten::logical_not_: another message";
   EXPECT_EQ(rootCauseOf(c).id(), root.id());
+  CaseFile old = logicalNotCase();  // a converted format 1 case that kept no message
+  old.finding.report =
+      "exception in actual only: node %logical_not_: aten::logical_not_: planted fault: "
+      "'aten::logical_not_' refused under functionalization (EPSMITH_PLANTED_FAULT)";
+  EXPECT_EQ(rootCauseOf(old).id(), root.id());
   c.program.reset();
   c.finding.op = "aten::logical_not_";
   EXPECT_EQ(rootCauseOf(c).ops, std::vector<std::string>{"logical_not"});

@@ -19,8 +19,8 @@
 namespace epsmith {
 namespace {
 
-// A finding as a check records it: its kind and its message (the report is for people and
-// keys nothing).
+// A finding as a check records it: its kind and its message, which keys it whatever its
+// report says.
 CheckOutcome recorded(const std::string& kind, const std::string& message) {
   CheckOutcome o;
   o.status = CheckOutcome::Status::Finding;
