@@ -4,7 +4,8 @@
 // reproduce, which are fixed there (the entry then says "fixed" and stops matching from that
 // release on), which newer release an entry was checked on, and which do not show their bug
 // on a release they say they were seen on: those entries are wrong, and the exit code is 1.
-// Upstream fixing a bug never fails it.
+// Upstream fixing a bug never fails it. `epsmith known --which PATH...` says which entry
+// each case is an instance of.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -25,6 +26,7 @@ namespace {
 
 struct KnownOptions {
   bool check = false;
+  std::vector<std::string> which;  // case files or directories
   std::string known = "corpus/known.json";
   int timeout = 300;
   int jobs = 2;
@@ -158,18 +160,63 @@ int check(const KnownOptions& o) {
   return counts[Verdict::NeverReproduced] > 0 ? kExitFindings : kExitOk;
 }
 
+// `--which`: the entry each case is an instance of, so that a campaign's cases can give the
+// entries without a script theirs (docs/repro.md). A case is matched as its campaign
+// matched it after minimization, on the release it was found on.
+int which(const KnownOptions& o) {
+  auto list = KnownBugs::load(o.known);
+  if (!list.ok()) {
+    std::cerr << "epsmith known: " << list.error().str() << "\n";
+    return kExitBadInput;
+  }
+  auto files = caseFilesUnder(o.which);
+  if (!files.ok()) {
+    std::cerr << "epsmith known: " << files.error().str() << "\n";
+    return kExitBadInput;
+  }
+  int unreadable = 0, matched = 0, for_scriptless = 0;
+  for (const std::string& file : files.value()) {
+    auto c = readCaseFile(file);
+    if (!c.ok()) {
+      std::cerr << "epsmith known: " << c.error().str() << "\n";
+      ++unreadable;
+      continue;
+    }
+    const KnownBug* bug = list->match(rootCauseOf(c.value()), c->provenance.libtorch);
+    if (!bug) {
+      std::cout << "none        " << file << "\n";
+      continue;
+    }
+    ++matched;
+    for_scriptless += bug->repro.empty();
+    std::cout << (bug->repro.empty() ? "no script   " : "has script  ") << file << ": " << bug->id << "\n";
+  }
+  std::cout << "\nknown --which: " << files->size() << " cases: " << matched << " match an entry, " << for_scriptless
+            << " of them one without a script; " << unreadable << " unreadable\n";
+  return unreadable > 0 ? kExitBadInput : kExitOk;
+}
+
 }  // namespace
 
 void addKnownCommand(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("known", "The known-bugs list's lifecycle: run each entry's torch-only script");
   auto o = std::make_shared<KnownOptions>();
-  cmd->add_flag("--check", o->check, "run every entry's script under every installed Python torch")->required();
+  auto* check_flag = cmd->add_flag("--check", o->check, "run every entry's script under every installed Python torch");
+  cmd->add_option("--which", o->which, "case files or directories: say which entry each case matches")
+      ->excludes(check_flag);
   cmd->add_option("--known", o->known, "the known-bugs list")->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds each script may run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "scripts run at once")->check(CLI::Range(1, 64))->capture_default_str();
-  cmd->callback([o, &exit_code] { exit_code = check(*o); });
+  cmd->callback([o, &exit_code] {
+    if (!o->check && o->which.empty()) {
+      std::cerr << "epsmith known: say --check (run every entry's script) or --which PATH... (match cases)\n";
+      exit_code = kExitBadInput;
+      return;
+    }
+    exit_code = o->check ? check(*o) : which(*o);
+  });
 }
 
 }  // namespace epsmith::cli

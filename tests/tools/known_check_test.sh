@@ -5,7 +5,8 @@
 # functionalization only). Each verdict comes out where the entry's claims make it: reproduces
 # (and, seen only on another release, "add it to seen"), cpp-only as the path says, fixed
 # (passes on a release after those it was seen on), not yet (passes on a release before
-# them: a regression after it), wrong (passes where it says it was seen: exit 1), and no script. Skipped where the venv's Python has no torch.
+# them: a regression after it), wrong (passes where it says it was seen: exit 1), and no
+# script; then --which matches cases to entries. Skipped where the venv's Python has no torch.
 set -uo pipefail
 epsmith=$(realpath "$1")
 src=$(realpath "$2")
@@ -59,6 +60,27 @@ json.dump(k, open(sys.argv[2], "w"))
 PY
 out=$("$epsmith" known --check --known "$work/corpus/known2.json" --jobs 2 2>&1); code=$?
 [ "$code" -eq 0 ] || { echo "FAIL known_check_no_wrong: exit $code"; echo "$out" | tail -3; failures=$((failures + 1)); }
+# --which names the entry each case is an instance of, on the release the case was found on,
+# and says which entries have no script yet; an unreadable case is a located error, exit 2,
+# after the others are told.
+found_on=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["provenance"]["libtorch"])' \
+  "$(ls "$work"/corpus/regressions/$crash/*.json)")
+{
+  echo '{"epsmith_known_bugs": 2, "bugs": ['
+  entry crash-no-script "$crash" user "$found_on" | sed 's/, "repro": "[^"]*"//'; echo ,
+  entry cpp-with-script "$cpp" cpp-only "$found_on"
+  echo ']}'
+} >"$work/corpus/known3.json"
+out=$("$epsmith" known --which "$work/corpus/regressions" --known "$work/corpus/known3.json" 2>&1); code=$?
+for want in "no script   $work/corpus/regressions/$crash/" "has script  $work/corpus/regressions/$cpp/" \
+            ": crash-no-script" ": cpp-with-script" "2 cases: 2 match an entry, 1 of them one without a script; 0 unreadable"; do
+  grep -qF -- "$want" <<<"$out" || { echo "FAIL known_which: no line '$want'"; echo "$out"; failures=$((failures + 1)); }
+done
+[ "$code" -eq 0 ] || { echo "FAIL known_which: exit $code"; failures=$((failures + 1)); }
+mkdir -p "$work/bad/regressions/x" && echo '{"epsmith_case": 2' >"$work/bad/regressions/x/seed-1.json"
+out=$("$epsmith" known --which "$work/bad" "$work/corpus/regressions/$cpp" --known "$work/corpus/known3.json" 2>&1); code=$?
+{ [ "$code" -eq 2 ] && grep -q "x/seed-1.json" <<<"$out" && grep -qF ": cpp-with-script" <<<"$out"; } ||
+  { echo "FAIL known_which_bad_case: exit $code: $out"; failures=$((failures + 1)); }
 bad=$("$epsmith" known --check --known "$work/none.json" 2>&1); code=$?
 { [ "$code" -eq 2 ] && grep -q "none.json: cannot open the known-bugs list" <<<"$bad"; } ||
   { echo "FAIL known_check_bad_list: exit $code: $bad"; failures=$((failures + 1)); }
