@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fuzz/report_messages.h"
 #include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
 #include "repro/python_repro.h"
@@ -111,10 +112,17 @@ std::string messageKey(std::string message) {
 
 // Whether the difference a script printed is the case's: an exception with the case's
 // message where the case raised in one run, a difference of values where it mismatched.
+// A case converted from format 1 kept no message, and its report holds it; a case with
+// neither says nothing a script could repeat, so no exception shows it.
 bool showsTheFinding(const CaseFile& c, const std::string& output) {
   const bool raised = output.find(" raised ") != std::string::npos;
   if (c.finding.kind.find("mismatch") != std::string::npos) return !raised;
-  return raised && numbersAsN(output).find(messageKey(c.finding.message)) != std::string::npos;
+  std::string message = c.finding.message;
+  if (message.empty()) message = exceptionInReport(c.finding.report);
+  if (constexpr std::string_view side = "in expected only: "; message.rfind(side, 0) == 0)
+    message.erase(0, side.size());
+  const std::string key = messageKey(message);
+  return raised && !key.empty() && numbersAsN(output).find(key) != std::string::npos;
 }
 
 }  // namespace

@@ -71,6 +71,21 @@ TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   r = classifyScriptRun(finding("D8", "value-mismatch", "value mismatch (f32)"),
                         exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  // A case converted from format 1 kept no message: the one in its report is the one to
+  // show, and a case with neither is shown by no exception.
+  CaseFile converted = finding("D2", "exception-in-one", "");
+  converted.finding.report = "exception in actual only: Dimension out of range (expected to be in range of [-1, 0])";
+  r = classifyScriptRun(converted, exited(1,
+                                          "eager ran; the path raised RuntimeError: Found a custom (non-ATen) "
+                                          "operator\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  r = classifyScriptRun(converted, exited(1,
+                                          "eager ran; the path raised IndexError: Dimension out of range (expected "
+                                          "to be in range of [-2, 1])\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  converted.finding.report.clear();
+  r = classifyScriptRun(converted, exited(1, "eager ran; the path raised RuntimeError: anything\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // Python's exit 1 for an uncaught exception (no torch, a broken script) is no verdict.
   r = classifyScriptRun(
       finding("D8", "value-mismatch", ""),
