@@ -76,8 +76,8 @@ class GradRegions {
 
 class GraphWriter {
  public:
-  GraphWriter(PythonNames& names, ScriptNeeds& needs, std::vector<std::string>& lines)
-      : names_(names), needs_(needs), lines_(lines) {}
+  GraphWriter(PythonNames& names, ScriptNeeds& needs, std::vector<std::string>& lines, ForwardStyle style)
+      : names_(names), needs_(needs), lines_(lines), style_(style) {}
 
   // Writes `graph`'s calls at `indent`; returns what its output node returns.
   std::vector<std::string> write(const Graph& graph, int indent) {
@@ -113,8 +113,13 @@ class GraphWriter {
   void call(const Node& n, GradRegions& regions) {
     const Target& t = n.target;
     switch (t.kind()) {
-      case Target::Kind::Aten:
-        return emit(regions, names_.local(n) + " = " + t.op()->exportName() + "(" + atenArgs(n) + ")");
+      case Target::Kind::Aten: {
+        const OpInfo& op = *t.op();
+        // Note [Composite writes in functionalize scripts]
+        const bool decompose = style_.decompose_composite_writes && op.is_mutable && op.composite_implicit;
+        return emit(regions,
+                    names_.local(n) + " = " + op.exportName() + (decompose ? ".decompose(" : "(") + atenArgs(n) + ")");
+      }
       case Target::Kind::Builtin: return emit(regions, names_.local(n) + " = " + builtin(n));
       case Target::Kind::TorchFunction: return torchFunction(n, regions);
       case Target::Kind::HigherOrder:
@@ -190,6 +195,7 @@ class GraphWriter {
   PythonNames& names_;
   ScriptNeeds& needs_;
   std::vector<std::string>& lines_;
+  ForwardStyle style_;
 };
 
 }  // namespace
@@ -230,9 +236,9 @@ const std::string& PythonNames::of(const Node& node) const {
   return it->second;
 }
 
-ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs) {
+ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs, ForwardStyle style) {
   ForwardBody body;
-  body.returned = GraphWriter(names, needs, body.lines).write(graph, /*indent=*/2);
+  body.returned = GraphWriter(names, needs, body.lines, style).write(graph, /*indent=*/2);
   return body;
 }
 

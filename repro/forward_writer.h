@@ -31,6 +31,19 @@ struct ScriptNeeds {
   std::set<std::string> imports;  // "operator", "math"
 };
 
+// Note [Composite writes in functionalize scripts]
+// A mutable op LibTorch implements only as a composition (CompositeImplicitAutograd:
+// not_equal_, arcsin.out, relu6_, special_round.out) has no functionalization kernel of its
+// own: in C++ its composite kernel fills the Functionalize slot, so the ops it calls are
+// functionalized, but torch.func.functionalize's interpreter sends it to the fallback, which
+// refuses it ("Found a custom (non-ATen) operator whose output has alias annotations";
+// torch 2.13 and 2.14.1). A D2 script calls such an op as `op.decompose(...)`, its composite
+// kernel, which is what eager runs too, so that torch.func.functionalize meets the bug the
+// C++ pass met rather than stopping at that refusal.
+struct ForwardStyle {
+  bool decompose_composite_writes = false;
+};
+
 // Python names for the graph's values, unique across the script's forward().
 class PythonNames {
  public:
@@ -53,7 +66,7 @@ struct ForwardBody {
   std::vector<std::string> lines;
   std::vector<std::string> returned;
 };
-ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs);
+ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs, ForwardStyle style = {});
 
 // The expression of one argument.
 std::string pythonArgument(const Argument& a, const PythonNames& names, ScriptNeeds& needs);

@@ -272,7 +272,9 @@ class ScriptWriter {
     for (const auto& [name, v] : inputs_.users) {
       if (v.kind == InputValue::Kind::Tensor) tensors_.count(v.tensor);
     }
-    repro_detail::ForwardBody body = repro_detail::writeForwardBody(p_.graph(), names_, needs_);
+    repro_detail::ForwardStyle style;
+    style.decompose_composite_writes = request_.path == ReproPath::Functionalize;
+    repro_detail::ForwardBody body = repro_detail::writeForwardBody(p_.graph(), names_, needs_, style);
     std::vector<std::string> forward = body.lines;
     std::vector<std::string> returned = epilogue(body.returned, forward);
     std::string make = makeFunction();

@@ -169,7 +169,10 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
   const fs::path scripts = freshDirectory("epsmith-repro-scripts"), results = freshDirectory("epsmith-repro-results");
   char name[32];
   for (size_t i = 0; i < programs.size(); ++i) {
-    auto script = writeReproScript(programs[i].program, {ReproPath::Decompose, "a test"});
+    // Every other script is a D2 one, which spells mutable composite ops as their
+    // decompositions (Note [Composite writes in functionalize scripts]): eager must not tell.
+    const ReproPath path = i % 2 ? ReproPath::Functionalize : ReproPath::Decompose;
+    auto script = writeReproScript(programs[i].program, {path, "a test"});
     EXPECT_TRUE(script.ok()) << programs[i].label << ": " << script.error().str();
     if (!script.ok()) return 0;
     std::snprintf(name, sizeof name, "p%05zu", i);
@@ -271,6 +274,49 @@ TEST(ReproScripts, ExitOneExactlyWhenTheBugShows) {
     EXPECT_EQ(runScript(p, check, fault, output), 1) << check << " with " << fault << ":\n" << output;
     EXPECT_NE(output.find("torch "), std::string::npos) << output;  // the release it ran on
   }
+}
+
+// A mutable op LibTorch composes of others (not_equal_, arcsin.out) is called through its
+// decomposition in a D2 script, so that torch.func.functionalize, which refuses the op
+// itself, functionalizes what the C++ pass did; other paths call it as written.
+TEST(ReproScripts, FunctionalizeScriptsDecomposeCompositeWrites) {
+  const ExportedProgram p = test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %o: f32[3] = placeholder
+  %c: f32[3] = aten::clone(%x)
+  %ne: f32[3] = aten::not_equal_.Scalar(%c, 0.5)
+  %a: f32[3] = aten::arcsin.out(%x, out=%o)
+  return (%a, %ne)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_input_mutation %a -> "o"
+  output user_output %ne
+}
+storages {
+  $0: f32[3] = [0.5, -0.25, 2.0]
+  $1: f32[3] = [0.0, 0.0, 0.0]
+}
+example_inputs {
+  $0 f32[3]
+  $1 f32[3]
+}
+)EPT");
+  auto d2 = writeReproScript(p, {ReproPath::Functionalize, "a test"});
+  auto d8 = writeReproScript(p, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(d2.ok() && d8.ok());
+  EXPECT_NE(d2->find("torch.ops.aten.not_equal_.Scalar.decompose(c, 0.5)"), std::string::npos) << d2.value();
+  EXPECT_NE(d2->find("torch.ops.aten.arcsin.out.decompose(x, out=o)"), std::string::npos) << d2.value();
+  EXPECT_NE(d2->find("torch.ops.aten.clone.default(x)"), std::string::npos) << d2.value();
+  EXPECT_EQ(d8->find(".decompose("), std::string::npos) << d8.value();
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  std::string output;
+  EXPECT_EQ(runScript(p, "D2", "none", output), 0) << output;
+  EXPECT_NE(output.find("the bug does not show"), std::string::npos) << output;
 }
 
 TEST(ReproScripts, CudaPathCannotRunWithoutCuda) {
