@@ -97,15 +97,16 @@ std::string numbersAsN(std::string_view s) {
 }
 
 // The part of a finding's message a script's output must repeat: without the exception's
-// class, numbers as N, up to the first quoted name (the program's own), at most 40
-// characters.
+// class, numbers as N, up to the first quoted name after its first character (the
+// program's own), at most 40 characters.
 std::string messageKey(std::string message) {
   if (auto colon = message.find(": ");
       colon != std::string::npos && colon >= 5 && colon < 40 && message.compare(colon - 5, 5, "Error") == 0) {
     message = message.substr(colon + 2);
   }
   message = numbersAsN(message);
-  message = message.substr(0, std::min<size_t>(message.find_first_of("'\"`"), 40));
+  // A message that opens with a quote quotes a kernel's name, not the program's.
+  message = message.substr(0, std::min<size_t>(message.find_first_of("'\"`", 1), 40));
   while (!message.empty() && message.back() == ' ') message.pop_back();
   return message;
 }

@@ -86,6 +86,17 @@ TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   converted.finding.report.clear();
   r = classifyScriptRun(converted, exited(1, "eager ran; the path raised RuntimeError: anything\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  // A message that opens with a quoted kernel name keeps it.
+  r = classifyScriptRun(finding("D2", "exception-in-one", "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+                        exited(1,
+                               "eager ran; the path raised NotImplementedError: \"ldexp_cpu_exp\" not implemented "
+                               "for 'Bool'\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  r = classifyScriptRun(finding("D2", "exception-in-one", "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+                        exited(1,
+                               "eager ran; the path raised RuntimeError: \"add_cpu\" not implemented for "
+                               "'Bool'\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // Python's exit 1 for an uncaught exception (no torch, a broken script) is no verdict.
   r = classifyScriptRun(
       finding("D8", "value-mismatch", ""),
