@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # known_check_test.sh EPSMITH SOURCE_DIR: `epsmith known --check` on a list made for the test,
-# whose entries name two scripts of the corpus: one that shows its bug with torch alone (a
-# crash of torch.func.functionalize) and one that torch alone passes (a bug of LibTorch's C++
-# functionalization only). Each verdict comes out where the entry's claims make it: reproduces
-# (and, seen only on another release, "add it to seen"), cpp-only as the path says, fixed
-# (passes on a release after those it was seen on), not yet (passes on a release before
-# them: a regression after it), wrong (passes where it says it was seen: exit 1), and no
-# script; then --which matches cases to entries. Skipped where the venv's Python has no torch.
+# whose entries name three scripts of the corpus: one that shows its bug with torch alone (a
+# crash of torch.func.functionalize), one that torch alone passes (a bug of LibTorch's C++
+# functionalization only) and one that shows another difference than its case's. Each
+# verdict comes out where the entry's claims make it: reproduces (and, seen only on another
+# release, "add it to seen"), cpp-only as the path says, fixed (passes on a release after
+# those it was seen on), changed (another difference on a release it was not seen on), not
+# yet (passes on a release before them: a regression after it), wrong (passes where it says
+# it was seen: exit 1), and no script; then --which matches cases to entries. Skipped where
+# the venv's Python has no torch.
 set -uo pipefail
 epsmith=$(realpath "$1")
 src=$(realpath "$2")
@@ -24,9 +26,21 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus/regressions"
 crash=d2-crash-memory-a44aad4d cpp=d2-exception-in-one-676fff3f
 cp -r "$src/corpus/regressions/$crash" "$src/corpus/regressions/$cpp" "$work/corpus/regressions/"
+# A script that shows another difference than its case's: a confirmed case whose message is
+# made another.
+other=d2-exception-in-one-01af5ca7
+cp -r "$src/corpus/regressions/$other" "$work/corpus/regressions/"
+python3 - "$work/corpus/regressions/$other" <<'PY'
+import glob, json, sys
+f = glob.glob(sys.argv[1] + "/*.json")[0]
+c = json.load(open(f))
+c["expected"]["message"] = "a message no script prints"
+json.dump(c, open(f, "w"))
+PY
 entry() {  # entry ID CASE PATH SEEN
   local pattern='"check": "D2", "kind": "crash-memory", "traits": ["resizes-a-viewed-tensor"]'
   [ "$2" = "$cpp" ] && pattern='"check": "D2", "kind": "exception-in-one", "ops": ["floor_divide"]'
+  [ "$2" = "$other" ] && pattern='"check": "D2", "kind": "exception-in-one", "ops": ["arange"]'
   printf '{"id": "%s", %s, "path": "%s", "issue": "unreported", "seen": ["%s"], "repro": "corpus/regressions/%s/repro.py", "why": "test"}' \
     "$1" "$pattern" "$3" "$4" "$2"
 }
@@ -37,6 +51,7 @@ entry() {  # entry ID CASE PATH SEEN
   entry cpp-as-said "$cpp" cpp-only "$release"; echo ,
   entry fixed-since "$cpp" user 1.0; echo ,
   entry not-yet "$cpp" user 99.0; echo ,
+  entry changed-since "$other" user 1.0; echo ,
   echo '{"id": "no-script", "check": "D2", "ops": ["add"], "path": "user", "issue": "unreported", "seen": ["1.0"], "why": "test"},'
   entry wrong "$cpp" user "$release"
   echo ']}'
@@ -46,7 +61,8 @@ out=$("$epsmith" known --check --known "$work/corpus/known.json" --jobs 2 2>&1);
 for want in "reproduces  shows: set \"checked\": \"$release\"; affects $release" "reproduces  shows-elsewhere: add \"$release\" to its \"seen\"" "cpp-only    cpp-as-said" \
             "fixed       fixed-since: set \"fixed\": \"$release\"" "wrong       wrong: its script passes on $release" \
             "not yet     not-yet: passes on $release, before the releases it was seen on" \
-            "2 reproduces, 1 cpp-only, 1 fixed, 1 not yet, 1 wrong, 0 cannot run, 1 no script"; do
+            "changed     changed-since: its bug does not show on $release, the script shows another difference" \
+            "2 reproduces, 1 cpp-only, 1 fixed, 1 changed, 1 not yet, 1 wrong, 0 cannot run, 1 no script"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL known_check: no line '$want'"; failures=$((failures + 1)); }
 done
 [ "$code" -eq 1 ] || { echo "FAIL known_check: exit $code, wanted 1 for a wrong entry"; failures=$((failures + 1)); }
@@ -73,7 +89,7 @@ found_on=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pro
 } >"$work/corpus/known3.json"
 out=$("$epsmith" known --which "$work/corpus/regressions" --known "$work/corpus/known3.json" 2>&1); code=$?
 for want in "no script   $work/corpus/regressions/$crash/" "has script  $work/corpus/regressions/$cpp/" \
-            ": crash-no-script" ": cpp-with-script" "2 cases: 2 match an entry, 1 of them one without a script; 0 unreadable"; do
+            ": crash-no-script" ": cpp-with-script" "3 cases: 2 match an entry, 1 of them one without a script; 0 unreadable"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL known_which: no line '$want'"; echo "$out"; failures=$((failures + 1)); }
 done
 [ "$code" -eq 0 ] || { echo "FAIL known_which: exit $code"; failures=$((failures + 1)); }
