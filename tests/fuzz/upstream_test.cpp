@@ -86,6 +86,23 @@ TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   converted.finding.report.clear();
   r = classifyScriptRun(converted, exited(1, "eager ran; the path raised RuntimeError: anything\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
+  // Sizes in Python's words are sizes.
+  r = classifyScriptRun(finding("D2", "exception-in-one", "output with shape [] doesn't match the broadcast shape [1]"),
+                        exited(1,
+                               "eager ran; the path raised RuntimeError: output with shape torch.Size([]) doesn't "
+                               "match the broadcast shape (1,)\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  r = classifyScriptRun(
+      finding("D8", "decompositions-raise", "ValueError: Cannot view a tensor with shape torch.Size([4, 8])"),
+      exited(1,
+             "eager ran; the path raised ValueError: Cannot view a tensor with shape "
+             "torch.Size([4, 8])\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+  r = classifyScriptRun(finding("D2", "exception-in-one", "expand(CPUFloatType{[1]}, size=[]): the number of sizes"),
+                        exited(1,
+                               "eager ran; the path raised RuntimeError: expand(torch.FloatTensor{[1]}, size=[]): "
+                               "the number of sizes\nthe bug shows\n"));
+  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
   // A message that opens with a quoted kernel name keeps it.
   r = classifyScriptRun(finding("D2", "exception-in-one", "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
                         exited(1,
