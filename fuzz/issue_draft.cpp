@@ -149,7 +149,7 @@ Expected<UpstreamRecord> writeUpstreamBundle(const CaseFile& c, const std::strin
   if (ec) return Diagnostic{dir, "cannot create the directory: " + ec.message()};
   const std::string repro = (std::filesystem::path(dir) / "repro.py").string();
   if (auto e = writeFileAtomically(repro, script.value())) return *e;
-  const ScriptRun run = runReproScript(script.value(), timeout_seconds);
+  const ScriptRun run = runCaseScript(c, script.value(), timeout_seconds);
   UpstreamRecord record = classifyScriptRun(c, run);
   record.releases = runOnReleases(c, script.value(), run, timeout_seconds);
   const std::string issue = (std::filesystem::path(dir) / "issue.md").string();

@@ -58,7 +58,7 @@ std::vector<ReleaseOutcome> runOnReleases(const CaseFile& c, const std::string& 
   std::vector<ReleaseOutcome> outcomes;
   const std::vector<std::string> pythons = releasePythons();
   for (size_t i = 0; i < pythons.size(); ++i) {
-    const ScriptRun run = i == 0 ? first : runReproScript(script, timeout_seconds, pythons[i]);
+    const ScriptRun run = i == 0 ? first : runCaseScript(c, script, timeout_seconds, pythons[i]);
     outcomes.push_back({run.torch.empty() ? pythons[i] : run.torch, releaseOutcomeOf(c, run)});
   }
   sortByRelease(outcomes);

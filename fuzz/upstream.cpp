@@ -194,6 +194,26 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run) {
   return r;
 }
 
+// Note [A memory error in a script shows when it will]
+// torch.func.functionalize reading a tensor after it was freed kills the script's process
+// on some runs and fails an internal assert on others (`!isFunctionalTensor(tensor)`): what
+// the read finds depends on where the allocator put things, and that changes with address
+// layout randomization from one run to the next. A crash of torch confirms any case
+// (Note [One memory error, several signals]), so a run that shows neither the case's
+// difference nor a crash, for a case that recorded a crash or a run that met an internal
+// assert, is repeated, up to kMemoryErrorRuns runs; a script that shows its difference runs
+// once, and so does one that shows nothing of a memory error.
+ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeout_seconds, const std::string& python) {
+  const bool recorded_crash = c.finding.kind.rfind("crash", 0) == 0;
+  ScriptRun run;
+  for (int i = 0; i < kMemoryErrorRuns; ++i) {
+    run = runReproScript(script, timeout_seconds, python);
+    if (classifyScriptRun(c, run).cls == UpstreamClass::TorchConfirmed) break;
+    if (!recorded_crash && run.output.find("INTERNAL ASSERT FAILED") == std::string::npos) break;
+  }
+  return run;
+}
+
 Expected<std::string> caseReproScript(const CaseFile& c) {
   auto path = reproPathOf(c.check);
   if (!path.ok()) return path.error();

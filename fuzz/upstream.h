@@ -27,6 +27,13 @@ ScriptRun runReproScript(const std::string& script, int timeout_seconds, const s
 // The class a run of case `c`'s script establishes, with the reason in one line.
 UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run);
 
+// Case `c`'s script run until one run shows the case's difference, and that run; where what
+// it shows may be a memory error, up to kMemoryErrorRuns runs
+// (Note [A memory error in a script shows when it will]), else once.
+inline constexpr int kMemoryErrorRuns = 5;
+ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeout_seconds,
+                        const std::string& python = "");
+
 // The script of case `c`: its program on its check's path (an error names why there is none:
 // epsmith's own checks, D9, no program kept).
 Expected<std::string> caseReproScript(const CaseFile& c);

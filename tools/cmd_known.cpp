@@ -89,7 +89,7 @@ Checked onEveryRelease(const KnownBug& b, const CaseFile& c, const std::string& 
   std::vector<ReleaseOutcome> outcomes;
   const std::vector<std::string> pythons = releasePythons();
   for (size_t i = 0; i < pythons.size(); ++i) {
-    const ScriptRun run = runReproScript(script, timeout, pythons[i]);
+    const ScriptRun run = runCaseScript(c, script, timeout, pythons[i]);
     Checked here = judge(b, run, classifyScriptRun(c, run));
     outcomes.push_back({run.torch.empty() ? pythons[i] : run.torch, releaseOutcomeOf(c, run)});
     const std::string on = i == 0 ? "" : "on " + releaseOf(run.torch) + ": ";

@@ -58,7 +58,7 @@ void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, 
 void reportReleases(const CaseFile& c, int timeout_seconds) {
   auto script = caseReproScript(c);
   if (!script.ok()) return;
-  const ScriptRun first = runReproScript(script.value(), timeout_seconds);
+  const ScriptRun first = runCaseScript(c, script.value(), timeout_seconds);
   const std::vector<ReleaseOutcome> outcomes = runOnReleases(c, script.value(), first, timeout_seconds);
   const std::string phrase = releasesPhrase(outcomes);
   std::cout << "    releases: " << (phrase.empty() ? "no release decides" : phrase) << " (" << releasesTried(outcomes)

@@ -3,7 +3,11 @@
 // written here as a script's output, so nothing depends on a bug of torch.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include "fuzz/releases.h"
 #include "fuzz/upstream.h"
@@ -45,6 +49,47 @@ TEST(Upstream, AScriptThatShowsTheCasesDifferenceConfirmsIt) {
   const CaseFile mismatch = finding("D8", "value-mismatch", "value mismatch (i64)");
   r = classifyScriptRun(mismatch, exited(1, "output 0: eager tensor([0]); the path tensor([-19])\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
+}
+
+// A script whose runs may meet a memory error as a crash or as an internal assert runs
+// again until one shows the case's difference; one that shows nothing of a memory error
+// runs once.
+// (Note [A memory error in a script shows when it will])
+TEST(Upstream, AScriptMeetingAMemoryErrorRunsAgain) {
+  const std::filesystem::path counter =
+      std::filesystem::temp_directory_path() / ("epsmith-runs-" + std::to_string(::getpid()));
+  std::filesystem::remove(counter);
+  const std::string script =
+      "import os, signal\n"
+      "p = '" +
+      counter.string() +
+      "'\n"
+      "n = int(open(p).read()) + 1 if os.path.exists(p) else 1\n"
+      "open(p, 'w').write(str(n))\n"
+      "print('torch 2.13.0+cpu', flush=True)\n"
+      "if n == 3: os.kill(os.getpid(), signal.SIGSEGV)\n"
+      "print('eager ran; the path raised RuntimeError: !isFunctionalTensor(tensor) INTERNAL "
+      "ASSERT FAILED')\nprint('the bug shows')\nraise SystemExit(1)\n";
+  const CaseFile c = finding("D2", "exception-in-one", "RuntimeError: weight must be 2-D");
+  ScriptRun run = runCaseScript(c, script, 30, "python3");
+  EXPECT_EQ(run.signal, SIGSEGV) << run.output;
+  EXPECT_EQ(classifyScriptRun(c, run).cls, UpstreamClass::TorchConfirmed);
+  // A fourth run and on: the assert every time, and runs stop at kMemoryErrorRuns.
+  run = runCaseScript(c, script, 30, "python3");
+  EXPECT_EQ(run.signal, 0);
+  std::ifstream in(counter);
+  int runs = 0;
+  in >> runs;
+  EXPECT_EQ(runs, 3 + kMemoryErrorRuns);
+  // Another difference with no sign of a memory error: once.
+  std::filesystem::remove(counter);
+  const std::string plain = "open('" + counter.string() + "', 'a').write('x')\nprint('torch 2.13.0+cpu')\n" +
+                            "print('eager ran; the path raised RuntimeError: no')\nprint('the bug shows')\n" +
+                            "raise SystemExit(1)\n";
+  run = runCaseScript(c, plain, 30, "python3");
+  EXPECT_EQ(classifyScriptRun(c, run).cls, UpstreamClass::Unconfirmed);
+  EXPECT_EQ(std::filesystem::file_size(counter), 1u);
+  std::filesystem::remove(counter);
 }
 
 TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
