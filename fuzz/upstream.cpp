@@ -214,6 +214,13 @@ ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeou
   return run;
 }
 
+ReproRequest reproRequestOf(const CaseFile& c, ReproPath path) {
+  // Note [Scripts that look for an exception]
+  const ReproLooksFor looks_for =
+      isMismatchKind(c.finding.kind) ? ReproLooksFor::AnyDifference : ReproLooksFor::AnException;
+  return {path, c.check + " " + c.finding.kind + (c.finding.op.empty() ? "" : " at " + c.finding.op), looks_for};
+}
+
 Expected<std::string> caseReproScript(const CaseFile& c) {
   auto path = reproPathOf(c.check);
   if (!path.ok()) return path.error();
@@ -225,8 +232,7 @@ Expected<std::string> caseReproScript(const CaseFile& c) {
                       "Python has: replay it with both installed"};
   }
   if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
-  return writeReproScript(
-      *c.program, {path.value(), c.check + " " + c.finding.kind + (c.finding.op.empty() ? "" : " at " + c.finding.op)});
+  return writeReproScript(*c.program, reproRequestOf(c, path.value()));
 }
 
 std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, const UpstreamRecord& r) {

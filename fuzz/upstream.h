@@ -10,6 +10,7 @@
 
 #include "fuzz/corpus.h"
 #include "ir/diagnostic.h"
+#include "repro/python_repro.h"
 
 namespace epsmith {
 
@@ -33,6 +34,9 @@ UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run);
 inline constexpr int kMemoryErrorRuns = 5;
 ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeout_seconds,
                         const std::string& python = "");
+
+// The script `c`'s finding asks for on `path`: what it is named, and what it looks for.
+ReproRequest reproRequestOf(const CaseFile& c, ReproPath path);
 
 // The script of case `c`: its program on its check's path (an error names why there is none:
 // epsmith's own checks, D9, no program kept).

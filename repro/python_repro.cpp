@@ -278,15 +278,19 @@ class ScriptWriter {
     std::vector<std::string> forward = body.lines;
     std::vector<std::string> returned = epilogue(body.returned, forward);
     std::string make = makeFunction();
-    return head() + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(repro_text::kCompare) +
+    const std::string_view compare = anException() ? repro_text::kRunForAnException : repro_text::kCompare;
+    return head() + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(compare) +
            std::string(repro_text::pathFunction(request_.path)) + "\n\n" + mainFunction();
   }
 
  private:
+  // Note [Scripts that look for an exception]
+  bool anException() const { return request_.looks_for == ReproLooksFor::AnException; }
+
   std::string head() {
     std::string out = "\"\"\"" + request_.finding + ", found by a fuzzer (epsmith).\n\n" +
-                      std::string(reproPathDescription(request_.path)) +
-                      ", against eager; numbers by PyTorch's fp64 rule.\n"
+                      std::string(reproPathDescription(request_.path)) + ", against eager" +
+                      (anException() ? ": an exception in one run alone.\n" : "; numbers by PyTorch's fp64 rule.\n") +
                       "Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.\n\"\"\"\n";
     std::set<std::string> imports = needs_.imports;
     imports.insert("sys");
@@ -382,9 +386,12 @@ class ScriptWriter {
       lines.push_back("    " + user_names[i] + " = " + expr);
     }
     std::string out =
-        "def make(ref=False, device=\"cpu\"):\n"
-        "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to float64.\"\"\"\n" +
-        std::string(repro_text::kTensorHelpers);
+        anException()
+            ? "def make(device=\"cpu\"):\n    \"\"\"A fresh module and its inputs.\"\"\"\n" +
+                  std::string(repro_text::kTensorHelpersWithoutRef)
+            : "def make(ref=False, device=\"cpu\"):\n"
+              "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to float64.\"\"\"\n" +
+                  std::string(repro_text::kTensorHelpers);
     for (const auto& line : lines) out += line + "\n";
     return out + "    return M(" + joined(state_names) + "), (" + joined(user_names) +
            (user_names.size() == 1 ? ",)" : ")") + "\n";
@@ -407,11 +414,13 @@ class ScriptWriter {
 
   std::string mainFunction() {
     const bool cuda = request_.path == ReproPath::Cuda;
-    return "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" +
-           std::string(repro_text::pathGuard(request_.path)) +
-           "    expected, reference = run(eager), run(eager, ref=True)\n"
-           "    actual = run(path" +
-           (cuda ? ", device=\"cuda\")\n" : ")\n") + std::string(repro_text::kMain);
+    const std::string actual = std::string("    actual = run(path") + (cuda ? ", device=\"cuda\")\n" : ")\n");
+    const std::string start = "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" +
+                              std::string(repro_text::pathGuard(request_.path));
+    if (anException())
+      return start + "    expected = run(eager)\n" + actual + std::string(repro_text::kMainForAnException);
+    return start + "    expected, reference = run(eager), run(eager, ref=True)\n" + actual +
+           std::string(repro_text::kMain);
   }
 
   const ExportedProgram& p_;

@@ -27,11 +27,18 @@ enum class ReproPath : uint8_t {
 Expected<ReproPath> reproPathOf(std::string_view check);
 std::string_view reproPathDescription(ReproPath path);  // "torch.export.export -> ..."
 
+// What the script looks for (Note [Scripts that look for an exception]).
+enum class ReproLooksFor : uint8_t {
+  AnyDifference,  // outputs, inputs and state by the fp64 rule, and an exception in one run
+  AnException,    // an exception in one run alone: a finding of that kind, or a crash
+};
+
 struct ReproRequest {
   ReproPath path = ReproPath::Decompose;
   // One line naming what was found ("D8 value-mismatch at aten::prod.int_out"); the
   // script's docstring opens with it.
   std::string finding;
+  ReproLooksFor looks_for = ReproLooksFor::AnyDifference;
 };
 
 // The script, or a located error naming the node, state entry or input it cannot write

@@ -17,6 +17,15 @@ const std::string_view kTensorHelpers = R"PY(    def storage(values, dtype):
 
 )PY";
 
+const std::string_view kTensorHelpersWithoutRef = R"PY(    def storage(values, dtype):
+        s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
+        return s.to(device)
+
+    def view(s, size, stride, offset=0, grad=False):
+        return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
+
+)PY";
+
 // Note [The fp64 rule in scripts]
 // PyTorch's triage takes a numeric difference only where the tested path strays from an
 // fp64 run further than eager does (torch._dynamo.utils.same with fp64_ref): values within
@@ -66,6 +75,34 @@ def same(a, b, ref):
 
 def show(result):
     return "raised %s: %s" % (type(result).__name__, str(result).strip().split("\n")[0])
+
+
+)PY";
+
+// Note [Scripts that look for an exception]
+// Most findings attributed to PyTorch are an exception in one run alone: the path raises
+// where eager runs (or the reverse), or the process dies. Such a finding's script runs eager
+// and the path and says which raised; it compares no values and makes no fp64 run, which
+// the bug is not about (a script with both runs alike shows no exception, and a difference
+// of values there is another finding, which a check of its own files). That keeps the
+// script to what a maintainer reads: the module, its inputs, the two runs. A mismatch's
+// script compares every output, input and state by the fp64 rule.
+const std::string_view kRunForAnException = R"PY(def state(m):
+    return {**dict(m.named_parameters()), **dict(m.named_buffers())}
+
+
+def eager(m, args):
+    return m(*args), state(m)
+
+
+def run(path, device="cpu"):
+    """What path(m, args) raised, or None."""
+    m, args = make(device)
+    try:
+        path(m, args)
+    except Exception as e:  # noqa: BLE001 - what it raised is the result
+        return e
+    return None
 
 
 )PY";
@@ -126,6 +163,18 @@ const std::string_view kMain = R"PY(    if isinstance(expected, Exception) or is
                  if k not in actual or not same(expected[k], actual[k], ref.get(k))]
     print("\n".join(found + ["the bug shows"]) if found else "no difference: the bug does not show")
     return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+
+const std::string_view kMainForAnException = R"PY(    if (expected is None) == (actual is None):
+        print("no exception in one run alone: the bug does not show")
+        return 0
+    said = ["ran" if r is None else "raised %s: %s" % (type(r).__name__, str(r).strip().split("\n")[0]) for r in (expected, actual)]
+    print("eager %s; the path %s\nthe bug shows" % tuple(said))
+    return 1
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@
 // takes --check (D8 when none is given).
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "fuzz/corpus.h"
+#include "fuzz/upstream.h"
 #include "oracle/program_io.h"
 #include "repro/python_repro.h"
 #include "tools/command.h"
@@ -21,7 +23,8 @@ struct ReproOptions {
 Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOptions& o) {
   auto bytes = readFileBytes(o.file);
   if (!bytes.ok()) return bytes.error();
-  std::string check = o.check, finding, case_check;
+  std::string check = o.check, case_check;
+  std::optional<CaseFile> read_case;
   ExportedProgram program;
   if (isCaseFileText(bytes.value())) {
     auto c = parseCaseFile(bytes.value(), o.file);
@@ -29,8 +32,8 @@ Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOption
     if (!c->program) return Diagnostic{o.file, "the case keeps no program to write (it is remade from its seed)"};
     case_check = c->check;
     if (check.empty()) check = case_check;
-    finding = c->check + " " + c->finding.kind + (c->finding.op.empty() ? "" : " at " + c->finding.op);
     program = std::move(*c->program);
+    read_case = std::move(c.value());
   } else {
     auto p = loadProgram(o.file);
     if (!p.ok()) return p.error();
@@ -39,9 +42,11 @@ Expected<std::pair<ExportedProgram, ReproRequest>> readFinding(const ReproOption
   }
   auto path = reproPathOf(check);
   if (!path.ok()) return Diagnostic{o.file, path.error().message};
-  // A case's finding is named only where the script runs the case's own check.
-  if (check != case_check) finding = "A difference " + check + " looks for";
-  return std::make_pair(std::move(program), ReproRequest{path.value(), finding});
+  // A case's finding is named, and looked for, only where the script runs the case's own
+  // check.
+  if (read_case && check == case_check)
+    return std::make_pair(std::move(program), reproRequestOf(*read_case, path.value()));
+  return std::make_pair(std::move(program), ReproRequest{path.value(), "A difference " + check + " looks for"});
 }
 
 int repro(const ReproOptions& o) {

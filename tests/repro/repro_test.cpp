@@ -6,6 +6,7 @@
 
 #include <ATen/ops/allclose.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -170,9 +171,11 @@ int compareEagerRuns(const std::vector<Generated>& programs) {
   char name[32];
   for (size_t i = 0; i < programs.size(); ++i) {
     // Every other script is a D2 one, which spells mutable composite ops as their
-    // decompositions (Note [Composite writes in functionalize scripts]): eager must not tell.
+    // decompositions (Note [Composite writes in functionalize scripts]): eager must not tell;
+    // and every other pair one that looks for an exception (its make() takes no ref).
     const ReproPath path = i % 2 ? ReproPath::Functionalize : ReproPath::Decompose;
-    auto script = writeReproScript(programs[i].program, {path, "a test"});
+    const ReproLooksFor looks_for = i / 2 % 2 ? ReproLooksFor::AnException : ReproLooksFor::AnyDifference;
+    auto script = writeReproScript(programs[i].program, {path, "a test", looks_for});
     EXPECT_TRUE(script.ok()) << programs[i].label << ": " << script.error().str();
     if (!script.ok()) return 0;
     std::snprintf(name, sizeof name, "p%05zu", i);
@@ -245,10 +248,11 @@ ExportedProgram example(const char* name) {
 
 // The script of `p` for `check`, run with `fault` planted in torch
 // (tests/repro/planted_torch_fault.py): its exit status, its output in `output`.
-int runScript(const ExportedProgram& p, std::string_view check, const std::string& fault, std::string& output) {
+int runScript(const ExportedProgram& p, std::string_view check, const std::string& fault, std::string& output,
+              ReproLooksFor looks_for = ReproLooksFor::AnyDifference) {
   auto path = reproPathOf(check);
   EXPECT_TRUE(path.ok()) << check;
-  auto script = writeReproScript(p, {path.value(), std::string(check) + " test"});
+  auto script = writeReproScript(p, {path.value(), std::string(check) + " test", looks_for});
   EXPECT_TRUE(script.ok()) << script.error().str();
   const fs::path dir = freshDirectory("epsmith-repro-planted");
   writeFile(dir / "repro.py", script.value());
@@ -317,6 +321,32 @@ example_inputs {
   std::string output;
   EXPECT_EQ(runScript(p, "D2", "none", output), 0) << output;
   EXPECT_NE(output.find("the bug does not show"), std::string::npos) << output;
+}
+
+// A script that looks for an exception in one run compares no values: it is shorter, says
+// which run raised, and passes where both runs go through, whatever their values.
+TEST(ReproScripts, ScriptsThatLookForAnExceptionCompareNoValues) {
+  const ExportedProgram p = example("linear_counter.ept");
+  auto any = writeReproScript(p, {ReproPath::Functionalize, "a test"});
+  auto raised = writeReproScript(p, {ReproPath::Functionalize, "a test", ReproLooksFor::AnException});
+  ASSERT_TRUE(any.ok() && raised.ok());
+  EXPECT_EQ(raised->find("def same("), std::string::npos) << raised.value();
+  EXPECT_EQ(raised->find("ref"), std::string::npos) << raised.value();
+  EXPECT_NE(any->find("def same("), std::string::npos);
+  const auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  EXPECT_LE(lines(raised.value()) + 25, lines(any.value()));
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  for (const auto& [check, fault] :
+       std::vector<std::pair<std::string, std::string>>{{"D2", "functionalize:mm"}, {"D8", "functionalize:mm"}}) {
+    std::string output;
+    EXPECT_EQ(runScript(p, check, "none", output, ReproLooksFor::AnException), 0) << check << ":\n" << output;
+    EXPECT_NE(output.find("no exception in one run alone"), std::string::npos) << output;
+    EXPECT_EQ(runScript(p, check, fault, output, ReproLooksFor::AnException), 1) << check << ":\n" << output;
+    EXPECT_NE(output.find("eager ran; the path raised RuntimeError: planted fault"), std::string::npos) << output;
+  }
+  // A wrong value is not what it looks for.
+  std::string output;
+  EXPECT_EQ(runScript(p, "D5", "module:plus-one", output, ReproLooksFor::AnException), 0) << output;
 }
 
 TEST(ReproScripts, CudaPathCannotRunWithoutCuda) {
