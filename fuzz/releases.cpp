@@ -53,16 +53,26 @@ std::string releaseOutcomeOf(const CaseFile& c, const ScriptRun& run) {
   return "cannot run";
 }
 
-std::vector<ReleaseOutcome> runOnReleases(const CaseFile& c, const std::string& script, const ScriptRun& first,
-                                          int timeout_seconds) {
-  std::vector<ReleaseOutcome> outcomes;
-  const std::vector<std::string> pythons = releasePythons();
-  for (size_t i = 0; i < pythons.size(); ++i) {
-    const ScriptRun run = i == 0 ? first : runCaseScript(c, script, timeout_seconds, pythons[i]);
-    outcomes.push_back({run.torch.empty() ? pythons[i] : run.torch, releaseOutcomeOf(c, run)});
+std::vector<ReleaseRun> runUnderEveryRelease(const CaseFile& c, const std::string& script, int timeout_seconds,
+                                             const ScriptRun* first) {
+  std::vector<ReleaseRun> runs;
+  for (const std::string& python : releasePythons()) {
+    const bool given = runs.empty() && first;
+    runs.push_back({python, given ? *first : runCaseScript(c, script, timeout_seconds, python)});
   }
+  return runs;
+}
+
+std::vector<ReleaseOutcome> outcomesOf(const CaseFile& c, const std::vector<ReleaseRun>& runs) {
+  std::vector<ReleaseOutcome> outcomes;
+  for (const ReleaseRun& r : runs) outcomes.push_back({r.torch(), releaseOutcomeOf(c, r.run)});
   sortByRelease(outcomes);
   return outcomes;
+}
+
+std::vector<ReleaseOutcome> runOnReleases(const CaseFile& c, const std::string& script, const ScriptRun& first,
+                                          int timeout_seconds) {
+  return outcomesOf(c, runUnderEveryRelease(c, script, timeout_seconds, &first));
 }
 
 void sortByRelease(std::vector<ReleaseOutcome>& outcomes) {

@@ -16,8 +16,20 @@ namespace epsmith {
 // difference" or "cannot run".
 std::string releaseOutcomeOf(const CaseFile& c, const ScriptRun& run);
 
-// Runs `script` under every Python of releasePythons() (oracle/torch_peer.h) but the first, whose run `first`
-// is given, and returns each outcome, oldest release first.
+// Case `c`'s script run under each Python of releasePythons() (oracle/torch_peer.h), in its
+// order (the peer's first); `first`, where given, is the peer's run already made.
+struct ReleaseRun {
+  std::string python;
+  ScriptRun run;
+  std::string torch() const { return run.torch.empty() ? python : run.torch; }
+};
+std::vector<ReleaseRun> runUnderEveryRelease(const CaseFile& c, const std::string& script, int timeout_seconds,
+                                             const ScriptRun* first = nullptr);
+
+// The outcome of each run of runUnderEveryRelease, oldest release first.
+std::vector<ReleaseOutcome> outcomesOf(const CaseFile& c, const std::vector<ReleaseRun>& runs);
+
+// outcomesOf(c, runUnderEveryRelease(c, script, timeout_seconds, &first)).
 std::vector<ReleaseOutcome> runOnReleases(const CaseFile& c, const std::string& script, const ScriptRun& first,
                                           int timeout_seconds);
 

@@ -86,12 +86,10 @@ Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) 
 // affects, with the newest that decided where the entry names an older one as `checked`.
 Checked onEveryRelease(const KnownBug& b, const CaseFile& c, const std::string& script, int timeout) {
   Checked result;
-  std::vector<ReleaseOutcome> outcomes;
-  const std::vector<std::string> pythons = releasePythons();
-  for (size_t i = 0; i < pythons.size(); ++i) {
-    const ScriptRun run = runCaseScript(c, script, timeout, pythons[i]);
+  const std::vector<ReleaseRun> runs = runUnderEveryRelease(c, script, timeout);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ScriptRun& run = runs[i].run;
     Checked here = judge(b, run, classifyScriptRun(c, run));
-    outcomes.push_back({run.torch.empty() ? pythons[i] : run.torch, releaseOutcomeOf(c, run)});
     const std::string on = i == 0 ? "" : "on " + releaseOf(run.torch) + ": ";
     if (i == 0 || (here.verdict == Verdict::NeverReproduced && result.verdict != Verdict::NeverReproduced)) {
       result.verdict = here.verdict;
@@ -100,7 +98,7 @@ Checked onEveryRelease(const KnownBug& b, const CaseFile& c, const std::string& 
       result.line += (result.line.empty() ? "" : "; ") + on + here.line;
     }
   }
-  sortByRelease(outcomes);
+  const std::vector<ReleaseOutcome> outcomes = outcomesOf(c, runs);
   std::string newest;
   for (const auto& o : outcomes) {
     if (o.outcome == "shows" || o.outcome == "passes") newest = releaseOf(o.torch);
