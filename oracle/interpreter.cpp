@@ -513,6 +513,7 @@ struct Frame {
   std::vector<c10::IValue> env;
   std::vector<c10::IValue> stack;
   std::vector<c10::IValue>* outputs;
+  const ValueObserver* observe = nullptr;
 };
 
 std::vector<c10::IValue> gatherAll(const Interpreter::Plan::Step& step, const Frame& f, c10::Device device) {
@@ -568,7 +569,7 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
       break;
     case StepKind::HigherOrder: {
       std::vector<c10::IValue> args = gatherAll(step, f, device);
-      HigherOrderCall call{*step.node, args, {}};
+      HigherOrderCall call{*step.node, args, {}, f.observe};
       for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
       f.env[slot] = step.hop(call);
       break;
@@ -588,7 +589,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
     return out;
   }
   const bool grad_enabled_at_start = at::GradMode::is_enabled();
-  Frame frame{inputs, 0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs};
+  Frame frame{inputs, 0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs, observe ? &observe : nullptr};
   for (const auto& step : plan_->steps) {
     try {
       runStep(step, frame, plan_->device);
@@ -622,7 +623,7 @@ c10::IValue runCond(HigherOrderCall& call) {
   } else if (call.args[3].isList()) {
     for (const auto& v : call.args[3].toListRef()) operands.push_back(v);
   }
-  auto outcome = call.subgraphs[take_true ? 0 : 1]->run(operands);
+  auto outcome = call.subgraphs[take_true ? 0 : 1]->run(operands, call.observe ? *call.observe : ValueObserver{});
   if (outcome.error) {
     throw std::runtime_error("in the " + std::string(take_true ? "true" : "false") + " branch, %" +
                              outcome.error->node + ": " + outcome.error->message);
@@ -638,7 +639,7 @@ c10::IValue runWithGradEnabled(HigherOrderCall& call) {
   }
   std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
   at::AutoGradMode mode(call.args[0].toBool());
-  auto outcome = call.subgraphs[0]->run(operands);
+  auto outcome = call.subgraphs[0]->run(operands, call.observe ? *call.observe : ValueObserver{});
   if (outcome.error) throw std::runtime_error("in the region, %" + outcome.error->node + ": " + outcome.error->message);
   return c10::ivalue::Tuple::create(std::move(outcome.outputs));
 }

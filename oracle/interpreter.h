@@ -26,6 +26,8 @@ struct HigherOrderCall {
   const Node& node;
   std::vector<c10::IValue>& args;
   std::vector<const Interpreter*> subgraphs;
+  // The run's observer, which a subgraph's calls are shown to as well (null: none).
+  const ValueObserver* observe = nullptr;
 };
 using HigherOrderFn = std::function<c10::IValue(HigherOrderCall& call)>;
 // Registers (or replaces) the semantics of higher_order.<name>; `cond` is built in.
