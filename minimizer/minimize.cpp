@@ -34,6 +34,18 @@ size_t callCount(const ExportedProgram& p) {
   return n;
 }
 
+// A get_attr that nothing reads any more goes, and the subgraph or constant it read with it
+// where no other get_attr reads that: a removed region leaves neither behind.
+void dropUnusedGetAttr(Graph& g, Node* attr) {
+  if (!g.users(attr).empty()) return;
+  const std::string path = attr->attr;
+  g.erase(attr);
+  for (const Node& other : g.nodes()) {
+    if (other.op() == OpKind::GetAttr && other.attr == path) return;
+  }
+  g.attributes().erase(path);
+}
+
 // Removes the call `name`: its uses (getitems of it included) go to its first tensor
 // argument of the same dtype, or the node must be unused.
 bool removeCall(ExportedProgram& p, const std::string& name) {
@@ -65,7 +77,12 @@ bool removeCall(ExportedProgram& p, const std::string& name) {
     g.replaceAllUsesWith(n, replacement);
     renameReferences(p, n->name(), replacement->name());
   }
+  std::vector<Node*> read_attrs;  // the subgraphs a higher-order call ran
+  n->forEachInput([&](const Node* in) {
+    if (in->op() == OpKind::GetAttr) read_attrs.push_back(const_cast<Node*>(in));
+  });
   g.erase(n);
+  for (Node* attr : read_attrs) dropUnusedGetAttr(g, attr);
   return true;
 }
 

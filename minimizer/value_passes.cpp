@@ -199,6 +199,21 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p) {
   return out;
 }
 
+namespace {
+
+// The observed values of `g`'s calls and of its subgraphs' calls, which the run shows
+// too: a region whose calls kept the sizes they had before a shrink would not verify.
+void setVals(Graph& g, const std::map<const Node*, Val>& vals) {
+  for (Node& n : g.nodes()) {
+    if (auto it = vals.find(&n); it != vals.end()) n.meta.val = it->second;
+  }
+  for (auto& [path, attr] : g.attributes()) {
+    if (attr.subgraph) setVals(*attr.subgraph, vals);
+  }
+}
+
+}  // namespace
+
 bool refreshVals(ExportedProgram& p) {
   compat::WarningHandlerGuard quiet(silentWarningHandler());  // warnings are about programs
   std::map<const Node*, Val> vals;
@@ -214,9 +229,7 @@ bool refreshVals(ExportedProgram& p) {
   };
   RunResult r = runProgram(p, options);
   if (!r.ok() || !holdable) return false;
-  for (Node& n : p.graph().nodes()) {
-    if (auto it = vals.find(&n); it != vals.end()) n.meta.val = it->second;
-  }
+  setVals(p.graph(), vals);
   return true;
 }
 

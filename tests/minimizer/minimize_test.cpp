@@ -302,6 +302,61 @@ TEST(Minimizer, EveryRunCountsAgainstTheBudget) {
   }
 }
 
+// A grad region (torch.export's wrap_with_set_grad_enabled subgraph) minimizes as the rest
+// does: a shrunk input's sizes reach the region's calls, and a region the bug does not need
+// goes with its get_attr and its subgraph, so what is left verifies.
+TEST(Minimizer, AGradRegionShrinksWithTheProgramAndGoesWhole) {
+  const std::string text = R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[4, 3] = placeholder
+  %neg: f32[4, 3] = aten::neg(%x)
+  %region = get_attr("submod_0")
+  %wrap: (f32[4, 3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x)
+  %getitem: f32[4, 3] = operator.getitem(%wrap, 0)
+  %exp: f32[4, 3] = aten::exp(%neg)
+  return (%exp, %getitem)
+  attr "submod_0" = graph {
+    %a: f32[4, 3] = placeholder
+    %sin: f32[4, 3] = aten::sin(%a)
+    return (%sin)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %exp
+  output user_output %getitem
+}
+storages {
+  $0: f32[12] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0]
+}
+example_inputs {
+  $0 f32[4, 3]
+}
+)EPT";
+  auto p = parseProgramText(text);
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  // The region stays while the bug needs it, and its call's sizes follow the input's.
+  const auto regionAndExp = [](const ExportedProgram& q) {
+    return q.graph().find("wrap") != nullptr && q.graph().find("exp") != nullptr;
+  };
+  MinimizeResult kept = minimize(p.value(), regionAndExp);
+  const Graph* sub = kept.program.graph().attributes().at("submod_0").subgraph.get();
+  const TensorMeta* x = kept.program.graph().find("x")->meta.val.tensor();
+  const TensorMeta* sin = sub->find("sin")->meta.val.tensor();
+  ASSERT_TRUE(x && sin);
+  EXPECT_NE(x->sizes, (TensorMeta{ScalarType::Float, {4, 3}}.sizes)) << printProgramText(kept.program);
+  EXPECT_EQ(sin->sizes, x->sizes) << printProgramText(kept.program);
+  EXPECT_TRUE(verify(kept.program).empty()) << printProgramText(kept.program);
+  // A bug of exp alone: the region goes whole.
+  MinimizeResult gone = minimize(p.value(), [](const ExportedProgram& q) { return q.graph().find("exp") != nullptr; });
+  EXPECT_EQ(gone.program.graph().find("wrap"), nullptr);
+  EXPECT_EQ(gone.program.graph().find("region"), nullptr) << printProgramText(gone.program);
+  EXPECT_TRUE(gone.program.graph().attributes().empty()) << printProgramText(gone.program);
+  EXPECT_TRUE(verify(gone.program).empty()) << printProgramText(gone.program);
+}
+
 // A predicate that holds for nothing smaller leaves the program as it was.
 TEST(Minimizer, NothingSmallerFailsNothingChanges) {
   const OpCatalog catalog = OpCatalog::build().value();
