@@ -54,11 +54,11 @@ std::string releaseOutcomeOf(const CaseFile& c, const ScriptRun& run) {
 }
 
 std::vector<ReleaseRun> runUnderEveryRelease(const CaseFile& c, const std::string& script, int timeout_seconds,
-                                             const ScriptRun* first) {
+                                             const ScriptRun* first, bool until_shown) {
   std::vector<ReleaseRun> runs;
   for (const std::string& python : releasePythons()) {
     const bool given = runs.empty() && first;
-    runs.push_back({python, given ? *first : runCaseScript(c, script, timeout_seconds, python)});
+    runs.push_back({python, given ? *first : runCaseScript(c, script, timeout_seconds, python, until_shown)});
   }
   return runs;
 }

@@ -17,14 +17,15 @@ namespace epsmith {
 std::string releaseOutcomeOf(const CaseFile& c, const ScriptRun& run);
 
 // Case `c`'s script run under each Python of releasePythons() (oracle/torch_peer.h), in its
-// order (the peer's first); `first`, where given, is the peer's run already made.
+// order (the peer's first); `first`, where given, is the peer's run already made;
+// `until_shown` as runCaseScript's.
 struct ReleaseRun {
   std::string python;
   ScriptRun run;
   std::string torch() const { return run.torch.empty() ? python : run.torch; }
 };
 std::vector<ReleaseRun> runUnderEveryRelease(const CaseFile& c, const std::string& script, int timeout_seconds,
-                                             const ScriptRun* first = nullptr);
+                                             const ScriptRun* first = nullptr, bool until_shown = false);
 
 // The outcome of each run of runUnderEveryRelease, oldest release first.
 std::vector<ReleaseOutcome> outcomesOf(const CaseFile& c, const std::vector<ReleaseRun>& runs);

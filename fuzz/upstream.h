@@ -29,11 +29,12 @@ ScriptRun runReproScript(const std::string& script, int timeout_seconds, const s
 UpstreamRecord classifyScriptRun(const CaseFile& c, const ScriptRun& run);
 
 // Case `c`'s script run until one run shows the case's difference, and that run; where what
-// it shows may be a memory error, up to kMemoryErrorRuns runs
-// (Note [A memory error in a script shows when it will]), else once.
+// it shows may be a memory error, or `until_shown` (a known-bugs entry, which claims it
+// shows), up to kMemoryErrorRuns runs (Note [A memory error in a script shows when it will]),
+// else once.
 inline constexpr int kMemoryErrorRuns = 5;
 ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeout_seconds,
-                        const std::string& python = "");
+                        const std::string& python = "", bool until_shown = false);
 
 // The script `c`'s finding asks for on `path`: what it is named, and what it looks for.
 ReproRequest reproRequestOf(const CaseFile& c, ReproPath path);

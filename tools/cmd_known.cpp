@@ -86,7 +86,7 @@ Checked judge(const KnownBug& b, const ScriptRun& run, const UpstreamRecord& r) 
 // affects, with the newest that decided where the entry names an older one as `checked`.
 Checked onEveryRelease(const KnownBug& b, const CaseFile& c, const std::string& script, int timeout) {
   Checked result;
-  const std::vector<ReleaseRun> runs = runUnderEveryRelease(c, script, timeout);
+  const std::vector<ReleaseRun> runs = runUnderEveryRelease(c, script, timeout, nullptr, /*until_shown=*/true);
   for (size_t i = 0; i < runs.size(); ++i) {
     const ScriptRun& run = runs[i].run;
     Checked here = judge(b, run, classifyScriptRun(c, run));

@@ -89,6 +89,10 @@ TEST(Upstream, AScriptMeetingAMemoryErrorRunsAgain) {
   run = runCaseScript(c, plain, 30, "python3");
   EXPECT_EQ(classifyScriptRun(c, run).cls, UpstreamClass::Unconfirmed);
   EXPECT_EQ(std::filesystem::file_size(counter), 1u);
+  // A known-bugs entry's script, which claims to show it, runs again whatever it showed.
+  std::filesystem::remove(counter);
+  run = runCaseScript(c, plain, 30, "python3", /*until_shown=*/true);
+  EXPECT_EQ(std::filesystem::file_size(counter), static_cast<uintmax_t>(kMemoryErrorRuns));
   std::filesystem::remove(counter);
 }
 
