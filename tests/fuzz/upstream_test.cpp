@@ -96,6 +96,34 @@ TEST(Upstream, AScriptMeetingAMemoryErrorRunsAgain) {
   std::filesystem::remove(counter);
 }
 
+// A script's exception says the case's message in Python's words: sizes as torch.Size and
+// tuples, tensor types as torch.FloatTensor; a message that opens with a quoted kernel
+// name keeps that name in what must match.
+TEST(Upstream, AScriptsExceptionMatchesInPythonsWords) {
+  struct Row {
+    const char* message;  // the case's
+    const char* raised;   // what the script's path raised
+    bool confirmed;
+  };
+  const Row rows[] = {
+      {"output with shape [] doesn't match the broadcast shape [1]",
+       "RuntimeError: output with shape torch.Size([]) doesn't match the broadcast shape (1,)", true},
+      {"ValueError: Cannot view a tensor with shape torch.Size([4, 8])",
+       "ValueError: Cannot view a tensor with shape torch.Size([4, 8])", true},
+      {"expand(CPUFloatType{[1]}, size=[]): the number of sizes",
+       "RuntimeError: expand(torch.FloatTensor{[1]}, size=[]): the number of sizes", true},
+      {"\"ldexp_cpu_exp\" not implemented for 'Bool'",
+       "NotImplementedError: \"ldexp_cpu_exp\" not implemented for 'Bool'", true},
+      {"\"ldexp_cpu_exp\" not implemented for 'Bool'", "RuntimeError: \"add_cpu\" not implemented for 'Bool'", false},
+  };
+  for (const Row& row : rows) {
+    const auto r =
+        classifyScriptRun(finding("D2", "exception-in-one", row.message),
+                          exited(1, std::string("eager ran; the path raised ") + row.raised + "\nthe bug shows\n"));
+    EXPECT_EQ(r.cls, row.confirmed ? UpstreamClass::TorchConfirmed : UpstreamClass::Unconfirmed) << row.message;
+  }
+}
+
 TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   const CaseFile raises = finding("D2", "exception-in-one", "RuntimeError: planted fault: 'aten::neg_' refused");
   auto r = classifyScriptRun(
@@ -134,34 +162,6 @@ TEST(Upstream, AnotherDifferenceOrNoVerdictConfirmsNothing) {
   EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
   converted.finding.report.clear();
   r = classifyScriptRun(converted, exited(1, "eager ran; the path raised RuntimeError: anything\nthe bug shows\n"));
-  EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
-  // Sizes in Python's words are sizes.
-  r = classifyScriptRun(finding("D2", "exception-in-one", "output with shape [] doesn't match the broadcast shape [1]"),
-                        exited(1,
-                               "eager ran; the path raised RuntimeError: output with shape torch.Size([]) doesn't "
-                               "match the broadcast shape (1,)\nthe bug shows\n"));
-  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
-  r = classifyScriptRun(
-      finding("D8", "decompositions-raise", "ValueError: Cannot view a tensor with shape torch.Size([4, 8])"),
-      exited(1,
-             "eager ran; the path raised ValueError: Cannot view a tensor with shape "
-             "torch.Size([4, 8])\nthe bug shows\n"));
-  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
-  r = classifyScriptRun(finding("D2", "exception-in-one", "expand(CPUFloatType{[1]}, size=[]): the number of sizes"),
-                        exited(1,
-                               "eager ran; the path raised RuntimeError: expand(torch.FloatTensor{[1]}, size=[]): "
-                               "the number of sizes\nthe bug shows\n"));
-  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
-  // A message that opens with a quoted kernel name keeps it.
-  r = classifyScriptRun(finding("D2", "exception-in-one", "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
-                        exited(1,
-                               "eager ran; the path raised NotImplementedError: \"ldexp_cpu_exp\" not implemented "
-                               "for 'Bool'\nthe bug shows\n"));
-  EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
-  r = classifyScriptRun(finding("D2", "exception-in-one", "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
-                        exited(1,
-                               "eager ran; the path raised RuntimeError: \"add_cpu\" not implemented for "
-                               "'Bool'\nthe bug shows\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   // Python's exit 1 for an uncaught exception (no torch, a broken script) is no verdict.
   r = classifyScriptRun(
