@@ -94,11 +94,21 @@ std::string coreOpName(std::string_view name) {
   return canonicalOpName(name);  // Note [Op aliases from the JIT's normalization]
 }
 
-std::vector<std::string> coreOps(const ExportedProgram& p) {
-  std::set<std::string> ops;
-  for (const auto& n : p.graph().nodes()) {
+namespace {
+// The core op names of `g`'s calls and of its subgraphs' (a grad region's, a branch's).
+void addCoreOps(const Graph& g, std::set<std::string>& ops) {
+  for (const auto& n : g.nodes()) {
     if (n.atenOp()) ops.insert(coreOpName(n.target.textName()));
   }
+  for (const auto& [path, attr] : g.attributes()) {
+    if (attr.subgraph) addCoreOps(*attr.subgraph, ops);
+  }
+}
+}  // namespace
+
+std::vector<std::string> coreOps(const ExportedProgram& p) {
+  std::set<std::string> ops;
+  addCoreOps(p.graph(), ops);
   return {ops.begin(), ops.end()};
 }
 
@@ -568,32 +578,43 @@ bool returnsAnEmptyTensorList(const Graph& g) {
   });
 }
 
+// Whether graph trait `trait` holds of `g` or of a subgraph in it: a grad region's or a
+// branch's calls are the program's too. (Traits that read the signature's inputs, as
+// resizes-an-input, read the program's graph alone.)
+bool inAnyGraph(const Graph& g, bool (*trait)(const Graph&)) {
+  if (trait(g)) return true;
+  for (const auto& [path, attr] : g.attributes()) {
+    if (attr.subgraph && inAnyGraph(*attr.subgraph, trait)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> programTraits(const ExportedProgram& p) {
   std::vector<std::string> traits;
-  if (resizesAViewedTensor(p.graph())) traits.emplace_back("resizes-a-viewed-tensor");
+  if (inAnyGraph(p.graph(), resizesAViewedTensor)) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
-  if (setsAnotherDtype(p.graph())) traits.emplace_back("sets-another-dtype");
-  if (writesAViewCopyOut(p.graph())) traits.emplace_back("writes-a-view-copy-out");
-  if (setsFromASourceWithAnOffset(p.graph())) traits.emplace_back("sets-from-a-source-with-an-offset");
-  if (mutatesMetadataInPlace(p.graph())) traits.emplace_back("mutates-metadata-in-place");
+  if (inAnyGraph(p.graph(), setsAnotherDtype)) traits.emplace_back("sets-another-dtype");
+  if (inAnyGraph(p.graph(), writesAViewCopyOut)) traits.emplace_back("writes-a-view-copy-out");
+  if (inAnyGraph(p.graph(), setsFromASourceWithAnOffset)) traits.emplace_back("sets-from-a-source-with-an-offset");
+  if (inAnyGraph(p.graph(), mutatesMetadataInPlace)) traits.emplace_back("mutates-metadata-in-place");
   if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   if (writesThroughABoolView(p)) traits.emplace_back("writes-through-a-bool-view");
-  if (resizesAnInPlaceAlias(p.graph())) traits.emplace_back("resizes-an-in-place-alias");
-  if (resizesAfterSet(p.graph())) traits.emplace_back("resizes-after-set");
-  if (compositeReadsAnOutResize(p.graph())) traits.emplace_back("composite-reads-an-out-resize");
+  if (inAnyGraph(p.graph(), resizesAnInPlaceAlias)) traits.emplace_back("resizes-an-in-place-alias");
+  if (inAnyGraph(p.graph(), resizesAfterSet)) traits.emplace_back("resizes-after-set");
+  if (inAnyGraph(p.graph(), compositeReadsAnOutResize)) traits.emplace_back("composite-reads-an-out-resize");
   if (resizesAnInput(p.graph())) traits.emplace_back("resizes-an-input");
-  if (resizesAfterAMetadataMutation(p.graph())) traits.emplace_back("resizes-after-a-metadata-mutation");
+  if (inAnyGraph(p.graph(), resizesAfterAMetadataMutation)) traits.emplace_back("resizes-after-a-metadata-mutation");
   if (requiresGradOfAFactoryView(p)) traits.emplace_back("requires-grad-of-a-factory-view");
-  if (viewsAsAnotherDtype(p.graph())) traits.emplace_back("views-as-another-dtype");
-  if (detachesAView(p.graph())) traits.emplace_back("detaches-a-view");
-  if (reshapeCopiesAWrittenTensor(p.graph())) traits.emplace_back("reshape-copies-a-written-tensor");
+  if (inAnyGraph(p.graph(), viewsAsAnotherDtype)) traits.emplace_back("views-as-another-dtype");
+  if (inAnyGraph(p.graph(), detachesAView)) traits.emplace_back("detaches-a-view");
+  if (inAnyGraph(p.graph(), reshapeCopiesAWrittenTensor)) traits.emplace_back("reshape-copies-a-written-tensor");
   if (writesUnderAStridedReshape(p)) traits.emplace_back("writes-under-a-strided-reshape");
-  if (resizesAStridedViewToItsSizes(p.graph())) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
+  if (inAnyGraph(p.graph(), resizesAStridedViewToItsSizes)) traits.emplace_back("resizes-a-strided-view-to-its-sizes");
   if (!p.signature.inputTokens().empty()) traits.emplace_back("takes-an-effect-token");
-  if (returnsAnEmptyTensorList(p.graph())) traits.emplace_back("returns-an-empty-tensor-list");
+  if (inAnyGraph(p.graph(), returnsAnEmptyTensorList)) traits.emplace_back("returns-an-empty-tensor-list");
   if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
   if (writesAParameterUnderNoGrad(p)) traits.emplace_back("writes-a-parameter-under-no-grad");
   if (submoduleEntryNamesAnOutput(p)) traits.emplace_back("submodule-entry-names-an-output");

@@ -565,5 +565,33 @@ signature {
   EXPECT_TRUE(programTraits(program("<stride=[1, 2]>", false)).empty());
 }
 
+// A grad region's calls are the program's: their ops are core ops of its root cause, and
+// a graph trait that one of them has is the program's (a lost metadata mutation in a
+// region is the same bug as outside one).
+TEST(RootCause, ARegionsCallsAreTheProgramsToo) {
+  const ExportedProgram p = test::parse(R"EPT(graph {
+  %x: f32[2, 3] = placeholder
+  %region = get_attr("submod_0")
+  %wrap: (f32[3, 2],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x)
+  %getitem: f32[3, 2] = operator.getitem(%wrap, 0)
+  %neg: f32[3, 2] = aten::neg(%getitem)
+  return (%neg)
+  attr "submod_0" = graph {
+    %a: f32[2, 3] = placeholder
+    %clone: f32[2, 3] = aten::clone(%a)
+    %t_: f32[3, 2] = aten::t_(%clone)
+    return (%t_)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+)EPT");
+  EXPECT_EQ(coreOps(p), (std::vector<std::string>{"clone", "neg", "t"}));
+  const auto traits = programTraits(p);
+  EXPECT_NE(std::find(traits.begin(), traits.end(), "mutates-metadata-in-place"), traits.end());
+}
+
 }  // namespace
 }  // namespace epsmith
