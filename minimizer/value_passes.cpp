@@ -201,11 +201,39 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p) {
 
 namespace {
 
+// A subgraph's placeholders stand for the operands its call passes, those after its last
+// graph argument (wrap_with_set_grad_enabled's *operands, cond's operand list, which both
+// branches take), whose vals are set by then: they take those vals.
+void setOperandVals(Graph& g, const Node& call) {
+  std::vector<Graph*> subs;
+  size_t after = 0;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const auto* graph = call.args[i].get<arg::Graph>();
+    auto it = graph && graph->node ? g.attributes().find(graph->node->attr) : g.attributes().end();
+    if (it == g.attributes().end() || !it->second.subgraph) continue;
+    subs.push_back(it->second.subgraph.get());
+    after = i + 1;
+  }
+  std::vector<const Node*> operands;
+  for (size_t i = after; !subs.empty() && i < call.args.size(); ++i) {
+    if (const auto* t = call.args[i].get<arg::Tensor>()) operands.push_back(t->node);
+    if (const auto* list = call.args[i].get<arg::TensorList>())
+      operands.insert(operands.end(), list->nodes.begin(), list->nodes.end());
+  }
+  for (Graph* sub : subs) {
+    std::vector<Node*> placeholders = sub->placeholders();
+    for (size_t i = 0; i < placeholders.size() && i < operands.size(); ++i) {
+      if (operands[i]) placeholders[i]->meta.val = operands[i]->meta.val;
+    }
+  }
+}
+
 // The observed values of `g`'s calls and of its subgraphs' calls, which the run shows
 // too: a region whose calls kept the sizes they had before a shrink would not verify.
 void setVals(Graph& g, const std::map<const Node*, Val>& vals) {
   for (Node& n : g.nodes()) {
     if (auto it = vals.find(&n); it != vals.end()) n.meta.val = it->second;
+    setOperandVals(g, n);
   }
   for (auto& [path, attr] : g.attributes()) {
     if (attr.subgraph) setVals(*attr.subgraph, vals);

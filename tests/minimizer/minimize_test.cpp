@@ -303,8 +303,8 @@ TEST(Minimizer, EveryRunCountsAgainstTheBudget) {
 }
 
 // A grad region (torch.export's wrap_with_set_grad_enabled subgraph) minimizes as the rest
-// does: a shrunk input's sizes reach the region's calls, and a region the bug does not need
-// goes with its get_attr and its subgraph, so what is left verifies.
+// does: a shrunk input's sizes reach the region's placeholders and calls, and a region the
+// bug does not need goes with its get_attr and its subgraph, so what is left verifies.
 TEST(Minimizer, AGradRegionShrinksWithTheProgramAndGoesWhole) {
   const std::string text = R"EPT(program {
   verifiers ["TRAINING"]
@@ -345,7 +345,9 @@ example_inputs {
   const Graph* sub = kept.program.graph().attributes().at("submod_0").subgraph.get();
   const TensorMeta* x = kept.program.graph().find("x")->meta.val.tensor();
   const TensorMeta* sin = sub->find("sin")->meta.val.tensor();
-  ASSERT_TRUE(x && sin);
+  const TensorMeta* a = sub->find("a")->meta.val.tensor();
+  ASSERT_TRUE(x && sin && a);
+  EXPECT_EQ(a->sizes, x->sizes) << printProgramText(kept.program);
   EXPECT_NE(x->sizes, (TensorMeta{ScalarType::Float, {4, 3}}.sizes)) << printProgramText(kept.program);
   EXPECT_EQ(sin->sizes, x->sizes) << printProgramText(kept.program);
   EXPECT_TRUE(verify(kept.program).empty()) << printProgramText(kept.program);
