@@ -100,7 +100,7 @@ std::string numbersAsN(std::string_view s) {
 // `s` with Python's torch.Size([2, 3]) written [2, 3] and torch.FloatTensor written
 // CPUFloatType, as LibTorch's C++ messages write them: a check raised from Python (a
 // decomposition, torch.Tensor's printing) says the same in Python's words.
-std::string sizesAsLists(const std::string& s) {
+std::string inLibTorchsWords(const std::string& s) {
   static const std::regex kSize(R"(torch\.Size\((\[[^\]]*\])\))");
   static const std::regex kType(R"(torch\.(\w+)Tensor\b)");
   return std::regex_replace(std::regex_replace(s, kSize, "$1"), kType, "CPU$1Type");
@@ -132,8 +132,8 @@ bool showsTheFinding(const CaseFile& c, const std::string& output) {
   if (message.empty()) message = exceptionInReport(c.finding.report);
   if (constexpr std::string_view side = "in expected only: "; message.rfind(side, 0) == 0)
     message.erase(0, side.size());
-  const std::string key = messageKey(sizesAsLists(message));
-  return raised && !key.empty() && numbersAsN(sizesAsLists(output)).find(key) != std::string::npos;
+  const std::string key = messageKey(inLibTorchsWords(message));
+  return raised && !key.empty() && numbersAsN(inLibTorchsWords(output)).find(key) != std::string::npos;
 }
 
 }  // namespace
