@@ -92,30 +92,39 @@ class TensorWriter {
   // Counts one more tensor of `v`'s storage, before any expression is asked for.
   void count(const TensorValue& v) { ++users_[v.storage.get()]; }
 
+  // Whether any two tensors share a storage: make() then names shared storages and views
+  // them, where otherwise each tensor is made from its values in one call.
+  bool anyShared() const {
+    return std::any_of(users_.begin(), users_.end(), [](const auto& u) { return u.second > 1; });
+  }
+
   // The expression making `v`; a shared storage's line is added to `lines` on first use.
   std::string tensor(const TensorValue& v, const std::string& where, std::vector<std::string>& lines) {
     if (!v.storage) throw Unwritable(where, "a tensor without a storage");
     if (auto problem = v.checkBounds()) throw Unwritable(where, *problem);
-    std::string s;
-    if (users_[v.storage.get()] > 1) {
+    std::string out;
+    if (!anyShared()) {
+      out = "tensor(" + storageArguments(*v.storage, where, "            ");
+    } else if (users_[v.storage.get()] > 1) {
       auto it = names_.find(v.storage.get());
       if (it == names_.end()) {
         std::string name = "s" + std::to_string(names_.size());
         while (!taken_->insert(name).second) name += "_";
         it = names_.emplace(v.storage.get(), name).first;
-        lines.push_back("    " + name + " = " + storage(*v.storage, where, "        "));
+        lines.push_back("    " + name + " = storage(" + storageArguments(*v.storage, where, "        ") + ")");
       }
-      s = it->second;
+      out = "view(" + it->second;
     } else {
-      s = storage(*v.storage, where, "            ");
+      out = "view(storage(" + storageArguments(*v.storage, where, "            ") + ")";
     }
-    std::string out = "view(" + s + ", " + pyTuple(v.sizes) + ", " + pyTuple(v.strides);
+    out += ", " + pyTuple(v.sizes) + ", " + pyTuple(v.strides);
     if (v.storage_offset != 0 || v.requires_grad) out += ", " + std::to_string(v.storage_offset);
     return out + (v.requires_grad ? ", grad=True)" : ")");
   }
 
  private:
-  std::string storage(const Storage& s, const std::string& where, const std::string& indent) {
+  // The values and dtype of a storage, as the helpers take them.
+  std::string storageArguments(const Storage& s, const std::string& where, const std::string& indent) {
     const std::string dtype(torchName(s.dtype));
     if (dtype.empty() || s.dtype == ScalarType::Unknown)
       throw Unwritable(where, "a storage of a dtype torch has no name for");
@@ -123,12 +132,12 @@ class TensorWriter {
       for (const auto& v : *values) {
         if (v.find("inf") != std::string::npos || v.find("nan") != std::string::npos) *uses_inf_nan_ = true;
       }
-      return wrapped("storage([", *values, "], " + dtype + ")", indent);
+      return wrapped("[", *values, "], " + dtype, indent);
     }
     static const char* kHex = "0123456789abcdef";
     std::string hex;
     for (uint8_t b : s.bytes) hex += std::string{kHex[b >> 4], kHex[b & 15]};
-    return "storage(bytes.fromhex(\"" + hex + "\"), " + dtype + ")";
+    return "bytes.fromhex(\"" + hex + "\"), " + dtype;
   }
 
   bool* uses_inf_nan_;
@@ -291,7 +300,7 @@ class ScriptWriter {
     std::string out = "\"\"\"" + request_.finding + ", found by a fuzzer (epsmith).\n\n" +
                       std::string(reproPathDescription(request_.path)) + ", against eager" +
                       (anException() ? ": an exception in one run alone.\n" : "; numbers by PyTorch's fp64 rule.\n") +
-                      "Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.\n\"\"\"\n";
+                      "Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.\"\"\"\n";
     std::set<std::string> imports = needs_.imports;
     imports.insert("sys");
     if (request_.path == ReproPath::SaveLoad) imports.insert("io");
@@ -385,13 +394,11 @@ class ScriptWriter {
       std::string expr = userInput(inputs_.users[i].first, inputs_.users[i].second, lines);
       lines.push_back("    " + user_names[i] + " = " + expr);
     }
-    std::string out =
-        anException()
-            ? "def make(device=\"cpu\"):\n    \"\"\"A fresh module and its inputs.\"\"\"\n" +
-                  std::string(repro_text::kTensorHelpersWithoutRef)
-            : "def make(ref=False, device=\"cpu\"):\n"
-              "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to float64.\"\"\"\n" +
-                  std::string(repro_text::kTensorHelpers);
+    std::string out = anException() ? "def make(device=\"cpu\"):\n    \"\"\"A fresh module and its inputs.\"\"\"\n"
+                                    : "def make(ref=False, device=\"cpu\"):\n"
+                                      "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to "
+                                      "float64.\"\"\"\n";
+    out += repro_text::tensorHelpers(!anException(), tensors_.anyShared());
     for (const auto& line : lines) out += line + "\n";
     return out + "    return M(" + joined(state_names) + "), (" + joined(user_names) +
            (user_names.size() == 1 ? ",)" : ")") + "\n";
@@ -418,7 +425,8 @@ class ScriptWriter {
     const std::string start = "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" +
                               std::string(repro_text::pathGuard(request_.path));
     if (anException())
-      return start + "    expected = run(eager)\n" + actual + std::string(repro_text::kMainForAnException);
+      return start + "    expected = run(lambda m, args: m(*args))\n" + actual +
+             std::string(repro_text::kMainForAnException);
     return start + "    expected, reference = run(eager), run(eager, ref=True)\n" + actual +
            std::string(repro_text::kMain);
   }
@@ -428,7 +436,7 @@ class ScriptWriter {
   PythonNames names_;
   ScriptNeeds needs_;
   Inputs inputs_;
-  std::set<std::string> make_locals_{"storage", "view", "ref", "device", "M", "torch"};
+  std::set<std::string> make_locals_{"storage", "view", "tensor", "ref", "device", "M", "torch"};
   TensorWriter tensors_;
 };
 

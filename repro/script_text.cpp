@@ -2,29 +2,32 @@
 // script says the same thing the same way (docs/repro.md).
 #include "repro/script_text.h"
 
+#include <utility>
+
 namespace epsmith::repro_text {
 
 // A storage is a list of values, or its bytes where a value has no exact literal (a NaN's
 // payload, a bool byte other than 0 or 1, a dtype torch.tensor cannot take from Python
-// numbers). Views are detached, so each is a leaf as a parameter is.
-const std::string_view kTensorHelpers = R"PY(    def storage(values, dtype):
-        s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
-        wide = torch.complex128 if s.is_complex() else torch.float64
-        return s.to(device, wide if ref and (s.is_floating_point() or s.is_complex()) else dtype)
-
-    def view(s, size, stride, offset=0, grad=False):
-        return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
-
-)PY";
-
-const std::string_view kTensorHelpersWithoutRef = R"PY(    def storage(values, dtype):
-        s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
-        return s.to(device)
-
-    def view(s, size, stride, offset=0, grad=False):
-        return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
-
-)PY";
+// numbers). Views are detached, so each is a leaf as a parameter is. One helper makes a
+// tensor from its values where no two tensors share a storage, the common case.
+std::string tensorHelpers(bool ref, bool shared) {
+  std::string read =
+      "        s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else "
+      "torch.frombuffer(bytearray(values), dtype=dtype)\n";
+  std::string moved = "s.to(device)";
+  if (ref) {
+    read += "        wide = torch.complex128 if s.is_complex() else torch.float64\n";
+    moved = "s.to(device, wide if ref and (s.is_floating_point() or s.is_complex()) else dtype)";
+  }
+  const std::string leaf = ".as_strided(size, stride, offset).detach().requires_grad_(grad)\n\n";
+  if (shared) {
+    return "    def storage(values, dtype):\n" + read + "        return " + moved +
+           "\n\n    def view(s, size, stride, offset=0, grad=False):\n        return s" + leaf;
+  }
+  if (ref) read += "        s = " + std::exchange(moved, "s") + "\n";
+  return "    def tensor(values, dtype, size, stride, offset=0, grad=False):\n" + read + "        return " + moved +
+         leaf;
+}
 
 // Note [The fp64 rule in scripts]
 // PyTorch's triage takes a numeric difference only where the tested path strays from an
@@ -91,12 +94,7 @@ const std::string_view kRunForAnException = R"PY(def state(m):
     return {**dict(m.named_parameters()), **dict(m.named_buffers())}
 
 
-def eager(m, args):
-    return m(*args), state(m)
-
-
 def run(path, device="cpu"):
-    """What path(m, args) raised, or None."""
     m, args = make(device)
     try:
         path(m, args)

@@ -2,16 +2,17 @@
 // rule for telling a real numeric difference from rounding.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "repro/python_repro.h"
 
 namespace epsmith::repro_text {
 
-// The `make()` helpers that build tensors from values written inline; with `ref`, the
-// helper widens floating tensors to float64 for the fp64 rule.
-extern const std::string_view kTensorHelpers;
-extern const std::string_view kTensorHelpersWithoutRef;
+// The `make()` helpers that build tensors from values written inline: `tensor(values, dtype,
+// size, stride, ...)`, or with `shared`, `storage(values, dtype)` and `view(s, size, stride,
+// ...)`; with `ref`, they widen floating tensors to float64 for the fp64 rule.
+std::string tensorHelpers(bool ref, bool shared);
 // `run()`, `same()` and `show()`: running a path, comparing with the fp64 rule.
 extern const std::string_view kCompare;
 // `run()` of a script that looks for an exception: what the path raised, or None.

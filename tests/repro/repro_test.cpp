@@ -349,6 +349,40 @@ TEST(ReproScripts, ScriptsThatLookForAnExceptionCompareNoValues) {
   EXPECT_EQ(runScript(p, "D5", "module:plus-one", output, ReproLooksFor::AnException), 0) << output;
 }
 
+// A minimized case (two calls on two inputs, as most are) gets a script short enough to
+// paste into an issue: the 60 lines the reproducers issue aims at, for each path.
+TEST(ReproScripts, AMinimizedCasesScriptFitsInAnIssue) {
+  const ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: i64[1, 2] = placeholder
+  %y: f32[1] = placeholder
+  %slice_inverse: i64[1, 2] = aten::slice_inverse(%x, %x, 0, 0, 0)
+  %bitwise_xor_: i64[1, 2] = aten::bitwise_xor_.Scalar(%slice_inverse, 1)
+  return (%y)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %y
+}
+storages {
+  $0: i64[2] = [1, 2]
+  $1: f32[1] = [-3.0]
+}
+example_inputs {
+  $0 i64[1, 2]
+  $1 f32[1]
+}
+)");
+  for (const ReproPath path : {ReproPath::Functionalize, ReproPath::Export, ReproPath::Decompose}) {
+    auto script = writeReproScript(p, {path, "a test", ReproLooksFor::AnException});
+    ASSERT_TRUE(script.ok()) << script.error().str();
+    EXPECT_LE(std::count(script->begin(), script->end(), '\n'), 60) << script.value();
+  }
+}
+
 TEST(ReproScripts, CudaPathCannotRunWithoutCuda) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   std::string output;
