@@ -283,6 +283,16 @@ bool writesThroughAnUnfoldWithGaps(const ExportedProgram& p) {
       p, [](const Node& t) { return opRole(*t.target.op()).view == ViewFamily::Unfold && unfoldLeavesGaps(t); });
 }
 
+namespace {
+
+// Whether functionalization holds a tensor of this layout otherwise once it is written: its
+// functional value is contiguous from its own storage's start.
+bool laidOutAnewWhenWritten(const TensorMeta& m) {
+  return !isContiguous(m) || !m.storage_offset.isConcrete() || m.storage_offset.concrete() != 0;
+}
+
+}  // namespace
+
 bool addressesAWrittenStridedTensor(const ExportedProgram& p) {
   const auto owners = storageOwners(p.graph());
   std::set<const Node*> written;  // storages some call writes
@@ -294,7 +304,7 @@ bool addressesAWrittenStridedTensor(const ExportedProgram& p) {
     if (name != "as_strided" && name != "as_strided_copy" && name != "as_strided_scatter") continue;
     const Node* self = boundTensor(n, *op, 0);
     const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
-    if (m && !isContiguous(*m) && written.count(owners.at(self))) return true;
+    if (m && laidOutAnewWhenWritten(*m) && written.count(owners.at(self))) return true;
   }
   return false;
 }

@@ -216,10 +216,11 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   dimension of size 0). torch.export.load of such a program, torch.export's own saved
 //   form included, fails to deserialize that node (2.13: "list index out of range").
 //   "addresses-a-written-strided-tensor": as_strided (its copy, or as_strided_scatter) of
-//   a tensor that is not contiguous (a transposed input), whose storage a call writes.
-//   as_strided addresses the storage, and after the write LibTorch 2.x's functionalization
-//   holds the tensor's value contiguously, so the view regenerated from it, or the scatter
-//   into it, addresses other elements than eager's.
+//   a tensor that is not contiguous (a transposed input) or starts at a storage offset,
+//   whose storage a call writes. as_strided addresses the storage, and after the write
+//   LibTorch 2.x's functionalization holds the tensor's value contiguously from offset 0,
+//   so the view regenerated from it, or the scatter into it, addresses other elements
+//   than eager's.
 //   "writes-a-parameter-under-no-grad": an in-place, out= or metadata-mutating call, in a
 //   no_grad region, writes a parameter or a view of one. ep.module() after
 //   run_decompositions writes the parameter back with grad enabled, where autograd refuses

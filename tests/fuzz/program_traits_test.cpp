@@ -542,7 +542,8 @@ signature {
 
 // as_strided of a transposed input that triu_ then writes addresses the storage, which
 // LibTorch's functionalization holds contiguously after the write (a 2.13 campaign's D2
-// case, seed 54802495); of a contiguous input, or with no write, it is no trait.
+// case, seed 54802495), and so of an input at a storage offset (a D8 case, seed 9300939);
+// of a contiguous input, or with no write, it is no trait.
 TEST(RootCause, AnAsStridedOfAWrittenStridedTensorIsATrait) {
   auto program = [](const std::string& layout, bool write) {
     return test::parse(R"EPT(graph {
@@ -560,6 +561,8 @@ signature {
 )EPT");
   };
   EXPECT_EQ(programTraits(program("<stride=[1, 2]>", true)),
+            (std::vector<std::string>{"addresses-a-written-strided-tensor"}));
+  EXPECT_EQ(programTraits(program("<offset=3>", true)),
             (std::vector<std::string>{"addresses-a-written-strided-tensor"}));
   EXPECT_TRUE(programTraits(program("", true)).empty());
   EXPECT_TRUE(programTraits(program("<stride=[1, 2]>", false)).empty());
