@@ -46,12 +46,16 @@ void dropUnusedGetAttr(Graph& g, Node* attr) {
   g.attributes().erase(path);
 }
 
-// Removes the call `name`: its uses (getitems of it included) go to its first tensor
-// argument of the same dtype, or the node must be unused.
-bool removeCall(ExportedProgram& p, const std::string& name) {
-  Graph& g = p.graph();
+// Removes the call `name` of `g` (the program's graph, or a subgraph of a region when
+// `in_region`): its uses (getitems of it included) go to its first tensor argument of the
+// same dtype, or the node must be unused. Only the root graph's names are in the signature
+// and the module call graph.
+bool removeCall(ExportedProgram& p, Graph& g, const std::string& name, bool in_region) {
   Node* n = g.find(name);
   if (!n || n->op() != OpKind::CallFunction) return false;
+  const auto rename = [&](const std::string& from, const std::string& to) {
+    if (!in_region) renameReferences(p, from, to);
+  };
   std::vector<Node*> items;  // getitems of a multi-output call go with it
   for (Node* u : g.users(n)) {
     if (u->target.kind() == Target::Kind::Builtin && u->target.builtinOp() == BuiltinOp::GetItem) items.push_back(u);
@@ -67,15 +71,15 @@ bool removeCall(ExportedProgram& p, const std::string& name) {
     if (!g.users(item).empty()) {
       if (!replacement) return false;
       g.replaceAllUsesWith(item, replacement);
-      renameReferences(p, item->name(), replacement->name());
+      rename(item->name(), replacement->name());
     }
-    renameReferences(p, item->name(), replacement ? replacement->name() : "");
+    rename(item->name(), replacement ? replacement->name() : "");
     g.erase(item);
   }
   if (!g.users(n).empty()) {
     if (!replacement) return false;
     g.replaceAllUsesWith(n, replacement);
-    renameReferences(p, n->name(), replacement->name());
+    rename(n->name(), replacement->name());
   }
   std::vector<Node*> read_attrs;  // the subgraphs a higher-order call ran
   n->forEachInput([&](const Node* in) {
@@ -86,23 +90,62 @@ bool removeCall(ExportedProgram& p, const std::string& name) {
   return true;
 }
 
-std::vector<std::string> callNames(const ExportedProgram& p) {
-  std::vector<std::string> names;
-  for (const auto& n : p.graph().nodes()) {
-    if (n.op() != OpKind::CallFunction) continue;
-    if (n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem) continue;
-    names.push_back(n.name());
+// A call of the program or of one of its regions: the attribute names that lead from the
+// program's graph to the call's graph (none for the program's own), and the call's name.
+struct CallPath {
+  std::vector<std::string> regions;
+  std::string name;
+
+  std::string str() const {
+    std::string out;
+    for (const auto& r : regions) out += r + "/";
+    return out + "%" + name;
   }
-  return names;
+};
+
+Graph* graphAt(Graph& root, const std::vector<std::string>& regions) {
+  Graph* g = &root;
+  for (const auto& r : regions) {
+    auto it = g->attributes().find(r);
+    if (it == g->attributes().end() || !it->second.subgraph) return nullptr;
+    g = it->second.subgraph.get();
+  }
+  return g;
 }
 
-// remove-nodes: each call, latest first (later calls have fewer users).
+// The calls of `g`, latest first (later calls have fewer users), each followed by those of
+// the regions it runs: a region goes whole before its calls go one by one.
+void collectCalls(const Graph& g, std::vector<std::string>& regions, std::vector<CallPath>& out) {
+  std::vector<const Node*> calls;
+  for (const auto& n : g.nodes()) {
+    if (n.op() != OpKind::CallFunction) continue;
+    if (n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem) continue;
+    calls.push_back(&n);
+  }
+  for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+    out.push_back({regions, (*it)->name()});
+    (*it)->forEachInput([&](const Node* in) {
+      if (in->op() != OpKind::GetAttr) return;
+      auto attr = g.attributes().find(in->attr);
+      if (attr == g.attributes().end() || !attr->second.subgraph) return;
+      regions.push_back(in->attr);
+      collectCalls(*attr->second.subgraph, regions, out);
+      regions.pop_back();
+    });
+  }
+}
+
+// remove-nodes: each call, of the program and of its regions.
 std::vector<Variant> removeNodes(const ExportedProgram& p) {
+  std::vector<CallPath> calls;
+  std::vector<std::string> regions;
+  collectCalls(p.graph(), regions, calls);
   std::vector<Variant> out;
-  const auto names = callNames(p);
-  for (auto it = names.rbegin(); it != names.rend(); ++it) {
-    const std::string name = *it;
-    out.push_back({"remove-nodes: %" + name, [name](ExportedProgram& q) { return removeCall(q, name); }});
+  for (const CallPath& c : calls) {
+    out.push_back({"remove-nodes: " + c.str(), [c](ExportedProgram& q) {
+                     Graph* g = graphAt(q.graph(), c.regions);
+                     return g && removeCall(q, *g, c.name, !c.regions.empty());
+                   }});
   }
   return out;
 }

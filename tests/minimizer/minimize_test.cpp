@@ -339,10 +339,13 @@ example_inputs {
   ASSERT_TRUE(p.ok()) << p.error().str();
   // The region stays while the bug needs it, and its call's sizes follow the input's.
   const auto regionAndExp = [](const ExportedProgram& q) {
-    return q.graph().find("wrap") != nullptr && q.graph().find("exp") != nullptr;
+    auto region = q.graph().attributes().find("submod_0");
+    return q.graph().find("wrap") != nullptr && q.graph().find("exp") != nullptr &&
+           region != q.graph().attributes().end() && region->second.subgraph->find("sin") != nullptr;
   };
   MinimizeResult kept = minimize(p.value(), regionAndExp);
   const Graph* sub = kept.program.graph().attributes().at("submod_0").subgraph.get();
+  ASSERT_TRUE(sub->find("sin") && sub->find("a")) << printProgramText(kept.program);
   const TensorMeta* x = kept.program.graph().find("x")->meta.val.tensor();
   const TensorMeta* sin = sub->find("sin")->meta.val.tensor();
   const TensorMeta* a = sub->find("a")->meta.val.tensor();
@@ -357,6 +360,51 @@ example_inputs {
   EXPECT_EQ(gone.program.graph().find("region"), nullptr) << printProgramText(gone.program);
   EXPECT_TRUE(gone.program.graph().attributes().empty()) << printProgramText(gone.program);
   EXPECT_TRUE(verify(gone.program).empty()) << printProgramText(gone.program);
+}
+
+// A region's calls shrink as the program's do: those the bug does not need go, one by one,
+// and a call's uses inside the region go to its input.
+TEST(Minimizer, CallsInsideARegionGoOneByOne) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %region = get_attr("submod_0")
+  %wrap: (f32[3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x)
+  %getitem: f32[3] = operator.getitem(%wrap, 0)
+  return (%getitem)
+  attr "submod_0" = graph {
+    %a: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%a)
+    %cos: f32[3] = aten::cos(%sin)
+    %exp: f32[3] = aten::exp(%cos)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %getitem
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+example_inputs {
+  $0 f32[3]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const auto hasCos = [](const ExportedProgram& q) {
+    auto it = q.graph().attributes().find("submod_0");
+    return it != q.graph().attributes().end() && it->second.subgraph->find("cos") != nullptr;
+  };
+  MinimizeResult m = minimize(p.value(), hasCos);
+  const Graph* sub = m.program.graph().attributes().at("submod_0").subgraph.get();
+  EXPECT_EQ(sub->find("sin"), nullptr) << printProgramText(m.program);
+  EXPECT_EQ(sub->find("exp"), nullptr) << printProgramText(m.program);
+  ASSERT_NE(sub->find("cos"), nullptr);
+  EXPECT_EQ(sub->users(sub->find("a")).size(), 1u) << printProgramText(m.program);
+  EXPECT_TRUE(verify(m.program).empty()) << printProgramText(m.program);
 }
 
 // A predicate that holds for nothing smaller leaves the program as it was.
