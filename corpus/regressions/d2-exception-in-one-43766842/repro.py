@@ -1,8 +1,7 @@
 """D2 exception-in-one at aten::mode, found by a fuzzer (epsmith).
 
 torch.func.functionalize (the C++ functionalization kernels), against eager: an exception in one run alone.
-Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.
-"""
+Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here."""
 import sys
 
 import torch
@@ -22,14 +21,11 @@ class M(torch.nn.Module):
 
 def make(device="cpu"):
     """A fresh module and its inputs."""
-    def storage(values, dtype):
+    def tensor(values, dtype, size, stride, offset=0, grad=False):
         s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
-        return s.to(device)
+        return s.to(device).as_strided(size, stride, offset).detach().requires_grad_(grad)
 
-    def view(s, size, stride, offset=0, grad=False):
-        return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
-
-    x1 = view(storage([1.0], torch.float32), (1, 1, 1, 1), (1, 1, 1, 1))
+    x1 = tensor([1.0], torch.float32, (1, 1, 1, 1), (1, 1, 1, 1))
     return M(), (x1,)
 
 
@@ -37,12 +33,7 @@ def state(m):
     return {**dict(m.named_parameters()), **dict(m.named_buffers())}
 
 
-def eager(m, args):
-    return m(*args), state(m)
-
-
 def run(path, device="cpu"):
-    """What path(m, args) raised, or None."""
     m, args = make(device)
     try:
         path(m, args)
@@ -59,7 +50,7 @@ def path(m, args):
 
 def main():
     print("torch", torch.__version__, flush=True)
-    expected = run(eager)
+    expected = run(lambda m, args: m(*args))
     actual = run(path)
     if (expected is None) == (actual is None):
         print("no exception in one run alone: the bug does not show")

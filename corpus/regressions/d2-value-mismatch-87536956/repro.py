@@ -1,8 +1,7 @@
 """D2 value-mismatch, found by a fuzzer (epsmith).
 
 torch.func.functionalize (the C++ functionalization kernels), against eager; numbers by PyTorch's fp64 rule.
-Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.
-"""
+Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here."""
 import sys
 
 import torch
@@ -16,18 +15,16 @@ class M(torch.nn.Module):
 
 def make(ref=False, device="cpu"):
     """A fresh module and its inputs; ref=True widens floating tensors to float64."""
-    def storage(values, dtype):
+    def tensor(values, dtype, size, stride, offset=0, grad=False):
         s = torch.tensor(values, dtype=dtype) if isinstance(values, list) else torch.frombuffer(bytearray(values), dtype=dtype)
         wide = torch.complex128 if s.is_complex() else torch.float64
-        return s.to(device, wide if ref and (s.is_floating_point() or s.is_complex()) else dtype)
-
-    def view(s, size, stride, offset=0, grad=False):
+        s = s.to(device, wide if ref and (s.is_floating_point() or s.is_complex()) else dtype)
         return s.as_strided(size, stride, offset).detach().requires_grad_(grad)
 
-    b_running0 = view(storage([-0.5], torch.bfloat16), (), ())
-    getitem_2_cut = view(storage([], torch.bfloat16), (1, 0, 6, 5), (30, 30, 5, 1))
-    getitem_1_cut = view(storage([-2.0], torch.float32), (1, 1, 1, 1), (1, 1, 1, 1))
-    getitem_cut = view(storage([], torch.bfloat16), (1, 0, 6, 5), (30, 30, 5, 1))
+    b_running0 = tensor([-0.5], torch.bfloat16, (), ())
+    getitem_2_cut = tensor([], torch.bfloat16, (1, 0, 6, 5), (30, 30, 5, 1))
+    getitem_1_cut = tensor([-2.0], torch.float32, (1, 1, 1, 1), (1, 1, 1, 1))
+    getitem_cut = tensor([], torch.bfloat16, (1, 0, 6, 5), (30, 30, 5, 1))
     return M(), (b_running0, getitem_2_cut, getitem_1_cut, getitem_cut)
 
 
