@@ -87,11 +87,30 @@ Node* addUserInput(ExportedProgram& q, const std::string& name, const at::Tensor
   return fresh;
 }
 
+// Whether a mutation output names the write `n` (add_ of a buffer, in a TRAINING
+// program): the output then says that the write reached its target in the graph. An input
+// in its place would ask for a write-back of a value the graph never wrote, a program
+// torch.export does not make, on which eager, ep.module() and run_decompositions disagree:
+// the minimizer must not walk into it.
+bool mutationOutputNamesAWrite(const ExportedProgram& q, const Node& n) {
+  const OpInfo* op = n.atenOp();
+  if (!op) return false;
+  const OpRole role = opRole(*op).role;
+  if (role != OpRole::InPlace && role != OpRole::Out && role != OpRole::MetadataMutation) return false;
+  const auto& specs = q.signature.output_specs;
+  return std::any_of(specs.begin(), specs.end(), [&](const OutputSpec& s) {
+    const bool mutation = s.kind == OutputKind::BufferMutation || s.kind == OutputKind::ParameterMutation ||
+                          s.kind == OutputKind::UserInputMutation;
+    return mutation && s.arg.name == n.name();
+  });
+}
+
 // Replaces the call `name` by a new user input holding its eager value.
 bool cutToInput(ExportedProgram& q, const std::string& name) {
   Graph& g = q.graph();
   Node* n = g.find(name);
   if (!n || n->op() != OpKind::CallFunction || !n->meta.val.tensor() || g.users(n).empty()) return false;
+  if (mutationOutputNamesAWrite(q, *n)) return false;
   at::Tensor value = valueOf(q, name);
   if (!value.defined()) return false;
   Node* fresh = addUserInput(q, name + "_cut", value);

@@ -225,6 +225,61 @@ example_inputs {
   EXPECT_TRUE(verify(r.program).empty()) << printProgramText(r.program);
 }
 
+// A mutation output of a TRAINING program names the write into its target (add_ of the
+// buffer): cutting that write to an input would leave a write-back of a value the graph
+// never wrote, which torch.export never makes. The write stays, and the buffer's mutation
+// output still names it.
+TEST(Minimizer, AWriteThatAMutationOutputNamesIsNotCutToAnInput) {
+  auto parsed = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %b_calls: i64[] = placeholder
+  %x: f32[2] = placeholder
+  %add_: i64[] = aten::add_.Scalar(%b_calls, 1)
+  %neg: f32[2] = aten::neg(%x)
+  return (%add_, %neg)
+}
+signature {
+  input buffer %b_calls -> "calls" persistent=True
+  input user_input %x
+  output buffer_mutation %add_ -> "calls"
+  output user_output %neg
+}
+storages {
+  $0: i64[1] = [0]
+  $1: f32[2] = [2.25, 3.5]
+}
+state {
+  buffer "calls" = $0 i64[]
+}
+example_inputs {
+  $1 f32[2]
+}
+)EPT");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+  // Fails while the buffer ends at 1 as the calling convention writes it back: removing add_
+  // leaves it at 0, an input holding 1 in add_'s place would keep it at 1.
+  const auto countsOne = [](const ExportedProgram& q) {
+    const RunResult run = runProgram(q, RunOptions(RunMode::Exported));
+    for (const auto& [name, value] : run.final_inputs) {
+      if (name == "buffer:calls") return value.item<int64_t>() == 1;
+    }
+    return false;
+  };
+  ASSERT_TRUE(countsOne(parsed.value()));
+  MinimizeResult r = minimize(parsed.value(), countsOne, {});
+  EXPECT_EQ(std::find(r.log.begin(), r.log.end(), "cut-to-input: %add_"), r.log.end());
+  EXPECT_NE(r.program.graph().find("add_"), nullptr) << printProgramText(r.program);
+  for (const OutputSpec& s : r.program.signature.output_specs) {
+    if (s.kind != OutputKind::BufferMutation) continue;
+    const Node* named = r.program.graph().find(s.arg.name);
+    ASSERT_NE(named, nullptr);
+    EXPECT_TRUE(named->name() == "b_calls" || named->name() == "add_") << printProgramText(r.program);
+  }
+  EXPECT_TRUE(verify(r.program).empty()) << printProgramText(r.program);
+}
+
 // Every eager run of the engine goes through MinimizeOptions::run_step
 // (Note [The delta engine]): run in forked children (fuzz/messages.h), the minimization takes the same steps
 // as in-process; when every step's child dies, each candidate is rejected and the
