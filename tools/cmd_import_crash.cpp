@@ -11,7 +11,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "epsmith/version.h"
 #include "fuzz/corpus.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/known_bugs.h"
@@ -30,32 +29,6 @@ std::string bytesHash(const std::string& bytes) {
   std::ostringstream s;
   s << std::hex << h;
   return s.str();
-}
-
-// The case file of a minimized failure, as a campaign files a new root cause
-// (Campaign::fileCase).
-CaseFile caseOf(MinimizedFirstFailure m, FuzzTarget target, const std::string& input, RootCause* root_out) {
-  const MinimizedFinding& found = m.minimized;
-  CaseFile c;
-  c.check = found.check;
-  c.signature = found.signature;
-  c.finding = found.finding;
-  if (m.failing.crash) c.finding.message = found.root.message;
-  c.bucket = found.root.id();
-  c.bucket_key = found.root.str();
-  c.core_ops = found.root.ops;
-  c.status = CaseStatus::Open;
-  c.note = "imported from an input that stopped the libFuzzer target " + std::string(fuzzTargetName(target)) + " (" +
-           input + ")";
-  c.provenance.libtorch = libtorchVersion();
-  c.provenance.epsmith = std::string(kEpsmithVersion);
-  c.provenance.date = utcNow();
-  c.provenance.nodes_before = found.nodes_before;
-  c.provenance.nodes_after = found.nodes_after;
-  c.provenance.oracle_calls = found.oracle_calls;
-  c.program = std::move(m.minimized.program);
-  *root_out = found.root;
-  return c;
 }
 
 // The list `path` names, or ./corpus/known.json where it is, as a campaign reads it; an
@@ -131,8 +104,9 @@ void addImportCrashCommand(CLI::App& app, int& exit_code) {
     }
     if (!m && why.empty()) return fail(opts->input + ": no check finds anything in its program", kExitFindings);
     if (!m) return fail(why, kExitFindings);
-    RootCause root;
-    const CaseFile c = caseOf(std::move(*m), *target, opts->input, &root);
+    const RootCause root = m->minimized.root;
+    const CaseFile c = caseOfMinimized(std::move(*m), "imported from an input that stopped the libFuzzer target " +
+                                                          opts->target + " (" + opts->input + ")");
     // As a campaign counts a finding of a known bug and files none (docs/fuzzing.md).
     if (const KnownBug* bug = known->match(root, libtorchVersion())) {
       std::cout << "a known bug, not filed: " << bug->id << " (" << (bug->issue == "unreported" ? bug->why : bug->issue)

@@ -1,9 +1,12 @@
-// `epsmith minimize IN [-o OUT] [--checks LIST] [--max-calls N]`: runs the checks on IN,
-// takes the first finding and minimizes the program while the failure keeps its signature
-// (check, kind, and the op that raised). Prints each accepted step, the sizes and the oracle
-// calls spent, and the minimized program (or writes it to OUT). Exit 0 when minimized, 1
-// when IN shows no finding to minimize, 2 for unreadable input or bad flags.
+// `epsmith minimize IN [-o OUT | --corpus DIR] [--checks LIST] [--max-calls N]`: runs the
+// checks on IN, takes the first finding and minimizes the program while the failure keeps
+// its signature (check, kind, and the op that raised). Prints each accepted step, the sizes
+// and the oracle calls spent, and the minimized program (or writes it to OUT, or files it
+// as a case under DIR/regressions: a program written by hand or met elsewhere joins the
+// corpus so). Exit 0 when minimized, 1 when IN shows no finding to minimize, 2 for
+// unreadable input or bad flags.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "oracle/program_io.h"
@@ -13,6 +16,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/messages.h"
 #include "fuzz/workers.h"
+#include "epsmith/version.h"
 #include "minimizer/minimize.h"
 #include "tools/command.h"
 #include "tools/minimize_failure.h"
@@ -103,12 +107,50 @@ std::optional<MinimizedFirstFailure> minimizeFirstFailure(const ExportedProgram&
   return MinimizedFirstFailure{*f, std::move(m.value())};
 }
 
+CaseFile caseOfMinimized(MinimizedFirstFailure m, std::string note) {
+  MinimizedFinding& found = m.minimized;
+  CaseFile c;
+  c.check = found.check;
+  c.signature = found.signature;
+  c.finding = found.finding;
+  if (m.failing.crash) c.finding.message = found.root.message;
+  c.bucket = found.root.id();
+  c.bucket_key = found.root.str();
+  c.core_ops = found.root.ops;
+  c.status = CaseStatus::Open;
+  c.note = std::move(note);
+  c.provenance.libtorch = libtorchVersion();
+  c.provenance.epsmith = std::string(kEpsmithVersion);
+  c.provenance.date = utcNow();
+  c.provenance.nodes_before = found.nodes_before;
+  c.provenance.nodes_after = found.nodes_after;
+  c.provenance.oracle_calls = found.oracle_calls;
+  c.program = std::move(found.program);
+  return c;
+}
+
+namespace {
+
+// Files the minimized failure of `in` under `corpus`/regressions, named after `in`; the
+// path written, or an error.
+Expected<std::string> fileMinimized(MinimizedFirstFailure m, const std::string& in, const std::string& corpus) {
+  const std::string stem = std::filesystem::path(in).stem().string();
+  const CaseFile c = caseOfMinimized(std::move(m), "minimized from " + in + " by epsmith minimize");
+  auto written = writeCaseAtomically(corpus, stem + ".json", c);
+  if (!written.ok()) return written.error();
+  std::cout << "filed " << c.bucket << ": " << c.bucket_key << " in " << written.value() << "\n";
+  return written;
+}
+
+}  // namespace
+
 void addMinimizeCommand(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("minimize", "Shrink a program while its first finding (check, kind and variant) still shows");
   struct Options {
     std::string in;
     std::string out;
+    std::string corpus;
     std::string checks = allDiffCheckNames();
     int max_calls = 2000;
     double timeout = 60;
@@ -116,6 +158,9 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<Options>();
   cmd->add_option("IN", opts->in, "program file (.json, .ept or .pt2)")->required();
   cmd->add_option("-o,--output", opts->out, "write the minimized program here (.json, .ept or .pt2)");
+  cmd->add_option("--corpus", opts->corpus,
+                  "file the minimized finding as a case under DIR/regressions, as a campaign files a new root cause")
+      ->excludes(cmd->get_option("--output"));
   cmd->add_option("--checks", opts->checks, "checks whose first finding is minimized")->capture_default_str();
   cmd->add_option("--max-calls", opts->max_calls, "oracle calls at most (each run of the checks, each eager run)")
       ->check(CLI::Range(1, 1000000))
@@ -141,6 +186,12 @@ void addMinimizeCommand(CLI::App& app, int& exit_code) {
     auto m = minimizeFirstFailure(program.value(), *checks, limits, opts->max_calls, std::cout, &why);
     if (!m && why.empty()) return fail(opts->in + ": no check finds anything; nothing to minimize", kExitFindings);
     if (!m) return fail(why, kExitFindings);
+    if (!opts->corpus.empty()) {
+      auto filed = fileMinimized(std::move(*m), opts->in, opts->corpus);
+      if (!filed.ok()) return fail(filed.error().str(), kExitBadInput);
+      exit_code = kExitOk;
+      return;
+    }
     const ExportedProgram& minimized = *m->minimized.program;  // set where one came back
     if (opts->out.empty())
       std::cout << printProgramText(minimized);

@@ -1,6 +1,6 @@
 // The first failure of some checks on a program, minimized out of harm's way
-// (Note [Minimizing out of harm's way]): what `epsmith minimize` prints and
-// `epsmith import-crash` files as a corpus case.
+// (Note [Minimizing out of harm's way]): what `epsmith minimize` prints (or files with
+// --corpus) and `epsmith import-crash` files as a corpus case.
 #pragma once
 
 #include <optional>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fuzz/case_runner.h"
+#include "fuzz/corpus.h"
 #include "fuzz/checks.h"
 #include "fuzz/failing.h"
 #include "fuzz/workers.h"
@@ -29,5 +30,9 @@ std::optional<MinimizedFirstFailure> minimizeFirstFailure(const ExportedProgram&
                                                           const std::vector<DiffCheck>& checks,
                                                           const WorkerLimits& limits, int max_calls, std::ostream& log,
                                                           std::string* why);
+
+// The case file of a minimized failure, as a campaign files a new root cause
+// (Campaign::fileCase), status open, with `note` saying where it came from.
+CaseFile caseOfMinimized(MinimizedFirstFailure m, std::string note);
 
 }  // namespace epsmith::cli

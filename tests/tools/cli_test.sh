@@ -186,6 +186,15 @@ check minimize_result 1 "D2 FINDING exception-in-one" -- "${planted[@]}" "$epsmi
 # (Note [Minimizing out of harm's way]) and keeps the crashing call.
 check minimize_memory_error 0 "minimizing: D2 crash-SIGSEGV aten::polygamma_" -- "${crashing[@]}" "$epsmith" minimize "$crash_case" -o "$work/min_crash.ept"
 check minimize_memory_error_result 0 "aten::polygamma_" -- "$epsmith" print "$work/min_crash.ept"
+# A program written elsewhere joins the corpus: --corpus files its minimized finding (a
+# planted fault of epsmith's functionalizer, D1) as a case that replay reproduces with the
+# fault and calls fixed without it.
+add_subtracts=(env EPSMITH_FUNCTIONALIZER_FAULT=add-subtracts)
+check minimize_files_a_case 0 "filed d1-value-mismatch-" -- "${add_subtracts[@]}" "$epsmith" minimize --checks D1 "$src/examples/linear_counter.ept" --corpus "$work/minimized_corpus"
+check minimize_case_named_after_its_file 0 "linear_counter.json" -- find "$work/minimized_corpus/regressions" -name '*.json'
+check minimize_case_reproduces 0 "1 reproduce" -- "${add_subtracts[@]}" "$epsmith" replay "$work/minimized_corpus/regressions"
+check minimize_case_fixed_without_the_fault 1 "1 fixed" -- "$epsmith" replay "$work/minimized_corpus/regressions"
+check minimize_corpus_or_output 2 "excludes" -- "$epsmith" minimize -o "$work/min2.ept" --corpus "$work/c2" "$src/examples/linear_counter.ept"
 check minimize_nothing 1 "nothing to minimize" -- "$epsmith" minimize --checks D1,D4 "$src/examples/linear_counter.ept"
 check minimize_bad_out 2 "unknown extension" -- "$epsmith" minimize -o "$work/min.txtx" "$src/examples/linear_counter.ept"
 
