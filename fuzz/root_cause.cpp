@@ -342,13 +342,13 @@ bool anyResize(const Graph& g, bool in_place_views, F&& then) {
   return false;
 }
 
-// Whether a node before `r` other than `w`, a view or not as `view` says, shares w's
-// storage (`owner`) and is read after r (`order`).
-bool readAfterResize(const Graph& g, const Node& r, const Node& w, bool view,
-                     const std::map<const Node*, const Node*>& owner, const std::map<const Node*, size_t>& order) {
+// Whether a view made before `r`, other than `w`, shares w's storage (`owner`) and is
+// read after r (`order`).
+bool viewReadAfterResize(const Graph& g, const Node& r, const Node& w, const std::map<const Node*, const Node*>& owner,
+                         const std::map<const Node*, size_t>& order) {
   for (const Node& v : g.nodes()) {
     if (order.at(&v) >= order.at(&r)) break;
-    if (&v == &w || isViewTensor(v) != view || owner.at(&v) != owner.at(&w)) continue;
+    if (&v == &w || !isViewTensor(v) || owner.at(&v) != owner.at(&w)) continue;
     for (const Node* u : g.users(&v)) {
       if (order.at(u) > order.at(&r)) return true;
     }
@@ -376,17 +376,8 @@ bool resizesAViewedTensor(const Graph& g) {
   const auto owner = storageOwners(g);
   const auto order = nodeOrder(g);
   return anyResize(g, true, [&](const Node& r, const Node& w) {
-    return isViewTensor(w) || readAfterResize(g, r, w, true, owner, order);
+    return isViewTensor(w) || viewReadAfterResize(g, r, w, owner, order);
   });
-}
-
-// Note [Program traits]: "resizes-an-in-place-alias": out= calls only, the tensor read
-// afterwards no view but the self of the in-place call whose result the out= call writes.
-bool resizesAnInPlaceAlias(const Graph& g) {
-  const auto owner = storageOwners(g);
-  const auto order = nodeOrder(g);
-  return anyResize(g, false,
-                   [&](const Node& r, const Node& w) { return readAfterResize(g, r, w, false, owner, order); });
 }
 
 // Note [Program traits]: "resizes-after-set": out= calls only, into a tensor an earlier
@@ -405,6 +396,19 @@ bool resizesAfterSet(const Graph& g) {
   });
 }
 
+// The tensor an in-place call's result names, followed back through in-place calls to the
+// value that first held it (cos_(m) is m).
+const Node& inPlaceRoot(const Node& t) {
+  const Node* at = &t;
+  while (const OpInfo* op = at->atenOp()) {
+    const OpRole role = opRole(*op).role;
+    const Node* self = boundTensor(*at, *op, 0);
+    if ((role != OpRole::InPlace && role != OpRole::MetadataMutation) || !self) break;
+    at = self;
+  }
+  return *at;
+}
+
 // Note [Program traits]: "composite-reads-an-out-resize": out= calls only, a
 // CompositeImplicitAutograd op reading the out or the call's result afterwards.
 bool compositeReadsAnOutResize(const Graph& g) {
@@ -413,10 +417,11 @@ bool compositeReadsAnOutResize(const Graph& g) {
     auto composite = [&](const Node* u) {
       return order.at(u) > order.at(&r) && u->atenOp() && u->atenOp()->composite_implicit;
     };
-    // The out, the call's result, and what in-place calls on them return (sinc_ of the out
-    // is the out: moveaxis of it meets the same stale sizes).
+    // The out, the call's result, and every name of them that in-place calls give (sinc_ of
+    // the out is the out: moveaxis of it meets the same stale sizes; an out that cos_(m)
+    // returned is m).
     std::vector<const Node*> aliases = inPlaceChain(g, r);
-    for (const Node* a : inPlaceChain(g, w)) aliases.push_back(a);
+    for (const Node* a : inPlaceChain(g, inPlaceRoot(w))) aliases.push_back(a);
     return std::any_of(aliases.begin(), aliases.end(), [&](const Node* a) {
       const auto& users = g.users(a);
       return std::any_of(users.begin(), users.end(), composite);
@@ -602,7 +607,6 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (writesThroughAnUnfoldWithGaps(p)) traits.emplace_back("writes-through-an-unfold-with-gaps");
   if (writesThroughAnExpand(p)) traits.emplace_back("writes-through-an-expand");
   if (writesThroughABoolView(p)) traits.emplace_back("writes-through-a-bool-view");
-  if (inAnyGraph(p.graph(), resizesAnInPlaceAlias)) traits.emplace_back("resizes-an-in-place-alias");
   if (inAnyGraph(p.graph(), resizesAfterSet)) traits.emplace_back("resizes-after-set");
   if (inAnyGraph(p.graph(), compositeReadsAnOutResize)) traits.emplace_back("composite-reads-an-out-resize");
   if (resizesAnInput(p.graph())) traits.emplace_back("resizes-an-input");

@@ -147,19 +147,15 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   tensor of another dtype, or a view of one (even a piece of no elements). LibTorch 2.x's
 //   functionalization copies the view back through bool values, not bytes, so each byte of
 //   the base keeps only whether it was 0 (-0.5 reads back as 2.35e-38).
-//   "resizes-an-in-place-alias": an out= call changes the sizes of its out, which an
-//   in-place call returned, and that call's self is read after it (m.cos_() then
-//   eye(1, out=) of its result, then a read of m): eager resizes the one tensor both name;
-//   torch.export's run_decompositions (2.13) retraces the read with m's old sizes, and
-//   the op that reads it raises or computes with its own message.
 //   "resizes-after-set": an out= call changes the sizes of a tensor that an earlier set_
 //   pointed at its source's storage, and the source is read after it: eager resizes only
 //   the tensor written, LibTorch 2.x's functionalization the source as well (x.set_(e),
 //   kaiser_window.out(0, out=x), then e reads as [0]).
 //   "composite-reads-an-out-resize": an out= call changes the sizes of its out, and an op
 //   that LibTorch implements as CompositeImplicitAutograd (numpy_T, movedim, flatten)
-//   reads the out, the call's result, or what an in-place call on one returns (sinc_ of
-//   the out, then movedim), afterwards: run_decompositions (2.13) decomposes
+//   reads the out, the call's result, or another name an in-place call gives either
+//   (sinc_ of the out, then movedim; eye(1, out=) of what m.cos_() returned, then
+//   vsplit of m), afterwards: run_decompositions (2.13) decomposes
 //   the op from the out's old sizes and raises on the new ones ("Dimension out of range",
 //   "shape '[80]' is invalid"); ops with kernels of their own (t, permute) read it right.
 //   "resizes-an-input": an out= call, resize_, set_ or in-place view (unsqueeze_) changes
@@ -236,7 +232,6 @@ inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "mutates-metadata-in-place",
                                                  "writes-through-an-unfold-with-gaps",
                                                  "writes-through-an-expand",
-                                                 "resizes-an-in-place-alias",
                                                  "resizes-after-set",
                                                  "composite-reads-an-out-resize",
                                                  "writes-through-a-bool-view",
