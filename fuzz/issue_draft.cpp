@@ -27,6 +27,23 @@ PathWords wordsOf(const std::string& check) {
   return {"export", "run_decompositions({}).module()", "oncall: export"};
 }
 
+// The API whose line of the script's `path` raised: "torch.export.export" where export
+// itself raised; "" where the output names no step or the step is the module's run, which
+// the check's own words name. Note [Scripts name the step that raised]
+std::string raisingStep(const std::string& output) {
+  const size_t raised = output.find("the path raised");
+  if (raised == std::string::npos) return "";
+  const std::string line = output.substr(raised, output.find('\n', raised) - raised);
+  const size_t at = line.rfind(" in `");
+  if (at == std::string::npos) return "";
+  const std::string step = line.substr(at + 5);
+  for (const char* api : {"run_decompositions({})", "torch.export.save", "torch.export.load", "torch.export.export"}) {
+    if (step.find(std::string(api).substr(0, std::string(api).find('('))) != std::string::npos) return api;
+  }
+  if (step.find("ep.module()") != std::string::npos) return "ExportedProgram.module()";
+  return "";
+}
+
 std::string severityOf(const std::string& kind, const std::string& output, const UpstreamRecord& r) {
   if (kind.rfind("crash", 0) == 0 || r.reason.find("a crash in torch") != std::string::npos) return "crash";
   if (kind == "value-mismatch" || kind == "shape-mismatch" || kind == "dtype-mismatch") return "silent wrong result";
@@ -59,6 +76,7 @@ std::string opsPhrase(const CaseFile& c) {
 
 std::string titleOf(const CaseFile& c, const std::string& output) {
   const PathWords w = wordsOf(c.check);
+  const std::string step = raisingStep(output);
   const std::string op = opsPhrase(c);
   std::string what;
   if (c.finding.kind == "value-mismatch")
@@ -77,7 +95,7 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
     what = " disagrees with eager on raising: " + c.finding.message.substr(0, 90);
   else
     what = " disagrees with eager on " + op;
-  return "[" + std::string(w.area) + "] " + w.path + what;
+  return "[" + std::string(w.area) + "] " + (step.empty() ? std::string(w.path) : step) + what;
 }
 
 std::vector<std::string> labelsOf(const CaseFile& c) {
@@ -113,7 +131,8 @@ std::string issueDraft(const CaseFile& c, const std::string& script, const Scrip
   std::string md = "# " + titleOf(c, run.output) + "\n\n";
   md += "Suggested labels: " + labels + "\n\n";
   md += "### 🐛 Describe the bug\n\n";
-  md += std::string(wordsOf(c.check).path) + " and eager disagree on the program below (" +
+  const std::string step = raisingStep(run.output);
+  md += (step.empty() ? std::string(wordsOf(c.check).path) : step) + " and eager disagree on the program below (" +
         severityOf(c.finding.kind, run.output, r) +
         "). Found by a fuzzer (epsmith) and minimized; the script needs only torch, compares with eager under "
         "default tolerances and an fp64 reference, and exits 1 when the bug shows.\n\n";

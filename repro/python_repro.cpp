@@ -289,7 +289,7 @@ class ScriptWriter {
     std::string make = makeFunction();
     const std::string_view compare = anException() ? repro_text::kRunForAnException : repro_text::kCompare;
     return head() + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(compare) +
-           std::string(repro_text::pathFunction(request_.path)) + "\n\n" + mainFunction();
+           repro_text::pathFunction(request_.path, anException()) + "\n\n" + mainFunction();
   }
 
  private:
@@ -304,6 +304,8 @@ class ScriptWriter {
     std::set<std::string> imports = needs_.imports;
     imports.insert("sys");
     if (request_.path == ReproPath::SaveLoad) imports.insert("io");
+    if (anException() && repro_text::pathHasSteps(request_.path))
+      imports.insert("traceback");  // Note [Scripts name the step that raised]
     for (const auto& i : imports) out += "import " + i + "\n";
     out += "\nimport torch\n\n";
     if (needs_.inf_nan) out += "inf, nan = float(\"inf\"), float(\"nan\")\n\n";
@@ -426,7 +428,7 @@ class ScriptWriter {
                               std::string(repro_text::pathGuard(request_.path));
     if (anException())
       return start + "    expected = run(lambda m, args: m(*args))\n" + actual +
-             std::string(repro_text::kMainForAnException);
+             repro_text::mainForAnException(repro_text::pathHasSteps(request_.path));
     return start + "    expected, reference = run(eager), run(eager, ref=True)\n" + actual +
            std::string(repro_text::kMain);
   }

@@ -90,11 +90,7 @@ def show(result):
 // of values there is another finding, which a check of its own files). That keeps the
 // script to what a maintainer reads: the module, its inputs, the two runs. A mismatch's
 // script compares every output, input and state by the fp64 rule.
-const std::string_view kRunForAnException = R"PY(def state(m):
-    return {**dict(m.named_parameters()), **dict(m.named_buffers())}
-
-
-def run(path, device="cpu"):
+const std::string_view kRunForAnException = R"PY(def run(path, device="cpu"):
     m, args = make(device)
     try:
         path(m, args)
@@ -105,39 +101,44 @@ def run(path, device="cpu"):
 
 )PY";
 
-std::string_view pathFunction(ReproPath path) {
+// Note [Scripts name the step that raised]
+// torch.export.export, run_decompositions, .module() and the module's run are each a line of
+// `path`, so that a script looking for an exception can say which of them raised (the line
+// of `path` in the exception's traceback) and the issue draft names that API in its title:
+// a decomposition torch.export.export already applies raises there, not in
+// run_decompositions. A script that looks for an exception returns no state, which it does
+// not compare.
+std::string pathFunction(ReproPath path, bool an_exception) {
+  const std::string ran = an_exception ? "    return m(*args)\n" : "    return m(*args), state(m)\n";
   switch (path) {
     case ReproPath::Functionalize:
-      return R"PY(def path(m, args):
+      return an_exception ? R"PY(def path(m, args):
+    tensors = {**dict(m.named_parameters()), **dict(m.named_buffers())}
+    return torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
+)PY"
+                          : R"PY(def path(m, args):
     tensors = state(m)
     out = torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
     return out, tensors
 )PY";
     case ReproPath::Cuda:  // factories too make their tensors on CUDA, as epsmith's CUDA run does
-      return R"PY(def path(m, args):
-    with torch.device("cuda"):
-        return m(*args), state(m)
-)PY";
+      return "def path(m, args):\n    with torch.device(\"cuda\"):\n    " + ran;
     case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
       break;
     case ReproPath::Export:
-      return R"PY(def path(m, args):
-    m = torch.export.export(m, args).module()
-    return m(*args), state(m)
-)PY";
+      return "def path(m, args):\n    ep = torch.export.export(m, args)\n    m = ep.module()\n" + ran;
     case ReproPath::SaveLoad:
       return R"PY(def path(m, args):
     buffer = io.BytesIO()
-    torch.export.save(torch.export.export(m, args), buffer)
+    ep = torch.export.export(m, args)
+    torch.export.save(ep, buffer)
     buffer.seek(0)
     m = torch.export.load(buffer).module()
-    return m(*args), state(m)
-)PY";
+)PY" + ran;
     case ReproPath::Decompose:
-      return R"PY(def path(m, args):
-    m = torch.export.export(m, args).run_decompositions({}).module()
-    return m(*args), state(m)
-)PY";
+      return "def path(m, args):\n    ep = torch.export.export(m, args)\n    ep = ep.run_decompositions({})\n"
+             "    m = ep.module()\n" +
+             ran;
   }
   return "";
 }
@@ -167,16 +168,24 @@ if __name__ == "__main__":
     sys.exit(main())
 )PY";
 
-const std::string_view kMainForAnException = R"PY(    if (expected is None) == (actual is None):
-        print("no exception in one run alone: the bug does not show")
-        return 0
-    said = ["ran" if r is None else "raised %s: %s" % (type(r).__name__, str(r).strip().split("\n")[0]) for r in (expected, actual)]
-    print("eager %s; the path %s\nthe bug shows" % tuple(said))
-    return 1
+bool pathHasSteps(ReproPath path) {
+  return path == ReproPath::Export || path == ReproPath::SaveLoad || path == ReproPath::Decompose;
+}
 
-
-if __name__ == "__main__":
-    sys.exit(main())
-)PY";
+std::string mainForAnException(bool name_step) {
+  const std::string said =
+      "    said = [\"ran\" if r is None else \"raised %s: %s\" % (type(r).__name__, "
+      "str(r).strip().split(\"\\n\")[0]) for r in (expected, actual)]\n";
+  const std::string print =
+      name_step ? "    at = [f.line for f in traceback.extract_tb(actual.__traceback__) if f.name == \"path\"] if "
+                  "actual else []\n"
+                  "    print(\"eager %s; the path %s%s\\nthe bug shows\" % (*said, \" in `%s`\" % at[-1] if at else "
+                  "\"\"))\n"
+                : "    print(\"eager %s; the path %s\\nthe bug shows\" % tuple(said))\n";
+  return "    if (expected is None) == (actual is None):\n"
+         "        print(\"no exception in one run alone: the bug does not show\")\n"
+         "        return 0\n" +
+         said + print + "    return 1\n\n\nif __name__ == \"__main__\":\n    sys.exit(main())\n";
+}
 
 }  // namespace epsmith::repro_text

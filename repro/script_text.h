@@ -17,12 +17,17 @@ std::string tensorHelpers(bool ref, bool shared);
 extern const std::string_view kCompare;
 // `run()` of a script that looks for an exception: what the path raised, or None.
 extern const std::string_view kRunForAnException;
-// The function `path(m, args)` of each path: (outputs, state after), and the guard that
-// says the path cannot run here ("" when it always can).
-std::string_view pathFunction(ReproPath path);
+// The function `path(m, args)` of each path: (outputs, state after), or with
+// `an_exception` the outputs alone (Note [Scripts name the step that raised]); and the guard
+// that says the path cannot run here ("" when it always can).
+std::string pathFunction(ReproPath path, bool an_exception);
 std::string_view pathGuard(ReproPath path);
 // The end of `main()`, after the runs, and the entry point.
 extern const std::string_view kMain;
-extern const std::string_view kMainForAnException;
+// `name_step`: say which line of a path of several steps raised (Note [Scripts name the
+// step that raised]).
+std::string mainForAnException(bool name_step);
+// Whether a path runs in several steps a script names (torch.export.export, then ...).
+bool pathHasSteps(ReproPath path);
 
 }  // namespace epsmith::repro_text

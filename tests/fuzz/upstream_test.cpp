@@ -207,6 +207,26 @@ TEST(Upstream, TheIssueDraftCarriesWhatATriagerAsksFor) {
   }
 }
 
+// Note [Scripts name the step that raised]: the title names the API whose line raised, and
+// the check's own words where the module's run raised.
+TEST(Upstream, TheIssueDraftNamesTheStepThatRaised) {
+  const CaseFile c = finding("D8", "decompositions-raise", "RuntimeError: boom");
+  auto title = [&](const std::string& output) {
+    const ScriptRun run = exited(1, output);
+    const std::string md = issueDraft(c, "import torch\n", run, classifyScriptRun(c, run), "");
+    return md.substr(0, md.find('\n'));
+  };
+  EXPECT_EQ(title("eager ran; the path raised RuntimeError: boom in `ep = torch.export.export(m, args)`\nthe bug "
+                  "shows\n"),
+            "# [export] torch.export.export raises where eager runs: RuntimeError: boom");
+  EXPECT_EQ(title("eager ran; the path raised RuntimeError: boom in `ep = ep.run_decompositions({})`\nthe bug shows\n"),
+            "# [export] run_decompositions({}) raises where eager runs: RuntimeError: boom");
+  EXPECT_EQ(title("eager ran; the path raised RuntimeError: boom in `return m(*args)`\nthe bug shows\n"),
+            "# [export] run_decompositions({}).module() raises where eager runs: RuntimeError: boom");
+  EXPECT_EQ(title("eager ran; the path raised RuntimeError: boom\nthe bug shows\n"),
+            "# [export] run_decompositions({}).module() raises where eager runs: RuntimeError: boom");
+}
+
 // Note [The releases a finding affects]: only runs that show or pass decide; a release that
 // passes before one that shows is a regression there; the oldest of the passing releases
 // after the last that shows is where it was fixed.

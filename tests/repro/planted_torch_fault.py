@@ -6,7 +6,8 @@
 
 FAULT is `none`; `functionalize:OP`, a kernel for aten OP at torch's Functionalize key
 that raises, as a broken functionalization kernel would (torch.func.functionalize and
-run_decompositions meet it, eager does not); or `module:plus-one`, every
+run_decompositions meet it, eager does not); `export:raise`, torch.export.export raising
+before it makes a program, as a decomposition it applies would; or `module:plus-one`, every
 ExportedProgram.module() adding one to its floating outputs, as a runtime that miscompiled
 them would.
 
@@ -29,6 +30,11 @@ def plant(fault):
 
         library.impl(what, refuse, "Functionalize")
         return library
+    if kind == "export":
+        def refuse(*args, **kwargs):
+            raise RuntimeError("planted fault: torch.export.export refused the module")
+
+        torch.export.export = refuse
     if kind == "module":
         original = torch.export.ExportedProgram.module
 

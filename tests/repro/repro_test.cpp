@@ -344,8 +344,14 @@ TEST(ReproScripts, ScriptsThatLookForAnExceptionCompareNoValues) {
     EXPECT_EQ(runScript(p, check, fault, output, ReproLooksFor::AnException), 1) << check << ":\n" << output;
     EXPECT_NE(output.find("eager ran; the path raised RuntimeError: planted fault"), std::string::npos) << output;
   }
-  // A wrong value is not what it looks for.
+  // It names the line of the path that raised (Note [Scripts name the step that raised]).
   std::string output;
+  EXPECT_EQ(runScript(p, "D8", "functionalize:mm", output, ReproLooksFor::AnException), 1) << output;
+  EXPECT_NE(output.find("refused under functionalization in `ep = ep.run_decompositions({})`"), std::string::npos)
+      << output;
+  EXPECT_EQ(runScript(p, "D8", "export:raise", output, ReproLooksFor::AnException), 1) << output;
+  EXPECT_NE(output.find("refused the module in `ep = torch.export.export(m, args)`"), std::string::npos) << output;
+  // A wrong value is not what it looks for.
   EXPECT_EQ(runScript(p, "D5", "module:plus-one", output, ReproLooksFor::AnException), 0) << output;
 }
 
