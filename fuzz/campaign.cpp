@@ -222,6 +222,7 @@ void Campaign::fileCase(Bucket& b, const Pending& p, std::optional<ExportedProgr
   c.bucket = b.id;
   c.bucket_key = b.root.str();
   c.core_ops = b.root.ops;
+  c.class_ops = b.root.class_ops;
   c.check = b.root.check;
   c.signature = b.signature;
   c.finding = b.finding;

@@ -107,6 +107,13 @@ RootCause rootCauseOf(const CaseFile& c) {
     r.ops = coreOps(*c.program);
   else if (!c.finding.op.empty())
     r.ops.push_back(coreOpName(c.finding.op));
+  r.class_ops = c.class_ops;
+  const bool by_class = std::any_of(r.ops.begin(), r.ops.end(), [](const std::string& op) { return op[0] == '*'; });
+  if (r.class_ops.empty() && by_class && c.program) {
+    for (const std::string& op : coreOps(*c.program)) {
+      if (std::find(r.ops.begin(), r.ops.end(), op) == r.ops.end()) r.class_ops.push_back(op);
+    }
+  }
   if (c.program) r.traits = programTraits(*c.program);
   return r;
 }
@@ -178,6 +185,7 @@ Expected<std::string> writeCaseFileText(const CaseFile& c) {
   w.key("bucket").string(c.bucket);
   w.key("bucket_key").string(c.bucket_key);
   if (!c.core_ops.empty()) w.key("core_ops").strings(c.core_ops);
+  if (!c.class_ops.empty()) w.key("class_ops").strings(c.class_ops);
   w.key("status").string(caseStatusName(c.status));
   if (!c.note.empty()) w.key("note").string(c.note);
   w.key("expected").beginObject();
@@ -233,6 +241,7 @@ Expected<CaseFile> parseCaseFile(const std::string& text, const std::string& whe
     c.bucket = j.field("bucket").string();
     c.bucket_key = stringOr(j, "bucket_key", "");
     if (auto ops = j.optional("core_ops")) c.core_ops = ops->strings();
+    if (auto ops = j.optional("class_ops")) c.class_ops = ops->strings();
     readExpected(j.field("expected"), c);
     const std::string status = stringOr(j, "status", "open");
     if (auto s = caseStatusFromName(status))

@@ -95,6 +95,10 @@ struct CaseFile {
   // The root cause's core ops as the campaign found them (only runs can tell them,
   // Note [Ops a failure does not depend on]); none in older files, whose program's are taken.
   std::vector<std::string> core_ops;
+  // The core names of the ops `core_ops` names by their class (`*op`, `*view:split`), which
+  // a known bug's ops match too (RootCause::class_ops); none in older files, whose program's
+  // ops that core_ops does not name are taken.
+  std::vector<std::string> class_ops;
   // The expected verdict: the check (for a death outside every check, its phase), the
   // signature (failureSignature, or "<phase> <death> <op>" for a crash) and the finding
   // itself (a death's kind and op for a crash; `finding.check` is set where `check` names one).

@@ -117,6 +117,7 @@ CaseFile caseOfMinimized(MinimizedFirstFailure m, std::string note) {
   c.bucket = found.root.id();
   c.bucket_key = found.root.str();
   c.core_ops = found.root.ops;
+  c.class_ops = found.root.class_ops;
   c.status = CaseStatus::Open;
   c.note = std::move(note);
   c.provenance.libtorch = libtorchVersion();

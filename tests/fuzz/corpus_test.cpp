@@ -92,6 +92,25 @@ TEST(Corpus, ACaseFileRecordsItsRootCause) {
   EXPECT_EQ(rootCauseOf(c).ops, std::vector<std::string>{"logical_not"});
 }
 
+// The ops a case's key names by their class are kept beside it (class_ops), so that a known
+// bug naming one of them matches the case read back as it matched in its campaign; an older
+// file without them takes its program's ops that the key does not name.
+TEST(Corpus, ACaseFileKeepsTheOpsItsKeyNamesByClass) {
+  CaseFile c = logicalNotCase();
+  c.core_ops = {"*op"};
+  c.class_ops = {"logical_not"};
+  auto text = writeCaseFileText(c);
+  ASSERT_TRUE(text.ok()) << text.error().str();
+  auto back = parseCaseFile(text.value(), "case.json");
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(back->class_ops, std::vector<std::string>{"logical_not"});
+  EXPECT_EQ(rootCauseOf(back.value()).class_ops, std::vector<std::string>{"logical_not"});
+  c.class_ops.clear();
+  EXPECT_EQ(rootCauseOf(c).class_ops, coreOps(*c.program));
+  c.core_ops = coreOps(*c.program);  // a key that names every op by its own name
+  EXPECT_TRUE(rootCauseOf(c).class_ops.empty());
+}
+
 // Note [One memory error, several signals]: a segfault and an abort in the same op of the
 // same program are one bucket and replay as each other, and as an exception at that op (or
 // at none); other deaths and findings are not.
