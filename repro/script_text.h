@@ -24,8 +24,8 @@ std::string pathFunction(ReproPath path, bool an_exception);
 std::string_view pathGuard(ReproPath path);
 // The end of `main()`, after the runs, and the entry point.
 extern const std::string_view kMain;
-// `name_step`: say which line of a path of several steps raised (Note [Scripts name the
-// step that raised]).
+// `name_step`: say which line of a path of several steps raised.
+// Note [Scripts name the step that raised]
 std::string mainForAnException(bool name_step);
 // Whether a path runs in several steps a script names (torch.export.export, then ...).
 bool pathHasSteps(ReproPath path);
