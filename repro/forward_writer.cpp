@@ -2,8 +2,13 @@
 // `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs.
 #include "repro/forward_writer.h"
 
+#include <algorithm>
+#include <functional>
+#include <utility>
+
 #include "formats/scalar_format.h"
 #include "ir/op_info.h"
+#include "ops/op_roles.h"
 #include "ir/target.h"
 
 namespace epsmith::repro_detail {
@@ -79,13 +84,18 @@ class GraphWriter {
   GraphWriter(PythonNames& names, ScriptNeeds& needs, std::vector<std::string>& lines, ForwardStyle style)
       : names_(names), needs_(needs), lines_(lines), style_(style) {}
 
-  // Writes `graph`'s calls at `indent`; returns what its output node returns.
-  std::vector<std::string> write(const Graph& graph, int indent) {
+  // Writes `graph`'s calls at `indent` (with `only`, those alone); returns what its output
+  // node returns.
+  std::vector<std::string> write(const Graph& graph, int indent, const std::set<const Node*>* only = nullptr) {
     GradRegions regions(lines_, indent);
     std::vector<std::string> returned;
+    bool submodule_called = false;
     for (const Node& n : graph.nodes()) {
+      if (only && !only->count(&n)) continue;
       if (n.isOutput()) {
         for (const Argument& a : n.args) returned.push_back(pythonArgument(a, names_, needs_));
+      } else if (style_.submodule && style_.submodule->calls.count(&n)) {
+        if (!std::exchange(submodule_called, true)) submoduleCall(*style_.submodule, regions);
       } else if (n.op() == OpKind::CallFunction) {
         call(n, regions);
       } else if (n.op() == OpKind::GetAttr) {
@@ -103,6 +113,14 @@ class GraphWriter {
     const Attribute* a = graph.attribute(n.attr);
     if (a && a->kind == Attribute::Kind::Subgraph) return names_.bind(n, "None");  // read by its call
     throw Unwritable("%" + n.name(), "get_attr of '" + n.attr + "' (not a subgraph) has no Python form here");
+  }
+
+  // Note [Preserved submodules in scripts]
+  void submoduleCall(const Submodule& s, GradRegions& regions) {
+    std::vector<std::string> ins, outs;
+    for (const Node* i : s.inputs) ins.push_back(names_.of(*i));
+    for (const Node* o : s.outputs) outs.push_back(names_.local(*o));
+    emit(regions, joined(outs) + " = self." + s.fqn + "(" + joined(ins) + ")");
   }
 
   void emit(GradRegions& regions, const std::string& text) {
@@ -217,9 +235,9 @@ std::string joined(const std::vector<std::string>& parts, std::string_view sep) 
 
 // Names the script itself defines or imports: a node of that name gets a suffix.
 PythonNames::PythonNames()
-    : taken_{"torch", "self", "sys",     "io",     "math",    "operator", "inf",  "nan",
-             "M",     "make", "storage", "view",   "state",   "eager",    "path", "run",
-             "same",  "main", "ref",     "device", "complex", "round",    "float"} {}
+    : taken_{"torch", "self", "sys",     "io",     "math",    "operator", "inf",   "nan",
+             "M",     "make", "storage", "view",   "state",   "eager",    "path",  "run",
+             "same",  "main", "ref",     "device", "complex", "round",    "float", "Block"} {}
 
 std::string PythonNames::local(const Node& node) {
   requireIdentifier("%" + node.name(), node.name(), "the node name");
@@ -239,6 +257,124 @@ const std::string& PythonNames::of(const Node& node) const {
 ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs, ForwardStyle style) {
   ForwardBody body;
   body.returned = GraphWriter(names, needs, body.lines, style).write(graph, /*indent=*/2);
+  return body;
+}
+
+namespace {
+
+void forEachOperand(const Node& n, const std::function<void(const Node*)>& f) {
+  for (const Argument& a : n.args) a.forEachNode(f);
+  for (const auto& [k, a] : n.kwargs) a.forEachNode(f);
+}
+
+bool among(const std::vector<const Node*>& nodes, const Node* n) {
+  return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+}
+
+// The calls the entry's outputs need, back to its inputs, in `s.calls`; why not, where one
+// reads another value.
+std::string collectCalls(const Graph& g, Submodule& s) {
+  std::vector<const Node*> todo(s.outputs.begin(), s.outputs.end());
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (among(s.inputs, n) || s.calls.count(n)) continue;
+    if (n->op() != OpKind::CallFunction) return "%" + n->name() + " is read inside it but not passed to it";
+    s.calls.insert(n);
+    forEachOperand(*n, [&](const Node* m) { todo.push_back(m); });
+  }
+  for (const Node* n : std::vector<const Node*>(s.calls.begin(), s.calls.end())) {
+    for (const Node* u : g.users(n)) {  // the unused pieces of a call's results go with it
+      const bool piece = u->target.kind() == Target::Kind::Builtin && u->target.builtinOp() == BuiltinOp::GetItem;
+      if (piece && g.users(u).empty()) s.calls.insert(u);
+    }
+  }
+  for (const Node* n : s.calls) {
+    for (const Node* u : g.users(n)) {
+      if (!s.calls.count(u) && !among(s.outputs, n)) return "%" + n->name() + " is made inside it and read outside it";
+    }
+  }
+  return "";
+}
+
+bool writes(const Node& n) {
+  const OpInfo* op = n.atenOp();
+  const OpRole role = op ? opRole(*op).role : OpRole::Functional;
+  return role == OpRole::InPlace || role == OpRole::Out || role == OpRole::MetadataMutation ||
+         role == OpRole::Unsupported;
+}
+
+// Its calls run together where the first was: why that changes what they compute, where an
+// outside call between them switches grad mode or writes what a later one of them reads
+// (an input, or a view or in-place result made of one).
+std::string moveRefused(const Graph& g, const Submodule& s) {
+  std::vector<const Node*> aliases(s.inputs.begin(), s.inputs.end());
+  bool started = false;
+  size_t left = s.calls.size();
+  std::vector<const Node*> written;  // by outside calls since the first of its calls
+  for (const Node& n : g.nodes()) {
+    if (left == 0) break;
+    if (!s.calls.count(&n)) {
+      if (!started || n.op() != OpKind::CallFunction) continue;
+      const Target::Kind k = n.target.kind();
+      if (k == Target::Kind::TorchFunction || k == Target::Kind::HigherOrder)
+        return "%" + n.name() + " between its calls switches grad mode or calls a subgraph";
+      if (writes(n)) forEachOperand(n, [&](const Node* m) { written.push_back(m); });
+      continue;
+    }
+    started = true;
+    --left;
+    bool reads_an_alias = false, reads_written = false;
+    forEachOperand(n, [&](const Node* m) {
+      reads_an_alias = reads_an_alias || among(aliases, m);
+      reads_written = reads_written || among(written, m);
+    });
+    if ((reads_an_alias && !written.empty()) || reads_written)
+      return "%" + n.name() + " reads what a call between its calls writes";
+    const OpInfo* op = n.atenOp();
+    const bool aliasing = op ? opRole(*op).role != OpRole::Functional : n.target.kind() == Target::Kind::Builtin;
+    if (reads_an_alias && aliasing) aliases.push_back(&n);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<Submodule> preservedSubmodule(const ExportedProgram& p, std::string* not_kept) {
+  not_kept->clear();
+  const ModuleCallEntry* entry = nullptr;
+  for (const ModuleCallEntry& e : p.module_call_graph) {
+    if (e.fqn.empty()) continue;
+    if (entry) return *not_kept = "a second preserved submodule, '" + e.fqn + "'", std::nullopt;
+    entry = &e;
+  }
+  if (!entry) return std::nullopt;
+  const std::string name = "'" + entry->fqn + "'";
+  if (!isIdentifier(entry->fqn) || isPythonKeyword(entry->fqn))
+    return *not_kept = name + " is not a Python identifier", std::nullopt;
+  if (!entry->signature) return *not_kept = name + " has no call signature", std::nullopt;
+  const Graph& g = p.graph();
+  Submodule s{entry->fqn, {}, {}, {}};
+  for (const auto* args : {&entry->signature->inputs, &entry->signature->outputs}) {
+    for (const SpecArg& a : *args) {
+      const Node* n = g.find(a.name);
+      if (!n) return *not_kept = name + " names no node '" + a.name + "'", std::nullopt;
+      (args == &entry->signature->inputs ? s.inputs : s.outputs).push_back(n);
+    }
+  }
+  std::string why = collectCalls(g, s);
+  if (why.empty()) why = moveRefused(g, s);
+  if (!why.empty()) return *not_kept = name + ": " + why, std::nullopt;
+  return s;
+}
+
+ForwardBody writeSubmoduleBody(const Graph& graph, const Submodule& s, PythonNames& names, ScriptNeeds& needs,
+                               ForwardStyle style) {
+  style.submodule = nullptr;
+  ForwardBody body;
+  GraphWriter(names, needs, body.lines, style).write(graph, /*indent=*/2, &s.calls);
+  body.returned.clear();
+  for (const Node* o : s.outputs) body.returned.push_back(names.of(*o));
   return body;
 }
 

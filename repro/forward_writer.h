@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -40,8 +41,30 @@ struct ScriptNeeds {
 // torch 2.13 and 2.14.1). A D2 script calls such an op as `op.decompose(...)`, its composite
 // kernel, which is what eager runs too, so that torch.func.functionalize meets the bug the
 // C++ pass met rather than stopping at that refusal.
+struct Submodule;
 struct ForwardStyle {
   bool decompose_composite_writes = false;
+  // Calls of a preserved submodule: written as one call of it where its first call was.
+  const Submodule* submodule = nullptr;
+};
+
+// Note [Preserved submodules in scripts]
+// A program whose module call graph has an entry beside the root's was exported with that
+// submodule's call signature preserved (torch.export's preserve_module_call_signature), and
+// run_decompositions treats its calls apart. A script rebuilds it so: a module of its own,
+// `self.block`, whose forward() takes the entry's inputs and returns its outputs, holding
+// the calls between them (those the outputs need that read only the inputs and each other),
+// called where the first of them was; the export passes
+// preserve_module_call_signature=("block",). Where that cannot be (a call there reads
+// another value, a value made there is read outside, a call between them switches grad mode
+// or writes what a later one reads, so that running them together would compute otherwise;
+// a second preserved submodule), the script keeps no submodule and its docstring says why:
+// it still shows every bug that does not need the preserved call.
+struct Submodule {
+  std::string fqn;  // "block"
+  std::vector<const Node*> inputs;
+  std::vector<const Node*> outputs;
+  std::set<const Node*> calls;  // the calls its forward() makes
 };
 
 // Python names for the graph's values, unique across the script's forward().
@@ -67,6 +90,13 @@ struct ForwardBody {
   std::vector<std::string> returned;
 };
 ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds& needs, ForwardStyle style = {});
+
+// The preserved submodule of `p`'s module call graph; none where it has only the root's
+// entry, or, with `not_kept` saying why, where it cannot be written as a module.
+std::optional<Submodule> preservedSubmodule(const ExportedProgram& p, std::string* not_kept);
+// The submodule's forward() lines, its inputs bound in `names` to its parameters' names.
+ForwardBody writeSubmoduleBody(const Graph& graph, const Submodule& s, PythonNames& names, ScriptNeeds& needs,
+                               ForwardStyle style);
 
 // The expression of one argument.
 std::string pythonArgument(const Argument& a, const PythonNames& names, ScriptNeeds& needs);

@@ -283,23 +283,35 @@ class ScriptWriter {
     }
     repro_detail::ForwardStyle style;
     style.decompose_composite_writes = request_.path == ReproPath::Functionalize;
+    submodule_ = repro_detail::preservedSubmodule(p_, &submodule_not_kept_);
+    style.submodule = submodule_ ? &*submodule_ : nullptr;
     repro_detail::ForwardBody body = repro_detail::writeForwardBody(p_.graph(), names_, needs_, style);
     std::vector<std::string> forward = body.lines;
     std::vector<std::string> returned = epilogue(body.returned, forward);
     std::string make = makeFunction();
     const std::string_view compare = anException() ? repro_text::kRunForAnException : repro_text::kCompare;
-    return head() + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(compare) +
-           repro_text::pathFunction(request_.path, anException()) + "\n\n" + mainFunction();
+    const std::string submodule_class = submodule_ ? submoduleClass(*submodule_, style) + "\n\n" : "";
+    return head() + submodule_class + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(compare) +
+           repro_text::pathFunction(request_.path, anException(), submodule_ ? submodule_->fqn : "") + "\n\n" +
+           mainFunction();
   }
 
  private:
   // Note [Scripts that look for an exception]
   bool anException() const { return request_.looks_for == ReproLooksFor::AnException; }
 
+  // Note [Preserved submodules in scripts]: what an export path does not preserve, and why.
+  std::string notKeptLine() const {
+    if (submodule_not_kept_.empty() || !repro_text::pathHasSteps(request_.path)) return "";
+    return "The program preserves a submodule's call signature, which this script does not: " + submodule_not_kept_ +
+           ".\n";
+  }
+
   std::string head() {
     std::string out = "\"\"\"" + request_.finding + ", found by a fuzzer (epsmith).\n\n" +
                       std::string(reproPathDescription(request_.path)) + ", against eager" +
                       (anException() ? ": an exception in one run alone.\n" : "; numbers by PyTorch's fp64 rule.\n") +
+                      notKeptLine() +
                       "Exits 1 when the bug shows, 0 when it does not, 2 when it cannot run here.\"\"\"\n";
     std::set<std::string> imports = needs_.imports;
     imports.insert("sys");
@@ -356,15 +368,27 @@ class ScriptWriter {
     return names_.of(*input);
   }
 
+  // Note [Preserved submodules in scripts]
+  std::string submoduleClass(const repro_detail::Submodule& s, repro_detail::ForwardStyle style) {
+    repro_detail::PythonNames names;
+    std::vector<std::string> params{"self"};
+    for (const Node* i : s.inputs) params.push_back(names.local(*i));
+    repro_detail::ForwardBody body = repro_detail::writeSubmoduleBody(p_.graph(), s, names, needs_, style);
+    std::string out = "class Block(torch.nn.Module):\n    def forward(" + joined(params) + "):\n";
+    for (const auto& line : body.lines) out += line + "\n";
+    return out + "        return " + joined(body.returned) + "\n";
+  }
+
   std::string moduleClass(const std::vector<std::string>& forward, const std::vector<std::string>& user) {
     std::string out = "class M(torch.nn.Module):\n";
-    if (!inputs_.state.empty()) {
+    if (!inputs_.state.empty() || submodule_) {
       std::vector<std::string> params{"self"}, lines;
       std::set<std::string> modules;
       for (const auto& s : inputs_.state) {
         params.push_back(s.init_name);
         registerState(s, modules, lines);
       }
+      if (submodule_) lines.push_back("        self." + submodule_->fqn + " = Block()");
       out += "    def __init__(" + joined(params) + "):\n        super().__init__()\n" + joined(lines, "\n") + "\n\n";
     }
     std::vector<std::string> params{"self"};
@@ -435,6 +459,8 @@ class ScriptWriter {
 
   const ExportedProgram& p_;
   const ReproRequest& request_;
+  std::optional<repro_detail::Submodule> submodule_;
+  std::string submodule_not_kept_;  // why the program's preserved submodule is not
   PythonNames names_;
   ScriptNeeds needs_;
   Inputs inputs_;

@@ -108,8 +108,12 @@ const std::string_view kRunForAnException = R"PY(def run(path, device="cpu"):
 // a decomposition torch.export.export already applies raises there, not in
 // run_decompositions. A script that looks for an exception returns no state, which it does
 // not compare.
-std::string pathFunction(ReproPath path, bool an_exception) {
+std::string pathFunction(ReproPath path, bool an_exception, const std::string& preserved) {
   const std::string ran = an_exception ? "    return m(*args)\n" : "    return m(*args), state(m)\n";
+  // Note [Preserved submodules in scripts]
+  const std::string exported =
+      preserved.empty() ? "torch.export.export(m, args)"
+                        : "torch.export.export(m, args, preserve_module_call_signature=(\"" + preserved + "\",))";
   switch (path) {
     case ReproPath::Functionalize:
       return an_exception ? R"PY(def path(m, args):
@@ -125,20 +129,14 @@ std::string pathFunction(ReproPath path, bool an_exception) {
       return "def path(m, args):\n    with torch.device(\"cuda\"):\n    " + ran;
     case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
       break;
-    case ReproPath::Export:
-      return "def path(m, args):\n    ep = torch.export.export(m, args)\n    m = ep.module()\n" + ran;
+    case ReproPath::Export: return "def path(m, args):\n    ep = " + exported + "\n    m = ep.module()\n" + ran;
     case ReproPath::SaveLoad:
-      return R"PY(def path(m, args):
-    buffer = io.BytesIO()
-    ep = torch.export.export(m, args)
-    torch.export.save(ep, buffer)
-    buffer.seek(0)
-    m = torch.export.load(buffer).module()
-)PY" + ran;
-    case ReproPath::Decompose:
-      return "def path(m, args):\n    ep = torch.export.export(m, args)\n    ep = ep.run_decompositions({})\n"
-             "    m = ep.module()\n" +
+      return "def path(m, args):\n    buffer = io.BytesIO()\n    ep = " + exported +
+             "\n    torch.export.save(ep, buffer)\n    buffer.seek(0)\n    m = torch.export.load(buffer).module()\n" +
              ran;
+    case ReproPath::Decompose:
+      return "def path(m, args):\n    ep = " + exported +
+             "\n    ep = ep.run_decompositions({})\n    m = ep.module()\n" + ran;
   }
   return "";
 }

@@ -20,7 +20,8 @@ extern const std::string_view kRunForAnException;
 // The function `path(m, args)` of each path: (outputs, state after), or with
 // `an_exception` the outputs alone (Note [Scripts name the step that raised]); and the guard
 // that says the path cannot run here ("" when it always can).
-std::string pathFunction(ReproPath path, bool an_exception);
+// `preserved`: the submodule whose call signature the export preserves ("" for none).
+std::string pathFunction(ReproPath path, bool an_exception, const std::string& preserved);
 std::string_view pathGuard(ReproPath path);
 // The end of `main()`, after the runs, and the entry point.
 extern const std::string_view kMain;

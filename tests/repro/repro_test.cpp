@@ -389,6 +389,66 @@ example_inputs {
   }
 }
 
+// Note [Preserved submodules in scripts]: a preserved submodule's calls become a module of
+// their own, called where its first call was, and the export preserves its signature; one
+// whose calls read a value it is not passed keeps no module, and the docstring says why.
+TEST(ReproScripts, APreservedSubmoduleIsAModuleOfItsOwn) {
+  auto program = [](const std::string& block_output) {
+    return test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %y: f32[3] = placeholder
+  %neg: f32[3] = aten::neg(%x)
+  %mul: f32[3] = aten::mul.Tensor(%y, %y)
+  %relu: f32[3] = aten::relu(%neg)
+  %add: f32[3] = aten::add.Tensor(%mul, %relu)
+  return (%add)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %add
+}
+module_call_graph {
+  entry "" inputs=[] outputs=[]
+  entry "block" inputs=[%x] outputs=[%)EPT" +
+                       block_output + R"EPT(]
+}
+storages {
+  $0: f32[3] = [0.5, -1.25, 3.0]
+  $1: f32[3] = [2.0, -0.5, 1.0]
+}
+example_inputs {
+  $0 f32[3]
+  $1 f32[3]
+}
+)EPT");
+  };
+  const ExportedProgram kept = program("relu");
+  auto script = writeReproScript(kept, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  for (const char* part :
+       {"class Block(torch.nn.Module):\n    def forward(self, x):\n        neg = ", "        self.block = Block()\n",
+        "        relu = self.block(x)\n        mul = ", "preserve_module_call_signature=(\"block\",)"}) {
+    EXPECT_NE(script->find(part), std::string::npos) << part << "\n" << script.value();
+  }
+  auto not_kept = writeReproScript(program("add"), {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(not_kept.ok()) << not_kept.error().str();
+  EXPECT_EQ(not_kept->find("class Block"), std::string::npos) << not_kept.value();
+  EXPECT_NE(not_kept->find("which this script does not: 'block': %y is read inside it but not passed to it."),
+            std::string::npos)
+      << not_kept.value();
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  std::vector<Generated> one;
+  one.push_back({"a preserved submodule", test::parse(printProgramText(kept))});
+  EXPECT_EQ(compareEagerRuns(one), 1);
+  std::string output;
+  EXPECT_EQ(runScript(kept, "D8", "none", output), 0) << output;
+  EXPECT_NE(output.find("the bug does not show"), std::string::npos) << output;
+}
+
 TEST(ReproScripts, CudaPathCannotRunWithoutCuda) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   std::string output;
