@@ -8,6 +8,8 @@
 
 #include "ir/call_specs.h"
 #include "minimizer/passes.h"
+#include "ops/call_args.h"
+#include "ops/op_roles.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -44,6 +46,62 @@ void dropUnusedGetAttr(Graph& g, Node* attr) {
     if (other.op() == OpKind::GetAttr && other.attr == path) return;
   }
   g.attributes().erase(path);
+}
+
+// The placeholder a mutation output's target names: the user input, or the parameter's or
+// buffer's lifted input.
+const Node* mutationTargetNode(const ExportedProgram& p, const OutputSpec& s) {
+  if (!s.target) return nullptr;
+  if (s.kind == OutputKind::UserInputMutation) return p.graph().find(*s.target);
+  const InputKind kind = s.kind == OutputKind::BufferMutation ? InputKind::Buffer : InputKind::Parameter;
+  for (const InputSpec& in : p.signature.input_specs) {
+    if (in.kind == kind && in.target == s.target) return p.graph().find(in.arg.name);
+  }
+  return nullptr;
+}
+
+// The last call that writes `target` itself (in place, out= or its metadata); null if none.
+const Node* lastWriteOf(const Graph& g, const Node* target) {
+  const Node* last = nullptr;
+  for (const Node& n : g.nodes()) {
+    const OpInfo* op = n.atenOp();
+    if (!op) continue;
+    const OpRoleInfo& role = opRole(*op);
+    if (role.role != OpRole::InPlace && role.role != OpRole::Out && role.role != OpRole::MetadataMutation) continue;
+    for (const int w : role.written) {
+      const Argument* a = schemaArgument(n, *op, static_cast<size_t>(w));
+      const auto* tensor = a ? a->get<arg::Tensor>() : nullptr;
+      if (tensor && tensor->node == target) last = &n;
+    }
+  }
+  return last;
+}
+
+// Note [A mutation output names a write]
+// A mutation output says what its target holds at the end: in a TRAINING program the last
+// call that wrote it, in an ATEN one the value to write back. Removing that call reconnects
+// the output to the target's own placeholder, a write of the target into itself, which
+// torch.export never records and a script cannot spell (a D8 finding that needed the
+// mutation minimized to a program whose script no longer mutated anything). The output then
+// names the last call still writing the target, or goes with the write.
+void keepMutationOutputsOnWrites(ExportedProgram& p) {
+  auto& specs = p.signature.output_specs;
+  Node* o = p.graph().outputNode();
+  for (size_t k = specs.size(); k-- > 0;) {
+    const OutputSpec& s = specs[k];
+    if (s.kind != OutputKind::UserInputMutation && s.kind != OutputKind::BufferMutation &&
+        s.kind != OutputKind::ParameterMutation)
+      continue;
+    const Node* target = mutationTargetNode(p, s);
+    if (!target || s.arg.name != target->name() || !o || k >= o->args.size()) continue;
+    if (const Node* write = lastWriteOf(p.graph(), target)) {
+      o->args[k] = Argument(arg::Tensor{const_cast<Node*>(write)});
+      specs[k].arg.name = write->name();
+      continue;
+    }
+    specs.erase(specs.begin() + static_cast<long>(k));
+    o->args.erase(o->args.begin() + static_cast<long>(k));
+  }
 }
 
 // Removes the call `name` of `g` (the program's graph, or a subgraph of a region when
@@ -87,6 +145,7 @@ bool removeCall(ExportedProgram& p, Graph& g, const std::string& name, bool in_r
   });
   g.erase(n);
   for (Node* attr : read_attrs) dropUnusedGetAttr(g, attr);
+  if (!in_region) keepMutationOutputsOnWrites(p);
   return true;
 }
 

@@ -280,6 +280,56 @@ example_inputs {
   EXPECT_TRUE(verify(r.program).empty()) << printProgramText(r.program);
 }
 
+// Note [A mutation output names a write]: removing the write a mutation output names moves
+// the output to the last call still writing its target, and drops it with the last write;
+// it never names the target's own placeholder.
+TEST(Minimizer, AMutationOutputFollowsTheWritesOfItsTarget) {
+  auto parsed = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2] = placeholder
+  %mul_: f32[2] = aten::mul_.Scalar(%x, 2)
+  %add_: f32[2] = aten::add_.Scalar(%x, 1)
+  %neg: f32[2] = aten::neg(%x)
+  return (%add_, %neg)
+}
+signature {
+  input user_input %x
+  output user_input_mutation %add_ -> "x"
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [2.25, 3.5]
+}
+example_inputs {
+  $0 f32[2]
+}
+)EPT");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+  std::vector<std::string> named;  // what the mutation output names in each candidate tried
+  const auto mutation = [](const ExportedProgram& q) -> std::string {
+    for (const OutputSpec& s : q.signature.output_specs) {
+      if (s.kind == OutputKind::UserInputMutation) return s.arg.name;
+    }
+    return "";
+  };
+  // Fails while mul_ stays: add_ goes, and the output moves to mul_.
+  const auto keepsMul = [&](const ExportedProgram& q) {
+    named.push_back(mutation(q));
+    return q.graph().find("mul_") != nullptr;
+  };
+  MinimizeResult r = minimize(parsed.value(), keepsMul, {});
+  EXPECT_EQ(std::count(named.begin(), named.end(), "x"), 0) << printProgramText(r.program);
+  EXPECT_EQ(r.program.graph().find("add_"), nullptr) << printProgramText(r.program);
+  EXPECT_EQ(mutation(r.program), "mul_") << printProgramText(r.program);
+  EXPECT_TRUE(verify(r.program).empty()) << printProgramText(r.program);
+  // With every write gone, the output goes too.
+  r = minimize(parsed.value(), [&](const ExportedProgram& q) { return named.push_back(mutation(q)), true; }, {});
+  EXPECT_EQ(std::count(named.begin(), named.end(), "x"), 0) << printProgramText(r.program);
+  EXPECT_EQ(mutation(r.program), "") << printProgramText(r.program);
+}
+
 // Every eager run of the engine goes through MinimizeOptions::run_step
 // (Note [The delta engine]): run in forked children (fuzz/messages.h), the minimization takes the same steps
 // as in-process; when every step's child dies, each candidate is rejected and the
