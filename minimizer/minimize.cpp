@@ -60,43 +60,59 @@ const Node* mutationTargetNode(const ExportedProgram& p, const OutputSpec& s) {
   return nullptr;
 }
 
-// The last call that writes `target` itself (in place, out= or its metadata); null if none.
-const Node* lastWriteOf(const Graph& g, const Node* target) {
-  const Node* last = nullptr;
-  for (const Node& n : g.nodes()) {
-    const OpInfo* op = n.atenOp();
-    if (!op) continue;
-    const OpRoleInfo& role = opRole(*op);
-    if (role.role != OpRole::InPlace && role.role != OpRole::Out && role.role != OpRole::MetadataMutation) continue;
-    for (const int w : role.written) {
-      const Argument* a = schemaArgument(n, *op, static_cast<size_t>(w));
-      const auto* tensor = a ? a->get<arg::Tensor>() : nullptr;
-      if (tensor && tensor->node == target) last = &n;
-    }
+// Whether call `n` writes `target` itself (in place, out= or its metadata).
+bool writes(const Node& n, const Node* target) {
+  const OpInfo* op = n.atenOp();
+  if (!op) return false;
+  const OpRoleInfo& role = opRole(*op);
+  if (role.role != OpRole::InPlace && role.role != OpRole::Out && role.role != OpRole::MetadataMutation) return false;
+  return std::any_of(role.written.begin(), role.written.end(), [&](int w) {
+    const Argument* a = schemaArgument(n, *op, static_cast<size_t>(w));
+    const auto* tensor = a ? a->get<arg::Tensor>() : nullptr;
+    return tensor && tensor->node == target;
+  });
+}
+
+// Whether `n` is a write of `target`, or a piece of a call's results that writes it.
+bool isAWriteOf(const Node& n, const Node* target) {
+  if (n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem && !n.args.empty()) {
+    const auto* of = n.args[0].get<arg::Tensor>();
+    return of && of->node && writes(*of->node, target);
   }
-  return last;
+  return writes(n, target);
+}
+
+bool isMutation(const OutputSpec& s) {
+  return s.kind == OutputKind::UserInputMutation || s.kind == OutputKind::BufferMutation ||
+         s.kind == OutputKind::ParameterMutation;
 }
 
 // Note [A mutation output names a write]
 // A mutation output says what its target holds at the end: in a TRAINING program the last
-// call that wrote it, in an ATEN one the value to write back. Removing that call reconnects
-// the output to the target's own placeholder, a write of the target into itself, which
-// torch.export never records and a script cannot spell (a D8 finding that needed the
-// mutation minimized to a program whose script no longer mutated anything). The output then
-// names the last call still writing the target, or goes with the write.
-void keepMutationOutputsOnWrites(ExportedProgram& p) {
+// call that wrote it, in an ATEN one the value to write back. Removing the call it names
+// reconnects it to an operand of that call: the target's own placeholder (a write of the
+// target into itself, in any dialect), or in a TRAINING program another value that no call
+// wrote into the target, which torch.export never records and on which eager (the writes
+// the graph makes) and a functionalized run (the write-back the signature asks) disagree.
+// A D8 finding that needed the mutation so minimized to a program whose script wrote
+// nothing, and a D2 one to a program of no calls at all. The output then names the last
+// call still writing its target, or goes with the write. `moved`: the outputs the removal
+// reconnected.
+void keepMutationOutputsOnWrites(ExportedProgram& p, const std::vector<size_t>& moved) {
   auto& specs = p.signature.output_specs;
   Node* o = p.graph().outputNode();
+  const bool training = p.verifiers.size() == 1 && p.verifiers[0] == "TRAINING";
   for (size_t k = specs.size(); k-- > 0;) {
-    const OutputSpec& s = specs[k];
-    if (s.kind != OutputKind::UserInputMutation && s.kind != OutputKind::BufferMutation &&
-        s.kind != OutputKind::ParameterMutation)
-      continue;
-    const Node* target = mutationTargetNode(p, s);
-    if (!target || s.arg.name != target->name() || !o || k >= o->args.size()) continue;
-    if (const Node* write = lastWriteOf(p.graph(), target)) {
-      o->args[k] = Argument(arg::Tensor{const_cast<Node*>(write)});
-      specs[k].arg.name = write->name();
+    if (!isMutation(specs[k]) || std::find(moved.begin(), moved.end(), k) == moved.end()) continue;
+    const Node* target = mutationTargetNode(p, specs[k]);
+    const Node* named = p.graph().find(specs[k].arg.name);
+    if (!target || !named || !o || k >= o->args.size()) continue;
+    if (named != target && (!training || isAWriteOf(*named, target))) continue;
+    const Node* last = nullptr;
+    for (const Node& n : p.graph().nodes()) last = writes(n, target) ? &n : last;
+    if (last) {
+      o->args[k] = Argument(arg::Tensor{const_cast<Node*>(last)});
+      specs[k].arg.name = last->name();
       continue;
     }
     specs.erase(specs.begin() + static_cast<long>(k));
@@ -117,6 +133,14 @@ bool removeCall(ExportedProgram& p, Graph& g, const std::string& name, bool in_r
   std::vector<Node*> items;  // getitems of a multi-output call go with it
   for (Node* u : g.users(n)) {
     if (u->target.kind() == Target::Kind::Builtin && u->target.builtinOp() == BuiltinOp::GetItem) items.push_back(u);
+  }
+  std::vector<size_t> moved;  // the mutation outputs that name it or a piece of it
+  const auto& specs = p.signature.output_specs;
+  for (size_t k = 0; k < specs.size() && !in_region; ++k) {
+    const bool names_it = specs[k].arg.name == name || std::any_of(items.begin(), items.end(), [&](const Node* i) {
+                            return specs[k].arg.name == i->name();
+                          });
+    if (isMutation(specs[k]) && names_it) moved.push_back(k);
   }
   const TensorMeta* meta = n->meta.val.tensor();
   Node* replacement = nullptr;
@@ -145,7 +169,7 @@ bool removeCall(ExportedProgram& p, Graph& g, const std::string& name, bool in_r
   });
   g.erase(n);
   for (Node* attr : read_attrs) dropUnusedGetAttr(g, attr);
-  if (!in_region) keepMutationOutputsOnWrites(p);
+  if (!moved.empty()) keepMutationOutputsOnWrites(p, moved);
   return true;
 }
 

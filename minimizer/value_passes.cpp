@@ -87,16 +87,14 @@ Node* addUserInput(ExportedProgram& q, const std::string& name, const at::Tensor
   return fresh;
 }
 
-// Whether a mutation output names the write `n` (add_ of a buffer, in a TRAINING
-// program): the output then says that the write reached its target in the graph. An input
-// in its place would ask for a write-back of a value the graph never wrote, a program
-// torch.export does not make, on which eager, ep.module() and run_decompositions disagree:
-// the minimizer must not walk into it.
+// Whether a mutation output of a TRAINING program names `n`, a write of its target (add_
+// of a buffer, or a piece of an out= call's results): the output then says that the write
+// reached its target in the graph. An input in its place would ask for a write-back of a
+// value the graph never wrote, a program torch.export does not make, on which eager,
+// ep.module() and run_decompositions disagree: the minimizer must not walk into it
+// (Note [A mutation output names a write]).
 bool mutationOutputNamesAWrite(const ExportedProgram& q, const Node& n) {
-  const OpInfo* op = n.atenOp();
-  if (!op) return false;
-  const OpRole role = opRole(*op).role;
-  if (role != OpRole::InPlace && role != OpRole::Out && role != OpRole::MetadataMutation) return false;
+  if (q.verifiers.size() != 1 || q.verifiers[0] != "TRAINING") return false;
   const auto& specs = q.signature.output_specs;
   return std::any_of(specs.begin(), specs.end(), [&](const OutputSpec& s) {
     const bool mutation = s.kind == OutputKind::BufferMutation || s.kind == OutputKind::ParameterMutation ||

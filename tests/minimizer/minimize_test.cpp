@@ -328,6 +328,37 @@ example_inputs {
   r = minimize(parsed.value(), [&](const ExportedProgram& q) { return named.push_back(mutation(q)), true; }, {});
   EXPECT_EQ(std::count(named.begin(), named.end(), "x"), 0) << printProgramText(r.program);
   EXPECT_EQ(mutation(r.program), "") << printProgramText(r.program);
+  // An out= call's output never moves to the value it read: in a TRAINING program that is
+  // no write of the out.
+  auto out_call = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2] = placeholder
+  %o: f32[2] = placeholder
+  %abs: f32[2] = aten::abs.out(%x, out=%o)
+  %neg: f32[2] = aten::neg(%x)
+  return (%abs, %neg)
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_input_mutation %abs -> "o"
+  output user_output %neg
+}
+storages {
+  $0: f32[2] = [2.25, -3.5]
+  $1: f32[2] = [0.0, 0.0]
+}
+example_inputs {
+  $0 f32[2]
+  $1 f32[2]
+}
+)EPT");
+  ASSERT_TRUE(out_call.ok()) << out_call.error().str();
+  named.clear();
+  r = minimize(out_call.value(), [&](const ExportedProgram& q) { return named.push_back(mutation(q)), true; }, {});
+  for (const std::string& n : named) EXPECT_TRUE(n == "abs" || n.empty()) << n;
 }
 
 // Every eager run of the engine goes through MinimizeOptions::run_step
