@@ -29,10 +29,6 @@ def make(device="cpu"):
     return M(), (x1,)
 
 
-def state(m):
-    return {**dict(m.named_parameters()), **dict(m.named_buffers())}
-
-
 def run(path, device="cpu"):
     m, args = make(device)
     try:
@@ -43,9 +39,8 @@ def run(path, device="cpu"):
 
 
 def path(m, args):
-    tensors = state(m)
-    out = torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
-    return out, tensors
+    tensors = {**dict(m.named_parameters()), **dict(m.named_buffers())}
+    return torch.func.functionalize(lambda s, a: torch.func.functional_call(m, s, a))(tensors, args)
 
 
 def main():

@@ -27,10 +27,6 @@ def make(device="cpu"):
     return M(), (p_weight0, log1p_cut)
 
 
-def state(m):
-    return {**dict(m.named_parameters()), **dict(m.named_buffers())}
-
-
 def run(path, device="cpu"):
     m, args = make(device)
     try:
@@ -42,7 +38,7 @@ def run(path, device="cpu"):
 
 def path(m, args):
     with torch.device("cuda"):
-        return m(*args), state(m)
+        return m(*args)
 
 
 def main():
