@@ -90,13 +90,13 @@ class TensorWriter {
   TensorWriter(bool* uses_inf_nan, std::set<std::string>* taken) : uses_inf_nan_(uses_inf_nan), taken_(taken) {}
 
   // Counts one more tensor of `v`'s storage, before any expression is asked for.
-  void count(const TensorValue& v) { ++users_[v.storage.get()]; }
+  void count(const TensorValue& v) {
+    if (++users_[v.storage.get()] == 2) any_shared_ = true;
+  }
 
   // Whether any two tensors share a storage: make() then names shared storages and views
   // them, where otherwise each tensor is made from its values in one call.
-  bool anyShared() const {
-    return std::any_of(users_.begin(), users_.end(), [](const auto& u) { return u.second > 1; });
-  }
+  bool anyShared() const { return any_shared_; }
 
   // The expression making `v`; a shared storage's line is added to `lines` on first use.
   std::string tensor(const TensorValue& v, const std::string& where, std::vector<std::string>& lines) {
@@ -143,6 +143,7 @@ class TensorWriter {
   bool* uses_inf_nan_;
   std::set<std::string>* taken_;  // make()'s local names
   std::unordered_map<const Storage*, int> users_;
+  bool any_shared_ = false;
   std::unordered_map<const Storage*, std::string> names_;
 };
 
