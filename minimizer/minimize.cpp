@@ -82,11 +82,6 @@ bool isAWriteOf(const Node& n, const Node* target) {
   return writes(n, target);
 }
 
-bool isMutation(const OutputSpec& s) {
-  return s.kind == OutputKind::UserInputMutation || s.kind == OutputKind::BufferMutation ||
-         s.kind == OutputKind::ParameterMutation;
-}
-
 // Note [A mutation output names a write]
 // A mutation output says what its target holds at the end: in a TRAINING program the last
 // call that wrote it, in an ATEN one the value to write back. Removing the call it names
@@ -101,7 +96,7 @@ bool isMutation(const OutputSpec& s) {
 void keepMutationOutputsOnWrites(ExportedProgram& p, const std::vector<size_t>& moved) {
   auto& specs = p.signature.output_specs;
   Node* o = p.graph().outputNode();
-  const bool training = p.verifiers.size() == 1 && p.verifiers[0] == "TRAINING";
+  const bool training = isTraining(p);
   for (size_t k = specs.size(); k-- > 0;) {
     if (!isMutation(specs[k]) || std::find(moved.begin(), moved.end(), k) == moved.end()) continue;
     const Node* target = mutationTargetNode(p, specs[k]);

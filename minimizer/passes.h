@@ -31,6 +31,15 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p);
 std::vector<Variant> foldIntoInputs(const ExportedProgram& p);
 std::vector<Variant> simplifyDtypes(const ExportedProgram& p);
 
+// Whether an output writes back into an input, a parameter or a buffer
+// (Note [A mutation output names a write]).
+inline bool isMutation(const OutputSpec& s) {
+  return s.kind == OutputKind::UserInputMutation || s.kind == OutputKind::BufferMutation ||
+         s.kind == OutputKind::ParameterMutation;
+}
+// Whether `p` is in the TRAINING dialect, whose writes happen in its graph.
+inline bool isTraining(const ExportedProgram& p) { return p.verifiers.size() == 1 && p.verifiers[0] == "TRAINING"; }
+
 // Renames every signature and module-call-graph reference from `from` to `to`.
 void renameReferences(ExportedProgram& p, const std::string& from, const std::string& to);
 

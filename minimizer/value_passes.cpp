@@ -94,13 +94,10 @@ Node* addUserInput(ExportedProgram& q, const std::string& name, const at::Tensor
 // ep.module() and run_decompositions disagree: the minimizer must not walk into it
 // (Note [A mutation output names a write]).
 bool mutationOutputNamesAWrite(const ExportedProgram& q, const Node& n) {
-  if (q.verifiers.size() != 1 || q.verifiers[0] != "TRAINING") return false;
+  if (!isTraining(q)) return false;
   const auto& specs = q.signature.output_specs;
-  return std::any_of(specs.begin(), specs.end(), [&](const OutputSpec& s) {
-    const bool mutation = s.kind == OutputKind::BufferMutation || s.kind == OutputKind::ParameterMutation ||
-                          s.kind == OutputKind::UserInputMutation;
-    return mutation && s.arg.name == n.name();
-  });
+  return std::any_of(specs.begin(), specs.end(),
+                     [&](const OutputSpec& s) { return isMutation(s) && s.arg.name == n.name(); });
 }
 
 // Replaces the call `name` by a new user input holding its eager value.

@@ -3,7 +3,6 @@
 #include "repro/forward_writer.h"
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 #include "formats/scalar_format.h"
@@ -262,11 +261,6 @@ ForwardBody writeForwardBody(const Graph& graph, PythonNames& names, ScriptNeeds
 
 namespace {
 
-void forEachOperand(const Node& n, const std::function<void(const Node*)>& f) {
-  for (const Argument& a : n.args) a.forEachNode(f);
-  for (const auto& [k, a] : n.kwargs) a.forEachNode(f);
-}
-
 bool among(const std::vector<const Node*>& nodes, const Node* n) {
   return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
 }
@@ -281,7 +275,7 @@ std::string collectCalls(const Graph& g, Submodule& s) {
     if (among(s.inputs, n) || s.calls.count(n)) continue;
     if (n->op() != OpKind::CallFunction) return "%" + n->name() + " is read inside it but not passed to it";
     s.calls.insert(n);
-    forEachOperand(*n, [&](const Node* m) { todo.push_back(m); });
+    n->forEachInput([&](const Node* m) { todo.push_back(m); });
   }
   for (const Node* n : std::vector<const Node*>(s.calls.begin(), s.calls.end())) {
     for (const Node* u : g.users(n)) {  // the unused pieces of a call's results go with it
@@ -319,13 +313,13 @@ std::string moveRefused(const Graph& g, const Submodule& s) {
       const Target::Kind k = n.target.kind();
       if (k == Target::Kind::TorchFunction || k == Target::Kind::HigherOrder)
         return "%" + n.name() + " between its calls switches grad mode or calls a subgraph";
-      if (writes(n)) forEachOperand(n, [&](const Node* m) { written.push_back(m); });
+      if (writes(n)) n.forEachInput([&](const Node* m) { written.push_back(m); });
       continue;
     }
     started = true;
     --left;
     bool reads_an_alias = false, reads_written = false;
-    forEachOperand(n, [&](const Node* m) {
+    n.forEachInput([&](const Node* m) {
       reads_an_alias = reads_an_alias || among(aliases, m);
       reads_written = reads_written || among(written, m);
     });
