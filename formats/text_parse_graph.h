@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,13 @@
 #include "ir/signature.h"
 
 namespace epsmith::text {
+
+// Number and bool tokens (text_parse_values.cpp): a malformed one fails at `at`.
+double toDouble(const std::string& tok, Loc at);
+int64_t toInt(const std::string& tok, Loc at);
+bool looksFloat(const std::string& tok);  // a token toDouble reads rather than toInt
+bool startsNumber(char c);
+bool boolWord(Cursor& c, bool* out);  // True or False, consumed; false when neither
 
 class GraphParser {
  public:
