@@ -2,6 +2,7 @@
 #include "fuzz/replay.h"
 
 #include "fuzz/case_runner.h"
+#include "fuzz/root_cause.h"
 #include "minimizer/minimize.h"
 #include "oracle/run.h"
 
@@ -9,12 +10,53 @@ namespace epsmith {
 
 namespace {
 
-// The failure a case file records, as the fields its re-runs focus on. A death's case
-// ("D2 crash-SIGSEGV aten::x") has no variant, so its re-runs try every one.
+// The failure a case file records, as the fields its re-runs focus on, with the template
+// its message must keep (Note [A replay keeps the message]). A death's case ("D2
+// crash-SIGSEGV aten::x") has no variant, so its re-runs try every one.
+// Whether a finding of `kind` with message template `message` may be one of the ways a
+// memory error shows (Note [One memory error, several signals]): a crash, an assertion of
+// LibTorch's that a freed block still intact trips, a finding whose later look died.
+bool mayShowAMemoryError(const std::string& kind, const std::string& message) {
+  return kind.rfind("crash", 0) == 0 || message.find("INTERNAL ASSERT FAILED") != std::string::npos ||
+         message.find("ended its child") != std::string::npos;
+}
+
 Failing recordedFailing(const CaseFile& c) {
   Failing f{c.check, c.signature, std::nullopt, std::nullopt, ""};
-  if (diffCheckFromName(c.check)) f.finding = c.finding;
+  if (diffCheckFromName(c.check)) {
+    f.finding = c.finding;
+    if (!mayShowAMemoryError(c.finding.kind, messageTemplate(c.finding))) f.message = messageTemplate(c.finding);
+  }
   return f;
+}
+
+// Note [A replay keeps the message]
+// A case is one root cause, and a root cause is its check, kind, message template and ops
+// (Note [Root causes]); the minimizer keeps all of them, so a replay asks for all of them
+// too. A program whose op now fails the same check for another reason (a planted fault's
+// case once the real kernel refuses the program) is another bug: "changed", with the
+// message it shows now. A case that recorded no message (a finding kept before findings kept
+// one and whose report names none) is judged by its signature alone, and so is a memory
+// error, recorded or seen now, whose message is whatever the freed memory held
+// (Note [One memory error, several signals]).
+struct Shown {
+  std::string signature;  // "" when nothing failed
+  std::string message;    // its template
+  bool died = false;      // the child died: a memory error's showing
+};
+
+constexpr char kMessageAfter = '\x1f';  // between a child's signature and its template
+
+Shown shownBy(const std::string& child_result) {
+  const size_t cut = child_result.find(kMessageAfter);
+  if (cut == std::string::npos) return {child_result, ""};
+  return {child_result.substr(0, cut), child_result.substr(cut + 1)};
+}
+
+bool showsRecorded(const Shown& now, const Failing& recorded) {
+  return sameFailure(now.signature, recorded.signature) &&
+         (recorded.message.empty() || now.message == recorded.message || now.died ||
+          mayShowAMemoryError("", now.message));
 }
 
 }  // namespace
@@ -70,23 +112,31 @@ void runUnderLayouts(const CaseFile& c, const CaseRunner& r, const std::optional
                      const WorkerLimits& limits, ReplayOutcome& out) {
   const Failing recorded = recordedFailing(c);
   const std::vector<DiffCheck>& checks = r.setup().checks;
+  auto signatureAndMessage = [&](const ExportedProgram& p) {
+    CheckOutcome finding;
+    const std::string signature = r.firstSignature(p, checks, &recorded, &finding);
+    return signature.empty() ? signature : signature + kMessageAfter + messageTemplate(finding);
+  };
   for (int layout = 0; layout < kReplayLayouts; ++layout) {
     IsolatedOutcome isolated = runIsolated(
         [&]() -> std::string {
           const HeapShift shift(layout);
-          if (program) return r.firstSignature(*program, checks, &recorded);
+          if (program) return signatureAndMessage(*program);
           auto remade = r.generate(c.provenance.seed);
           if (!remade.ok()) return "generation-failed";
-          return r.firstSignature(remade.value(), checks, &recorded);
+          return signatureAndMessage(remade.value());
         },
         limits, prepareCaseProcess);
     ++out.runs;
-    const std::string now = isolated.death ? deathSignature(*isolated.death) : isolated.result.value_or("");
-    if (layout == 0) out.now = now;  // what a plain run shows, unless a later one reproduces
-    if (sameFailure(now, c.signature)) {
-      out.now = now;
-      return;
+    const Shown now =
+        isolated.death ? Shown{deathSignature(*isolated.death), "", true} : shownBy(isolated.result.value_or(""));
+    const bool reproduces = showsRecorded(now, recorded);
+    if (layout == 0 || reproduces) {  // what a plain run shows, unless a later one reproduces
+      out.now = now.signature;
+      out.now_message = now.message;
+      out.reproduced = reproduces;
     }
+    if (reproduces) return;
   }
 }
 
@@ -103,7 +153,7 @@ void runUnderLayouts(const CaseFile& c, const CaseRunner& r, const std::optional
 // meta.val are the finding release's: where an op's result differs between releases (2.x's
 // as_strided_copy.out resizes an out 1.13 refused), they are recomputed here first.
 void judge(const CaseFile& c, bool found_here, ReplayOutcome& out) {
-  if (sameFailure(out.now, c.signature))
+  if (out.reproduced)
     out.verdict = ReplayVerdict::Reproduces;
   else if (out.now.empty())
     out.verdict = ReplayVerdict::Fixed;

@@ -12,7 +12,7 @@
 namespace epsmith {
 
 enum class ReplayVerdict : uint8_t {
-  Reproduces,  // the recorded signature again
+  Reproduces,  // the recorded signature and message template again
   Fixed,       // no finding any more
   Changed,     // a different finding
 };
@@ -21,6 +21,8 @@ std::string_view replayVerdictName(ReplayVerdict v);  // "reproduces", "fixed", 
 struct ReplayOutcome {
   ReplayVerdict verdict = ReplayVerdict::Reproduces;
   std::string now;          // the signature now ("" when fixed)
+  std::string now_message;  // the template of its message (Note [A replay keeps the message])
+  bool reproduced = false;  // `now` is the recorded failure, message included
   bool as_expected = true;  // what the case's status expects (open/known-upstream: reproduces;
                             // fixed: fixed; open/known-upstream found on another LibTorch:
                             // anything, Note [Cases found on another LibTorch])

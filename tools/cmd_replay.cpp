@@ -39,7 +39,9 @@ void report(const std::string& path, const CaseFile& c, const ReplayOutcome& o, 
   std::cout << verdict << std::string(12 - verdict.size(), ' ') << path << "  [" << caseStatusName(c.status)
             << (o.as_expected ? "" : ", NOT AS EXPECTED") << "]\n"
             << "    was: " << c.signature << "\n";
-  if (o.verdict == ReplayVerdict::Changed) std::cout << "    now: " << o.now << "\n";
+  if (o.verdict == ReplayVerdict::Changed) {
+    std::cout << "    now: " << o.now << (o.now_message.empty() ? "" : ": " + o.now_message) << "\n";
+  }
   if (!o.fixed_in.empty()) {
     ++t.fixed_in_this;
     // "Fixed in" a later release; an earlier one simply never had the bug.

@@ -330,6 +330,26 @@ TEST(Replay, ReproducesFixedAndChanged) {
   EXPECT_FALSE(changed.as_expected);
 }
 
+// Note [A replay keeps the message]: the same signature with another message is another
+// root cause, as the minimizer holds it; a case that kept no message is judged by its
+// signature alone.
+TEST(Replay, AnotherMessageUnderTheSameSignatureIsChanged) {
+  CaseFile c = logicalNotCase();
+  ReplayOutcome first = replayCase(c, WorkerLimits{});
+  ASSERT_EQ(first.verdict, ReplayVerdict::Reproduces) << first.now << first.error;
+  ASSERT_FALSE(first.now_message.empty());
+  c.finding.message =
+      "exception in actual only: Dimension out of range (expected to be in range of [-1, 0], but got 3)";
+  ReplayOutcome other = replayCase(c, WorkerLimits{});
+  EXPECT_EQ(other.verdict, ReplayVerdict::Changed);
+  EXPECT_EQ(other.now, "D2 exception-in-one aten::logical_not_");
+  EXPECT_EQ(other.now_message, first.now_message);
+  EXPECT_FALSE(other.as_expected);
+  EXPECT_EQ(other.runs, kReplayLayouts);  // a message that differs is no memory error: every layout tried
+  c.finding.message = first.now_message;  // a template reads back as itself
+  EXPECT_EQ(replayCase(c, WorkerLimits{}).verdict, ReplayVerdict::Reproduces);
+}
+
 TEST(Replay, ACaseWithoutAProgramIsRemadeFromItsSeed) {
   CaseSetup setup;
   setup.nodes = 6;
