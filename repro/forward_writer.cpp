@@ -356,6 +356,7 @@ std::optional<Submodule> preservedSubmodule(const ExportedProgram& p, std::strin
       (args == &entry->signature->inputs ? s.inputs : s.outputs).push_back(n);
     }
   }
+  if (s.outputs.empty()) return *not_kept = name + " returns nothing", std::nullopt;
   std::string why = collectCalls(g, s);
   if (why.empty()) why = moveRefused(g, s);
   if (!why.empty()) return *not_kept = name + ": " + why, std::nullopt;

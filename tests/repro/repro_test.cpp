@@ -440,6 +440,14 @@ example_inputs {
   EXPECT_NE(not_kept->find("which this script does not: 'block': %y is read inside it but not passed to it."),
             std::string::npos)
       << not_kept.value();
+  std::string text = printProgramText(kept);  // an entry that returns nothing: no module to call
+  const size_t outputs = text.find("outputs=[%relu]", text.find("entry \"block\""));
+  ASSERT_NE(outputs, std::string::npos) << text;
+  auto returns_nothing =
+      writeReproScript(test::parse(text.replace(outputs, 15, "outputs=[]")), {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(returns_nothing.ok()) << returns_nothing.error().str();
+  EXPECT_EQ(returns_nothing->find("class Block"), std::string::npos) << returns_nothing.value();
+  EXPECT_NE(returns_nothing->find("'block' returns nothing."), std::string::npos) << returns_nothing.value();
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   std::vector<Generated> one;
   one.push_back({"a preserved submodule", test::parse(printProgramText(kept))});
