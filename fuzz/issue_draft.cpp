@@ -20,6 +20,9 @@ struct PathWords {
 };
 
 PathWords wordsOf(const std::string& check) {
+  // Note [The functional form in scripts]: both runs are eager, the path in the functional
+  // ops (and layouts) of the program's writes.
+  if (check == "D1") return {"aten", "the functional form", "module: cpu"};
   if (check == "D2") return {"functionalization", "torch.func.functionalize", "module: functionalization"};
   if (check == "D3") return {"cuda", "the CUDA kernel", "module: cuda"};
   if (check == "D5") return {"export", "ExportedProgram.module()", "oncall: export"};

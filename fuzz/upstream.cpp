@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "functionalizer/functionalize.h"
 #include "fuzz/report_messages.h"
 #include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
@@ -225,9 +226,25 @@ ReproRequest reproRequestOf(const CaseFile& c, ReproPath path) {
   return {path, c.check + " " + c.finding.kind + (c.finding.op.empty() ? "" : " at " + c.finding.op), looks_for};
 }
 
+Expected<std::string> reproScriptOf(const ExportedProgram& p, ReproRequest request) {
+  if (request.path != ReproPath::FunctionalForm) return writeReproScript(p, request);
+  auto functional = functionalize(p);  // Note [The functional form in scripts]
+  if (!functional.ok()) {
+    return Diagnostic{functional.error().where,
+                      "epsmith's functionalizer refuses the program: " + functional.error().message};
+  }
+  request.functional_form = &functional.value();
+  return writeReproScript(p, request);
+}
+
 Expected<std::string> caseReproScript(const CaseFile& c) {
   auto path = reproPathOf(c.check);
   if (!path.ok()) return path.error();
+  if (path.value() == ReproPath::FunctionalForm && c.status != CaseStatus::KnownUpstream) {
+    return Diagnostic{"",
+                      "D1 tests epsmith's functionalizer: a finding of it is epsmith's bug, with no upstream "
+                      "script, unless its case says known-upstream (a person judged it LibTorch's)"};
+  }
   if (c.check == "D7" && c.finding.kind.rfind("across-releases", 0) == 0) {
     // Note [Save and load across releases]: its case keeps the program; the two torches it
     // needs are `epsmith check`'s (replay shows it).
@@ -236,7 +253,7 @@ Expected<std::string> caseReproScript(const CaseFile& c) {
                       "Python has: replay it with both installed"};
   }
   if (!c.program) return Diagnostic{"", "the case keeps no program to write"};
-  return writeReproScript(*c.program, reproRequestOf(c, path.value()));
+  return reproScriptOf(*c.program, reproRequestOf(c, path.value()));
 }
 
 std::optional<Diagnostic> recordUpstream(const std::string& path, CaseFile& c, const UpstreamRecord& r) {

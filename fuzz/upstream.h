@@ -39,8 +39,12 @@ ScriptRun runCaseScript(const CaseFile& c, const std::string& script, int timeou
 // The script `c`'s finding asks for on `path`: what it is named, and what it looks for.
 ReproRequest reproRequestOf(const CaseFile& c, ReproPath path);
 
+// The script of `p` for `request`, functionalized first by epsmith's functionalizer where the
+// path is its functional form (an error says why the functionalizer refuses it).
+Expected<std::string> reproScriptOf(const ExportedProgram& p, ReproRequest request);
+
 // The script of case `c`: its program on its check's path (an error names why there is none:
-// epsmith's own checks, D9, no program kept).
+// epsmith's own checks, a D1 case no one judged LibTorch's, D9, no program kept).
 Expected<std::string> caseReproScript(const CaseFile& c);
 
 // issue.md for case `c`: a title in PyTorch's style, suggested labels, the script inline, what

@@ -284,15 +284,19 @@ class ScriptWriter {
     }
     repro_detail::ForwardStyle style;
     style.decompose_composite_writes = request_.path == ReproPath::Functionalize;
-    submodule_ = repro_detail::preservedSubmodule(p_, &submodule_not_kept_);
+    // The functional form's script exports nothing, so preserves nothing.
+    if (request_.path != ReproPath::FunctionalForm)
+      submodule_ = repro_detail::preservedSubmodule(p_, &submodule_not_kept_);
     style.submodule = submodule_ ? &*submodule_ : nullptr;
     repro_detail::ForwardBody body = repro_detail::writeForwardBody(p_.graph(), names_, needs_, style);
     std::vector<std::string> forward = body.lines;
-    std::vector<std::string> returned = epilogue(body.returned, forward);
+    std::vector<std::string> returned = epilogue(p_, names_, body.returned, forward);
+    const std::string functional_class = functionalFormClass();
     std::string make = makeFunction();
     const std::string_view compare = anException() ? repro_text::kRunForAnException : repro_text::kCompare;
     const std::string submodule_class = submodule_ ? submoduleClass(*submodule_, style) + "\n\n" : "";
-    return head() + submodule_class + moduleClass(forward, returned) + "\n\n" + make + "\n\n" + std::string(compare) +
+    return head() + submodule_class + moduleClass(forward, returned) + "\n\n" + functional_class + make + "\n\n" +
+           std::string(compare) +
            repro_text::pathFunction(request_.path, anException(), submodule_ ? submodule_->fqn : "") + "\n\n" +
            mainFunction();
   }
@@ -325,11 +329,43 @@ class ScriptWriter {
     return out + "\n";
   }
 
-  // Copies of mutation outputs into their targets (those not already written in place),
-  // appended to `forward`; returns the user outputs.
-  std::vector<std::string> epilogue(const std::vector<std::string>& returned, std::vector<std::string>& forward) {
-    const auto& specs = p_.signature.output_specs;
-    const Node* output = p_.graph().outputNode();
+  // Note [The functional form in scripts]
+  // A D1 finding is a difference between a program and its functional form, as epsmith's
+  // functionalizer writes it; where a person has judged it LibTorch's (an op that computes
+  // other values, or raises, in its functional form or in another layout), its script holds
+  // both: `class F(M)`, whose forward() is the functional form's, and the path
+  // `F.forward(m, *args)`, which runs it on the same module and inputs; what the functional
+  // form returns for the inputs and state M writes is copied back into them last. Both runs
+  // are eager: whether the bug is torch's rests on F being M's functional form, which the
+  // script's reader checks (a minimized case's two forward()s differ in a call or two).
+  std::string functionalFormClass() {
+    if (request_.path != ReproPath::FunctionalForm) return "";
+    const ExportedProgram* f = request_.functional_form;
+    if (!f) throw Unwritable("program", "a D1 script needs the program's functional form");
+    PythonNames names;
+    const Inputs inputs(*f, names);
+    if (inputs.users.size() != inputs_.users.size() || inputs.state.size() != inputs_.state.size())
+      throw Unwritable("functional form", "its inputs are not the program's");
+    repro_detail::ForwardBody body = repro_detail::writeForwardBody(f->graph(), names, needs_);
+    std::vector<std::string> forward = body.lines;
+    std::vector<std::string> user = epilogue(*f, names, body.returned, forward);
+    std::vector<std::string> params{"self"};
+    for (const auto& u : inputs.users) params.push_back(u.first);
+    std::string out =
+        "class F(M):\n    \"\"\"M's functional form: no call writes into a tensor it reads or into an out= tensor; "
+        "what M\n    writes into its inputs and state is computed anew and copied back last.\"\"\"\n\n    def "
+        "forward(" +
+        joined(params) + "):\n";
+    for (const auto& line : forward) out += line + "\n";
+    return out + "        return (" + joined(user) + (user.size() == 1 ? ",)" : ")") + "\n\n\n";
+  }
+
+  // Copies of `p`'s mutation outputs into their targets (those not already written in
+  // place), appended to `forward`; returns the user outputs.
+  std::vector<std::string> epilogue(const ExportedProgram& p, const PythonNames& names,
+                                    const std::vector<std::string>& returned, std::vector<std::string>& forward) {
+    const auto& specs = p.signature.output_specs;
+    const Node* output = p.graph().outputNode();
     if (!output || returned.size() != specs.size()) {
       throw Unwritable("output", "the graph returns " + std::to_string(returned.size()) +
                                      " values but the signature has " + std::to_string(specs.size()) + " outputs");
@@ -341,11 +377,11 @@ class ScriptWriter {
         user.push_back(returned[i]);
         continue;
       }
-      std::string target = mutationTarget(spec);
+      std::string target = mutationTarget(p, names, spec);
       if (target.empty()) continue;
       const auto* value = output->args[i].get<arg::Tensor>();
       const Node* written = value ? writtenTensor(value->node) : nullptr;
-      if (written && names_.of(*written) == target) continue;
+      if (written && names.of(*written) == target) continue;
       if (spec.kind == OutputKind::ParameterMutation) {
         forward.push_back("        with torch.no_grad():");
         forward.push_back("            " + target + ".copy_(" + returned[i] + ")");
@@ -358,15 +394,15 @@ class ScriptWriter {
 
   // What a mutation output writes, as forward() reads it; "" for outputs that write nothing
   // a module holds (gradients, tokens).
-  std::string mutationTarget(const OutputSpec& spec) {
+  static std::string mutationTarget(const ExportedProgram& p, const PythonNames& names, const OutputSpec& spec) {
     if (!spec.target) return "";
     if (spec.kind == OutputKind::BufferMutation || spec.kind == OutputKind::ParameterMutation)
       return "self." + *spec.target;
     if (spec.kind != OutputKind::UserInputMutation) return "";
-    const Node* input = p_.graph().find(*spec.target);
+    const Node* input = p.graph().find(*spec.target);
     if (!input || !input->isPlaceholder())
       throw Unwritable("output %" + spec.arg.name, "mutates no user input '" + *spec.target + "'");
-    return names_.of(*input);
+    return names.of(*input);
   }
 
   // Note [Preserved submodules in scripts]
@@ -465,22 +501,20 @@ class ScriptWriter {
   PythonNames names_;
   ScriptNeeds needs_;
   Inputs inputs_;
-  std::set<std::string> make_locals_{"storage", "view", "tensor", "ref", "device", "M", "torch"};
+  std::set<std::string> make_locals_{"storage", "view", "tensor", "ref", "device", "M", "F", "torch"};
   TensorWriter tensors_;
 };
 
 }  // namespace
 
 Expected<ReproPath> reproPathOf(std::string_view check) {
-  static const std::map<std::string_view, ReproPath> kPaths = {{"D2", ReproPath::Functionalize},
-                                                               {"D3", ReproPath::Cuda},
-                                                               {"D5", ReproPath::Export},
-                                                               {"D7", ReproPath::SaveLoad},
-                                                               {"D8", ReproPath::Decompose}};
+  static const std::map<std::string_view, ReproPath> kPaths = {
+      {"D1", ReproPath::FunctionalForm}, {"D2", ReproPath::Functionalize}, {"D3", ReproPath::Cuda},
+      {"D5", ReproPath::Export},         {"D7", ReproPath::SaveLoad},      {"D8", ReproPath::Decompose}};
   if (auto it = kPaths.find(check); it != kPaths.end()) return it->second;
   const std::string c(check);
-  if (c == "D1" || c == "D4" || c == "D6") {
-    return Diagnostic{"", c + " tests epsmith's own code (its functionalizer, file forms or verifier): "
+  if (c == "D4" || c == "D6") {
+    return Diagnostic{"", c + " tests epsmith's own code (its file forms or verifier): "
                               "its findings are epsmith's bugs, with no upstream script"};
   }
   if (c == "D9") {
@@ -488,7 +522,7 @@ Expected<ReproPath> reproPathOf(std::string_view check) {
                       "D9 tests NativeRT's C++ runtime, which this torch has no Python path to; "
                       "its findings keep their C++ reproducer (docs/fuzzing.md, \"D9\")"};
   }
-  return Diagnostic{"", "'" + c + "' is not a check that asks PyTorch (D2, D3, D5, D7, D8)"};
+  return Diagnostic{"", "'" + c + "' is not a check that asks PyTorch (D1, D2, D3, D5, D7, D8)"};
 }
 
 std::string_view reproPathDescription(ReproPath path) {
@@ -498,6 +532,7 @@ std::string_view reproPathDescription(ReproPath path) {
     case ReproPath::Export: return "torch.export.export -> .module()";
     case ReproPath::SaveLoad: return "torch.export.export -> save -> load -> .module()";
     case ReproPath::Decompose: return "torch.export.export -> run_decompositions({}) -> .module()";
+    case ReproPath::FunctionalForm: return "M's functional form (class F) in eager";
     case ReproPath::NativeRT: return "NativeRT";
   }
   return "";

@@ -20,10 +20,14 @@ enum class ReproPath : uint8_t {
   SaveLoad,       // D7: torch.export.save and load through io.BytesIO, then .module()
   Decompose,      // D8: ... .run_decompositions({}).module()
   NativeRT,       // D9: torch._C._nativert's runner on the saved program
+  // D1, where a person judged the finding LibTorch's: the program's functional form, which
+  // epsmith's functionalizer writes (Note [The functional form in scripts])
+  FunctionalForm,
 };
 
-// The path of check `check` ("D8"), or why it has none: epsmith's own checks (D1, D4, D6)
-// test epsmith's code, and an unknown name is not a check.
+// The path of check `check` ("D8"), or why it has none: epsmith's own checks D4 and D6 test
+// epsmith's code, and an unknown name is not a check. D1's findings are epsmith's too unless
+// a person judged one LibTorch's: only then does its case get a script (fuzz/upstream.h).
 Expected<ReproPath> reproPathOf(std::string_view check);
 std::string_view reproPathDescription(ReproPath path);  // "torch.export.export -> ..."
 
@@ -39,6 +43,9 @@ struct ReproRequest {
   // script's docstring opens with it.
   std::string finding;
   ReproLooksFor looks_for = ReproLooksFor::AnyDifference;
+  // FunctionalForm's functional program (epsmith's functionalizer's output for the program);
+  // unused by the other paths.
+  const ExportedProgram* functional_form = nullptr;
 };
 
 // The script, or a located error naming the node, state entry or input it cannot write

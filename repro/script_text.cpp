@@ -129,6 +129,9 @@ std::string pathFunction(ReproPath path, bool an_exception, const std::string& p
       return "def path(m, args):\n    with torch.device(\"cuda\"):\n    " + ran;
     case ReproPath::NativeRT:  // not written: reproPathOf refuses it before
       break;
+    case ReproPath::FunctionalForm:  // Note [The functional form in scripts]
+      return an_exception ? "def path(m, args):\n    return F.forward(m, *args)\n"
+                          : "def path(m, args):\n    return F.forward(m, *args), state(m)\n";
     case ReproPath::Export: return "def path(m, args):\n    ep = " + exported + "\n    m = ep.module()\n" + ran;
     case ReproPath::SaveLoad:
       return "def path(m, args):\n    buffer = io.BytesIO()\n    ep = " + exported +

@@ -55,7 +55,7 @@ int repro(const ReproOptions& o) {
     std::cerr << "epsmith repro: " << finding.error().str() << "\n";
     return kExitBadInput;
   }
-  auto script = writeReproScript(finding->first, finding->second);
+  auto script = reproScriptOf(finding->first, finding->second);
   if (!script.ok()) {
     std::cerr << "epsmith repro: " << o.file << ": " << script.error().str() << "\n";
     return kExitBadInput;
@@ -81,7 +81,8 @@ void addReproCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("FILE", o->file, "a case file, or a program (.json, .ept or .pt2)")->required();
   cmd->add_option("-o,--out", o->out, "write the script here (default: standard output)");
   cmd->add_option("--check", o->check,
-                  "the check whose path the script runs: D2, D3, D5, D7, D8 (default: the case's; D8)");
+                  "the check whose path the script runs: D1 (the program's functional form), D2, D3, D5, D7, D8 "
+                  "(default: the case's; D8)");
   cmd->callback([o, &exit_code] { exit_code = repro(*o); });
 }
 

@@ -6,7 +6,8 @@
 
 FAULT is `none`; `functionalize:OP`, a kernel for aten OP at torch's Functionalize key
 that raises, as a broken functionalization kernel would (torch.func.functionalize and
-run_decompositions meet it, eager does not); `export:raise`, torch.export.export raising
+run_decompositions meet it, eager does not); `cpu:OP`, a CPU kernel for aten OP that
+raises, as a kernel broken in one form of an op would (only calls of that overload meet it); `export:raise`, torch.export.export raising
 before it makes a program, as a decomposition it applies would; or `module:plus-one`, every
 ExportedProgram.module() adding one to its floating outputs, as a runtime that miscompiled
 them would.
@@ -20,16 +21,23 @@ import sys
 import torch
 
 
+def refusing_kernel(op, key, where):
+    """A kernel for aten `op` at dispatch key `key` that raises; the library holding it."""
+    library = torch.library.Library("aten", "IMPL")
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("planted fault: aten::%s refused %s" % (op, where))
+
+    library.impl(op, refuse, key)
+    return library
+
+
 def plant(fault):
     kind, _, what = fault.partition(":")
     if kind == "functionalize":
-        library = torch.library.Library("aten", "IMPL")
-
-        def refuse(*args, **kwargs):
-            raise RuntimeError("planted fault: aten::%s refused under functionalization" % what)
-
-        library.impl(what, refuse, "Functionalize")
-        return library
+        return refusing_kernel(what, "Functionalize", "under functionalization")
+    if kind == "cpu":
+        return refusing_kernel(what, "CPU", "on the CPU")
     if kind == "export":
         def refuse(*args, **kwargs):
             raise RuntimeError("planted fault: torch.export.export refused the module")

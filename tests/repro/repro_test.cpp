@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fuzz/programs.h"
+#include "fuzz/upstream.h"
 #include "generators/graph_generator.h"
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
@@ -252,7 +253,7 @@ int runScript(const ExportedProgram& p, std::string_view check, const std::strin
               ReproLooksFor looks_for = ReproLooksFor::AnyDifference) {
   auto path = reproPathOf(check);
   EXPECT_TRUE(path.ok()) << check;
-  auto script = writeReproScript(p, {path.value(), std::string(check) + " test", looks_for});
+  auto script = reproScriptOf(p, {path.value(), std::string(check) + " test", looks_for});
   EXPECT_TRUE(script.ok()) << script.error().str();
   const fs::path dir = freshDirectory("epsmith-repro-planted");
   writeFile(dir / "repro.py", script.value());
@@ -278,6 +279,51 @@ TEST(ReproScripts, ExitOneExactlyWhenTheBugShows) {
     EXPECT_EQ(runScript(p, check, fault, output), 1) << check << " with " << fault << ":\n" << output;
     EXPECT_NE(output.find("torch "), std::string::npos) << output;  // the release it ran on
   }
+}
+
+// Note [The functional form in scripts]: a D1 script runs the program and its functional
+// form, both eagerly, on the same module and inputs. They agree where torch computes an op's
+// functional form as its in-place one; a CPU kernel planted for add.Scalar alone, which only
+// the functional form calls (add_.Scalar is its own op), makes the script show it. A
+// program the functionalizer refuses has no such script, and says why.
+TEST(ReproScripts, TheFunctionalFormRunsBesideTheProgram) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  const ExportedProgram p = example("linear_counter.ept");
+  auto script = reproScriptOf(p, {ReproPath::FunctionalForm, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find("class F(M):"), std::string::npos) << script.value();
+  EXPECT_NE(script->find("torch.ops.aten.add.Scalar(self.calls, 1)"), std::string::npos) << script.value();
+  EXPECT_NE(script->find("self.calls.copy_("), std::string::npos) << script.value();  // the buffer written back
+  for (ReproLooksFor looks_for : {ReproLooksFor::AnyDifference, ReproLooksFor::AnException}) {
+    std::string output;
+    EXPECT_EQ(runScript(p, "D1", "none", output, looks_for), 0) << output;
+    EXPECT_EQ(runScript(p, "D1", "cpu:add.Scalar", output, looks_for), 1) << output;
+    EXPECT_NE(output.find("eager ran; the path raised RuntimeError: planted fault"), std::string::npos) << output;
+  }
+  EXPECT_FALSE(writeReproScript(p, {ReproPath::FunctionalForm, "a test"}).ok());  // no functional form given
+  ExportedProgram refused = test::parse(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %t: f32[3, 1] = aten::unsqueeze_(%x, 1)
+  return (%t)
+}
+signature {
+  input user_input %x
+  output user_input_mutation %t -> "x"
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+example_inputs {
+  $0 f32[3]
+}
+)EPT");
+  auto none = reproScriptOf(refused, {ReproPath::FunctionalForm, "a test"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("epsmith's functionalizer refuses the program"), std::string::npos)
+      << none.error().str();
 }
 
 // A mutable op LibTorch composes of others (not_equal_, arcsin.out) is called through its
@@ -495,8 +541,8 @@ TEST(ReproScripts, NamesThatAreNotPythonAreLocatedErrors) {
 }
 
 TEST(ReproScripts, OnlyChecksThatAskPyTorchHaveAPath) {
-  for (const char* check : {"D2", "D3", "D5", "D7", "D8"}) EXPECT_TRUE(reproPathOf(check).ok()) << check;
-  for (const char* check : {"D1", "D4", "D6"}) {
+  for (const char* check : {"D1", "D2", "D3", "D5", "D7", "D8"}) EXPECT_TRUE(reproPathOf(check).ok()) << check;
+  for (const char* check : {"D4", "D6"}) {
     auto path = reproPathOf(check);
     ASSERT_FALSE(path.ok());
     EXPECT_NE(path.error().message.find("epsmith's own code"), std::string::npos) << path.error().message;

@@ -215,7 +215,8 @@ if [ -e "$work/fc" ] || [ -e "$work/fr" ]; then echo "FAIL fuzz wrote something 
 
 # repro: a torch-only script per finding (docs/repro.md); bad input is a located error.
 check repro_example 0 "mm = torch.ops.aten.mm.default(x, self.weight)" -- "$epsmith" repro "$example"
-check repro_own_check 2 "epsmith's own code" -- "$epsmith" repro --check D1 "$example"
+check repro_own_check 2 "epsmith's own code" -- "$epsmith" repro --check D4 "$example"
+check repro_functional_form 0 "class F(M):" -- "$epsmith" repro --check D1 "$example"
 check repro_unknown_check 2 "'D10' is not a check that asks PyTorch" -- "$epsmith" repro --check D10 "$example"
 check repro_bad_program 2 "$work/bad.ept:3:16: unknown operator aten::nope" -- "$epsmith" repro "$work/bad.ept"
 sed 's/%relu/%lambda/g' "$example" >"$work/lambda.ept"
