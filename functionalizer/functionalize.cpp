@@ -26,6 +26,7 @@
 #include <exception>
 
 #include "formats/text_format.h"
+#include "functionalizer/grad_regions.h"
 #include "functionalizer/pass.h"
 #include "ir/grad_mode.h"
 #include "ops/op_roles.h"
@@ -560,9 +561,15 @@ Expected<ExportedProgram> functionalize(const ExportedProgram& program, const Fu
   if (!diagnostics.empty()) {
     return Diagnostic{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
   }
+  // Note [Grad regions inlined before functionalization]
+  std::optional<ExportedProgram> inlined;
+  if (functionalizer::hasGradRegionToInline(program)) {
+    inlined = program.clone();
+    if (auto refused = functionalizer::inlineGradRegions(*inlined, options.grad_enabled)) return *refused;
+  }
   std::optional<ExportedProgram> result;
   try {
-    result = functionalizer::Pass(program, options).run();
+    result = functionalizer::Pass(inlined ? *inlined : program, options).run();
   } catch (const functionalizer::Failure& f) {
     return f.error;
   } catch (const std::exception& e) {

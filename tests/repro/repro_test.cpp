@@ -15,12 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "functionalizer/functionalize.h"
 #include "fuzz/programs.h"
 #include "fuzz/upstream.h"
 #include "generators/graph_generator.h"
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
 #include "generators/result_values.h"
+#include "oracle/compare.h"
 #include "oracle/program_io.h"
 #include "oracle/run.h"
 #include "oracle/torch_peer.h"
@@ -220,7 +222,8 @@ TEST(ReproScripts, EagerRunsEqualEpsmithsBitForBit) {
 }
 
 // torch.export's own form of a grad region, a wrap_with_set_grad_enabled subgraph, becomes
-// a `with torch.no_grad():` block that computes what epsmith's run of the subgraph does.
+// a `with torch.no_grad():` block that computes what epsmith's run of the subgraph does; and
+// D1's functionalizer takes the module's writes in it.
 TEST(ReproScripts, ExportedGradRegionsRunAsEpsmithRunsThem) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   const fs::path dir = freshDirectory("epsmith-repro-hop");
@@ -235,6 +238,17 @@ TEST(ReproScripts, ExportedGradRegionsRunAsEpsmithRunsThem) {
   auto script = writeReproScript(p.value(), {ReproPath::Decompose, "a test"});
   ASSERT_TRUE(script.ok()) << script.error().str();
   EXPECT_NE(script->find("        with torch.no_grad():\n            mul_"), std::string::npos) << script.value();
+  // D1 takes it: the writes under no_grad become mutation outputs, as run_decompositions
+  // makes them (Note [Grad regions inlined before functionalization]).
+  auto f = functionalize(p.value());
+  ASSERT_TRUE(f.ok()) << f.error().str();
+  std::vector<std::string> kinds;
+  for (const auto& spec : f->signature.output_specs)
+    kinds.push_back(std::string(outputKindName(spec.kind)) + " " + spec.target.value_or(""));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"parameter_mutation w", "buffer_mutation n", "user_output "}));
+  Verdict v = compareResults(runProgram(p.value(), RunOptions(RunMode::Eager)),
+                             runProgram(f.value(), RunOptions(RunMode::Exported)));
+  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
   std::vector<Generated> one;
   one.push_back({"exported", std::move(p.value())});
   EXPECT_EQ(compareEagerRuns(one), 1);
