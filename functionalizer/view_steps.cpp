@@ -317,6 +317,32 @@ Node* reshapeBack(Emitter& e, Node* base, const TensorMeta& base_meta, Node* src
   return e.call(op("aten::reshape"), {arg::Tensor{src}, shape}, val);
 }
 
+// Note [Expands that overlap nothing]
+// An expand (broadcast_to, expand_as) repeats an element wherever it takes a size-1
+// dimension to a larger size, and a write through such a view is undefined in eager (the
+// kernel's order decides which element lands). An expand that only keeps the base's sizes,
+// or adds leading dimensions of size 1 (broadcast_to(y, y.shape), expand_as a tensor of the
+// same shape), repeats nothing: every element of the view is one of the base's, at the
+// same place in row-major order. Its inverse is the written value reshaped to the base's
+// sizes. Such an expand is what a module writes when it broadcasts a tensor that already
+// has the shape; PyTorch's own decomposition of the write turns inf and NaN elements into
+// NaN (`functionalization-expand-inverse-rounds`), which is why the pass must get it right
+// rather than refuse it.
+std::optional<Node*> expandOfDistinctElementsBack(Emitter& e, const ViewStep& step, const TensorMeta& base_meta,
+                                                  Node* src, const Val& val) {
+  const TensorMeta* view = step.node ? step.node->meta.val.tensor() : nullptr;
+  if (!view) return std::nullopt;
+  auto view_sizes = concreteSizes(*view);
+  auto base_sizes = concreteSizes(base_meta);
+  if (!view_sizes || !base_sizes || view_sizes->size() < base_sizes->size()) return std::nullopt;
+  const size_t added = view_sizes->size() - base_sizes->size();
+  for (size_t d = 0; d < view_sizes->size(); ++d) {
+    const int64_t was = d < added ? 1 : (*base_sizes)[d - added];
+    if ((*view_sizes)[d] != was) return std::nullopt;  // a repeated element (or an empty view)
+  }
+  return e.call(op("aten::reshape"), {arg::Tensor{src}, arg::IntList{*base_sizes}}, val);
+}
+
 // The step's three int arguments after self (unfold's dimension, size and step, narrow's
 // dim, start and length), where all are literal.
 std::optional<std::array<int64_t, 3>> threeLiteralInts(const ViewStep& step) {
@@ -461,6 +487,7 @@ Expected<Node*> invertView(Emitter& e, const ViewStep& step, Node* base, const T
       return back;
     }
     case ViewFamily::Expand:
+      if (auto back = expandOfDistinctElementsBack(e, step, base_meta, src, val)) return *back;
       return cannotInvert(o, "its elements overlap in memory, so eager leaves the write undefined");
     default: return cannotInvert(o, "epsmith knows no functional inverse for it");
   }

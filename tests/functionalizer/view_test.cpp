@@ -3,6 +3,7 @@
 // elements, or a view that misses an update, shows up as a mismatch.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "oracle/program_io.h"
@@ -122,6 +123,34 @@ TEST(FunctionalizeViews, SizesTakenFromAnotherTensorAreTheSizesItHadThen) {
   return (%out)
 )"));
   EXPECT_NE(targets(f).find("aten::expand "), std::string::npos) << targets(f);
+}
+
+// Note [Expands that overlap nothing]: a write through broadcast_to to the tensor's own
+// shape, or through an expand that adds a leading dimension of size 1, reaches every element
+// of the base once, inf and NaN elements as they are (%x holds both); an expand that
+// repeats an element stays refused.
+TEST(FunctionalizeViews, AWriteThroughAnExpandThatRepeatsNothingReachesItsBase) {
+  ExportedProgram p = onX(R"(  %b: f32[4, 6] = aten::broadcast_to(%x, [4, 6])
+  %abs_: f32[4, 6] = aten::abs_(%b)
+  %e: f32[1, 4, 6]<stride=[24, 6, 1]> = aten::expand(%x, [1, 4, 6])
+  %mul_: f32[1, 4, 6]<stride=[24, 6, 1]> = aten::mul_.Scalar(%e, 0.5)
+  %out: f32[4, 6] = aten::exp(%x)
+  return (%out)
+)");
+  float* data = reinterpret_cast<float*>(p.example_inputs[0].tensor.storage->bytes.data());
+  data[1] = std::numeric_limits<float>::infinity();
+  data[2] = -std::numeric_limits<float>::infinity();
+  data[3] = std::numeric_limits<float>::quiet_NaN();
+  const ExportedProgram f = functionalAgreesWithEager(p);
+  EXPECT_NE(targets(f).find("aten::abs aten::reshape"), std::string::npos) << targets(f);
+
+  const std::string why = rejection(onX(R"(  %row: f32[1, 6] = aten::mean.dim(%x, [0], True)
+  %e: f32[4, 6]<stride=[0, 1]> = aten::expand(%row, [4, 6])
+  %abs_: f32[4, 6]<stride=[0, 1]> = aten::abs_(%e)
+  %out: f32[4, 6] = aten::exp(%row)
+  return (%out)
+)"));
+  EXPECT_NE(why.find("its elements overlap in memory"), std::string::npos) << why;
 }
 
 // A write through mT leaves the base's functional value a permute of a contiguous copy:
