@@ -390,6 +390,7 @@ void Pass::checkHiddenWrites(const Node& n, const OpInfo& op) {
 
 void Pass::aten(const Node& n) {
   const OpInfo& op = *n.target.op();
+  if (writesItsSchemaHides(n, op) && op.qualified_name == "aten::batch_norm") return batchNormTraining(n, op);
   checkHiddenWrites(n, op);
   const OpRoleInfo& role = opRole(op);
   switch (role.role) {

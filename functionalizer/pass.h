@@ -135,6 +135,7 @@ class Pass {
   void call(const Node& n);
   void checkSubgraphsFunctional(const Node& n);
   void checkHiddenWrites(const Node& n, const OpInfo& op);
+  void batchNormTraining(const Node& n, const OpInfo& op);  // Note [Batch norm's running statistics]
   void aten(const Node& n);
   bool returnsAlias(const Node& n, const OpInfo& op);
   void view(const Node& n, const OpRoleInfo& role);

@@ -8,6 +8,7 @@
 
 #include "formats/text_format.h"
 #include "oracle/alias_probe.h"
+#include "ops/call_args.h"
 #include "functionalizer/dtype_probe.h"
 
 namespace epsmith::functionalizer {
@@ -150,6 +151,48 @@ void Pass::inPlace(const Node& n, const OpRoleInfo& role) {
   f->meta.val = fmeta;
   write(self->rec, castTo(f, have, meta), &n);
   slot(n).tensor = self;
+}
+
+// Note [Batch norm's running statistics]
+// aten::batch_norm with training=True updates running_mean and running_var in place, a
+// write its schema hides (Note [Writes schemas do not declare]); it is what torch.export
+// writes for an nn.BatchNorm in training mode. run_decompositions calls
+// _native_batch_norm_legit_functional instead, which returns the updated statistics, and
+// carries them out as BUFFER_MUTATION outputs (torch 2.13). The pass does the same: the
+// functional call's first result is batch_norm's, its last two are written into the
+// statistics as an in-place call's result is into its self. Its other hidden writers
+// (native_batch_norm, instance_norm, _batch_norm_impl_index) stay refused: no module
+// export makes writes them.
+void Pass::batchNormTraining(const Node& n, const OpInfo& op) {
+  const OpInfo* fn = findOp("aten::_native_batch_norm_legit_functional", "");
+  const TensorMeta* out_meta = n.meta.val.tensor();
+  const auto* mean_arg = schemaArgument(n, op, 3);
+  const auto* var_arg = schemaArgument(n, op, 4);
+  const auto* mean_t = mean_arg ? mean_arg->get<arg::Tensor>() : nullptr;
+  const auto* var_t = var_arg ? var_arg->get<arg::Tensor>() : nullptr;
+  if (!fn || !out_meta || !mean_t || !var_t)
+    fail(&n, op.name() +
+                 " with training=True updates its running statistics, which epsmith functionalizes only "
+                 "where both are tensors (Note [Batch norm's running statistics])");
+  Obj* mean = object(mean_t->node, &n);
+  Obj* var = object(var_t->node, &n);
+  Node* f = functionalCall(n, *fn, {8});  // all but cudnn_enabled, which it does not take
+  const auto dtypes = probeReturnDtypes(*f);
+  if (!dtypes || dtypes->size() != 5) fail(&n, "_native_batch_norm_legit_functional's dtypes are not known here");
+  Val::List metas{*out_meta};
+  for (const TensorMeta* stat : {mean->rec->meta, mean->rec->meta, mean->rec->meta, var->rec->meta}) {
+    TensorMeta m = functionalizer::contiguousMeta(*stat);
+    m.dtype = (*dtypes)[metas.size()];
+    m.requires_grad = false;
+    metas.push_back(m);
+  }
+  f->meta.val = metas;
+  auto result = [&](int64_t k) {
+    return emit_.builtin(Target::builtin(BuiltinOp::GetItem), {arg::Tensor{f}, arg::Int{k}}, metas[k], "getitem");
+  };
+  bind(n, result(0));
+  write(mean->rec, castTo(result(3), (*dtypes)[3], *mean->rec->meta), &n);
+  write(var->rec, castTo(result(4), (*dtypes)[4], *var->rec->meta), &n);
 }
 
 // Whether some tensor views the storage of `rec` other than through `rec` itself.

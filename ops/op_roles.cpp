@@ -163,7 +163,8 @@ constexpr std::pair<std::string_view, std::string_view> kIrregularVariants[] = {
 // The batch-norm schemas of LibTorch 1.13 and 2.13 do not annotate running_mean/running_var
 // as written (2.x's _native_batch_norm_legit does, and needs no row),
 // yet with training=True (instance_norm: use_input_stats=True) eager updates them in place.
-// The schema cannot say so; the ops are listed here and refused when they would write.
+// The schema cannot say so; the ops are listed here, and the functionalizer refuses them when
+// they would write, but for batch_norm (Note [Batch norm's running statistics]).
 struct HiddenWrite {
   std::string_view op;
   size_t flag;     // the bool argument that turns the write on

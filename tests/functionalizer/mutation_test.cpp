@@ -668,6 +668,38 @@ signature {
   EXPECT_NE(why.find("%bn: aten::native_batch_norm updates its running statistics"), std::string::npos) << why;
 }
 
+// Note [Batch norm's running statistics]: batch_norm in training mode, as torch.export writes
+// an nn.BatchNorm1d's call, becomes _native_batch_norm_legit_functional with the updated
+// statistics as buffer mutations, as run_decompositions makes it; a later read of a statistic
+// sees the update. In eval mode it writes nothing and stays as it is.
+TEST(Functionalize, BatchNormInTrainingModeUpdatesItsStatisticsAsMutationOutputs) {
+  const std::string text = R"(graph {
+  %p_weight: f32[2]<requires_grad=True> = placeholder
+  %b_mean: f32[2] = placeholder
+  %b_var: f32[2] = placeholder
+  %x: f32[3, 2] = placeholder
+  %bn: f32[3, 2]<requires_grad=True> = aten::batch_norm(%x, %p_weight, None, %b_mean, %b_var, True, 0.1, 1e-05, False)
+  %m: f32[2] = aten::mul.Scalar(%b_mean, 2)
+  return (%bn, %m)
+}
+signature {
+  input parameter %p_weight -> "weight"
+  input buffer %b_mean -> "mean" persistent=True
+  input buffer %b_var -> "var" persistent=True
+  input user_input %x
+  output user_output %bn
+  output user_output %m
+})";
+  const ExportedProgram f = functionalAgreesWithEager(program(text));
+  EXPECT_EQ(outputKinds(f), "buffer_mutation mean, buffer_mutation var, user_output, user_output");
+  EXPECT_EQ(targets(f),
+            "aten::_native_batch_norm_legit_functional operator.getitem operator.getitem operator.getitem "
+            "aten::mul.Scalar");
+  std::string eval = text;
+  eval.replace(eval.find("%b_var, True"), 12, "%b_var, False");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(program(eval))), "user_output, user_output");
+}
+
 TEST(Functionalize, AProgramThatDoesNotVerifyIsRefusedWithTheCheck) {
   auto p = program(R"(graph {
   %x: f32[3] = placeholder
