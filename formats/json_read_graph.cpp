@@ -126,7 +126,7 @@ void GraphReader::readValueTables() {
       custom_obj_vals_.emplace(name, v.field("class_fqn").string());
     });
   }
-  if (auto single = a_.optional("is_single_tensor_return")) single->boolean();
+  if (auto single = a_.optional("is_single_tensor_return")) g_.returns_one_value = single->boolean();
 }
 
 Node* GraphReader::create(OpKind op, const std::string& name, const At& where) {

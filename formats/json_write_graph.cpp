@@ -646,7 +646,7 @@ void GraphWriter::write(JsonWriter& out) {
   out.key("tensor_values").raw(tensor_values_.compact());
   out.key("sym_int_values").raw(sym_int_values_.compact());
   out.key("sym_bool_values").raw(sym_bool_values_.compact());
-  out.key("is_single_tensor_return").boolean(false);
+  out.key("is_single_tensor_return").boolean(g_.returns_one_value);
   out.key("custom_obj_values").raw(custom_obj_values_.compact());
   out.key("sym_float_values").raw(sym_float_values_.compact());
   out.endObject();

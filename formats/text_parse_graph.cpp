@@ -449,7 +449,12 @@ void GraphParser::outputLine(Graph& g) {
   Node* n = g.appendRaw(OpKind::Output, name);
   define(n, at);
   n->meta.val = std::move(v);
-  callArgs(*n);
+  if (c_.peek() == '%') {  // `return %x`: the one value as it is (Graph::returns_one_value)
+    g.returns_one_value = true;
+    n->args.push_back(argument());
+  } else {
+    callArgs(*n);
+  }
   nodeMeta(n->meta);
 }
 

@@ -600,7 +600,11 @@ void appendNode(std::string& out, const Node& n) {
         out += ']';
       }
       out += ' ';
-      args();
+      if (n.owningGraph()->returns_one_value && n.args.size() == 1 && n.kwargs.empty()) {
+        appendArgument(out, n.args[0]);
+      } else {
+        args();
+      }
       break;
     case OpKind::Placeholder:
       head();

@@ -304,6 +304,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     });
   }
   for (const auto& [name, attr] : attributes_) g->attributes_.emplace(name, attr.clone());
+  g->returns_one_value = returns_one_value;
   return g;
 }
 

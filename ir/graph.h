@@ -141,6 +141,11 @@ class Graph {
 
   std::map<std::string, Attribute>& attributes() { return attributes_; }
   const std::map<std::string, Attribute>& attributes() const { return attributes_; }
+
+  // The graph returns its one output as it is, not in a tuple: torch.fx's `return lt` where
+  // others `return (lt,)`, which torch.export serializes as is_single_tensor_return (a
+  // while_loop's condition graph must return so). The text form writes `return %lt`.
+  bool returns_one_value = false;
   const Attribute* attribute(std::string_view path) const;
 
   // --- Editing -------------------------------------------------------------------------

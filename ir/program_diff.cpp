@@ -123,6 +123,7 @@ std::string graphDiff(const Graph& a, const Graph& b, const std::string& path, S
   }
   if (ia != a.nodes().end()) return where + ": node " + ia->name() + " missing";
   if (ib != b.nodes().end()) return where + ": node " + ib->name() + " added";
+  if (a.returns_one_value != b.returns_one_value) return where + ": one returns its value bare, the other in a tuple";
   if (a.attributes().size() != b.attributes().size()) return where + ": attributes differ";
   for (const auto& [name, x] : a.attributes()) {
     const Attribute* y = b.attribute(name);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/text_format.h"
 #include "tests/formats/json_test_util.h"
 
 namespace epsmith::testing {
@@ -265,6 +266,46 @@ TEST(JsonFormat, CondSubgraphsAreInlinedAsTorchDoes) {
   EXPECT_EQ(cond["outputs"], Json::parse(R"([{"as_tensor": {"name": "getitem"}}])"));
   EXPECT_EQ(cond["is_hop_single_tensor_return"], false);
   EXPECT_EQ(j["epsmith"]["attributes"], Json::object());
+}
+
+// A while_loop's condition graph returns its bool tensor as it is: torch's
+// is_single_tensor_return, `return %lt` in the text form. Lost, torch's while_loop gets a
+// tuple from it and raises ("cond_fn must return a boolean scalar tensor").
+TEST(JsonFormat, AGraphThatReturnsOneValueBareRoundTrips) {
+  const std::string text = R"EPT(graph {
+  %i: i64[] = placeholder
+  %c = get_attr("while_loop_cond_graph_0")
+  %b = get_attr("while_loop_body_graph_0")
+  %loop: (i64[],) = higher_order.while_loop(graph(%c), graph(%b), [%i], tensors[])
+  %out: i64[] = operator.getitem(%loop, 0)
+  return (%out)
+  attr "while_loop_body_graph_0" = graph {
+    %j: i64[] = placeholder
+    %add: i64[] = aten::add.Scalar(%j, 1)
+    return (%add)
+  }
+  attr "while_loop_cond_graph_0" = graph {
+    %j: i64[] = placeholder
+    %lt: b8[] = aten::lt.Scalar(%j, 3)
+    return %lt
+  }
+}
+signature {
+  input user_input %i
+  output user_output %out
+}
+)EPT";
+  auto p = parseProgramText(text);
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  EXPECT_TRUE(p->graph().attribute("while_loop_cond_graph_0")->subgraph->returns_one_value);
+  EXPECT_FALSE(p->graph().attribute("while_loop_body_graph_0")->subgraph->returns_one_value);
+  EXPECT_NE(printProgramText(p.value()).find("    return %lt\n"), std::string::npos) << printProgramText(p.value());
+  std::string json;
+  ASSERT_TRUE(roundTrips(p.value(), &json));
+  // Once: the condition graph's (the body's and the program's say false).
+  size_t at = json.find("\"is_single_tensor_return\": true");
+  ASSERT_NE(at, std::string::npos) << json;
+  EXPECT_EQ(json.find("\"is_single_tensor_return\": true", at + 1), std::string::npos) << json;
 }
 
 TEST(JsonFormat, GetAttrNotRightBeforeItsUserStaysAnExplicitNode) {
