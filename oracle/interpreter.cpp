@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "ops/op_registry.h"
+#include "oracle/higher_order_ops.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
 #include "oracle/builtins.h"
@@ -645,8 +646,10 @@ c10::IValue runWithGradEnabled(HigherOrderCall& call) {
 }
 
 std::map<std::string, HigherOrderFn>& hopRegistry() {
-  static auto* registry =
-      new std::map<std::string, HigherOrderFn>{{"cond", runCond}, {"wrap_with_set_grad_enabled", runWithGradEnabled}};
+  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond},
+                                                                   {"wrap_with_set_grad_enabled", runWithGradEnabled},
+                                                                   {"while_loop", hop_detail::runWhileLoop},
+                                                                   {"wrap_with_autocast", hop_detail::runWithAutocast}};
   return *registry;
 }
 

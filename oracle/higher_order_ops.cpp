@@ -1,0 +1,137 @@
+// See higher_order_ops.h.
+#include "oracle/higher_order_ops.h"
+
+#include <ATen/autocast_mode.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace epsmith::hop_detail {
+
+std::vector<c10::IValue> elementsOf(const c10::IValue& v) {
+  std::vector<c10::IValue> out;
+  if (v.isTensorList()) {
+    for (const at::Tensor& t : v.toTensorList()) out.emplace_back(t);
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) out.push_back(e);
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) out.push_back(e);
+  } else if (!v.isNone()) {
+    throw std::invalid_argument("expected a list or tuple, got a " + v.tagKind());
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<c10::IValue> runSubgraph(const HigherOrderCall& call, size_t which, const std::vector<c10::IValue>& in,
+                                     const char* what) {
+  auto outcome = call.subgraphs[which]->run(in, call.observe ? *call.observe : ValueObserver{});
+  if (outcome.error)
+    throw std::runtime_error(std::string("in ") + what + ", %" + outcome.error->node + ": " + outcome.error->message);
+  return std::move(outcome.outputs);
+}
+
+// What the loop's cond graph returned: a bool, or a bool tensor of no dimensions.
+bool loopGoesOn(const std::vector<c10::IValue>& returned) {
+  if (returned.size() == 1 && returned[0].isBool()) return returned[0].toBool();
+  if (returned.size() == 1 && returned[0].isTensor()) {
+    const at::Tensor& t = returned[0].toTensor();
+    if (t.dim() == 0 && t.scalar_type() == at::kBool) return t.item<bool>();
+  }
+  throw std::runtime_error("cond_fn must return a boolean scalar tensor or a boolean");
+}
+
+// The most iterations a loop may take: a generated or hand-written program whose loop never
+// ends is an error, as a worker's time limit would be, but sooner and named.
+constexpr int64_t kMaxLoopIterations = 1'000'000;
+
+}  // namespace
+
+c10::IValue runWhileLoop(HigherOrderCall& call) {
+  if (call.args.size() != 4 || call.subgraphs.size() != 2) {
+    throw std::invalid_argument("while_loop takes (cond_graph, body_graph, carried_inputs, additional_inputs)");
+  }
+  std::vector<c10::IValue> carried = elementsOf(call.args[2]);
+  const std::vector<c10::IValue> additional = elementsOf(call.args[3]);
+  auto with = [&](const std::vector<c10::IValue>& values) {
+    std::vector<c10::IValue> in = values;
+    in.insert(in.end(), additional.begin(), additional.end());
+    return in;
+  };
+  if (!loopGoesOn(runSubgraph(call, 0, with(carried), "the loop's condition"))) {
+    // No iteration: torch returns clones of the carried values, never the inputs themselves.
+    for (auto& v : carried) {
+      if (v.isTensor()) v = v.toTensor().clone();
+    }
+    return c10::ivalue::Tuple::create(std::move(carried));
+  }
+  for (int64_t i = 0;; ++i) {
+    if (i == kMaxLoopIterations) {
+      throw std::runtime_error("while_loop did not end within " + std::to_string(kMaxLoopIterations) + " iterations");
+    }
+    std::vector<c10::IValue> next = runSubgraph(call, 1, with(carried), "the loop's body");
+    if (next.size() != carried.size()) {
+      throw std::runtime_error("body_fn should return the same number of elements as carried_inputs, got " +
+                               std::to_string(next.size()) + " vs " + std::to_string(carried.size()));
+    }
+    carried = std::move(next);
+    if (!loopGoesOn(runSubgraph(call, 0, with(carried), "the loop's condition"))) break;
+  }
+  return c10::ivalue::Tuple::create(std::move(carried));
+}
+
+namespace {
+
+// torch.autocast's __enter__ and __exit__ (torch/amp/autocast_mode.py) for one device type:
+// the state before is restored whatever the region raised.
+class AutocastRegion {
+ public:
+  AutocastRegion(c10::DeviceType device, at::ScalarType dtype, bool enabled, bool cache_enabled)
+      : device_(device),
+        was_enabled_(at::autocast::is_autocast_enabled(device)),
+        was_dtype_(at::autocast::get_autocast_dtype(device)),
+        was_cache_enabled_(at::autocast::is_autocast_cache_enabled()) {
+    at::autocast::set_autocast_enabled(device, enabled);
+    at::autocast::set_autocast_dtype(device, dtype);
+    at::autocast::increment_nesting();
+    at::autocast::set_autocast_cache_enabled(cache_enabled);
+  }
+  ~AutocastRegion() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_autocast_enabled(device_, was_enabled_);
+    at::autocast::set_autocast_dtype(device_, was_dtype_);
+    at::autocast::set_autocast_cache_enabled(was_cache_enabled_);
+  }
+  AutocastRegion(const AutocastRegion&) = delete;
+  AutocastRegion& operator=(const AutocastRegion&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  bool was_enabled_;
+  at::ScalarType was_dtype_;
+  bool was_cache_enabled_;
+};
+
+}  // namespace
+
+c10::IValue runWithAutocast(HigherOrderCall& call) {
+  const auto& a = call.args;
+  if (a.size() < 5 || call.subgraphs.size() != 1 || !a[0].isString() || !(a[1].isNone() || a[1].isInt()) ||
+      !a[2].isBool() || !(a[3].isNone() || a[3].isBool())) {
+    throw std::invalid_argument(
+        "wrap_with_autocast takes (device_type, dtype, enabled, cache_enabled, graph, *operands)");
+  }
+  const c10::DeviceType device = c10::Device(a[0].toStringRef()).type();
+  // A None dtype or cache flag keeps the current one, as torch.autocast's defaults do.
+  const at::ScalarType dtype =
+      a[1].isNone() ? at::autocast::get_autocast_dtype(device) : static_cast<at::ScalarType>(a[1].toInt());
+  const bool cache = a[3].isNone() ? at::autocast::is_autocast_cache_enabled() : a[3].toBool();
+  const std::vector<c10::IValue> operands(a.begin() + 5, a.end());
+  AutocastRegion region(device, dtype, a[2].toBool(), cache);
+  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the autocast region"));
+}
+
+}  // namespace epsmith::hop_detail
