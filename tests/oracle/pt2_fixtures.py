@@ -1,8 +1,8 @@
 """The modules pt2_torch_test.py exports with the installed torch: what users export (layers
 in training and inference mode, buffer and input mutation, views, out= calls, no_grad
-updates, constants, nested and preserved submodules, dynamic sizes, torch.cond, several
-returns, keyword inputs, integer, bool and low-precision dtypes). Exported at test time,
-so the programs follow the torch installed."""
+updates, constants, nested and preserved submodules, dynamic sizes, torch.cond, while_loop,
+autocast regions, several returns, keyword inputs, integer, bool and low-precision dtypes).
+Exported at test time, so the programs follow the torch installed."""
 
 from typing import NamedTuple
 
@@ -280,6 +280,24 @@ class ParamInPlaceNoGrad(torch.nn.Module):  # a weight clamped in place under no
         return self.lin(x)
 
 
+class WhileLoop(torch.nn.Module):  # while_loop: a carried counter and tensor, an input read inside
+    def forward(self, i, x, n):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        return while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 2 + n), (i, x))
+
+
+class Autocast(torch.nn.Module):  # a linear under CPU autocast to bfloat16, a float32 tail
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = self.lin(x).relu()
+        return y.float() * 2
+
+
 def fixtures():
     base = torch.arange(12.0).reshape(3, 4)
     rows = {"x": {0: torch.export.Dim("rows", min=2, max=64)}}
@@ -317,4 +335,6 @@ def fixtures():
         Fixture("conv_bn_train_1d", ConvBnTrain1d().train(), (torch.randn(2, 2, 6),)),
         Fixture("dtypes", Dtypes(), (torch.randn(3).half(), torch.randn(3).bfloat16(), torch.tensor([1, -4, 7]))),
         Fixture("param_in_place_no_grad", ParamInPlaceNoGrad(), (torch.randn(2, 3),)),
+        Fixture("while_loop", WhileLoop(), (torch.tensor(0), torch.randn(3), torch.tensor(3))),
+        Fixture("autocast", Autocast(), (torch.randn(2, 4),)),
     ]
