@@ -1,0 +1,141 @@
+// See grad_regions.h.
+#include "ir/grad_regions.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "ir/grad_mode.h"
+
+namespace epsmith {
+
+namespace {
+
+struct Region {
+  Node* hop;
+  Graph* body;
+};
+
+}  // namespace
+
+Graph* gradRegionBody(const Graph& g, const Node& n) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
+      n.target.name() != "wrap_with_set_grad_enabled" || n.args.size() < 2)
+    return nullptr;
+  const auto* get = n.args[1].get<arg::Graph>();
+  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
+  const Attribute* attr = g.attribute(get->node->attr);
+  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+}
+
+namespace {
+
+Node* setGradBefore(Graph& g, Node* before, bool enabled) {
+  Node* n = g.insertBefore(before, OpKind::CallFunction, "_set_grad_enabled");
+  n->target = Target::torchFunction(TorchFunction::CSetGradEnabled);
+  n->args = {arg::Bool{enabled}};
+  n->meta.val = Val::None{};
+  return n;
+}
+
+// The region's calls, copied before its node with their inputs remapped; the values it
+// returns, in order.
+std::optional<std::vector<Node*>> layOut(Graph& g, const Region& r, std::string& why) {
+  std::unordered_map<const Node*, Node*> to;
+  size_t operand = 2;
+  for (Node& s : r.body->nodes()) {
+    if (s.isPlaceholder()) {
+      const auto* t = operand < r.hop->args.size() ? r.hop->args[operand++].get<arg::Tensor>() : nullptr;
+      if (!t) return why = "its operands are not one tensor per placeholder of its subgraph", std::nullopt;
+      to[&s] = t->node;
+      continue;
+    }
+    if (s.isOutput()) break;
+    if (s.op() != OpKind::CallFunction || s.target.kind() == Target::Kind::HigherOrder)
+      return why = "its subgraph holds %" + s.name() + ", which is not a plain call", std::nullopt;
+    Node* copy = g.insertBefore(r.hop, OpKind::CallFunction, s.name());
+    copy->target = s.target;
+    copy->args = s.args;
+    copy->kwargs = s.kwargs;
+    copy->meta = s.meta;
+    bool closed = true;
+    copy->forEachInputRef([&](Node*& in) {
+      auto it = to.find(in);
+      closed = closed && it != to.end();
+      if (it != to.end()) in = it->second;
+    });
+    if (!closed) return why = "%" + s.name() + " reads a value from outside its subgraph", std::nullopt;
+    to[&s] = copy;
+  }
+  std::vector<Node*> returned;
+  if (const Node* out = r.body->outputNode()) {
+    for (const Argument& a : out->args) {
+      const auto* t = a.get<arg::Tensor>();
+      if (!t) return why = "its subgraph returns something other than tensors", std::nullopt;
+      returned.push_back(to.at(t->node));
+    }
+  }
+  return returned;
+}
+
+// Replaces each getitem of the region's node by the value it picks; false where the node
+// has a reader of another kind.
+bool replaceGetitems(Graph& g, Node* hop, const std::vector<Node*>& returned) {
+  std::vector<Node*> getitems;
+  bool only_getitems = true;
+  for (Node& n : g.nodes()) {
+    bool reads = false;
+    n.forEachInput([&](const Node* in) { reads = reads || in == hop; });
+    if (!reads) continue;
+    const auto* index = n.args.size() == 2 ? n.args[1].get<arg::Int>() : nullptr;
+    const bool getitem = n.target.kind() == Target::Kind::Builtin && n.target.builtinOp() == BuiltinOp::GetItem &&
+                         index && index->value >= 0 && index->value < static_cast<int64_t>(returned.size());
+    only_getitems = only_getitems && getitem;
+    if (getitem) getitems.push_back(&n);
+  }
+  if (!only_getitems) return false;
+  for (Node* n : getitems) {
+    g.replaceAllUsesWith(n, returned[n->args[1].get<arg::Int>()->value]);
+    g.erase(n);
+  }
+  return true;
+}
+
+// Erases get_attr node `get`, and the subgraph it names where no other node names it.
+void dropAttribute(Graph& g, Node* get) {
+  const std::string attr = get->attr;
+  g.erase(get);
+  for (const Node& n : g.nodes()) {
+    if (n.op() == OpKind::GetAttr && n.attr == attr) return;
+  }
+  g.attributes().erase(attr);
+}
+
+}  // namespace
+
+std::vector<std::pair<Node*, bool>> gradRegionsOf(Graph& g, bool grad_enabled) {
+  std::vector<std::pair<Node*, bool>> out;
+  for (Node& n : g.nodes()) {
+    if (auto set = gradModeSet(n)) grad_enabled = *set;
+    if (gradRegionBody(g, n)) out.emplace_back(&n, grad_enabled);
+  }
+  return out;
+}
+
+std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around) {
+  const Region r{hop, gradRegionBody(g, *hop)};
+  const auto* enabled = hop->args[0].get<arg::Bool>();
+  if (!r.body || !enabled) return Diagnostic{"%" + hop->name(), "a grad region whose mode is not a literal bool"};
+  setGradBefore(g, hop, enabled->value);
+  std::string why;
+  auto returned = layOut(g, r, why);
+  if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the grad region out inline: " + why};
+  setGradBefore(g, hop, grad_around);
+  if (!replaceGetitems(g, hop, *returned))
+    return Diagnostic{"%" + hop->name(), "a grad region's result is read other than by a getitem"};
+  Node* get = hop->args[1].get<arg::Graph>()->node;
+  g.erase(hop);
+  if (g.users(get).empty()) dropAttribute(g, get);
+  return std::nullopt;
+}
+
+}  // namespace epsmith

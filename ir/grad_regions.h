@@ -1,0 +1,32 @@
+// Grad regions as torch.export (2.x) writes a `with torch.no_grad():` block: a
+// wrap_with_set_grad_enabled call over a subgraph, and that region laid out inline as bare
+// `_set_grad_enabled` calls around the subgraph's own (the form older exports wrote). The
+// functionalizer lays out the regions it cannot take whole
+// (Note [Grad regions inlined before functionalization]); the minimizer tries each.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/graph.h"
+
+namespace epsmith {
+
+// The subgraph a wrap_with_set_grad_enabled call runs; null for any other node.
+Graph* gradRegionBody(const Graph& g, const Node& n);
+
+// The grad regions of `g`'s own nodes, each with the grad mode around it, `g` being called
+// with grad mode `grad_enabled`.
+std::vector<std::pair<Node*, bool>> gradRegionsOf(Graph& g, bool grad_enabled);
+
+// Lays region `hop` out inline: `_set_grad_enabled(enabled)`, its subgraph's calls on its
+// operands, `_set_grad_enabled(grad_around)`, its getitems replaced by what the subgraph
+// returns, its get_attr and subgraph gone where nothing else names them. A region it cannot
+// lay out (a nested higher-order op, a result read other than by a getitem, a mode that is
+// not a literal) is an error naming its node, and `g` is then partly changed: callers work
+// on a copy.
+std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around);
+
+}  // namespace epsmith
