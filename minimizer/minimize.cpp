@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ir/call_specs.h"
+#include "ir/grad_regions.h"
 #include "minimizer/passes.h"
 #include "ops/call_args.h"
 #include "ops/op_roles.h"
@@ -228,6 +229,24 @@ std::vector<Variant> removeNodes(const ExportedProgram& p) {
   return out;
 }
 
+// inline-region: a grad region of the program laid out inline, its calls between bare
+// `_set_grad_enabled` calls (ir/grad_regions.h), which is what the finding is about when it
+// survives without the higher-order op: a simpler program, and one more checks read.
+std::vector<Variant> inlineRegions(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  for (const Node& n : p.graph().nodes()) {
+    if (!gradRegionBody(p.graph(), n)) continue;
+    const std::string name = n.name();
+    out.push_back({"inline-region: %" + name, [name](ExportedProgram& q) {
+                     for (const auto& [hop, around] : gradRegionsOf(q.graph(), /*grad_enabled=*/true)) {
+                       if (hop->name() == name) return !inlineGradRegion(q.graph(), hop, around).has_value();
+                     }
+                     return false;
+                   }});
+  }
+  return out;
+}
+
 // remove-outputs: one user output at a time (never the last one).
 std::vector<Variant> removeOutputs(const ExportedProgram& p) {
   std::vector<Variant> out;
@@ -415,9 +434,9 @@ struct Pass {
   // counted as a run.
   bool edits_run = false;
 };
-constexpr Pass kPasses[] = {{removeNodes},        {removeOutputs},        {demoteState},
-                            {removeInputs},       {cutToInputs, true},    {foldIntoInputs, true},
-                            {shrinkShapes, true}, {simplifyDtypes, true}, {simplifyScalars}};
+constexpr Pass kPasses[] = {{inlineRegions},        {removeNodes},       {removeOutputs},        {demoteState},
+                            {removeInputs},         {cutToInputs, true}, {foldIntoInputs, true}, {shrinkShapes, true},
+                            {simplifyDtypes, true}, {simplifyScalars}};
 
 // Note [The delta engine]
 // llvm-reduce's model (llvm/tools/llvm-reduce/deltas/Delta.cpp): passes enumerate targets,

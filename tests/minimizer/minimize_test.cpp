@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 
 #include "formats/text_format.h"
@@ -541,6 +542,62 @@ example_inputs {
   ASSERT_NE(sub->find("cos"), nullptr);
   EXPECT_EQ(sub->users(sub->find("a")).size(), 1u) << printProgramText(m.program);
   EXPECT_TRUE(verify(m.program).empty()) << printProgramText(m.program);
+}
+
+// A finding that survives without the region's higher-order op keeps its calls laid out
+// inline, between bare _set_grad_enabled calls (inline-region), and loses the others (the
+// grad calls too, where the finding does not need them).
+TEST(Minimizer, ARegionTheFindingDoesNotNeedIsLaidOutInline) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %region = get_attr("submod_0")
+  %wrap: (f32[3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x)
+  %getitem: f32[3] = operator.getitem(%wrap, 0)
+  %neg: f32[3] = aten::neg(%getitem)
+  return (%neg)
+  attr "submod_0" = graph {
+    %a: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%a)
+    %cos: f32[3] = aten::cos(%sin)
+    return (%cos)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+example_inputs {
+  $0 f32[3]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const auto callsCos = [](const ExportedProgram& q) {
+    std::function<bool(const Graph&)> in = [&](const Graph& g) {
+      for (const Node& n : g.nodes()) {
+        if (n.atenOp() && n.atenOp()->qualified_name == "aten::cos") return true;
+      }
+      for (const auto& [name, attr] : g.attributes()) {
+        if (attr.subgraph && in(*attr.subgraph)) return true;
+      }
+      return false;
+    };
+    return in(q.graph());
+  };
+  MinimizeResult m = minimize(p.value(), callsCos);
+  const std::string text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_NE(m.program.graph().find("cos"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("sin"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  bool logged = false;
+  for (const auto& line : m.log) logged = logged || line.find("inline-region: %wrap") != std::string::npos;
+  EXPECT_TRUE(logged);
 }
 
 // A predicate that holds for nothing smaller leaves the program as it was.
