@@ -601,6 +601,19 @@ TEST(Checks, AFindingThatDependsOnMemoryTheKernelDoesNotOwnIsFlaky) {
   }
 }
 
+// An exception in one run compares no values: eager's values changing with the heap (the
+// planted over-reading polygamma) must not make the planted logical_not_ refusal under
+// functionalization flaky, while a value mismatch on the same program still is
+// (Note [Re-runs on a perturbed heap]).
+TEST(Checks, AnExceptionInOneRunComesBackThoughEagerReadsMemoryItDoesNotOwn) {
+  auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/d2_planted_raise_after_overread.ept");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  const Failing raised = Failing::of(aFinding(DiffCheck::D2, "exception-in-one", "", "aten::logical_not_"));
+  EXPECT_TRUE(comesBackEveryTime(p.value(), {DiffCheck::D2}, raised, Device{}));
+  const Failing differs = Failing::of(aFinding(DiffCheck::D2, "value-mismatch"));
+  EXPECT_FALSE(comesBackEveryTime(p.value(), {DiffCheck::D2}, differs, Device{}));
+}
+
 // A kernel that crashes (the planted polygamma_ functionalization fault,
 // Note [Planted faults], as LibTorch's memory errors do): minimized in-process, the first step would end
 // the campaign's worker. Minimized in forked steps (Note [Minimizing in forked steps]) it
