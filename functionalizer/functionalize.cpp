@@ -355,28 +355,7 @@ void Pass::checkSubgraphsFunctional(const Node& n) {
     if (in->op() != OpKind::GetAttr) return;
     const Attribute* attr = source_.graph().attribute(in->attr);
     if (!attr || !attr->subgraph) return;
-    for (const Node& s : attr->subgraph->nodes()) {
-      if (s.atenOp() && s.atenOp()->is_mutable) {
-        fail(&n, "subgraph " + quoted(in->attr) + " mutates (" + s.target.textName() +
-                     "); mutation inside higher-order ops is not functionalized");
-      }
-      // The pass takes a higher-order op's results for fresh tensors; one that is (a view
-      // of) an operand would carry a later write back to that operand unseen.
-      const OpRole role = s.atenOp() ? opRole(*s.atenOp()).role : OpRole::Functional;
-      if (role == OpRole::View || role == OpRole::MaybeView) {
-        fail(&n, "subgraph " + quoted(in->attr) + " takes a view (" + s.target.textName() +
-                     "); a higher-order op's results that alias its operands are not functionalized");
-      }
-    }
-    if (const Node* out = attr->subgraph->outputNode()) {
-      for (const Argument& a : out->args) {
-        const auto* t = a.get<arg::Tensor>();
-        if (t && t->node->isPlaceholder()) {
-          fail(&n, "subgraph " + quoted(in->attr) + " returns its operand %" + t->node->name() +
-                       "; a higher-order op's results that alias its operands are not functionalized");
-        }
-      }
-    }
+    if (auto why = whyNotCarriedWhole(*attr->subgraph)) fail(&n, "subgraph " + quoted(in->attr) + " " + *why);
   });
 }
 

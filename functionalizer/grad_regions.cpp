@@ -17,29 +17,34 @@ namespace epsmith::functionalizer {
 // around its subgraph's own, which the pass then functionalizes like any other; a region
 // whose calls are all functional stays a higher-order op, as the pass takes it whole.
 
-namespace {
-
-bool writesOrViews(const Graph& body) {
+std::optional<std::string> whyNotCarriedWhole(const Graph& body) {
   for (const Node& s : body.nodes()) {
     const OpInfo* op = s.atenOp();
     if (!op) continue;
+    if (op->is_mutable) {
+      return "mutates (" + s.target.textName() + "); mutation inside higher-order ops is not functionalized";
+    }
     const OpRole role = opRole(*op).role;
-    if (op->is_mutable || role == OpRole::View || role == OpRole::MaybeView) return true;
+    if (role == OpRole::View || role == OpRole::MaybeView) {
+      return "takes a view (" + s.target.textName() +
+             "); a higher-order op's results that alias its operands are not functionalized";
+    }
   }
   if (const Node* out = const_cast<Graph&>(body).outputNode()) {
     for (const Argument& a : out->args) {
       const auto* t = a.get<arg::Tensor>();
-      if (t && t->node->isPlaceholder()) return true;  // it returns an operand: an alias
+      if (t && t->node->isPlaceholder()) {
+        return "returns its operand %" + t->node->name() +
+               "; a higher-order op's results that alias its operands are not functionalized";
+      }
     }
   }
-  return false;
+  return std::nullopt;
 }
-
-}  // namespace
 
 bool hasGradRegionToInline(const ExportedProgram& p) {
   for (const Node& n : p.graph().nodes()) {
-    if (const Graph* body = gradRegionBody(p.graph(), n); body && writesOrViews(*body)) return true;
+    if (const Graph* body = gradRegionBody(p.graph(), n); body && whyNotCarriedWhole(*body)) return true;
   }
   return false;
 }
@@ -47,7 +52,7 @@ bool hasGradRegionToInline(const ExportedProgram& p) {
 std::optional<Diagnostic> inlineGradRegions(ExportedProgram& p, bool grad_enabled) {
   Graph& g = p.graph();
   for (const auto& [hop, around] : gradRegionsOf(g, grad_enabled)) {
-    if (!writesOrViews(*gradRegionBody(g, *hop))) continue;
+    if (!whyNotCarriedWhole(*gradRegionBody(g, *hop))) continue;
     if (auto refused = inlineGradRegion(g, hop, around)) return refused;
   }
   return std::nullopt;

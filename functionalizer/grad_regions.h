@@ -4,11 +4,18 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "ir/diagnostic.h"
 #include "ir/program.h"
 
 namespace epsmith::functionalizer {
+
+// Why the pass cannot carry `body`, a higher-order op's subgraph, through whole: it writes,
+// takes a view, or returns an operand (the pass takes a higher-order op's results for fresh
+// tensors, so one that aliases an operand would carry a later write back to it unseen).
+// nullopt where it can. The reason reads after "subgraph NAME ".
+std::optional<std::string> whyNotCarriedWhole(const Graph& body);
 
 // Whether `p` holds a wrap_with_set_grad_enabled whose subgraph writes, or takes a view: what
 // the pass cannot carry through a higher-order op.
