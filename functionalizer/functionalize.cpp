@@ -359,18 +359,21 @@ void Pass::checkSubgraphsFunctional(const Node& n) {
   });
 }
 
-void Pass::checkHiddenWrites(const Node& n, const OpInfo& op) {
-  if (writesItsSchemaHides(n, op)) {
+bool Pass::hiddenWrite(const Node& n, const OpInfo& op) {
+  if (!writesItsSchemaHides(n, op)) return false;
+  if (op.qualified_name == "aten::batch_norm") {
+    batchNormTraining(n, op);
+  } else {
     fail(&n, op.name() +
                  " updates its running statistics in place although its schema does not say so "
                  "(Note [Writes schemas do not declare]); epsmith does not functionalize it");
   }
+  return true;
 }
 
 void Pass::aten(const Node& n) {
   const OpInfo& op = *n.target.op();
-  if (writesItsSchemaHides(n, op) && op.qualified_name == "aten::batch_norm") return batchNormTraining(n, op);
-  checkHiddenWrites(n, op);
+  if (hiddenWrite(n, op)) return;
   const OpRoleInfo& role = opRole(op);
   switch (role.role) {
     case OpRole::Functional:

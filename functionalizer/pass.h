@@ -134,7 +134,10 @@ class Pass {
   // --- Calls --------------------------------------------------------------------------
   void call(const Node& n);
   void checkSubgraphsFunctional(const Node& n);
-  void checkHiddenWrites(const Node& n, const OpInfo& op);
+  // A call whose schema hides a write (Note [Writes schemas do not declare]): batch_norm in
+  // training functionalized with its running statistics as mutations, any other refused.
+  // Whether `n` was one.
+  bool hiddenWrite(const Node& n, const OpInfo& op);
   void batchNormTraining(const Node& n, const OpInfo& op);  // Note [Batch norm's running statistics]
   void aten(const Node& n);
   bool returnsAlias(const Node& n, const OpInfo& op);
