@@ -25,7 +25,8 @@ Failing recordedFailing(const CaseFile& c) {
   Failing f{c.check, c.signature, std::nullopt, std::nullopt, ""};
   if (diffCheckFromName(c.check)) {
     f.finding = c.finding;
-    if (!mayShowAMemoryError(c.finding.kind, messageTemplate(c.finding))) f.message = messageTemplate(c.finding);
+    std::string message = messageTemplate(c.finding);
+    if (!mayShowAMemoryError(c.finding.kind, message)) f.message = std::move(message);
   }
   return f;
 }
