@@ -3,6 +3,7 @@
 
 #include <ATen/autocast_mode.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
 #include <c10/core/Device.h>
 
 #include <stdexcept>
@@ -49,6 +50,25 @@ bool loopGoesOn(const std::vector<c10::IValue>& returned) {
 constexpr int64_t kMaxLoopIterations = 1'000'000;
 
 }  // namespace
+
+c10::IValue runCond(HigherOrderCall& call) {
+  if (call.args.size() != 4 || call.subgraphs.size() != 2) {
+    throw std::invalid_argument("cond takes (pred, true_graph, false_graph, operands)");
+  }
+  const c10::IValue& pred = call.args[0];
+  const bool take_true = pred.isTensor() ? pred.toTensor().item<bool>() : pred.toBool();
+  return c10::ivalue::Tuple::create(runSubgraph(call, take_true ? 0 : 1, elementsOf(call.args[3]),
+                                                take_true ? "the true branch" : "the false branch"));
+}
+
+c10::IValue runWithGradEnabled(HigherOrderCall& call) {
+  if (call.args.size() < 2 || call.subgraphs.size() != 1 || !call.args[0].isBool()) {
+    throw std::invalid_argument("wrap_with_set_grad_enabled takes (enabled, graph, *operands)");
+  }
+  const std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
+  const at::AutoGradMode mode(call.args[0].toBool());
+  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the region"));
+}
 
 c10::IValue runWhileLoop(HigherOrderCall& call) {
   if (call.args.size() != 4 || call.subgraphs.size() != 2) {

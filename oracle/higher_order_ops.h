@@ -1,5 +1,5 @@
-// Internal to oracle/: the semantics of torch.export's higher-order ops beyond cond and
-// grad regions, which the interpreter's registry names (oracle/interpreter.cpp).
+// Internal to oracle/: the semantics of torch.export's higher-order ops, which the
+// interpreter's registry names (oracle/interpreter.cpp).
 #pragma once
 
 #include <ATen/core/ivalue.h>
@@ -10,6 +10,13 @@ namespace epsmith::hop_detail {
 
 // The elements of a list or tuple argument (a tensor list, a generic list, a tuple).
 std::vector<c10::IValue> elementsOf(const c10::IValue& v);
+
+// cond(pred, true_graph, false_graph, operands): the branch `pred` picks, on the operands.
+c10::IValue runCond(HigherOrderCall& call);
+
+// wrap_with_set_grad_enabled(enabled, graph, *operands): how torch.export (2.x) records a
+// `with torch.no_grad():` region whose ops it keeps apart, the region in a subgraph.
+c10::IValue runWithGradEnabled(HigherOrderCall& call);
 
 // while_loop(cond_graph, body_graph, carried_inputs, additional_inputs), as
 // torch/_higher_order_ops/while_loop.py's while_loop_dense runs it.

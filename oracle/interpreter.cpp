@@ -611,45 +611,12 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
 
 namespace {
 
-c10::IValue runCond(HigherOrderCall& call) {
-  // cond(pred, true_graph, false_graph, operands)
-  if (call.args.size() != 4 || call.subgraphs.size() != 2) {
-    throw std::invalid_argument("cond takes (pred, true_graph, false_graph, operands)");
-  }
-  const c10::IValue& pred = call.args[0];
-  bool take_true = pred.isTensor() ? pred.toTensor().item<bool>() : pred.toBool();
-  std::vector<c10::IValue> operands;
-  if (call.args[3].isTensorList()) {
-    for (const at::Tensor& t : call.args[3].toTensorList()) operands.emplace_back(t);
-  } else if (call.args[3].isList()) {
-    for (const auto& v : call.args[3].toListRef()) operands.push_back(v);
-  }
-  auto outcome = call.subgraphs[take_true ? 0 : 1]->run(operands, call.observe ? *call.observe : ValueObserver{});
-  if (outcome.error) {
-    throw std::runtime_error("in the " + std::string(take_true ? "true" : "false") + " branch, %" +
-                             outcome.error->node + ": " + outcome.error->message);
-  }
-  return c10::ivalue::Tuple::create(std::move(outcome.outputs));
-}
-
-// wrap_with_set_grad_enabled(enabled, graph, *operands): how torch.export (2.x) records a
-// `with torch.no_grad():` region whose ops it keeps apart, the region in a subgraph.
-c10::IValue runWithGradEnabled(HigherOrderCall& call) {
-  if (call.args.size() < 2 || call.subgraphs.size() != 1 || !call.args[0].isBool()) {
-    throw std::invalid_argument("wrap_with_set_grad_enabled takes (enabled, graph, *operands)");
-  }
-  std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
-  at::AutoGradMode mode(call.args[0].toBool());
-  auto outcome = call.subgraphs[0]->run(operands, call.observe ? *call.observe : ValueObserver{});
-  if (outcome.error) throw std::runtime_error("in the region, %" + outcome.error->node + ": " + outcome.error->message);
-  return c10::ivalue::Tuple::create(std::move(outcome.outputs));
-}
-
 std::map<std::string, HigherOrderFn>& hopRegistry() {
-  static auto* registry = new std::map<std::string, HigherOrderFn>{{"cond", runCond},
-                                                                   {"wrap_with_set_grad_enabled", runWithGradEnabled},
-                                                                   {"while_loop", hop_detail::runWhileLoop},
-                                                                   {"wrap_with_autocast", hop_detail::runWithAutocast}};
+  static auto* registry =
+      new std::map<std::string, HigherOrderFn>{{"cond", hop_detail::runCond},
+                                               {"wrap_with_set_grad_enabled", hop_detail::runWithGradEnabled},
+                                               {"while_loop", hop_detail::runWhileLoop},
+                                               {"wrap_with_autocast", hop_detail::runWithAutocast}};
   return *registry;
 }
 
