@@ -1,0 +1,135 @@
+// Higher-order ops under the functionalizer: grad regions that write are laid out inline and
+// their writes come out as mutation outputs, as run_decompositions makes them; other
+// higher-order ops read the values current where they are called, and subgraphs the pass
+// cannot carry whole are refused with the reason.
+#include <gtest/gtest.h>
+
+#include "tests/functionalizer/support.h"
+
+namespace epsmith {
+namespace {
+
+using test::functionalAgreesWithEager;
+using test::outputKinds;
+using test::program;
+using test::rejection;
+using test::targets;
+
+// Note [Grad regions inlined before functionalization]: the module
+//   y = x * 2
+//   with torch.no_grad(): self.w.mul_(0.5); self.b.add_(x); z = y.sin()
+//   return self.w * x + z
+// as torch.export (2.13) writes it. run_decompositions makes of it mul(p_w, 0.5) and
+// add(b_b, x) with PARAMETER_MUTATION 'w' and BUFFER_MUTATION 'b' outputs, then the user
+// output: the same outputs here, and what eager computes. A region of functional calls
+// only stays a higher-order op.
+TEST(Functionalize, WritesInsideAGradRegionBecomeMutationOutputs) {
+  const std::string region = R"(graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %b_b: f32[3] = placeholder
+  %x: f32[3] = placeholder
+  %mul: f32[3] = aten::mul.Tensor(%x, 2)
+  %submod_1 = get_attr("submod_1")
+  %wrap: (f32[3], f32[3]) = higher_order.wrap_with_set_grad_enabled(False, graph(%submod_1), %p_w, %b_b, %x, %mul)
+  %mul_: f32[3] = operator.getitem(%wrap, 0)
+  %sin: f32[3] = operator.getitem(%wrap, 1)
+  %mul_1: f32[3]<requires_grad=True> = aten::mul.Tensor(%mul_, %x)
+  %add: f32[3]<requires_grad=True> = aten::add.Tensor(%mul_1, %sin)
+  return (%add)
+  attr "submod_1" = graph {
+    %w: f32[3]<requires_grad=True> = placeholder
+    %b: f32[3] = placeholder
+    %xs: f32[3] = placeholder
+    %m: f32[3] = placeholder
+    %mul_: f32[3]<requires_grad=True> = aten::mul_.Scalar(%w, 0.5)
+    %add_: f32[3] = aten::add_.Tensor(%b, %xs)
+    %sin: f32[3] = aten::sin(%m)
+    return (%mul_, %sin)
+  }
+}
+signature {
+  input parameter %p_w -> "w"
+  input buffer %b_b -> "b" persistent=True
+  input user_input %x
+  output user_output %add
+})";
+  const ExportedProgram f = functionalAgreesWithEager(program(region));
+  EXPECT_EQ(outputKinds(f), "parameter_mutation w, buffer_mutation b, user_output");
+  EXPECT_EQ(targets(f).find("higher_order"), std::string::npos) << targets(f);
+  EXPECT_NE(targets(f).find("torch._C._set_grad_enabled aten::mul.Scalar"), std::string::npos) << targets(f);
+
+  // A region that returns its operand as it is: the getitem is the parameter itself.
+  std::string aliasing = region;
+  for (const char* write : {"    %mul_: f32[3]<requires_grad=True> = aten::mul_.Scalar(%w, 0.5)\n",
+                            "    %add_: f32[3] = aten::add_.Tensor(%b, %xs)\n"})
+    aliasing.erase(aliasing.find(write), std::string(write).size());
+  aliasing.replace(aliasing.find("return (%mul_, %sin)"), 20, "return (%w, %sin)");
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(program(aliasing))), "user_output");
+
+  const ExportedProgram kept = functionalAgreesWithEager(program(R"(graph {
+  %x: f32[3] = placeholder
+  %submod_1 = get_attr("submod_1")
+  %wrap: (f32[3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%submod_1), %x)
+  %sin: f32[3] = operator.getitem(%wrap, 0)
+  return (%sin)
+  attr "submod_1" = graph {
+    %xs: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%xs)
+    return (%sin)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %sin
+})"));
+  EXPECT_NE(targets(kept).find("higher_order.wrap_with_set_grad_enabled"), std::string::npos) << targets(kept);
+}
+
+TEST(Functionalize, HigherOrderOpsReadTheCurrentValues) {
+  const std::string body = R"(graph {
+  %pred: b8[] = placeholder
+  %x: f32[3] = placeholder
+  %add_: f32[3] = aten::add_.Scalar(%x, 10)
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  %mul_: f32[3] = aten::mul_.Tensor(%x, %getitem)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %neg: f32[3] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %exp: f32[3] = aten::exp(%a)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %pred
+  input user_input %x
+  output user_output %getitem
+})";
+  auto p = program(body);
+  EXPECT_EQ(outputKinds(functionalAgreesWithEager(p)), "user_input_mutation x, user_output");
+  // A subgraph that mutates is refused, naming it.
+  std::string mutating = body;
+  mutating.replace(mutating.find("aten::exp(%a)"), 13, "aten::exp_(%a)");
+  std::string why = rejection(program(mutating));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' mutates (aten::exp_)"), std::string::npos) << why;
+  // So is one whose result may alias an operand: the later mul_ would write through it
+  // into %x unseen. A view in the subgraph, or the operand returned itself.
+  std::string viewing = body;
+  viewing.replace(viewing.find("aten::exp(%a)"), 13, "aten::alias(%a)");
+  why = rejection(program(viewing));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' takes a view (aten::alias)"), std::string::npos) << why;
+  std::string returning = body;
+  returning.replace(returning.find("return (%exp)"), 13, "return (%a)");
+  why = rejection(program(returning));
+  EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' returns its operand %a"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace epsmith
