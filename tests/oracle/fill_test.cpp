@@ -12,6 +12,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/fresh_fill.h"
 #include "oracle/run.h"
+#include "tests/oracle/support.h"
 #include "tests/support/planted_fault.h"
 #include "tests/support/program_text.h"
 
@@ -19,13 +20,7 @@ namespace epsmith {
 namespace {
 
 using test::parse;
-
-InputValue tensorInput(const at::Tensor& t) {
-  InputValue v;
-  v.kind = InputValue::Kind::Tensor;
-  v.tensor = toTensorValue(t);
-  return v;
-}
+using test::tensorInput;
 
 // Note [Over-reads see a fill]: the bytes past each input storage are the fill, so a kernel
 // that reads past its input (the planted polygamma kernel, Note [Planted faults]) returns

@@ -11,9 +11,7 @@
 #include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/equal.h>
-#include <ATen/ops/exp.h>
 #include <ATen/ops/full.h>
-#include <ATen/ops/linear.h>
 #include <ATen/ops/max.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
@@ -31,6 +29,7 @@
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
+#include "tests/oracle/support.h"
 #include "tests/support/planted_fault.h"
 #include "tests/support/program_text.h"
 
@@ -38,13 +37,7 @@ namespace epsmith {
 namespace {
 
 using test::parse;
-
-InputValue tensorInput(const at::Tensor& t) {
-  InputValue v;
-  v.kind = InputValue::Kind::Tensor;
-  v.tensor = toTensorValue(t);
-  return v;
-}
+using test::tensorInput;
 
 at::Tensor finalInput(const RunResult& r, const std::string& name) {
   for (const auto& [n, t] : r.final_inputs) {
@@ -53,8 +46,6 @@ at::Tensor finalInput(const RunResult& r, const std::string& name) {
   ADD_FAILURE() << "no final value for " << name;
   return at::Tensor();
 }
-
-#define EXPECT_TENSOR_EQ(a, b) EXPECT_TRUE(at::equal((a), (b))) << (a) << "\nvs\n" << (b)
 
 const at::Tensor kX = at::arange(6, at::kFloat).reshape({2, 3}).add(1);
 const at::Tensor kY = at::full({2, 3}, 0.5);
@@ -308,177 +299,6 @@ signature {
   EXPECT_TENSOR_EQ(eager.outputs[0].toTensor(), x.mul(3));
   EXPECT_TENSOR_EQ(functional.outputs[0].toTensor(), x.mul(3));
   EXPECT_FALSE(at::functionalization::impl::isFunctionalTensor(functional.outputs[0].toTensor()));
-}
-
-TEST(Oracle, CondRunsTheBranchThePredicateSelects) {
-  auto p = parse(R"EPT(graph {
-  %pred: b8[] = placeholder
-  %x: f32[3] = placeholder
-  %t = get_attr("true_graph_0")
-  %f = get_attr("false_graph_0")
-  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
-  %getitem: f32[3] = operator.getitem(%cond, 0)
-  return (%getitem)
-  attr "false_graph_0" = graph {
-    %a: f32[3] = placeholder
-    %neg: f32[3] = aten::neg(%a)
-    return (%neg)
-  }
-  attr "true_graph_0" = graph {
-    %a: f32[3] = placeholder
-    %exp: f32[3] = aten::exp(%a)
-    return (%exp)
-  }
-}
-signature {
-  input user_input %pred
-  input user_input %x
-  output user_output %getitem
-}
-)EPT");
-  at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
-  auto yes = runProgram(p, {tensorInput(at::ones({}, at::kBool)), tensorInput(x)});
-  auto no = runProgram(p, {tensorInput(at::zeros({}, at::kBool)), tensorInput(x)});
-  ASSERT_TRUE(yes.ok() && no.ok());
-  EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
-  EXPECT_TENSOR_EQ(no.outputs[0].toTensor(), at::neg(x));
-}
-
-// while_loop as torch.export (2.13) writes `while_loop(lambda i, x: i < n, lambda i, x: (i + 1,
-// x * 2), (i, x))` with n an additional input: the condition graph returns its bool tensor
-// as it is (`return %lt`). No iteration returns copies of the carried values, as torch's
-// while_loop_dense does, never the inputs themselves.
-TEST(Oracle, WhileLoopRunsItsBodyWhileItsConditionHolds) {
-  auto p = parse(R"EPT(graph {
-  %i: i64[] = placeholder
-  %x: f32[3] = placeholder
-  %n: i64[] = placeholder
-  %c = get_attr("while_loop_cond_graph_0")
-  %b = get_attr("while_loop_body_graph_0")
-  %loop: (i64[], f32[3]) = higher_order.while_loop(graph(%c), graph(%b), [%i, %x], [%n])
-  %i_out: i64[] = operator.getitem(%loop, 0)
-  %x_out: f32[3] = operator.getitem(%loop, 1)
-  return (%i_out, %x_out)
-  attr "while_loop_body_graph_0" = graph {
-    %i: i64[] = placeholder
-    %x: f32[3] = placeholder
-    %n: i64[] = placeholder
-    %add: i64[] = aten::add.Scalar(%i, 1)
-    %mul: f32[3] = aten::mul.Scalar(%x, 2)
-    return (%add, %mul)
-  }
-  attr "while_loop_cond_graph_0" = graph {
-    %i: i64[] = placeholder
-    %x: f32[3] = placeholder
-    %n: i64[] = placeholder
-    %lt: b8[] = aten::lt.Tensor(%i, %n)
-    return %lt
-  }
-}
-signature {
-  input user_input %i
-  input user_input %x
-  input user_input %n
-  output user_output %i_out
-  output user_output %x_out
-}
-)EPT");
-  const at::Tensor x = at::tensor({0.5f, -1.0f, 3.0f});
-  auto three = runProgram(p, {tensorInput(at::tensor(int64_t{0}).reshape({})), tensorInput(x),
-                              tensorInput(at::tensor(int64_t{3}).reshape({}))});
-  ASSERT_TRUE(three.ok()) << three.error->str();
-  EXPECT_EQ(three.outputs[0].toTensor().item().toLong(), 3);
-  EXPECT_TENSOR_EQ(three.outputs[1].toTensor(), x.mul(8));
-  const at::Tensor start = at::tensor(int64_t{5}).reshape({});
-  auto none = runProgram(p, {tensorInput(start), tensorInput(x), tensorInput(at::tensor(int64_t{3}).reshape({}))});
-  ASSERT_TRUE(none.ok()) << none.error->str();
-  EXPECT_TENSOR_EQ(none.outputs[1].toTensor(), x);
-  EXPECT_FALSE(none.outputs[1].toTensor().is_alias_of(x));
-}
-
-// wrap_with_autocast as torch.export (2.13) writes `with torch.autocast("cpu",
-// dtype=torch.bfloat16):` around a linear: the region's linear runs in bfloat16 (autocast's
-// cast policy), and the same linear after the region in float32, autocast off again.
-TEST(Oracle, AnAutocastRegionRunsItsCallsUnderAutocast) {
-  auto p = parse(R"EPT(graph {
-  %x: f32[2, 4] = placeholder
-  %w: f32[3, 4] = placeholder
-  %region = get_attr("submod_1")
-  %wrap: (bf16[2, 3],) = higher_order.wrap_with_autocast("cpu", torch.bfloat16, True, False, graph(%region), %x, %w)
-  %y: bf16[2, 3] = operator.getitem(%wrap, 0)
-  %z: f32[2, 3] = aten::linear(%x, %w)
-  return (%y, %z)
-  attr "submod_1" = graph {
-    %a: f32[2, 4] = placeholder
-    %b: f32[3, 4] = placeholder
-    %linear: bf16[2, 3] = aten::linear(%a, %b)
-    return (%linear)
-  }
-}
-signature {
-  input user_input %x
-  input user_input %w
-  output user_output %y
-  output user_output %z
-}
-)EPT");
-  const at::Tensor x = at::tensor({0.5f, -1.0f, 3.0f, 0.25f, 1.5f, 2.0f, -0.75f, 1.0f}).reshape({2, 4});
-  const at::Tensor w =
-      at::tensor({1.0f, 0.5f, -2.0f, 0.125f, 0.0f, 1.5f, 1.0f, -1.0f, 2.0f, 0.25f, 0.5f, 3.0f}).reshape({3, 4});
-  auto r = runProgram(p, {tensorInput(x), tensorInput(w)});
-  ASSERT_TRUE(r.ok()) << r.error->str();
-  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::linear(x.to(at::kBFloat16), w.to(at::kBFloat16)));
-  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::linear(x, w));
-}
-
-// A call that owns subgraphs runs alone too, as a generator's trial runs a candidate: its
-// subgraphs are the attributes of the graph it is drawn into, and it computes what the
-// whole program's run of it does. Without that graph it cannot be planned.
-TEST(Oracle, AHigherOrderCallRunsAloneWithTheGraphThatOwnsItsSubgraphs) {
-  auto p = parse(R"EPT(graph {
-  %x: f32[3] = placeholder
-  %w: f32[3] = placeholder
-  %region = get_attr("submod_0")
-  %wrap: (f32[3],) = higher_order.wrap_with_set_grad_enabled(False, graph(%region), %x, %w)
-  %getitem: f32[3] = operator.getitem(%wrap, 0)
-  return (%getitem)
-  attr "submod_0" = graph {
-    %a: f32[3] = placeholder
-    %b: f32[3] = placeholder
-    %mul_: f32[3] = aten::mul_.Tensor(%b, %a)
-    %exp: f32[3] = aten::exp(%b)
-    return (%exp)
-  }
-}
-signature {
-  input user_input %x
-  input user_input %w
-  output user_output %getitem
-}
-)EPT");
-  const Node* wrap = nullptr;
-  for (const Node& n : p.graph().nodes()) wrap = n.name() == "wrap" ? &n : wrap;
-  ASSERT_NE(wrap, nullptr);
-  const at::Tensor x = at::tensor({0.5f, 1.0f, -2.0f});
-  at::Tensor w = at::tensor({2.0f, -1.0f, 0.25f});
-  const at::Tensor w_before = w.clone();
-  std::map<std::string, at::Tensor> values{{"x", x}, {"w", w}};
-  const auto value_of = [&](const Node* in) -> c10::IValue {
-    auto it = values.find(in->name());
-    return it == values.end() ? c10::IValue() : c10::IValue(it->second);
-  };
-  auto alone = runSingleCall(*wrap, value_of, &p.graph());
-  ASSERT_FALSE(alone.error) << alone.error->message;
-  const auto items = alone.outputs[0].toTupleRef().elements();
-  ASSERT_EQ(items.size(), 1u);
-  EXPECT_TENSOR_EQ(items[0].toTensor(), at::exp(at::mul(w_before, x)));
-  EXPECT_TENSOR_EQ(w, at::mul(w_before, x));  // the region wrote the caller's tensor
-  auto whole = runProgram(p, {tensorInput(x), tensorInput(w_before.clone())});
-  ASSERT_TRUE(whole.ok());
-  EXPECT_TENSOR_EQ(whole.outputs[0].toTensor(), items[0].toTensor());
-  auto unowned = runSingleCall(*wrap, value_of);
-  ASSERT_TRUE(unowned.error.has_value());
-  EXPECT_NE(unowned.error->message.find("names no subgraph"), std::string::npos) << unowned.error->message;
 }
 
 TEST(Oracle, BuiltinsComputeSymbolicSizes) {
