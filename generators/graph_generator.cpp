@@ -337,7 +337,8 @@ class Generator {
   // The nodes `source` made (0 where its calls were all refused).
   int makeFrom(NodeSource source) {
     using Make = int (Generator::*)();
-    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain, &Generator::fromGradRegion};
+    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain, &Generator::fromGradRegion,
+                                     &Generator::fromCond};
     static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
     return (this->*kMake[static_cast<size_t>(source)])();
   }
@@ -365,6 +366,56 @@ class Generator {
     return made;
   }
 
+  // One to three distinct live values for a higher-order op to take in; with
+  // `apart_in_memory`, none sharing memory with another (torch.cond refuses operands that
+  // alias each other, so export never writes them).
+  std::vector<Live> pickOperands(bool apart_in_memory) {
+    std::vector<Live> operands;
+    const int64_t wanted = std::min<int64_t>(random_.range(1, 3), static_cast<int64_t>(pool_.size()));
+    for (int64_t i = 0; i < wanted; ++i) {
+      const Live& l = pool_[random_.below(pool_.size())];
+      const bool taken = std::any_of(operands.begin(), operands.end(), [&](const Live& o) {
+        return o.node == l.node || (apart_in_memory && o.value.is_alias_of(l.value));
+      });
+      if (!taken) operands.push_back(l);
+    }
+    return operands;
+  }
+
+  // A subgraph over `operands`: a placeholder for each, named after it, holding its value
+  // (in `inner`, where the subgraph's calls will add theirs).
+  static std::unique_ptr<Graph> subgraphOver(const std::vector<Live>& operands, std::vector<Live>* inner) {
+    auto sub = std::make_unique<Graph>();
+    for (const Live& l : operands) {
+      Node* ph = sub->append(OpKind::Placeholder, l.node->name());
+      ph->meta.val = l.node->meta.val;
+      inner->push_back({ph, l.value, l.input});
+    }
+    return sub;
+  }
+
+  // `sub` as the attribute `name` of the program's graph; the get_attr node naming it.
+  Node* attach(std::unique_ptr<Graph> sub, const std::string& name) {
+    Graph& top = p_.graph();
+    const std::string attr = top.uniqueName(name);
+    Node* get = top.append(OpKind::GetAttr, attr);
+    get->attr = attr;
+    top.attributes()[attr] = Attribute::makeSubgraph(std::move(sub));
+    return get;
+  }
+
+  // A higher-order call of `op` on `args`, whose result is `outputs` (a tuple, as torch's
+  // are): its value, and a getitem for each output in the pool.
+  void appendHigherOrder(const std::string& op, std::vector<Argument> args, const std::vector<at::Tensor>& outputs) {
+    Node* hop = p_.graph().append(OpKind::CallFunction, op);
+    hop->target = Target::higherOrder(op);
+    hop->args = std::move(args);
+    std::vector<c10::IValue> items(outputs.begin(), outputs.end());
+    const c10::IValue result = c10::ivalue::Tuple::create(std::move(items));
+    valOf(result, &hop->meta.val);
+    pool(hop, result);
+  }
+
   // A grad region as torch.export writes a module's `with torch.no_grad():` block:
   // higher_order.wrap_with_set_grad_enabled(False, graph(%submod_N), *operands), one to
   // four calls drawn as any others but into the subgraph, over placeholders for one to
@@ -372,20 +423,11 @@ class Generator {
   // The calls run on the live values, so the program's values are what running it makes.
   int fromGradRegion() {
     if (pool_.empty()) return 0;  // no value to take in
+    const std::vector<Live> operands = pickOperands(false);
     std::vector<Live> inner;
-    const int64_t operands = std::min<int64_t>(random_.range(1, 3), static_cast<int64_t>(pool_.size()));
-    auto sub = std::make_unique<Graph>();
-    std::vector<Node*> outer_operands;
-    for (int64_t i = 0; i < operands; ++i) {
-      const Live& l = pool_[random_.below(pool_.size())];
-      if (std::find(outer_operands.begin(), outer_operands.end(), l.node) != outer_operands.end()) continue;
-      Node* ph = sub->append(OpKind::Placeholder, l.node->name());
-      ph->meta.val = l.node->meta.val;
-      inner.push_back({ph, l.value, l.input});
-      outer_operands.push_back(l.node);
-    }
+    auto sub = subgraphOver(operands, &inner);
     const size_t placeholders = inner.size();
-    const int made = drawInto(*sub, inner, random_.range(1, 4));
+    const int made = drawInto(*sub, inner, random_.range(1, 4), Subgraph::GradRegion);
     if (made == 0 || compromised_) return 0;  // the subgraph is dropped; nothing outside changed
     std::vector<at::Tensor> outputs;
     Node* out = sub->append(OpKind::Output, "output");
@@ -400,37 +442,90 @@ class Generator {
       out->args.push_back(arg::Tensor{inner[0].node});  // it returns what it wrote, as export
       outputs.push_back(inner[0].value);                // returns a region's written state
     }
-    Graph& top = p_.graph();
-    const std::string attr = top.uniqueName("submod_" + std::to_string(++regions_));
-    Node* get = top.append(OpKind::GetAttr, attr);
-    get->attr = attr;
-    top.attributes()[attr] = Attribute::makeSubgraph(std::move(sub));
-    Node* hop = top.append(OpKind::CallFunction, "wrap_with_set_grad_enabled");
-    hop->target = Target::higherOrder("wrap_with_set_grad_enabled");
-    hop->args = {arg::Bool{false}, arg::Graph{get}};
-    for (Node* o : outer_operands) hop->args.push_back(arg::Tensor{o});
-    std::vector<c10::IValue> items(outputs.begin(), outputs.end());
-    const c10::IValue result = c10::ivalue::Tuple::create(std::move(items));
-    valOf(result, &hop->meta.val);
-    pool(hop, result);
+    std::vector<Argument> args{arg::Bool{false},
+                               arg::Graph{attach(std::move(sub), "submod_" + std::to_string(++regions_))}};
+    for (const Live& o : operands) args.push_back(arg::Tensor{o.node});
+    appendHigherOrder("wrap_with_set_grad_enabled", std::move(args), outputs);
     return made;
   }
 
-  // `calls` ATen calls drawn into `g`, whose values are `values`, with grad mode off (a
-  // region's); the nodes made.
-  int drawInto(Graph& g, std::vector<Live>& values, int64_t calls) {
+  // torch.cond as torch.export writes `torch.cond(x.sum() > 0, f, g, (a, b))`: a predicate
+  // of no dimensions from a live value (sum, then gt.Scalar), then
+  // higher_order.cond(pred, graph(%true_graph_N), graph(%false_graph_N), [operands]) over one
+  // to three live values, each branch one to three functional calls drawn into its subgraph
+  // (torch.cond's branches may neither write nor alias their operands) and returning one of
+  // them, with the sizes, strides and dtype of what the other returns; what the branch the
+  // predicate picks returned comes back through a getitem. Both branches run on the live
+  // values as they are drawn, so the program's values are what running it makes.
+  int fromCond() {
+    if (pool_.empty()) return 0;
+    const Live picked = pool_[random_.below(pool_.size())];
+    if (!tryCall(findOp("aten::sum", ""), OpCategory::Functional, &picked)) return 0;
+    const Live sum = pool_.back();
+    if (!tryCall(findOp("aten::gt", "Scalar"), OpCategory::Functional, &sum)) return 1;
+    const Live pred = pool_.back();
+    if (pred.value.dim() != 0 || pred.value.scalar_type() != at::kBool) return 2;
+    const std::vector<Live> operands = pickOperands(true);
+    std::vector<Live> in_true, in_false;
+    auto on_true = subgraphOver(operands, &in_true);
+    auto on_false = subgraphOver(operands, &in_false);
+    const size_t placeholders = operands.size();
+    int made = 2 + drawInto(*on_true, in_true, random_.range(1, 3), Subgraph::CondBranch);
+    made += drawInto(*on_false, in_false, random_.range(1, 3), Subgraph::CondBranch);
+    if (compromised_) return made;
+    // The latest value of the true branch that the false branch made a twin of.
+    for (size_t t = in_true.size(); t-- > placeholders;) {
+      const at::Tensor& a = in_true[t].value;
+      for (size_t f = in_false.size(); f-- > placeholders;) {
+        const at::Tensor& b = in_false[f].value;
+        if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes() || a.strides() != b.strides()) continue;
+        on_true->append(OpKind::Output, "output")->args.push_back(arg::Tensor{in_true[t].node});
+        on_false->append(OpKind::Output, "output")->args.push_back(arg::Tensor{in_false[f].node});
+        const std::string n = std::to_string(conds_++);
+        std::vector<Node*> operand_nodes;
+        for (const Live& o : operands) operand_nodes.push_back(o.node);
+        std::vector<Argument> args{arg::Tensor{pred.node}, arg::Graph{attach(std::move(on_true), "true_graph_" + n)},
+                                   arg::Graph{attach(std::move(on_false), "false_graph_" + n)},
+                                   arg::TensorList{std::move(operand_nodes)}};
+        appendHigherOrder("cond", std::move(args), {pred.value.item<bool>() ? a : b});
+        return made;
+      }
+    }
+    return made;  // no two results alike: the branches are dropped
+  }
+
+  // A subgraph's calls: a grad region's run with grad mode off and are drawn from every
+  // category; a cond branch's keep the mode and are functional calls only.
+  enum class Subgraph { GradRegion, CondBranch };
+
+  // `calls` ATen calls drawn into `g`, whose values are `values`, as a `kind` subgraph's
+  // are; the nodes made.
+  int drawInto(Graph& g, std::vector<Live>& values, int64_t calls, Subgraph kind) {
     Graph* outer_graph = into_;
     const bool outer_grad = grad_enabled_;
     into_ = &g;
     std::swap(pool_, values);  // the argument draws read pool_
-    at::AutoGradMode off(false);
-    grad_enabled_ = false;
+    const bool grad = kind == Subgraph::GradRegion ? false : outer_grad;
+    at::AutoGradMode mode(grad);
+    grad_enabled_ = grad;
     int made = 0;
-    for (int64_t i = 0; i < calls && !compromised_; ++i) made += fromAtenCall();
+    for (int64_t i = 0; i < calls && !compromised_; ++i) {
+      made += kind == Subgraph::GradRegion ? fromAtenCall() : fromFunctionalCall();
+    }
     grad_enabled_ = outer_grad;
     std::swap(pool_, values);
     into_ = outer_graph;
     return made;
+  }
+
+  // A call of the functional category whose results alias nothing (a branch of torch.cond
+  // may not return a view of its operands).
+  int fromFunctionalCall() {
+    const auto& ops = catalog_.enabledOps(OpCategory::Functional);
+    if (ops.empty()) return 0;
+    const OpInfo* op = ops[random_.below(ops.size())];
+    if (opRole(*op).role != OpRole::Functional) return 0;
+    return tryCall(op, OpCategory::Functional, nullptr) ? 1 : 0;
   }
 
   // The graph calls are drawn into: the program's, or a subgraph being made.
@@ -567,6 +662,7 @@ class Generator {
   Node* token_ = nullptr;
   Graph* into_ = nullptr;  // a subgraph being made; null: the program's graph
   int regions_ = 0;        // grad regions made, for their subgraphs' names
+  int conds_ = 0;          // conds made, for their branches' names
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

@@ -12,6 +12,7 @@
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
 #include "ops/call_args.h"
+#include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
@@ -189,6 +190,66 @@ TEST(GraphGenerator, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
     EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
   }
   EXPECT_GE(functionalized, 45);
+}
+
+// torch.cond as torch.export writes it: a predicate of no dimensions, both branches
+// subgraphs over the same operands, functional calls only, each returning a value with the
+// other's sizes, strides and dtype, the operands apart in memory (torch.cond refuses
+// aliasing ones). The programs verify and run, read back from their text as they were, and
+// the functionalizer carries each cond whole and computes what eager does.
+TEST(GraphGenerator, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
+  GeneratorConfig conds;
+  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  conds.refused_percent = 0;
+  int with_cond = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), conds, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "cond");
+      ++with_cond;
+      const TensorMeta* pred = n.args.at(0).get<arg::Tensor>()->node->meta.val.tensor();
+      ASSERT_TRUE(pred);
+      EXPECT_TRUE(pred->sizes.empty() && pred->dtype == ScalarType::Bool);
+      const TensorMeta* returned[2] = {};
+      for (int b = 0; b < 2; ++b) {
+        const Attribute* sub = p.graph().attribute(n.args.at(1 + b).get<arg::Graph>()->node->attr);
+        ASSERT_TRUE(sub && sub->subgraph);
+        for (const Node& s : sub->subgraph->nodes()) {
+          if (s.atenOp()) {
+            EXPECT_EQ(opRole(*s.atenOp()).role, OpRole::Functional) << s.name();
+          }
+        }
+        Node* out = sub->subgraph->outputNode();
+        ASSERT_TRUE(out && out->args.size() == 1);
+        returned[b] = out->args[0].get<arg::Tensor>()->node->meta.val.tensor();
+        ASSERT_TRUE(returned[b]);
+      }
+      EXPECT_EQ(returned[0]->dtype, returned[1]->dtype);
+      EXPECT_EQ(returned[0]->sizes, returned[1]->sizes);
+      EXPECT_EQ(returned[0]->strides, returned[1]->strides);
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    auto back = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+    auto f = functionalize(p);
+    if (!f.ok()) {  // an op it refuses anywhere; never the cond, whose branches are functional
+      EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
+      continue;
+    }
+    ++functionalized;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(with_cond, 20);
+  EXPECT_GE(functionalized, 25) << "of 40 programs";
 }
 
 // Two tensors one call writes (out= calls with several out tensors return them) never share
