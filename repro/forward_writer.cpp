@@ -1,5 +1,6 @@
 // forward()'s body: each call as torch.ops.<ns>.<op>.<overload>(...), grad-mode regions as
-// `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs.
+// `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs,
+// cond as torch.cond over branch functions defined before it.
 #include "repro/forward_writer.h"
 
 #include <algorithm>
@@ -141,6 +142,7 @@ class GraphWriter {
       case Target::Kind::TorchFunction: return torchFunction(n, regions);
       case Target::Kind::HigherOrder:
         if (t.name() == "wrap_with_set_grad_enabled") return gradSubgraph(n, regions);
+        if (t.name() == "cond") return condCall(n, regions);
         break;
       default: break;
     }
@@ -207,6 +209,43 @@ class GraphWriter {
     std::vector<std::string> returned = write(*a->subgraph, regions.indent());
     emit(regions, result + " = (" + joined(returned) + (returned.size() == 1 ? ",)" : ")"));
     regions.set(before);
+  }
+
+  // The subgraph an argument of `n` names; throws, naming `what`, where it names none.
+  const Graph& subgraphOf(const Node& n, const Argument& a, const std::string& what) {
+    const auto* sub = a.get<arg::Graph>();
+    const Attribute* attr = sub && sub->node ? n.owningGraph()->attribute(sub->node->attr) : nullptr;
+    if (!attr || !attr->subgraph) throw Unwritable("%" + n.name(), what + " is not a subgraph");
+    return *attr->subgraph;
+  }
+
+  // cond(pred, true_graph, false_graph, operands), as a user writes it: each branch a
+  // function defined just before the call, its calls written as forward()'s are, then
+  // torch.cond(pred, true_fn, false_fn, (operands,)), whose result getitem nodes index.
+  void condCall(const Node& n, GradRegions& regions) {
+    const auto* operands = n.args.size() == 4 ? n.args[3].get<arg::TensorList>() : nullptr;
+    if (!operands || !n.args[0].get<arg::Tensor>())
+      throw Unwritable("%" + n.name(), "cond without a predicate tensor, two subgraphs and a list of operands");
+    std::vector<std::string> operand_names;
+    for (const Node* o : operands->nodes) operand_names.push_back(names_.of(*o));
+    std::string branches[2];
+    for (int b = 0; b < 2; ++b) {
+      const Graph& g = subgraphOf(n, n.args[1 + b], b ? "its false branch" : "its true branch");
+      const auto placeholders = g.placeholders();
+      if (placeholders.size() != operand_names.size()) {
+        throw Unwritable("%" + n.name(), "a branch of cond takes " + std::to_string(placeholders.size()) +
+                                             " inputs but is given " + std::to_string(operand_names.size()));
+      }
+      std::vector<std::string> params;
+      for (const Node* ph : placeholders) params.push_back(names_.local(*ph));
+      branches[b] = names_.local(*n.args[1 + b].get<arg::Graph>()->node);
+      emit(regions, "def " + branches[b] + "(" + joined(params) + "):");
+      const std::vector<std::string> returned = write(g, regions.indent() + 1);
+      lines_.push_back(std::string(4 * (regions.indent() + 1), ' ') + "return (" + joined(returned) +
+                       (returned.size() == 1 ? ",)" : ")"));
+    }
+    emit(regions, names_.local(n) + " = torch.cond(" + pythonArgument(n.args[0], names_, needs_) + ", " + branches[0] +
+                      ", " + branches[1] + ", (" + joined(operand_names) + (operand_names.size() == 1 ? ",))" : "))"));
   }
 
   PythonNames& names_;

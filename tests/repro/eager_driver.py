@@ -18,8 +18,10 @@ from epsmith_peer import _plain as plain  # noqa: E402
 
 
 def results(script):
-    spec = importlib.util.spec_from_file_location("repro_script", script)
+    name = "repro_" + os.path.splitext(os.path.basename(script))[0]
+    spec = importlib.util.spec_from_file_location(name, script)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # torch.cond compiles its branches, and dynamo looks modules up
     spec.loader.exec_module(module)
     m, args = module.make()
     out = m(*args)  # what every script runs as eager

@@ -255,6 +255,32 @@ TEST(ReproScripts, ExportedGradRegionsRunAsEpsmithRunsThem) {
   fs::remove_all(dir);
 }
 
+// A generated torch.cond becomes torch.cond over two branch functions, and the script's
+// eager run (torch.cond runs the branch its predicate picks) computes what epsmith's does.
+// A handful of programs: torch.cond compiles its branches on its first eager call.
+TEST(ReproScripts, CondsRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig conds;
+  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  std::vector<Generated> programs;
+  for (uint64_t seed = 1; seed <= 40 && programs.size() < 6; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, conds, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    bool has_cond = false;
+    for (const Node& n : p.value().graph().nodes()) has_cond = has_cond || n.target.name() == "cond";
+    if (has_cond) programs.push_back({"cond seed " + std::to_string(seed), std::move(p.value())});
+  }
+  ASSERT_EQ(programs.size(), 6u);
+  auto script = writeReproScript(programs[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find(" = torch.cond("), std::string::npos) << script.value();
+  EXPECT_NE(script->find("        def true_graph_0("), std::string::npos) << script.value();
+  EXPECT_EQ(compareEagerRuns(programs), 6);
+}
+
 ExportedProgram example(const char* name) {
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/" + name);
   EXPECT_TRUE(p.ok()) << p.error().str();
