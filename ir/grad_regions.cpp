@@ -13,6 +13,7 @@ namespace {
 struct Region {
   Node* hop;
   Graph* body;
+  std::vector<Node*> operands;  // one per placeholder of `body`
 };
 
 }  // namespace
@@ -41,12 +42,12 @@ Node* setGradBefore(Graph& g, Node* before, bool enabled) {
 // returns, in order.
 std::optional<std::vector<Node*>> layOut(Graph& g, const Region& r, std::string& why) {
   std::unordered_map<const Node*, Node*> to;
-  size_t operand = 2;
+  size_t operand = 0;
   for (Node& s : r.body->nodes()) {
     if (s.isPlaceholder()) {
-      const auto* t = operand < r.hop->args.size() ? r.hop->args[operand++].get<arg::Tensor>() : nullptr;
-      if (!t) return why = "its operands are not one tensor per placeholder of its subgraph", std::nullopt;
-      to[&s] = t->node;
+      if (operand >= r.operands.size() || !r.operands[operand])
+        return why = "its operands are not one tensor per placeholder of its subgraph", std::nullopt;
+      to[&s] = r.operands[operand++];
       continue;
     }
     if (s.isOutput()) break;
@@ -100,8 +101,10 @@ bool replaceGetitems(Graph& g, Node* hop, const std::vector<Node*>& returned) {
   return true;
 }
 
-// Erases get_attr node `get`, and the subgraph it names where no other node names it.
+// Erases get_attr node `get` where nothing reads it, and the subgraph it names where no
+// other node names it.
 void dropAttribute(Graph& g, Node* get) {
+  if (!g.users(get).empty()) return;
   const std::string attr = get->attr;
   g.erase(get);
   for (const Node& n : g.nodes()) {
@@ -122,9 +125,13 @@ std::vector<std::pair<Node*, bool>> gradRegionsOf(Graph& g, bool grad_enabled) {
 }
 
 std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around) {
-  const Region r{hop, gradRegionBody(g, *hop)};
+  Region r{hop, gradRegionBody(g, *hop), {}};
   const auto* enabled = hop->args[0].get<arg::Bool>();
   if (!r.body || !enabled) return Diagnostic{"%" + hop->name(), "a grad region whose mode is not a literal bool"};
+  for (size_t i = 2; i < hop->args.size(); ++i) {
+    const auto* t = hop->args[i].get<arg::Tensor>();
+    r.operands.push_back(t ? t->node : nullptr);
+  }
   setGradBefore(g, hop, enabled->value);
   std::string why;
   auto returned = layOut(g, r, why);
@@ -134,7 +141,34 @@ std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around
     return Diagnostic{"%" + hop->name(), "a grad region's result is read other than by a getitem"};
   Node* get = hop->args[1].get<arg::Graph>()->node;
   g.erase(hop);
-  if (g.users(get).empty()) dropAttribute(g, get);
+  dropAttribute(g, get);
+  return std::nullopt;
+}
+
+Graph* condBranch(const Graph& g, const Node& n, bool which) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder || n.target.name() != "cond" ||
+      n.args.size() != 4)
+    return nullptr;
+  const auto* get = n.args[which ? 1 : 2].get<arg::Graph>();
+  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
+  const Attribute* attr = g.attribute(get->node->attr);
+  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+}
+
+std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which) {
+  const auto* operands = hop->args.size() == 4 ? hop->args[3].get<arg::TensorList>() : nullptr;
+  Region r{hop, condBranch(g, *hop, which), {}};
+  if (!r.body || !operands || !condBranch(g, *hop, !which))
+    return Diagnostic{"%" + hop->name(), "a cond without two subgraphs and a list of operands"};
+  r.operands = operands->nodes;
+  std::string why;
+  auto returned = layOut(g, r, why);
+  if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the cond's branch out inline: " + why};
+  if (!replaceGetitems(g, hop, *returned))
+    return Diagnostic{"%" + hop->name(), "a cond's result is read other than by a getitem"};
+  Node* gets[2] = {hop->args[1].get<arg::Graph>()->node, hop->args[2].get<arg::Graph>()->node};
+  g.erase(hop);
+  for (Node* get : gets) dropAttribute(g, get);
   return std::nullopt;
 }
 

@@ -2,7 +2,8 @@
 // wrap_with_set_grad_enabled call over a subgraph, and that region laid out inline as bare
 // `_set_grad_enabled` calls around the subgraph's own (the form older exports wrote). The
 // functionalizer lays out the regions it cannot take whole
-// (Note [Grad regions inlined before functionalization]); the minimizer tries each.
+// (Note [Grad regions inlined before functionalization]); the minimizer tries each. And a
+// cond's branch laid out the same way, which the minimizer tries for each branch.
 #pragma once
 
 #include <optional>
@@ -28,5 +29,16 @@ std::vector<std::pair<Node*, bool>> gradRegionsOf(Graph& g, bool grad_enabled);
 // not a literal) is an error naming its node, and `g` is then partly changed: callers work
 // on a copy.
 std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around);
+
+// Branch `which` (true: its true_graph) of a cond call; null for any other node.
+Graph* condBranch(const Graph& g, const Node& n, bool which);
+
+// Lays branch `which` of cond `hop` out inline: its calls on the cond's operands, the cond's
+// getitems replaced by what the branch returns, the cond and its branches' get_attrs and
+// subgraphs gone where nothing else names them. The program then computes that branch
+// whatever the predicate: a simplification the minimizer keeps only where the finding
+// survives it. An error naming the node where it cannot (as inlineGradRegion), and `g`
+// partly changed.
+std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which);
 
 }  // namespace epsmith

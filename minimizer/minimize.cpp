@@ -232,6 +232,7 @@ std::vector<Variant> removeNodes(const ExportedProgram& p) {
 // inline-region: a grad region of the program laid out inline, its calls between bare
 // `_set_grad_enabled` calls (ir/grad_regions.h), which is what the finding is about when it
 // survives without the higher-order op: a simpler program, and one more checks read.
+// inline-branch: a cond replaced by one of its branches' calls, each branch tried.
 std::vector<Variant> inlineRegions(const ExportedProgram& p) {
   std::vector<Variant> out;
   for (const Node& n : p.graph().nodes()) {
@@ -243,6 +244,16 @@ std::vector<Variant> inlineRegions(const ExportedProgram& p) {
                      }
                      return false;
                    }});
+  }
+  for (const Node& n : p.graph().nodes()) {
+    if (!condBranch(p.graph(), n, true)) continue;
+    for (const bool which : {true, false}) {
+      const std::string name = n.name();
+      out.push_back({"inline-branch: %" + name + (which ? " (true)" : " (false)"), [name, which](ExportedProgram& q) {
+                       Node* hop = q.graph().find(name);
+                       return hop && !inlineCondBranch(q.graph(), hop, which).has_value();
+                     }});
+    }
   }
   return out;
 }

@@ -544,6 +544,17 @@ example_inputs {
   EXPECT_TRUE(verify(m.program).empty()) << printProgramText(m.program);
 }
 
+// Whether `g` or a subgraph in it calls `op` ("aten::cos").
+bool callsAnywhere(const Graph& g, std::string_view op) {
+  for (const Node& n : g.nodes()) {
+    if (n.atenOp() && n.atenOp()->qualified_name == op) return true;
+  }
+  for (const auto& [name, attr] : g.attributes()) {
+    if (attr.subgraph && callsAnywhere(*attr.subgraph, op)) return true;
+  }
+  return false;
+}
+
 // A finding that survives without the region's higher-order op keeps its calls laid out
 // inline, between bare _set_grad_enabled calls (inline-region), and loses the others (the
 // grad calls too, where the finding does not need them).
@@ -577,18 +588,7 @@ example_inputs {
 }
 )EPT");
   ASSERT_TRUE(p.ok()) << p.error().str();
-  const auto callsCos = [](const ExportedProgram& q) {
-    std::function<bool(const Graph&)> in = [&](const Graph& g) {
-      for (const Node& n : g.nodes()) {
-        if (n.atenOp() && n.atenOp()->qualified_name == "aten::cos") return true;
-      }
-      for (const auto& [name, attr] : g.attributes()) {
-        if (attr.subgraph && in(*attr.subgraph)) return true;
-      }
-      return false;
-    };
-    return in(q.graph());
-  };
+  const auto callsCos = [](const ExportedProgram& q) { return callsAnywhere(q.graph(), "aten::cos"); };
   MinimizeResult m = minimize(p.value(), callsCos);
   const std::string text = printProgramText(m.program);
   EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
@@ -597,6 +597,61 @@ example_inputs {
   EXPECT_TRUE(verify(m.program).empty()) << text;
   bool logged = false;
   for (const auto& line : m.log) logged = logged || line.find("inline-region: %wrap") != std::string::npos;
+  EXPECT_TRUE(logged);
+}
+
+// A cond whose finding lives in one branch becomes that branch's calls, whichever way its
+// predicate went: the cond, its predicate and both subgraphs go.
+TEST(Minimizer, ACondTheFindingDoesNotNeedBecomesTheBranchItNeeds) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %sum: f32[] = aten::sum(%x)
+  %gt: b8[] = aten::gt.Scalar(%sum, 0)
+  %true_graph_0 = get_attr("true_graph_0")
+  %false_graph_0 = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%gt, graph(%true_graph_0), graph(%false_graph_0), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  %neg: f32[3] = aten::neg(%getitem)
+  return (%neg)
+  attr "false_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%a)
+    %cos: f32[3] = aten::cos(%sin)
+    return (%cos)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %exp: f32[3] = aten::exp(%a)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+example_inputs {
+  $0 f32[3]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(verify(p.value()).empty());
+  const auto callsCos = [](const ExportedProgram& q) { return callsAnywhere(q.graph(), "aten::cos"); };
+  MinimizeResult m = minimize(p.value(), callsCos);
+  const std::string text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_NE(m.program.graph().find("cos"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("cond"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("exp"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("gt"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  bool logged = false;
+  for (const auto& line : m.log) logged = logged || line.find("inline-branch: %cond (false)") != std::string::npos;
   EXPECT_TRUE(logged);
 }
 
