@@ -2,8 +2,10 @@
 #include "oracle/higher_order_ops.h"
 
 #include <ATen/autocast_mode.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
 #include <c10/core/Device.h>
 
 #include <stdexcept>
@@ -68,6 +70,30 @@ c10::IValue runWithGradEnabled(HigherOrderCall& call) {
   const std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
   const at::AutoGradMode mode(call.args[0].toBool());
   return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the region"));
+}
+
+c10::IValue runWithEffects(HigherOrderCall& call) {
+  if (call.args.size() < 2 || !call.args[1].isString()) {
+    throw std::invalid_argument("with_effects takes (token, op, *args)");
+  }
+  if (!call.node.kwargs.empty()) throw std::invalid_argument("with_effects with keyword arguments is not run here");
+  const std::string& name = call.args[1].toStringRef();
+  const size_t dot = name.find('.', name.find("::"));
+  const auto op = c10::Dispatcher::singleton().findSchema(
+      {name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1)});
+  if (!op) throw std::runtime_error("with_effects calls " + name + ", which this LibTorch does not define");
+  torch::jit::Stack stack(call.args.begin() + 2, call.args.end());
+  const auto& params = op->schema().arguments();
+  for (size_t i = stack.size(); i < params.size(); ++i) {
+    if (!params[i].default_value()) throw std::invalid_argument(name + " is given no " + params[i].name());
+    stack.push_back(*params[i].default_value());
+  }
+  op->callBoxed(stack);
+  // A fresh token (torch.tensor([])), then what the op returned: None for nothing.
+  std::vector<c10::IValue> out{at::empty({0})};
+  if (stack.empty()) out.emplace_back();
+  for (auto& v : stack) out.push_back(std::move(v));
+  return c10::ivalue::Tuple::create(std::move(out));
 }
 
 c10::IValue runWhileLoop(HigherOrderCall& call) {

@@ -18,6 +18,12 @@ c10::IValue runCond(HigherOrderCall& call);
 // `with torch.no_grad():` region whose ops it keeps apart, the region in a subgraph.
 c10::IValue runWithGradEnabled(HigherOrderCall& call);
 
+// with_effects(token, op, *args): how export's ATEN form orders a call of an op with
+// effects (aten::_print, aten::_linalg_check_errors): the op's own call, then a fresh token
+// and what the op returned (None for nothing), as torch/_higher_order_ops/effects.py's
+// with_effects_dense returns them.
+c10::IValue runWithEffects(HigherOrderCall& call);
+
 // while_loop(cond_graph, body_graph, carried_inputs, additional_inputs), as
 // torch/_higher_order_ops/while_loop.py's while_loop_dense runs it.
 c10::IValue runWhileLoop(HigherOrderCall& call);

@@ -616,7 +616,8 @@ std::map<std::string, HigherOrderFn>& hopRegistry() {
       new std::map<std::string, HigherOrderFn>{{"cond", hop_detail::runCond},
                                                {"wrap_with_set_grad_enabled", hop_detail::runWithGradEnabled},
                                                {"while_loop", hop_detail::runWhileLoop},
-                                               {"wrap_with_autocast", hop_detail::runWithAutocast}};
+                                               {"wrap_with_autocast", hop_detail::runWithAutocast},
+                                               {"with_effects", hop_detail::runWithEffects}};
   return *registry;
 }
 

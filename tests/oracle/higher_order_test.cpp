@@ -11,6 +11,7 @@
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/sin.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
 
@@ -144,6 +145,44 @@ signature {
   ASSERT_TRUE(r.ok()) << r.error->str();
   EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::linear(x.to(at::kBFloat16), w.to(at::kBFloat16)));
   EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::linear(x, w));
+}
+
+// with_effects, as run_decompositions threads a token through an op with effects: the op
+// runs on the arguments after it, and the call returns a fresh token (an empty float
+// tensor, never the one given) and what the op returned; an op this LibTorch does not
+// define is an error that names it.
+TEST(Oracle, WithEffectsRunsItsOpAndReturnsAFreshToken) {
+  const std::string text = R"EPT(graph {
+  %token: f32[0] = placeholder
+  %x: f32[3] = placeholder
+  %with_effects: (f32[0], None) = higher_order.with_effects(%token, operator("OP"), "from a test")
+  %getitem: f32[0] = operator.getitem(%with_effects, 0)
+  %sin: f32[3] = aten::sin(%x)
+  return (%getitem, %sin)
+}
+signature {
+  input user_input %token
+  input user_input %x
+  output user_output %getitem
+  output user_output %sin
+}
+)EPT";
+  const auto with = [&](const std::string& op) {
+    std::string t = text;
+    return parse(t.replace(t.find("OP"), 2, op));
+  };
+  const at::Tensor token = at::zeros({0}), x = at::tensor({0.5f, 1.0f, -2.0f});
+  auto r = runProgram(with("aten::_print"), {tensorInput(token), tensorInput(x)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  const at::Tensor fresh = r.outputs[0].toTensor();
+  EXPECT_EQ(fresh.numel(), 0);
+  EXPECT_EQ(fresh.scalar_type(), at::kFloat);
+  EXPECT_FALSE(fresh.is_same(token));
+  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::sin(x));
+  auto unknown = runProgram(with("aten::no_such_op"), {tensorInput(token), tensorInput(x)});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error->str().find("aten::no_such_op, which this LibTorch does not define"), std::string::npos)
+      << unknown.error->str();
 }
 
 // A call that owns subgraphs runs alone too, as a generator's trial runs a candidate: its
