@@ -26,6 +26,7 @@
 #include <exception>
 
 #include "formats/text_format.h"
+#include "functionalizer/effect_tokens.h"
 #include "functionalizer/grad_regions.h"
 #include "functionalizer/pass.h"
 #include "ir/grad_mode.h"
@@ -545,14 +546,19 @@ Expected<ExportedProgram> functionalize(const ExportedProgram& program, const Fu
     return Diagnostic{"", "the program does not verify as TRAINING: " + diagnostics.front().str()};
   }
   // Note [Grad regions inlined before functionalization]
-  std::optional<ExportedProgram> inlined;
+  std::optional<ExportedProgram> prepared;
   if (functionalizer::hasGradRegionToInline(program)) {
-    inlined = program.clone();
-    if (auto refused = functionalizer::inlineGradRegions(*inlined, options.grad_enabled)) return *refused;
+    prepared = program.clone();
+    if (auto refused = functionalizer::inlineGradRegions(*prepared, options.grad_enabled)) return *refused;
+  }
+  // Note [Ops with effects]
+  if (functionalizer::callsAnOpWithEffects(prepared ? *prepared : program)) {
+    if (!prepared) prepared = program.clone();
+    if (auto refused = functionalizer::threadEffectTokens(*prepared)) return *refused;
   }
   std::optional<ExportedProgram> result;
   try {
-    result = functionalizer::Pass(inlined ? *inlined : program, options).run();
+    result = functionalizer::Pass(prepared ? *prepared : program, options).run();
   } catch (const functionalizer::Failure& f) {
     return f.error;
   } catch (const std::exception& e) {

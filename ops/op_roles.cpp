@@ -415,6 +415,19 @@ bool writesItsSchemaHides(const Node& call, const OpInfo& op) {
   return false;
 }
 
+// Note [Ops with effects]
+// Some ops have effects beyond their results (printing, raising on a LAPACK error code) that
+// must happen in program order, which a functional program does not keep by itself. torch
+// registers them from Python (torch/_higher_order_ops/effects.py, torch 2.13 and 2.14.1:
+// `_register_effectful_op("aten::_print", ORDERED)`, and `aten::_linalg_check_errors`), so
+// no schema says it; run_decompositions then wraps each call in
+// higher_order.with_effects(token, op, *args), threading one token input through them to
+// one token output, both first in the signature. Written once here, the ATen ops of that
+// list; the functionalizer threads its token through them as export does.
+bool hasEffects(const OpInfo& op) {
+  return op.qualified_name == "aten::_print" || op.qualified_name == "aten::_linalg_check_errors";
+}
+
 const OpRoleInfo& opRole(const OpInfo& op) {
   // The generator asks for every candidate: each thread keeps what it has looked up, so the
   // shared table's lock is taken once per op and thread.

@@ -69,6 +69,10 @@ const OpInfo* functionalVariant(const OpInfo& op);
 // (Note [Writes schemas do not declare] in op_roles.cpp).
 bool writesItsSchemaHides(const Node& call, const OpInfo& op);
 
+// Whether `op` has effects that export orders with a token (Note [Ops with effects] in
+// op_roles.cpp).
+bool hasEffects(const OpInfo& op);
+
 // Whether the maybe-view call `n` of `op` (reshape, flatten, ravel, contiguous, to) returns
 // an alias of its input, whose metadata is `in`, rather than a copy
 // (Note [Maybe-aliasing ops]).

@@ -1,7 +1,8 @@
 // Higher-order ops under the functionalizer: grad regions that write are laid out inline and
 // their writes come out as mutation outputs, as run_decompositions makes them; other
 // higher-order ops read the values current where they are called, and subgraphs the pass
-// cannot carry whole are refused with the reason.
+// cannot carry whole are refused with the reason; calls of ops with effects are threaded on
+// a token in with_effects calls, as run_decompositions writes them.
 #include <gtest/gtest.h>
 
 #include "tests/functionalizer/support.h"
@@ -129,6 +130,44 @@ signature {
   returning.replace(returning.find("return (%exp)"), 13, "return (%a)");
   why = rejection(program(returning));
   EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' returns its operand %a"), std::string::npos) << why;
+}
+
+// Note [Ops with effects]: the module
+//   self.n.add_(1); torch.ops.aten._print("a"); y = x * self.w; torch.ops.aten._print("b")
+// as torch.export (2.13) writes it, bare _print calls. run_decompositions makes of it a token
+// input first, each _print a with_effects call on the token before, and the last token the
+// first output, before the buffer mutation: the same program here. A program with tokens of
+// its own beside such a call is one export never writes, and is refused.
+TEST(Functionalize, CallsOfOpsWithEffectsAreThreadedOnAToken) {
+  const std::string module = R"(graph {
+  %p_w: f32[3]<requires_grad=True> = placeholder
+  %b_n: f32[1] = placeholder
+  %x: f32[3] = placeholder
+  %add_: f32[1] = aten::add_.Tensor(%b_n, 1)
+  %_print: None = aten::_print("a")
+  %mul: f32[3]<requires_grad=True> = aten::mul.Tensor(%x, %p_w)
+  %_print_1: None = aten::_print("b")
+  return (%mul)
+}
+signature {
+  input parameter %p_w -> "w"
+  input buffer %b_n -> "n" persistent=True
+  input user_input %x
+  output user_output %mul
+})";
+  const ExportedProgram f = functionalAgreesWithEager(program(module));
+  EXPECT_EQ(outputKinds(f), "token, buffer_mutation n, user_output");
+  EXPECT_EQ(f.signature.input_specs.front().kind, InputKind::Token);
+  EXPECT_EQ(targets(f),
+            "aten::add.Tensor higher_order.with_effects operator.getitem aten::mul.Tensor higher_order.with_effects "
+            "operator.getitem");
+  std::string own_token = module;
+  own_token.replace(own_token.find("graph {\n"), 8, "graph {\n  %token: f32[0] = placeholder\n");
+  own_token.replace(own_token.find("signature {\n"), 12, "signature {\n  input token token(%token)\n");
+  own_token.replace(own_token.find("  output user_output"), 0, "  output token token(%token)\n");
+  own_token.replace(own_token.find("return (%mul)"), 13, "return (%token, %mul)");
+  EXPECT_EQ(rejection(program(own_token)),
+            "%_print: a program with effect tokens of its own calls an op with effects; export writes none");
 }
 
 }  // namespace
