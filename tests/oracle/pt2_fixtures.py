@@ -1,7 +1,8 @@
 """The modules pt2_torch_test.py exports with the installed torch: what users export (layers
 in training and inference mode, buffer and input mutation, views, out= calls, no_grad
 updates, constants, nested and preserved submodules, dynamic sizes, torch.cond, while_loop,
-autocast regions, several returns, keyword inputs, integer, bool and low-precision dtypes).
+autocast regions, an op with effects, several returns, keyword inputs, integer, bool and
+low-precision dtypes).
 Exported at test time, so the programs follow the torch installed."""
 
 from typing import NamedTuple
@@ -298,6 +299,13 @@ class Autocast(torch.nn.Module):  # a linear under CPU autocast to bfloat16, a f
         return y.float() * 2
 
 
+class Effects(torch.nn.Module):  # an op with effects: run_decompositions threads a token through it
+    def forward(self, x):
+        y = x.sin()
+        torch.ops.aten._print("epsmith fixture")
+        return y * 2
+
+
 def fixtures():
     base = torch.arange(12.0).reshape(3, 4)
     rows = {"x": {0: torch.export.Dim("rows", min=2, max=64)}}
@@ -337,4 +345,5 @@ def fixtures():
         Fixture("param_in_place_no_grad", ParamInPlaceNoGrad(), (torch.randn(2, 3),)),
         Fixture("while_loop", WhileLoop(), (torch.tensor(0), torch.randn(3), torch.tensor(3))),
         Fixture("autocast", Autocast(), (torch.randn(2, 4),)),
+        Fixture("effects", Effects(), (torch.randn(3),)),
     ]
