@@ -24,10 +24,18 @@ std::optional<std::string> whyNotCarriedWhole(const Graph& body) {
     if (op->is_mutable) {
       return "mutates (" + s.target.textName() + "); mutation inside higher-order ops is not functionalized";
     }
-    const OpRole role = opRole(*op).role;
-    if (role == OpRole::View || role == OpRole::MaybeView) {
+    const OpRoleInfo& role = opRole(*op);
+    if (role.role == OpRole::View || role.role == OpRole::MaybeView) {
       return "takes a view (" + s.target.textName() +
              "); a higher-order op's results that alias its operands are not functionalized";
+    }
+    // What the pass refuses outside a subgraph it must meet inside one too: carried whole,
+    // an undeclared alias or a hidden write would go unseen.
+    if (role.role == OpRole::Unsupported) {
+      return "calls " + s.target.textName() + ", which " + role.reason + ", so it has no functional form";
+    }
+    if (writesItsSchemaHides(s, *op)) {
+      return "calls " + s.target.textName() + ", which writes what its schema does not say it writes";
     }
   }
   if (const Node* out = const_cast<Graph&>(body).outputNode()) {

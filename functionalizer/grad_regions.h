@@ -12,8 +12,10 @@
 namespace epsmith::functionalizer {
 
 // Why the pass cannot carry `body`, a higher-order op's subgraph, through whole: it writes,
-// takes a view, or returns an operand (the pass takes a higher-order op's results for fresh
-// tensors, so one that aliases an operand would carry a later write back to it unseen).
+// takes a view, returns an operand (the pass takes a higher-order op's results for fresh
+// tensors, so one that aliases an operand would carry a later write back to it unseen), or
+// calls what the pass refuses anywhere (an op that may return an undeclared alias, one whose
+// schema hides a write).
 // nullopt where it can. The reason reads after "subgraph NAME ".
 std::optional<std::string> whyNotCarriedWhole(const Graph& body);
 

@@ -132,6 +132,67 @@ signature {
   EXPECT_NE(why.find("%cond: subgraph 'true_graph_0' returns its operand %a"), std::string::npos) << why;
 }
 
+// A subgraph calling what the pass refuses anywhere is not carried whole past that call:
+// unsafe_split's pieces are views its schema does not declare, and a write into one that a
+// grad region returned reaches the region's operand in eager (a D1 value mismatch of a
+// 2.13 campaign with grad regions on). The region is laid out inline, where the pass meets
+// unsafe_split and refuses it; a cond branch calling it is refused.
+TEST(Functionalize, ASubgraphCallingWhatThePassRefusesIsNotCarriedWhole) {
+  const std::string region = R"(graph {
+  %x1: f32[7] = placeholder
+  %submod_1 = get_attr("submod_1")
+  %wrap: (b8[2], f32[2]<offset=5>) = higher_order.wrap_with_set_grad_enabled(False, graph(%submod_1), %x1)
+  %getitem_2: b8[2] = operator.getitem(%wrap, 0)
+  %getitem_3: f32[2]<offset=5> = operator.getitem(%wrap, 1)
+  %expm1_: f32[2]<offset=5> = aten::expm1_(%getitem_3)
+  return (%expm1_)
+  attr "submod_1" = graph {
+    %x: f32[7] = placeholder
+    %unsafe_split: (f32[5], f32[2]<offset=5>) = aten::unsafe_split.Tensor(%x, 5, -1)
+    %getitem: f32[5] = operator.getitem(%unsafe_split, 0)
+    %getitem_1: f32[2]<offset=5> = operator.getitem(%unsafe_split, 1)
+    %isneginf: b8[2] = aten::isneginf(%getitem_1)
+    return (%isneginf, %getitem_1)
+  }
+}
+signature {
+  input user_input %x1
+  output user_output %expm1_
+})";
+  EXPECT_EQ(rejection(program(region)),
+            "%unsafe_split: aten::unsafe_split.Tensor may return an alias of its arguments that its schema does not "
+            "declare, so it has no functional form");
+  const std::string why = rejection(program(R"(graph {
+  %x: f32[7] = placeholder
+  %sum: f32[] = aten::sum(%x)
+  %gt: b8[] = aten::gt.Scalar(%sum, 0)
+  %true_graph_0 = get_attr("true_graph_0")
+  %false_graph_0 = get_attr("false_graph_0")
+  %cond: (f32[5],) = higher_order.cond(%gt, graph(%true_graph_0), graph(%false_graph_0), [%x])
+  %getitem: f32[5] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[7] = placeholder
+    %unsafe_split: (f32[5], f32[2]<offset=5>) = aten::unsafe_split.Tensor(%a, 5, -1)
+    %piece: f32[5] = operator.getitem(%unsafe_split, 0)
+    %neg: f32[5] = aten::neg(%piece)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[7] = placeholder
+    %narrow_copy: f32[5] = aten::narrow_copy(%a, 0, 0, 5)
+    return (%narrow_copy)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %getitem
+})"));
+  EXPECT_EQ(why,
+            "%cond: subgraph 'false_graph_0' calls aten::unsafe_split.Tensor, which may return an alias of its "
+            "arguments that its schema does not declare, so it has no functional form");
+}
+
 // Note [Ops with effects]: the module
 //   self.n.add_(1); torch.ops.aten._print("a"); y = x * self.w; torch.ops.aten._print("b")
 // as torch.export (2.13) writes it, bare _print calls. run_decompositions makes of it a token
