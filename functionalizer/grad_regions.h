@@ -15,7 +15,7 @@ namespace epsmith::functionalizer {
 // takes a view, returns an operand (the pass takes a higher-order op's results for fresh
 // tensors, so one that aliases an operand would carry a later write back to it unseen), or
 // calls what the pass refuses anywhere (an op that may return an undeclared alias, one whose
-// schema hides a write).
+// schema hides a write) or reads in eager's layout (as_strided_copy, view_copy.dtype).
 // nullopt where it can. The reason reads after "subgraph NAME ".
 std::optional<std::string> whyNotCarriedWhole(const Graph& body);
 

@@ -191,6 +191,37 @@ signature {
   EXPECT_EQ(why,
             "%cond: subgraph 'false_graph_0' calls aten::unsafe_split.Tensor, which may return an alias of its "
             "arguments that its schema does not declare, so it has no functional form");
+  // as_strided_copy reads its operand's storage: x written at an offset is, in the
+  // functional program, a fresh value of its own elements alone (a D1 setStorage error of
+  // the same campaign, where eager read the element past them).
+  const std::string strided = rejection(program(R"(graph {
+  %x: f64[4]<offset=3> = placeholder
+  %p: b8[] = placeholder
+  %sigmoid_: f64[4]<offset=3> = aten::sigmoid_(%x)
+  %true_graph_0 = get_attr("true_graph_0")
+  %false_graph_0 = get_attr("false_graph_0")
+  %cond: (f64[4],) = higher_order.cond(%p, graph(%true_graph_0), graph(%false_graph_0), [%x])
+  %getitem: f64[4] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f64[4]<offset=3> = placeholder
+    %neg: f64[4] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f64[4]<offset=3> = placeholder
+    %as_strided_copy: f64[4] = aten::as_strided_copy(%a, [4], [1], 1)
+    return (%as_strided_copy)
+  }
+}
+signature {
+  input user_input %x
+  input user_input %p
+  output user_output %getitem
+})"));
+  EXPECT_NE(strided.find("subgraph 'true_graph_0' calls aten::as_strided_copy, which reads its operand's storage"),
+            std::string::npos)
+      << strided;
 }
 
 // Note [Ops with effects]: the module
