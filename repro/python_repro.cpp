@@ -457,7 +457,7 @@ class ScriptWriter {
       std::string expr = userInput(inputs_.users[i].first, inputs_.users[i].second, lines);
       lines.push_back("    " + user_names[i] + " = " + expr);
     }
-    std::string out = anException() ? "def make(device=\"cpu\"):\n    \"\"\"A fresh module and its inputs.\"\"\"\n"
+    std::string out = anException() ? "def make(device=\"cpu\"):\n"
                                     : "def make(ref=False, device=\"cpu\"):\n"
                                       "    \"\"\"A fresh module and its inputs; ref=True widens floating tensors to "
                                       "float64.\"\"\"\n";
@@ -488,10 +488,10 @@ class ScriptWriter {
     const std::string start = "def main():\n    print(\"torch\", torch.__version__, flush=True)\n" +
                               std::string(repro_text::pathGuard(request_.path));
     if (anException())
-      return start + "    expected = run(lambda m, args: m(*args))\n" + actual +
+      return start + "    expected = run(lambda m, args: m(*args))\n" + std::string(repro_text::kOpGuard) + actual +
              repro_text::mainForAnException(repro_text::pathHasSteps(request_.path));
-    return start + "    expected, reference = run(eager), run(eager, ref=True)\n" + actual +
-           std::string(repro_text::kMain);
+    return start + "    expected, reference = run(eager), run(eager, ref=True)\n" + std::string(repro_text::kOpGuard) +
+           actual + std::string(repro_text::kMain);
   }
 
   const ExportedProgram& p_;

@@ -23,6 +23,9 @@ extern const std::string_view kRunForAnException;
 // `preserved`: the submodule whose call signature the export preserves ("" for none).
 std::string pathFunction(ReproPath path, bool an_exception, const std::string& preserved);
 std::string_view pathGuard(ReproPath path);
+// After eager's run: a release without an op the program calls cannot run the script
+// (Note [A script on a release without its op]).
+extern const std::string_view kOpGuard;
 // The end of `main()`, after the runs, and the entry point.
 extern const std::string_view kMain;
 // `name_step`: say which line of a path of several steps raised.

@@ -10,7 +10,7 @@ run_decompositions meet it, eager does not); `cpu:OP`, a CPU kernel for aten OP 
 raises, as a kernel broken in one form of an op would (only calls of that overload meet it); `export:raise`, torch.export.export raising
 before it makes a program, as a decomposition it applies would; or `module:plus-one`, every
 ExportedProgram.module() adding one to its floating outputs, as a runtime that miscompiled
-them would.
+them would; or `missing:OP`, torch.ops.aten without OP, as a release before the op would be.
 
 With EPSMITH_TEST_TORCH_VERSION set, torch.__version__ says that release, so that one
 torch stands for two releases in the tests of the releases a finding affects."""
@@ -54,6 +54,16 @@ def plant(fault):
             return m
 
         torch.export.ExportedProgram.module = module
+    if kind == "missing":
+        lookup = type(torch.ops.aten).__getattr__
+
+        def without(self, name):
+            if self.name == "aten" and name == what:
+                raise AttributeError("'_OpNamespace' 'aten' object has no attribute '%s'" % name)
+            return lookup(self, name)
+
+        type(torch.ops.aten).__getattr__ = without
+        vars(torch.ops.aten).pop(what, None)  # a packet looked up before is cached there
     return None
 
 

@@ -321,6 +321,20 @@ TEST(ReproScripts, ExitOneExactlyWhenTheBugShows) {
   }
 }
 
+// Note [A script on a release without its op]: where torch lacks an op the program calls,
+// the script says it cannot run here (exit 2) rather than that the bug does not show, in
+// both of its forms.
+TEST(ReproScripts, AReleaseWithoutAnOpTheProgramCallsCannotRunIt) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  const ExportedProgram p = example("linear_counter.ept");
+  for (const ReproLooksFor looks_for : {ReproLooksFor::AnyDifference, ReproLooksFor::AnException}) {
+    std::string output;
+    EXPECT_EQ(runScript(p, "D2", "missing:mm", output, looks_for), 2) << output;
+    EXPECT_NE(output.find("cannot run here: '_OpNamespace' 'aten' object has no attribute 'mm'"), std::string::npos)
+        << output;
+  }
+}
+
 // Note [The functional form in scripts]: a D1 script runs the program and its functional
 // form, both eagerly, on the same module and inputs. They agree where torch computes an op's
 // functional form as its in-place one; a CPU kernel planted for add.Scalar alone, which only
