@@ -185,6 +185,17 @@ TEST(Upstream, CrashesCannotRunAndTimeOuts) {
   auto r = classifyScriptRun(finding("D2", "exception-in-one", "x"), crashed);
   EXPECT_EQ(r.cls, UpstreamClass::TorchConfirmed);
   EXPECT_NE(r.reason.find("a crash in torch"), std::string::npos) << r.reason;
+  // A crash's case shown, by turns, as the internal assert a freed block trips
+  // (Note [One memory error, several signals]); another exception does not show it.
+  const std::string assert_raised =
+      "eager ran; the path raised RuntimeError: !isFunctionalTensor(tensor) INTERNAL ASSERT FAILED at \"x.cpp\":10\n"
+      "the bug shows\n";
+  EXPECT_EQ(classifyScriptRun(finding("D2", "crash-memory", ""), exited(1, assert_raised)).cls,
+            UpstreamClass::TorchConfirmed);
+  EXPECT_EQ(classifyScriptRun(finding("D2", "crash-memory", ""),
+                              exited(1, "eager ran; the path raised RuntimeError: other\nthe bug shows\n"))
+                .cls,
+            UpstreamClass::Unconfirmed);
   r = classifyScriptRun(finding("D3", "value-mismatch", ""), exited(2, "CUDA is not available here\n"));
   EXPECT_EQ(r.cls, UpstreamClass::Unconfirmed);
   EXPECT_EQ(r.reason, "the script cannot run here: CUDA is not available here");
