@@ -378,13 +378,16 @@ void Pass::aten(const Node& n) {
   const OpRoleInfo& role = opRole(op);
   switch (role.role) {
     case OpRole::Functional:
-      if (op.qualified_name == "aten::as_strided_copy") return asStridedCopy(n, op);
-      if (op.qualified_name == "aten::as_strided_scatter") {
-        Node* self = asStridedScatterSelf(n, op);
-        return bind(n, self ? copyWithSelf(n, n.args, n.kwargs, self) : copyRemapped(n));
-      }
-      if (op.qualified_name == "aten::view_copy") {
-        if (Node* laid_out = laidOutSelfOfDtypeCopy(n)) return bind(n, copyWithSelf(n, n.args, n.kwargs, laid_out));
+      switch (readsEagerLayout(op)) {  // Note [Reads of eager's layout]
+        case EagerLayoutRead::AsStridedCopy: return asStridedCopy(n, op);
+        case EagerLayoutRead::AsStridedScatter: {
+          Node* self = asStridedScatterSelf(n, op);
+          return bind(n, self ? copyWithSelf(n, n.args, n.kwargs, self) : copyRemapped(n));
+        }
+        case EagerLayoutRead::DtypeViewCopy:
+          if (Node* laid_out = laidOutSelfOfDtypeCopy(n)) return bind(n, copyWithSelf(n, n.args, n.kwargs, laid_out));
+          break;
+        case EagerLayoutRead::None: break;
       }
       bind(n, copyRemapped(n));
       return;

@@ -34,11 +34,7 @@ std::optional<std::string> whyNotCarriedWhole(const Graph& body) {
     if (role.role == OpRole::Unsupported) {
       return "calls " + s.target.textName() + ", which " + role.reason + ", so it has no functional form";
     }
-    // These read their operand's storage, or its layout, as eager laid it out, which the
-    // pass restores at top level (asStridedCopy, laidOutSelfOfDtypeCopy) and a subgraph's
-    // operand, a functional value laid out anew, no longer has.
-    if (op->qualified_name == "aten::as_strided_copy" || op->qualified_name == "aten::as_strided_scatter" ||
-        (op->qualified_name == "aten::view_copy" && op->overload.rfind("dtype", 0) == 0)) {
+    if (readsEagerLayout(*op) != EagerLayoutRead::None) {  // Note [Reads of eager's layout]
       return "calls " + s.target.textName() + ", which reads its operand's storage as eager laid it out";
     }
     if (writesItsSchemaHides(s, *op)) {

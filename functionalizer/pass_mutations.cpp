@@ -396,15 +396,13 @@ Pass::OutPlan Pass::planOut(const Node& n, const OpInfo& op, const OpRoleInfo& r
 // the probe says it makes.
 Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInfo& role, const OutPlan& plan,
                                 const std::vector<const TensorMeta*>& after) {
-  // as_strided_copy.out and as_strided_scatter.out address the storage of their self as
-  // their functional forms do.
-  const std::string& functional_name = role.functional->qualified_name;
-  Node* strided_base = functional_name == "aten::as_strided_copy"      ? asStridedCopyBase(n, op)
-                       : functional_name == "aten::as_strided_scatter" ? asStridedScatterSelf(n, op)
-                                                                       : nullptr;
-  // view_copy.dtype_out reads its self as view_copy.dtype does
-  // (Note [dtype views of computed values]).
-  Node* laid_out = functional_name == "aten::view_copy" ? laidOutSelfOfDtypeCopy(n) : nullptr;
+  // The out= forms read their self's layout as their functional forms do
+  // (Note [Reads of eager's layout], Note [dtype views of computed values]).
+  const EagerLayoutRead layout_read = readsEagerLayout(*role.functional);
+  Node* strided_base = layout_read == EagerLayoutRead::AsStridedCopy      ? asStridedCopyBase(n, op)
+                       : layout_read == EagerLayoutRead::AsStridedScatter ? asStridedScatterSelf(n, op)
+                                                                          : nullptr;
+  Node* laid_out = layout_read == EagerLayoutRead::DtypeViewCopy ? laidOutSelfOfDtypeCopy(n) : nullptr;
   ArgumentReads reads;
   TensorMeta common;  // the dtype every input is cast to, for CastToCommon
   if (plan.form == OutForm::CastToCommon) {
@@ -418,7 +416,7 @@ Pass::OutCall Pass::emitOutCall(const Node& n, const OpInfo& op, const OpRoleInf
   reads.cast_every_dtype = plan.form == OutForm::CastEveryInput || plan.form == OutForm::CastToCommon;
   reads.detach_grad = plan.detach_grad;
   const OpInfo* functional = role.functional;
-  if (functional_name == "aten::mul" && faultPlanted(PlantedFault::MulOutDivides)) {
+  if (role.functional->qualified_name == "aten::mul" && faultPlanted(PlantedFault::MulOutDivides)) {
     functional = findOp("aten::div", functional->overload);  // Note [Planted functionalizer faults]
   }
   Node* f = functionalCall(n, *functional, role.written, reads);

@@ -415,6 +415,23 @@ bool writesItsSchemaHides(const Node& call, const OpInfo& op) {
   return false;
 }
 
+// Note [Reads of eager's layout]
+// as_strided_copy and as_strided_scatter address their self's storage by strides and an
+// offset, and view_copy.dtype reads its self's bytes (of another element size, its strides
+// decide which): each reads the self's layout as eager made it. A functional value the
+// functionalizer computes has a fresh layout, so the pass hands these calls the base eager
+// laid out (asStridedCopy, asStridedScatterSelf, laidOutSelfOfDtypeCopy), whether called
+// functionally or through their out= forms, and refuses to carry them whole inside a
+// higher-order op's subgraph, whose operands are such values.
+EagerLayoutRead readsEagerLayout(const OpInfo& op) {
+  if (op.qualified_name == "aten::as_strided_copy") return EagerLayoutRead::AsStridedCopy;
+  if (op.qualified_name == "aten::as_strided_scatter") return EagerLayoutRead::AsStridedScatter;
+  if (op.qualified_name == "aten::view_copy" && op.overload.rfind("dtype", 0) == 0) {
+    return EagerLayoutRead::DtypeViewCopy;
+  }
+  return EagerLayoutRead::None;
+}
+
 // Note [Ops with effects]
 // Some ops have effects beyond their results (printing, raising on a LAPACK error code) that
 // must happen in program order, which a functional program does not keep by itself. torch

@@ -73,6 +73,11 @@ bool writesItsSchemaHides(const Node& call, const OpInfo& op);
 // op_roles.cpp).
 bool hasEffects(const OpInfo& op);
 
+// The functional ops whose result depends on how eager laid their self out, not only on its
+// values (Note [Reads of eager's layout] in op_roles.cpp).
+enum class EagerLayoutRead : uint8_t { None, AsStridedCopy, AsStridedScatter, DtypeViewCopy };
+EagerLayoutRead readsEagerLayout(const OpInfo& op);
+
 // Whether the maybe-view call `n` of `op` (reshape, flatten, ravel, contiguous, to) returns
 // an alias of its input, whose metadata is `in`, rather than a copy
 // (Note [Maybe-aliasing ops]).
