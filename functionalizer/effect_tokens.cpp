@@ -60,15 +60,16 @@ std::optional<Diagnostic> threadEffectTokens(ExportedProgram& p) {
       return Diagnostic{"%" + n->name(), n->atenOp()->name() + " returns a value or takes keyword arguments: " +
                                              "its call is not threaded on a token here"};
   }
-  Node* token = g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, "token");
-  token->meta.val = tokenMeta();
+  Node* first = g.insertBefore(&*g.nodes().begin(), OpKind::Placeholder, "token");
+  first->meta.val = tokenMeta();
+  Node* token = first;
   for (Node* n : calls) token = wrapInWithEffects(g, *n, token);
   Node* out = g.outputNode();
   if (!out) return Diagnostic{where, "the graph has no output node"};
   out->args.insert(out->args.begin(), arg::Tensor{token});
   auto& ins = p.signature.input_specs;
-  ins.insert(ins.begin(), {InputKind::Token, SpecArg{SpecArg::Kind::Token, g.nodes().begin()->name(), {}, {}},
-                           std::nullopt, std::nullopt});
+  ins.insert(ins.begin(),
+             {InputKind::Token, SpecArg{SpecArg::Kind::Token, first->name(), {}, {}}, std::nullopt, std::nullopt});
   auto& outs = p.signature.output_specs;
   outs.insert(outs.begin(), {OutputKind::Token, SpecArg{SpecArg::Kind::Token, token->name(), {}, {}}, std::nullopt});
   return std::nullopt;
