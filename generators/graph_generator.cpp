@@ -491,7 +491,7 @@ class Generator {
         return made;
       }
     }
-    return made;  // no two results alike: the branches are dropped
+    return 2;  // no two results alike: the branches are dropped, the predicate's calls stay
   }
 
   // A subgraph's calls: a grad region's run with grad mode off and are drawn from every
