@@ -114,7 +114,7 @@ std::optional<std::string> applySourceWeight(GeneratorConfig& g, const std::vect
 //   nodes N | inputs MIN MAX | state MAX | max-rank N | max-dim N | dtypes NAME... |
 //   noncontiguous PERCENT | weight CATEGORY N (functional, in-place, view, out,
 //   metadata-mutation, factory, refused) | state-weight KIND N (parameter, buffer,
-//   non-persistent-buffer, constant) | mutable-state PERCENT | tokens PERCENT |
+//   non-persistent-buffer, constant) | mutable-state PERCENT | effects PERCENT |
 //   no-grad PERCENT | submodule PERCENT | refused PERCENT | dialect TRAINING|ATEN |
 //   source NAME N (aten-call, view-chain: generators/node_sources.def)
 // and the catalog's allow / deny / enable / disable.
@@ -143,7 +143,10 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
         if (directive == "max-dim") return one(64, &g.max_dim);
         if (directive == "noncontiguous") return one(100, &g.noncontiguous_percent);
         if (directive == "mutable-state") return one(100, &g.mutable_state_percent);
-        if (directive == "tokens") return one(100, &g.token_percent);
+        if (directive == "effects") return one(100, &g.effects_percent);
+        if (directive == "tokens") {
+          return bad("torch.export makes effect tokens only around an op with effects: 'effects PERCENT'");
+        }
         if (directive == "no-grad") return one(100, &g.no_grad_percent);
         if (directive == "submodule") return one(100, &g.submodule_percent);
         if (directive == "refused") return one(100, &g.refused_percent);

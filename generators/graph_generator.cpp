@@ -47,13 +47,15 @@ class Generator {
     pool_ = std::move(made_inputs.pool);
     read_only_ = std::move(made_inputs.read_only);
     parameters_ = std::move(made_inputs.parameters);
-    token_ = made_inputs.token;
+    // Note [Effects as export makes them]
+    const int print_after = made_inputs.effects ? static_cast<int>(random_.below(config_.nodes)) : -1;
     // Note [Ops the functionalizer refuses]: drawn only where the catalog has some, so a
     // config that filters them all out keeps the programs it made before.
     may_call_refused_ =
         !catalog_.refusedOps().empty() && config_.refused_percent > 0 && random_.below(100) < config_.refused_percent;
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
+      if (made >= print_after && print_after >= 0 && !printed_) appendPrint();
       maybeToggleGrad();
       made += makeFrom(drawSource());
       if (compromised_) break;  // Note [A refused call must leave no trace]
@@ -81,6 +83,20 @@ class Generator {
       for (const auto& param : parameters_) writes = writes || (t && t->is_alias_of(param));
     });
     return writes;
+  }
+
+  // Note [Effects as export makes them]
+  // torch.export writes a module's call of an op with effects (`torch.ops.aten._print(s)`)
+  // in the TRAINING IR as a bare call, and its functionalization threads an effect token
+  // through it (a TOKEN input, with_effects, the last token the first output): the only
+  // place export makes tokens (2.13). So the generator calls aten::_print, the one op with
+  // effects that needs no argument drawn, and leaves the tokens to the functionalizer.
+  void appendPrint() {
+    Node* n = p_.graph().append(OpKind::CallFunction, "_print");
+    n->target = Target::aten(findOp("aten::_print", ""));
+    n->args = {arg::String{"epsmith"}};
+    n->meta.val = Val::None{};
+    printed_ = true;
   }
 
   void setGrad(bool enabled) {
@@ -622,7 +638,7 @@ class Generator {
   }
 
   // User outputs: up to three of the latest values made by ops (an input when there are
-  // none); the token, when there is one, comes back first; then the module call graph.
+  // none); then the module call graph.
   void finish() {
     std::vector<Node*> outputs;
     for (auto it = pool_.rbegin(); it != pool_.rend() && outputs.size() < 3; ++it) {
@@ -632,11 +648,6 @@ class Generator {
     }
     if (outputs.empty()) outputs.push_back(pool_.back().node);
     Node* out = p_.graph().append(OpKind::Output, "output");
-    if (token_) {
-      out->args.push_back(arg::Tensor{token_});
-      p_.signature.output_specs.push_back(
-          {OutputKind::Token, SpecArg{SpecArg::Kind::Token, token_->name(), {}, {}}, std::nullopt});
-    }
     for (Node* o : outputs) {
       out->args.push_back(arg::Tensor{o});
       p_.signature.output_specs.push_back({OutputKind::UserOutput, SpecArg::tensor(o->name()), std::nullopt});
@@ -659,10 +670,10 @@ class Generator {
   // held after the last write.
   std::vector<std::pair<at::Tensor, at::Tensor>> given_;
   std::vector<at::Tensor> bools_;  // the storages, as bools, of bool tensors other dtypes view
-  Node* token_ = nullptr;
-  Graph* into_ = nullptr;  // a subgraph being made; null: the program's graph
-  int regions_ = 0;        // grad regions made, for their subgraphs' names
-  int conds_ = 0;          // conds made, for their branches' names
+  bool printed_ = false;           // Note [Effects as export makes them]
+  Graph* into_ = nullptr;          // a subgraph being made; null: the program's graph
+  int regions_ = 0;                // grad regions made, for their subgraphs' names
+  int conds_ = 0;                  // conds made, for their branches' names
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

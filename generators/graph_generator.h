@@ -46,9 +46,11 @@ struct GeneratorConfig {
   // Relative weight of each kind of lifted state, in StateKind order.
   uint32_t state_weights[kNumStateKinds] = {3, 3, 1, 1};
   uint32_t mutable_state_percent = 60;  // parameters and buffers the program may write
-  uint32_t token_percent = 10;          // programs that thread an effect token through
-  uint32_t no_grad_percent = 10;        // per node: a no_grad region opens (or closes)
-  uint32_t submodule_percent = 30;      // programs whose module call graph has a submodule entry
+  // Programs that call an op with effects (aten::_print), which functionalization threads an
+  // effect token through (Note [Effects as export makes them]).
+  uint32_t effects_percent = 10;
+  uint32_t no_grad_percent = 10;    // per node: a no_grad region opens (or closes)
+  uint32_t submodule_percent = 30;  // programs whose module call graph has a submodule entry
   // The dialect asked for: the generator makes TRAINING programs, which the callers that
   // want ATEN ones functionalize (fuzz/programs.h).
   IrDialect dialect = IrDialect::Training;

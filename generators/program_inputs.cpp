@@ -34,23 +34,13 @@ class InputMaker {
   InputMaker(ExportedProgram& p, const GeneratorConfig& config, RandomSource& random)
       : config_(config), random_(random), p_(p) {}
 
-  MadeInputs take() { return MadeInputs{std::move(pool_), std::move(read_only_), std::move(parameters_), token_}; }
+  MadeInputs take() { return MadeInputs{std::move(pool_), std::move(read_only_), std::move(parameters_), effects_}; }
 
   // --- Placeholders and the signature -------------------------------------------------
-  // torch.export's order: tokens, parameters, buffers, constants, then user inputs; each
+  // torch.export's order: parameters, buffers, constants, then user inputs; each
   // lifted kind drawn by its weight, parameters only where a floating dtype is allowed.
   void addPlaceholders() {
-    if (random_.chance(config_.token_percent)) {
-      Node* t = p_.graph().append(OpKind::Placeholder, "token");
-      TensorMeta m;
-      m.dtype = ScalarType::Float;
-      m.sizes.emplace_back(int64_t{0});
-      m.strides.emplace_back(int64_t{1});
-      t->meta.val = m;
-      p_.signature.input_specs.push_back(
-          {InputKind::Token, SpecArg{SpecArg::Kind::Token, t->name(), {}, {}}, std::nullopt, std::nullopt});
-      token_ = t;
-    }
+    effects_ = random_.chance(config_.effects_percent);
     std::vector<ScalarType> floating;
     for (ScalarType d : config_.dtypes) {
       if (d == ScalarType::Float || d == ScalarType::Double || d == ScalarType::Half || d == ScalarType::BFloat16) {
@@ -200,7 +190,7 @@ class InputMaker {
   std::vector<Live> pool_;
   std::vector<at::Tensor> read_only_;
   std::vector<at::Tensor> parameters_;
-  Node* token_ = nullptr;
+  bool effects_ = false;
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
-// The placeholders of a program under generation — an effect token now and then, lifted
-// state and user inputs, in torch.export's order — with their example values: the graph
-// generator's first step, split out. Internal to generators/ (includes ATen).
+// The placeholders of a program under generation — lifted state and user inputs, in
+// torch.export's order — with their example values: the graph generator's first step,
+// split out. Internal to generators/ (includes ATen).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -18,7 +18,7 @@ struct MadeInputs {
   std::vector<Live> pool;              // every placeholder's value, in order
   std::vector<at::Tensor> read_only;   // constants and state drawn immutable
   std::vector<at::Tensor> parameters;  // the parameters' values
-  Node* token = nullptr;               // the effect token's placeholder, where one was drawn
+  bool effects = false;                // whether the program is to call an op with effects
 };
 
 // Appends the placeholders to `p`'s graph, with their signature entries, state, constants

@@ -35,7 +35,7 @@ std::vector<ExportedProgram> programs() {
   GeneratorConfig config;
   config.nodes = 8;
   config.max_state = 4;
-  config.token_percent = 30;
+  config.effects_percent = 30;
   for (IrDialect dialect : {IrDialect::Training, IrDialect::Aten}) {
     config.dialect = dialect;
     for (uint64_t seed = 1; seed <= 40; ++seed) {

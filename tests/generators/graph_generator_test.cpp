@@ -64,7 +64,8 @@ TEST(GraphGenerator, OneSourceAloneDrawsNothingToChooseIt) {
 }
 
 // The counts of `epsmith generate --stats`: every candidate call is kept or refused by one
-// screen, and every call kept is a node of the program.
+// screen, and every call kept is a node of the program (the _print a program may call is
+// no candidate: Note [Effects as export makes them]).
 TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
   int64_t refused_somewhere = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
@@ -78,7 +79,7 @@ TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
     refused_somewhere += refused;
     if (stats.programs_given_up > 0) continue;  // its candidates count too, its nodes are gone
     int64_t aten_calls = 0;
-    for (const Node& n : p->graph().nodes()) aten_calls += n.target.kind() == Target::Kind::Aten ? 1 : 0;
+    for (const Node& n : p->graph().nodes()) aten_calls += n.atenOp() && !hasEffects(*n.atenOp()) ? 1 : 0;
     EXPECT_EQ(stats.kept, aten_calls) << "seed " << seed;
   }
   EXPECT_GT(refused_somewhere, 0);
@@ -104,7 +105,7 @@ TEST(GraphGenerator, ViewChainsTakeTheViewBeforeAndFunctionalizeLikeEager) {
     const ExportedProgram& p = generated_program.value();
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
     for (const Node& n : p.graph().nodes()) {
-      if (n.target.kind() != Target::Kind::Aten) continue;
+      if (n.target.kind() != Target::Kind::Aten || hasEffects(*n.atenOp())) continue;
       EXPECT_EQ(catalog().find(n.target.op()->name())->category, OpCategory::View) << n.name();
       const auto* self = n.args.empty() ? nullptr : n.args[0].get<arg::Tensor>();
       if (self && self->node->target.kind() == Target::Kind::Aten) ++linked;
@@ -120,6 +121,48 @@ TEST(GraphGenerator, ViewChainsTakeTheViewBeforeAndFunctionalizeLikeEager) {
   }
   EXPECT_GT(linked, 40);  // most links take the view before
   EXPECT_GT(compared, 30);
+}
+
+// Effects as torch.export writes them (Note [Effects as export makes them]): a TRAINING
+// program calls aten::_print and has no token; functionalized, a token input goes through a
+// with_effects call to the first output, and the program computes what eager does.
+TEST(GraphGenerator, EffectsAreCallsThatFunctionalizationThreadsATokenThrough) {
+  GeneratorConfig effects;
+  effects.effects_percent = 100;
+  effects.refused_percent = 0;
+  int printing = 0, threaded = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), effects, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    for (const auto& spec : p.signature.input_specs) EXPECT_NE(spec.kind, InputKind::Token);
+    bool prints = false;
+    for (const Node& n : p.graph().nodes()) prints = prints || (n.atenOp() && hasEffects(*n.atenOp()));
+    printing += prints ? 1 : 0;
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    if (!eager.ok()) continue;
+    auto f = functionalize(p);
+    if (!f.ok() || !prints) continue;
+    const ExportedProgram& aten = f.value();
+    ASSERT_FALSE(aten.signature.input_specs.empty());
+    EXPECT_EQ(aten.signature.input_specs[0].kind, InputKind::Token);
+    EXPECT_EQ(aten.signature.output_specs[0].kind, OutputKind::Token);
+    bool with_effects = false;
+    for (const Node& n : aten.graph().nodes()) {
+      with_effects =
+          with_effects || (n.target.kind() == Target::Kind::HigherOrder && n.name().rfind("with_effects", 0) == 0);
+    }
+    EXPECT_TRUE(with_effects);
+    ASSERT_TRUE(verify(aten, *findDialect("ATEN")).empty());
+    Verdict v = compareResults(eager, runProgram(aten, RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+    ++threaded;
+  }
+  EXPECT_GE(printing, 25) << "of 30 programs";
+  EXPECT_GE(threaded, 15) << "of 30 programs";
 }
 
 // A grad region as torch.export writes one: wrap_with_set_grad_enabled(False, subgraph,
@@ -173,7 +216,7 @@ TEST(GraphGenerator, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
   GeneratorConfig functional = regions;
   functional.weight_in_place = functional.weight_view = functional.weight_out = 0;
   functional.weight_metadata = functional.weight_factory = 0;
-  functional.token_percent = functional.no_grad_percent = 0;
+  functional.effects_percent = functional.no_grad_percent = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     SeededSource random(seed);
     auto p = generateProgram(catalog(), functional, random);

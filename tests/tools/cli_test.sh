@@ -146,6 +146,12 @@ printf 'source view-chains 1\n' >"$work/bad_source.cfg"
 check generate_bad_source 2 "bad_source.cfg:1: 'source': unknown node source 'view-chains' (aten-call, view-chain, grad-region, cond)" -- "$epsmith" generate --config "$work/bad_source.cfg" --out "$work/gen_bad"
 printf 'source aten-call 0\n' >"$work/no_source.cfg"
 check generate_no_source 2 "'source' leaves no node source" -- "$epsmith" generate --config "$work/no_source.cfg" --out "$work/gen_bad"
+# Effects as export makes them: a bare token is no longer a directive.
+printf 'effects 100\nnodes 4\n' >"$work/effects.cfg"
+check generate_effects 0 "wrote 2 ATEN programs" -- "$epsmith" generate --config "$work/effects.cfg" --count 2 --dialect ATEN --text --out "$work/gen_effects"
+check generate_effects_threaded 0 "higher_order.with_effects(%token, operator(\"aten::_print\")" -- cat "$work/gen_effects/gen-1.ept"
+printf 'tokens 10\n' >"$work/tokens.cfg"
+check generate_bare_tokens 2 "tokens.cfg:1: 'tokens': torch.export makes effect tokens only around an op with effects" -- "$epsmith" generate --config "$work/tokens.cfg" --out "$work/gen_bad"
 check generate_bad_count 2 "count" -- "$epsmith" generate --count 0 --out "$work/gen_bad"
 
 # Planted faults (Note [Planted faults]): findings that do not depend on an upstream bug.
