@@ -8,6 +8,7 @@
 
 #include "formats/scalar_format.h"
 #include "ir/op_info.h"
+#include "ops/op_registry.h"
 #include "ops/op_roles.h"
 #include "ir/target.h"
 
@@ -143,6 +144,7 @@ class GraphWriter {
       case Target::Kind::HigherOrder:
         if (t.name() == "wrap_with_set_grad_enabled") return gradSubgraph(n, regions);
         if (t.name() == "cond") return condCall(n, regions);
+        if (t.name() == "with_effects") return withEffects(n, regions);
         break;
       default: break;
     }
@@ -209,6 +211,18 @@ class GraphWriter {
     std::vector<std::string> returned = write(*a->subgraph, regions.indent());
     emit(regions, result + " = (" + joined(returned) + (returned.size() == 1 ? ",)" : ")"));
     regions.set(before);
+  }
+
+  // with_effects(token, op, *args), which run_decompositions makes of a module's call of an
+  // op with effects: the call as the module makes it, its result after the token's place
+  // (a module has no token: Note [Ops with effects]).
+  void withEffects(const Node& n, GradRegions& regions) {
+    const auto* name = n.args.size() >= 2 ? n.args[1].get<arg::Operator>() : nullptr;
+    const OpInfo* op = name ? findOpByName(name->name) : nullptr;
+    if (!op) throw Unwritable("%" + n.name(), "with_effects without an op this LibTorch defines");
+    std::vector<std::string> parts;
+    for (size_t i = 2; i < n.args.size(); ++i) parts.push_back(pythonArgument(n.args[i], names_, needs_));
+    emit(regions, names_.local(n) + " = (None, " + op->exportName() + "(" + joined(parts) + "))");
   }
 
   // The subgraph an argument of `n` names; throws, naming `what`, where it names none.

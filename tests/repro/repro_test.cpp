@@ -281,6 +281,32 @@ TEST(ReproScripts, CondsRunAsEpsmithRunsThem) {
   EXPECT_EQ(compareEagerRuns(programs), 6);
 }
 
+// A with_effects call, which functionalization makes of a module's _print
+// (Note [Effects as export makes them]), becomes that call again, and the script's eager run
+// computes what epsmith's run of the functional program does.
+TEST(ReproScripts, EffectsRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig effects;
+  effects.effects_percent = 100;
+  effects.dialect = IrDialect::Aten;
+  std::vector<Generated> programs;
+  for (uint64_t seed = 1; seed <= 40 && programs.size() < 4; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, effects, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    bool threaded = false;
+    for (const Node& n : p.value().graph().nodes()) threaded = threaded || n.target.name() == "with_effects";
+    if (threaded) programs.push_back({"effects seed " + std::to_string(seed), std::move(p.value())});
+  }
+  ASSERT_EQ(programs.size(), 4u);
+  auto script = writeReproScript(programs[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find(" = (None, torch.ops.aten._print.default(\"epsmith\"))"), std::string::npos) << script.value();
+  EXPECT_EQ(compareEagerRuns(programs), 4);
+}
+
 ExportedProgram example(const char* name) {
   auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/examples/" + name);
   EXPECT_TRUE(p.ok()) << p.error().str();
