@@ -399,12 +399,13 @@ class Generator {
   }
 
   // A subgraph over `operands`: a placeholder for each, named after it, holding its value
-  // (in `inner`, where the subgraph's calls will add theirs).
+  // (in `inner`, where the subgraph's calls will add theirs). Its metadata is the value's
+  // now, which a metadata mutation since its node was made (unsqueeze_) may have changed.
   static std::unique_ptr<Graph> subgraphOver(const std::vector<Live>& operands, std::vector<Live>* inner) {
     auto sub = std::make_unique<Graph>();
     for (const Live& l : operands) {
       Node* ph = sub->append(OpKind::Placeholder, l.node->name());
-      ph->meta.val = l.node->meta.val;
+      valOf(l.value, &ph->meta.val);
       inner->push_back({ph, l.value, l.input});
     }
     return sub;
@@ -540,7 +541,8 @@ class Generator {
     const auto& ops = catalog_.enabledOps(OpCategory::Functional);
     if (ops.empty()) return 0;
     const OpInfo* op = ops[random_.below(ops.size())];
-    if (opRole(*op).role != OpRole::Functional) return 0;
+    // Note [Reads of eager's layout]: a subgraph's operands are laid out anew by export.
+    if (opRole(*op).role != OpRole::Functional || readsEagerLayout(*op) != EagerLayoutRead::None) return 0;
     return tryCall(op, OpCategory::Functional, nullptr) ? 1 : 0;
   }
 
