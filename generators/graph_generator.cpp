@@ -4,7 +4,10 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/lt.h>
+#include <ATen/ops/scalar_tensor.h>
 
 #include <algorithm>
 #include <iterator>
@@ -354,7 +357,7 @@ class Generator {
   int makeFrom(NodeSource source) {
     using Make = int (Generator::*)();
     static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain, &Generator::fromGradRegion,
-                                     &Generator::fromCond};
+                                     &Generator::fromCond, &Generator::fromWhileLoop};
     static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
     return (this->*kMake[static_cast<size_t>(source)])();
   }
@@ -509,6 +512,92 @@ class Generator {
       }
     }
     return 2;  // no two results alike: the branches are dropped, the predicate's calls stay
+  }
+
+  // while_loop as torch.export writes `while_loop(cond_fn, body_fn, (i, x))` over a counter
+  // and a live value, with other live values read as closures:
+  // higher_order.while_loop(graph(%while_loop_cond_graph_N), graph(%while_loop_body_graph_N),
+  // (%i, %x), (additional,)), both subgraphs taking (i, x, *additional). The counter is
+  // scalar_tensor(0, dtype=int64); the condition lt.Scalar(i, n), n drawn from 0 to 3; the
+  // body one to three functional calls (a body may neither write nor alias what it takes)
+  // and add(i, 1), returning the latest value with x's sizes, strides and dtype. No operand
+  // requires grad (while_loop has no autograd). The loop runs on the live values once made,
+  // so the program's values are what running it makes.
+  int fromWhileLoop() {
+    if (pool_.empty()) return 0;
+    const std::vector<Live> operands = pickOperands(true);
+    for (const Live& o : operands) {
+      if (o.value.requires_grad()) return 0;
+    }
+    const int64_t iterations = random_.range(0, 3);
+    Live counter{nullptr, at::scalar_tensor(0, at::kLong)};
+    std::vector<Live> in_body{counter};
+    auto body = subgraphOver(operands, &in_body);
+    Node* i = body->insertBefore(&*body->nodes().begin(), OpKind::Placeholder, "i");
+    valOf(counter.value, &i->meta.val);
+    in_body[0].node = i;
+    const size_t placeholders = in_body.size();
+    const int made = drawInto(*body, in_body, random_.range(1, 3), Subgraph::CondBranch);
+    if (compromised_) return made;
+    const at::Tensor& x = operands[0].value;
+    const Live* twin = nullptr;
+    for (size_t k = in_body.size(); k-- > placeholders && !twin;) {
+      const at::Tensor& v = in_body[k].value;
+      if (v.scalar_type() == x.scalar_type() && v.sizes() == x.sizes() && v.strides() == x.strides())
+        twin = &in_body[k];
+    }
+    if (!twin) return 0;  // the body is dropped: its calls changed nothing outside
+    Node* next = body->append(OpKind::CallFunction, "add");
+    next->target = Target::aten(findOp("aten::add", "Tensor"));
+    next->args = {arg::Tensor{i}, arg::Int{1}};
+    valOf(at::add(counter.value, 1), &next->meta.val);
+    body->append(OpKind::Output, "output")->args = {arg::Tensor{next}, arg::Tensor{twin->node}};
+    std::vector<Live> in_cond;
+    auto cond = subgraphOver(operands, &in_cond);
+    return made + appendWhileLoop(std::move(cond), std::move(body), counter, operands, iterations);
+  }
+
+  // The rest of fromWhileLoop: the counter's call, `cond` given its `i` and its test, the
+  // loop over `body`, run; the nodes made at top level.
+  int appendWhileLoop(std::unique_ptr<Graph> cond, std::unique_ptr<Graph> body, Live counter,
+                      const std::vector<Live>& operands, int64_t iterations) {
+    Node* i = cond->insertBefore(&*cond->nodes().begin(), OpKind::Placeholder, "i");
+    valOf(counter.value, &i->meta.val);
+    Node* lt = cond->append(OpKind::CallFunction, "lt");
+    lt->target = Target::aten(findOp("aten::lt", "Scalar"));
+    lt->args = {arg::Tensor{i}, arg::Int{iterations}};
+    valOf(at::lt(counter.value, iterations), &lt->meta.val);
+    cond->append(OpKind::Output, "output")->args = {arg::Tensor{lt}};
+    cond->returns_one_value = true;
+    Node* zero = p_.graph().append(OpKind::CallFunction, "scalar_tensor");
+    zero->target = Target::aten(findOp("aten::scalar_tensor", ""));
+    zero->args = {arg::Int{0}};
+    zero->kwargs = {{"dtype", arg::Dtype{ScalarType::Long}}};
+    valOf(counter.value, &zero->meta.val);
+    counter.node = zero;
+    pool_.push_back(counter);
+    const std::string n = std::to_string(loops_++);
+    std::vector<Node*> additional;
+    for (size_t k = 1; k < operands.size(); ++k) additional.push_back(operands[k].node);
+    Node* cond_attr = attach(std::move(cond), "while_loop_cond_graph_" + n);
+    Node* body_attr = attach(std::move(body), "while_loop_body_graph_" + n);
+    Node* hop = p_.graph().append(OpKind::CallFunction, "while_loop");
+    hop->target = Target::higherOrder("while_loop");
+    hop->args = {arg::Graph{cond_attr}, arg::Graph{body_attr}, arg::TensorList{{zero, operands[0].node}},
+                 arg::TensorList{std::move(additional)}};
+    auto run = runSingleCall(
+        *hop,
+        [this](const Node* in) -> c10::IValue {
+          const at::Tensor* t = valueOf(in);
+          return t ? c10::IValue(*t) : c10::IValue();
+        },
+        &p_.graph());
+    if (run.error || run.outputs.empty() || !valOf(run.outputs[0], &hop->meta.val)) {
+      compromised_ = true;  // the counter's call stays: the program is given up
+      return 1;
+    }
+    pool(hop, run.outputs[0]);
+    return 2;
   }
 
   // A subgraph's calls: a grad region's run with grad mode off and are drawn from every
@@ -676,6 +765,7 @@ class Generator {
   Graph* into_ = nullptr;          // a subgraph being made; null: the program's graph
   int regions_ = 0;                // grad regions made, for their subgraphs' names
   int conds_ = 0;                  // conds made, for their branches' names
+  int loops_ = 0;                  // while_loops made, for their subgraphs' names
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
@@ -293,6 +294,69 @@ TEST(GraphGenerator, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
   }
   EXPECT_GT(with_cond, 20);
   EXPECT_GE(functionalized, 25) << "of 40 programs";
+}
+
+// while_loop as torch.export writes one: carried (scalar_tensor counter, a live value), a
+// condition graph returning lt.Scalar(i, n) as it is, a functional body returning the next
+// counter and a value laid out as the carried one. The programs verify, read back from
+// their text as they were, and functionalize to what eager computes.
+TEST(GraphGenerator, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody) {
+  GeneratorConfig loops;
+  loops.source_weights[static_cast<size_t>(NodeSource::WhileLoop)] = 1;
+  loops.refused_percent = 0;
+  int with_loop = 0, functionalized = 0;
+  std::set<int64_t> iterations;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), loops, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "while_loop");
+      ++with_loop;
+      const auto& carried = n.args.at(2).get<arg::TensorList>()->nodes;
+      ASSERT_EQ(carried.size(), 2u);
+      EXPECT_EQ(carried[0]->target.textName(), "aten::scalar_tensor");
+      const Graph& cond = *p.graph().attribute(n.args.at(0).get<arg::Graph>()->node->attr)->subgraph;
+      const Graph& body = *p.graph().attribute(n.args.at(1).get<arg::Graph>()->node->attr)->subgraph;
+      EXPECT_TRUE(cond.returns_one_value);
+      const Node* test = const_cast<Graph&>(cond).outputNode()->args.at(0).get<arg::Tensor>()->node;
+      EXPECT_EQ(test->target.textName(), "aten::lt.Scalar");
+      iterations.insert(test->args.at(1).get<arg::Int>()->value);
+      for (const Node& s : body.nodes()) {
+        if (s.atenOp()) {
+          EXPECT_EQ(opRole(*s.atenOp()).role, OpRole::Functional) << s.name();
+        }
+      }
+      const Node* out = const_cast<Graph&>(body).outputNode();
+      ASSERT_TRUE(out && out->args.size() == 2);
+      const TensorMeta* next = out->args[1].get<arg::Tensor>()->node->meta.val.tensor();
+      const TensorMeta* was = body.placeholders().at(1)->meta.val.tensor();
+      ASSERT_TRUE(next && was);
+      EXPECT_EQ(next->dtype, was->dtype);
+      EXPECT_EQ(next->sizes, was->sizes);
+      EXPECT_EQ(next->strides, was->strides);
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    auto back = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+    auto f = functionalize(p);
+    if (!f.ok()) {  // an op it refuses anywhere; never the loop, whose body is functional
+      EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
+      continue;
+    }
+    ++functionalized;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(with_loop, 20);
+  EXPECT_GE(functionalized, 25) << "of 40 programs";
+  EXPECT_EQ(iterations, (std::set<int64_t>{0, 1, 2, 3}));
 }
 
 // Two tensors one call writes (out= calls with several out tensors return them) never share
