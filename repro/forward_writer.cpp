@@ -145,6 +145,7 @@ class GraphWriter {
         if (t.name() == "wrap_with_set_grad_enabled") return gradSubgraph(n, regions);
         if (t.name() == "cond") return condCall(n, regions);
         if (t.name() == "with_effects") return withEffects(n, regions);
+        if (t.name() == "while_loop") return whileLoop(n, regions);
         break;
       default: break;
     }
@@ -211,6 +212,46 @@ class GraphWriter {
     std::vector<std::string> returned = write(*a->subgraph, regions.indent());
     emit(regions, result + " = (" + joined(returned) + (returned.size() == 1 ? ",)" : ")"));
     regions.set(before);
+  }
+
+  // while_loop(cond_graph, body_graph, carried, additional), as a user writes it:
+  // torch._higher_order_ops.while_loop(cond_fn, body_fn, (carried,)), each function defined
+  // just before the call over the carried values, reading the additional ones as closures
+  // (how export came to lift them); its result getitem nodes index.
+  void whileLoop(const Node& n, GradRegions& regions) {
+    const auto* carried = n.args.size() == 4 ? n.args[2].get<arg::TensorList>() : nullptr;
+    const auto* additional = n.args.size() == 4 ? n.args[3].get<arg::TensorList>() : nullptr;
+    if (!carried || !additional)
+      throw Unwritable("%" + n.name(), "while_loop without two subgraphs, carried values and additional ones");
+    std::vector<std::string> carried_names;
+    for (const Node* c : carried->nodes) carried_names.push_back(names_.of(*c));
+    std::string fns[2];
+    for (int f = 0; f < 2; ++f) {
+      const Graph& g = subgraphOf(n, n.args[f], f ? "its body" : "its condition");
+      const auto placeholders = g.placeholders();
+      if (placeholders.size() != carried->nodes.size() + additional->nodes.size()) {
+        throw Unwritable("%" + n.name(), "a subgraph of while_loop takes " + std::to_string(placeholders.size()) +
+                                             " inputs but is given " +
+                                             std::to_string(carried->nodes.size() + additional->nodes.size()));
+      }
+      std::vector<std::string> params;
+      for (size_t k = 0; k < placeholders.size(); ++k) {
+        if (k < carried->nodes.size()) {
+          params.push_back(names_.local(*placeholders[k]));
+        } else {
+          names_.bind(*placeholders[k], names_.of(*additional->nodes[k - carried->nodes.size()]));
+        }
+      }
+      fns[f] = names_.local(*n.args[f].get<arg::Graph>()->node);
+      emit(regions, "def " + fns[f] + "(" + joined(params) + "):");
+      const std::vector<std::string> returned = write(g, regions.indent() + 1);
+      const std::string value = g.returns_one_value && returned.size() == 1
+                                    ? returned[0]
+                                    : "(" + joined(returned) + (returned.size() == 1 ? ",)" : ")");
+      lines_.push_back(std::string(4 * (regions.indent() + 1), ' ') + "return " + value);
+    }
+    emit(regions, names_.local(n) + " = torch._higher_order_ops.while_loop(" + fns[0] + ", " + fns[1] + ", (" +
+                      joined(carried_names) + (carried_names.size() == 1 ? ",))" : "))"));
   }
 
   // with_effects(token, op, *args), which run_decompositions makes of a module's call of an
