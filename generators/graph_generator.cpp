@@ -414,9 +414,11 @@ class Generator {
     return sub;
   }
 
-  // `sub` as the attribute `name` of the program's graph; the get_attr node naming it.
+  // `sub` as the attribute `name` of the graph calls are drawn into (a cond branch's, for a
+  // nested cond, as torch.fx makes it an attribute of the branch's module); the get_attr
+  // node naming it.
   Node* attach(std::unique_ptr<Graph> sub, const std::string& name) {
-    Graph& top = p_.graph();
+    Graph& top = into();
     const std::string attr = top.uniqueName(name);
     Node* get = top.append(OpKind::GetAttr, attr);
     get->attr = attr;
@@ -427,7 +429,7 @@ class Generator {
   // A higher-order call of `op` on `args`, whose result is `outputs` (a tuple, as torch's
   // are): its value, and a getitem for each output in the pool.
   void appendHigherOrder(const std::string& op, std::vector<Argument> args, const std::vector<at::Tensor>& outputs) {
-    Node* hop = p_.graph().append(OpKind::CallFunction, op);
+    Node* hop = into().append(OpKind::CallFunction, op);
     hop->target = Target::higherOrder(op);
     hop->args = std::move(args);
     std::vector<c10::IValue> items(outputs.begin(), outputs.end());
@@ -616,12 +618,24 @@ class Generator {
     grad_enabled_ = grad;
     int made = 0;
     for (int64_t i = 0; i < calls && !compromised_; ++i) {
-      made += kind == Subgraph::GradRegion ? fromAtenCall() : fromFunctionalCall();
+      made += kind == Subgraph::GradRegion ? fromAtenCall() : fromBranchCall();
     }
     grad_enabled_ = outer_grad;
     std::swap(pool_, values);
     into_ = outer_graph;
     return made;
+  }
+
+  // A call drawn into a cond branch: now and then (`nested_cond_percent`, at most two conds
+  // deep) a cond of its own, as a branch function that calls torch.cond makes one.
+  int fromBranchCall() {
+    if (cond_depth_ < 2 && random_.chance(config_.nested_cond_percent)) {
+      ++cond_depth_;
+      const int made = fromCond();
+      --cond_depth_;
+      return made;
+    }
+    return fromFunctionalCall();
   }
 
   // A call of the functional category whose results alias nothing (a branch of torch.cond
@@ -766,6 +780,7 @@ class Generator {
   int regions_ = 0;                // grad regions made, for their subgraphs' names
   int conds_ = 0;                  // conds made, for their branches' names
   int loops_ = 0;                  // while_loops made, for their subgraphs' names
+  int cond_depth_ = 0;             // conds being drawn into, around the call being drawn
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

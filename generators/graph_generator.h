@@ -49,8 +49,9 @@ struct GeneratorConfig {
   // Programs that call an op with effects (aten::_print), which functionalization threads an
   // effect token through (Note [Effects as export makes them]).
   uint32_t effects_percent = 10;
-  uint32_t no_grad_percent = 10;    // per node: a no_grad region opens (or closes)
-  uint32_t submodule_percent = 30;  // programs whose module call graph has a submodule entry
+  uint32_t no_grad_percent = 10;      // per node: a no_grad region opens (or closes)
+  uint32_t submodule_percent = 30;    // programs whose module call graph has a submodule entry
+  uint32_t nested_cond_percent = 20;  // per call drawn into a cond branch: a cond of its own
   // The dialect asked for: the generator makes TRAINING programs, which the callers that
   // want ATEN ones functionalize (fuzz/programs.h).
   IrDialect dialect = IrDialect::Training;

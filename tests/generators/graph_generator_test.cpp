@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "formats/json_format.h"
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
@@ -294,6 +295,59 @@ TEST(GraphGenerator, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
   }
   EXPECT_GT(with_cond, 20);
   EXPECT_GE(functionalized, 25) << "of 40 programs";
+}
+
+// The conds of a program, at any depth: each with the graph that holds it.
+void condsIn(const Graph& g, int depth, std::vector<int>* depths) {
+  for (const Node& n : g.nodes()) {
+    if (n.target.kind() != Target::Kind::HigherOrder || n.target.name() != "cond") continue;
+    depths->push_back(depth);
+    for (int b = 1; b <= 2; ++b) {
+      const Attribute* sub = g.attribute(n.args.at(b).get<arg::Graph>()->node->attr);
+      ASSERT_TRUE(sub && sub->subgraph) << n.name() << " has no branch " << b << " in its own graph";
+      condsIn(*sub->subgraph, depth + 1, depths);
+    }
+  }
+}
+
+// A cond inside a cond's branch, as a branch function that calls torch.cond makes one: its
+// branches attributes of the branch's graph, two deep at most. The programs verify, read
+// back from their text and JSON as they were, and functionalize to what eager computes.
+TEST(GraphGenerator, NestedCondsAreBranchesOfBranches) {
+  GeneratorConfig conds;
+  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  conds.refused_percent = 0;
+  conds.nested_cond_percent = 60;
+  int nested = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), conds, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    std::vector<int> depths;
+    condsIn(p.graph(), 0, &depths);
+    for (int d : depths) EXPECT_LE(d, 2);
+    nested += std::count_if(depths.begin(), depths.end(), [](int d) { return d > 0; }) > 0 ? 1 : 0;
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    auto text = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(text.ok()) << text.error().str();
+    EXPECT_EQ(printProgramText(text.value()), printProgramText(p));
+    auto json = writeProgramJson(p);
+    ASSERT_TRUE(json.ok()) << json.error().str();
+    auto back = readProgramJson(json.value());
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+    auto f = functionalize(p);
+    if (!f.ok()) continue;  // an op it refuses anywhere
+    ++functionalized;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GE(nested, 10) << "of 30 programs";
+  EXPECT_GE(functionalized, 18) << "of 30 programs";
 }
 
 // while_loop as torch.export writes one: carried (scalar_tensor counter, a live value), a
