@@ -100,11 +100,16 @@ std::string numbersAsN(std::string_view s) {
 
 // `s` with Python's torch.Size([2, 3]) written [2, 3] and torch.FloatTensor written
 // CPUFloatType, as LibTorch's C++ messages write them: a check raised from Python (a
-// decomposition, torch.Tensor's printing) says the same in Python's words.
+// decomposition, torch.Tensor's printing) says the same in Python's words. A graph module
+// torch.export traced is of class '<lambda>', one torch.export.load rebuilt of class
+// 'GraphModule': D8 decomposes what load made, a script what export traced, and a message
+// naming the module's class says the same of either.
 std::string inLibTorchsWords(const std::string& s) {
   static const std::regex kSize(R"(torch\.Size\((\[[^\]]*\])\))");
   static const std::regex kType(R"(torch\.(\w+)Tensor\b)");
-  return std::regex_replace(std::regex_replace(s, kSize, "$1"), kType, "CPU$1Type");
+  static const std::regex kTraced(R"('<lambda>' object)");
+  const std::string words = std::regex_replace(std::regex_replace(s, kSize, "$1"), kType, "CPU$1Type");
+  return std::regex_replace(words, kTraced, "'GraphModule' object");
 }
 
 // The part of a finding's message a script's output must repeat: without the exception's

@@ -97,8 +97,8 @@ TEST(Upstream, AScriptMeetingAMemoryErrorRunsAgain) {
 }
 
 // A script's exception says the case's message in Python's words: sizes as torch.Size and
-// tuples, tensor types as torch.FloatTensor; a message that opens with a quoted kernel
-// name keeps that name in what must match.
+// tuples, tensor types as torch.FloatTensor, a traced graph module's class as '<lambda>'; a
+// message that opens with a quoted kernel name keeps that name in what must match.
 TEST(Upstream, AScriptsExceptionMatchesInPythonsWords) {
   struct Row {
     const char* message;  // the case's
@@ -115,6 +115,11 @@ TEST(Upstream, AScriptsExceptionMatchesInPythonsWords) {
       {"\"ldexp_cpu_exp\" not implemented for 'Bool'",
        "NotImplementedError: \"ldexp_cpu_exp\" not implemented for 'Bool'", true},
       {"\"ldexp_cpu_exp\" not implemented for 'Bool'", "RuntimeError: \"add_cpu\" not implemented for 'Bool'", false},
+      // The graph module export traced, where D8's came from torch.export.load.
+      {"AttributeError: 'GraphModule' object has no attribute 'true_graph_4'",
+       "AttributeError: '<lambda>' object has no attribute 'true_graph_0'", true},
+      {"AttributeError: 'GraphModule' object has no attribute 'true_graph_4'",
+       "AttributeError: 'Tensor' object has no attribute 'true_graph_0'", false},
   };
   for (const Row& row : rows) {
     const auto r =
