@@ -596,6 +596,17 @@ bool inAnyGraph(const Graph& g, bool (*trait)(const Graph&)) {
 
 }  // namespace
 
+// Note [Program traits]: "nests-a-higher-order-op".
+bool nestsAHigherOrderOp(const Graph& g) {
+  for (const auto& [path, attr] : g.attributes()) {
+    if (!attr.subgraph) continue;
+    for (const Node& n : attr.subgraph->nodes()) {
+      if (n.target.kind() == Target::Kind::HigherOrder) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> programTraits(const ExportedProgram& p) {
   std::vector<std::string> traits;
   if (inAnyGraph(p.graph(), resizesAViewedTensor)) traits.emplace_back("resizes-a-viewed-tensor");
@@ -622,6 +633,7 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
   if (writesAParameterUnderNoGrad(p)) traits.emplace_back("writes-a-parameter-under-no-grad");
   if (submoduleEntryNamesAnOutput(p)) traits.emplace_back("submodule-entry-names-an-output");
+  if (nestsAHigherOrderOp(p.graph())) traits.emplace_back("nests-a-higher-order-op");
   return traits;
 }
 

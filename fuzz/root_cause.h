@@ -226,6 +226,10 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   run_decompositions replaces nodes as it decomposes and functionalizes (clamp_, a squeeze
 //   of a tensor written later, hardshrink), and its verifier then finds the entry naming a
 //   node the graph no longer has.
+//   "nests-a-higher-order-op": a higher-order op's subgraph calls a higher-order op (a cond
+//   in a cond's branch). torch.export's replace_set_grad_with_hop_pass, which runs on every
+//   program with a grad-mode switch, recurses into the branches and looks the inner one's
+//   subgraph up on a module that does not hold it (2.13, 2.14.1).
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-an-undeclared-alias",
                                                  "sets-another-dtype",
@@ -249,7 +253,8 @@ inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "returns-an-empty-tensor-list",
                                                  "addresses-a-written-strided-tensor",
                                                  "writes-a-parameter-under-no-grad",
-                                                 "submodule-entry-names-an-output"};
+                                                 "submodule-entry-names-an-output",
+                                                 "nests-a-higher-order-op"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

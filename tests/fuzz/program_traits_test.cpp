@@ -492,6 +492,73 @@ TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
   EXPECT_FALSE(has(program("", "%squeeze")));
 }
 
+// A cond in a cond's branch; not a cond whose branches call only ATen ops, nor two conds
+// side by side.
+TEST(RootCause, AHigherOrderOpInASubgraphIsATrait) {
+  auto program = [](const std::string& inner) {
+    return test::parse(R"EPT(graph {
+  %x: f32[3] = placeholder
+  %p: b8[] = placeholder
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%p, graph(%t), graph(%f), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  %t2 = get_attr("true_graph_1")
+  %f2 = get_attr("false_graph_1")
+  %cond_1: (f32[3],) = higher_order.cond(%p, graph(%t2), graph(%f2), [%getitem])
+  %getitem_1: f32[3] = operator.getitem(%cond_1, 0)
+  return (%getitem_1)
+  attr "false_graph_0" = graph {
+    %x: f32[3] = placeholder
+    %cos: f32[3] = aten::cos(%x)
+    return (%cos)
+  }
+  attr "true_graph_0" = graph {
+    %x: f32[3] = placeholder
+)EPT" + inner + R"EPT(  }
+  attr "false_graph_1" = graph {
+    %x: f32[3] = placeholder
+    %cos: f32[3] = aten::cos(%x)
+    return (%cos)
+  }
+  attr "true_graph_1" = graph {
+    %x: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%x)
+    return (%sin)
+  }
+}
+signature {
+  input user_input %x
+  input user_input %p
+  output user_output %getitem_1
+}
+)EPT");
+  };
+  const std::string nested = R"EPT(    %sum: f32[] = aten::sum(%x)
+    %gt: b8[] = aten::gt.Scalar(%sum, 1)
+    %t = get_attr("true_graph_0")
+    %f = get_attr("false_graph_0")
+    %cond: (f32[3],) = higher_order.cond(%gt, graph(%t), graph(%f), [%x])
+    %getitem: f32[3] = operator.getitem(%cond, 0)
+    return (%getitem)
+    attr "false_graph_0" = graph {
+      %x: f32[3] = placeholder
+      return (%x)
+    }
+    attr "true_graph_0" = graph {
+      %x: f32[3] = placeholder
+      %neg: f32[3] = aten::neg(%x)
+      return (%neg)
+    }
+)EPT";
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "nests-a-higher-order-op") != traits.end();
+  };
+  EXPECT_TRUE(has(program(nested)));
+  EXPECT_FALSE(has(program("    %sin: f32[3] = aten::sin(%x)\n    return (%sin)\n")));
+}
+
 // requires_grad_ of a periodic window of two elements or more, which eager makes as a view
 // (Note [Factories eager returns as views]), or of a view of one; of a symmetric window,
 // of a window of one element, or of another factory's result, it is none.
