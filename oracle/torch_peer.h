@@ -27,7 +27,8 @@ struct PeerVerdict {
 // A signature as kinds and targets, user inputs by their place ("#0"), so programs with
 // other placeholder names compare (Note [Signatures compared by kind and target]).
 struct SpecList {
-  std::vector<std::pair<std::string, std::string>> inputs, outputs;  // ("BUFFER", "calls")
+  using Entries = std::vector<std::pair<std::string, std::string>>;  // ("BUFFER", "calls")
+  Entries inputs, outputs;
   friend bool operator==(const SpecList& a, const SpecList& b) {
     return a.inputs == b.inputs && a.outputs == b.outputs;
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fuzz/checks.h"
+#include "formats/text_format.h"
 #include "fuzz/messages.h"
 #include "fuzz/torch_checks.h"
 #include "fuzz/workers.h"
@@ -135,6 +136,61 @@ TEST(TorchRefusals, TakingAParameterWrittenWithGradOnIsNoFinding) {
     other.reply.decompose_error = autograd;
     EXPECT_EQ(check_detail::d8(p.value(), eager, other, nullptr).status, CheckOutcome::Status::Pass) << autograd;
   }
+}
+
+// Note [Lifted state compared by name]: torch lifting a submodule's buffer after the root's
+// constants is no finding; another target, or user inputs in another order, still is. The
+// peer's signature is made up here.
+TEST(TorchSignatures, LiftedStateComparesByNameAndUserInputsByPlace) {
+  auto p = parseProgramText(R"EPT(graph {
+  %b_layer_scratch0: f32[3] = placeholder
+  %c_c: f32[3] = placeholder
+  %x: f32[3] = placeholder
+  %y: f32[3] = placeholder
+  %add_: f32[3] = aten::add_.Tensor(%b_layer_scratch0, %c_c)
+  %mul: f32[3] = aten::mul.Tensor(%x, %y)
+  return (%mul)
+}
+signature {
+  input buffer %b_layer_scratch0 -> "layer.scratch0" persistent=False
+  input tensor_constant %c_c -> "c"
+  input user_input %x
+  input user_input %y
+  output user_output %mul
+}
+constants {
+  "layer.scratch0" = $1 f32[3]
+  "c" = $0 f32[3]
+}
+example_inputs {
+  $0 f32[3]
+  $0 f32[3]
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+  $1: f32[3] = [0.0, 0.0, 0.0]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(functionalize(p.value()).ok());
+  const RunResult eager = runProgram(p.value(), RunOptions(RunMode::Eager));
+  check_detail::TorchAnswer torch;
+  torch.reply.torch_version = "made up";
+  torch.reply.verdicts.push_back(PeerVerdict{true, "", "", ""});
+  torch.reply.decomposed_run = eager;
+  const SpecList::Entries outputs = {{"BUFFER_MUTATION", "layer.scratch0"}, {"USER_OUTPUT", ""}};
+  auto with = [&](SpecList::Entries inputs) {
+    torch.reply.decomposed_signature = SpecList{std::move(inputs), outputs};
+    return check_detail::d8(p.value(), eager, torch, nullptr);
+  };
+  const CheckOutcome reordered =
+      with({{"CONSTANT_TENSOR", "c"}, {"BUFFER", "layer.scratch0"}, {"USER_INPUT", "#0"}, {"USER_INPUT", "#1"}});
+  EXPECT_EQ(reordered.status, CheckOutcome::Status::Pass) << describe(reordered);
+  EXPECT_EQ(with({{"CONSTANT_TENSOR", "c"}, {"BUFFER", "scratch0"}, {"USER_INPUT", "#0"}, {"USER_INPUT", "#1"}}).kind,
+            "signature-differs");
+  EXPECT_EQ(
+      with({{"BUFFER", "layer.scratch0"}, {"CONSTANT_TENSOR", "c"}, {"USER_INPUT", "#1"}, {"USER_INPUT", "#0"}}).kind,
+      "signature-differs");
 }
 
 TEST(TorchRefusals, RefusingWhatEagerRefusesIsNoFinding) {
