@@ -646,6 +646,11 @@ class Generator {
     const OpInfo* op = ops[random_.below(ops.size())];
     // Note [Reads of eager's layout]: a subgraph's operands are laid out anew by export.
     if (opRole(*op).role != OpRole::Functional || readsEagerLayout(*op) != EagerLayoutRead::None) return 0;
+    // torch.cond and while_loop trace their subgraphs, and a call returning an int or a
+    // bool (dense_dim, is_nonzero) is no tensor their graphs could hold.
+    for (const ParamInfo& r : op->returns) {
+      if (r.type != ParamType::Tensor && r.type != ParamType::TensorList) return 0;
+    }
     return tryCall(op, OpCategory::Functional, nullptr) ? 1 : 0;
   }
 
