@@ -67,6 +67,8 @@ class Generator {
     finish();
     // Note [Parameters written under grad]
     if (may_call_refused_ && parameter_written_without_grad_ && random_.chance(50)) dropGradRegions(p_);
+    addModuleTree(p_, config_.module_tree_percent,
+                  random_);  // the last draw: Note [Module trees of generated programs]
     return std::move(p_);
   }
 

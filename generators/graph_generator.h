@@ -51,6 +51,7 @@ struct GeneratorConfig {
   uint32_t effects_percent = 10;
   uint32_t no_grad_percent = 10;      // per node: a no_grad region opens (or closes)
   uint32_t submodule_percent = 30;    // programs whose module call graph has a submodule entry
+  uint32_t module_tree_percent = 30;  // programs whose state lives in submodules
   uint32_t nested_cond_percent = 20;  // per call drawn into a cond branch: a cond of its own
   // The dialect asked for: the generator makes TRAINING programs, which the callers that
   // want ATEN ones functionalize (fuzz/programs.h).

@@ -18,4 +18,12 @@ namespace epsmith {
 void addModuleCallGraph(ExportedProgram& p, const std::vector<Node*>& outputs, uint32_t submodule_percent,
                         RandomSource& random);
 
+// Note [Module trees of generated programs]: in `module_tree_percent` of programs, moves
+// each parameter and buffer of `p` into a submodule drawn from a small tree, renaming its
+// target, placeholder and state entry as torch.export names a submodule's state; gives each
+// call the nn_module_stack of the deepest module whose state it reads; and adds a module
+// call graph entry, without a signature, for each submodule. Drawn after everything else,
+// so the graph is the one made without it.
+void addModuleTree(ExportedProgram& p, uint32_t module_tree_percent, RandomSource& random);
+
 }  // namespace epsmith

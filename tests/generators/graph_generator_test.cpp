@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
@@ -411,6 +412,77 @@ TEST(GraphGenerator, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody) {
   EXPECT_GT(with_loop, 20);
   EXPECT_GE(functionalized, 25) << "of 40 programs";
   EXPECT_EQ(iterations, (std::set<int64_t>{0, 1, 2, 3}));
+}
+
+// Note [Module trees of generated programs]: state moved into submodules is named as export
+// names it, each call reading it carries a stack down to its module, and each module has a
+// call graph entry. The tree is drawn last, so a program's calls are those it makes without
+// one, and it computes what that program does; the programs verify, read back from text and
+// JSON as they were, and functionalize as the flat ones do.
+TEST(GraphGenerator, ModuleTreesNameStateByItsSubmodule) {
+  GeneratorConfig flat, tree;
+  flat.module_tree_percent = 0;
+  tree.module_tree_percent = 100;
+  int moved = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource a(seed), b(seed);
+    auto generated = generateProgram(catalog(), tree, a);
+    auto without = generateProgram(catalog(), flat, b);
+    ASSERT_TRUE(generated.ok() && without.ok());
+    const ExportedProgram& p = generated.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    auto calls = [](const ExportedProgram& x) {
+      std::vector<std::string> targets;
+      for (const Node& n : x.graph().nodes()) targets.push_back(n.target.textName());
+      return targets;
+    };
+    EXPECT_EQ(calls(p), calls(without.value()));
+    for (const auto& spec : p.signature.input_specs) {
+      const std::string target = spec.target.value_or("");
+      if (target.find('.') == std::string::npos) continue;
+      ++moved;
+      const std::string module = target.substr(0, target.rfind('.'));
+      EXPECT_TRUE(module == "layer" || module == "layer.inner" || module == "head") << target;
+      std::string name = (spec.kind == InputKind::Parameter ? "p_" : "b_") + target;
+      std::replace(name.begin(), name.end(), '.', '_');
+      EXPECT_EQ(spec.arg.name, name);
+      EXPECT_TRUE(p.state_dict.count(target) || p.constants.count(target)) << target;
+      bool entry = false;
+      for (const auto& e : p.module_call_graph) entry = entry || (e.fqn == module && !e.signature);
+      EXPECT_TRUE(entry) << module;
+      const Node* placeholder = p.graph().find(spec.arg.name);
+      ASSERT_TRUE(placeholder);
+      for (const Node* user : p.graph().users(placeholder)) {
+        if (user->op() != OpKind::CallFunction) continue;
+        ASSERT_TRUE(user->meta.nn_module_stack) << user->name();
+        const auto depth = static_cast<size_t>(std::count(module.begin(), module.end(), '.') + 2);
+        EXPECT_GE(user->meta.nn_module_stack->size(), depth) << user->name();
+      }
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    auto text = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(text.ok()) << text.error().str();
+    EXPECT_EQ(printProgramText(text.value()), printProgramText(p));
+    auto json = writeProgramJson(p);
+    ASSERT_TRUE(json.ok());
+    auto back = readProgramJson(json.value());
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_EQ(printProgramText(back.value()), printProgramText(p));
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    RunResult unmoved = eager;  // its state named as the flat program names it
+    for (auto& [name, value] : unmoved.final_inputs) {
+      if (const size_t dot = name.rfind('.'); dot != std::string::npos)
+        name = name.substr(0, name.find(':') + 1) + name.substr(dot + 1);
+    }
+    EXPECT_TRUE(compareResults(runProgram(without.value(), RunOptions(RunMode::Eager)), unmoved).match());
+    auto f = functionalize(p);
+    EXPECT_EQ(f.ok(), functionalize(without.value()).ok());
+    if (!f.ok()) continue;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(moved, 15);
 }
 
 // Two tensors one call writes (out= calls with several out tensors return them) never share

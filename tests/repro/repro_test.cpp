@@ -310,6 +310,29 @@ TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
   EXPECT_EQ(compareEagerRuns(programs), 6);
 }
 
+// State a generated program keeps in submodules (Note [Module trees of generated programs])
+// is registered on submodules of the script's module, and its eager run computes what
+// epsmith's does, writes into that state included.
+TEST(ReproScripts, ModuleTreesRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig tree;
+  tree.module_tree_percent = 100;
+  std::vector<Generated> programs;
+  for (uint64_t seed = 1; seed <= 40 && programs.size() < 4; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, tree, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    bool moved = false;
+    for (const auto& spec : p.value().signature.input_specs)
+      moved = moved || spec.target.value_or("").find("layer.inner.") == 0;
+    if (moved) programs.push_back({"module tree seed " + std::to_string(seed), std::move(p.value())});
+  }
+  ASSERT_EQ(programs.size(), 4u);
+  EXPECT_EQ(compareEagerRuns(programs), 4);
+}
+
 // A with_effects call, which functionalization makes of a module's _print
 // (Note [Effects as export makes them]), becomes that call again, and the script's eager run
 // computes what epsmith's run of the functional program does.
