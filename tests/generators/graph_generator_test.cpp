@@ -168,6 +168,33 @@ TEST(GraphGenerator, EffectsAreCallsThatFunctionalizationThreadsATokenThrough) {
   EXPECT_GE(threaded, 15) << "of 30 programs";
 }
 
+// A generated program with higher-order ops: it verifies, reads back from its text and its
+// JSON as it was, and where the functionalizer takes it (a refusal is for an op it refuses
+// anywhere, never a subgraph, whose calls are functional) its functional form computes
+// what eager does. Whether it was functionalized.
+bool roundTripsAndFunctionalizesLikeEager(const ExportedProgram& p, const RunResult& eager) {
+  EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+  auto json = writeProgramJson(p);
+  const Expected<ExportedProgram> read[] = {parseProgramText(printProgramText(p)),
+                                            json.ok() ? readProgramJson(json.value()) : json.error()};
+  for (const auto& back : read) {
+    if (!back.ok()) {
+      ADD_FAILURE() << back.error().str();
+      return false;
+    }
+    EXPECT_EQ(printProgramText(back.value()), printProgramText(p));
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+  }
+  auto f = functionalize(p);
+  if (!f.ok()) {
+    EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
+    return false;
+  }
+  Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  return true;
+}
+
 // A grad region as torch.export writes one: wrap_with_set_grad_enabled(False, subgraph,
 // *operands), its calls drawn with grad mode off (so a parameter may be written there, as
 // eager allows under no_grad). The programs verify and run, read back from their text as
@@ -281,18 +308,7 @@ TEST(GraphGenerator, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
       EXPECT_EQ(returned[0]->sizes, returned[1]->sizes);
       EXPECT_EQ(returned[0]->strides, returned[1]->strides);
     }
-    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
-    auto back = parseProgramText(printProgramText(p));
-    ASSERT_TRUE(back.ok()) << back.error().str();
-    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
-    auto f = functionalize(p);
-    if (!f.ok()) {  // an op it refuses anywhere; never the cond, whose branches are functional
-      EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
-      continue;
-    }
-    ++functionalized;
-    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
-    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
   }
   EXPECT_GT(with_cond, 20);
   EXPECT_GE(functionalized, 25) << "of 40 programs";
@@ -332,20 +348,7 @@ TEST(GraphGenerator, NestedCondsAreBranchesOfBranches) {
     nested += std::count_if(depths.begin(), depths.end(), [](int d) { return d > 0; }) > 0 ? 1 : 0;
     RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
     ASSERT_TRUE(eager.ok()) << eager.error->str();
-    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
-    auto text = parseProgramText(printProgramText(p));
-    ASSERT_TRUE(text.ok()) << text.error().str();
-    EXPECT_EQ(printProgramText(text.value()), printProgramText(p));
-    auto json = writeProgramJson(p);
-    ASSERT_TRUE(json.ok()) << json.error().str();
-    auto back = readProgramJson(json.value());
-    ASSERT_TRUE(back.ok()) << back.error().str();
-    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
-    auto f = functionalize(p);
-    if (!f.ok()) continue;  // an op it refuses anywhere
-    ++functionalized;
-    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
-    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
   }
   EXPECT_GE(nested, 10) << "of 30 programs";
   EXPECT_GE(functionalized, 18) << "of 30 programs";
@@ -396,18 +399,7 @@ TEST(GraphGenerator, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody) {
       EXPECT_EQ(next->sizes, was->sizes);
       EXPECT_EQ(next->strides, was->strides);
     }
-    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
-    auto back = parseProgramText(printProgramText(p));
-    ASSERT_TRUE(back.ok()) << back.error().str();
-    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
-    auto f = functionalize(p);
-    if (!f.ok()) {  // an op it refuses anywhere; never the loop, whose body is functional
-      EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
-      continue;
-    }
-    ++functionalized;
-    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
-    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
   }
   EXPECT_GT(with_loop, 20);
   EXPECT_GE(functionalized, 25) << "of 40 programs";
