@@ -50,15 +50,12 @@ class Generator {
     pool_ = std::move(made_inputs.pool);
     read_only_ = std::move(made_inputs.read_only);
     parameters_ = std::move(made_inputs.parameters);
-    // Note [Effects as export makes them]
-    const int print_after = made_inputs.effects ? static_cast<int>(random_.below(config_.nodes)) : -1;
     // Note [Ops the functionalizer refuses]: drawn only where the catalog has some, so a
     // config that filters them all out keeps the programs it made before.
     may_call_refused_ =
         !catalog_.refusedOps().empty() && config_.refused_percent > 0 && random_.below(100) < config_.refused_percent;
     int made = 0;
     for (int attempts = 0; made < config_.nodes && attempts < config_.nodes * config_.attempts_per_node; ++attempts) {
-      if (made >= print_after && print_after >= 0 && !printed_) appendPrint();
       maybeToggleGrad();
       made += makeFrom(drawSource());
       if (compromised_) break;  // Note [A refused call must leave no trace]
@@ -67,6 +64,7 @@ class Generator {
     finish();
     // Note [Parameters written under grad]
     if (may_call_refused_ && parameter_written_without_grad_ && random_.chance(50)) dropGradRegions(p_);
+    if (made_inputs.effects) insertPrint();  // drawn last: Note [Effects as export makes them]
     addModuleTree(p_, config_.module_tree_percent,
                   random_);  // the last draw: Note [Module trees of generated programs]
     return std::move(p_);
@@ -95,13 +93,19 @@ class Generator {
   // in the TRAINING IR as a bare call, and its functionalization threads an effect token
   // through it (a TOKEN input, with_effects, the last token the first output): the only
   // place export makes tokens (2.13). So the generator calls aten::_print, the one op with
-  // effects that needs no argument drawn, and leaves the tokens to the functionalizer.
-  void appendPrint() {
-    Node* n = p_.graph().append(OpKind::CallFunction, "_print");
+  // effects that needs no argument drawn, and leaves the tokens to the functionalizer. The
+  // call goes before a call drawn once the program is made, so the program's other calls
+  // are those it makes without it.
+  void insertPrint() {
+    std::vector<Node*> calls;
+    for (Node& n : p_.graph().nodes()) {
+      if (n.op() == OpKind::CallFunction) calls.push_back(&n);
+    }
+    if (calls.empty()) return;
+    Node* n = p_.graph().insertBefore(calls[random_.below(calls.size())], OpKind::CallFunction, "_print");
     n->target = Target::aten(findOp("aten::_print", ""));
     n->args = {arg::String{"epsmith"}};
     n->meta.val = Val::None{};
-    printed_ = true;
   }
 
   void setGrad(bool enabled) {
@@ -782,7 +786,6 @@ class Generator {
   // held after the last write.
   std::vector<std::pair<at::Tensor, at::Tensor>> given_;
   std::vector<at::Tensor> bools_;  // the storages, as bools, of bool tensors other dtypes view
-  bool printed_ = false;           // Note [Effects as export makes them]
   Graph* into_ = nullptr;          // a subgraph being made; null: the program's graph
   int regions_ = 0;                // grad regions made, for their subgraphs' names
   int conds_ = 0;                  // conds made, for their branches' names
