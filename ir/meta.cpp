@@ -1,6 +1,8 @@
 // TensorMeta helpers and structural equality of node values.
 #include "ir/meta.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -27,8 +29,21 @@ bool sameSpelling(const SymExpr& a, const SymExpr& b) {
 
 }  // namespace
 
+std::optional<std::string> soleSymbol(const std::string& expr) {
+  const std::string prefix = "Symbol('";
+  if (expr.rfind(prefix, 0) == 0) {
+    const size_t end = expr.find('\'', prefix.size());
+    if (end != std::string::npos) return expr.substr(prefix.size(), end - prefix.size());
+    return std::nullopt;
+  }
+  const bool identifier = !expr.empty() && std::all_of(expr.begin(), expr.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  }) && !std::isdigit(static_cast<unsigned char>(expr[0]));
+  return identifier ? std::optional<std::string>(expr) : std::nullopt;
+}
+
 const SymExpr* internSymExpr(SymExpr e) {
-  // Expressions by their text (few: only files with symbolic shapes have any); nodes of a
+  // Expressions by their text (few: Note [Sizes kept inline]); nodes of a
   // std::unordered_map never move, so the pointers handed out stay valid.
   static std::mutex mu;
   static auto* table = new std::unordered_multimap<std::string, SymExpr>();

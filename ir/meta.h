@@ -25,6 +25,10 @@ struct SymExpr {
 // The process's one copy of an expression equal to `e`, kept for the life of the process.
 const SymExpr* internSymExpr(SymExpr e);
 
+// The symbol an expression is alone: "s77" of `Symbol('s77', positive=True, integer=True)`
+// (sympy's repr, as torch.export writes it) or of "s77"; nullopt for any other (2*s77).
+std::optional<std::string> soleSymbol(const std::string& expr);
+
 // A size, stride or offset: a concrete integer or a symbolic expression.
 //
 // Note [Sizes kept inline]
@@ -33,8 +37,9 @@ const SymExpr* internSymExpr(SymExpr e);
 // std::vectors they were two heap blocks each; as InlineVectors of up to kInlineRank
 // elements they live in the TensorMeta, copied as bytes. That needs an element copied as
 // bytes: a SymIntValue is an integer or a pointer to an interned expression
-// (internSymExpr), which is never freed. Symbolic sizes come only from files that have
-// them (the generators make none), so what the process keeps is what it read.
+// (internSymExpr), which is never freed. Symbolic sizes come from files and from the
+// generator's affine sizes of one small symbol
+// (Note [Symbolic sizes of generated programs]), so the expressions a process keeps are few.
 class SymIntValue {
  public:
   SymIntValue(int64_t v = 0) : int_(v) {}                         // NOLINT: an int is a SymInt
@@ -45,6 +50,15 @@ class SymIntValue {
     if (expr_) throw std::bad_variant_access();
     return int_;
   }
+  // The value at the example the program was traced with: the integer, or a symbolic
+  // value's integer hint (probes that ask what does not depend on the size run there).
+  // Throws std::bad_variant_access where there is no such hint.
+  int64_t atHint() const {
+    if (!expr_) return int_;
+    if (!expr_->hint || !std::holds_alternative<int64_t>(*expr_->hint)) throw std::bad_variant_access();
+    return std::get<int64_t>(*expr_->hint);
+  }
+  bool hasIntHint() const { return !expr_ || (expr_->hint && std::holds_alternative<int64_t>(*expr_->hint)); }
   const SymExpr& expr() const {  // precondition: !isConcrete()
     if (!expr_) throw std::bad_variant_access();
     return *expr_;

@@ -104,19 +104,6 @@ namespace {
 // program's contract says (torch 2.13's ep.module() refuses one above the range, and runs
 // one of size 1 below a range from 2: docs/pt2-format.md). A dimension given by an
 // expression (2*s77) binds nothing; the kernels see the sizes they are given.
-std::optional<std::string> symbolOf(const std::string& expr) {
-  const std::string prefix = "Symbol('";
-  if (expr.rfind(prefix, 0) == 0) {
-    const size_t end = expr.find('\'', prefix.size());
-    if (end != std::string::npos) return expr.substr(prefix.size(), end - prefix.size());
-    return std::nullopt;
-  }
-  const bool identifier = !expr.empty() && std::all_of(expr.begin(), expr.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  }) && !std::isdigit(static_cast<unsigned char>(expr[0]));
-  return identifier ? std::optional<std::string>(expr) : std::nullopt;
-}
-
 // Why the user inputs do not fit the program's symbolic sizes, or nullopt.
 std::optional<std::string> symbolicSizesMismatch(const ExportedProgram& p, const std::vector<InputValue>& user_inputs) {
   std::map<std::string, std::pair<int64_t, std::string>> bound;  // symbol -> size, and where
@@ -130,7 +117,7 @@ std::optional<std::string> symbolicSizesMismatch(const ExportedProgram& p, const
     if (!meta || v.kind != InputValue::Kind::Tensor || meta->sizes.size() != v.tensor.sizes.size()) continue;
     for (size_t d = 0; d < meta->sizes.size(); ++d) {
       if (meta->sizes[d].isConcrete()) continue;
-      const auto symbol = symbolOf(meta->sizes[d].expr().expr);
+      const auto symbol = soleSymbol(meta->sizes[d].expr().expr);
       if (!symbol) continue;
       const int64_t size = v.tensor.sizes[d];
       const std::string where = "input " + spec.arg.name + " dim " + std::to_string(d);
