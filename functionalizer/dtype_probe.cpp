@@ -72,8 +72,8 @@ at::Tensor identitiesOr1(at::Tensor t) {
 
 at::Tensor placeholderTensor(const TensorMeta& m, c10::Device device, int fill) {
   std::vector<int64_t> sizes, strides;
-  for (const auto& s : m.sizes) sizes.push_back(s.concrete());
-  for (const auto& s : m.strides) strides.push_back(s.concrete());
+  for (const auto& s : m.sizes) sizes.push_back(s.atHint());
+  for (const auto& s : m.strides) strides.push_back(s.atHint());
   const auto options = at::TensorOptions().dtype(toAten(m.dtype)).device(device);
   if (strides.size() != sizes.size()) return at::empty(sizes, options);
   int64_t extent = 1;  // elements the tensor spans from its first
@@ -103,7 +103,7 @@ namespace {
 // Runs `call` alone on tensors of its inputs' metadata on `device` (meta first; for kernels
 // without a meta implementation, small CPU tensors of the same shapes, all `fill`).
 // `*no_meta_kernel`, where given, says whether a meta run was refused for want of a Meta
-// kernel; `*declined`, whether the call was not run at all (metadata that is symbolic or
+// kernel; `*declined`, whether the call was not run at all (metadata symbolic without hints or
 // too large to run on CPU): an answer that says nothing of the call's form.
 std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device device, int fill = 0,
                                                   bool* no_meta_kernel = nullptr, bool* declined = nullptr) {
@@ -117,7 +117,7 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
     }
     int64_t numel = 1;
     for (const auto& s : m->sizes) {
-      const int64_t size = s.concrete();
+      const int64_t size = s.atHint();
       if (size < 0 || (size > 0 && numel > (int64_t{1} << 40) / size)) {
         ok = false;  // nonsense metadata: nothing to probe
         return;
@@ -202,7 +202,7 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes
     if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();
     no_meta_kernel.insert(form);
   }
-  // Not run (too large, symbolic): no answer to keep (Note [Probe answers are the key's alone]).
+  // Not run (too large, symbolic without hints): no answer to keep (Note [Probe answers are the key's alone]).
   if (!returns && declined) return returns;
   cache.keep(key, returns);
   return returns;

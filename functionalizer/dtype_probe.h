@@ -13,7 +13,7 @@
 namespace epsmith {
 
 // The dtype of each return of `call` (an ATen call_function node whose tensor arguments all
-// carry tensor `meta.val`), or nullopt when the call cannot be probed (symbolic sizes, a
+// carry tensor `meta.val`), or nullopt when the call cannot be probed (symbolic sizes without hints, a
 // kernel without a meta implementation that also fails on empty CPU tensors). Results are
 // cached per op and argument dtypes/literals, so repeated shapes of calls cost one lookup.
 std::optional<std::vector<ScalarType>> probeReturnDtypes(const Node& call);

@@ -60,7 +60,7 @@ std::optional<at::Tensor> runAliased(const Node& call, const OpInfo* functional,
   const at::Tensor& value = values.at(shared[0]);
   const TensorMeta& meta = *shared[0]->meta.val.tensor();
   std::vector<int64_t> strides;
-  for (const auto& s : meta.strides) strides.push_back(s.concrete());
+  for (const auto& s : meta.strides) strides.push_back(s.atHint());
   const at::Tensor self = strides.size() == static_cast<size_t>(value.dim())
                               ? at::empty_strided(value.sizes(), strides, value.options()).copy_(value)
                               : cloneOf(value);
@@ -132,7 +132,7 @@ std::optional<bool> probeAliasedWriteAgrees(const Node& call, const std::vector<
   int64_t span = 1;
   key += "|strides";
   for (size_t d = 0; d < self_meta.sizes.size(); ++d) {
-    const int64_t size = self_meta.sizes[d].concrete(), stride = self_meta.strides[d].concrete();
+    const int64_t size = self_meta.sizes[d].atHint(), stride = self_meta.strides[d].atHint();
     span += std::max<int64_t>(size - 1, 0) * stride;
     key += " " + std::to_string(stride);
   }

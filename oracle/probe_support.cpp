@@ -53,7 +53,7 @@ std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
     key += m->sizes.empty() ? "z" : "t";
     if (m->requires_grad) key += 'g';  // autograd refuses some forms (probeValues)
     if (with_sizes) {
-      for (const auto& size : m->sizes) key += size.isConcrete() ? std::to_string(size.concrete()) + "," : "?,";
+      for (const auto& size : m->sizes) key += size.hasIntHint() ? std::to_string(size.atHint()) + "," : "?,";
     }
   };
   auto one = [&](const Argument& a) {
@@ -98,9 +98,9 @@ namespace probe_detail {
 
 bool concreteMeta(const TensorMeta& m) {
   for (const auto& s : m.sizes)
-    if (!s.isConcrete()) return false;
+    if (!s.hasIntHint()) return false;
   for (const auto& s : m.strides)
-    if (!s.isConcrete()) return false;
+    if (!s.hasIntHint()) return false;
   return true;
 }
 
@@ -163,8 +163,8 @@ at::Tensor probeValues(const TensorMeta& m, ProbeFill fill) {
   std::vector<int64_t> sizes;
   int64_t numel = 1;
   for (const auto& s : m.sizes) {
-    sizes.push_back(s.concrete());
-    numel *= s.concrete();
+    sizes.push_back(s.atHint());
+    numel *= s.atHint();
   }
   at::Tensor i = at::arange(numel, at::TensorOptions().dtype(at::kDouble));
   at::Tensor r = at::remainder(i * 7919, 29);

@@ -43,10 +43,12 @@ class ProbeCache {
 // literals and, `with_sizes`, its sizes; `probeable` is cleared where an argument is none
 // of those.
 std::string cacheKey(const Node& call, bool with_sizes, bool* probeable);
-// Whether `m` has concrete sizes, strides and offset.
+// Whether `m`'s sizes and strides have values at the example (SymIntValue::atHint):
+// concrete, or symbolic with a hint. A probe of a symbolic program runs at its example,
+// for what does not depend on the size (a dtype, an alias, autograd's refusal).
 bool concreteMeta(const TensorMeta& m);
-// Whether every input of `call` has a concrete, real meta and the inputs are small enough
-// to run the call on (65 536 elements).
+// Whether every input of `call` has such a real meta and the inputs are small enough to
+// run the call on (65 536 elements).
 bool smallConcreteInputs(const Node& call);
 // The step between the Wide set's integers of `dtype`, none of which may overflow it, nor a
 // sum of a hundred; 0 for a dtype the set leaves assorted.
