@@ -115,7 +115,8 @@ std::optional<std::string> applySourceWeight(GeneratorConfig& g, const std::vect
 //   noncontiguous PERCENT | weight CATEGORY N (functional, in-place, view, out,
 //   metadata-mutation, factory, refused) | state-weight KIND N (parameter, buffer,
 //   non-persistent-buffer, constant) | mutable-state PERCENT | effects PERCENT |
-//   no-grad PERCENT | submodule PERCENT | nested-cond PERCENT | module-tree PERCENT | refused PERCENT | dialect TRAINING|ATEN |
+//   no-grad PERCENT | submodule PERCENT | nested-cond PERCENT | module-tree PERCENT |
+//   symbolic-size PERCENT | refused PERCENT | dialect TRAINING|ATEN |
 //   source NAME N (aten-call, view-chain: generators/node_sources.def)
 // and the catalog's allow / deny / enable / disable.
 Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const std::string& where) {
@@ -151,6 +152,7 @@ Expected<GenerationConfig> parseGenerationConfig(std::string_view text, const st
         if (directive == "submodule") return one(100, &g.submodule_percent);
         if (directive == "nested-cond") return one(100, &g.nested_cond_percent);
         if (directive == "module-tree") return one(100, &g.module_tree_percent);
+        if (directive == "symbolic-size") return one(100, &g.symbolic_size_percent);
         if (directive == "refused") return one(100, &g.refused_percent);
         auto orBad = [&](std::optional<std::string> why) -> std::optional<Diagnostic> {
           if (why) return bad(*why);

@@ -19,6 +19,7 @@
 #include "generators/program_inputs.h"
 #include "generators/result_values.h"
 #include "generators/screen_tables.h"
+#include "generators/symbolic_sizes.h"
 #include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/interpreter.h"
@@ -64,9 +65,10 @@ class Generator {
     finish();
     // Note [Parameters written under grad]
     if (may_call_refused_ && parameter_written_without_grad_ && random_.chance(50)) dropGradRegions(p_);
-    if (made_inputs.effects) insertPrint();  // drawn last: Note [Effects as export makes them]
-    addModuleTree(p_, config_.module_tree_percent,
-                  random_);  // the last draw: Note [Module trees of generated programs]
+    if (made_inputs.effects) insertPrint();                   // drawn last: Note [Effects as export makes them]
+    addModuleTree(p_, config_.module_tree_percent, random_);  // Note [Module trees of generated programs]
+    // The last draw: Note [Symbolic sizes of generated programs]
+    addSymbolicSize(p_, config_.symbolic_size_percent, random_);
     return std::move(p_);
   }
 

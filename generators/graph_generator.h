@@ -53,6 +53,9 @@ struct GeneratorConfig {
   uint32_t submodule_percent = 30;    // programs whose module call graph has a submodule entry
   uint32_t module_tree_percent = 30;  // programs whose state lives in submodules
   uint32_t nested_cond_percent = 20;  // per call drawn into a cond branch: a cond of its own
+  // Programs with a user input dimension made a symbol with a range, where the program
+  // follows it (Note [Symbolic sizes of generated programs]).
+  uint32_t symbolic_size_percent = 20;
   // The dialect asked for: the generator makes TRAINING programs, which the callers that
   // want ATEN ones functionalize (fuzz/programs.h).
   IrDialect dialect = IrDialect::Training;

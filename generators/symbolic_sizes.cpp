@@ -1,0 +1,364 @@
+// Symbolic sizes of generated programs; see symbolic_sizes.h.
+#include "generators/symbolic_sizes.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "oracle/aten_bridge.h"
+#include "oracle/libtorch_compat.h"
+#include "oracle/run.h"
+#include "oracle/values.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+// Note [Symbolic sizes of generated programs]
+// torch.export writes a module exported with `dynamic_shapes={"x": {0: Dim("s")}}` as a
+// program whose input dimension is a symbol (`Symbol('s77', positive=True, integer=True)`,
+// sympy's repr), every size, stride and offset computed from it an expression in it
+// (`Add(Symbol(...), Integer(-1))` for x[1:]), each with its example value as hint, and
+// range_constraints bounding the symbol. The generator makes such a program from one it
+// made: it runs the program with a user input dimension at other sizes and reads each
+// value's geometry there. Where every size, stride and offset is a*s + b (a ≥ 0, the same
+// a and b at every size tried) and everything else is the same, the program is the one
+// export makes of a module that traces the same at every size; the expressions are
+// written as export writes them. The dimension is drawn among the contiguous user inputs'
+// dimensions of size 2 or more (export specializes 0 and 1); every other such dimension of
+// the same size becomes the same symbol where the program runs so, as export's guards make
+// the dimensions a broadcast or a matmul equates one, and the drawn one alone otherwise.
+// The sizes tried are the example size k, k + 1 and k + 2 (the fit, and its check), then
+// the least size m at which every size that follows the symbol is still 2 or more (export
+// specializes sizes of 0 and 1: a Dim whose range lets a derived size reach 1 is a
+// constraint violation, as x[2:] of a dimension from 2 is); the range is [m or k,
+// unbounded or k + 2] (the upper bound drawn), so every size in it that a check draws was
+// run, and a program whose sizes are under 2 at the example stays static. A program that
+// reads a size as a value (an int result that changes, a view whose size argument is
+// concrete) does not fit and stays static, as a module that specializes does. Programs
+// with higher-order calls stay static: their subgraphs' placeholders would need the
+// symbols too.
+
+std::string symbolRepr(const std::string& symbol) { return "Symbol('" + symbol + "', positive=True, integer=True)"; }
+
+// a*s + b in sympy's repr, as torch.export serializes a size.
+std::string affineRepr(int64_t a, int64_t b, const std::string& symbol) {
+  std::string e = symbolRepr(symbol);
+  if (a != 1) e = "Mul(Integer(" + std::to_string(a) + "), " + e + ")";
+  if (b != 0) e = "Add(" + e + ", Integer(" + std::to_string(b) + "))";
+  return e;
+}
+
+// (size, value) pairs; the first at the example size.
+using Samples = std::vector<std::pair<int64_t, int64_t>>;
+
+// What a fit found besides the values: the least size of the symbol at which every size
+// that follows it is 2 or more.
+struct Fit {
+  std::string symbol;
+  int64_t least = 2;
+};
+
+// The value as a*s + b with a hint, an int where a is 0; nullopt where no such line fits.
+// A size (`is_size`) that follows the symbol raises `fit->least` to where it is 2: export
+// specializes a size of 0 or 1, so a range must not reach it (torch.export raises a
+// constraint violation for a Dim whose range does).
+std::optional<SymIntValue> fitInt(const Samples& at, bool is_size, Fit* fit) {
+  const auto [s0, v0] = at[0];
+  const auto [s1, v1] = at[1];
+  const int64_t a = (v1 - v0) / (s1 - s0);
+  if (a < 0 || a * (s1 - s0) != v1 - v0) return std::nullopt;
+  const int64_t b = v0 - a * s0;
+  for (const auto& [s, v] : at) {
+    if (a * s + b != v) return std::nullopt;
+  }
+  if (a == 0) return SymIntValue(v0);
+  if (is_size) fit->least = std::max(fit->least, (2 - b + a - 1) / a);
+  return SymIntValue(SymExpr{affineRepr(a, b, fit->symbol), v0});
+}
+
+using ValSamples = std::vector<std::pair<int64_t, const Val*>>;
+
+std::optional<Val> fitVal(const ValSamples& at, Fit* fit);
+
+std::optional<Val> fitTensor(const TensorMeta& t0, const ValSamples& at, Fit* fit) {
+  for (const auto& [s, v] : at) {
+    const TensorMeta* t = v->tensor();
+    if (!t || t->dtype != t0.dtype || t->device != t0.device || t->layout != t0.layout ||
+        t->requires_grad != t0.requires_grad || t->sizes.size() != t0.sizes.size())
+      return std::nullopt;
+  }
+  auto fitted = [&](bool is_size, auto field) -> std::optional<SymIntValue> {
+    Samples samples;
+    for (const auto& [s, v] : at) {
+      const SymIntValue& x = field(*v->tensor());
+      if (!x.isConcrete()) return std::nullopt;
+      samples.emplace_back(s, x.concrete());
+    }
+    return fitInt(samples, is_size, fit);
+  };
+  TensorMeta out = t0;
+  for (size_t d = 0; d < t0.sizes.size(); ++d) {
+    auto size = fitted(true, [d](const TensorMeta& t) -> const SymIntValue& { return t.sizes[d]; });
+    auto stride = fitted(false, [d](const TensorMeta& t) -> const SymIntValue& { return t.strides[d]; });
+    if (!size || !stride) return std::nullopt;
+    out.sizes[d] = *size;
+    out.strides[d] = *stride;
+  }
+  auto offset = fitted(false, [](const TensorMeta& t) -> const SymIntValue& { return t.storage_offset; });
+  if (!offset) return std::nullopt;
+  out.storage_offset = *offset;
+  return Val(std::move(out));
+}
+
+// The value at the example size (at[0]) with what follows the size made symbolic.
+std::optional<Val> fitVal(const ValSamples& at, Fit* fit) {
+  const Val& v0 = *at[0].second;
+  if (const TensorMeta* t0 = v0.tensor()) return fitTensor(*t0, at, fit);
+  if (const Val::List* l0 = v0.list()) {
+    Val::List out;
+    for (size_t i = 0; i < l0->size(); ++i) {
+      ValSamples items;
+      for (const auto& [s, v] : at) {
+        if (!v->list() || v->list()->size() != l0->size()) return std::nullopt;
+        items.emplace_back(s, &(*v->list())[i]);
+      }
+      auto item = fitVal(items, fit);
+      if (!item) return std::nullopt;
+      out.push_back(std::move(*item));
+    }
+    return Val(std::move(out));
+  }
+  for (const auto& [s, v] : at) {
+    if (*v != v0) return std::nullopt;
+  }
+  return v0;
+}
+
+// A user input dimension: its index among the example inputs and the dimension.
+struct InputDim {
+  size_t input;
+  size_t dim;
+};
+
+// The user inputs' placeholders, in example-input order.
+std::vector<Node*> userPlaceholders(ExportedProgram& p) {
+  std::vector<Node*> out;
+  for (const auto& spec : p.signature.input_specs) {
+    if (spec.kind == InputKind::UserInput) out.push_back(p.graph().find(spec.arg.name));
+  }
+  return out;
+}
+
+// Whether the tiling can remake example input `i`: a contiguous tensor that is all of a
+// storage no other input shares.
+bool remakeable(const ExportedProgram& p, size_t i) {
+  const InputValue& in = p.example_inputs[i];
+  if (in.kind != InputValue::Kind::Tensor || !in.tensor.storage) return false;
+  const TensorValue& t = in.tensor;
+  const TensorMeta shape = TensorMeta::contiguous(t.dtype(), t.sizes);
+  std::vector<int64_t> strides;
+  for (const auto& s : shape.strides) strides.push_back(s.concrete());
+  if (t.storage_offset != 0 || t.strides != strides || t.storage->numel() != t.numel()) return false;
+  for (size_t j = 0; j < p.example_inputs.size(); ++j) {
+    if (j != i && p.example_inputs[j].tensor.storage == t.storage) return false;
+  }
+  return true;
+}
+
+// Input `v` with each of `dims` `size` long, its elements repeated along them.
+TensorValue tiled(const TensorValue& v, const std::vector<size_t>& dims, int64_t size) {
+  at::NoGradGuard no_grad;
+  TensorMaterializer m;
+  at::Tensor t = m.materialize(v).detach();
+  for (size_t d : dims) {
+    const auto dim = static_cast<int64_t>(d);
+    std::vector<int64_t> reps(static_cast<size_t>(t.dim()), 1);
+    reps[d] = (size + t.size(dim) - 1) / t.size(dim);
+    t = t.repeat(reps).narrow(dim, 0, size);
+  }
+  TensorValue out = toTensorValue(t.contiguous().clone());
+  out.requires_grad = v.requires_grad;
+  return out;
+}
+
+std::vector<InputValue> resized(const ExportedProgram& p, const std::vector<InputDim>& dims, int64_t size) {
+  std::vector<InputValue> inputs = p.example_inputs;
+  std::map<size_t, std::vector<size_t>> by_input;
+  for (const InputDim& d : dims) by_input[d.input].push_back(d.dim);
+  for (const auto& [i, ds] : by_input) inputs[i].tensor = tiled(p.example_inputs[i].tensor, ds, size);
+  return inputs;
+}
+
+using NodeVals = std::map<const Node*, Val>;
+
+// Each value a run of `p` on `inputs` makes: the resized inputs' placeholders and every
+// call's result; nullopt when the run fails or makes a value meta.val cannot hold.
+std::optional<NodeVals> valsAt(ExportedProgram& p, const std::vector<InputValue>& inputs,
+                               const std::vector<InputDim>& dims) {
+  NodeVals vals;
+  bool holdable = true;
+  RunOptions options(RunMode::Eager);
+  options.observe = [&](const Node& n, const c10::IValue& v) {
+    Val val;
+    if (v.isNone()) return;
+    if (valOf(v, &val))
+      vals[&n] = std::move(val);
+    else
+      holdable = false;
+  };
+  if (!runProgram(p, inputs, options).ok() || !holdable) return std::nullopt;
+  const std::vector<Node*> placeholders = userPlaceholders(p);
+  for (const InputDim& d : dims) {
+    const TensorMeta* meta = placeholders[d.input]->meta.val.tensor();
+    TensorMeta now = *meta;
+    now.sizes.clear();
+    for (int64_t s : inputs[d.input].tensor.sizes) now.sizes.push_back(s);
+    now.strides = TensorMeta::contiguousStrides(now.sizes);
+    vals[placeholders[d.input]] = std::move(now);
+  }
+  return vals;
+}
+
+// Every value of the runs (the first at the example size) made symbolic, and in `*least`
+// the least size that keeps every size 2 or more; nullopt where a value does not follow
+// the size as Note [Symbolic sizes of generated programs] asks.
+std::optional<NodeVals> fitAll(const std::vector<std::pair<int64_t, NodeVals>>& runs, int64_t* least) {
+  NodeVals out;
+  Fit fit{kGeneratedSymbol};
+  for (const auto& [node, v0] : runs[0].second) {
+    ValSamples at;
+    for (const auto& [size, vals] : runs) {
+      auto it = vals.find(node);
+      if (it == vals.end()) return std::nullopt;
+      at.emplace_back(size, &it->second);
+    }
+    auto fitted = fitVal(at, &fit);
+    if (!fitted) return std::nullopt;
+    if (*fitted != v0) out[node] = std::move(*fitted);
+  }
+  *least = fit.least;
+  return out;
+}
+
+// Makes `dims` (all of one size) the symbol where the program follows it; false, and `p`
+// as it was, where it does not.
+bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
+  const int64_t k = p.example_inputs[dims[0].input].tensor.sizes[dims[0].dim];
+  std::vector<std::pair<int64_t, NodeVals>> runs;
+  for (int64_t s : {k, k + 1, k + 2}) {
+    auto vals = valsAt(p, resized(p, dims, s), dims);
+    if (!vals) return false;
+    runs.emplace_back(s, std::move(*vals));
+  }
+  int64_t least = 2;
+  auto fitted = fitAll(runs, &least);
+  if (!fitted || least > k) return false;  // export specializes a size of 1 at the example
+  int64_t lo = k;
+  if (least < k) {
+    if (auto vals = valsAt(p, resized(p, dims, least), dims)) {
+      runs.emplace_back(least, std::move(*vals));
+      int64_t least_there = 2;
+      if (auto wider = fitAll(runs, &least_there)) {
+        fitted = std::move(wider);
+        lo = least;
+      }
+    }
+  }
+  ExportedProgram before = p.clone();
+  for (auto& [node, val] : *fitted) const_cast<Node*>(node)->meta.val = std::move(val);
+  p.range_constraints[kGeneratedSymbol] = RangeConstraint{lo, bounded ? std::optional<int64_t>(k + 2) : std::nullopt};
+  if (verify(p, *findDialect("TRAINING")).empty()) return true;
+  p = std::move(before);
+  return false;
+}
+
+// The dimensions the symbol may be: those of contiguous user inputs of size 2 or more
+// whose meta is concrete.
+std::vector<InputDim> candidates(ExportedProgram& p) {
+  std::vector<InputDim> out;
+  const std::vector<Node*> placeholders = userPlaceholders(p);
+  for (size_t i = 0; i < p.example_inputs.size() && i < placeholders.size(); ++i) {
+    const TensorMeta* meta = placeholders[i] ? placeholders[i]->meta.val.tensor() : nullptr;
+    if (!meta || !remakeable(p, i)) continue;
+    for (size_t d = 0; d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].isConcrete() && meta->sizes[d].concrete() >= 2) out.push_back({i, d});
+    }
+  }
+  return out;
+}
+
+bool hasSubgraphs(const ExportedProgram& p) {
+  const auto& attrs = p.graph().attributes();
+  return std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.second.subgraph != nullptr; });
+}
+
+int64_t sizeOf(const ExportedProgram& p, const InputDim& d) { return p.example_inputs[d.input].tensor.sizes[d.dim]; }
+
+// The example size of `symbol`: the hint of an input dimension that is the symbol alone.
+std::optional<int64_t> exampleSize(ExportedProgram& p, const std::string& symbol) {
+  for (Node* ph : userPlaceholders(p)) {
+    const TensorMeta* meta = ph ? ph->meta.val.tensor() : nullptr;
+    for (size_t d = 0; meta && d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].isConcrete() || soleSymbol(meta->sizes[d].expr().expr) != symbol) continue;
+      const auto& hint = meta->sizes[d].expr().hint;
+      if (hint && std::holds_alternative<int64_t>(*hint)) return std::get<int64_t>(*hint);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void addSymbolicSize(ExportedProgram& p, uint32_t percent, RandomSource& random) {
+  if (!random.chance(percent)) return;
+  const std::vector<InputDim> all = candidates(p);
+  if (all.empty()) return;
+  const InputDim drawn = all[random.below(all.size())];
+  const bool bounded = random.chance(50);
+  if (hasSubgraphs(p)) return;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  std::vector<InputDim> same;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(same),
+               [&](const InputDim& d) { return sizeOf(p, d) == sizeOf(p, drawn); });
+  if (same.size() > 1 && makeSymbolic(p, same, bounded)) return;
+  makeSymbolic(p, {drawn}, bounded);
+}
+
+std::optional<std::string> resizeInputs(ExportedProgram& p, const std::string& symbol, int64_t size) {
+  const std::vector<Node*> placeholders = userPlaceholders(p);
+  std::vector<InputDim> dims;
+  for (size_t i = 0; i < p.example_inputs.size() && i < placeholders.size(); ++i) {
+    const TensorMeta* meta = placeholders[i] ? placeholders[i]->meta.val.tensor() : nullptr;
+    for (size_t d = 0; meta && d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].isConcrete() || soleSymbol(meta->sizes[d].expr().expr) != symbol) continue;
+      if (!remakeable(p, i) || p.example_inputs[i].tensor.sizes.size() != meta->sizes.size() ||
+          p.example_inputs[i].tensor.sizes[d] == 0)
+        return "input " + placeholders[i]->name() + " is not a contiguous tensor of its own storage to resize";
+      dims.push_back({i, d});
+    }
+  }
+  p.example_inputs = resized(p, dims, size);
+  return std::nullopt;
+}
+
+void drawCaseSizes(ExportedProgram& p, RandomSource& random) {
+  for (const auto& [symbol, range] : p.range_constraints) {
+    const auto example = exampleSize(p, symbol);
+    if (!example) continue;
+    const int64_t lo = std::max<int64_t>(range.min_val.value_or(2), 0);
+    const int64_t top = std::min(range.max_val.value_or(*example + 2), *example + 2);
+    if (top < lo) continue;
+    const int64_t inside = random.range(lo, top);
+    const int64_t choices[] = {*example, lo, top, inside};
+    const int64_t size = choices[random.below(std::size(choices))];
+    // Inputs the tiling cannot remake (a file's) keep their example size.
+    if (size != *example) (void)resizeInputs(p, symbol, size);
+  }
+}
+
+}  // namespace epsmith

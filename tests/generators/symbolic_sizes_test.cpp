@@ -1,0 +1,242 @@
+// Generated programs with symbolic sizes (Note [Symbolic sizes of generated programs]),
+// checked against eager runs at every size of their range: the expressions the generator
+// writes must be the geometry LibTorch computes there.
+#include "generators/symbolic_sizes.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/core/Tensor.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "formats/json_format.h"
+#include "formats/text_format.h"
+#include "functionalizer/functionalize.h"
+#include "generators/graph_generator.h"
+#include "oracle/compare.h"
+#include "oracle/run.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+const OpCatalog& catalog() {
+  static const OpCatalog c = OpCatalog::build().value();
+  return c;
+}
+
+GeneratorConfig symbolic(uint32_t percent = 100) {
+  GeneratorConfig config;
+  config.symbolic_size_percent = percent;
+  return config;
+}
+
+// An affine expression in sympy's repr (Symbol, Mul(Integer(a), ·), Add(·, Integer(b)))
+// at s0 = `s`, read independently of the generator's writer.
+int64_t evalAffine(const std::string& e, int64_t s) {
+  auto inner = [&](size_t prefix) { return e.substr(prefix, e.size() - prefix - 1); };
+  if (e.rfind("Symbol('s0'", 0) == 0) return s;
+  if (e.rfind("Mul(Integer(", 0) == 0) {
+    const std::string rest = inner(4);
+    const size_t comma = rest.find("), ");
+    return std::stoll(rest.substr(8, comma - 8)) * evalAffine(rest.substr(comma + 3), s);
+  }
+  if (e.rfind("Add(", 0) == 0) {
+    const std::string rest = inner(4);
+    const size_t last = rest.rfind(", Integer(");
+    const std::string b = rest.substr(last + 10, rest.size() - last - 11);
+    return evalAffine(rest.substr(0, last), s) + std::stoll(b);
+  }
+  ADD_FAILURE() << "not an affine expression of s0: " << e;
+  return -1;
+}
+
+int64_t at(const SymIntValue& v, int64_t s) { return v.isConcrete() ? v.concrete() : evalAffine(v.expr().expr, s); }
+
+// The example size of s0 (a placeholder's hint).
+int64_t exampleSize(const ExportedProgram& p) {
+  for (const Node& n : p.graph().nodes()) {
+    const TensorMeta* t = n.meta.val.tensor();
+    if (n.op() != OpKind::Placeholder || !t) continue;
+    for (const auto& size : t->sizes) {
+      if (!size.isConcrete()) return std::get<int64_t>(*size.expr().hint);
+    }
+  }
+  ADD_FAILURE() << "no placeholder is symbolic";
+  return 0;
+}
+
+// Runs `p` eagerly with s0 = `size` and expects every call's tensor to have the geometry
+// its meta gives at that size.
+RunResult runAtSize(const ExportedProgram& p, int64_t size, RunMode mode = RunMode::Eager) {
+  ExportedProgram q = p.clone();
+  const auto error = resizeInputs(q, kGeneratedSymbol, size);
+  EXPECT_FALSE(error) << *error;
+  RunOptions options(mode);
+  int checked = 0;
+  options.observe = [&](const Node& n, const c10::IValue& v) {
+    const TensorMeta* meta = n.meta.val.tensor();
+    if (!meta || !v.isTensor()) return;
+    const at::Tensor t = v.toTensor();
+    ASSERT_EQ(static_cast<size_t>(t.dim()), meta->sizes.size()) << n.name();
+    for (size_t d = 0; d < meta->sizes.size(); ++d) {
+      EXPECT_EQ(t.size(static_cast<int64_t>(d)), at(meta->sizes[d], size)) << "%" << n.name() << " dim " << d;
+      if (t.size(static_cast<int64_t>(d)) > 1) {
+        EXPECT_EQ(t.stride(static_cast<int64_t>(d)), at(meta->strides[d], size)) << "%" << n.name() << " dim " << d;
+      }
+    }
+    EXPECT_EQ(t.storage_offset(), at(meta->storage_offset, size)) << "%" << n.name();
+    ++checked;
+  };
+  RunResult r = runProgram(q, options);
+  EXPECT_TRUE(r.ok()) << "at s0 = " << size << ": " << r.error->str();
+  return r;
+}
+
+// At the range's lower edge, the example size and the upper edge (or two past the example
+// where the range is open), each call's sizes, strides and offset are what its expressions
+// say, and no size is under 2; above a closed range the run refuses the inputs, naming
+// the range.
+TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
+  int made = 0, bounded = 0, below_example = 0, derived = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated = generateProgram(catalog(), symbolic(), random);
+    ASSERT_TRUE(generated.ok());
+    const ExportedProgram& p = generated.value();
+    auto range = p.range_constraints.find(kGeneratedSymbol);
+    if (range == p.range_constraints.end()) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    ++made;
+    EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    const int64_t example = exampleSize(p);
+    ASSERT_TRUE(range->second.min_val);
+    const int64_t lo = *range->second.min_val;
+    EXPECT_GE(lo, 2);
+    EXPECT_LE(lo, example);
+    below_example += lo < example;
+    const int64_t top = range->second.max_val.value_or(example + 2);
+    for (int64_t size : std::set<int64_t>{lo, example, top}) runAtSize(p, size);
+    if (range->second.max_val) {
+      ++bounded;
+      ExportedProgram q = p.clone();
+      ASSERT_FALSE(resizeInputs(q, kGeneratedSymbol, top + 1));
+      RunResult above = runProgram(q, RunOptions(RunMode::Eager));
+      ASSERT_FALSE(above.ok());
+      EXPECT_NE(above.error->message.find("outside s0's range"), std::string::npos) << above.error->message;
+    }
+    for (const Node& n : p.graph().nodes()) {
+      const TensorMeta* t = n.meta.val.tensor();
+      if (n.op() != OpKind::CallFunction || !t) continue;
+      for (const auto& size : t->sizes) {
+        if (size.isConcrete()) continue;
+        derived += size.expr().expr.find("Add(") == 0;
+        // export specializes sizes of 0 and 1: no range lets a size that follows s0 reach them
+        EXPECT_GE(evalAffine(size.expr().expr, lo), 2) << "%" << n.name() << ": " << size.expr().expr;
+      }
+    }
+  }
+  EXPECT_GE(made, 12) << "of 40 programs";
+  EXPECT_GT(bounded, 0);
+  EXPECT_GT(below_example, 0);
+  EXPECT_GT(derived, 0) << "no size is an expression other than a multiple of s0";
+}
+
+// The symbolic programs read back from their text and JSON as they were, and where the
+// functionalizer takes them, their functional form computes what eager does at another
+// size of the range, as D1 runs it in a campaign's case.
+TEST(SymbolicSizes, ReadBackAndFunctionalizeLikeEagerAtOtherSizes) {
+  int made = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated = generateProgram(catalog(), symbolic(), random);
+    ASSERT_TRUE(generated.ok());
+    const ExportedProgram& p = generated.value();
+    auto range = p.range_constraints.find(kGeneratedSymbol);
+    if (range == p.range_constraints.end()) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    ++made;
+    auto json = writeProgramJson(p);
+    ASSERT_TRUE(json.ok());
+    for (const auto& back : {parseProgramText(printProgramText(p)), readProgramJson(json.value())}) {
+      ASSERT_TRUE(back.ok()) << back.error().str();
+      EXPECT_EQ(printProgramText(back.value()), printProgramText(p));
+      EXPECT_EQ(back.value().range_constraints.at(kGeneratedSymbol).min_val, range->second.min_val);
+      EXPECT_EQ(back.value().range_constraints.at(kGeneratedSymbol).max_val, range->second.max_val);
+    }
+    auto f = functionalize(p);
+    if (!f.ok()) continue;
+    ++functionalized;
+    const int64_t other = exampleSize(p) + 1;
+    const RunResult eager = runAtSize(p, other);
+    const RunResult functional = runAtSize(f.value(), other, RunMode::Exported);
+    Verdict v = compareResults(eager, functional);
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GE(made, 12);
+  EXPECT_GE(functionalized, made / 2) << "of " << made << " symbolic programs";
+}
+
+// The symbol is the program's last draw: the same seed without it makes the same calls.
+TEST(SymbolicSizes, DrawnLastSoTheCallsAreTheSame) {
+  int differ = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SeededSource with(seed), without(seed);
+    auto a = generateProgram(catalog(), symbolic(), with);
+    auto b = generateProgram(catalog(), symbolic(0), without);
+    ASSERT_TRUE(a.ok() && b.ok());
+    std::vector<std::string> calls[2];
+    for (int i = 0; i < 2; ++i) {
+      for (const Node& n : (i ? b : a).value().graph().nodes())
+        calls[i].push_back(n.name() + " " + n.target.textName());
+    }
+    EXPECT_EQ(calls[0], calls[1]) << "seed " << seed;
+    differ += printProgramText(a.value()) != printProgramText(b.value());
+  }
+  EXPECT_GT(differ, 0) << "no program was made symbolic";
+}
+
+// A case draws the size its checks run at from its seed: over many seeds, the range's
+// edges and the example size each come up, and the inputs are resized to the size drawn.
+TEST(SymbolicSizes, CasesDrawTheirSizeInsideTheRange) {
+  SeededSource random(7);
+  ExportedProgram p;
+  for (uint64_t seed = 1;; ++seed) {
+    SeededSource r(seed);
+    p = std::move(generateProgram(catalog(), symbolic(), r).value());
+    auto range = p.range_constraints.find(kGeneratedSymbol);
+    if (range != p.range_constraints.end() && *range->second.min_val < exampleSize(p)) break;
+    ASSERT_LT(seed, 100u) << "no symbolic program whose range starts below its example size";
+  }
+  const int64_t example = exampleSize(p);
+  const int64_t lo = *p.range_constraints.at(kGeneratedSymbol).min_val;
+  const int64_t top = p.range_constraints.at(kGeneratedSymbol).max_val.value_or(example + 2);
+  std::set<int64_t> drawn;
+  for (int i = 0; i < 60; ++i) {
+    ExportedProgram q = p.clone();
+    drawCaseSizes(q, random);
+    RunResult r = runProgram(q, RunOptions(RunMode::Eager));
+    EXPECT_TRUE(r.ok()) << r.error->str();
+    int64_t size = -1;
+    for (size_t in = 0; in < q.example_inputs.size(); ++in) {
+      if (q.example_inputs[in].tensor.sizes != p.example_inputs[in].tensor.sizes) {
+        size = -2;  // the resized input's size below
+        for (size_t d = 0; d < q.example_inputs[in].tensor.sizes.size(); ++d) {
+          if (q.example_inputs[in].tensor.sizes[d] != p.example_inputs[in].tensor.sizes[d])
+            size = q.example_inputs[in].tensor.sizes[d];
+        }
+      }
+    }
+    drawn.insert(size == -1 ? example : size);
+  }
+  EXPECT_TRUE(drawn.count(lo) && drawn.count(example) && drawn.count(top)) << "lo " << lo << " top " << top;
+  for (int64_t s : drawn) {
+    EXPECT_GE(s, lo);
+    EXPECT_LE(s, top);
+  }
+}
+
+}  // namespace
+}  // namespace epsmith
