@@ -12,6 +12,7 @@
 #include "fuzz/programs.h"
 #include "generators/generation_config.h"
 #include "generators/random_source.h"
+#include "generators/symbolic_sizes.h"
 #include "minimizer/minimize.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/breadcrumb.h"
@@ -76,7 +77,9 @@ Expected<ExportedProgram> CaseRunner::generate(uint64_t seed, PhaseTimes* times)
   notePhase("generate");
   PhaseClock clock(times, Phase::Generate);
   SeededSource random(seed);
-  return generateInDialect(state_->catalog, state_->config.generator, random);
+  auto program = generateInDialect(state_->catalog, state_->config.generator, random);
+  if (program.ok()) drawCaseSizes(program.value(), random);  // the checks run at a size of the range
+  return program;
 }
 
 CaseResult CaseRunner::run(uint64_t seed) const {
