@@ -147,6 +147,44 @@ class TensorWriter {
   std::unordered_map<const Storage*, std::string> names_;
 };
 
+// Note [Symbolic sizes in scripts]
+// A program with symbolic sizes is what torch.export makes of a module exported with
+// `Dim`s, so a script's export passes them: one `torch.export.Dim` per symbol of the
+// program's range_constraints, named as the symbol and bounded as it is, and
+// `dynamic_shapes` as a tuple with one entry per user input, `{dim: symbol}` for each
+// dimension that is a symbol alone (a generated program's are) and None for the rest.
+// torch.export then traces at the case's sizes with those dimensions symbolic, which is
+// where a finding at a size of the range lies.
+repro_text::ExportArguments exportArguments(const ExportedProgram& p, const std::string& preserved) {
+  repro_text::ExportArguments out{preserved, "", ""};
+  std::vector<std::string> entries;
+  std::set<std::string> used;
+  for (const auto& spec : p.signature.input_specs) {
+    if (spec.kind != InputKind::UserInput) continue;
+    const Node* n = p.graph().find(spec.arg.name);
+    const TensorMeta* meta = n ? n->meta.val.tensor() : nullptr;
+    std::vector<std::string> dims;
+    for (size_t d = 0; meta && d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].isConcrete()) continue;
+      auto symbol = soleSymbol(meta->sizes[d].expr().expr);
+      if (!symbol || !p.range_constraints.count(*symbol)) continue;
+      dims.push_back(std::to_string(d) + ": " + *symbol);
+      used.insert(*symbol);
+    }
+    entries.push_back(dims.empty() ? "None" : wrapped("{", dims, "}", ""));
+  }
+  if (used.empty()) return out;
+  for (const std::string& symbol : used) {
+    const RangeConstraint& r = p.range_constraints.at(symbol);
+    std::string bounds;
+    if (r.min_val) bounds += ", min=" + std::to_string(*r.min_val);
+    if (r.max_val) bounds += ", max=" + std::to_string(*r.max_val);
+    out.dims += "    " + symbol + " = torch.export.Dim(\"" + symbol + "\"" + bounds + ")\n";
+  }
+  out.dynamic_shapes = "(" + (entries.size() == 1 ? entries[0] + "," : wrapped("", entries, "", "        ")) + ")";
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -297,8 +335,9 @@ class ScriptWriter {
     const std::string submodule_class = submodule_ ? submoduleClass(*submodule_, style) + "\n\n" : "";
     return head() + submodule_class + moduleClass(forward, returned) + "\n\n" + functional_class + make + "\n\n" +
            std::string(compare) +
-           repro_text::pathFunction(request_.path, anException(), submodule_ ? submodule_->fqn : "") + "\n\n" +
-           mainFunction();
+           repro_text::pathFunction(request_.path, anException(),
+                                    exportArguments(p_, submodule_ ? submodule_->fqn : "")) +
+           "\n\n" + mainFunction();
   }
 
  private:

@@ -107,12 +107,18 @@ const std::string_view kRunForAnException = R"PY(def run(path, device="cpu"):
 // a decomposition torch.export.export already applies raises there, not in
 // run_decompositions. A script that looks for an exception returns no state, which it does
 // not compare.
-std::string pathFunction(ReproPath path, bool an_exception, const std::string& preserved) {
+std::string pathFunction(ReproPath path, bool an_exception, const ExportArguments& export_arguments) {
   const std::string ran = an_exception ? "    return m(*args)\n" : "    return m(*args), state(m)\n";
+  std::string exported = "torch.export.export(m, args";
   // Note [Preserved submodules in scripts]
-  const std::string exported =
-      preserved.empty() ? "torch.export.export(m, args)"
-                        : "torch.export.export(m, args, preserve_module_call_signature=(\"" + preserved + "\",))";
+  if (!export_arguments.preserved.empty())
+    exported += ", preserve_module_call_signature=(\"" + export_arguments.preserved + "\",)";
+  if (!export_arguments.dynamic_shapes.empty()) {
+    exported = export_arguments.dims + "    ep = " + exported + ", dynamic_shapes=" + export_arguments.dynamic_shapes;
+  } else {
+    exported = "    ep = " + exported;
+  }
+  exported += ")";
   switch (path) {
     case ReproPath::Functionalize:
       return an_exception ? R"PY(def path(m, args):
@@ -131,14 +137,13 @@ std::string pathFunction(ReproPath path, bool an_exception, const std::string& p
     case ReproPath::FunctionalForm:  // Note [The functional form in scripts]
       return an_exception ? "def path(m, args):\n    return F.forward(m, *args)\n"
                           : "def path(m, args):\n    return F.forward(m, *args), state(m)\n";
-    case ReproPath::Export: return "def path(m, args):\n    ep = " + exported + "\n    m = ep.module()\n" + ran;
+    case ReproPath::Export: return "def path(m, args):\n" + exported + "\n    m = ep.module()\n" + ran;
     case ReproPath::SaveLoad:
-      return "def path(m, args):\n    buffer = io.BytesIO()\n    ep = " + exported +
+      return "def path(m, args):\n    buffer = io.BytesIO()\n" + exported +
              "\n    torch.export.save(ep, buffer)\n    buffer.seek(0)\n    m = torch.export.load(buffer).module()\n" +
              ran;
     case ReproPath::Decompose:
-      return "def path(m, args):\n    ep = " + exported +
-             "\n    ep = ep.run_decompositions({})\n    m = ep.module()\n" + ran;
+      return "def path(m, args):\n" + exported + "\n    ep = ep.run_decompositions({})\n    m = ep.module()\n" + ran;
   }
   return "";
 }

@@ -20,8 +20,15 @@ extern const std::string_view kRunForAnException;
 // The function `path(m, args)` of each path: (outputs, state after), or with
 // `an_exception` the outputs alone (Note [Scripts name the step that raised]); and the guard
 // that says the path cannot run here ("" when it always can).
-// `preserved`: the submodule whose call signature the export preserves ("" for none).
-std::string pathFunction(ReproPath path, bool an_exception, const std::string& preserved);
+// `preserved`: the submodule whose call signature the export preserves ("" for none);
+// `dims`: the lines that make the export's Dims and `dynamic_shapes`, the Python of that
+// argument ("" for none; Note [Symbolic sizes in scripts]).
+struct ExportArguments {
+  std::string preserved;
+  std::string dims;
+  std::string dynamic_shapes;
+};
+std::string pathFunction(ReproPath path, bool an_exception, const ExportArguments& export_arguments);
 std::string_view pathGuard(ReproPath path);
 // After eager's run: a release without an op the program calls cannot run the script
 // (Note [A script on a release without its op]).

@@ -22,6 +22,7 @@
 #include "generators/op_catalog.h"
 #include "generators/random_source.h"
 #include "generators/result_values.h"
+#include "generators/symbolic_sizes.h"
 #include "oracle/compare.h"
 #include "oracle/program_io.h"
 #include "oracle/run.h"
@@ -331,6 +332,41 @@ TEST(ReproScripts, ModuleTreesRunAsEpsmithRunsThem) {
   }
   ASSERT_EQ(programs.size(), 4u);
   EXPECT_EQ(compareEagerRuns(programs), 4);
+}
+
+// A program with a symbolic size (Note [Symbolic sizes of generated programs]) is exported
+// by its script with a Dim per symbol, bounded as the program's range, and dynamic_shapes
+// naming the dimensions (Note [Symbolic sizes in scripts]); torch.export takes them, at the
+// example size and at the size a case draws, and the exported module computes what eager
+// does there.
+TEST(ReproScripts, SymbolicSizesExportWithTheirDims) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig symbolic;
+  symbolic.symbolic_size_percent = 100;
+  const fs::path scripts = freshDirectory("epsmith-repro-dims");
+  int written = 0;
+  for (uint64_t seed = 1; seed <= 40 && written < 4; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, symbolic, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    if (p.value().range_constraints.empty()) continue;
+    if (written % 2) drawCaseSizes(p.value(), random);
+    auto script = writeReproScript(p.value(), {ReproPath::Export, "a test"});
+    ASSERT_TRUE(script.ok()) << script.error().str();
+    EXPECT_NE(script.value().find("s0 = torch.export.Dim(\"s0\", min="), std::string::npos) << script.value();
+    EXPECT_NE(script.value().find(", dynamic_shapes=("), std::string::npos) << script.value();
+    const fs::path path = scripts / ("seed" + std::to_string(seed) + ".py");
+    writeFile(path, script.value());
+    std::string output;
+    const int status = runPython("'" + path.string() + "'", output);
+    EXPECT_EQ(status, 0) << "seed " << seed << ":\n" << output << "\n" << script.value();
+    EXPECT_NE(output.find("no difference"), std::string::npos) << output;
+    ++written;
+  }
+  EXPECT_EQ(written, 4);
+  fs::remove_all(scripts);
 }
 
 // A with_effects call, which functionalization makes of a module's _print
