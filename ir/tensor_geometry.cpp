@@ -8,18 +8,35 @@
 
 namespace epsmith {
 
+namespace {
+
+// Note [Layouts decided at the example]
+// Whether a tensor is contiguous, dense, overlaps itself or can be viewed with a shape is
+// decided for a symbolic tensor at its example's sizes (each symbolic value's hint), as
+// torch.export decides it while tracing and guards the answer: a functionalized reshape
+// aliases or copies as it did there. A generated program's range keeps every size that
+// follows its symbol at 2 or more (Note [Symbolic sizes of generated programs]), where
+// these answers do not change; a value without a hint answers no.
+std::optional<int64_t> atExample(const SymIntValue& v) {
+  if (!v.hasIntHint()) return std::nullopt;
+  return v.atHint();
+}
+
+}  // namespace
+
 bool isContiguous(const TensorMeta& m) {
   // As c10's compute_contiguous: a tensor of no element is contiguous whatever its strides
   // (contiguous() of a transposed [2, 0, 2] returns the tensor itself).
   for (const auto& size : m.sizes) {
-    if (size.isConcrete() && size.concrete() == 0) return true;
+    if (atExample(size) == 0) return true;
   }
   int64_t expected = 1;
   for (size_t i = m.sizes.size(); i-- > 0;) {
-    if (!m.sizes[i].isConcrete() || i >= m.strides.size() || !m.strides[i].isConcrete()) return false;
-    const int64_t size = m.sizes[i].concrete();
-    if (size != 1 && m.strides[i].concrete() != expected) return false;
-    expected *= size;
+    const auto size = atExample(m.sizes[i]);
+    const auto stride = i < m.strides.size() ? atExample(m.strides[i]) : std::nullopt;
+    if (!size || !stride) return false;
+    if (*size != 1 && *stride != expected) return false;
+    expected *= *size;
   }
   return true;
 }
@@ -27,10 +44,11 @@ bool isContiguous(const TensorMeta& m) {
 bool isNonOverlappingAndDense(const TensorMeta& m) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims larger than 1
   for (size_t i = 0; i < m.sizes.size(); ++i) {
-    if (!m.sizes[i].isConcrete() || i >= m.strides.size() || !m.strides[i].isConcrete()) return false;
-    const int64_t size = m.sizes[i].concrete();
-    if (size == 0) return true;
-    if (size != 1) dims.emplace_back(m.strides[i].concrete(), size);
+    const auto size = atExample(m.sizes[i]);
+    const auto stride = i < m.strides.size() ? atExample(m.strides[i]) : std::nullopt;
+    if (!size || !stride) return false;
+    if (*size == 0) return true;
+    if (*size != 1) dims.emplace_back(*stride, *size);
   }
   std::sort(dims.begin(), dims.end());
   int64_t expected = 1;
@@ -51,9 +69,18 @@ int64_t numelOf(const TensorMeta& m) {
 }
 
 bool shrinksInPlace(const TensorMeta& before, const TensorMeta& after) {
-  const int64_t was = numelOf(before), now = numelOf(after);
-  return was >= 0 && now > 0 && now <= was && isContiguous(before) && before.storage_offset.isConcrete() &&
-         before.storage_offset.concrete() == 0;
+  // Note [Layouts decided at the example]
+  auto numel = [](const TensorMeta& m) -> int64_t {
+    int64_t n = 1;
+    for (const auto& s : m.sizes) {
+      const auto at = atExample(s);
+      if (!at) return -1;
+      n *= *at;
+    }
+    return n;
+  };
+  const int64_t was = numel(before), now = numel(after);
+  return was >= 0 && now > 0 && now <= was && isContiguous(before) && atExample(before.storage_offset) == 0;
 }
 
 std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
@@ -70,13 +97,11 @@ std::optional<std::vector<int64_t>> concreteSizes(const TensorMeta& m) {
 // in a tensor that has elements at all.
 bool overlapsItself(const TensorMeta& m) {
   for (const auto& size : m.sizes) {
-    if (!size.isConcrete() || size.concrete() == 0) return false;
+    const auto at = atExample(size);
+    if (!at || *at == 0) return false;
   }
   for (size_t d = 0; d < m.sizes.size() && d < m.strides.size(); ++d) {
-    if (m.sizes[d].isConcrete() && m.sizes[d].concrete() > 1 && m.strides[d].isConcrete() &&
-        m.strides[d].concrete() == 0) {
-      return true;
-    }
+    if (atExample(m.sizes[d]) > 1 && atExample(m.strides[d]) == 0) return true;
   }
   return false;
 }
@@ -149,17 +174,17 @@ bool sameSizes(const std::vector<int64_t>& sizes, const TensorMeta& m) {
 }
 
 bool viewable(const TensorMeta& input, const SymIntList& shape) {
-  auto old_shape = concreteSizes(input);
+  std::optional<std::vector<int64_t>> old_shape = std::vector<int64_t>();
   std::vector<int64_t> new_shape, old_stride;
-  for (const auto& s : shape) {
-    if (!s.isConcrete()) return false;
-    new_shape.push_back(s.concrete());
+  for (const auto& [from, to] :
+       {std::pair(&shape, &new_shape), std::pair(&input.strides, &old_stride), std::pair(&input.sizes, &*old_shape)}) {
+    for (const auto& s : *from) {
+      const auto at = atExample(s);  // Note [Layouts decided at the example]
+      if (!at) return false;
+      to->push_back(*at);
+    }
   }
-  for (const auto& s : input.strides) {
-    if (!s.isConcrete()) return false;
-    old_stride.push_back(s.concrete());
-  }
-  if (!old_shape || old_stride.size() != old_shape->size()) return false;
+  if (old_stride.size() != old_shape->size()) return false;
   if (old_shape->empty()) return true;
   int64_t numel = 1;
   for (int64_t s : *old_shape) numel *= s;

@@ -521,6 +521,75 @@ example_inputs {
   EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
 }
 
+// Note [Layouts decided at the example]: reshape_as of a contiguous input of a symbolic
+// size is a view there, as at every size of a range from 2, so a write through it reaches
+// the input (a campaign's D1 case read it as a copy and left the input unwritten).
+TEST(FunctionalizeViews, AReshapeOfASymbolicContiguousInputIsAView) {
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, sym("s0", hint=3)]<stride=[sym("s0", hint=3), 1]> = placeholder
+  %reshape_as: f32[2, sym("s0", hint=3)]<stride=[sym("s0", hint=3), 1]> = aten::reshape_as(%x, %x)
+  %sgn_: f32[2, sym("s0", hint=3)]<stride=[sym("s0", hint=3), 1]> = aten::sgn_(%reshape_as)
+  return (%sgn_)
+}
+signature {
+  input user_input %x
+  output user_output %sgn_
+}
+range_constraints {
+  "s0" = [2, null]
+}
+storages {
+  $0: f32[6] = [-2.0, 0.5, 0.0, 3.0, -0.25, 1.0]
+}
+example_inputs {
+  $0 f32[2, 3]
+}
+)");
+  auto f = functionalAgreesWithEager(p);
+  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
+}
+
+// An out= call that shrinks a symbolic tensor keeps its storage
+// (Note [Layouts decided at the example]): a view taken before sees the result's one
+// element and the rest as it was (a campaign's D1 case took the storage for a new one and
+// left the view unwritten).
+TEST(FunctionalizeViews, AnOutThatShrinksASymbolicTensorKeepsItsStorage) {
+  auto p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, sym("s0", hint=3)]<stride=[sym("s0", hint=3), 1]> = placeholder
+  %s: f32[] = placeholder
+  %t: f32[2, sym("s0", hint=3)]<stride=[sym("s0", hint=3), 1]> = aten::mul.Scalar(%x, 2)
+  %flat: f32[sym("2*s0", hint=6)] = aten::ravel(%t)
+  %ge: f32[] = aten::ge.Scalar_out(%s, -0.5, out=%t)
+  %out: f32[sym("2*s0", hint=6)] = aten::mul.Scalar(%flat, 1)
+  return (%ge, %out)
+}
+signature {
+  input user_input %x
+  input user_input %s
+  output user_output %ge
+  output user_output %out
+}
+range_constraints {
+  "s0" = [2, null]
+}
+storages {
+  $0: f32[6] = [-2.0, 0.5, 0.0, 3.0, -0.25, 1.0]
+  $1: f32[1] = [1.5]
+}
+example_inputs {
+  $0 f32[2, 3]
+  $1 f32[]
+}
+)");
+  functionalAgreesWithEager(p);
+}
+
 // Note [View arguments read when the view is taken]: narrow's start is the input %x, which a
 // write through a view of it changes after the narrow was taken; the narrow is replayed
 // after that write (its base changed) with the start it had, 1, not 2 (a campaign's D1 case:
