@@ -29,6 +29,10 @@ void Pass::view(const Node& n, const OpRoleInfo& role) {
       c->args.resize(1);
       c->args.push_back(arg::IntList{*sizes});
       c->kwargs.clear();
+    } else if (op.qualified_name == "aten::view" || op.qualified_name == "aten::view_as") {
+      // Symbolic sizes: the same arguments (sizes with a -1, the other tensor's value at
+      // this point of the graph) mean the same to reshape, which takes any strides.
+      c->target = Target::aten(findOp(op.qualified_name == "aten::view" ? "aten::reshape" : "aten::reshape_as", ""));
     }
   }
   Mapped& m = slot(n);

@@ -166,6 +166,37 @@ TEST(FunctionalizeViews, AViewOfABaseWrittenThroughATransposeIsTakenWhateverItsS
   EXPECT_NE(targets(f).find("aten::reshape"), std::string::npos) << targets(f);
 }
 
+// The same of a symbolic base: its sizes cannot be spelled as a list of ints, so the view
+// becomes reshape with the view's own arguments (a campaign's D1 case raised in view).
+TEST(FunctionalizeViews, ASymbolicViewOfABaseWrittenThroughATransposeIsAReshape) {
+  auto f = functionalAgreesWithEager(test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[sym("s0", hint=2), 3] = placeholder
+  %mean: f32[] = aten::mean(%x)
+  %mT: f32[3, sym("s0", hint=2)]<stride=[1, 3]> = aten::mT(%x)
+  %copy_: f32[3, sym("s0", hint=2)]<stride=[1, 3]> = aten::copy_(%mT, %mean)
+  %out: f32[sym("3*s0", hint=6)] = aten::view(%x, [-1])
+  return (%out)
+}
+signature {
+  input user_input %x
+  output user_output %out
+}
+range_constraints {
+  "s0" = [2, null]
+}
+storages {
+  $0: f32[6] = [-2.0, 0.5, 0.0, 3.0, -0.25, 1.0]
+}
+example_inputs {
+  $0 f32[2, 3]
+}
+)"));
+  EXPECT_NE(targets(f).find("aten::reshape"), std::string::npos) << targets(f);
+}
+
 TEST(FunctionalizeViews, ViewsOfViewsAfterTheBaseWasMutated) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
