@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/op_info.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
@@ -39,7 +40,11 @@ namespace {
 // unbounded or k + 2] (the upper bound drawn), so every size in it that a check draws was
 // run, and a program whose sizes are under 2 at the example stays static. A program that
 // reads a size as a value (an int result that changes, a view whose size argument is
-// concrete) does not fit and stays static, as a module that specializes does. Programs
+// concrete) does not fit and stays static, as a module that specializes does; so does one
+// that writes a tensor whose size follows the symbol into other sizes (an out= resize),
+// where growing or shrinking in place depends on the size (a guard such as s0*s0 >= 6,
+// which no range expresses; a campaign's D1 case met one at a size the example did not
+// decide). Programs
 // with higher-order calls stay static: their subgraphs' placeholders would need the
 // symbols too.
 
@@ -245,6 +250,54 @@ std::optional<NodeVals> fitAll(const std::vector<std::pair<int64_t, NodeVals>>& 
   return out;
 }
 
+bool hasSymbolicSize(const Val& v) {
+  const TensorMeta* t = v.tensor();
+  return t && std::any_of(t->sizes.begin(), t->sizes.end(), [](const SymIntValue& s) { return !s.isConcrete(); });
+}
+
+// Whether `a` and `b` have the same sizes but 1s, in some order: what a metadata mutation
+// (transpose_, unsqueeze_) keeps and a resize changes.
+bool sameSizesButOnes(const TensorMeta& a, const TensorMeta& b) {
+  std::vector<SymIntValue> left;
+  for (const auto& s : b.sizes) {
+    if (s != SymIntValue(1)) left.push_back(s);
+  }
+  for (const auto& s : a.sizes) {
+    if (s == SymIntValue(1)) continue;
+    auto it = std::find(left.begin(), left.end(), s);
+    if (it == left.end()) return false;
+    left.erase(it);
+  }
+  return left.empty();
+}
+
+// Whether a call writes a tensor whose size follows the symbol into a result of other
+// sizes (an out= that resizes it, resize_): whether that grows its storage or shrinks it in
+// place depends on the size, a guard no range expresses (export's would be s0*s0 >= 6).
+bool resizesASymbolicTensor(const ExportedProgram& p, const NodeVals& fitted) {
+  auto val = [&](const Node* n) -> const Val& {
+    auto it = fitted.find(n);
+    return it != fitted.end() ? it->second : n->meta.val;
+  };
+  for (const Node& n : p.graph().nodes()) {
+    const OpInfo* op = n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
+    if (!op) continue;
+    bool resizes = false;
+    auto check = [&](const std::string& name, const Argument& a) {
+      const int i = op->argumentIndex(name);
+      if (i < 0 || !op->arguments[static_cast<size_t>(i)].is_write) return;
+      a.forEachNode([&](const Node* w) {
+        const TensorMeta* after = val(&n).tensor();
+        resizes = resizes || (hasSymbolicSize(val(w)) && (!after || !sameSizesButOnes(*after, *val(w).tensor())));
+      });
+    };
+    for (size_t i = 0; i < n.args.size() && i < op->arguments.size(); ++i) check(op->arguments[i].name, n.args[i]);
+    for (const auto& [name, a] : n.kwargs) check(name, a);
+    if (resizes) return true;
+  }
+  return false;
+}
+
 // Makes `dims` (all of one size) the symbol where the program follows it; false, and `p`
 // as it was, where it does not.
 bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
@@ -269,6 +322,7 @@ bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bo
       }
     }
   }
+  if (resizesASymbolicTensor(p, *fitted)) return false;
   ExportedProgram before = p.clone();
   for (auto& [node, val] : *fitted) const_cast<Node*>(node)->meta.val = std::move(val);
   p.range_constraints[kGeneratedSymbol] = RangeConstraint{lo, bounded ? std::optional<int64_t>(k + 2) : std::nullopt};

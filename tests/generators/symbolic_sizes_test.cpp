@@ -15,8 +15,11 @@
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
+#include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
+#include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
+#include "tests/support/program_text.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -177,6 +180,50 @@ TEST(SymbolicSizes, ReadBackAndFunctionalizeLikeEagerAtOtherSizes) {
   }
   EXPECT_GE(made, 12);
   EXPECT_GE(functionalized, made / 2) << "of " << made << " symbolic programs";
+}
+
+// `x` of 4 rows (the only dimension of 2 or more), written by `write` before its result
+// is returned: a program to make symbolic by hand.
+ExportedProgram writesX(const std::string& write, const std::string& result) {
+  return test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[4, 1] = placeholder
+  %y: f32[1] = placeholder
+  %w: )" + result + " = " +
+                     write + R"(
+  return (%w)
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %w
+}
+storages {
+  $0: f32[4] = [1.0, -2.0, 3.0, -4.0]
+  $1: f32[1] = [0.5]
+}
+example_inputs {
+  $0 f32[4, 1]
+  $1 f32[1]
+}
+)");
+}
+
+// An out= call that resizes a tensor whose size follows the symbol grows or shrinks it in
+// place depending on the size, which no range expresses: such a program stays static,
+// while the same write without a resize makes it symbolic.
+TEST(SymbolicSizes, AResizeOfASymbolicTensorKeepsTheProgramStatic) {
+  compat::WarningHandlerGuard quiet(silentWarningHandler());  // the resize's deprecation
+  SeededSource random(1);
+  ExportedProgram in_place = writesX("aten::abs.out(%x, out=%x)", "f32[4, 1]");
+  addSymbolicSize(in_place, 100, random);
+  EXPECT_EQ(in_place.range_constraints.count(kGeneratedSymbol), 1u) << printProgramText(in_place);
+  ExportedProgram resized = writesX("aten::abs.out(%y, out=%x)", "f32[1]");
+  ASSERT_TRUE(runProgram(resized, RunOptions(RunMode::Eager)).ok());
+  addSymbolicSize(resized, 100, random);
+  EXPECT_TRUE(resized.range_constraints.empty()) << printProgramText(resized);
 }
 
 // The symbol is the program's last draw: the same seed without it makes the same calls.
