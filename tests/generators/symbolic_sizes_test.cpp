@@ -9,6 +9,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/json_format.h"
@@ -98,19 +99,27 @@ RunResult runAtSize(const ExportedProgram& p, int64_t size, RunMode mode = RunMo
   return r;
 }
 
+// The programs of seeds 1 to 40 made symbolic with `symbolic-size 100`, each with its seed.
+std::vector<std::pair<uint64_t, ExportedProgram>> symbolicPrograms() {
+  std::vector<std::pair<uint64_t, ExportedProgram>> out;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated = generateProgram(catalog(), symbolic(), random);
+    EXPECT_TRUE(generated.ok());
+    if (generated.ok() && generated.value().range_constraints.count(kGeneratedSymbol))
+      out.emplace_back(seed, std::move(generated.value()));
+  }
+  return out;
+}
+
 // At the range's lower edge, the example size and the upper edge (or two past the example
 // where the range is open), each call's sizes, strides and offset are what its expressions
 // say, and no size is under 2; above a closed range the run refuses the inputs, naming
 // the range.
 TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
   int made = 0, bounded = 0, below_example = 0, derived = 0;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    SeededSource random(seed);
-    auto generated = generateProgram(catalog(), symbolic(), random);
-    ASSERT_TRUE(generated.ok());
-    const ExportedProgram& p = generated.value();
+  for (const auto& [seed, p] : symbolicPrograms()) {
     auto range = p.range_constraints.find(kGeneratedSymbol);
-    if (range == p.range_constraints.end()) continue;
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
     ++made;
     EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
@@ -152,13 +161,8 @@ TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
 // size of the range, as D1 runs it in a campaign's case.
 TEST(SymbolicSizes, ReadBackAndFunctionalizeLikeEagerAtOtherSizes) {
   int made = 0, functionalized = 0;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    SeededSource random(seed);
-    auto generated = generateProgram(catalog(), symbolic(), random);
-    ASSERT_TRUE(generated.ok());
-    const ExportedProgram& p = generated.value();
+  for (const auto& [seed, p] : symbolicPrograms()) {
     auto range = p.range_constraints.find(kGeneratedSymbol);
-    if (range == p.range_constraints.end()) continue;
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
     ++made;
     auto json = writeProgramJson(p);
