@@ -415,6 +415,9 @@ TEST(GraphGenerator, ModuleTreesNameStateByItsSubmodule) {
   GeneratorConfig flat, tree;
   flat.module_tree_percent = 0;
   tree.module_tree_percent = 100;
+  // The symbol is drawn after the tree, from a stream the tree's draws moved: without it,
+  // the two programs differ in the tree alone.
+  flat.symbolic_size_percent = tree.symbolic_size_percent = 0;
   int moved = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     SeededSource a(seed), b(seed);
@@ -684,7 +687,12 @@ TEST(GraphGenerator, ARefusedCallLeavesNoTrace) {
       const TensorMeta* meta = n.meta.val.tensor();
       if (!meta || !v.isTensor()) return;
       ++checked;
-      EXPECT_TRUE(tensorMetaOf(v.toTensor()) == *meta) << "%" << n.name();
+      TensorMeta at_example = *meta;  // a symbolic program runs at its example's sizes
+      for (auto* list : {&at_example.sizes, &at_example.strides}) {
+        for (auto& s : *list) s = s.atHint();
+      }
+      at_example.storage_offset = at_example.storage_offset.atHint();
+      EXPECT_TRUE(tensorMetaOf(v.toTensor()) == at_example) << "%" << n.name();
     };
     RunResult eager = runProgram(p.value(), options);
     EXPECT_TRUE(eager.ok()) << eager.error->str();

@@ -337,8 +337,9 @@ TEST(ReproScripts, ModuleTreesRunAsEpsmithRunsThem) {
 // A program with a symbolic size (Note [Symbolic sizes of generated programs]) is exported
 // by its script with a Dim per symbol, bounded as the program's range, and dynamic_shapes
 // naming the dimensions (Note [Symbolic sizes in scripts]); torch.export takes them, at the
-// example size and at the size a case draws, and the exported module computes what eager
-// does there.
+// example size and at the size a case draws, without a constraint violation or any other
+// raise in export (what the exported module computes is the checks' business: a
+// difference there is a finding, which a test must not depend on).
 TEST(ReproScripts, SymbolicSizesExportWithTheirDims) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   compat::WarningHandlerGuard quiet(silentWarningHandler());
@@ -361,8 +362,8 @@ TEST(ReproScripts, SymbolicSizesExportWithTheirDims) {
     writeFile(path, script.value());
     std::string output;
     const int status = runPython("'" + path.string() + "'", output);
-    EXPECT_EQ(status, 0) << "seed " << seed << ":\n" << output << "\n" << script.value();
-    EXPECT_NE(output.find("no difference"), std::string::npos) << output;
+    EXPECT_TRUE(status == 0 || status == 1) << "seed " << seed << ":\n" << output << "\n" << script.value();
+    EXPECT_EQ(output.find("the path raised"), std::string::npos) << "seed " << seed << ":\n" << output;
     ++written;
   }
   EXPECT_EQ(written, 4);
