@@ -1,0 +1,268 @@
+// The generator's higher-order sources (grad regions, conds, while loops): programs made as
+// torch.export writes them verify, read back from text and JSON as they were, and where the
+// native functionalizer takes them it computes what eager does.
+#include <gtest/gtest.h>
+
+#include <ATen/core/Tensor.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "formats/json_format.h"
+#include "formats/text_format.h"
+#include "functionalizer/functionalize.h"
+#include "generators/graph_generator.h"
+#include "ops/op_roles.h"
+#include "oracle/compare.h"
+#include "oracle/run.h"
+#include "verifier/verifier.h"
+
+namespace epsmith {
+namespace {
+
+const OpCatalog& catalog() {
+  static const OpCatalog c = OpCatalog::build().value();
+  return c;
+}
+
+// A generated program with higher-order ops: it verifies, reads back from its text and its
+// JSON as it was, and where the functionalizer takes it (a refusal is for an op it refuses
+// anywhere, never a subgraph, whose calls are functional) its functional form computes
+// what eager does. Whether it was functionalized.
+bool roundTripsAndFunctionalizesLikeEager(const ExportedProgram& p, const RunResult& eager) {
+  EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+  auto json = writeProgramJson(p);
+  const Expected<ExportedProgram> read[] = {parseProgramText(printProgramText(p)),
+                                            json.ok() ? readProgramJson(json.value()) : json.error()};
+  for (const auto& back : read) {
+    if (!back.ok()) {
+      ADD_FAILURE() << back.error().str();
+      return false;
+    }
+    EXPECT_EQ(printProgramText(back.value()), printProgramText(p));
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+  }
+  auto f = functionalize(p);
+  if (!f.ok()) {
+    EXPECT_EQ(f.error().str().find("subgraph"), std::string::npos) << f.error().str();
+    return false;
+  }
+  Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  return true;
+}
+
+// A grad region as torch.export writes one: wrap_with_set_grad_enabled(False, subgraph,
+// *operands), its calls drawn with grad mode off (so a parameter may be written there, as
+// eager allows under no_grad). The programs verify and run, read back from their text as
+// they were, and the functionalizer takes them, writes in regions included, and computes
+// what eager does.
+TEST(HigherOrderSources, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
+  GeneratorConfig regions;
+  regions.source_weights[static_cast<size_t>(NodeSource::GradRegion)] = 1;
+  regions.refused_percent = 0;
+  int with_region = 0, parameter_written = 0, functionalized = 0, with_region_functionalized = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), regions, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "wrap_with_set_grad_enabled");
+      ++with_region;
+      const Attribute* sub = p.graph().attribute(n.args.at(1).get<arg::Graph>()->node->attr);
+      ASSERT_TRUE(sub && sub->subgraph);
+      for (const Node& s : sub->subgraph->nodes()) {
+        const auto* self =
+            s.atenOp() && s.atenOp()->is_mutable && !s.args.empty() ? s.args[0].get<arg::Tensor>() : nullptr;
+        parameter_written += self && self->node->name().rfind("p_", 0) == 0 ? 1 : 0;
+      }
+    }
+    ASSERT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    auto back = parseProgramText(printProgramText(p));
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    EXPECT_TRUE(compareResults(eager, runProgram(back.value(), RunOptions(RunMode::Eager))).match());
+    auto f = functionalize(p);
+    if (!f.ok()) {  // an op it refuses anywhere; a region that writes is laid out inline
+      EXPECT_EQ(f.error().str().find("higher-order"), std::string::npos) << f.error().str();
+      continue;
+    }
+    ++functionalized;
+    ++with_region_functionalized;
+    Verdict v = compareResults(eager, runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GT(with_region, 40);
+  EXPECT_GT(parameter_written, 0);
+  EXPECT_GE(with_region_functionalized, 25) << "of 40 programs";
+  // Regions of functional calls only: the functionalizer takes them, and must agree.
+  GeneratorConfig functional = regions;
+  functional.weight_in_place = functional.weight_view = functional.weight_out = 0;
+  functional.weight_metadata = functional.weight_factory = 0;
+  functional.effects_percent = functional.no_grad_percent = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog(), functional, random);
+    ASSERT_TRUE(p.ok());
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p.value()));
+    auto f = functionalize(p.value());
+    if (!f.ok()) {  // a functional op it refuses anywhere (Note [Writes schemas do not declare])
+      EXPECT_EQ(f.error().str().find("higher-order"), std::string::npos) << f.error().str();
+      continue;
+    }
+    ++functionalized;
+    Verdict v = compareResults(runProgram(p.value(), RunOptions(RunMode::Eager)),
+                               runProgram(f.value(), RunOptions(RunMode::Exported)));
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  EXPECT_GE(functionalized, 45);
+}
+
+// torch.cond as torch.export writes it: a predicate of no dimensions, both branches
+// subgraphs over the same operands, functional calls only, each returning a value with the
+// other's sizes, strides and dtype, the operands apart in memory (torch.cond refuses
+// aliasing ones). The programs verify and run, read back from their text as they were, and
+// the functionalizer carries each cond whole and computes what eager does.
+TEST(HigherOrderSources, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
+  GeneratorConfig conds;
+  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  conds.refused_percent = 0;
+  int with_cond = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), conds, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "cond");
+      ++with_cond;
+      const TensorMeta* pred = n.args.at(0).get<arg::Tensor>()->node->meta.val.tensor();
+      ASSERT_TRUE(pred);
+      EXPECT_TRUE(pred->sizes.empty() && pred->dtype == ScalarType::Bool);
+      const TensorMeta* returned[2] = {};
+      for (int b = 0; b < 2; ++b) {
+        const Attribute* sub = p.graph().attribute(n.args.at(1 + b).get<arg::Graph>()->node->attr);
+        ASSERT_TRUE(sub && sub->subgraph);
+        for (const Node& s : sub->subgraph->nodes()) {
+          if (s.atenOp()) {
+            EXPECT_EQ(opRole(*s.atenOp()).role, OpRole::Functional) << s.name();
+          }
+        }
+        Node* out = sub->subgraph->outputNode();
+        ASSERT_TRUE(out && out->args.size() == 1);
+        returned[b] = out->args[0].get<arg::Tensor>()->node->meta.val.tensor();
+        ASSERT_TRUE(returned[b]);
+      }
+      EXPECT_EQ(returned[0]->dtype, returned[1]->dtype);
+      EXPECT_EQ(returned[0]->sizes, returned[1]->sizes);
+      EXPECT_EQ(returned[0]->strides, returned[1]->strides);
+    }
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
+  }
+  EXPECT_GT(with_cond, 20);
+  EXPECT_GE(functionalized, 25) << "of 40 programs";
+}
+
+// The conds of a program, at any depth: each with the graph that holds it.
+void condsIn(const Graph& g, int depth, std::vector<int>* depths) {
+  for (const Node& n : g.nodes()) {
+    if (n.target.kind() != Target::Kind::HigherOrder || n.target.name() != "cond") continue;
+    depths->push_back(depth);
+    for (int b = 1; b <= 2; ++b) {
+      const Attribute* sub = g.attribute(n.args.at(b).get<arg::Graph>()->node->attr);
+      ASSERT_TRUE(sub && sub->subgraph) << n.name() << " has no branch " << b << " in its own graph";
+      condsIn(*sub->subgraph, depth + 1, depths);
+    }
+  }
+}
+
+// A cond inside a cond's branch, as a branch function that calls torch.cond makes one: its
+// branches attributes of the branch's graph, two deep at most. The programs verify, read
+// back from their text and JSON as they were, and functionalize to what eager computes.
+TEST(HigherOrderSources, NestedCondsAreBranchesOfBranches) {
+  GeneratorConfig conds;
+  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  conds.refused_percent = 0;
+  conds.nested_cond_percent = 60;
+  int nested = 0, functionalized = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), conds, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    std::vector<int> depths;
+    condsIn(p.graph(), 0, &depths);
+    for (int d : depths) EXPECT_LE(d, 2);
+    nested += std::count_if(depths.begin(), depths.end(), [](int d) { return d > 0; }) > 0 ? 1 : 0;
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
+  }
+  EXPECT_GE(nested, 10) << "of 30 programs";
+  EXPECT_GE(functionalized, 18) << "of 30 programs";
+}
+
+// while_loop as torch.export writes one: carried (scalar_tensor counter, a live value), a
+// condition graph returning lt.Scalar(i, n) as it is, a functional body returning the next
+// counter and a value laid out as the carried one. The programs verify, read back from
+// their text as they were, and functionalize to what eager computes.
+TEST(HigherOrderSources, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody) {
+  GeneratorConfig loops;
+  loops.source_weights[static_cast<size_t>(NodeSource::WhileLoop)] = 1;
+  loops.refused_percent = 0;
+  int with_loop = 0, functionalized = 0;
+  std::set<int64_t> iterations;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(catalog(), loops, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "while_loop");
+      ++with_loop;
+      const auto& carried = n.args.at(2).get<arg::TensorList>()->nodes;
+      ASSERT_EQ(carried.size(), 2u);
+      EXPECT_EQ(carried[0]->target.textName(), "aten::scalar_tensor");
+      const Graph& cond = *p.graph().attribute(n.args.at(0).get<arg::Graph>()->node->attr)->subgraph;
+      const Graph& body = *p.graph().attribute(n.args.at(1).get<arg::Graph>()->node->attr)->subgraph;
+      EXPECT_TRUE(cond.returns_one_value);
+      const Node* test = const_cast<Graph&>(cond).outputNode()->args.at(0).get<arg::Tensor>()->node;
+      EXPECT_EQ(test->target.textName(), "aten::lt.Scalar");
+      iterations.insert(test->args.at(1).get<arg::Int>()->value);
+      for (const Node& s : body.nodes()) {
+        if (s.atenOp()) {
+          EXPECT_EQ(opRole(*s.atenOp()).role, OpRole::Functional) << s.name();
+        }
+      }
+      const Node* out = const_cast<Graph&>(body).outputNode();
+      ASSERT_TRUE(out && out->args.size() == 2);
+      const TensorMeta* next = out->args[1].get<arg::Tensor>()->node->meta.val.tensor();
+      const TensorMeta* was = body.placeholders().at(1)->meta.val.tensor();
+      ASSERT_TRUE(next && was);
+      EXPECT_EQ(next->dtype, was->dtype);
+      EXPECT_EQ(next->sizes, was->sizes);
+      EXPECT_EQ(next->strides, was->strides);
+    }
+    functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
+  }
+  EXPECT_GT(with_loop, 20);
+  EXPECT_GE(functionalized, 25) << "of 40 programs";
+  EXPECT_EQ(iterations, (std::set<int64_t>{0, 1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace epsmith
