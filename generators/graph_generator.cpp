@@ -395,7 +395,9 @@ class Generator {
 
   // One to three distinct live values for a higher-order op to take in; with
   // `apart_in_memory`, none sharing memory with another (torch.cond refuses operands that
-  // alias each other, so export never writes them).
+  // alias each other, so export never writes them). A value no metadata can describe is
+  // not taken, since its placeholder would have none: an integer input a write through a
+  // dtype view has filled with values past the range programs hold.
   std::vector<Live> pickOperands(bool apart_in_memory) {
     std::vector<Live> operands;
     const int64_t wanted = std::min<int64_t>(random_.range(1, 3), static_cast<int64_t>(pool_.size()));
@@ -404,7 +406,8 @@ class Generator {
       const bool taken = std::any_of(operands.begin(), operands.end(), [&](const Live& o) {
         return o.node == l.node || (apart_in_memory && o.value.is_alias_of(l.value));
       });
-      if (!taken) operands.push_back(l);
+      Val described;
+      if (!taken && valOf(l.value, &described)) operands.push_back(l);
     }
     return operands;
   }
@@ -454,6 +457,7 @@ class Generator {
   int fromGradRegion() {
     if (pool_.empty()) return 0;  // no value to take in
     const std::vector<Live> operands = pickOperands(false);
+    if (operands.empty()) return 0;  // none a placeholder could describe
     std::vector<Live> inner;
     auto sub = subgraphOver(operands, &inner);
     const size_t placeholders = inner.size();
@@ -496,6 +500,7 @@ class Generator {
     const Live pred = pool_.back();
     if (pred.value.dim() != 0 || pred.value.scalar_type() != at::kBool) return 2;
     const std::vector<Live> operands = pickOperands(true);
+    if (operands.empty()) return 2;  // none a placeholder could describe: the predicate's calls stay
     std::vector<Live> in_true, in_false;
     auto on_true = subgraphOver(operands, &in_true);
     auto on_false = subgraphOver(operands, &in_false);
@@ -536,6 +541,7 @@ class Generator {
   int fromWhileLoop() {
     if (pool_.empty()) return 0;
     const std::vector<Live> operands = pickOperands(true);
+    if (operands.empty()) return 0;  // none a placeholder could describe: nothing to carry
     for (const Live& o : operands) {
       if (o.value.requires_grad()) return 0;
     }
