@@ -5,8 +5,9 @@
 #include <set>
 
 #include "fuzz/root_cause.h"
-#include "ops/op_registry.h"
+#include "ir/subgraphs.h"
 #include "minimizer/minimize.h"
+#include "ops/op_registry.h"
 #include "ops/op_roles.h"
 
 namespace epsmith {
@@ -54,23 +55,33 @@ std::string shapeOf(const OpInfo& op) {
   return s + ")";
 }
 
+bool calledInASubgraph(const ExportedProgram& p, const OpInfo& op) {
+  bool called = false;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    if (&g == &p.graph()) return;
+    for (const Node& n : g.nodes()) called = called || n.atenOp() == &op;
+  });
+  return called;
+}
+
 // `p` with every call of `from` calling `to`, its vals refreshed by an eager run; nullopt
 // where that run fails (the stand-in does not take these inputs).
 std::optional<ExportedProgram> replaced(const ExportedProgram& p, const OpInfo& from, const OpInfo& to) {
   ExportedProgram candidate = p.clone();
-  for (Node& n : candidate.graph().nodes()) {
-    if (n.atenOp() == &from) {
-      n.target = Target::aten(&to);
+  forEachGraph(candidate.graph(), [&](Graph& g) {
+    for (Node& n : g.nodes()) {
+      if (n.atenOp() == &from) n.target = Target::aten(&to);
     }
-  }
+  });
   if (!refreshVals(candidate)) return std::nullopt;
   return candidate;
 }
 
 // `p` with every call of the functional `op` made a clone of an input holding its value
-// (standInByClone): whatever made the value, the program goes on the same way.
+// (standInByClone): whatever made the value, the program goes on the same way. Not where a
+// subgraph calls `op`: a stand-in input is the program's, not the subgraph's.
 std::optional<ExportedProgram> clonedValues(const ExportedProgram& p, const OpInfo& op) {
-  if (opRole(op).role != OpRole::Functional) return std::nullopt;
+  if (opRole(op).role != OpRole::Functional || calledInASubgraph(p, op)) return std::nullopt;
   ExportedProgram candidate = p.clone();
   std::vector<std::string> calls;
   for (const Node& n : candidate.graph().nodes()) {
@@ -118,10 +129,12 @@ std::string opClass(const OpInfo& op) {
 }
 
 GeneralizedOps generalizedOps(const ExportedProgram& p, const OpShapes& shapes, const FailsWith& fails, int* runs) {
-  std::set<const OpInfo*> ops;
-  for (const Node& n : p.graph().nodes()) {
-    if (n.atenOp()) ops.insert(n.atenOp());
-  }
+  std::set<const OpInfo*> ops;  // a grad region's or a branch's calls are the program's
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) {
+      if (n.atenOp()) ops.insert(n.atenOp());
+    }
+  });
   static const OpInfo* const clone = findOpByName("aten::clone");
   std::set<std::string> names, classed;
   for (const OpInfo* op : ops) {

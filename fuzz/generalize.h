@@ -16,11 +16,12 @@ namespace epsmith {
 // A minimized program keeps the ops its failure needs, but not each of them by name: a
 // write by any unary in-place op (tan_, exp_, sign_) through a moveaxis view fails LibTorch's
 // C++ functionalization alike, and a root cause keyed by name would be filed once per op.
-// So each ATen op of the minimized program is tried at every call of it:
+// So each ATen op of the minimized program, a grad region's, a branch's or a loop body's
+// calls included, is tried at every call of it:
 //   - a functional op, replaced by a clone of an input holding the value it made (the
 //     minimizer's cut-to-input cannot drop an op whose result must be a tensor the program
 //     made, not an input): where the failure still shows, only the value mattered, and the
-//     op is left out of the key;
+//     op is left out of the key (not tried where a subgraph calls it);
 //   - replaced by up to two others of its shape (the same argument and return kinds,
 //     defaults and alias annotations, the same role and view family,
 //     Note [View inverses]): where the failure shows with one of them, the op's name is not part of

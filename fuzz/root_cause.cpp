@@ -14,6 +14,7 @@
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ir/grad_mode.h"
+#include "ir/subgraphs.h"
 #include "ops/op_aliases.h"
 #include "oracle/compare.h"
 #include "ops/op_registry.h"
@@ -97,12 +98,11 @@ std::string coreOpName(std::string_view name) {
 namespace {
 // The core op names of `g`'s calls and of its subgraphs' (a grad region's, a branch's).
 void addCoreOps(const Graph& g, std::set<std::string>& ops) {
-  for (const auto& n : g.nodes()) {
-    if (n.atenOp()) ops.insert(coreOpName(n.target.textName()));
-  }
-  for (const auto& [path, attr] : g.attributes()) {
-    if (attr.subgraph) addCoreOps(*attr.subgraph, ops);
-  }
+  forEachGraph(g, [&](const Graph& each) {
+    for (const auto& n : each.nodes()) {
+      if (n.atenOp()) ops.insert(coreOpName(n.target.textName()));
+    }
+  });
 }
 }  // namespace
 
@@ -587,11 +587,9 @@ bool returnsAnEmptyTensorList(const Graph& g) {
 // branch's calls are the program's too. (Traits that read the signature's inputs, as
 // resizes-an-input, read the program's graph alone.)
 bool inAnyGraph(const Graph& g, bool (*trait)(const Graph&)) {
-  if (trait(g)) return true;
-  for (const auto& [path, attr] : g.attributes()) {
-    if (attr.subgraph && inAnyGraph(*attr.subgraph, trait)) return true;
-  }
-  return false;
+  bool holds = false;
+  forEachGraph(g, [&](const Graph& each) { holds = holds || trait(each); });
+  return holds;
 }
 
 }  // namespace
@@ -674,6 +672,9 @@ std::vector<std::string> sliceOps(const ExportedProgram& p, const std::string& w
   std::set<std::string> ops;
   for (const Node* n : in) {
     if (n->atenOp()) ops.insert(coreOpName(n->target.textName()));
+    // A higher-order call in the slice computes it with its subgraph's calls.
+    const Attribute* named = n->op() == OpKind::GetAttr ? p.graph().attribute(n->attr) : nullptr;
+    if (named && named->subgraph) addCoreOps(*named->subgraph, ops);
   }
   return {ops.begin(), ops.end()};
 }

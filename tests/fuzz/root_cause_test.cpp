@@ -217,6 +217,64 @@ TEST(RootCause, OpsAFailureNeedsByNameByKindOrNotAtAll) {
   EXPECT_NE(std::find(g.classed.begin(), g.classed.end(), "neg"), g.classed.end());
 }
 
+const char* kInARegion = R"EPT(graph {
+  %x: f32[2, 2] = placeholder
+  %y: f32[2, 2] = placeholder
+  %cos: f32[2, 2] = aten::cos(%y)
+  %submod_0 = get_attr("submod_0")
+  %wrap_with_set_grad_enabled: (f32[2, 2],) = higher_order.wrap_with_set_grad_enabled(False, graph(%submod_0), %x)
+  %getitem: f32[2, 2] = operator.getitem(%wrap_with_set_grad_enabled, 0)
+  return (%getitem, %cos)
+  attr "submod_0" = graph {
+    %x: f32[2, 2] = placeholder
+    %sin: f32[2, 2] = aten::sin(%x)
+    %neg_: f32[2, 2] = aten::neg_(%sin)
+    return (%neg_)
+  }
+}
+signature {
+  input user_input %x
+  input user_input %y
+  output user_output %getitem
+  output user_output %cos
+}
+storages {
+  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]
+  $1: f32[4] = [1.0, 2.0, 3.0, 4.0]
+}
+example_inputs {
+  $0 f32[2, 2]
+  $1 f32[2, 2]
+}
+)EPT";
+
+// A grad region's calls are the program's: the slice of what the region returns holds them,
+// and an op a failure needs inside the region is kept by name or by its class.
+TEST(RootCause, OpsInsideARegionAreTheFailures) {
+  const ExportedProgram p = test::parse(kInARegion);
+  EXPECT_EQ(sliceOps(p, "output 0"), (std::vector<std::string>{"neg", "sin"}));
+  EXPECT_EQ(sliceOps(p, "output 1"), (std::vector<std::string>{"cos"}));
+  auto catalog = OpCatalog::build();
+  ASSERT_TRUE(catalog.ok());
+  const OpShapes shapes(catalog.value());
+  auto writes = [](const ExportedProgram& q, std::string_view named) {
+    const Graph& region = *q.graph().attribute("submod_0")->subgraph;
+    int n = 0;
+    for (const Node& node : region.nodes()) {
+      n += node.atenOp() && (named.empty() ? node.atenOp()->is_mutable : node.target.op()->name() == named);
+    }
+    return n;
+  };
+  int runs = 0;
+  auto needs_neg = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) { return writes(q, "aten::neg_") > 0; };
+  const auto named = generalizedOps(p, shapes, needs_neg, &runs).ops;
+  EXPECT_NE(std::find(named.begin(), named.end(), "neg"), named.end());
+  auto needs_a_write = [&](const ExportedProgram& q, const OpInfo&, const OpInfo&) { return writes(q, "") > 0; };
+  const GeneralizedOps g = generalizedOps(p, shapes, needs_a_write, &runs);
+  EXPECT_NE(std::find(g.ops.begin(), g.ops.end(), "*op"), g.ops.end());
+  EXPECT_NE(std::find(g.classed.begin(), g.classed.end(), "neg"), g.classed.end());
+}
+
 const char* kKnown = R"JSON({
   "epsmith_known_bugs": 2,
   "bugs": [
