@@ -14,6 +14,7 @@
 #include "fuzz/aliases.h"
 #include "fuzz/corpus.h"
 #include "ir/grad_mode.h"
+#include "ir/grad_regions.h"
 #include "ir/subgraphs.h"
 #include "ops/op_aliases.h"
 #include "oracle/compare.h"
@@ -585,7 +586,7 @@ bool returnsAnEmptyTensorList(const Graph& g) {
 
 // Whether graph trait `trait` holds of `g` or of a subgraph in it: a grad region's or a
 // branch's calls are the program's too. (Traits that read the signature's inputs, as
-// resizes-an-input, read the program's graph alone.)
+// resizes-an-input, read the program's graph alone, its grad regions laid out inline.)
 bool inAnyGraph(const Graph& g, bool (*trait)(const Graph&)) {
   bool holds = false;
   forEachGraph(g, [&](const Graph& each) { holds = holds || trait(each); });
@@ -605,7 +606,27 @@ bool nestsAHigherOrderOp(const Graph& g) {
   return false;
 }
 
-std::vector<std::string> programTraits(const ExportedProgram& p) {
+namespace {
+
+// `p` with its grad regions laid out inline between bare `_set_grad_enabled` calls, as older
+// exports wrote them: the traits that follow a write back to a graph input or a parameter,
+// or read the grad mode a call runs under, then see a region's calls where they run (a
+// region's placeholder is no graph input). `p` itself where it has no region, or one that
+// cannot be laid out (a nested higher-order op).
+const ExportedProgram& withRegionsInline(const ExportedProgram& p, std::optional<ExportedProgram>& copy) {
+  if (gradRegionsOf(const_cast<Graph&>(p.graph()), /*grad_enabled=*/true).empty()) return p;
+  copy.emplace(p.clone());
+  for (const auto& [hop, around] : gradRegionsOf(copy->graph(), /*grad_enabled=*/true)) {
+    if (inlineGradRegion(copy->graph(), hop, around)) return p;
+  }
+  return *copy;
+}
+
+}  // namespace
+
+std::vector<std::string> programTraits(const ExportedProgram& original) {
+  std::optional<ExportedProgram> copy;
+  const ExportedProgram& p = withRegionsInline(original, copy);
   std::vector<std::string> traits;
   if (inAnyGraph(p.graph(), resizesAViewedTensor)) traits.emplace_back("resizes-a-viewed-tensor");
   if (writesAnUndeclaredAlias(p)) traits.emplace_back("writes-an-undeclared-alias");
@@ -630,8 +651,9 @@ std::vector<std::string> programTraits(const ExportedProgram& p) {
   if (inAnyGraph(p.graph(), returnsAnEmptyTensorList)) traits.emplace_back("returns-an-empty-tensor-list");
   if (addressesAWrittenStridedTensor(p)) traits.emplace_back("addresses-a-written-strided-tensor");
   if (writesAParameterUnderNoGrad(p)) traits.emplace_back("writes-a-parameter-under-no-grad");
-  if (submoduleEntryNamesAnOutput(p)) traits.emplace_back("submodule-entry-names-an-output");
-  if (nestsAHigherOrderOp(p.graph())) traits.emplace_back("nests-a-higher-order-op");
+  // The module call graph names the region's getitems, and nesting is the regions' own.
+  if (submoduleEntryNamesAnOutput(original)) traits.emplace_back("submodule-entry-names-an-output");
+  if (nestsAHigherOrderOp(original.graph())) traits.emplace_back("nests-a-higher-order-op");
   return traits;
 }
 

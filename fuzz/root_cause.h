@@ -104,7 +104,10 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 // own message (`shape '[...]' is invalid`, `index N is out of bounds`, ...), so neither the
 // template nor the core ops tie the findings together. A trait names such a shape, read
 // from the minimized program; a known-bugs entry may require traits (fuzz/known_bugs.h),
-// and the root-cause key leaves them out.
+// and the root-cause key leaves them out. A trait holds of a program where it holds of its
+// calls where they run: a grad region's laid out inline under its grad mode (a write there
+// into a subgraph placeholder is a write into the operand), a branch's or loop body's in
+// its own graph.
 //   "resizes-a-viewed-tensor": a call writes an argument (out=, resize_, resize_as_, set_)
 //   whose sizes it changes, and that argument is a view (itself, or what an in-place or
 //   out= call that wrote one returned), or a view of its storage is taken before the call

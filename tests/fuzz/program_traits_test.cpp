@@ -469,6 +469,43 @@ TEST(RootCause, AWriteIntoAParameterUnderNoGradIsATrait) {
   EXPECT_FALSE(has(program("False", "%x")));
 }
 
+// A grad region's calls run where the region is, under no_grad: a write there into a
+// parameter, or an out= call there resizing a user input, is the program's, though inside
+// the region each is a write into a placeholder of the subgraph. A submodule entry naming
+// the region's result is still read from the program as it is.
+TEST(RootCause, WritesInsideAGradRegionAreTraitsOfTheProgram) {
+  const std::string spec = R"(in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" )"
+                           R"(out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]")";
+  auto program = [&](const std::string& call) {
+    return test::parse(
+        "graph {\n  %p_w: f32[2, 3]<requires_grad=True> = placeholder\n  %x: f32[2, 3] = placeholder\n"
+        "  %submod_0 = get_attr(\"submod_0\")\n"
+        "  %wrap_with_set_grad_enabled: (f32[2, 3],) = "
+        "higher_order.wrap_with_set_grad_enabled(False, graph(%submod_0), %p_w, %x)\n"
+        "  %getitem: f32[2, 3] = operator.getitem(%wrap_with_set_grad_enabled, 0)\n"
+        "  %add: f32[2, 3] = aten::add.Tensor(%p_w, %getitem)\n  return (%add)\n"
+        "  attr \"submod_0\" = graph {\n    %p_w: f32[2, 3]<requires_grad=True> = placeholder\n"
+        "    %x: f32[2, 3] = placeholder\n    " +
+        call +
+        "\n    return (%x)\n  }\n}\nsignature {\n  input parameter %p_w -> \"w\"\n  input user_input %x\n"
+        "  output user_output %add\n}\nmodule_call_graph {\n  entry \"block\" inputs=[%x] outputs=[%getitem] " +
+        spec + "\n}\n");
+  };
+  auto has = [](const ExportedProgram& p, const std::string& trait) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), trait) != traits.end();
+  };
+  const ExportedProgram writes = program("%mul_: f32[2, 3] = aten::mul_.Scalar(%p_w, 2)");
+  EXPECT_TRUE(has(writes, "writes-a-parameter-under-no-grad"));
+  EXPECT_FALSE(has(writes, "resizes-an-input"));
+  const ExportedProgram resizes = program("%sum: f32[3] = aten::sum.IntList_out(%p_w, [0], out=%x)");
+  EXPECT_TRUE(has(resizes, "resizes-an-input"));
+  EXPECT_FALSE(has(resizes, "writes-a-parameter-under-no-grad"));
+  EXPECT_FALSE(has(program("%neg: f32[2, 3] = aten::neg(%x)"), "resizes-an-input"));
+  // What the program's own graph names stays named: the entry's output is the region's getitem.
+  EXPECT_TRUE(has(writes, "submodule-entry-names-an-output"));
+}
+
 // A submodule's entry that names a node among its outputs; not one that names none, nor the
 // root entry.
 TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
