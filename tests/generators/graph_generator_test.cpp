@@ -18,6 +18,7 @@
 #include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
+#include "tests/support/generator_config.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -55,13 +56,12 @@ TEST(GraphGenerator, SameBytesSameProgram) {
 // Note [Node sources]: where one source alone has a weight, nothing is drawn to choose it,
 // so a config that enables no new source makes the programs it made before.
 TEST(GraphGenerator, OneSourceAloneDrawsNothingToChooseIt) {
-  GeneratorConfig heavier;
-  heavier.source_weights[static_cast<size_t>(NodeSource::AtenCall)] = 7;
-  for (uint64_t seed : {1, 2, 77, 1000}) EXPECT_EQ(generated(seed, heavier), generated(seed)) << seed;
-  GeneratorConfig both;
-  both.source_weights[static_cast<size_t>(NodeSource::ViewChain)] = 1;
+  const GeneratorConfig calls = test::withSources({{NodeSource::AtenCall, 1}});
+  const GeneratorConfig heavier = test::withSources({{NodeSource::AtenCall, 7}});
+  for (uint64_t seed : {1, 2, 77, 1000}) EXPECT_EQ(generated(seed, heavier), generated(seed, calls)) << seed;
+  const GeneratorConfig both = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::ViewChain, 1}});
   int differ = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) differ += generated(seed, both) != generated(seed) ? 1 : 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) differ += generated(seed, both) != generated(seed, calls) ? 1 : 0;
   EXPECT_GT(differ, 4);
 }
 
@@ -70,10 +70,12 @@ TEST(GraphGenerator, OneSourceAloneDrawsNothingToChooseIt) {
 // no candidate: Note [Effects as export makes them]).
 TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
   int64_t refused_somewhere = 0;
+  // Flat programs: the calls of a subgraph a higher-order source dropped were kept too.
+  const GeneratorConfig flat = test::withSources({{NodeSource::AtenCall, 1}});
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     GenerationStats stats;
     SeededSource random(seed);
-    auto p = generateProgram(catalog(), {}, random, &stats);
+    auto p = generateProgram(catalog(), flat, random, &stats);
     ASSERT_TRUE(p.ok());
     int64_t refused = 0;
     for (int64_t n : stats.refused) refused += n;
@@ -95,9 +97,7 @@ TEST(GraphGenerator, EveryCandidateIsKeptOrRefusedByOneScreen) {
 // A view chain: views of views, which the functionalizer must replay through every link;
 // the programs it makes verify, run, and functionalize to what eager computes.
 TEST(GraphGenerator, ViewChainsTakeTheViewBeforeAndFunctionalizeLikeEager) {
-  GeneratorConfig chains;
-  chains.source_weights[static_cast<size_t>(NodeSource::AtenCall)] = 0;
-  chains.source_weights[static_cast<size_t>(NodeSource::ViewChain)] = 1;
+  GeneratorConfig chains = test::withSources({{NodeSource::ViewChain, 1}});
   chains.refused_percent = 0;
   int linked = 0, compared = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {

@@ -16,6 +16,7 @@
 #include "ops/op_roles.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
+#include "tests/support/generator_config.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
@@ -59,8 +60,7 @@ bool roundTripsAndFunctionalizesLikeEager(const ExportedProgram& p, const RunRes
 // they were, and the functionalizer takes them, writes in regions included, and computes
 // what eager does.
 TEST(HigherOrderSources, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
-  GeneratorConfig regions;
-  regions.source_weights[static_cast<size_t>(NodeSource::GradRegion)] = 1;
+  GeneratorConfig regions = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::GradRegion, 1}});
   regions.refused_percent = 0;
   int with_region = 0, parameter_written = 0, functionalized = 0, with_region_functionalized = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
@@ -129,8 +129,7 @@ TEST(HigherOrderSources, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
 // aliasing ones). The programs verify and run, read back from their text as they were, and
 // the functionalizer carries each cond whole and computes what eager does.
 TEST(HigherOrderSources, CondsAreTwoFunctionalBranchesThatRunAsEagerRunsThem) {
-  GeneratorConfig conds;
-  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  GeneratorConfig conds = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::Cond, 1}});
   conds.refused_percent = 0;
   int with_cond = 0, functionalized = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
@@ -189,8 +188,7 @@ void condsIn(const Graph& g, int depth, std::vector<int>* depths) {
 // branches attributes of the branch's graph, two deep at most. The programs verify, read
 // back from their text and JSON as they were, and functionalize to what eager computes.
 TEST(HigherOrderSources, NestedCondsAreBranchesOfBranches) {
-  GeneratorConfig conds;
-  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  GeneratorConfig conds = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::Cond, 1}});
   conds.refused_percent = 0;
   conds.nested_cond_percent = 60;
   int nested = 0, functionalized = 0;
@@ -217,8 +215,7 @@ TEST(HigherOrderSources, NestedCondsAreBranchesOfBranches) {
 // counter and a value laid out as the carried one. The programs verify, read back from
 // their text as they were, and functionalize to what eager computes.
 TEST(HigherOrderSources, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody) {
-  GeneratorConfig loops;
-  loops.source_weights[static_cast<size_t>(NodeSource::WhileLoop)] = 1;
+  GeneratorConfig loops = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::WhileLoop, 1}});
   loops.refused_percent = 0;
   int with_loop = 0, functionalized = 0;
   std::set<int64_t> iterations;
@@ -280,10 +277,8 @@ std::vector<uint64_t> seedsAround(std::initializer_list<uint64_t> seeds) {
 }
 
 TEST(HigherOrderSources, DrawnTogetherEveryProgramVerifies) {
-  GeneratorConfig mixed;
-  mixed.source_weights[static_cast<size_t>(NodeSource::AtenCall)] = 6;
-  for (NodeSource s : {NodeSource::GradRegion, NodeSource::Cond, NodeSource::WhileLoop})
-    mixed.source_weights[static_cast<size_t>(s)] = 1;
+  const GeneratorConfig mixed = test::withSources(
+      {{NodeSource::AtenCall, 6}, {NodeSource::GradRegion, 1}, {NodeSource::Cond, 1}, {NodeSource::WhileLoop, 1}});
   int with_subgraphs = 0;
   for (uint64_t seed : seedsAround({14054, 29672})) {
     SeededSource random(seed);

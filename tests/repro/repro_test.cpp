@@ -30,6 +30,7 @@
 #include "repro/python_repro.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
+#include "tests/support/generator_config.h"
 #include "tests/support/program_text.h"
 
 namespace epsmith {
@@ -263,8 +264,7 @@ TEST(ReproScripts, CondsRunAsEpsmithRunsThem) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   compat::WarningHandlerGuard quiet(silentWarningHandler());
   const OpCatalog catalog = OpCatalog::build().value();
-  GeneratorConfig conds;
-  conds.source_weights[static_cast<size_t>(NodeSource::Cond)] = 1;
+  GeneratorConfig conds = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::Cond, 1}});
   std::vector<Generated> programs;
   for (uint64_t seed = 1; seed <= 40 && programs.size() < 6; ++seed) {
     SeededSource random(seed);
@@ -288,8 +288,7 @@ TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
   if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
   compat::WarningHandlerGuard quiet(silentWarningHandler());
   const OpCatalog catalog = OpCatalog::build().value();
-  GeneratorConfig loops;
-  loops.source_weights[static_cast<size_t>(NodeSource::WhileLoop)] = 1;
+  GeneratorConfig loops = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::WhileLoop, 1}});
   std::vector<Generated> programs;
   for (uint64_t seed = 1; seed <= 40 && programs.size() < 6; ++seed) {
     SeededSource random(seed);
