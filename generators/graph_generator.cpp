@@ -97,14 +97,17 @@ class Generator {
   // place export makes tokens (2.13). So the generator calls aten::_print, the one op with
   // effects that needs no argument drawn, and leaves the tokens to the functionalizer. The
   // call goes before a call drawn once the program is made, so the program's other calls
-  // are those it makes without it.
+  // are those it makes without it; before a higher-order call's get_attrs, which stay just
+  // before it, where torch's schema writes them (as its graph arguments).
   void insertPrint() {
     std::vector<Node*> calls;
     for (Node& n : p_.graph().nodes()) {
       if (n.op() == OpKind::CallFunction) calls.push_back(&n);
     }
     if (calls.empty()) return;
-    Node* n = p_.graph().insertBefore(calls[random_.below(calls.size())], OpKind::CallFunction, "_print");
+    Node* before = calls[random_.below(calls.size())];
+    while (before->prev() && before->prev()->op() == OpKind::GetAttr) before = before->prev();
+    Node* n = p_.graph().insertBefore(before, OpKind::CallFunction, "_print");
     n->target = Target::aten(findOp("aten::_print", ""));
     n->args = {arg::String{"epsmith"}};
     n->meta.val = Val::None{};
