@@ -3,6 +3,7 @@
 // .ept, .pt2), so `--seed S+i --count 1` remakes any one of them. Every program is verified in its
 // dialect before it is written; one that fails is a generator bug: reported, exit 1.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "oracle/program_io.h"
 #include "fuzz/programs.h"
 #include "generators/generation_config.h"
+#include "generators/program_features.h"
 #include "tools/command.h"
 #include "verifier/verifier.h"
 
@@ -44,10 +46,12 @@ Expected<GenerationConfig> generationConfig(const GenerateOptions& opts) {
   return config;
 }
 
+using FeatureCounts = std::array<int64_t, kProgramFeatures.size()>;
+
 // Writes the programs; how many fail to verify in their dialect (each reported), or why
-// none more could be written.
+// none more could be written. `features` counts the programs with each feature.
 Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& catalog, const GeneratorConfig& config,
-                                GenerationStats* stats) {
+                                GenerationStats* stats, FeatureCounts* features) {
   const Dialect& dialect = *findDialect(std::string(dialectName(config.dialect)));
   int64_t invalid = 0;
   for (int64_t i = 0; i < opts.count; ++i) {
@@ -55,6 +59,8 @@ Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& ca
     SeededSource random(seed);
     auto program = generateInDialect(catalog, config, random, stats);
     if (!program.ok()) return Diagnostic{"seed " + std::to_string(seed), program.error().str()};
+    const auto has = programFeatures(program.value());
+    for (size_t f = 0; f < has.size(); ++f) (*features)[f] += has[f] ? 1 : 0;
     auto violations = verify(program.value(), dialect);
     if (!violations.empty()) {
       ++invalid;
@@ -72,8 +78,9 @@ Expected<int64_t> writePrograms(const GenerateOptions& opts, const OpCatalog& ca
 }
 
 // What making the programs took: the candidate calls drawn, how many were kept, and how
-// many each screen refused (generators/screens.def), the commonest first.
-void printStats(const GenerationStats& stats, int64_t programs) {
+// many each screen refused (generators/screens.def), the commonest first; then how many
+// programs have each feature (Note [Program features]).
+void printStats(const GenerationStats& stats, const FeatureCounts& features, int64_t programs) {
   const auto share = [&](int64_t n) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(1) << (stats.candidates ? 100.0 * n / stats.candidates : 0.0) << "%";
@@ -93,6 +100,12 @@ void printStats(const GenerationStats& stats, int64_t programs) {
     std::cout << "  " << std::left << std::setw(34) << info.name << std::right << std::setw(10) << n << std::setw(8)
               << share(n) << "  " << info.what << "\n";
   }
+  std::cout << "programs with each feature:\n";
+  for (size_t f = 0; f < features.size(); ++f) {
+    std::cout << "  " << std::left << std::setw(34) << kProgramFeatures[f] << std::right << std::setw(10) << features[f]
+              << std::setw(7) << std::fixed << std::setprecision(1)
+              << (programs ? 100.0 * static_cast<double>(features[f]) / static_cast<double>(programs) : 0.0) << "%\n";
+  }
 }
 
 }  // namespace
@@ -110,7 +123,8 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
   auto* text = cmd->add_flag("--text", opts->text, "write the text form (.ept) instead of JSON");
   cmd->add_flag("--pt2", opts->pt2, "write torch.export.save's archive (.pt2) instead of JSON")->excludes(text);
   cmd->add_flag("--stats", opts->stats,
-                "print the candidate calls drawn, kept, and refused by each screen (generators/screens.def)");
+                "print the candidate calls drawn, kept, and refused by each screen (generators/screens.def), and the "
+                "programs with each feature");
   cmd->callback([opts, &exit_code] {
     auto fail = [&](const std::string& message) {
       std::cerr << "epsmith generate: " << message << "\n";
@@ -124,11 +138,12 @@ void addGenerateCommand(CLI::App& app, int& exit_code) {
     std::filesystem::create_directories(opts->out, ec);
     if (ec) return fail(opts->out + ": cannot create the directory: " + ec.message());
     GenerationStats stats;
-    auto invalid = writePrograms(*opts, catalog.value(), config->generator, &stats);
+    FeatureCounts features{};
+    auto invalid = writePrograms(*opts, catalog.value(), config->generator, &stats, &features);
     if (!invalid.ok()) return fail(invalid.error().str());
     std::cout << "wrote " << opts->count << " " << dialectName(config->generator.dialect) << " program"
               << (opts->count == 1 ? "" : "s") << " to " << opts->out << "\n";
-    if (opts->stats) printStats(stats, opts->count);
+    if (opts->stats) printStats(stats, features, opts->count);
     exit_code = invalid.value() ? kExitFindings : kExitOk;
   });
 }
