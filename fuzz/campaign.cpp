@@ -256,6 +256,13 @@ Bucket& Campaign::settle(const std::string& key, Bucket b, const Pending& p, std
   b.first_seed = p.seed;
   auto in_corpus = corpus_roots_.find(b.id);
   b.is_new = in_corpus == corpus_roots_.end();
+  if (program) {  // Note [Program features]: what the minimized program kept
+    const auto has = programFeatures(*program);
+    for (size_t f = 0; f < has.size(); ++f) {
+      by_feature_[f].root_causes += has[f] ? 1 : 0;
+      by_feature_[f].new_root_causes += has[f] && b.is_new ? 1 : 0;
+    }
+  }
   if (b.is_new)
     fileCase(b, p, std::move(program));
   else
@@ -326,6 +333,17 @@ void Campaign::settleInOrder(bool stopping) {
   }
 }
 
+// Note [Program features]: a known bug's findings by the features of the program its
+// finding minimized to.
+void Campaign::tallyKnownFeatures(const ExportedProgram& program, const std::string& key, int64_t count) {
+  const auto has = programFeatures(program);
+  for (size_t f = 0; f < has.size(); ++f) {
+    if (!has[f]) continue;
+    by_feature_[f].known_findings += count;
+    by_feature_[f].known_entries.insert(known_of_[key]);
+  }
+}
+
 void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
@@ -349,7 +367,10 @@ void Campaign::settleMinimized(const std::string& key, MinimizeOutcome outcome) 
     if (auto& seeds = flaky_seeds_[p.seen.family()]; seeds.size() < 3) seeds.push_back(p.seed);
     return;
   }
-  if (countKnown(m.root, MatchStage::Minimized, p.seed, p.count, key)) return;
+  if (countKnown(m.root, MatchStage::Minimized, p.seed, p.count, key)) {
+    if (m.program) tallyKnownFeatures(*m.program, key, p.count);
+    return;
+  }
   b.root = m.root;
   b.finding = m.finding;
   b.nodes_before = m.nodes_before;

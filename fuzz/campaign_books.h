@@ -4,6 +4,7 @@
 // found (summary.json, report.md).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "formats/json.h"
 #include "fuzz/failing.h"
 #include "fuzz/known_bugs.h"
+#include "generators/program_features.h"
 #include "fuzz/root_cause.h"
 #include "fuzz/workers.h"
 
@@ -72,6 +74,13 @@ struct MinimizeOutcome {
   std::string not_minimized;  // why, when `minimized` is empty
 };
 
+// What minimized programs with one feature (Note [Program features]) came to.
+struct FeatureTally {
+  int root_causes = 0, new_root_causes = 0;
+  int64_t known_findings = 0;
+  std::set<std::string> known_entries;
+};
+
 // Findings of an entry of the known-bugs list (Note [Known bugs]).
 struct KnownHits {
   const KnownBug* bug = nullptr;
@@ -100,6 +109,7 @@ class Campaign {
   void onMinimizeDeath(const std::string& key, const WorkerDeath& d);
   void settleInOrder(bool stopping);
   void settleMinimized(const std::string& key, MinimizeOutcome outcome);
+  void tallyKnownFeatures(const ExportedProgram& program, const std::string& key, int64_t count);
   Bucket& settle(const std::string& key, Bucket b, const Pending& p, std::optional<ExportedProgram> program);
   void fileCase(Bucket& b, const Pending& p, std::optional<ExportedProgram> program);
   void statusLine(bool final);
@@ -118,6 +128,8 @@ class Campaign {
   void writeOverview(std::ostream& md, double elapsed) const;
   void writeNew(std::ostream& md) const;
   void writeKnown(std::ostream& md) const;
+  void writeFeatures(std::ostream& md) const;
+  void writeFeaturesJson(JsonWriter& w) const;
   void writeSeenBefore(std::ostream& md) const;
   void writeFamilies(std::ostream& md, const std::vector<Family>& families) const;
   std::string reproCommand(const Bucket& b) const;
@@ -132,7 +144,8 @@ class Campaign {
   std::map<std::string, std::string> bucket_of_;     // pending key → bucket id, once settled
   std::map<std::string, std::string> known_of_;      // pending key → known-bug id, once settled
   std::map<std::string, KnownHits> known_hits_;      // known-bug id → its findings
-  std::map<std::string, Pending> pending_;           // pending key →
+  std::array<FeatureTally, kProgramFeatures.size()> by_feature_;
+  std::map<std::string, Pending> pending_;  // pending key →
   // Note [A flaky finding does not hide its signature]: a key as coarse as a signature and
   // its message covers many programs; one finding of it that did not repeat (a kernel
   // reading uninitialized memory) must not make every later one count as flaky unseen.

@@ -217,6 +217,7 @@ std::string Campaign::summaryJson(double elapsed, const std::vector<Family>& fam
   w.key("new_buckets").integer(newBuckets());
   writeKnownJson(w.key("known_bugs"));
   w.key("known_bug_findings").integer(knownFindings());
+  writeFeaturesJson(w.key("features"));
   w.key("mismatches_counted_by_slice").integer(by_slice_);
   writeFamiliesJson(w.key("families"), families);
   w.key("minimize_per_family").integer(o_.minimize_per_family);
@@ -367,6 +368,38 @@ void Campaign::writeKnown(std::ostream& md) const {
   }
 }
 
+// Note [Program features]: root causes and known-bug findings by the features their
+// minimized programs kept.
+void Campaign::writeFeatures(std::ostream& md) const {
+  md << "\n## Root causes by feature\n\n"
+     << "The features (Note [Program features]) that minimized programs kept, so their findings need them. "
+        "How many programs have each: `epsmith generate --stats` over the campaign's seeds.\n\n"
+     << "| feature | root causes | new | known-bug findings | known-bug entries |\n|---|---|---|---|---|\n";
+  for (size_t f = 0; f < kProgramFeatures.size(); ++f) {
+    const FeatureTally& t = by_feature_[f];
+    std::string entries;
+    for (const std::string& id : t.known_entries) entries += (entries.empty() ? "`" : ", `") + id + "`";
+    md << "| " << kProgramFeatures[f] << " | " << t.root_causes << " | " << t.new_root_causes << " | "
+       << t.known_findings << " | " << entries << " |\n";
+  }
+}
+
+void Campaign::writeFeaturesJson(JsonWriter& w) const {
+  w.beginObject();
+  for (size_t f = 0; f < kProgramFeatures.size(); ++f) {
+    const FeatureTally& t = by_feature_[f];
+    w.key(kProgramFeatures[f]).beginObject();
+    w.key("root_causes").integer(t.root_causes);
+    w.key("new_root_causes").integer(t.new_root_causes);
+    w.key("known_bug_findings").integer(t.known_findings);
+    w.key("known_bugs").beginArray();
+    for (const std::string& id : t.known_entries) w.string(id);
+    w.endArray();
+    w.endObject();
+  }
+  w.endObject();
+}
+
 void Campaign::writeSeenBefore(std::ostream& md) const {
   if (static_cast<int>(buckets_.size()) == newBuckets()) return;
   md << "\n## Root causes a corpus already holds\n\n"
@@ -386,6 +419,7 @@ void Campaign::writeReport() {
   writeOverview(md, elapsed);
   writeNew(md);
   writeKnown(md);
+  writeFeatures(md);
   writeSeenBefore(md);
   writeFamilies(md, families);
   writeOverBudget(md);

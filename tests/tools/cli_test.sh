@@ -287,6 +287,9 @@ check fuzz_skip_reasons 0 '"the functionalizer refuses it: %NODE: ' -- cat "$wor
 check fuzz_report 0 "## New root causes" -- cat "$work/report/report.md"
 check fuzz_report_families 0 "## Families" -- cat "$work/report/report.md"
 check fuzz_summary_families 0 '"families"' -- cat "$work/report/summary.json"
+# Note [Program features]: root causes by the features their minimized programs kept.
+check fuzz_report_features 0 "| grad-region | " -- cat "$work/report/report.md"
+check fuzz_summary_features 0 '"while-loop": {' -- cat "$work/report/summary.json"
 # Note [A finding confirmed by torch alone]: faults planted in this process's LibTorch are
 # findings torch alone does not show, so none is torch-confirmed; each has its bundle.
 if [ -n "$(ls "$work"/corpus/regressions/*/issue.md 2>/dev/null)" ]; then
