@@ -147,7 +147,7 @@ printf 'source view-chain 1\nsource aten-call 0\nsource grad-region 0\nsource co
 check generate_view_chains 0 "wrote 4 TRAINING programs" -- "$epsmith" generate --config "$work/chains.cfg" --count 4 --out "$work/gen_chains"
 printf 'source view-chains 1\n' >"$work/bad_source.cfg"
 check generate_bad_source 2 "bad_source.cfg:1: 'source': unknown node source 'view-chains' (aten-call, view-chain, grad-region, cond, while-loop)" -- "$epsmith" generate --config "$work/bad_source.cfg" --out "$work/gen_bad"
-printf 'source aten-call 0\n' >"$work/no_source.cfg"
+printf 'source aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\n' >"$work/no_source.cfg"
 check generate_no_source 2 "'source' leaves no node source" -- "$epsmith" generate --config "$work/no_source.cfg" --out "$work/gen_bad"
 # Effects as export makes them: a bare token is no longer a directive.
 printf 'effects 100\nnodes 4\n' >"$work/effects.cfg"
@@ -272,7 +272,8 @@ fi
 
 # A campaign: status and stat:: lines, a report, exit 1 for new buckets (each with one
 # whole case file) and 0 when the same campaign finds nothing the corpus lacks.
-printf 'nodes 8\n' >"$work/fuzz.cfg"
+# Flat programs: the campaign's own mechanics, the same programs whatever the sources' defaults.
+printf 'nodes 8\nsource grad-region 0\nsource cond 0\nsource while-loop 0\n' >"$work/fuzz.cfg"
 campaign_faults=(env EPSMITH_RELEASE_PYTHONS= EPSMITH_PLANTED_FAULT=aten::add_.Tensor,aten::mul_.Tensor,aten::add_.Scalar,aten::mul_.Scalar,aten::abs_,aten::neg_)
 # Only the first campaign confirms its new root causes with torch (scripts take seconds).
 fuzz() { "${campaign_faults[@]}" "$epsmith" fuzz --cases 150 --seed 11 --config "$work/fuzz.cfg" --minimize-calls 200 --status-every 0.2 \
