@@ -441,6 +441,14 @@ bool resizesAnInput(const Graph& g) {
   return anyResize(g, true, [&](const Node&, const Node& w) { return ofAnInput(&w); });
 }
 
+// Note [Program traits]: "resizes-an-out-that-requires-grad".
+bool resizesAnOutThatRequiresGrad(const Graph& g) {
+  return anyResize(g, false, [](const Node&, const Node& w) {
+    const TensorMeta* m = w.meta.val.tensor();
+    return m && m->requires_grad;
+  });
+}
+
 // Note [Program traits]: "resizes-after-a-metadata-mutation": out= calls only, into a
 // tensor whose storage an earlier in-place metadata mutation that applies a view
 // (unsqueeze_, transpose_) changed.
@@ -654,6 +662,7 @@ std::vector<std::string> programTraits(const ExportedProgram& original) {
   // The module call graph names the region's getitems, and nesting is the regions' own.
   if (submoduleEntryNamesAnOutput(original)) traits.emplace_back("submodule-entry-names-an-output");
   if (nestsAHigherOrderOp(original.graph())) traits.emplace_back("nests-a-higher-order-op");
+  if (inAnyGraph(p.graph(), resizesAnOutThatRequiresGrad)) traits.emplace_back("resizes-an-out-that-requires-grad");
   return traits;
 }
 

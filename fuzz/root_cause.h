@@ -233,6 +233,9 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   in a cond's branch). torch.export's replace_set_grad_with_hop_pass, which runs on every
 //   program with a grad-mode switch, recurses into the branches and looks the inner one's
 //   subgraph up on a module that does not hold it (2.13, 2.14.1).
+//   "resizes-an-out-that-requires-grad": an out= call changes the sizes of an out that
+//   requires grad (one made from a parameter). Eager resizes it; LibTorch's C++
+//   functionalization raises "cannot resize variables that require grad".
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-an-undeclared-alias",
                                                  "sets-another-dtype",
@@ -257,7 +260,8 @@ inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "addresses-a-written-strided-tensor",
                                                  "writes-a-parameter-under-no-grad",
                                                  "submodule-entry-names-an-output",
-                                                 "nests-a-higher-order-op"};
+                                                 "nests-a-higher-order-op",
+                                                 "resizes-an-out-that-requires-grad"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -506,6 +506,25 @@ TEST(RootCause, WritesInsideAGradRegionAreTraitsOfTheProgram) {
   EXPECT_TRUE(has(writes, "submodule-entry-names-an-output"));
 }
 
+// An out= call resizing an out that requires grad (made from a parameter); not one that
+// keeps its sizes, nor one into an out that needs no grad.
+TEST(RootCause, ResizingAnOutThatRequiresGradIsATrait) {
+  auto program = [](const std::string& requires_grad, const std::string& sizes) {
+    return test::parse("graph {\n  %p_w: f32[2, 2]<requires_grad=True> = placeholder\n  %c: f32[" + sizes +
+                       "] = placeholder\n  %fd: f32[2, 2]" + requires_grad +
+                       " = aten::floor_divide.Scalar(%p_w, 1)\n  %nd: f32[" + sizes + "]" + requires_grad +
+                       " = aten::special_ndtr.out(%c, out=%fd)\n  return (%p_w)\n}\nsignature {\n"
+                       "  input parameter %p_w -> \"w\"\n  input user_input %c\n  output user_output %p_w\n}\n");
+  };
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "resizes-an-out-that-requires-grad") != traits.end();
+  };
+  EXPECT_TRUE(has(program("<requires_grad=True>", "")));
+  EXPECT_FALSE(has(program("<requires_grad=True>", "2, 2")));
+  EXPECT_FALSE(has(program("", "")));
+}
+
 // A submodule's entry that names a node among its outputs; not one that names none, nor the
 // root entry.
 TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
