@@ -172,4 +172,41 @@ std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which) {
   return std::nullopt;
 }
 
+Graph* loopBody(const Graph& g, const Node& n) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
+      n.target.name() != "while_loop" || n.args.size() != 4)
+    return nullptr;
+  const auto* get = n.args[1].get<arg::Graph>();
+  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
+  const Attribute* attr = g.attribute(get->node->attr);
+  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+}
+
+std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations) {
+  const auto* carried = hop->args.size() == 4 ? hop->args[2].get<arg::TensorList>() : nullptr;
+  const auto* additional = hop->args.size() == 4 ? hop->args[3].get<arg::TensorList>() : nullptr;
+  const auto* cond = hop->args.empty() ? nullptr : hop->args[0].get<arg::Graph>();
+  Region r{hop, loopBody(g, *hop), {}};
+  if (!r.body || !carried || !additional || !cond || !cond->node)
+    return Diagnostic{"%" + hop->name(),
+                      "a while_loop without two subgraphs and lists of carried and additional values"};
+  std::vector<Node*> returned = carried->nodes;
+  if (iterations > 0) {
+    r.operands = carried->nodes;
+    r.operands.insert(r.operands.end(), additional->nodes.begin(), additional->nodes.end());
+    std::string why;
+    auto body_returned = layOut(g, r, why);
+    if (!body_returned) return Diagnostic{"%" + hop->name(), "cannot lay the loop's body out inline: " + why};
+    returned = std::move(*body_returned);
+  }
+  if (returned.size() != carried->nodes.size())
+    return Diagnostic{"%" + hop->name(), "the loop's body returns other than one value per carried value"};
+  if (!replaceGetitems(g, hop, returned))
+    return Diagnostic{"%" + hop->name(), "a while_loop's result is read other than by a getitem"};
+  Node* gets[2] = {cond->node, hop->args[1].get<arg::Graph>()->node};
+  g.erase(hop);
+  for (Node* get : gets) dropAttribute(g, get);
+  return std::nullopt;
+}
+
 }  // namespace epsmith

@@ -3,7 +3,7 @@
 // `_set_grad_enabled` calls around the subgraph's own (the form older exports wrote). The
 // functionalizer lays out the regions it cannot take whole
 // (Note [Grad regions inlined before functionalization]); the minimizer tries each. And a
-// cond's branch laid out the same way, which the minimizer tries for each branch.
+// cond's branch and a while loop's body laid out the same way, which the minimizer tries.
 #pragma once
 
 #include <optional>
@@ -40,5 +40,16 @@ Graph* condBranch(const Graph& g, const Node& n, bool which);
 // survives it. An error naming the node where it cannot (as inlineGradRegion), and `g`
 // partly changed.
 std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which);
+
+// The body of a while_loop call; null for any other node.
+Graph* loopBody(const Graph& g, const Node& n);
+
+// Lays while_loop `hop` out as `iterations` (0 or 1) runs of its body: none, its getitems
+// then read the carried values it was given; one, its body's calls on the carried and
+// additional values, the getitems reading what the body returns. A body returns values of
+// the carried values' metadata, so the program stays well formed; it computes other
+// values, a simplification the minimizer keeps only where the finding survives it. An
+// error naming the node where it cannot (as inlineGradRegion), and `g` partly changed.
+std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations);
 
 }  // namespace epsmith

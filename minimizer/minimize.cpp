@@ -233,6 +233,9 @@ std::vector<Variant> removeNodes(const ExportedProgram& p) {
 // `_set_grad_enabled` calls (ir/grad_regions.h), which is what the finding is about when it
 // survives without the higher-order op: a simpler program, and one more checks read.
 // inline-branch: a cond replaced by one of its branches' calls, each branch tried.
+// inline-loop: a while loop replaced by its body's calls run once, or by nothing (its
+// results the values it was given), so a finding inside a body is keyed by the body's ops
+// rather than the loop's counter and test.
 std::vector<Variant> inlineRegions(const ExportedProgram& p) {
   std::vector<Variant> out;
   for (const Node& n : p.graph().nodes()) {
@@ -253,6 +256,17 @@ std::vector<Variant> inlineRegions(const ExportedProgram& p) {
                        Node* hop = q.graph().find(name);
                        return hop && !inlineCondBranch(q.graph(), hop, which).has_value();
                      }});
+    }
+  }
+  for (const Node& n : p.graph().nodes()) {
+    if (!loopBody(p.graph(), n)) continue;
+    for (const int iterations : {1, 0}) {
+      const std::string name = n.name();
+      out.push_back(
+          {"inline-loop: %" + name + (iterations ? " (once)" : " (never)"), [name, iterations](ExportedProgram& q) {
+             Node* hop = q.graph().find(name);
+             return hop && !inlineLoop(q.graph(), hop, iterations).has_value();
+           }});
     }
   }
   return out;

@@ -1,4 +1,4 @@
-// The minimizer inside higher-order ops: grad regions and conds shrink with the
+// The minimizer inside higher-order ops: grad regions, conds and while loops shrink with the
 // program, and go, or give way to the calls inside them, where the finding survives that.
 #include <gtest/gtest.h>
 
@@ -227,6 +227,72 @@ example_inputs {
   bool logged = false;
   for (const auto& line : m.log) logged = logged || line.find("inline-branch: %cond (false)") != std::string::npos;
   EXPECT_TRUE(logged);
+}
+
+// A while loop whose finding lives in its body becomes the body's calls run once: the loop,
+// its counter and its test go, and a finding that needs no run of the body loses the loop.
+TEST(Minimizer, ALoopTheFindingDoesNotNeedBecomesItsBodyOnce) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[3] = placeholder
+  %scalar_tensor: i64[] = aten::scalar_tensor(0, dtype=torch.int64)
+  %while_loop_cond_graph_0 = get_attr("while_loop_cond_graph_0")
+  %while_loop_body_graph_0 = get_attr("while_loop_body_graph_0")
+  %while_loop: (i64[], f32[3]) = higher_order.while_loop(graph(%while_loop_cond_graph_0), graph(%while_loop_body_graph_0), [%scalar_tensor, %x], tensors[])
+  %getitem: i64[] = operator.getitem(%while_loop, 0)
+  %getitem_1: f32[3] = operator.getitem(%while_loop, 1)
+  %neg: f32[3] = aten::neg(%getitem_1)
+  return (%neg)
+  attr "while_loop_body_graph_0" = graph {
+    %i: i64[] = placeholder
+    %a: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%a)
+    %cos: f32[3] = aten::cos(%sin)
+    %add: i64[] = aten::add.Tensor(%i, 1)
+    return (%add, %cos)
+  }
+  attr "while_loop_cond_graph_0" = graph {
+    %i: i64[] = placeholder
+    %a: f32[3] = placeholder
+    %lt: b8[] = aten::lt.Scalar(%i, 2)
+    return %lt
+  }
+}
+signature {
+  input user_input %x
+  output user_output %neg
+}
+storages {
+  $0: f32[3] = [1.0, 2.0, 3.0]
+}
+example_inputs {
+  $0 f32[3]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(verify(p.value()).empty()) << verify(p.value()).front().str();
+  const auto callsCos = [](const ExportedProgram& q) { return callsAnywhere(q.graph(), "aten::cos"); };
+  MinimizeResult m = minimize(p.value(), callsCos);
+  std::string text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_NE(m.program.graph().find("cos"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("while_loop"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("sin"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("add"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  bool logged = false;
+  for (const auto& line : m.log) logged = logged || line.find("inline-loop: %while_loop (once)") != std::string::npos;
+  EXPECT_TRUE(logged);
+  // A finding of neg alone: the loop goes, its result read where it was given.
+  const auto callsNeg = [](const ExportedProgram& q) { return callsAnywhere(q.graph(), "aten::neg"); };
+  m = minimize(p.value(), callsNeg);
+  text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_EQ(m.program.graph().find("while_loop"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("scalar_tensor"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
 }
 
 }  // namespace
