@@ -664,7 +664,10 @@ class Generator {
     // Note [Reads of eager's layout]: a subgraph's operands are laid out anew by export.
     if (opRole(*op).role != OpRole::Functional || readsEagerLayout(*op) != EagerLayoutRead::None) return 0;
     // torch.cond and while_loop trace their subgraphs, and a call returning an int or a
-    // bool (dense_dim, is_nonzero) is no tensor their graphs could hold.
+    // bool (dense_dim, is_nonzero) is no tensor their graphs could hold; nor can they hold a
+    // call whose result's sizes its input's data decide (the schema's dynamic_output_shape
+    // tag: unique_dim_consecutive), which 2.14.1's eager torch.cond refuses as a graph break.
+    if (op->hasTag(OpInfo::kDynamicOutputShape)) return 0;
     for (const ParamInfo& r : op->returns) {
       if (r.type != ParamType::Tensor && r.type != ParamType::TensorList) return 0;
     }

@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -261,13 +262,6 @@ TEST(HigherOrderSources, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody)
   EXPECT_EQ(iterations, (std::set<int64_t>{0, 1, 2, 3}));
 }
 
-// The higher-order sources drawn together, as a campaign with them on draws them: every
-// program is made and verifies. A subgraph placeholder holds its operand's metadata, so an
-// operand no metadata can describe must not be taken (seed 29672 took an int64 input that a
-// write through a float view had filled past what metadata holds, and its placeholder had
-// none), and a source left with no operand makes nothing (seed 14054 drew a region's calls
-// from no values at all, and crashed). Each program writes in torch's schema, its get_attrs
-// just before their calls (the default config's seed 99 printed between them).
 // The 100 seeds from 50 before each of `seeds`.
 std::vector<uint64_t> seedsAround(std::initializer_list<uint64_t> seeds) {
   std::vector<uint64_t> out;
@@ -277,15 +271,44 @@ std::vector<uint64_t> seedsAround(std::initializer_list<uint64_t> seeds) {
   return out;
 }
 
+// The calls of `g`'s cond branches and loop bodies, at every depth: what torch.cond and
+// while_loop trace.
+void forEachTracedCall(const Graph& g, const std::function<void(const Node&)>& fn, bool traced = false) {
+  for (const Node& n : g.nodes()) {
+    if (traced && n.atenOp()) fn(n);
+    const bool traces =
+        n.target.kind() == Target::Kind::HigherOrder && (n.target.name() == "cond" || n.target.name() == "while_loop");
+    for (const Argument& a : n.args) {
+      const auto* sub = a.get<arg::Graph>();
+      const Attribute* attr = sub && sub->node ? g.attribute(sub->node->attr) : nullptr;
+      if (attr && attr->subgraph) forEachTracedCall(*attr->subgraph, fn, traced || traces);
+    }
+  }
+}
+
+// The higher-order sources drawn together, as a campaign with them on draws them: every
+// program is made and verifies. A subgraph placeholder holds its operand's metadata, so an
+// operand no metadata can describe must not be taken (seed 29672 took an int64 input that a
+// write through a float view had filled past what metadata holds, and its placeholder had
+// none), and a source left with no operand makes nothing (seed 14054 drew a region's calls
+// from no values at all, and crashed). Each program writes in torch's schema, its get_attrs
+// just before their calls (the default config's seed 99 printed between them).
+// No cond branch or loop body calls an op whose result's sizes its input's data decide,
+// which their tracing refuses (2.14.1's eager torch.cond raises
+// UncapturedHigherOrderOpError on unique_dim_consecutive).
 TEST(HigherOrderSources, DrawnTogetherEveryProgramVerifies) {
   const GeneratorConfig mixed = test::withSources(
       {{NodeSource::AtenCall, 6}, {NodeSource::GradRegion, 1}, {NodeSource::Cond, 1}, {NodeSource::WhileLoop, 1}});
-  int with_subgraphs = 0;
+  int with_subgraphs = 0, traced_calls = 0;
   for (uint64_t seed : seedsAround({99, 14054, 29672})) {
     SeededSource random(seed);
     auto p = generateProgram(catalog(), mixed, random);
     ASSERT_TRUE(p.ok()) << "seed " << seed;
     with_subgraphs += p.value().graph().attributes().empty() ? 0 : 1;
+    forEachTracedCall(p.value().graph(), [&](const Node& n) {
+      ++traced_calls;
+      EXPECT_FALSE(n.atenOp()->hasTag(OpInfo::kDynamicOutputShape)) << "seed " << seed << ": %" << n.name();
+    });
     const auto diagnostics = verify(p.value(), *findDialect("TRAINING"));
     EXPECT_TRUE(diagnostics.empty()) << "seed " << seed << ": " << diagnostics.front().str();
     // torch's schema holds it, as a .pt2 must: each subgraph a graph argument of its call.
@@ -293,6 +316,7 @@ TEST(HigherOrderSources, DrawnTogetherEveryProgramVerifies) {
     EXPECT_TRUE(in_torch_schema.ok()) << "seed " << seed << ": " << in_torch_schema.error().str();
   }
   EXPECT_GT(with_subgraphs, 150) << "of 300 programs";
+  EXPECT_GT(traced_calls, 300);
 }
 
 }  // namespace
