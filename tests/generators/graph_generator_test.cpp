@@ -484,7 +484,7 @@ TEST(GraphGenerator, FloatingViewsOfIntegersMayChangeTheirMetadata) {
 // whose answer follows the layout (the same Note; a 2.13 campaign's D1 case); 62258788 a
 // prod whose lanes overflow and underflow (Note [Products that meet a zero and overflow]).
 TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
-  int functionalized = 0, refused = 0, calls_refused = 0, nodes = 0;
+  int functionalized = 0, refused = 0, calls_refused = 0, written_under_grad = 0, nodes = 0;
   std::vector<uint64_t> disagreements;
   std::map<std::string, int> refusals;
   const Dialect& training = *findDialect("TRAINING");
@@ -501,7 +501,11 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
     auto diagnostics = verify(p, training);
     ASSERT_TRUE(diagnostics.empty()) << diagnostics.front().str();
     RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
-    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    if (!eager.ok()) {  // only the refused share's corruption: Note [Parameters written under grad]
+      EXPECT_FALSE(togglesGrad(p)) << eager.error->str();
+      ++written_under_grad;
+      continue;
+    }
     if (callsWhatTheFunctionalizerRefuses(p)) {  // Note [Ops the functionalizer refuses]
       ++calls_refused;
       continue;
@@ -525,9 +529,12 @@ TEST(GraphGenerator, ProgramsVerifyRunAndFunctionalizeLikeEager) {
   for (const auto& [m, n] : refusals) why += "  " + std::to_string(n) + " " + m + "\n";
   std::cout << "[ generated ] " << nodes << " nodes in " << programs << " programs; " << functionalized
             << " functionalized, " << refused << " refused, " << calls_refused << " call ops it refuses, "
-            << disagreements.size() << " disagree\n"
+            << written_under_grad << " write a parameter under grad, " << disagreements.size() << " disagree\n"
             << why;
-  EXPECT_GE(functionalized, static_cast<int>((programs - calls_refused) * 3 / 4)) << refused << " refused:\n" << why;
+  EXPECT_LT(written_under_grad, static_cast<int>(programs / 20));
+  EXPECT_GE(functionalized, static_cast<int>((programs - calls_refused - written_under_grad) * 3 / 4))
+      << refused << " refused:\n"
+      << why;
   EXPECT_TRUE(disagreements.empty());  // each one printed above with its seed, for triage
 }
 
