@@ -8,6 +8,7 @@
 
 #include "ir/call_specs.h"
 #include "ir/grad_regions.h"
+#include "ir/subgraphs.h"
 #include "minimizer/passes.h"
 #include "ops/call_args.h"
 #include "ops/op_roles.h"
@@ -30,6 +31,39 @@ void renameReferences(ExportedProgram& p, const std::string& from, const std::st
 }
 
 namespace {
+
+// State target `was` ("layer.inner.weight0") renamed to its last part, its placeholder
+// renamed as torch.export names lifted state (its prefix, then the name), and every
+// reference to either; false where another state already holds the short name.
+bool flattenStateName(ExportedProgram& q, const std::string& was) {
+  const std::string to = was.substr(was.rfind('.') + 1);
+  InputSpec* spec = nullptr;
+  for (InputSpec& s : q.signature.input_specs) {
+    if (s.target == to) return false;
+    if (s.target == was) spec = &s;
+  }
+  Node* n = spec ? q.graph().find(spec->arg.name) : nullptr;
+  if (!n || q.state_dict.count(to) || q.constants.count(to)) return false;
+  const std::string old_name = n->name();
+  spec->target = to;
+  for (const char* prefix : {"p_", "b_", "c_"}) {  // a name torch.export gave it
+    if (old_name.rfind(prefix, 0) != 0) continue;
+    spec->arg.name = q.graph().rename(n, prefix + to);
+    renameReferences(q, old_name, spec->arg.name);
+  }
+  for (OutputSpec& s : q.signature.output_specs) {
+    if (s.target == was && s.kind != OutputKind::UserInputMutation) s.target = to;
+  }
+  if (auto moved = q.state_dict.extract(was)) {
+    moved.key() = to;
+    q.state_dict.insert(std::move(moved));
+  }
+  if (auto moved = q.constants.extract(was)) {  // a non-persistent buffer
+    moved.key() = to;
+    q.constants.insert(std::move(moved));
+  }
+  return true;
+}
 
 size_t callCount(const ExportedProgram& p) {
   size_t n = 0;
@@ -272,6 +306,41 @@ std::vector<Variant> inlineRegions(const ExportedProgram& p) {
   return out;
 }
 
+// flatten-modules: a module tree the finding does not need goes. Its stacks and entries:
+// every call's nn_module_stack cut to the root's entry, the module call graph's entries
+// without a signature dropped (those with one, the root and a preserved submodule, are the
+// program's interface). Its state names: each dotted state target renamed to its last part
+// where no other state holds that name, its placeholder renamed as export names it.
+std::vector<Variant> flattenModules(const ExportedProgram& p) {
+  std::vector<Variant> out;
+  bool deep = false;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) deep = deep || (n.meta.nn_module_stack && n.meta.nn_module_stack->size() > 1);
+  });
+  for (const auto& e : p.module_call_graph) deep = deep || !e.signature;
+  if (deep) {
+    out.push_back({"flatten-modules: stacks and entries", [](ExportedProgram& q) {
+                     forEachGraph(q.graph(), [](Graph& g) {
+                       for (Node& n : g.nodes()) {
+                         if (n.meta.nn_module_stack && n.meta.nn_module_stack->size() > 1)
+                           n.meta.nn_module_stack->resize(1);
+                       }
+                     });
+                     auto& entries = q.module_call_graph;
+                     entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                                  [](const ModuleCallEntry& e) { return !e.signature; }),
+                                   entries.end());
+                     return true;
+                   }});
+  }
+  for (const InputSpec& spec : p.signature.input_specs) {
+    if (!spec.target || spec.target->find('.') == std::string::npos) continue;
+    const std::string was = *spec.target;
+    out.push_back({"flatten-modules: " + was, [was](ExportedProgram& q) { return flattenStateName(q, was); }});
+  }
+  return out;
+}
+
 // remove-outputs: one user output at a time (never the last one).
 std::vector<Variant> removeOutputs(const ExportedProgram& p) {
   std::vector<Variant> out;
@@ -459,9 +528,9 @@ struct Pass {
   // counted as a run.
   bool edits_run = false;
 };
-constexpr Pass kPasses[] = {{inlineRegions},        {removeNodes},       {removeOutputs},        {demoteState},
-                            {removeInputs},         {cutToInputs, true}, {foldIntoInputs, true}, {shrinkShapes, true},
-                            {simplifyDtypes, true}, {simplifyScalars}};
+constexpr Pass kPasses[] = {{inlineRegions},      {removeNodes},          {flattenModules},    {removeOutputs},
+                            {demoteState},        {removeInputs},         {cutToInputs, true}, {foldIntoInputs, true},
+                            {shrinkShapes, true}, {simplifyDtypes, true}, {simplifyScalars}};
 
 // Note [The delta engine]
 // llvm-reduce's model (llvm/tools/llvm-reduce/deltas/Delta.cpp): passes enumerate targets,

@@ -439,6 +439,66 @@ TEST(Minimizer, EveryRunCountsAgainstTheBudget) {
   }
 }
 
+// A module tree the finding does not need goes (flatten-modules): every call's stack is the
+// root's, only entries with a signature stay, and state takes its short name, its
+// placeholder renamed as export names it; what is left verifies and runs.
+TEST(Minimizer, AModuleTreeTheFindingDoesNotNeedIsFlattened) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  GeneratorConfig config;
+  config.module_tree_percent = 100;
+  int flattened = 0, renamed_state = 0;
+  for (uint64_t seed = 1; seed <= 20 && flattened < 3; ++seed) {
+    SeededSource random(seed);
+    auto p = generateProgram(catalog, config, random);
+    ASSERT_TRUE(p.ok());
+    const InputSpec* deep = nullptr;
+    for (const auto& s : p->signature.input_specs)
+      deep = s.target && s.target->find('.') != std::string::npos ? &s : deep;
+    const Node* read = nullptr;  // a call reading that state
+    for (const Node& n : p->graph().nodes()) {
+      n.forEachInput(
+          [&](const Node* in) { read = !read && deep && in->name() == deep->arg.name && n.atenOp() ? &n : read; });
+    }
+    if (!read) continue;
+    ++flattened;
+    const std::string op = read->atenOp()->qualified_name;
+    // The finding: a call of that op on state, in a program that runs.
+    MinimizeResult m = minimize(p.value(), [&](const ExportedProgram& q) {
+      bool calls = false, state = false;
+      for (const Node& n : q.graph().nodes()) calls = calls || (n.atenOp() && n.atenOp()->qualified_name == op);
+      for (const auto& s : q.signature.input_specs) state = state || s.target.has_value();
+      return calls && state && runProgram(q, RunOptions(RunMode::Eager)).ok();
+    });
+    const std::string text = printProgramText(m.program);
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + text);
+    for (const Node& n : m.program.graph().nodes()) {
+      EXPECT_TRUE(!n.meta.nn_module_stack || n.meta.nn_module_stack->size() <= 1) << n.name();
+    }
+    for (const auto& e : m.program.module_call_graph) EXPECT_TRUE(e.signature.has_value()) << e.fqn;
+    for (const auto& s : m.program.signature.input_specs) {
+      if (!s.target) continue;
+      EXPECT_EQ(s.target->find('.'), std::string::npos) << *s.target;
+      EXPECT_NE(m.program.graph().find(s.arg.name), nullptr) << s.arg.name;
+      EXPECT_TRUE(m.program.state_dict.count(*s.target) || m.program.constants.count(*s.target)) << *s.target;
+    }
+    EXPECT_TRUE(verify(m.program).empty()) << verify(m.program).front().str();
+    bool logged = false, renamed = false;
+    for (const auto& line : m.log) logged = logged || line.find("flatten-modules: stacks and entries") == 0;
+    EXPECT_TRUE(logged);
+    for (const auto& s : m.program.signature.input_specs) {
+      for (const auto& was : p->signature.input_specs) {
+        renamed =
+            renamed ||
+            (s.target && was.target && *was.target != *s.target && was.target->size() > s.target->size() &&
+             was.target->compare(was.target->size() - s.target->size() - 1, std::string::npos, "." + *s.target) == 0);
+      }
+    }
+    renamed_state += renamed ? 1 : 0;
+  }
+  EXPECT_EQ(flattened, 3);
+  EXPECT_GT(renamed_state, 0);
+}
+
 // A predicate that holds for nothing smaller leaves the program as it was.
 TEST(Minimizer, NothingSmallerFailsNothingChanges) {
   const OpCatalog catalog = OpCatalog::build().value();
