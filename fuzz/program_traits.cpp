@@ -314,6 +314,25 @@ bool writesAParameterUnderNoGrad(const ExportedProgram& p) {
   return false;
 }
 
+// Note [Program traits]: "writes-an-input-whose-elements-overlap".
+bool writesAnInputWhoseElementsOverlap(const Graph& g) {
+  const auto owners = storageOwners(g);
+  for (const Node& n : g.nodes()) {
+    const OpRole role = n.atenOp() ? opRole(*n.target.op()).role : OpRole::Functional;
+    if (role != OpRole::InPlace && role != OpRole::Out) continue;
+    const int written = aliasedArgument(n, 0);
+    const Node* t = written < 0 ? nullptr : boundTensor(n, *n.target.op(), written);
+    const auto owner = t ? owners.find(t) : owners.end();
+    if (owner == owners.end() || owner->second->op() != OpKind::Placeholder) continue;
+    const TensorMeta* m = owner->second->meta.val.tensor();
+    for (size_t d = 0; m && d < m->sizes.size() && d < m->strides.size(); ++d) {
+      const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
+      if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
+    }
+  }
+  return false;
+}
+
 // Note [Program traits]: "submodule-entry-names-an-output".
 bool submoduleEntryNamesAnOutput(const ExportedProgram& p) {
   return std::any_of(p.module_call_graph.begin(), p.module_call_graph.end(), [&](const ModuleCallEntry& entry) {
@@ -403,6 +422,7 @@ std::vector<std::string> programTraits(const ExportedProgram& original) {
   if (submoduleEntryNamesAnOutput(original)) traits.emplace_back("submodule-entry-names-an-output");
   if (nestsAHigherOrderOp(original.graph())) traits.emplace_back("nests-a-higher-order-op");
   if (inAnyGraph(p.graph(), resizesAnOutThatRequiresGrad)) traits.emplace_back("resizes-an-out-that-requires-grad");
+  if (writesAnInputWhoseElementsOverlap(p.graph())) traits.emplace_back("writes-an-input-whose-elements-overlap");
   return traits;
 }
 

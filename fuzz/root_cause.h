@@ -236,6 +236,12 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   "resizes-an-out-that-requires-grad": an out= call changes the sizes of an out that
 //   requires grad (one made from a parameter). Eager resizes it; LibTorch's C++
 //   functionalization raises "cannot resize variables that require grad".
+//   "writes-an-input-whose-elements-overlap": an in-place or out= call writes a graph
+//   input, or a view of one, that holds one element at several positions (a stride of 0
+//   on a dimension of more than one). Eager writes the one element; functionalization
+//   writes a functional copy whose positions are apart, and torch.func.functionalize's
+//   copy back into the input refuses it ("more than one element of the written-to tensor
+//   refers to a single memory location").
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-an-undeclared-alias",
                                                  "sets-another-dtype",
@@ -261,7 +267,8 @@ inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-a-parameter-under-no-grad",
                                                  "submodule-entry-names-an-output",
                                                  "nests-a-higher-order-op",
-                                                 "resizes-an-out-that-requires-grad"};
+                                                 "resizes-an-out-that-requires-grad",
+                                                 "writes-an-input-whose-elements-overlap"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

@@ -525,6 +525,27 @@ TEST(RootCause, ResizingAnOutThatRequiresGradIsATrait) {
   EXPECT_FALSE(has(program("", "")));
 }
 
+// A write into an input holding one element at several positions (stride 0), through a
+// view made in a grad region as well (a 2.13 campaign's D2 lead); not into a dense input.
+TEST(RootCause, WritingAnInputWhoseElementsOverlapIsATrait) {
+  auto program = [](const std::string& layout) {
+    return test::parse("graph {\n  %x: f64[7]" + layout +
+                       " = placeholder\n  %r = get_attr(\"submod_1\")\n"
+                       "  %w: (f64[],) = higher_order.wrap_with_set_grad_enabled(False, graph(%r), %x)\n"
+                       "  %g: f64[] = operator.getitem(%w, 0)\n  %s: f64[] = aten::sinh_(%g)\n  return (%s)\n"
+                       "  attr \"submod_1\" = graph {\n    %a: f64[7]" +
+                       layout +
+                       " = placeholder\n    %v: f64[] = aten::select.int(%a, 0, 5)\n    return (%v)\n  }\n}\n"
+                       "signature {\n  input user_input %x\n  output user_output %s\n}\n");
+  };
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "writes-an-input-whose-elements-overlap") != traits.end();
+  };
+  EXPECT_TRUE(has(program("<stride=[0]>")));
+  EXPECT_FALSE(has(program("")));
+}
+
 // A submodule's entry that names a node among its outputs; not one that names none, nor the
 // root entry.
 TEST(RootCause, ASubmoduleEntryNamingAnOutputIsATrait) {
