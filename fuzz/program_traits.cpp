@@ -11,6 +11,7 @@
 #include "ir/grad_regions.h"
 #include "ir/subgraphs.h"
 #include "ir/tensor_geometry.h"
+#include "ops/call_args.h"
 #include "ops/op_aliases.h"
 #include "ops/op_registry.h"
 #include "ops/op_roles.h"
@@ -314,6 +315,37 @@ bool writesAParameterUnderNoGrad(const ExportedProgram& p) {
   return false;
 }
 
+// Whether `m` holds one element at several positions: a stride of 0 on a dimension of more
+// than one element (an expand's, an input's).
+bool overlapsItself(const TensorMeta* m) {
+  for (size_t d = 0; m && d < m->sizes.size() && d < m->strides.size(); ++d) {
+    const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
+    if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
+  }
+  return false;
+}
+
+// Note [Program traits]: "reduces-along-a-stride-0-dimension".
+bool reducesAlongAStride0Dimension(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    const OpInfo* op = n.atenOp();
+    if (!op || op->arguments.empty() || op->arguments[0].name != "self") continue;
+    for (size_t i = 1; i < op->arguments.size(); ++i) {
+      if (op->arguments[i].name != "dim" || op->arguments[i].type != ParamType::Int) continue;
+      const Node* self = boundTensor(n, *op, 0);
+      const TensorMeta* m = self ? self->meta.val.tensor() : nullptr;
+      const auto dim = intArgument(n, *op, i, std::nullopt);
+      if (!m || !dim || m->sizes.empty()) continue;
+      const int64_t rank = static_cast<int64_t>(m->sizes.size());
+      const int64_t d = *dim < 0 ? *dim + rank : *dim;
+      if (d < 0 || d >= rank || static_cast<size_t>(d) >= m->strides.size()) continue;
+      const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
+      if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
+    }
+  }
+  return false;
+}
+
 // Note [Program traits]: "writes-an-input-whose-elements-overlap".
 bool writesAnInputWhoseElementsOverlap(const Graph& g) {
   const auto owners = storageOwners(g);
@@ -324,11 +356,7 @@ bool writesAnInputWhoseElementsOverlap(const Graph& g) {
     const Node* t = written < 0 ? nullptr : boundTensor(n, *n.target.op(), written);
     const auto owner = t ? owners.find(t) : owners.end();
     if (owner == owners.end() || owner->second->op() != OpKind::Placeholder) continue;
-    const TensorMeta* m = owner->second->meta.val.tensor();
-    for (size_t d = 0; m && d < m->sizes.size() && d < m->strides.size(); ++d) {
-      const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
-      if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
-    }
+    if (overlapsItself(owner->second->meta.val.tensor())) return true;
   }
   return false;
 }
@@ -423,6 +451,7 @@ std::vector<std::string> programTraits(const ExportedProgram& original) {
   if (nestsAHigherOrderOp(original.graph())) traits.emplace_back("nests-a-higher-order-op");
   if (inAnyGraph(p.graph(), resizesAnOutThatRequiresGrad)) traits.emplace_back("resizes-an-out-that-requires-grad");
   if (writesAnInputWhoseElementsOverlap(p.graph())) traits.emplace_back("writes-an-input-whose-elements-overlap");
+  if (inAnyGraph(p.graph(), reducesAlongAStride0Dimension)) traits.emplace_back("reduces-along-a-stride-0-dimension");
   return traits;
 }
 

@@ -1,6 +1,7 @@
-// Program traits (Note [Program traits]) of state, grad mode, effects and structure: what a
-// minimized program writes under no_grad, takes as tokens, nests or names, with programs
-// that have each and near misses that do not (program_traits_test.cpp has those of writes).
+// Program traits (Note [Program traits]) of state, layout, grad mode, effects and
+// structure: what a minimized program writes under no_grad or into overlapping inputs,
+// reduces, takes as tokens, nests or names, with programs that have each and near misses
+// that do not (program_traits_test.cpp has those of writes through views).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -104,6 +105,25 @@ TEST(RootCause, ResizingAnOutThatRequiresGradIsATrait) {
   EXPECT_TRUE(has(program("<requires_grad=True>", "")));
   EXPECT_FALSE(has(program("<requires_grad=True>", "2, 2")));
   EXPECT_FALSE(has(program("", "")));
+}
+
+// median along a dimension of stride 0 (an expanded input's rows); not along a dense
+// dimension of the same input, nor along the rows of a dense input.
+TEST(RootCause, ReducingAlongAStride0DimensionIsATrait) {
+  auto program = [](const std::string& layout, int dim) {
+    const std::string n = dim == 0 ? "3" : "4";
+    return test::parse("graph {\n  %x: f32[4, 3]" + layout + " = placeholder\n  %m: (f32[" + n + "], i64[" + n +
+                       "]) = aten::median.dim(%x, " + std::to_string(dim) + ")\n  %v: f32[" + n +
+                       "] = operator.getitem(%m, 0)\n  return (%v)\n}\n"
+                       "signature {\n  input user_input %x\n  output user_output %v\n}\n");
+  };
+  auto has = [](const ExportedProgram& p) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), "reduces-along-a-stride-0-dimension") != traits.end();
+  };
+  EXPECT_TRUE(has(program("<stride=[0, 1]>", 0)));
+  EXPECT_FALSE(has(program("<stride=[0, 1]>", 1)));
+  EXPECT_FALSE(has(program("", 0)));
 }
 
 // A write into an input holding one element at several positions (stride 0), through a
