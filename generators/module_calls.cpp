@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/call_specs.h"
+#include "ir/state_keys.h"
 
 namespace epsmith {
 namespace {
@@ -71,14 +72,7 @@ void addModuleTree(ExportedProgram& p, uint32_t module_tree_percent, RandomSourc
     const std::string target = std::string(kTree[m].path) + "." + was;
     spec.target = target;
     spec.arg.name = g.rename(n, placeholderName(spec.kind == InputKind::Parameter ? "p_" : "b_", target));
-    if (auto moved = p.state_dict.extract(was)) {
-      moved.key() = target;
-      p.state_dict.insert(std::move(moved));
-    }
-    if (auto moved = p.constants.extract(was)) {  // a non-persistent buffer
-      moved.key() = target;
-      p.constants.insert(std::move(moved));
-    }
+    renameStateKey(p, was, target);
     module_of[n] = m;
     for (const ModuleStackEntry& e : stackOf(m)) held.insert(e.path);
   }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ir/call_specs.h"
+#include "ir/state_keys.h"
 #include "ir/grad_regions.h"
 #include "ir/subgraphs.h"
 #include "minimizer/passes.h"
@@ -54,14 +55,7 @@ bool flattenStateName(ExportedProgram& q, const std::string& was) {
   for (OutputSpec& s : q.signature.output_specs) {
     if (s.target == was && s.kind != OutputKind::UserInputMutation) s.target = to;
   }
-  if (auto moved = q.state_dict.extract(was)) {
-    moved.key() = to;
-    q.state_dict.insert(std::move(moved));
-  }
-  if (auto moved = q.constants.extract(was)) {  // a non-persistent buffer
-    moved.key() = to;
-    q.constants.insert(std::move(moved));
-  }
+  renameStateKey(q, was, to);
   return true;
 }
 
