@@ -315,12 +315,18 @@ bool writesAParameterUnderNoGrad(const ExportedProgram& p) {
   return false;
 }
 
-// Whether `m` holds one element at several positions: a stride of 0 on a dimension of more
-// than one element (an expand's, an input's).
+// Whether dimension `d` of `m` holds one element at several positions: a stride of 0 and
+// more than one element (an expand's, a stride-0 input's).
+bool repeatsAlong(const TensorMeta& m, size_t d) {
+  if (d >= m.sizes.size() || d >= m.strides.size()) return false;
+  const SymIntValue &size = m.sizes[d], &stride = m.strides[d];
+  return stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1);
+}
+
+// Whether any dimension of `m` does.
 bool overlapsItself(const TensorMeta* m) {
-  for (size_t d = 0; m && d < m->sizes.size() && d < m->strides.size(); ++d) {
-    const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
-    if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
+  for (size_t d = 0; m && d < m->sizes.size(); ++d) {
+    if (repeatsAlong(*m, d)) return true;
   }
   return false;
 }
@@ -338,9 +344,7 @@ bool reducesAlongAStride0Dimension(const Graph& g) {
       if (!m || !dim || m->sizes.empty()) continue;
       const int64_t rank = static_cast<int64_t>(m->sizes.size());
       const int64_t d = *dim < 0 ? *dim + rank : *dim;
-      if (d < 0 || d >= rank || static_cast<size_t>(d) >= m->strides.size()) continue;
-      const SymIntValue &size = m->sizes[d], &stride = m->strides[d];
-      if (stride.isConcrete() && stride.concrete() == 0 && (!size.isConcrete() || size.concrete() > 1)) return true;
+      if (d >= 0 && d < rank && repeatsAlong(*m, static_cast<size_t>(d))) return true;
     }
   }
   return false;
