@@ -1,5 +1,6 @@
 // Python number semantics for builtins and torch.sym_* functions; see builtins.h.
 #include "oracle/builtins.h"
+#include "oracle/autocast_state.h"
 #include "oracle/libtorch_compat.h"
 
 #include <ATen/core/Tensor.h>
@@ -236,9 +237,8 @@ c10::IValue callTorchFunction(TorchFunction fn, const std::vector<c10::IValue>& 
       return s;
     }
     case TorchFunction::CastSymboolToSymintGuardless: return asInt(arg(args, 0));
-    case TorchFunction::EnterAutocast:
-    case TorchFunction::ExitAutocast:
-      throw std::invalid_argument("autocast regions are not supported by the eager oracle");
+    case TorchFunction::EnterAutocast: return autocast_detail::enterAutocast(args);
+    case TorchFunction::ExitAutocast: autocast_detail::exitAutocast(args); return c10::IValue();
   }
   return c10::IValue();
 }

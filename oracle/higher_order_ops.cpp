@@ -1,5 +1,6 @@
 // See higher_order_ops.h.
 #include "oracle/higher_order_ops.h"
+#include "oracle/autocast_state.h"
 
 #include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -129,40 +130,6 @@ c10::IValue runWhileLoop(HigherOrderCall& call) {
   return c10::ivalue::Tuple::create(std::move(carried));
 }
 
-namespace {
-
-// torch.autocast's __enter__ and __exit__ (torch/amp/autocast_mode.py) for one device type:
-// the state before is restored whatever the region raised.
-class AutocastRegion {
- public:
-  AutocastRegion(c10::DeviceType device, at::ScalarType dtype, bool enabled, bool cache_enabled)
-      : device_(device),
-        was_enabled_(at::autocast::is_autocast_enabled(device)),
-        was_dtype_(at::autocast::get_autocast_dtype(device)),
-        was_cache_enabled_(at::autocast::is_autocast_cache_enabled()) {
-    at::autocast::set_autocast_enabled(device, enabled);
-    at::autocast::set_autocast_dtype(device, dtype);
-    at::autocast::increment_nesting();
-    at::autocast::set_autocast_cache_enabled(cache_enabled);
-  }
-  ~AutocastRegion() {
-    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_autocast_enabled(device_, was_enabled_);
-    at::autocast::set_autocast_dtype(device_, was_dtype_);
-    at::autocast::set_autocast_cache_enabled(was_cache_enabled_);
-  }
-  AutocastRegion(const AutocastRegion&) = delete;
-  AutocastRegion& operator=(const AutocastRegion&) = delete;
-
- private:
-  c10::DeviceType device_;
-  bool was_enabled_;
-  at::ScalarType was_dtype_;
-  bool was_cache_enabled_;
-};
-
-}  // namespace
-
 c10::IValue runWithAutocast(HigherOrderCall& call) {
   const auto& a = call.args;
   if (a.size() < 5 || call.subgraphs.size() != 1 || !a[0].isString() || !(a[1].isNone() || a[1].isInt()) ||
@@ -176,7 +143,7 @@ c10::IValue runWithAutocast(HigherOrderCall& call) {
       a[1].isNone() ? at::autocast::get_autocast_dtype(device) : static_cast<at::ScalarType>(a[1].toInt());
   const bool cache = a[3].isNone() ? at::autocast::is_autocast_cache_enabled() : a[3].toBool();
   const std::vector<c10::IValue> operands(a.begin() + 5, a.end());
-  AutocastRegion region(device, dtype, a[2].toBool(), cache);
+  const autocast_detail::AutocastRegion region(device, dtype, a[2].toBool(), cache);
   return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the autocast region"));
 }
 

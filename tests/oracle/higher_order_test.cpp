@@ -147,6 +147,51 @@ signature {
   EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::linear(x, w));
 }
 
+// The same region as bare _enter_autocast/_exit_autocast calls (the form older exports
+// wrote, and the functionalizer's): autocast is on between them and off after; a region a
+// program leaves open, or an exit of the wrong region, does not reach what runs next.
+TEST(Oracle, BareAutocastCallsBoundARegion) {
+  const std::string text = R"EPT(graph {
+  %x: f32[2, 4] = placeholder
+  %w: f32[3, 4] = placeholder
+  %enter: None = torch.amp.autocast_mode._enter_autocast("cpu", torch.bfloat16, True, None)
+  %y: bf16[2, 3] = aten::linear(%x, %w)
+  %exit: None = torch.amp.autocast_mode._exit_autocast(%enter)
+  %z: f32[2, 3] = aten::linear(%x, %w)
+  return (%y, %z)
+}
+signature {
+  input user_input %x
+  input user_input %w
+  output user_output %y
+  output user_output %z
+}
+)EPT";
+  const at::Tensor x = at::tensor({0.5f, -1.0f, 3.0f, 0.25f, 1.5f, 2.0f, -0.75f, 1.0f}).reshape({2, 4});
+  const at::Tensor w =
+      at::tensor({1.0f, 0.5f, -2.0f, 0.125f, 0.0f, 1.5f, 1.0f, -1.0f, 2.0f, 0.25f, 0.5f, 3.0f}).reshape({3, 4});
+  auto r = runProgram(parse(text), {tensorInput(x), tensorInput(w)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::linear(x.to(at::kBFloat16), w.to(at::kBFloat16)));
+  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::linear(x, w));
+
+  std::string open = text;
+  open.erase(open.find("  %exit"), open.find("  %z") - open.find("  %exit"));
+  open.replace(open.find("%z: f32"), 7, "%z: bf16");
+  r = runProgram(parse(open), {tensorInput(x), tensorInput(w)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_EQ(r.outputs[1].toTensor().scalar_type(), at::kBFloat16);
+  EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat) << "the open region outlived its run";
+
+  std::string wrong = text;
+  wrong.replace(wrong.find("_exit_autocast(%enter)"), 22, "_exit_autocast(3)");
+  r = runProgram(parse(wrong), {tensorInput(x), tensorInput(w)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error->str().find("_exit_autocast leaves region 3 where 1 is the innermost open one"), std::string::npos)
+      << r.error->str();
+  EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
+}
+
 // with_effects, as run_decompositions threads a token through an op with effects: the op
 // runs on the arguments after it, and the call returns a fresh token (an empty float
 // tensor, never the one given) and what the op returned; an op this LibTorch does not
