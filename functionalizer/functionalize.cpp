@@ -550,9 +550,9 @@ Expected<ExportedProgram> functionalize(const ExportedProgram& program, const Fu
   }
   // Note [Grad regions inlined before functionalization]
   std::optional<ExportedProgram> prepared;
-  if (functionalizer::hasGradRegionToInline(program)) {
+  if (functionalizer::hasRegionToInline(program)) {
     prepared = program.clone();
-    if (auto refused = functionalizer::inlineGradRegions(*prepared, options.grad_enabled)) return *refused;
+    if (auto refused = functionalizer::inlineRegions(*prepared, options.grad_enabled)) return *refused;
   }
   // Note [Ops with effects]
   if (functionalizer::callsAnOpWithEffects(prepared ? *prepared : program)) {

@@ -15,7 +15,9 @@ namespace epsmith::functionalizer {
 // (torch 2.13). The pass follows grad mode through bare `_set_grad_enabled` calls, the form
 // older exports wrote, so a region that writes or takes a view is laid out as such calls
 // around its subgraph's own, which the pass then functionalizes like any other; a region
-// whose calls are all functional stays a higher-order op, as the pass takes it whole.
+// whose calls are all functional stays a higher-order op, as the pass takes it whole. An
+// autocast region (wrap_with_autocast, `with torch.autocast(...)`) is laid out alike, as
+// bare _enter_autocast/_exit_autocast calls (Note [Writes inside an autocast region]).
 
 std::optional<std::string> whyNotCarriedWhole(const Graph& body) {
   for (const Node& s : body.nodes()) {
@@ -53,18 +55,36 @@ std::optional<std::string> whyNotCarriedWhole(const Graph& body) {
   return std::nullopt;
 }
 
-bool hasGradRegionToInline(const ExportedProgram& p) {
+namespace {
+
+// The subgraph of a grad or autocast region, which the pass lays out inline where it cannot
+// take it whole; null for any other node.
+const Graph* regionBody(const Graph& g, const Node& n) {
+  if (const Graph* body = gradRegionBody(g, n)) return body;
+  return autocastRegionBody(g, n);
+}
+
+}  // namespace
+
+bool hasRegionToInline(const ExportedProgram& p) {
   for (const Node& n : p.graph().nodes()) {
-    if (const Graph* body = gradRegionBody(p.graph(), n); body && whyNotCarriedWhole(*body)) return true;
+    if (const Graph* body = regionBody(p.graph(), n); body && whyNotCarriedWhole(*body)) return true;
   }
   return false;
 }
 
-std::optional<Diagnostic> inlineGradRegions(ExportedProgram& p, bool grad_enabled) {
+std::optional<Diagnostic> inlineRegions(ExportedProgram& p, bool grad_enabled) {
   Graph& g = p.graph();
   for (const auto& [hop, around] : gradRegionsOf(g, grad_enabled)) {
     if (!whyNotCarriedWhole(*gradRegionBody(g, *hop))) continue;
     if (auto refused = inlineGradRegion(g, hop, around)) return refused;
+  }
+  std::vector<Node*> autocast;
+  for (Node& n : g.nodes()) {
+    if (const Graph* body = autocastRegionBody(g, n); body && whyNotCarriedWhole(*body)) autocast.push_back(&n);
+  }
+  for (Node* hop : autocast) {
+    if (auto refused = inlineAutocastRegion(g, hop)) return refused;
   }
   return std::nullopt;
 }

@@ -1,5 +1,6 @@
-// Grad regions as torch.export writes them (wrap_with_set_grad_enabled over a subgraph),
-// laid out inline before the pass functionalizes a program that writes inside one
+// Grad and autocast regions as torch.export writes them (wrap_with_set_grad_enabled and
+// wrap_with_autocast over a subgraph), laid out inline before the pass functionalizes a
+// program that writes inside one
 // (Note [Grad regions inlined before functionalization]).
 #pragma once
 
@@ -19,15 +20,16 @@ namespace epsmith::functionalizer {
 // nullopt where it can. The reason reads after "subgraph NAME ".
 std::optional<std::string> whyNotCarriedWhole(const Graph& body);
 
-// Whether `p` holds a wrap_with_set_grad_enabled whose subgraph writes, or takes a view: what
-// the pass cannot carry through a higher-order op.
-bool hasGradRegionToInline(const ExportedProgram& p);
+// Whether `p` holds a grad or autocast region whose subgraph the pass cannot carry whole
+// (whyNotCarriedWhole).
+bool hasRegionToInline(const ExportedProgram& p);
 
-// Lays every such region of `p` out inline: `_set_grad_enabled(enabled)`, the subgraph's
-// calls on the operands, `_set_grad_enabled` back to the mode before, the region's getitems
-// replaced by what the subgraph returns. `grad_enabled`: the mode `p` is called under. A
-// region it cannot lay out (a nested higher-order op, a result read other than by a
-// getitem) is an error naming its node.
-std::optional<Diagnostic> inlineGradRegions(ExportedProgram& p, bool grad_enabled);
+// Lays every such region of `p` out inline: a grad region as `_set_grad_enabled(enabled)`,
+// the subgraph's calls on the operands, `_set_grad_enabled` back to the mode before; an
+// autocast region as inlineAutocastRegion does; the region's getitems replaced by what the
+// subgraph returns. `grad_enabled`: the mode `p` is called under. A region it cannot lay
+// out (a nested higher-order op, a result read other than by a getitem) is an error naming
+// its node.
+std::optional<Diagnostic> inlineRegions(ExportedProgram& p, bool grad_enabled);
 
 }  // namespace epsmith::functionalizer

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/grad_mode.h"
+#include "ir/op_info.h"
 
 namespace epsmith {
 
@@ -140,6 +141,72 @@ std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around
   if (!replaceGetitems(g, hop, *returned))
     return Diagnostic{"%" + hop->name(), "a grad region's result is read other than by a getitem"};
   Node* get = hop->args[1].get<arg::Graph>()->node;
+  g.erase(hop);
+  dropAttribute(g, get);
+  return std::nullopt;
+}
+
+Graph* autocastRegionBody(const Graph& g, const Node& n) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
+      n.target.name() != "wrap_with_autocast" || n.args.size() < 5)
+    return nullptr;
+  const auto* get = n.args[4].get<arg::Graph>();
+  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
+  const Attribute* attr = g.attribute(get->node->attr);
+  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+}
+
+namespace {
+
+Node* enterAutocastBefore(Graph& g, Node* before, std::vector<Argument> args) {
+  Node* n = g.insertBefore(before, OpKind::CallFunction, "_enter_autocast");
+  n->target = Target::torchFunction(TorchFunction::EnterAutocast);
+  n->args = std::move(args);
+  n->meta.val = Val::None{};
+  return n;
+}
+
+Node* exitAutocastBefore(Graph& g, Node* before, Node* enter) {
+  Node* n = g.insertBefore(before, OpKind::CallFunction, "_exit_autocast");
+  n->target = Target::torchFunction(TorchFunction::ExitAutocast);
+  n->args = {arg::Tensor{enter}};
+  n->meta.val = Val::None{};
+  return n;
+}
+
+}  // namespace
+
+// Note [Writes inside an autocast region]
+// Autocast casts the operands of the functional ops its policy lists (linear, mm, addmm to
+// the region's dtype; others to float32) and passes every in-place and out= call through
+// untouched: `self.acc.addmm_(a, b)` under `torch.autocast("cpu", torch.bfloat16)` runs in
+// float32. Functionalized, that write becomes addmm(acc, a, b), which autocast would cast,
+// so each call of the region that writes is laid out inside a nested region with autocast
+// off, where the functional call that replaces it runs as the write did. AOTAutograd gets
+// the same effect from its dispatch order: autocast handles a call before functionalization
+// turns it functional (torch 2.13's run_decompositions of such a module keeps addmm in
+// float32).
+std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop) {
+  Region r{hop, autocastRegionBody(g, *hop), {}};
+  if (!r.body) return Diagnostic{"%" + hop->name(), "an autocast region without a subgraph"};
+  for (size_t i = 5; i < hop->args.size(); ++i) {
+    const auto* t = hop->args[i].get<arg::Tensor>();
+    r.operands.push_back(t ? t->node : nullptr);
+  }
+  Node* enter = enterAutocastBefore(g, hop, {hop->args.begin(), hop->args.begin() + 4});
+  std::string why;
+  auto returned = layOut(g, r, why);
+  if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the autocast region out inline: " + why};
+  for (Node* n = enter->next(); n && n != hop; n = n->next()) {
+    if (!n->atenOp() || !n->atenOp()->is_mutable) continue;
+    Node* off = enterAutocastBefore(g, n, {hop->args[0], arg::None{}, arg::Bool{false}, arg::None{}});
+    exitAutocastBefore(g, n->next(), off);
+    n = n->next();  // past the exit
+  }
+  exitAutocastBefore(g, hop, enter);
+  if (!replaceGetitems(g, hop, *returned))
+    return Diagnostic{"%" + hop->name(), "an autocast region's result is read other than by a getitem"};
+  Node* get = hop->args[4].get<arg::Graph>()->node;
   g.erase(hop);
   dropAttribute(g, get);
   return std::nullopt;

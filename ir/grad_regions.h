@@ -2,8 +2,10 @@
 // wrap_with_set_grad_enabled call over a subgraph, and that region laid out inline as bare
 // `_set_grad_enabled` calls around the subgraph's own (the form older exports wrote). The
 // functionalizer lays out the regions it cannot take whole
-// (Note [Grad regions inlined before functionalization]); the minimizer tries each. And a
-// cond's branch and a while loop's body laid out the same way, which the minimizer tries.
+// (Note [Grad regions inlined before functionalization]); the minimizer tries each. An
+// autocast region (wrap_with_autocast) laid out alike as bare _enter_autocast and
+// _exit_autocast calls, for the functionalizer. And a cond's branch and a while loop's body
+// laid out the same way, which the minimizer tries.
 #pragma once
 
 #include <optional>
@@ -29,6 +31,16 @@ std::vector<std::pair<Node*, bool>> gradRegionsOf(Graph& g, bool grad_enabled);
 // not a literal) is an error naming its node, and `g` is then partly changed: callers work
 // on a copy.
 std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around);
+
+// The subgraph a wrap_with_autocast call runs; null for any other node.
+Graph* autocastRegionBody(const Graph& g, const Node& n);
+
+// Lays autocast region `hop` out inline as bare calls: `_enter_autocast(device_type, dtype,
+// enabled, cache_enabled)`, its subgraph's calls on its operands, each call that writes
+// inside a nested region with autocast off (Note [Writes inside an autocast region]),
+// `_exit_autocast`; its getitems replaced by what the subgraph returns. An error naming the
+// node where it cannot (as inlineGradRegion), and `g` partly changed.
+std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop);
 
 // Branch `which` (true: its true_graph) of a cond call; null for any other node.
 Graph* condBranch(const Graph& g, const Node& n, bool which);

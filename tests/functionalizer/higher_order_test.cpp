@@ -1,4 +1,4 @@
-// Higher-order ops under the functionalizer: grad regions that write are laid out inline and
+// Higher-order ops under the functionalizer: grad and autocast regions that write are laid out inline and
 // their writes come out as mutation outputs, as run_decompositions makes them; other
 // higher-order ops read the values current where they are called, and subgraphs the pass
 // cannot carry whole are refused with the reason; calls of ops with effects are threaded on
@@ -84,6 +84,54 @@ signature {
   output user_output %sin
 })"));
   EXPECT_NE(targets(kept).find("higher_order.wrap_with_set_grad_enabled"), std::string::npos) << targets(kept);
+}
+
+// Note [Writes inside an autocast region]: the module
+//   with torch.autocast("cpu", dtype=torch.bfloat16): self.acc.addmm_(x, w); y = torch.mm(x, w)
+//   return y.float() + self.acc
+// as torch.export (2.13) writes it. run_decompositions makes of it addmm(b_acc, x, w) in
+// float32 with a BUFFER_MUTATION output, and mm on bfloat16 casts: the same outputs here,
+// bit for bit what eager computes (an addmm under the region's autocast would round the
+// buffer to bfloat16). A region of functional calls only stays a higher-order op.
+TEST(Functionalize, WritesInsideAnAutocastRegionBecomeMutationOutputs) {
+  const std::string region = R"(graph {
+  %b_acc: f32[2, 3] = placeholder
+  %x: f32[2, 4] = placeholder
+  %w: f32[4, 3] = placeholder
+  %submod_1 = get_attr("submod_1")
+  %wrap: (bf16[2, 3], f32[2, 3]) = higher_order.wrap_with_autocast("cpu", torch.bfloat16, True, False, graph(%submod_1), %b_acc, %x, %w)
+  %mm: bf16[2, 3] = operator.getitem(%wrap, 0)
+  %addmm_: f32[2, 3] = operator.getitem(%wrap, 1)
+  %to: f32[2, 3] = aten::to.dtype(%mm, torch.float32)
+  %add: f32[2, 3] = aten::add.Tensor(%to, %addmm_)
+  return (%add)
+  attr "submod_1" = graph {
+    %acc: f32[2, 3] = placeholder
+    %a: f32[2, 4] = placeholder
+    %b: f32[4, 3] = placeholder
+    %addmm_: f32[2, 3] = aten::addmm_(%acc, %a, %b)
+    %mm: bf16[2, 3] = aten::mm(%a, %b)
+    return (%mm, %addmm_)
+  }
+}
+signature {
+  input buffer %b_acc -> "acc" persistent=True
+  input user_input %x
+  input user_input %w
+  output user_output %add
+})";
+  const ExportedProgram f = functionalAgreesWithEager(program(region));
+  EXPECT_EQ(outputKinds(f), "buffer_mutation acc, user_output");
+  EXPECT_EQ(targets(f).find("higher_order"), std::string::npos) << targets(f);
+  EXPECT_NE(targets(f).find("torch.amp.autocast_mode._enter_autocast aten::addmm "
+                            "torch.amp.autocast_mode._exit_autocast aten::mm"),
+            std::string::npos)
+      << targets(f);
+
+  std::string functional = region;
+  functional.replace(functional.find("aten::addmm_(%acc, %a, %b)"), 26, "aten::add.Tensor(%acc, %acc)");
+  const ExportedProgram kept = functionalAgreesWithEager(program(functional));
+  EXPECT_NE(targets(kept).find("higher_order.wrap_with_autocast"), std::string::npos) << targets(kept);
 }
 
 TEST(Functionalize, HigherOrderOpsReadTheCurrentValues) {

@@ -1,8 +1,8 @@
 """The modules pt2_torch_test.py exports with the installed torch: what users export (layers
 in training and inference mode, buffer and input mutation, views, out= calls, no_grad
 updates, constants, nested and preserved submodules, dynamic sizes, torch.cond, while_loop,
-autocast regions, an op with effects, several returns, keyword inputs, integer, bool and
-low-precision dtypes).
+autocast regions (one writing state), an op with effects, several returns, keyword inputs,
+integer, bool and low-precision dtypes).
 Exported at test time, so the programs follow the torch installed."""
 
 from typing import NamedTuple
@@ -299,6 +299,19 @@ class Autocast(torch.nn.Module):  # a linear under CPU autocast to bfloat16, a f
         return y.float() * 2
 
 
+class AutocastState(torch.nn.Module):  # writes under autocast: an addmm_ autocast leaves in float32
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4, 3))
+        self.register_buffer("acc", torch.zeros(2, 3))
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            self.acc.addmm_(x, self.w.detach())
+            y = torch.mm(x, self.w)
+        return y.float() + self.acc
+
+
 class Effects(torch.nn.Module):  # an op with effects: run_decompositions threads a token through it
     def forward(self, x):
         y = x.sin()
@@ -345,5 +358,6 @@ def fixtures():
         Fixture("param_in_place_no_grad", ParamInPlaceNoGrad(), (torch.randn(2, 3),)),
         Fixture("while_loop", WhileLoop(), (torch.tensor(0), torch.randn(3), torch.tensor(3))),
         Fixture("autocast", Autocast(), (torch.randn(2, 4),)),
+        Fixture("autocast_state", AutocastState(), (torch.randn(2, 4),)),
         Fixture("effects", Effects(), (torch.randn(3),)),
     ]
