@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <utility>
 
 #include "generators/argument_draws.h"
 #include "generators/corruptions.h"
@@ -633,11 +634,13 @@ class Generator {
     const bool grad = kind == Subgraph::GradRegion ? false : outer_grad;
     at::AutoGradMode mode(grad);
     grad_enabled_ = grad;
+    const bool outer_traced = std::exchange(traced_, kind == Subgraph::CondBranch);
     int made = 0;
     for (int64_t i = 0; i < calls && !compromised_; ++i) {
       made += kind == Subgraph::GradRegion ? fromAtenCall() : fromBranchCall();
     }
     grad_enabled_ = outer_grad;
+    traced_ = outer_traced;
     std::swap(pool_, values);
     into_ = outer_graph;
     return made;
@@ -686,6 +689,7 @@ class Generator {
     std::optional<Call> call = drawArguments(*op, category, first);
     if (!call) return refuse(Screen::NoArguments);
     const auto value_of = [this](const Node* in) { return valueOf(in); };
+    if (traced_ && tracingRefuses(*op, call->args, value_of)) return refuse(Screen::TracingRefuses);
     const auto held = [this](const at::Tensor& t) { return heldElements(t); };
     if (auto screen = refusedBeforeRun(*op, call->args, call->kwargs, value_of, held)) return refuse(*screen);
     Graph& g = into();
@@ -805,6 +809,7 @@ class Generator {
   int conds_ = 0;                  // conds made, for their branches' names
   int loops_ = 0;                  // while_loops made, for their subgraphs' names
   int cond_depth_ = 0;             // conds being drawn into, around the call being drawn
+  bool traced_ = false;            // drawing into a cond branch or a loop body, which torch traces
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

@@ -327,6 +327,14 @@ bool readsANaNsBits(const OpInfo& op, const std::vector<Argument>& args,
   return nan;
 }
 
+// Note [Calls torch's tracing refuses] (result_values.h).
+bool tracingRefuses(const OpInfo& op, const std::vector<Argument>& args, LiveValueOf valueOf) {
+  if (op.localName() != "where" || args.empty()) return false;
+  const auto* condition = args[0].get<arg::Tensor>();
+  const at::Tensor* t = condition ? valueOf(condition->node) : nullptr;
+  return t && t->scalar_type() != at::kBool;
+}
+
 // Note [Results that grow as a product of their inputs] (result_values.h).
 bool growsPastTheValueCap(const OpInfo& op, const std::vector<Argument>& args,
                           const std::vector<std::pair<std::string, Argument>>& kwargs, LiveValueOf valueOf) {

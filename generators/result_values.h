@@ -122,6 +122,19 @@ bool holdsANaN(const at::Tensor& t);
 // Whether floating-point `now` holds a NaN where `before` (its earlier copy) held other bits.
 bool holdsANewNaN(const at::Tensor& now, const at::Tensor& before);
 
+// Note [Calls torch's tracing refuses]
+// torch.cond and while_loop trace their branches and bodies with fake tensors even when
+// called eagerly (2.13.0 and 2.14.1), so a call whose Python meta refuses what the C++
+// kernel runs makes eager torch.cond raise where epsmith's interpreter, which runs the
+// kernel, does not: `where` with a uint8 condition, which eager still takes (deprecated)
+// and torch._refs.where refuses ("expected predicate to be bool"; pytorch#161088, where
+// eager is to refuse it too, still takes it on 2.14.1). Export traces a module the same way and never writes such a call, so none is
+// drawn into a branch or a body. A program's own graph keeps them: there, what torch's
+// stack makes of them is what the checks ask. Derived on LibTorch 2.13.0 and 2.14.1.
+//
+// Whether torch's tracing refuses the call where eager runs it.
+bool tracingRefuses(const OpInfo& op, const std::vector<Argument>& args, LiveValueOf valueOf);
+
 // Note [Results that grow as a product of their inputs]
 // A program holds no tensor of more than 2^16 elements (valOf), and a candidate whose
 // result is larger is dropped after it ran; but cartesian_prod and meshgrid of a list of
