@@ -23,6 +23,7 @@
 #include "generators/symbolic_sizes.h"
 #include "ops/op_roles.h"
 #include "oracle/aten_bridge.h"
+#include "oracle/autocast_state.h"
 #include "oracle/interpreter.h"
 #include "oracle/libtorch_compat.h"
 
@@ -368,8 +369,9 @@ class Generator {
   // The nodes `source` made (0 where its calls were all refused).
   int makeFrom(NodeSource source) {
     using Make = int (Generator::*)();
-    static constexpr Make kMake[] = {&Generator::fromAtenCall, &Generator::fromViewChain, &Generator::fromGradRegion,
-                                     &Generator::fromCond, &Generator::fromWhileLoop};
+    static constexpr Make kMake[] = {&Generator::fromAtenCall,   &Generator::fromViewChain,
+                                     &Generator::fromGradRegion, &Generator::fromCond,
+                                     &Generator::fromWhileLoop,  &Generator::fromAutocastRegion};
     static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
     return (this->*kMake[static_cast<size_t>(source)])();
   }
@@ -453,19 +455,36 @@ class Generator {
     pool(hop, result);
   }
 
+  // A subgraph's calls: a grad region's run with grad mode off, an autocast region's under
+  // CPU autocast to `autocast_dtype_`, and both are drawn from every category; a cond
+  // branch's keep the mode and are functional calls only.
+  enum class Subgraph { GradRegion, AutocastRegion, CondBranch };
+
   // A grad region as torch.export writes a module's `with torch.no_grad():` block:
-  // higher_order.wrap_with_set_grad_enabled(False, graph(%submod_N), *operands), one to
-  // four calls drawn as any others but into the subgraph, over placeholders for one to
-  // three live values, with grad mode off; what they made comes back through getitems.
+  // higher_order.wrap_with_set_grad_enabled(False, graph(%submod_N), *operands), its calls
+  // run with grad mode off.
+  int fromGradRegion() { return fromRegion(Subgraph::GradRegion); }
+
+  // An autocast region as torch.export writes a module's `with torch.autocast("cpu",
+  // dtype=D):` block: higher_order.wrap_with_autocast("cpu", D, True, False,
+  // graph(%submod_N), *operands), D bfloat16 or float16 (CPU autocast's two), its calls run
+  // under that autocast, so the ones autocast casts make values of its dtype.
+  int fromAutocastRegion() {
+    autocast_dtype_ = random_.chance(50) ? at::kBFloat16 : at::kHalf;
+    return fromRegion(Subgraph::AutocastRegion);
+  }
+
+  // A region of `kind`: one to four calls drawn as any others but into a subgraph, over
+  // placeholders for one to three live values; what they made comes back through getitems.
   // The calls run on the live values, so the program's values are what running it makes.
-  int fromGradRegion() {
+  int fromRegion(Subgraph kind) {
     if (pool_.empty()) return 0;  // no value to take in
     const std::vector<Live> operands = pickOperands(false);
     if (operands.empty()) return 0;  // none a placeholder could describe
     std::vector<Live> inner;
     auto sub = subgraphOver(operands, &inner);
     const size_t placeholders = inner.size();
-    const int made = drawInto(*sub, inner, random_.range(1, 4), Subgraph::GradRegion);
+    const int made = drawInto(*sub, inner, random_.range(1, 4), kind);
     if (made == 0 || compromised_) return 0;  // the subgraph is dropped; nothing outside changed
     std::vector<at::Tensor> outputs;
     Node* out = sub->append(OpKind::Output, "output");
@@ -480,10 +499,16 @@ class Generator {
       out->args.push_back(arg::Tensor{inner[0].node});  // it returns what it wrote, as export
       outputs.push_back(inner[0].value);                // returns a region's written state
     }
-    std::vector<Argument> args{arg::Bool{false},
-                               arg::Graph{attach(std::move(sub), "submod_" + std::to_string(++regions_))}};
+    arg::Graph region{attach(std::move(sub), "submod_" + std::to_string(++regions_))};
+    std::vector<Argument> args;
+    if (kind == Subgraph::GradRegion) {
+      args = {arg::Bool{false}, region};
+    } else {
+      args = {arg::String{"cpu"}, arg::Dtype{fromAten(autocast_dtype_)}, arg::Bool{true}, arg::Bool{false}, region};
+    }
     for (const Live& o : operands) args.push_back(arg::Tensor{o.node});
-    appendHigherOrder("wrap_with_set_grad_enabled", std::move(args), outputs);
+    appendHigherOrder(kind == Subgraph::GradRegion ? "wrap_with_set_grad_enabled" : "wrap_with_autocast",
+                      std::move(args), outputs);
     return made;
   }
 
@@ -620,10 +645,6 @@ class Generator {
     return 2;
   }
 
-  // A subgraph's calls: a grad region's run with grad mode off and are drawn from every
-  // category; a cond branch's keep the mode and are functional calls only.
-  enum class Subgraph { GradRegion, CondBranch };
-
   // `calls` ATen calls drawn into `g`, whose values are `values`, as a `kind` subgraph's
   // are; the nodes made.
   int drawInto(Graph& g, std::vector<Live>& values, int64_t calls, Subgraph kind) {
@@ -635,9 +656,11 @@ class Generator {
     at::AutoGradMode mode(grad);
     grad_enabled_ = grad;
     const bool outer_traced = std::exchange(traced_, kind == Subgraph::CondBranch);
+    std::optional<autocast_state::AutocastRegion> autocast;
+    if (kind == Subgraph::AutocastRegion) autocast.emplace(c10::DeviceType::CPU, autocast_dtype_, true, false);
     int made = 0;
     for (int64_t i = 0; i < calls && !compromised_; ++i) {
-      made += kind == Subgraph::GradRegion ? fromAtenCall() : fromBranchCall();
+      made += kind == Subgraph::CondBranch ? fromBranchCall() : fromAtenCall();
     }
     grad_enabled_ = outer_grad;
     traced_ = outer_traced;
@@ -803,13 +826,14 @@ class Generator {
   // The storages of floating views of other tensors, in the view's dtype, with what they
   // held after the last write.
   std::vector<std::pair<at::Tensor, at::Tensor>> given_;
-  std::vector<at::Tensor> bools_;  // the storages, as bools, of bool tensors other dtypes view
-  Graph* into_ = nullptr;          // a subgraph being made; null: the program's graph
-  int regions_ = 0;                // grad regions made, for their subgraphs' names
-  int conds_ = 0;                  // conds made, for their branches' names
-  int loops_ = 0;                  // while_loops made, for their subgraphs' names
-  int cond_depth_ = 0;             // conds being drawn into, around the call being drawn
-  bool traced_ = false;            // drawing into a cond branch or a loop body, which torch traces
+  std::vector<at::Tensor> bools_;                  // the storages, as bools, of bool tensors other dtypes view
+  Graph* into_ = nullptr;                          // a subgraph being made; null: the program's graph
+  int regions_ = 0;                                // grad and autocast regions made, for their subgraphs' names
+  at::ScalarType autocast_dtype_ = at::kBFloat16;  // the autocast region being drawn into
+  int conds_ = 0;                                  // conds made, for their branches' names
+  int loops_ = 0;                                  // while_loops made, for their subgraphs' names
+  int cond_depth_ = 0;                             // conds being drawn into, around the call being drawn
+  bool traced_ = false;                            // drawing into a cond branch or a loop body, which torch traces
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};

@@ -10,12 +10,13 @@
 namespace epsmith {
 
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p) {
-  bool region = false, bare = false, cond = false, nested = false, loop = false, effect = false;
+  bool region = false, bare = false, autocast = false, cond = false, nested = false, loop = false, effect = false;
   forEachGraph(p.graph(), [&](const Graph& g) {
     const bool sub = &g != &p.graph();
     for (const Node& n : g.nodes()) {
       const bool hop = n.target.kind() == Target::Kind::HigherOrder;
       region = region || (hop && n.target.name() == "wrap_with_set_grad_enabled");
+      autocast = autocast || (hop && n.target.name() == "wrap_with_autocast");
       cond = cond || (hop && n.target.name() == "cond");
       nested = nested || (hop && sub && n.target.name() == "cond");
       loop = loop || (hop && n.target.name() == "while_loop");
@@ -30,7 +31,7 @@ std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram&
     symbolic = symbolic || (t && std::any_of(t->sizes.begin(), t->sizes.end(),
                                              [](const SymIntValue& s) { return !s.isConcrete(); }));
   }
-  return {region, bare, cond, nested, loop, symbolic, tree, effect};
+  return {region, bare, autocast, cond, nested, loop, symbolic, tree, effect};
 }
 
 }  // namespace epsmith

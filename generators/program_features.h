@@ -13,6 +13,7 @@ namespace epsmith {
 // A program has a feature where some graph of it, its subgraphs included, holds it:
 //   "grad-region": a wrap_with_set_grad_enabled call, as export writes `with torch.no_grad()`;
 //   "no-grad-calls": a bare _set_grad_enabled call (the form older exports wrote);
+//   "autocast-region": a wrap_with_autocast call, as export writes `with torch.autocast()`;
 //   "cond": a cond call; "nested-cond": a cond inside a subgraph;
 //   "while-loop": a while_loop call;
 //   "symbolic-size": an input with a symbolic size;
@@ -24,8 +25,9 @@ namespace epsmith {
 // so those a minimized program keeps are ones its finding needs; it keeps a module tree
 // whole and rebuilds metadata at the example's sizes, so "module-tree" counts what the
 // programs were, and "symbolic-size" only findings whose minimization kept the symbol.
-inline constexpr std::array<std::string_view, 8> kProgramFeatures = {
-    "grad-region", "no-grad-calls", "cond", "nested-cond", "while-loop", "symbolic-size", "module-tree", "effect"};
+inline constexpr std::array<std::string_view, 9> kProgramFeatures = {
+    "grad-region", "no-grad-calls", "autocast-region", "cond",  "nested-cond",
+    "while-loop",  "symbolic-size", "module-tree",     "effect"};
 
 // Whether `p` has each of kProgramFeatures, in that order.
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p);

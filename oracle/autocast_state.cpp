@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace epsmith::autocast_detail {
+namespace epsmith::autocast_state {
 
 AutocastRegion::AutocastRegion(c10::DeviceType device, at::ScalarType dtype, bool enabled, bool cache_enabled)
     : device_(device),
@@ -69,4 +69,4 @@ void leaveAutocastRegionsDownTo(size_t depth) {
   while (regions.size() > depth) regions.pop_back();
 }
 
-}  // namespace epsmith::autocast_detail
+}  // namespace epsmith::autocast_state

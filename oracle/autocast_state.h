@@ -1,7 +1,8 @@
-// Internal to oracle/: torch.autocast's state for one device type, set by the two forms an
-// exported program holds an autocast region in: a wrap_with_autocast call over a subgraph
-// (2.x's torch.export) and bare _enter_autocast/_exit_autocast calls around the region's own
-// (the form older exports wrote, and the one the functionalizer lays a region out in).
+// torch.autocast's state for one device type, set by the two forms an exported program
+// holds an autocast region in: a wrap_with_autocast call over a subgraph (2.x's
+// torch.export) and bare _enter_autocast/_exit_autocast calls around the region's own (the
+// form older exports wrote, and the one the functionalizer lays a region out in); and by the
+// generator, which draws a region's calls under the autocast they will run under.
 #pragma once
 
 #include <ATen/core/ivalue.h>
@@ -11,7 +12,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace epsmith::autocast_detail {
+namespace epsmith::autocast_state {
 
 // torch.autocast's __enter__ and __exit__ (torch/amp/autocast_mode.py) for one device type:
 // the state before is restored whatever the region raised.
@@ -44,4 +45,4 @@ void exitAutocast(const std::vector<c10::IValue>& args);
 size_t openAutocastRegions();
 void leaveAutocastRegionsDownTo(size_t depth);
 
-}  // namespace epsmith::autocast_detail
+}  // namespace epsmith::autocast_state

@@ -237,8 +237,8 @@ c10::IValue callTorchFunction(TorchFunction fn, const std::vector<c10::IValue>& 
       return s;
     }
     case TorchFunction::CastSymboolToSymintGuardless: return asInt(arg(args, 0));
-    case TorchFunction::EnterAutocast: return autocast_detail::enterAutocast(args);
-    case TorchFunction::ExitAutocast: autocast_detail::exitAutocast(args); return c10::IValue();
+    case TorchFunction::EnterAutocast: return autocast_state::enterAutocast(args);
+    case TorchFunction::ExitAutocast: autocast_state::exitAutocast(args); return c10::IValue();
   }
   return c10::IValue();
 }

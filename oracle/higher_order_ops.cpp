@@ -143,7 +143,7 @@ c10::IValue runWithAutocast(HigherOrderCall& call) {
       a[1].isNone() ? at::autocast::get_autocast_dtype(device) : static_cast<at::ScalarType>(a[1].toInt());
   const bool cache = a[3].isNone() ? at::autocast::is_autocast_cache_enabled() : a[3].toBool();
   const std::vector<c10::IValue> operands(a.begin() + 5, a.end());
-  const autocast_detail::AutocastRegion region(device, dtype, a[2].toBool(), cache);
+  const autocast_state::AutocastRegion region(device, dtype, a[2].toBool(), cache);
   return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the autocast region"));
 }
 

@@ -591,7 +591,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
     return out;
   }
   const bool grad_enabled_at_start = at::GradMode::is_enabled();
-  const size_t autocast_regions_at_start = autocast_detail::openAutocastRegions();
+  const size_t autocast_regions_at_start = autocast_state::openAutocastRegions();
   Frame frame{inputs, 0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs, observe ? &observe : nullptr};
   for (const auto& step : plan_->steps) {
     try {
@@ -608,7 +608,7 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
     if (out.error) break;
   }
   at::GradMode::set_enabled(grad_enabled_at_start);
-  autocast_detail::leaveAutocastRegionsDownTo(autocast_regions_at_start);
+  autocast_state::leaveAutocastRegionsDownTo(autocast_regions_at_start);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// The generator's higher-order sources (grad regions, conds, while loops): programs made as
+// The generator's higher-order sources (grad and autocast regions, conds, while loops): programs made as
 // torch.export writes them verify, read back from text and JSON as they were, and where the
 // native functionalizer takes them it computes what eager does.
 #include <gtest/gtest.h>
@@ -6,6 +6,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -122,6 +123,66 @@ TEST(HigherOrderSources, GradRegionsAreSubgraphsThatRunAsEagerRunsThem) {
     EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
   }
   EXPECT_GE(functionalized, 45);
+}
+
+// An autocast region as torch.export writes one: wrap_with_autocast("cpu", D, True, False,
+// subgraph, *operands), D bfloat16 or float16, its calls drawn under that autocast, so a
+// call autocast casts (mm, linear, conv) comes out in D from float32 operands, as its
+// metadata says. The programs verify, read back as they were, and where the functionalizer
+// takes them (regions that write laid out inline: Note [Writes inside an autocast region])
+// compute what eager does.
+TEST(HigherOrderSources, AutocastRegionsAreSubgraphsDrawnUnderAutocast) {
+  GeneratorConfig regions = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::AutocastRegion, 1}});
+  CatalogConfig matmuls;  // ops autocast casts to its dtype, the writes that stand beside them
+  matmuls.allow = {R"(^aten::(mm|addmm_?|linear|matmul|bmm|add_|sin)(\..*)?$)"};
+  const OpCatalog narrow = OpCatalog::build(matmuls).value();
+  int with_region = 0, cast_down = 0, writing = 0, writing_functionalized = 0;
+  std::set<std::string> dtypes;
+  for (uint64_t seed = 1; seed <= 160; ++seed) {
+    SeededSource random(seed);
+    auto generated_program = generateProgram(seed % 2 ? catalog() : narrow, regions, random);
+    ASSERT_TRUE(generated_program.ok());
+    const ExportedProgram& p = generated_program.value();
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    bool writes = false;
+    for (const Node& n : p.graph().nodes()) {
+      if (n.target.kind() != Target::Kind::HigherOrder) continue;
+      ASSERT_EQ(n.target.name(), "wrap_with_autocast");
+      ++with_region;
+      ASSERT_GE(n.args.size(), 6u);
+      EXPECT_EQ(n.args[0].get<arg::String>()->value, "cpu");
+      const ScalarType dtype = n.args[1].get<arg::Dtype>()->value;
+      dtypes.insert(std::string(shortName(dtype)));
+      EXPECT_TRUE(n.args[2].get<arg::Bool>()->value);
+      EXPECT_FALSE(n.args[3].get<arg::Bool>()->value);
+      const Attribute* sub = p.graph().attribute(n.args[4].get<arg::Graph>()->node->attr);
+      ASSERT_TRUE(sub && sub->subgraph);
+      for (const Node& s : sub->subgraph->nodes()) {
+        if (!s.atenOp()) continue;
+        writes = writes || s.atenOp()->is_mutable;
+        const TensorMeta* out = s.meta.val.tensor();
+        bool all_float = !s.atenOp()->is_mutable;
+        int operands = 0;
+        s.forEachInput([&](const Node* in) {
+          const TensorMeta* t = in->meta.val.tensor();
+          all_float = all_float && t && t->dtype == ScalarType::Float;
+          ++operands;
+        });
+        cast_down += out && operands > 0 && all_float && out->dtype == dtype ? 1 : 0;
+      }
+    }
+    RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+    ASSERT_TRUE(eager.ok()) << eager.error->str();
+    const bool functionalized = roundTripsAndFunctionalizesLikeEager(p, eager);
+    writing += writes ? 1 : 0;
+    writing_functionalized += writes && functionalized ? 1 : 0;
+  }
+  EXPECT_GT(with_region, 80);
+  EXPECT_EQ(dtypes, (std::set<std::string>{"bf16", "f16"}));
+  EXPECT_GE(cast_down, 5) << "calls that came out in the region's dtype from float32 operands";
+  EXPECT_GT(writing_functionalized, writing / 3) << "of " << writing << " programs whose region writes";
+  std::cout << "[ COUNTED  ] " << with_region << " regions; " << cast_down << " calls cast down; "
+            << writing_functionalized << " of " << writing << " programs whose region writes functionalized\n";
 }
 
 // torch.cond as torch.export writes it: a predicate of no dimensions, both branches
@@ -297,8 +358,11 @@ void forEachTracedCall(const Graph& g, const std::function<void(const Node&)>& f
 // which their tracing refuses (2.14.1's eager torch.cond raises
 // UncapturedHigherOrderOpError on unique_dim_consecutive).
 TEST(HigherOrderSources, DrawnTogetherEveryProgramVerifies) {
-  const GeneratorConfig mixed = test::withSources(
-      {{NodeSource::AtenCall, 6}, {NodeSource::GradRegion, 1}, {NodeSource::Cond, 1}, {NodeSource::WhileLoop, 1}});
+  const GeneratorConfig mixed = test::withSources({{NodeSource::AtenCall, 6},
+                                                   {NodeSource::GradRegion, 1},
+                                                   {NodeSource::Cond, 1},
+                                                   {NodeSource::WhileLoop, 1},
+                                                   {NodeSource::AutocastRegion, 1}});
   int with_subgraphs = 0, traced_calls = 0;
   for (uint64_t seed : seedsAround({99, 14054, 29672})) {
     SeededSource random(seed);

@@ -20,7 +20,7 @@ std::vector<std::string> featuresOf(const ExportedProgram& p) {
   return names;
 }
 
-TEST(ProgramFeatures, ARegionBareCallsAnEffectASymbolAndASubmodule) {
+TEST(ProgramFeatures, RegionsBareCallsAnEffectASymbolAndASubmodule) {
   const ExportedProgram p = test::parse(R"EPT(graph {
   %x: f32[sym("s0", hint=2)] = placeholder
   %_print: None = aten::_print("epsmith")
@@ -30,27 +30,35 @@ TEST(ProgramFeatures, ARegionBareCallsAnEffectASymbolAndASubmodule) {
   %submod_0 = get_attr("submod_0")
   %wrap_with_set_grad_enabled: (f32[sym("s0", hint=2)],) = higher_order.wrap_with_set_grad_enabled(False, graph(%submod_0), %neg)
   %getitem: f32[sym("s0", hint=2)] = operator.getitem(%wrap_with_set_grad_enabled, 0)
-  return (%getitem)
+  %submod_1 = get_attr("submod_1")
+  %wrap_with_autocast: (f32[sym("s0", hint=2)],) = higher_order.wrap_with_autocast("cpu", torch.bfloat16, True, False, graph(%submod_1), %getitem)
+  %getitem_1: f32[sym("s0", hint=2)] = operator.getitem(%wrap_with_autocast, 0)
+  return (%getitem_1)
   attr "submod_0" = graph {
     %neg: f32[sym("s0", hint=2)] = placeholder
     %exp: f32[sym("s0", hint=2)] = aten::exp(%neg)
     return (%exp)
   }
+  attr "submod_1" = graph {
+    %getitem: f32[sym("s0", hint=2)] = placeholder
+    %sin: f32[sym("s0", hint=2)] = aten::sin(%getitem)
+    return (%sin)
+  }
 }
 signature {
   input user_input %x
-  output user_output %getitem
+  output user_output %getitem_1
 }
 module_call_graph {
-  entry "" inputs=[%x] outputs=[%getitem] in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]"
+  entry "" inputs=[%x] outputs=[%getitem_1] in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]"
   entry "block" inputs=[%x] outputs=[%getitem] in_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]" out_spec="[1, {\"type\": null, \"context\": null, \"children_spec\": []}]"
 }
 range_constraints {
   "s0" = [2, 8]
 }
 )EPT");
-  EXPECT_EQ(featuresOf(p),
-            (std::vector<std::string>{"grad-region", "no-grad-calls", "symbolic-size", "module-tree", "effect"}));
+  EXPECT_EQ(featuresOf(p), (std::vector<std::string>{"grad-region", "no-grad-calls", "autocast-region", "symbolic-size",
+                                                     "module-tree", "effect"}));
 }
 
 // A cond in a branch is nested; a while loop; a bare `_set_grad_enabled(True)` alone turns
