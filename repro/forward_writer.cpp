@@ -1,6 +1,7 @@
 // forward()'s body: each call as torch.ops.<ns>.<op>.<overload>(...), grad-mode regions as
-// `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs,
-// cond as torch.cond over branch functions defined before it.
+// `with torch.no_grad():` blocks, subgraphs of wrap_with_set_grad_enabled inlined in theirs
+// and of wrap_with_autocast in `with torch.autocast(...)` blocks, cond as torch.cond over
+// branch functions defined before it.
 #include "repro/forward_writer.h"
 
 #include <algorithm>
@@ -143,6 +144,7 @@ class GraphWriter {
       case Target::Kind::TorchFunction: return torchFunction(n, regions);
       case Target::Kind::HigherOrder:
         if (t.name() == "wrap_with_set_grad_enabled") return gradSubgraph(n, regions);
+        if (t.name() == "wrap_with_autocast") return autocastSubgraph(n, regions);
         if (t.name() == "cond") return condCall(n, regions);
         if (t.name() == "with_effects") return withEffects(n, regions);
         if (t.name() == "while_loop") return whileLoop(n, regions);
@@ -182,9 +184,6 @@ class GraphWriter {
       names_.bind(n, "None");
       return regions.set(enabled->value);
     }
-    if (fn == TorchFunction::EnterAutocast || fn == TorchFunction::ExitAutocast) {
-      throw Unwritable("%" + n.name(), "autocast regions have no Python form in a reproducer yet");
-    }
     std::vector<std::string> parts;
     for (const Argument& a : n.args) parts.push_back(pythonArgument(a, names_, needs_));
     emit(regions, names_.local(n) + " = " + std::string(torchFunctionName(fn)) + "(" + joined(parts) + ")");
@@ -212,6 +211,29 @@ class GraphWriter {
     std::vector<std::string> returned = write(*a->subgraph, regions.indent());
     emit(regions, result + " = (" + joined(returned) + (returned.size() == 1 ? ",)" : ")"));
     regions.set(before);
+  }
+
+  // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, subgraph, *operands), as
+  // a user writes it: the subgraph's calls inline in a `with torch.autocast(...)` block,
+  // their results gathered in a tuple that getitem nodes index.
+  void autocastSubgraph(const Node& n, GradRegions& regions) {
+    if (n.args.size() < 5 || !n.args[0].get<arg::String>() || !n.args[2].get<arg::Bool>())
+      throw Unwritable("%" + n.name(), "wrap_with_autocast without a device type, an enabled flag and a subgraph");
+    const Graph& g = subgraphOf(n, n.args[4], "its region");
+    const auto placeholders = g.placeholders();
+    if (placeholders.size() != n.args.size() - 5) {
+      throw Unwritable("%" + n.name(), "wrap_with_autocast's subgraph takes " + std::to_string(placeholders.size()) +
+                                           " inputs but is given " + std::to_string(n.args.size() - 5));
+    }
+    for (size_t i = 0; i < placeholders.size(); ++i)
+      names_.bind(*placeholders[i], pythonArgument(n.args[i + 5], names_, needs_));
+    emit(regions, "with torch.autocast(" + pythonArgument(n.args[0], names_, needs_) +
+                      ", dtype=" + pythonArgument(n.args[1], names_, needs_) +
+                      ", enabled=" + pythonArgument(n.args[2], names_, needs_) +
+                      ", cache_enabled=" + pythonArgument(n.args[3], names_, needs_) + "):");
+    const std::vector<std::string> returned = write(g, regions.indent() + 1);
+    lines_.push_back(std::string(4 * (regions.indent() + 1), ' ') + names_.local(n) + " = (" + joined(returned) +
+                     (returned.size() == 1 ? ",)" : ")"));
   }
 
   // while_loop(cond_graph, body_graph, carried, additional), as a user writes it:

@@ -115,6 +115,31 @@ TEST(ReproScripts, CondsRunAsEpsmithRunsThem) {
   EXPECT_EQ(compareEagerRuns(programs), 6);
 }
 
+// A generated autocast region becomes a `with torch.autocast(...)` block, and the script's
+// eager run (the region's calls cast as autocast casts them) computes what epsmith's does.
+TEST(ReproScripts, AutocastRegionsRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  CatalogConfig matmuls;  // ops autocast casts to its dtype, and others
+  matmuls.allow = {R"(^aten::(mm|addmm_?|linear|matmul|bmm|add_?|sin|cos|mul)(\..*)?$)"};
+  const OpCatalog catalog = OpCatalog::build(matmuls).value();
+  GeneratorConfig regions = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::AutocastRegion, 1}});
+  std::vector<Generated> programs;
+  for (uint64_t seed = 1; seed <= 40 && programs.size() < 8; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, regions, random);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    bool has_region = false;
+    for (const Node& n : p.value().graph().nodes()) has_region = has_region || n.target.name() == "wrap_with_autocast";
+    if (has_region) programs.push_back({"autocast seed " + std::to_string(seed), std::move(p.value())});
+  }
+  ASSERT_EQ(programs.size(), 8u);
+  auto script = writeReproScript(programs[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find("        with torch.autocast(\"cpu\", dtype=torch."), std::string::npos) << script.value();
+  EXPECT_EQ(compareEagerRuns(programs), 8);
+}
+
 // A generated while_loop becomes torch._higher_order_ops.while_loop over two functions, and
 // the script's eager run (torch's own loop) computes what epsmith's does.
 TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
