@@ -84,7 +84,7 @@ std::optional<Diagnostic> inlineRegions(ExportedProgram& p, bool grad_enabled) {
     if (const Graph* body = autocastRegionBody(g, n); body && whyNotCarriedWhole(*body)) autocast.push_back(&n);
   }
   for (Node* hop : autocast) {
-    if (auto refused = inlineAutocastRegion(g, hop)) return refused;
+    if (auto refused = inlineAutocastRegion(g, hop, /*keep_autocast=*/true)) return refused;
   }
   return std::nullopt;
 }

@@ -186,24 +186,24 @@ Node* exitAutocastBefore(Graph& g, Node* before, Node* enter) {
 // the same effect from its dispatch order: autocast handles a call before functionalization
 // turns it functional (torch 2.13's run_decompositions of such a module keeps addmm in
 // float32).
-std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop) {
+std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop, bool keep_autocast) {
   Region r{hop, autocastRegionBody(g, *hop), {}};
   if (!r.body) return Diagnostic{"%" + hop->name(), "an autocast region without a subgraph"};
   for (size_t i = 5; i < hop->args.size(); ++i) {
     const auto* t = hop->args[i].get<arg::Tensor>();
     r.operands.push_back(t ? t->node : nullptr);
   }
-  Node* enter = enterAutocastBefore(g, hop, {hop->args.begin(), hop->args.begin() + 4});
+  Node* enter = keep_autocast ? enterAutocastBefore(g, hop, {hop->args.begin(), hop->args.begin() + 4}) : nullptr;
   std::string why;
   auto returned = layOut(g, r, why);
   if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the autocast region out inline: " + why};
-  for (Node* n = enter->next(); n && n != hop; n = n->next()) {
+  for (Node* n = enter ? enter->next() : nullptr; n && n != hop; n = n->next()) {
     if (!n->atenOp() || !n->atenOp()->is_mutable) continue;
     Node* off = enterAutocastBefore(g, n, {hop->args[0], arg::None{}, arg::Bool{false}, arg::None{}});
     exitAutocastBefore(g, n->next(), off);
     n = n->next();  // past the exit
   }
-  exitAutocastBefore(g, hop, enter);
+  if (enter) exitAutocastBefore(g, hop, enter);
   if (!replaceGetitems(g, hop, *returned))
     return Diagnostic{"%" + hop->name(), "an autocast region's result is read other than by a getitem"};
   Node* get = hop->args[4].get<arg::Graph>()->node;

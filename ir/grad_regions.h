@@ -3,9 +3,9 @@
 // `_set_grad_enabled` calls around the subgraph's own (the form older exports wrote). The
 // functionalizer lays out the regions it cannot take whole
 // (Note [Grad regions inlined before functionalization]); the minimizer tries each. An
-// autocast region (wrap_with_autocast) laid out alike as bare _enter_autocast and
-// _exit_autocast calls, for the functionalizer. And a cond's branch and a while loop's body
-// laid out the same way, which the minimizer tries.
+// autocast region (wrap_with_autocast) laid out alike, as bare _enter_autocast and
+// _exit_autocast calls for the functionalizer, or bare of autocast for the minimizer. And a
+// cond's branch and a while loop's body laid out the same way, which the minimizer tries.
 #pragma once
 
 #include <optional>
@@ -38,9 +38,12 @@ Graph* autocastRegionBody(const Graph& g, const Node& n);
 // Lays autocast region `hop` out inline as bare calls: `_enter_autocast(device_type, dtype,
 // enabled, cache_enabled)`, its subgraph's calls on its operands, each call that writes
 // inside a nested region with autocast off (Note [Writes inside an autocast region]),
-// `_exit_autocast`; its getitems replaced by what the subgraph returns. An error naming the
-// node where it cannot (as inlineGradRegion), and `g` partly changed.
-std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop);
+// `_exit_autocast`; its getitems replaced by what the subgraph returns. Without
+// `keep_autocast`, the calls alone: the program then runs them at their operands' dtypes, a
+// simplification the minimizer keeps only where the finding survives it (its metadata
+// rebuilt by a run). An error naming the node where it cannot (as inlineGradRegion), and
+// `g` partly changed.
+std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop, bool keep_autocast);
 
 // Branch `which` (true: its true_graph) of a cond call; null for any other node.
 Graph* condBranch(const Graph& g, const Node& n, bool which);

@@ -260,6 +260,8 @@ std::vector<Variant> removeNodes(const ExportedProgram& p) {
 // inline-region: a grad region of the program laid out inline, its calls between bare
 // `_set_grad_enabled` calls (ir/grad_regions.h), which is what the finding is about when it
 // survives without the higher-order op: a simpler program, and one more checks read.
+// inline-autocast: an autocast region's calls laid out inline with no autocast around
+// them, where the finding does not need autocast's casts.
 // inline-branch: a cond replaced by one of its branches' calls, each branch tried.
 // inline-loop: a while loop replaced by its body's calls run once, or by nothing (its
 // results the values it was given), so a finding inside a body is keyed by the body's ops
@@ -274,6 +276,14 @@ std::vector<Variant> inlineRegions(const ExportedProgram& p) {
                        if (hop->name() == name) return !inlineGradRegion(q.graph(), hop, around).has_value();
                      }
                      return false;
+                   }});
+  }
+  for (const Node& n : p.graph().nodes()) {
+    if (!autocastRegionBody(p.graph(), n)) continue;
+    const std::string name = n.name();
+    out.push_back({"inline-autocast: %" + name, [name](ExportedProgram& q) {
+                     Node* hop = q.graph().find(name);
+                     return hop && !inlineAutocastRegion(q.graph(), hop, /*keep_autocast=*/false).has_value();
                    }});
   }
   for (const Node& n : p.graph().nodes()) {

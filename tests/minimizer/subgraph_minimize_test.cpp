@@ -1,4 +1,4 @@
-// The minimizer inside higher-order ops: grad regions, conds and while loops shrink with the
+// The minimizer inside higher-order ops: grad and autocast regions, conds and while loops shrink with the
 // program, and go, or give way to the calls inside them, where the finding survives that.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 
 #include "formats/text_format.h"
 #include "ir/op_info.h"
+#include "ir/subgraphs.h"
 #include "minimizer/minimize.h"
 #include "verifier/verifier.h"
 
@@ -292,6 +293,72 @@ example_inputs {
   EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
   EXPECT_EQ(m.program.graph().find("while_loop"), nullptr) << text;
   EXPECT_EQ(m.program.graph().find("scalar_tensor"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+}
+
+// An autocast region whose casts the finding does not need gives way to its calls, run at
+// their operands' dtypes (inline-autocast); one whose casts it needs (a finding about an mm
+// that comes out bfloat16) stays a region.
+TEST(Minimizer, AnAutocastRegionTheFindingDoesNotNeedIsLaidOutInline) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[2, 2] = placeholder
+  %submod_1 = get_attr("submod_1")
+  %wrap: (bf16[2, 2], f32[2, 2]) = higher_order.wrap_with_autocast("cpu", torch.bfloat16, True, False, graph(%submod_1), %x)
+  %mm: bf16[2, 2] = operator.getitem(%wrap, 0)
+  %cos: f32[2, 2] = operator.getitem(%wrap, 1)
+  %neg: f32[2, 2] = aten::neg(%cos)
+  return (%mm, %neg)
+  attr "submod_1" = graph {
+    %a: f32[2, 2] = placeholder
+    %mm: bf16[2, 2] = aten::mm(%a, %a)
+    %cos: f32[2, 2] = aten::cos(%a)
+    return (%mm, %cos)
+  }
+}
+signature {
+  input user_input %x
+  output user_output %mm
+  output user_output %neg
+}
+storages {
+  $0: f32[4] = [1.0, 2.0, 3.0, 4.0]
+}
+example_inputs {
+  $0 f32[2, 2]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(verify(p.value()).empty()) << verify(p.value()).front().str();
+  const auto callsCos = [](const ExportedProgram& q) { return callsAnywhere(q.graph(), "aten::cos"); };
+  MinimizeResult m = minimize(p.value(), callsCos);
+  std::string text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_EQ(m.program.graph().find("wrap"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("mm"), nullptr) << text;
+  EXPECT_EQ(text.find("autocast"), std::string::npos) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  bool logged = false;
+  for (const auto& line : m.log) logged = logged || line.find("inline-autocast: %wrap") != std::string::npos;
+  EXPECT_TRUE(logged);
+  // A finding that needs the cast: some mm still comes out bfloat16.
+  const auto castsDown = [](const ExportedProgram& q) {
+    bool cast = false;
+    forEachGraph(q.graph(), [&](const Graph& g) {
+      for (const Node& n : g.nodes()) {
+        const TensorMeta* t = n.meta.val.tensor();
+        cast =
+            cast || (n.atenOp() && n.atenOp()->qualified_name == "aten::mm" && t && t->dtype == ScalarType::BFloat16);
+      }
+    });
+    return cast;
+  };
+  m = minimize(p.value(), castsDown);
+  text = printProgramText(m.program);
+  EXPECT_NE(text.find("higher_order.wrap_with_autocast"), std::string::npos) << text;
+  EXPECT_EQ(text.find("aten::cos"), std::string::npos) << text;
   EXPECT_TRUE(verify(m.program).empty()) << text;
 }
 
