@@ -408,15 +408,27 @@ bool nestsAHigherOrderOp(const Graph& g) {
 namespace {
 
 // `p` with its grad regions laid out inline between bare `_set_grad_enabled` calls, as older
-// exports wrote them: the traits that follow a write back to a graph input or a parameter,
-// or read the grad mode a call runs under, then see a region's calls where they run (a
-// region's placeholder is no graph input). `p` itself where it has no region, or one that
-// cannot be laid out (a nested higher-order op).
+// exports wrote them, and its autocast regions between bare _enter_autocast/_exit_autocast
+// calls: the traits that follow a write back to a graph input or a parameter, or read the
+// grad mode a call runs under, then see a region's calls where they run (a region's
+// placeholder is no graph input). `p` itself where it has no region, or one that cannot be
+// laid out (a nested higher-order op).
 const ExportedProgram& withRegionsInline(const ExportedProgram& p, std::optional<ExportedProgram>& copy) {
-  if (gradRegionsOf(const_cast<Graph&>(p.graph()), /*grad_enabled=*/true).empty()) return p;
+  const auto autocastRegions = [](Graph& g) {
+    std::vector<Node*> regions;
+    for (Node& n : g.nodes()) {
+      if (autocastRegionBody(g, n)) regions.push_back(&n);
+    }
+    return regions;
+  };
+  Graph& graph = const_cast<Graph&>(p.graph());
+  if (gradRegionsOf(graph, /*grad_enabled=*/true).empty() && autocastRegions(graph).empty()) return p;
   copy.emplace(p.clone());
   for (const auto& [hop, around] : gradRegionsOf(copy->graph(), /*grad_enabled=*/true)) {
     if (inlineGradRegion(copy->graph(), hop, around)) return p;
+  }
+  for (Node* hop : autocastRegions(copy->graph())) {
+    if (inlineAutocastRegion(copy->graph(), hop, /*keep_autocast=*/true)) return p;
   }
   return *copy;
 }

@@ -88,6 +88,28 @@ TEST(RootCause, WritesInsideAGradRegionAreTraitsOfTheProgram) {
   EXPECT_TRUE(has(writes, "submodule-entry-names-an-output"));
 }
 
+// An autocast region's calls are the program's as a grad region's are: an out= call there
+// resizing a user input resizes an input of the program.
+TEST(RootCause, WritesInsideAnAutocastRegionAreTraitsOfTheProgram) {
+  auto program = [](const std::string& call) {
+    return test::parse(
+        "graph {\n  %x: f32[2, 3] = placeholder\n  %submod_0 = get_attr(\"submod_0\")\n"
+        "  %wrap_with_autocast: (f32[2, 3],) = higher_order.wrap_with_autocast(\"cpu\", torch.bfloat16, True, "
+        "False, graph(%submod_0), %x)\n"
+        "  %getitem: f32[2, 3] = operator.getitem(%wrap_with_autocast, 0)\n  return (%getitem)\n"
+        "  attr \"submod_0\" = graph {\n    %x: f32[2, 3] = placeholder\n    " +
+        call +
+        "\n    %neg: f32[2, 3] = aten::neg(%x)\n    return (%neg)\n  }\n}\nsignature {\n"
+        "  input user_input %x\n  output user_output %getitem\n}\n");
+  };
+  auto has = [](const ExportedProgram& p, const std::string& trait) {
+    const auto traits = programTraits(p);
+    return std::find(traits.begin(), traits.end(), trait) != traits.end();
+  };
+  EXPECT_TRUE(has(program("%sum: f32[3] = aten::sum.IntList_out(%x, [0], out=%x)"), "resizes-an-input"));
+  EXPECT_FALSE(has(program("%sin: f32[2, 3] = aten::sin(%x)"), "resizes-an-input"));
+}
+
 // An out= call resizing an out that requires grad (made from a parameter); not one that
 // keeps its sizes, nor one into an out that needs no grad.
 TEST(RootCause, ResizingAnOutThatRequiresGradIsATrait) {
