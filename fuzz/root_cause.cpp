@@ -170,20 +170,23 @@ std::string typeMetaNamesOut(std::string_view message) {
 
 }  // namespace
 
-std::string normalizedMessage(std::string_view original) {
-  constexpr size_t kLimit = 160;
-  // Where in a subgraph a call raised ("in the region, %fill_: ", "in the loop's body, %x: ")
-  // is not the bug: one bug raises alike inside and outside a region, a branch or a loop.
+std::string_view outsideSubgraphs(std::string_view message) {
   for (bool nested = true; nested;) {
     nested = false;
-    for (std::string_view where : {"in the region, %", "in the true branch, %", "in the false branch, %",
-                                   "in the loop's body, %", "in the loop's condition, %"}) {
-      const size_t colon = original.find(": ");
-      if (original.rfind(where, 0) != 0 || colon == std::string_view::npos) continue;
-      original.remove_prefix(colon + 2);
+    for (std::string_view where : {"in the region, %", "in the autocast region, %", "in the true branch, %",
+                                   "in the false branch, %", "in the loop's body, %", "in the loop's condition, %"}) {
+      const size_t colon = message.find(": ");
+      if (message.rfind(where, 0) != 0 || colon == std::string_view::npos) continue;
+      message.remove_prefix(colon + 2);
       nested = true;
     }
   }
+  return message;
+}
+
+std::string normalizedMessage(std::string_view original) {
+  constexpr size_t kLimit = 160;
+  original = outsideSubgraphs(original);
   const std::string typed = typeMetaNamesOut(original);
   const std::string_view message = typed;
   std::string out;

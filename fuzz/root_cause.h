@@ -64,6 +64,10 @@ std::string coreOpName(std::string_view aten_name);
 // The core op names of `p`'s graph (ATen calls only), sorted and distinct.
 std::vector<std::string> coreOps(const ExportedProgram& p);
 
+// `message` without where in a subgraph a call raised it ("in the region, %fill_: ", "in the
+// loop's body, %x: ", nested ones too): one bug raises alike inside and outside a region, a
+// branch or a loop, and torch running the program's script names no such place.
+std::string_view outsideSubgraphs(std::string_view message);
 // The template of a check's finding (its `message`, or for a finding recorded before
 // findings kept one, what its report says).
 std::string messageTemplate(const CheckOutcome& o);

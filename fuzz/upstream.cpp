@@ -18,6 +18,7 @@
 
 #include "functionalizer/functionalize.h"
 #include "fuzz/report_messages.h"
+#include "fuzz/root_cause.h"
 #include "oracle/program_io.h"
 #include "oracle/torch_peer.h"
 #include "repro/python_repro.h"
@@ -144,7 +145,7 @@ bool showsTheFinding(const CaseFile& c, const std::string& output) {
   if (message.empty()) message = exceptionInReport(c.finding.report);
   if (constexpr std::string_view side = "in expected only: "; message.rfind(side, 0) == 0)
     message.erase(0, side.size());
-  const std::string key = messageKey(inLibTorchsWords(message));
+  const std::string key = messageKey(inLibTorchsWords(std::string(outsideSubgraphs(message))));
   return raised && !key.empty() && numbersAsN(inLibTorchsWords(output)).find(key) != std::string::npos;
 }
 

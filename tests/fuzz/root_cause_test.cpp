@@ -50,11 +50,13 @@ TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
   EXPECT_EQ(normalizedMessage("self.stride(-1) must be 1 to view Float as Half"),
             "self.stride(N) must be N to view DTYPE as DTYPE");
   EXPECT_EQ(normalizedMessage("expand(CPUHalfType{[1, 2]}, size=[3])"), "expand(DTYPE{[...]}, size=[...])");
-  // A call that raised in a grad region, a branch or a loop raises the bug's own message.
+  // A call that raised in a grad or autocast region, a branch or a loop raises the bug's own
+  // message.
   EXPECT_EQ(normalizedMessage("in the region, %fill_: Dimension out of range (expected to be in range of [-1, 0])"),
             normalizedMessage("Dimension out of range (expected to be in range of [-1, 0])"));
   EXPECT_EQ(normalizedMessage("in the true branch, %x: in the region, %y: boom 2"), "boom N");
   EXPECT_EQ(normalizedMessage("in the loop's body, %sin: boom 2"), "boom N");
+  EXPECT_EQ(normalizedMessage("in the autocast region, %max_1: boom 2"), "boom N");
   EXPECT_EQ(normalizedMessage("in the loop's condition, %lt: boom 2"), "boom N");
   // The C++ names caffe2::TypeMeta gives dtypes, where a dtype is named; other words stay.
   EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype long int, but got c10::complex<float> instead"),

@@ -98,7 +98,8 @@ TEST(Upstream, AScriptMeetingAMemoryErrorRunsAgain) {
 
 // A script's exception says the case's message in Python's words: sizes as torch.Size and
 // tuples, tensor types as torch.FloatTensor, a traced graph module's class as '<lambda>'; a
-// message that opens with a quoted kernel name keeps that name in what must match.
+// message that opens with a quoted kernel name keeps that name in what must match; where
+// in a subgraph a call raised is no part of it.
 TEST(Upstream, AScriptsExceptionMatchesInPythonsWords) {
   struct Row {
     const char* message;  // the case's
@@ -120,6 +121,11 @@ TEST(Upstream, AScriptsExceptionMatchesInPythonsWords) {
        "AttributeError: '<lambda>' object has no attribute 'true_graph_0'", true},
       {"AttributeError: 'GraphModule' object has no attribute 'true_graph_4'",
        "AttributeError: 'Tensor' object has no attribute 'true_graph_0'", false},
+      // Where in a subgraph epsmith's run raised is not in torch's words.
+      {"in the autocast region, %dstack: Unexpected floating ScalarType in at::autocast::prioritize",
+       "RuntimeError: Unexpected floating ScalarType in at::autocast::prioritize", true},
+      {"in the true branch, %x: in the region, %y: index 5 is out of bounds", "IndexError: index 5 is out of bounds",
+       true},
   };
   for (const Row& row : rows) {
     const auto r =
