@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fuzz/releases.h"
+#include "fuzz/root_cause.h"
 #include "fuzz/upstream.h"
 #include "ir/op_info.h"
 #include "oracle/program_io.h"
@@ -81,6 +82,8 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
   const PathWords w = wordsOf(c.check);
   const std::string step = raisingStep(output);
   const std::string op = opsPhrase(c);
+  // The message in torch's words: where in a subgraph epsmith's run raised is not.
+  const std::string said(outsideSubgraphs(c.finding.message).substr(0, 90));
   std::string what;
   if (c.finding.kind == "value-mismatch")
     what = " computes other values than eager for " + op;
@@ -91,11 +94,11 @@ std::string titleOf(const CaseFile& c, const std::string& output) {
   else if (c.finding.kind.rfind("crash", 0) == 0)
     what = " crashes the process (" + c.finding.kind + ") in " + op;
   else if (output.find("eager ran; the path raised") != std::string::npos)
-    what = " raises where eager runs: " + c.finding.message.substr(0, 90);
+    what = " raises where eager runs: " + said;
   else if (output.find("; the path ran") != std::string::npos)
-    what = " runs where eager raises: " + c.finding.message.substr(0, 90);
+    what = " runs where eager raises: " + said;
   else if (!c.finding.message.empty())
-    what = " disagrees with eager on raising: " + c.finding.message.substr(0, 90);
+    what = " disagrees with eager on raising: " + said;
   else
     what = " disagrees with eager on " + op;
   return "[" + std::string(w.area) + "] " + (step.empty() ? std::string(w.path) : step) + what;

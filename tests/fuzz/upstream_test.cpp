@@ -247,6 +247,12 @@ TEST(Upstream, TheIssueDraftNamesTheStepThatRaised) {
             "# [export] run_decompositions({}).module() raises where eager runs: RuntimeError: boom");
   EXPECT_EQ(title("eager ran; the path raised RuntimeError: boom\nthe bug shows\n"),
             "# [export] run_decompositions({}).module() raises where eager runs: RuntimeError: boom");
+  // Where in a subgraph epsmith's run raised is no part of the title.
+  const CaseFile inside = finding("D8", "decompositions-raise", "in the autocast region, %cat: RuntimeError: boom");
+  const ScriptRun run = exited(1, "eager ran; the path raised RuntimeError: boom\nthe bug shows\n");
+  const std::string md = issueDraft(inside, "import torch\n", run, classifyScriptRun(inside, run), "");
+  EXPECT_EQ(md.substr(0, md.find('\n')),
+            "# [export] run_decompositions({}).module() raises where eager runs: RuntimeError: boom");
 }
 
 // Note [The releases a finding affects]: only runs that show or pass decide; a release that
