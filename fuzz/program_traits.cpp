@@ -394,6 +394,22 @@ bool inAnyGraph(const Graph& g, bool (*trait)(const Graph&)) {
 
 }  // namespace
 
+namespace {
+
+// Note [Program traits]: "writes-inside-an-autocast-region".
+bool writesInsideAnAutocastRegion(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    const Graph* body = autocastRegionBody(g, n);
+    if (!body) continue;
+    for (const Node& s : body->nodes()) {
+      if (s.atenOp() && s.atenOp()->is_mutable) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 // Note [Program traits]: "nests-a-higher-order-op".
 bool nestsAHigherOrderOp(const Graph& g) {
   for (const auto& [path, attr] : g.attributes()) {
@@ -468,6 +484,9 @@ std::vector<std::string> programTraits(const ExportedProgram& original) {
   if (inAnyGraph(p.graph(), resizesAnOutThatRequiresGrad)) traits.emplace_back("resizes-an-out-that-requires-grad");
   if (writesAnInputWhoseElementsOverlap(p.graph())) traits.emplace_back("writes-an-input-whose-elements-overlap");
   if (inAnyGraph(p.graph(), reducesAlongAStride0Dimension)) traits.emplace_back("reduces-along-a-stride-0-dimension");
+  // Laid out inline, a region's writes are no longer inside it.
+  if (inAnyGraph(original.graph(), writesInsideAnAutocastRegion))
+    traits.emplace_back("writes-inside-an-autocast-region");
   return traits;
 }
 

@@ -250,6 +250,12 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   of more than one element and stride 0 (an expand's, a stride-0 input's). CPU median
 //   and nanmedian along such a dimension return values that are not in the tensor (2.13.0,
 //   2.14.1), so every check's runs disagree, mostly as flaky findings.
+//   "writes-inside-an-autocast-region": an in-place or out= call inside a wrap_with_autocast
+//   subgraph. Autocast passes the call through uncast; functionalization (torch 2.13.0,
+//   2.14.1, Python and C++ alike) runs its functional form through autocast, which casts
+//   the ones on its lists (addmm_ computes in bfloat16, cat.out of float16 raises in
+//   autocast's prioritize). epsmith's functionalizer does not (Note [Writes inside an
+//   autocast region]).
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-an-undeclared-alias",
                                                  "sets-another-dtype",
@@ -277,7 +283,8 @@ inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "nests-a-higher-order-op",
                                                  "resizes-an-out-that-requires-grad",
                                                  "writes-an-input-whose-elements-overlap",
-                                                 "reduces-along-a-stride-0-dimension"};
+                                                 "reduces-along-a-stride-0-dimension",
+                                                 "writes-inside-an-autocast-region"};
 std::vector<std::string> programTraits(const ExportedProgram& p);
 
 // Whether a finding of `kind` is a value, shape or dtype mismatch: one that names no op.

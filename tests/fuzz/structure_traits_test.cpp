@@ -108,6 +108,9 @@ TEST(RootCause, WritesInsideAnAutocastRegionAreTraitsOfTheProgram) {
   };
   EXPECT_TRUE(has(program("%sum: f32[3] = aten::sum.IntList_out(%x, [0], out=%x)"), "resizes-an-input"));
   EXPECT_FALSE(has(program("%sin: f32[2, 3] = aten::sin(%x)"), "resizes-an-input"));
+  // And a write there is one that functionalization runs through autocast.
+  EXPECT_TRUE(has(program("%sin_: f32[2, 3] = aten::sin_(%x)"), "writes-inside-an-autocast-region"));
+  EXPECT_FALSE(has(program("%sin: f32[2, 3] = aten::sin(%x)"), "writes-inside-an-autocast-region"));
 }
 
 // An out= call resizing an out that requires grad (made from a parameter); not one that
