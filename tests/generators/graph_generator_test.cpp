@@ -397,7 +397,7 @@ TEST(GraphGenerator, ParametersWrittenUnderGradAreMadeInTheRefusedShare) {
   config.mutable_state_percent = 100;
   config.no_grad_percent = 30;
   int made = 0, export_reason = 0;
-  for (uint64_t seed = 1; seed <= 200; ++seed) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
     SeededSource random(seed);
     auto p = generateProgram(catalog(), config, random);
     ASSERT_TRUE(p.ok()) << p.error().str();
@@ -415,7 +415,7 @@ TEST(GraphGenerator, ParametersWrittenUnderGradAreMadeInTheRefusedShare) {
     ++export_reason;
     EXPECT_TRUE(refusedAsExportDoes(f.error())) << f.error().str();
   }
-  std::cout << "[ refused  ] " << made << " of 200 programs write a parameter under grad, " << export_reason
+  std::cout << "[ refused  ] " << made << " of 300 programs write a parameter under grad, " << export_reason
             << " refused for it\n";
   EXPECT_GT(export_reason, 3);
   config.refused_percent = 0;

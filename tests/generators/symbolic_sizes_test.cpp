@@ -106,7 +106,7 @@ RunResult runAtSize(const ExportedProgram& p, int64_t size, RunMode mode = RunMo
 // The programs of seeds 1 to 40 made symbolic with `symbolic-size 100`, each with its seed.
 std::vector<std::pair<uint64_t, ExportedProgram>> symbolicPrograms() {
   std::vector<std::pair<uint64_t, ExportedProgram>> out;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
     SeededSource random(seed);
     auto generated = generateProgram(catalog(), symbolic(), random);
     EXPECT_TRUE(generated.ok());
@@ -155,7 +155,7 @@ TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
       }
     }
   }
-  EXPECT_GE(made, 12) << "of 40 programs";
+  EXPECT_GE(made, 12) << "of 60 programs";
   EXPECT_GT(bounded, 0);
   EXPECT_GT(below_example, 0);
   EXPECT_GT(derived, 0) << "no size or stride is an expression other than s0 itself";
