@@ -2,6 +2,7 @@
 #include "ir/grad_regions.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "ir/grad_mode.h"
@@ -17,16 +18,22 @@ struct Region {
   std::vector<Node*> operands;  // one per placeholder of `body`
 };
 
-}  // namespace
-
-Graph* gradRegionBody(const Graph& g, const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
-      n.target.name() != "wrap_with_set_grad_enabled" || n.args.size() < 2)
+// The subgraph argument `index` of `n` names, where `n` calls higher-order op `op` with
+// `arity` arguments (at least `arity` with `at_least`); null otherwise.
+Graph* subgraphArgument(const Graph& g, const Node& n, std::string_view op, size_t index, size_t arity, bool at_least) {
+  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder || n.target.name() != op ||
+      n.args.size() < arity || (!at_least && n.args.size() != arity))
     return nullptr;
-  const auto* get = n.args[1].get<arg::Graph>();
+  const auto* get = n.args[index].get<arg::Graph>();
   if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
   const Attribute* attr = g.attribute(get->node->attr);
   return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+}
+
+}  // namespace
+
+Graph* gradRegionBody(const Graph& g, const Node& n) {
+  return subgraphArgument(g, n, "wrap_with_set_grad_enabled", 1, 2, /*at_least=*/true);
 }
 
 namespace {
@@ -147,13 +154,7 @@ std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around
 }
 
 Graph* autocastRegionBody(const Graph& g, const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
-      n.target.name() != "wrap_with_autocast" || n.args.size() < 5)
-    return nullptr;
-  const auto* get = n.args[4].get<arg::Graph>();
-  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
-  const Attribute* attr = g.attribute(get->node->attr);
-  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+  return subgraphArgument(g, n, "wrap_with_autocast", 4, 5, /*at_least=*/true);
 }
 
 namespace {
@@ -213,13 +214,7 @@ std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop, bool keep_au
 }
 
 Graph* condBranch(const Graph& g, const Node& n, bool which) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder || n.target.name() != "cond" ||
-      n.args.size() != 4)
-    return nullptr;
-  const auto* get = n.args[which ? 1 : 2].get<arg::Graph>();
-  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
-  const Attribute* attr = g.attribute(get->node->attr);
-  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+  return subgraphArgument(g, n, "cond", which ? 1 : 2, 4, /*at_least=*/false);
 }
 
 std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which) {
@@ -240,13 +235,7 @@ std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which) {
 }
 
 Graph* loopBody(const Graph& g, const Node& n) {
-  if (n.op() != OpKind::CallFunction || n.target.kind() != Target::Kind::HigherOrder ||
-      n.target.name() != "while_loop" || n.args.size() != 4)
-    return nullptr;
-  const auto* get = n.args[1].get<arg::Graph>();
-  if (!get || !get->node || get->node->op() != OpKind::GetAttr) return nullptr;
-  const Attribute* attr = g.attribute(get->node->attr);
-  return attr && attr->subgraph ? attr->subgraph.get() : nullptr;
+  return subgraphArgument(g, n, "while_loop", 1, 4, /*at_least=*/false);
 }
 
 std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations) {
