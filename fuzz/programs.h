@@ -9,7 +9,8 @@ namespace epsmith {
 
 // `config.dialect`'s program from `random`: the generator's TRAINING program, or for ATEN
 // that program functionalized; a program the functionalizer refuses (it mutates an input's
-// metadata, say) is followed by the next one from the same source, up to 16.
+// metadata, say), or whose functional form holds an autocast region's bare calls, is
+// followed by the next one from the same source, up to 16.
 Expected<ExportedProgram> generateInDialect(const OpCatalog& catalog, const GeneratorConfig& config,
                                             RandomSource& random, GenerationStats* stats = nullptr);
 

@@ -14,7 +14,10 @@
 #include "formats/json_format.h"
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
+#include "fuzz/programs.h"
 #include "generators/graph_generator.h"
+#include "ir/grad_regions.h"
+#include "ir/subgraphs.h"
 #include "ops/op_roles.h"
 #include "oracle/compare.h"
 #include "oracle/run.h"
@@ -183,6 +186,35 @@ TEST(HigherOrderSources, AutocastRegionsAreSubgraphsDrawnUnderAutocast) {
   EXPECT_GT(writing_functionalized, writing / 3) << "of " << writing << " programs whose region writes";
   std::cout << "[ COUNTED  ] " << with_region << " regions; " << cast_down << " calls cast down; "
             << writing_functionalized << " of " << writing << " programs whose region writes functionalized\n";
+}
+
+// An ATEN program of the generator's never holds the bare autocast calls a writing region
+// is functionalized into (torch's schema has no form for them); its functional regions
+// stay wrap_with_autocast calls.
+TEST(HigherOrderSources, AtenProgramsHoldNoBareAutocastCalls) {
+  GeneratorConfig regions = test::withSources({{NodeSource::AtenCall, 10}, {NodeSource::AutocastRegion, 1}});
+  regions.dialect = IrDialect::Aten;
+  int made = 0, kept_whole = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog(), regions, random);
+    if (!p.ok()) {  // sixteen programs in a row the functionalizer refused, or with a writing region
+      std::cout << "[ REFUSED  ] seed " << seed << ": " << p.error().str() << "\n";
+      continue;
+    }
+    ++made;
+    forEachGraph(p.value().graph(), [&](const Graph& g) {
+      for (const Node& n : g.nodes()) {
+        const bool bare = n.target.kind() == Target::Kind::TorchFunction &&
+                          (n.target.torchFunctionId() == TorchFunction::EnterAutocast ||
+                           n.target.torchFunctionId() == TorchFunction::ExitAutocast);
+        EXPECT_FALSE(bare) << "seed " << seed << ": %" << n.name();
+        kept_whole += autocastRegionBody(g, n) ? 1 : 0;
+      }
+    });
+  }
+  EXPECT_GE(made, 20) << "of 30 seeds";
+  EXPECT_GT(kept_whole, 10);
 }
 
 // torch.cond as torch.export writes it: a predicate of no dimensions, both branches
