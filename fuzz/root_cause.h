@@ -254,8 +254,8 @@ std::optional<ComputedIn> computedIn(const ExportedProgram& p, const std::string
 //   subgraph. Autocast passes the call through uncast; functionalization (torch 2.13.0,
 //   2.14.1, Python and C++ alike) runs its functional form through autocast, which casts
 //   the ones on its lists (addmm_ computes in bfloat16, cat.out of float16 raises in
-//   autocast's prioritize). epsmith's functionalizer does not (Note [Writes inside an
-//   autocast region]).
+//   autocast's prioritize). epsmith's functionalizer does not:
+//   Note [Writes inside an autocast region].
 inline constexpr const char* kProgramTraits[] = {"resizes-a-viewed-tensor",
                                                  "writes-an-undeclared-alias",
                                                  "sets-another-dtype",
