@@ -146,8 +146,8 @@ check generate_stats_features 0 "programs with each feature:" -- "$epsmith" gene
 printf 'source view-chain 1\nsource aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\n' >"$work/chains.cfg"
 check generate_view_chains 0 "wrote 4 TRAINING programs" -- "$epsmith" generate --config "$work/chains.cfg" --count 4 --out "$work/gen_chains"
 printf 'source view-chains 1\n' >"$work/bad_source.cfg"
-check generate_bad_source 2 "bad_source.cfg:1: 'source': unknown node source 'view-chains' (aten-call, view-chain, grad-region, cond, while-loop)" -- "$epsmith" generate --config "$work/bad_source.cfg" --out "$work/gen_bad"
-printf 'source aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\n' >"$work/no_source.cfg"
+check generate_bad_source 2 "bad_source.cfg:1: 'source': unknown node source 'view-chains' (aten-call, view-chain, grad-region, cond, while-loop, autocast-region)" -- "$epsmith" generate --config "$work/bad_source.cfg" --out "$work/gen_bad"
+printf 'source aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\nsource autocast-region 0\n' >"$work/no_source.cfg"
 check generate_no_source 2 "'source' leaves no node source" -- "$epsmith" generate --config "$work/no_source.cfg" --out "$work/gen_bad"
 # Effects as export makes them: a bare token is no longer a directive.
 printf 'effects 100\nnodes 4\n' >"$work/effects.cfg"
@@ -364,7 +364,7 @@ if diff <(cases "$work/corpus") <(cases "$work/corpus_again") >/dev/null; then p
   echo "FAIL same seed, other cases"; diff <(cases "$work/corpus") <(cases "$work/corpus_again"); failures=$((failures + 1)); fi
 # Three workers racing on cases that all fail alike: the case filed is the first seed's,
 # not the first to finish.
-printf 'nodes 3\nallow ^aten::logical_not_$\nallow ^aten::relu$\n' >"$work/race.cfg"
+printf 'nodes 3\nallow ^aten::logical_not_$\nallow ^aten::relu$\nsource autocast-region 0\n' >"$work/race.cfg"
 raced=""
 for run in 1 2 3 4 5; do
   rm -rf "$work/corpus_race"
