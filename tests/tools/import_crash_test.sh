@@ -23,7 +23,7 @@ expect() {  # expect NAME WANTED_EXIT PATTERN -- command...
 python3 -c "
 import random
 r = random.Random(20261127)
-for i in range(200):
+for i in range(600):
     open('in-%03d' % i, 'wb').write(bytes(r.randrange(256) for _ in range(4096)))
 "
 export EPSMITH_FUNCTIONALIZER_FAULT=add-subtracts
@@ -32,7 +32,7 @@ for f in in-*; do
   if ! ("$target" "$f") >run.log 2>&1; then crash=$f; break; fi
 done
 if [ -z "$crash" ]; then
-  echo "FAIL: none of 200 inputs stopped the functionalizer target with add-subtracts planted"; exit 1
+  echo "FAIL: none of 600 inputs stopped the functionalizer target with add-subtracts planted"; exit 1
 fi
 grep -q "epsmith functionalizer: D1 value-mismatch" run.log || { echo "FAIL: the target stopped otherwise:"; tail -5 run.log; exit 1; }
 expect import 0 "filed d1-value-mismatch-" -- "$epsmith" import-crash functionalizer "$crash" --corpus corpus
