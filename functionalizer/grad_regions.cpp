@@ -79,11 +79,8 @@ std::optional<Diagnostic> inlineRegions(ExportedProgram& p, bool grad_enabled) {
     if (!whyNotCarriedWhole(*gradRegionBody(g, *hop))) continue;
     if (auto refused = inlineGradRegion(g, hop, around)) return refused;
   }
-  std::vector<Node*> autocast;
-  for (Node& n : g.nodes()) {
-    if (const Graph* body = autocastRegionBody(g, n); body && whyNotCarriedWhole(*body)) autocast.push_back(&n);
-  }
-  for (Node* hop : autocast) {
+  for (Node* hop : autocastRegionsOf(g)) {
+    if (!whyNotCarriedWhole(*autocastRegionBody(g, *hop))) continue;
     if (auto refused = inlineAutocastRegion(g, hop, /*keep_autocast=*/true)) return refused;
   }
   return std::nullopt;

@@ -430,20 +430,13 @@ namespace {
 // placeholder is no graph input). `p` itself where it has no region, or one that cannot be
 // laid out (a nested higher-order op).
 const ExportedProgram& withRegionsInline(const ExportedProgram& p, std::optional<ExportedProgram>& copy) {
-  const auto autocastRegions = [](Graph& g) {
-    std::vector<Node*> regions;
-    for (Node& n : g.nodes()) {
-      if (autocastRegionBody(g, n)) regions.push_back(&n);
-    }
-    return regions;
-  };
   Graph& graph = const_cast<Graph&>(p.graph());
-  if (gradRegionsOf(graph, /*grad_enabled=*/true).empty() && autocastRegions(graph).empty()) return p;
+  if (gradRegionsOf(graph, /*grad_enabled=*/true).empty() && autocastRegionsOf(graph).empty()) return p;
   copy.emplace(p.clone());
   for (const auto& [hop, around] : gradRegionsOf(copy->graph(), /*grad_enabled=*/true)) {
     if (inlineGradRegion(copy->graph(), hop, around)) return p;
   }
-  for (Node* hop : autocastRegions(copy->graph())) {
+  for (Node* hop : autocastRegionsOf(copy->graph())) {
     if (inlineAutocastRegion(copy->graph(), hop, /*keep_autocast=*/true)) return p;
   }
   return *copy;

@@ -157,6 +157,14 @@ Graph* autocastRegionBody(const Graph& g, const Node& n) {
   return subgraphArgument(g, n, "wrap_with_autocast", 4, 5, /*at_least=*/true);
 }
 
+std::vector<Node*> autocastRegionsOf(Graph& g) {
+  std::vector<Node*> out;
+  for (Node& n : g.nodes()) {
+    if (autocastRegionBody(g, n)) out.push_back(&n);
+  }
+  return out;
+}
+
 namespace {
 
 Node* enterAutocastBefore(Graph& g, Node* before, std::vector<Argument> args) {

@@ -35,6 +35,9 @@ std::optional<Diagnostic> inlineGradRegion(Graph& g, Node* hop, bool grad_around
 // The subgraph a wrap_with_autocast call runs; null for any other node.
 Graph* autocastRegionBody(const Graph& g, const Node& n);
 
+// The autocast regions of `g`'s own nodes, in order.
+std::vector<Node*> autocastRegionsOf(Graph& g);
+
 // Lays autocast region `hop` out inline as bare calls: `_enter_autocast(device_type, dtype,
 // enabled, cache_enabled)`, its subgraph's calls on its operands, each call that writes
 // inside a nested region with autocast off (Note [Writes inside an autocast region]),
