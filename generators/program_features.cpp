@@ -10,7 +10,8 @@
 namespace epsmith {
 
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p) {
-  bool region = false, bare = false, autocast = false, cond = false, nested = false, loop = false, effect = false;
+  bool region = false, bare = false, autocast = false, cond = false, nested = false, loop = false, effect = false,
+       read = false;
   forEachGraph(p.graph(), [&](const Graph& g) {
     const bool sub = &g != &p.graph();
     for (const Node& n : g.nodes()) {
@@ -22,6 +23,7 @@ std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram&
       loop = loop || (hop && n.target.name() == "while_loop");
       bare = bare || gradModeSet(n) == false;
       effect = effect || (n.atenOp() && hasEffects(*n.atenOp()));
+      read = read || n.meta.val.get<Val::SymInt>() != nullptr;
     }
   });
   bool tree = false, symbolic = false;
@@ -31,7 +33,7 @@ std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram&
     symbolic = symbolic || (t && std::any_of(t->sizes.begin(), t->sizes.end(),
                                              [](const SymIntValue& s) { return !s.isConcrete(); }));
   }
-  return {region, bare, autocast, cond, nested, loop, symbolic, tree, effect};
+  return {region, bare, autocast, cond, nested, loop, symbolic, read, tree, effect};
 }
 
 }  // namespace epsmith

@@ -17,6 +17,8 @@ namespace epsmith {
 //   "cond": a cond call; "nested-cond": a cond inside a subgraph;
 //   "while-loop": a while_loop call;
 //   "symbolic-size": an input with a symbolic size;
+//   "size-read": a node whose value is a SymInt, a size read as a value (sym_size and
+//   arithmetic on it: Note [Sizes read as values]);
 //   "module-tree": a module call graph entry other than the root's;
 //   "effect": a call of an op with effects (_print), which export threads tokens through.
 // `epsmith generate --stats` counts the programs with each, and a campaign's report counts
@@ -25,9 +27,9 @@ namespace epsmith {
 // so those a minimized program keeps are ones its finding needs; it keeps a module tree
 // whole and rebuilds metadata at the example's sizes, so "module-tree" counts what the
 // programs were, and "symbolic-size" only findings whose minimization kept the symbol.
-inline constexpr std::array<std::string_view, 9> kProgramFeatures = {
-    "grad-region", "no-grad-calls", "autocast-region", "cond",  "nested-cond",
-    "while-loop",  "symbolic-size", "module-tree",     "effect"};
+inline constexpr std::array<std::string_view, 10> kProgramFeatures = {
+    "grad-region", "no-grad-calls", "autocast-region", "cond",        "nested-cond",
+    "while-loop",  "symbolic-size", "size-read",       "module-tree", "effect"};
 
 // Whether `p` has each of kProgramFeatures, in that order.
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p);

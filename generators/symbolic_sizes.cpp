@@ -5,11 +5,13 @@
 #include <ATen/core/grad_mode.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "ir/op_info.h"
+#include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
 #include "oracle/run.h"
@@ -40,13 +42,31 @@ namespace {
 // unbounded or k + 2] (the upper bound drawn), so every size in it that a check draws was
 // run, and a program whose sizes are under 2 at the example stays static. A program that
 // reads a size as a value (an int result that changes, a view whose size argument is
-// concrete) does not fit and stays static, as a module that specializes does; so does one
+// concrete) does not fit and stays static, as a module that specializes does, unless the
+// size is read as export writes the read (Note [Sizes read as values]); so does one
 // that writes a tensor whose size follows the symbol into other sizes (an out= resize),
 // where growing or shrinking in place depends on the size (a guard such as s0*s0 >= 6,
 // which no range expresses; a campaign's D1 case met one at a size the example did not
 // decide). Programs
 // with higher-order calls stay static: their subgraphs' placeholders would need the
 // symbols too.
+
+// Note [Sizes read as values]
+// A module that passes a size of its input on as a value (`x.view(x.shape[0], -1)`,
+// `x.new_zeros(2 * n)`, `x[: n - 1]`) is exported with the size read once by
+// `sym_size.int(x, d)` (after the placeholders, where export's runtime-assertion pass puts
+// it), arithmetic on it as `operator` calls whose values are SymInt expressions (meta
+// `sym_int("Mul(Integer(2), Symbol('s77', ...))", hint=8)`), and those nodes among the
+// SymInt arguments of the calls that take them (`sym_ints[%sym_size_int, 3]`). A generated
+// program's concrete SymInt argument of 2 or more that is the example size k, 2k, k + 1 or
+// k - 1 is what such a module passes: the generator tries the program with every such
+// argument read from the size (each expression made once, before its first use, with its
+// first user's module stack) and keeps it where every value then follows the symbol, the
+// reads included (their values fit a*s + b as sizes do); else it tries the program as it
+// was. Only those forms: a size a module computes otherwise (3 * n // 2) is not affine in
+// the symbol at every size, which the fit would refuse anyway. Nor an as_strided's sizes or
+// strides: a view that grows with the size past a storage that does not is in bounds at
+// the sizes run and not above them, where a range may reach.
 
 std::string symbolRepr(const std::string& symbol) { return "Symbol('" + symbol + "', positive=True, integer=True)"; }
 
@@ -229,6 +249,30 @@ std::optional<NodeVals> valsAt(ExportedProgram& p, const std::vector<InputValue>
   return vals;
 }
 
+// Whether `n` is a size read or arithmetic on one (Note [Sizes read as values]).
+bool isSizeRead(const Node& n) {
+  if (n.target.kind() == Target::Kind::Builtin) {
+    const BuiltinOp op = n.target.builtinOp();
+    return op == BuiltinOp::Mul || op == BuiltinOp::Add || op == BuiltinOp::Sub;
+  }
+  const OpInfo* op = n.atenOp();
+  return op && op->qualified_name == "aten::sym_size" && op->overload == "int";
+}
+
+// A size read's ints made a SymInt where they follow the symbol.
+std::optional<Val> fitSizeRead(const ValSamples& at, Fit* fit) {
+  Samples samples;
+  for (const auto& [s, v] : at) {
+    const int64_t* i = v->get<int64_t>();
+    if (!i) return std::nullopt;
+    samples.emplace_back(s, *i);
+  }
+  auto fitted = fitInt(samples, false, fit);
+  if (!fitted) return std::nullopt;
+  if (fitted->isConcrete()) return Val(fitted->concrete());
+  return Val(Val::SymInt{fitted->expr()});
+}
+
 // Every value of the runs (the first at the example size) made symbolic, and in `*least`
 // the least size that keeps every size 2 or more; nullopt where a value does not follow
 // the size as Note [Symbolic sizes of generated programs] asks.
@@ -242,7 +286,7 @@ std::optional<NodeVals> fitAll(const std::vector<std::pair<int64_t, NodeVals>>& 
       if (it == vals.end()) return std::nullopt;
       at.emplace_back(size, &it->second);
     }
-    auto fitted = fitVal(at, &fit);
+    auto fitted = isSizeRead(*node) ? fitSizeRead(at, &fit) : fitVal(at, &fit);
     if (!fitted) return std::nullopt;
     if (*fitted != v0) out[node] = std::move(*fitted);
   }
@@ -298,9 +342,108 @@ bool resizesASymbolicTensor(const ExportedProgram& p, const NodeVals& fitted) {
   return false;
 }
 
+// The nodes of a program's size reads, made as arguments ask for them
+// (Note [Sizes read as values]).
+class SizeReads {
+ public:
+  SizeReads(Graph& g, Node* input, size_t dim, int64_t k) : g_(g), input_(input), dim_(dim), k_(k) {}
+
+  // The node whose value is `v` read from the size, made before `user` where it is not
+  // made yet; nullptr where `v` is none of the forms read.
+  Node* read(int64_t v, Node* user) {
+    if (v < 2) return nullptr;
+    for (const auto& [a, b] : {std::pair<int64_t, int64_t>{1, 0}, {2, 0}, {1, 1}, {1, -1}}) {
+      if (a * k_ + b == v) return made(a, b, user);
+    }
+    return nullptr;
+  }
+  bool any() const { return !made_.empty(); }
+
+ private:
+  Node* made(int64_t a, int64_t b, Node* user) {
+    const auto key = std::make_pair(a, b);
+    if (auto it = made_.find(key); it != made_.end()) return it->second;
+    Node* n = nullptr;
+    if (a == 1 && b == 0) {
+      n = g_.insertAfter(g_.placeholders().back(), OpKind::CallFunction, "sym_size_int");
+      n->target = Target::aten(findOp("aten::sym_size", "int"));
+      n->args = {arg::Tensor{input_}, arg::Int{static_cast<int64_t>(dim_)}};
+    } else {
+      Node* size = made(1, 0, user);
+      const BuiltinOp op = a != 1 ? BuiltinOp::Mul : b > 0 ? BuiltinOp::Add : BuiltinOp::Sub;
+      n = g_.insertBefore(user, OpKind::CallFunction, a != 1 ? "mul" : b > 0 ? "add" : "sub");
+      n->target = Target::builtin(op);
+      n->args = {arg::SymInt{{size}}, arg::Int{a != 1 ? a : std::abs(b)}};
+    }
+    n->meta.val = a * k_ + b;
+    n->meta.nn_module_stack = user->meta.nn_module_stack;
+    return made_[key] = n;
+  }
+
+  Graph& g_;
+  Node* input_;
+  size_t dim_;
+  int64_t k_;
+  std::map<std::pair<int64_t, int64_t>, Node*> made_;
+};
+
+// `a`, an argument its schema types SymInt or SymInt[], with each concrete entry that
+// `reads` reads made a read of the size.
+void readSizesIn(Argument& a, SizeReads& reads, Node* user) {
+  using Entry = arg::SymScalar<int64_t>;
+  auto entry = [&](int64_t v) {
+    Node* r = reads.read(v, user);
+    return r ? Entry{r, 0} : Entry{nullptr, v};
+  };
+  auto entries = [&](const auto& values) {
+    arg::SymIntList out;
+    for (const auto& v : values) out.values.push_back(v);
+    return out;
+  };
+  if (const auto* i = a.get<arg::Int>()) {
+    if (Node* r = reads.read(i->value, user)) a = arg::SymInt{{r, 0}};
+  } else if (auto* s = a.get<arg::SymInt>()) {
+    if (s->value.isLiteral()) s->value = entry(s->value.literal);
+  } else if (const auto* l = a.get<arg::IntList>()) {
+    std::vector<Entry> values;
+    for (int64_t v : l->values) values.push_back(entry(v));
+    if (std::any_of(values.begin(), values.end(), [](const Entry& e) { return !e.isLiteral(); })) a = entries(values);
+  } else if (auto* sl = a.get<arg::SymIntList>()) {
+    for (Entry& e : sl->values) {
+      if (e.isLiteral()) e = entry(e.literal);
+    }
+  }
+}
+
+// `p` with its calls' SymInt arguments that are read from the size of `dims[0]` so read
+// (Note [Sizes read as values]); nullopt where no argument is.
+std::optional<ExportedProgram> withSizesRead(const ExportedProgram& p, const std::vector<InputDim>& dims) {
+  ExportedProgram q = p.clone();
+  const InputDim d = dims[0];
+  SizeReads reads(q.graph(), userPlaceholders(q)[d.input], d.dim, q.example_inputs[d.input].tensor.sizes[d.dim]);
+  std::vector<Node*> calls;
+  for (Node& n : q.graph().nodes()) {
+    if (n.target.kind() == Target::Kind::Aten) calls.push_back(&n);
+  }
+  for (Node* n : calls) {
+    const OpInfo* op = n->target.op();
+    if (op->qualified_name.rfind("aten::as_strided", 0) == 0) continue;
+    auto read = [&](const ParamInfo& param, Argument& a) {
+      if (param.type == ParamType::SymInt || param.type == ParamType::SymIntList) readSizesIn(a, reads, n);
+    };
+    for (size_t i = 0; i < n->args.size() && i < op->arguments.size(); ++i) read(op->arguments[i], n->args[i]);
+    for (auto& [name, a] : n->kwargs) {
+      const int i = op->argumentIndex(name);
+      if (i >= 0) read(op->arguments[static_cast<size_t>(i)], a);
+    }
+  }
+  if (!reads.any()) return std::nullopt;
+  return q;
+}
+
 // Makes `dims` (all of one size) the symbol where the program follows it; false, and `p`
 // as it was, where it does not.
-bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
+bool fitSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
   const int64_t k = p.example_inputs[dims[0].input].tensor.sizes[dims[0].dim];
   std::vector<std::pair<int64_t, NodeVals>> runs;
   for (int64_t s : {k, k + 1, k + 2}) {
@@ -329,6 +472,16 @@ bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bo
   if (verify(p, *findDialect("TRAINING")).empty()) return true;
   p = std::move(before);
   return false;
+}
+
+// Makes `dims` the symbol, with its SymInt arguments read from the size where the program
+// then follows it (Note [Sizes read as values]), else as they are, where it follows it so.
+bool makeSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
+  if (auto reading = withSizesRead(p, dims); reading && fitSymbolic(*reading, dims, bounded)) {
+    p = std::move(*reading);
+    return true;
+  }
+  return fitSymbolic(p, dims, bounded);
 }
 
 // The dimensions the symbol may be: those of contiguous user inputs of size 2 or more

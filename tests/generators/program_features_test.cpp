@@ -20,9 +20,10 @@ std::vector<std::string> featuresOf(const ExportedProgram& p) {
   return names;
 }
 
-TEST(ProgramFeatures, RegionsBareCallsAnEffectASymbolAndASubmodule) {
+TEST(ProgramFeatures, RegionsBareCallsAnEffectASymbolItsReadAndASubmodule) {
   const ExportedProgram p = test::parse(R"EPT(graph {
   %x: f32[sym("s0", hint=2)] = placeholder
+  %sym_size_int: sym_int("s0", hint=2) = aten::sym_size.int(%x, 0)
   %_print: None = aten::_print("epsmith")
   %g: None = torch._C._set_grad_enabled(False)
   %neg: f32[sym("s0", hint=2)] = aten::neg(%x)
@@ -58,7 +59,7 @@ range_constraints {
 }
 )EPT");
   EXPECT_EQ(featuresOf(p), (std::vector<std::string>{"grad-region", "no-grad-calls", "autocast-region", "symbolic-size",
-                                                     "module-tree", "effect"}));
+                                                     "size-read", "module-tree", "effect"}));
 }
 
 // A cond in a branch is nested; a while loop; a bare `_set_grad_enabled(True)` alone turns

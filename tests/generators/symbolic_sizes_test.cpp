@@ -7,6 +7,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -83,6 +84,12 @@ RunResult runAtSize(const ExportedProgram& p, int64_t size, RunMode mode = RunMo
   RunOptions options(mode);
   int checked = 0;
   options.observe = [&](const Node& n, const c10::IValue& v) {
+    if (const auto* read = n.meta.val.get<Val::SymInt>()) {  // Note [Sizes read as values]
+      ASSERT_TRUE(v.isInt()) << n.name();
+      EXPECT_EQ(v.toInt(), evalAffine(read->expr.expr, size)) << "%" << n.name() << ": " << read->expr.expr;
+      ++checked;
+      return;
+    }
     const TensorMeta* meta = n.meta.val.tensor();
     if (!meta || !v.isTensor()) return;
     const at::Tensor t = v.toTensor();
@@ -235,7 +242,11 @@ TEST(SymbolicSizes, AResizeOfASymbolicTensorKeepsTheProgramStatic) {
   EXPECT_TRUE(resized.range_constraints.empty()) << printProgramText(resized);
 }
 
-// The symbol is the program's last draw: the same seed without it makes the same calls.
+// Whether `n` reads a size as a value (Note [Sizes read as values]): its value is a SymInt.
+bool readsASize(const Node& n) { return n.meta.val.get<Val::SymInt>() != nullptr; }
+
+// The symbol is the program's last draw: the same seed without it makes the same calls,
+// but for the reads of the size it passes to them.
 TEST(SymbolicSizes, DrawnLastSoTheCallsAreTheSame) {
   int differ = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
@@ -245,13 +256,88 @@ TEST(SymbolicSizes, DrawnLastSoTheCallsAreTheSame) {
     ASSERT_TRUE(a.ok() && b.ok());
     std::vector<std::string> calls[2];
     for (int i = 0; i < 2; ++i) {
-      for (const Node& n : (i ? b : a).value().graph().nodes())
-        calls[i].push_back(n.name() + " " + n.target.textName());
+      for (const Node& n : (i ? b : a).value().graph().nodes()) {
+        if (!readsASize(n)) calls[i].push_back(n.name() + " " + n.target.textName());
+      }
     }
     EXPECT_EQ(calls[0], calls[1]) << "seed " << seed;
     differ += printProgramText(a.value()) != printProgramText(b.value());
   }
   EXPECT_GT(differ, 0) << "no program was made symbolic";
+}
+
+// A module passing its input's size on (a view to it, a tensor twice its length, a slice
+// one short of it) reads it as export writes the read: one sym_size, arithmetic on it,
+// and the calls taking those nodes; the values then follow the symbol at every size of
+// the range, the reads' own values included (runAtSize), and the program reads back from
+// its text and functionalizes to what eager computes at another size.
+TEST(SymbolicSizes, SizesPassedOnAreReadAsValues) {
+  SeededSource random(1);
+  ExportedProgram p = test::parse(R"(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %x: f32[4, 1] = placeholder
+  %view: f32[1, 4, 1] = aten::view(%x, [1, 4, 1])
+  %new_zeros: f32[8] = aten::new_zeros(%x, [8])
+  %slice: f32[3, 1] = aten::slice.Tensor(%x, 0, 0, 3)
+  %sum: f32[] = aten::sum(%slice)
+  %add: f32[8] = aten::add.Tensor(%new_zeros, %sum)
+  return (%view, %add)
+}
+signature {
+  input user_input %x
+  output user_output %view
+  output user_output %add
+}
+storages {
+  $0: f32[4] = [1.0, -2.0, 3.0, -4.0]
+}
+example_inputs {
+  $0 f32[4, 1]
+}
+)");
+  addSymbolicSize(p, 100, random);
+  const std::string text = printProgramText(p);
+  SCOPED_TRACE(text);
+  ASSERT_EQ(p.range_constraints.count(kGeneratedSymbol), 1u);
+  EXPECT_NE(text.find("= aten::sym_size.int(%x, 0)"), std::string::npos);
+  EXPECT_NE(text.find("aten::view(%x, sym_ints[1, %sym_size_int, 1])"), std::string::npos);
+  EXPECT_NE(text.find("= operator.mul(sym_int(%sym_size_int), 2)"), std::string::npos);
+  EXPECT_NE(text.find("= operator.sub(sym_int(%sym_size_int), 1)"), std::string::npos);
+  EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+  const int64_t lo = *p.range_constraints.at(kGeneratedSymbol).min_val;
+  EXPECT_EQ(lo, 3) << "s0 - 1 rows must stay 2 or more";
+  for (int64_t size : {lo, int64_t{4}, int64_t{6}}) runAtSize(p, size);
+  auto back = parseProgramText(text);
+  ASSERT_TRUE(back.ok()) << back.error().str();
+  EXPECT_EQ(printProgramText(back.value()), text);
+  auto f = functionalize(p);
+  ASSERT_TRUE(f.ok()) << f.error().str();
+  Verdict v = compareResults(runAtSize(p, 6), runAtSize(f.value(), 6, RunMode::Exported));
+  EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+}
+
+// Over many seeds, some symbolic programs read the size as a value, and those follow the
+// symbol at their range's edges as every symbolic program does.
+TEST(SymbolicSizes, GeneratedProgramsReadSizesAsValues) {
+  int reading = 0;
+  for (uint64_t seed = 1; seed <= 300 && reading < 6; ++seed) {
+    SeededSource random(seed);
+    auto generated = generateProgram(catalog(), symbolic(), random);
+    ASSERT_TRUE(generated.ok());
+    const ExportedProgram& p = generated.value();
+    const auto& nodes = p.graph().nodes();
+    if (std::none_of(nodes.begin(), nodes.end(), readsASize)) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    ++reading;
+    EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    const auto& range = p.range_constraints.at(kGeneratedSymbol);
+    const int64_t example = exampleSize(p);
+    for (int64_t size : std::set<int64_t>{*range.min_val, example, range.max_val.value_or(example + 2)})
+      runAtSize(p, size);
+  }
+  EXPECT_GE(reading, 6) << "symbolic programs that read a size as a value, of 300 seeds";
 }
 
 // A case draws the size its checks run at from its seed: over many seeds, the range's

@@ -109,6 +109,12 @@ class DynamicRows(torch.nn.Module):  # a symbolic size, read back with sym_size
         return x.sum(0) * x.shape[0]
 
 
+class SizeReads(torch.nn.Module):  # a size passed on as a value: sym_size, SymInt arithmetic, sym_ints
+    def forward(self, x):
+        n = x.shape[0]
+        return x.view(1, n, -1), x.new_zeros(2 * n) + x[: n - 1].sum(), x.narrow(0, 1, n - 1) * n
+
+
 class Cond(torch.nn.Module):  # torch.cond: the interpreter runs the branch the predicate picks
     def forward(self, x):
         return torch.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, (x,))
@@ -322,12 +328,14 @@ class Effects(torch.nn.Module):  # an op with effects: run_decompositions thread
 def fixtures():
     base = torch.arange(12.0).reshape(3, 4)
     rows = {"x": {0: torch.export.Dim("rows", min=2, max=64)}}
+    reads = {"x": {0: torch.export.Dim("n", min=3, max=32)}}
     two = {"x": {0: torch.export.Dim("a", min=2, max=16), 1: torch.export.Dim("b", min=2, max=16)}}
     index = torch.tensor([[[0, 3], [1, 2], [3, 3]], [[2, 2], [0, 1], [1, 0]]])
     qkv = tuple(torch.randn(1, 2, 4, 8) for _ in range(3))
     return [
         Fixture("dynamic_rows", DynamicRows(), (torch.randn(4, 3),), dynamic_shapes=rows),
         Fixture("cond", Cond(), (torch.randn(3),)),
+        Fixture("size_reads", SizeReads(), (torch.randn(5, 2),), dynamic_shapes=reads),
         Fixture("linear_counter", LinearCounter(), (torch.randn(4, 3),)),
         Fixture("batchnorm_train", BatchNormTrain().train(), (torch.randn(2, 2, 5, 5),)),
         Fixture("in_place_input", InPlaceInput(), (torch.randn(3), torch.randn(3))),
