@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "ir/grad_regions.h"
 #include "ir/op_info.h"
+#include "ir/subgraphs.h"
 #include "ops/op_registry.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/libtorch_compat.h"
@@ -47,9 +49,10 @@ namespace {
 // that writes a tensor whose size follows the symbol into other sizes (an out= resize),
 // where growing or shrinking in place depends on the size (a guard such as s0*s0 >= 6,
 // which no range expresses; a campaign's D1 case met one at a size the example did not
-// decide). Programs
-// with higher-order calls stay static: their subgraphs' placeholders would need the
-// symbols too.
+// decide). A grad or autocast region's subgraph runs once on its operands, so its
+// values are read as the graph's are, its placeholders given their operands' values; a
+// program with a cond or a while loop stays static (a branch not taken and a body run no
+// times are never observed, and their placeholders would need the symbols too).
 
 // Note [Sizes read as values]
 // A module that passes a size of its input on as a value (`x.view(x.shape[0], -1)`,
@@ -315,15 +318,10 @@ bool sameSizesButOnes(const TensorMeta& a, const TensorMeta& b) {
   return left.empty();
 }
 
-// Whether a call writes a tensor whose size follows the symbol into a result of other
-// sizes (an out= that resizes it, resize_): whether that grows its storage or shrinks it in
-// place depends on the size, a guard no range expresses (export's would be s0*s0 >= 6).
-bool resizesASymbolicTensor(const ExportedProgram& p, const NodeVals& fitted) {
-  auto val = [&](const Node* n) -> const Val& {
-    auto it = fitted.find(n);
-    return it != fitted.end() ? it->second : n->meta.val;
-  };
-  for (const Node& n : p.graph().nodes()) {
+// Whether a call of `g` resizes a symbolic tensor, `val` giving each node's value.
+template <typename ValOf>
+bool resizesIn(const Graph& g, const ValOf& val) {
+  for (const Node& n : g.nodes()) {
     const OpInfo* op = n.target.kind() == Target::Kind::Aten ? n.target.op() : nullptr;
     if (!op) continue;
     bool resizes = false;
@@ -340,6 +338,19 @@ bool resizesASymbolicTensor(const ExportedProgram& p, const NodeVals& fitted) {
     if (resizes) return true;
   }
   return false;
+}
+
+// Whether a call writes a tensor whose size follows the symbol into a result of other
+// sizes (an out= that resizes it, resize_): whether that grows its storage or shrinks it in
+// place depends on the size, a guard no range expresses (export's would be s0*s0 >= 6).
+bool resizesASymbolicTensor(const ExportedProgram& p, const NodeVals& fitted) {
+  auto val = [&](const Node* n) -> const Val& {
+    auto it = fitted.find(n);
+    return it != fitted.end() ? it->second : n->meta.val;
+  };
+  bool resizes = false;
+  forEachGraph(p.graph(), [&](const Graph& g) { resizes = resizes || resizesIn(g, val); });
+  return resizes;
 }
 
 // The nodes of a program's size reads, made as arguments ask for them
@@ -441,6 +452,49 @@ std::optional<ExportedProgram> withSizesRead(const ExportedProgram& p, const std
   return q;
 }
 
+// The subgraph a grad or autocast region runs, and the index of its first operand; null for
+// any other node.
+std::pair<Graph*, size_t> regionBody(const Graph& g, const Node& n) {
+  if (Graph* body = gradRegionBody(g, n)) return {body, 2};
+  return {autocastRegionBody(g, n), 5};
+}
+
+// Whether every higher-order call of `p` is a grad or autocast region: a region runs its
+// subgraph once on its operands, so a run observes every value in it (a cond's other
+// branch and a loop body run no times are never observed).
+bool onlyRegions(const ExportedProgram& p) {
+  bool only = true;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) {
+      only = only && (n.target.kind() != Target::Kind::HigherOrder || regionBody(g, n).first);
+    }
+  });
+  return only;
+}
+
+// Gives each region's subgraph placeholders their operands' fitted values; false where a
+// placeholder does not hold what its operand's node made (a metadata mutation between the
+// two), whose value at other sizes no run observed.
+bool fitRegionPlaceholders(const ExportedProgram& p, NodeVals& fitted) {
+  bool held = true;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) {
+      const auto [body, first] = regionBody(g, n);
+      if (!body) continue;
+      const std::vector<const Node*> placeholders = static_cast<const Graph&>(*body).placeholders();
+      for (size_t i = 0; i < placeholders.size(); ++i) {
+        const auto* operand = first + i < n.args.size() ? n.args[first + i].get<arg::Tensor>() : nullptr;
+        if (!operand || placeholders[i]->meta.val != operand->node->meta.val) {
+          held = false;
+          continue;
+        }
+        if (auto it = fitted.find(operand->node); it != fitted.end()) fitted[placeholders[i]] = it->second;
+      }
+    }
+  });
+  return held;
+}
+
 // Makes `dims` (all of one size) the symbol where the program follows it; false, and `p`
 // as it was, where it does not.
 bool fitSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bounded) {
@@ -465,7 +519,7 @@ bool fitSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bou
       }
     }
   }
-  if (resizesASymbolicTensor(p, *fitted)) return false;
+  if (!fitRegionPlaceholders(p, *fitted) || resizesASymbolicTensor(p, *fitted)) return false;
   ExportedProgram before = p.clone();
   for (auto& [node, val] : *fitted) const_cast<Node*>(node)->meta.val = std::move(val);
   p.range_constraints[kGeneratedSymbol] = RangeConstraint{lo, bounded ? std::optional<int64_t>(k + 2) : std::nullopt};
@@ -499,11 +553,6 @@ std::vector<InputDim> candidates(ExportedProgram& p) {
   return out;
 }
 
-bool hasSubgraphs(const ExportedProgram& p) {
-  const auto& attrs = p.graph().attributes();
-  return std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.second.subgraph != nullptr; });
-}
-
 int64_t sizeOf(const ExportedProgram& p, const InputDim& d) { return p.example_inputs[d.input].tensor.sizes[d.dim]; }
 
 // The example size of `symbol`: the hint of an input dimension that is the symbol alone.
@@ -527,7 +576,7 @@ void addSymbolicSize(ExportedProgram& p, uint32_t percent, RandomSource& random)
   if (all.empty()) return;
   const InputDim drawn = all[random.below(all.size())];
   const bool bounded = random.chance(50);
-  if (hasSubgraphs(p)) return;
+  if (!onlyRegions(p)) return;
   compat::WarningHandlerGuard quiet(silentWarningHandler());
   std::vector<InputDim> same;
   std::copy_if(all.begin(), all.end(), std::back_inserter(same),

@@ -38,6 +38,10 @@ GeneratorConfig symbolic(uint32_t percent = 100) {
   return config;
 }
 
+bool hasSymbolicSize(const TensorMeta& t) {
+  return std::any_of(t.sizes.begin(), t.sizes.end(), [](const SymIntValue& s) { return !s.isConcrete(); });
+}
+
 // An affine expression in sympy's repr (Symbol, Mul(Integer(a), ·), Add(·, Integer(b)))
 // at s0 = `s`, read independently of the generator's writer.
 int64_t evalAffine(const std::string& e, int64_t s) {
@@ -128,7 +132,7 @@ std::vector<std::pair<uint64_t, ExportedProgram>> symbolicPrograms() {
 // say, and no size is under 2; above a closed range the run refuses the inputs, naming
 // the range.
 TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
-  int made = 0, bounded = 0, below_example = 0, derived = 0;
+  int made = 0, bounded = 0, below_example = 0, derived = 0, in_regions = 0;
   for (const auto& [seed, p] : symbolicPrograms()) {
     auto range = p.range_constraints.find(kGeneratedSymbol);
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
@@ -150,6 +154,11 @@ TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
       ASSERT_FALSE(above.ok());
       EXPECT_NE(above.error->message.find("outside s0's range"), std::string::npos) << above.error->message;
     }
+    for (const auto& [name, attr] : p.graph().attributes()) {
+      if (!attr.subgraph) continue;
+      for (const Node& n : attr.subgraph->nodes())
+        in_regions += n.meta.val.tensor() && hasSymbolicSize(*n.meta.val.tensor());
+    }
     for (const Node& n : p.graph().nodes()) {
       const TensorMeta* t = n.meta.val.tensor();
       if (n.op() != OpKind::CallFunction || !t) continue;
@@ -166,6 +175,7 @@ TEST(SymbolicSizes, ValuesFollowTheSymbolAcrossItsRange) {
   EXPECT_GT(bounded, 0);
   EXPECT_GT(below_example, 0);
   EXPECT_GT(derived, 0) << "no size or stride is an expression other than s0 itself";
+  EXPECT_GT(in_regions, 0) << "no value inside a grad or autocast region follows s0";
 }
 
 // The symbolic programs read back from their text and JSON as they were, and where the
