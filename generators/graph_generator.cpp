@@ -451,7 +451,13 @@ class Generator {
     hop->args = std::move(args);
     std::vector<c10::IValue> items(outputs.begin(), outputs.end());
     const c10::IValue result = c10::ivalue::Tuple::create(std::move(items));
-    valOf(result, &hop->meta.val);
+    if (!valOf(result, &hop->meta.val)) {
+      // A result no metadata describes (an integer operand that a write through a dtype
+      // view in the subgraph filled past the values programs hold): the call would have no
+      // meta.val, and the program is given up.
+      compromised_ = true;
+      return;
+    }
     pool(hop, result);
   }
 
