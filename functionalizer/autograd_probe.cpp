@@ -21,6 +21,7 @@ using probe_detail::cacheKey;
 using probe_detail::concreteMeta;
 using probe_detail::ProbeCache;
 using probe_detail::probeValues;
+using probe_detail::withReadSizesAtTheExample;
 
 namespace {
 
@@ -94,7 +95,11 @@ bool answerUnderGrad(ProbeCache<bool>& cache, const Node& call, const std::funct
 
 }  // namespace
 
-bool probeAutogradRefuses(const Node& call) {
+bool probeAutogradRefuses(const Node& given) {
+  Graph scratch;  // Note [Read sizes in probes]
+  const Node* read = withReadSizesAtTheExample(given, scratch);
+  if (!read) return false;
+  const Node& call = *read;
   static ProbeCache<bool> cache;
   return answerUnderGrad(cache, call, [&] {
     std::unordered_map<const Node*, at::Tensor> values;
@@ -108,7 +113,11 @@ bool probeAutogradRefuses(const Node& call) {
   });
 }
 
-bool probeAutogradTakesWrite(const Node& writer) {
+bool probeAutogradTakesWrite(const Node& given) {
+  Graph scratch;  // Note [Read sizes in probes]
+  const Node* read = withReadSizesAtTheExample(given, scratch);
+  if (!read) return false;
+  const Node& writer = *read;
   static ProbeCache<bool> cache;
   return answerUnderGrad(cache, writer, [&]() -> std::optional<bool> {
     // Fresh leaves on every run: autograd asks whether the written tensor is a leaf, and

@@ -47,6 +47,7 @@ using probe_detail::ProbeCache;
 using probe_detail::ProbeFill;
 using probe_detail::probeValues;
 using probe_detail::smallConcreteInputs;
+using probe_detail::withReadSizesAtTheExample;
 
 namespace {
 
@@ -164,7 +165,11 @@ std::optional<std::vector<ProbedReturn>> runAlone(const Node& call, c10::Device 
 
 namespace {
 
-std::optional<std::vector<ProbedReturn>> probe(const Node& call, bool with_sizes) {
+std::optional<std::vector<ProbedReturn>> probe(const Node& given, bool with_sizes) {
+  Graph scratch;  // Note [Read sizes in probes]
+  const Node* read = withReadSizesAtTheExample(given, scratch);
+  if (!read) return std::nullopt;
+  const Node& call = *read;
   static ProbeCache<std::optional<std::vector<ProbedReturn>>> cache;
   static std::mutex mu;                                   // for no_meta_kernel
   static std::unordered_set<std::string> no_meta_kernel;  // Note [Ops without meta kernels]
@@ -260,7 +265,11 @@ std::optional<bool> changesPastShrunkOut(const Node& out_call) {
 
 }  // namespace
 
-bool probeWritesPastShrunkOut(const Node& out_call) {
+bool probeWritesPastShrunkOut(const Node& given) {
+  Graph scratch;  // Note [Read sizes in probes]
+  const Node* read = withReadSizesAtTheExample(given, scratch);
+  if (!read) return false;
+  const Node& out_call = *read;
   static ProbeCache<bool> cache;
   bool probeable = out_call.target.kind() == Target::Kind::Aten && smallConcreteInputs(out_call);
   const std::string key = probeable ? cacheKey(out_call, true, &probeable) : "";

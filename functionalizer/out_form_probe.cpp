@@ -28,6 +28,7 @@ using probe_detail::ProbeCache;
 using probe_detail::ProbeFill;
 using probe_detail::probeValues;
 using probe_detail::smallConcreteInputs;
+using probe_detail::withReadSizesAtTheExample;
 std::optional<ScalarType> commonInputDtype(const Node& call, const std::string& out_name) {
   const OpInfo* op = call.target.op();
   const int out_at = op ? op->argumentIndex(out_name) : -1;
@@ -275,7 +276,11 @@ ProbeAnswer probeOnValues(const Node& out_call, const OpInfo& functional, const 
 
 }  // namespace
 
-std::optional<OutForm> probeOutForm(const Node& out_call, const OpInfo& functional, const std::string& out_name) {
+std::optional<OutForm> probeOutForm(const Node& given, const OpInfo& functional, const std::string& out_name) {
+  Graph scratch;  // Note [Read sizes in probes]
+  const Node* read = withReadSizesAtTheExample(given, scratch);
+  if (!read) return std::nullopt;
+  const Node& out_call = *read;
   static ProbeCache<std::optional<OutForm>> cache;
   bool probeable = out_call.target.kind() == Target::Kind::Aten;
   // Where a kernel converts depends on the op, the dtypes and the literals; but which

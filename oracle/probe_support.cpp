@@ -41,6 +41,64 @@ namespace probe_detail {
 // raise for the probe's values alone (an index out of range), are not cached; the out=
 // form probe, whose answer can depend on sizes (a mean over one element is that element in
 // any dtype), is keyed by sizes.
+// Note [Read sizes in probes]
+// A probe runs a call alone, each input node a tensor of its metadata; a size a program
+// reads as a value (`sym_int(%sym_size_int)` among a call's SymInt arguments) has no tensor
+// to come from. It is the value of its node at the example (its meta's int, or the hint of
+// its SymInt), which is where the probe's tensors stand too (concreteMeta), so the probe
+// runs the call with that value written in; its key then holds the value, as any literal's.
+// Left out, the probes declined such calls, and the functionalizer took the written
+// tensor's dtype for an out= call's result (fft_irfftn.out of f32 into f64, with its size
+// read from an input: a D1 dtype mismatch of a default campaign).
+namespace {
+
+std::optional<int64_t> valueAtTheExample(const Node& n) {
+  if (const int64_t* i = n.meta.val.get<int64_t>()) return *i;
+  const auto* s = n.meta.val.get<Val::SymInt>();
+  if (!s || !s->expr.hint || !std::holds_alternative<int64_t>(*s->expr.hint)) return std::nullopt;
+  return std::get<int64_t>(*s->expr.hint);
+}
+
+// `a` with its read sizes written in; false where one has no value at the example.
+bool readSizesWrittenIn(Argument& a) {
+  bool known = true;
+  auto entry = [&](arg::SymScalar<int64_t>& e) {
+    if (e.isLiteral()) return;
+    const auto v = valueAtTheExample(*e.node);
+    known = known && v.has_value();
+    e = {nullptr, v.value_or(0)};
+  };
+  if (auto* s = a.get<arg::SymInt>()) entry(s->value);
+  if (auto* l = a.get<arg::SymIntList>()) {
+    for (auto& e : l->values) entry(e);
+  }
+  return known;
+}
+
+bool readsASize(const Argument& a) {
+  bool reads = false;
+  if (a.kind() == ArgKind::SymInt || a.kind() == ArgKind::SymIntList) a.forEachNode([&](const Node*) { reads = true; });
+  return reads;
+}
+
+}  // namespace
+
+const Node* withReadSizesAtTheExample(const Node& call, Graph& scratch) {
+  const bool reads =
+      std::any_of(call.args.begin(), call.args.end(), readsASize) ||
+      std::any_of(call.kwargs.begin(), call.kwargs.end(), [](const auto& kv) { return readsASize(kv.second); });
+  if (!reads) return &call;
+  Node* n = scratch.append(OpKind::CallFunction, call.name());
+  n->target = call.target;
+  n->args = call.args;
+  n->kwargs = call.kwargs;
+  n->meta = call.meta;
+  bool known = true;
+  for (auto& a : n->args) known = readSizesWrittenIn(a) && known;
+  for (auto& [name, a] : n->kwargs) known = readSizesWrittenIn(a) && known;
+  return known ? n : nullptr;
+}
+
 std::string cacheKey(const Node& call, bool with_sizes, bool* probeable) {
   std::string key = call.target.textName();
   auto tensorKey = [&](const Node* n) {

@@ -39,6 +39,12 @@ class ProbeCache {
   std::unordered_map<std::string, T> answers_;
 };
 
+// Note [Read sizes in probes]: `call` with each SymInt argument that names a node (a size
+// read as a value, Note [Sizes read as values]) given as the node's value at the example,
+// the new node made in `scratch`; `call` itself where it has none, and null where a read
+// has no integer value at the example.
+const Node* withReadSizesAtTheExample(const Node& call, Graph& scratch);
+
 // Note [Probe answers are the key's alone]: the op, its argument dtypes (and grad), its
 // literals and, `with_sizes`, its sizes; `probeable` is cleared where an argument is none
 // of those.
