@@ -174,7 +174,8 @@ std::string_view outsideSubgraphs(std::string_view message) {
   for (bool nested = true; nested;) {
     nested = false;
     for (std::string_view where : {"in the region, %", "in the autocast region, %", "in the true branch, %",
-                                   "in the false branch, %", "in the loop's body, %", "in the loop's condition, %"}) {
+                                   "in the false branch, %", "in the loop's body, %", "in the loop's condition, %",
+                                   "in the map's body, %", "in the scan's combine function, %"}) {
       const size_t colon = message.find(": ");
       if (message.rfind(where, 0) != 0 || colon == std::string_view::npos) continue;
       message.remove_prefix(colon + 2);

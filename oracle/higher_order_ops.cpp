@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/stack.h>
 #include <c10/core/Device.h>
 
 #include <stdexcept>
@@ -128,6 +129,96 @@ c10::IValue runWhileLoop(HigherOrderCall& call) {
     if (!loopGoesOn(runSubgraph(call, 0, with(carried), "the loop's condition"))) break;
   }
   return c10::ivalue::Tuple::create(std::move(carried));
+}
+
+namespace {
+
+// The leading size the mapped or scanned tensors share; an error where one is no tensor,
+// has no dimension, or another leading size.
+int64_t leadingSize(const std::vector<c10::IValue>& xs, const char* op) {
+  int64_t n = -1;
+  for (const auto& x : xs) {
+    if (!x.isTensor() || x.toTensor().dim() == 0)
+      throw std::runtime_error(std::string(op) + "'s xs must be tensors of at least one dimension");
+    const int64_t size = x.toTensor().size(0);
+    if (n >= 0 && size != n) throw std::runtime_error(std::string(op) + "'s xs must have the same leading size");
+    n = size;
+  }
+  return n;
+}
+
+// Element `i` of each of `xs` along dimension 0, as `for x in xs` and select(0, i) give it.
+std::vector<c10::IValue> slicesAt(const std::vector<c10::IValue>& xs, int64_t i) {
+  std::vector<c10::IValue> out;
+  for (const auto& x : xs) out.emplace_back(x.toTensor().select(0, i));
+  return out;
+}
+
+std::vector<c10::IValue> concat(std::vector<c10::IValue> a, const std::vector<c10::IValue>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Each of `rows` (one vector of outputs per step) stacked along a new dimension 0.
+std::vector<c10::IValue> stacked(const std::vector<std::vector<c10::IValue>>& rows, const char* op) {
+  std::vector<c10::IValue> out;
+  for (size_t k = 0; !rows.empty() && k < rows[0].size(); ++k) {
+    std::vector<at::Tensor> column;
+    for (const auto& row : rows) {
+      if (row.size() != rows[0].size() || !row[k].isTensor())
+        throw std::runtime_error(std::string(op) + "'s steps must return the same number of tensors");
+      column.push_back(row[k].toTensor());
+    }
+    out.emplace_back(at::stack(column));
+  }
+  return out;
+}
+
+}  // namespace
+
+c10::IValue runMap(HigherOrderCall& call) {
+  if (call.args.size() != 3 || call.subgraphs.size() != 1) {
+    throw std::invalid_argument("map_impl takes (body_graph, xs, pos_args)");
+  }
+  const std::vector<c10::IValue> xs = elementsOf(call.args[1]);
+  const std::vector<c10::IValue> pos_args = elementsOf(call.args[2]);
+  const int64_t n = leadingSize(xs, "map");
+  if (n <= 0) throw std::runtime_error("Leading dimensions of mapped xs cannot be 0.");
+  std::vector<std::vector<c10::IValue>> rows;
+  for (int64_t i = 0; i < n; ++i)
+    rows.push_back(runSubgraph(call, 0, concat(slicesAt(xs, i), pos_args), "the map's body"));
+  std::vector<c10::IValue> out = stacked(rows, "map");
+  for (auto& v : out) {
+    const at::Tensor t = v.toTensor();
+    at::Tensor flat = at::empty({t.numel()}, t.options());
+    flat.copy_(t.reshape({-1}));
+    v = flat.view(t.sizes());
+  }
+  return c10::ivalue::Tuple::create(std::move(out));
+}
+
+c10::IValue runScan(HigherOrderCall& call) {
+  if (call.args.size() != 4 || call.subgraphs.size() != 1) {
+    throw std::invalid_argument("scan takes (combine_graph, init, xs, additional_inputs)");
+  }
+  std::vector<c10::IValue> carry = elementsOf(call.args[1]);
+  const std::vector<c10::IValue> xs = elementsOf(call.args[2]);
+  const std::vector<c10::IValue> additional = elementsOf(call.args[3]);
+  if (xs.empty()) return c10::ivalue::Tuple::create(std::move(carry));
+  const int64_t n = leadingSize(xs, "scan");
+  if (n <= 0)
+    throw std::runtime_error("All xs leaves must at least have 'dim' number of dimensions and scan dimension > 0");
+  std::vector<std::vector<c10::IValue>> rows;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<c10::IValue> out =
+        runSubgraph(call, 0, concat(concat(carry, slicesAt(xs, i)), additional), "the scan's combine function");
+    if (out.size() < carry.size())
+      throw std::runtime_error("combine_fn must return the carry (" + std::to_string(carry.size()) +
+                               " values) and the outputs, got " + std::to_string(out.size()) + " values");
+    carry.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(carry.size()));
+    rows.emplace_back(out.begin() + static_cast<std::ptrdiff_t>(carry.size()), out.end());
+  }
+  return c10::ivalue::Tuple::create(concat(std::move(carry), stacked(rows, "scan")));
 }
 
 c10::IValue runWithAutocast(HigherOrderCall& call) {

@@ -28,6 +28,20 @@ c10::IValue runWithEffects(HigherOrderCall& call);
 // torch/_higher_order_ops/while_loop.py's while_loop_dense runs it.
 c10::IValue runWhileLoop(HigherOrderCall& call);
 
+// map_impl(body_graph, xs, pos_args), as torch/_higher_order_ops/map.py's map_dense runs
+// it: the body on each element of the xs along dimension 0 (select(0, i)) and the pos_args,
+// each of its outputs stacked along a new dimension 0; xs of leading size 0 are refused
+// as torch's map refuses them. Each output is, as torch's map_impl returns it eagerly
+// (2.13), a view of a flat buffer of its elements: an in-place detach_ of one raises.
+c10::IValue runMap(HigherOrderCall& call);
+
+// scan(combine_graph, init, xs, additional_inputs), as torch/_higher_order_ops/scan.py's
+// generic_scan runs it (dim 0, export's form): the carry starts as init; step i calls the
+// combine graph on (carry, each x's element i, additional) and takes the carry from the
+// first len(init) outputs, the rest stacked along a new dimension 0; the result is the
+// last carry, then the stacked outputs.
+c10::IValue runScan(HigherOrderCall& call);
+
 // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, graph, *operands): the
 // subgraph under `torch.autocast(device_type, dtype, enabled, cache_enabled)`.
 c10::IValue runWithAutocast(HigherOrderCall& call);

@@ -620,7 +620,9 @@ std::map<std::string, HigherOrderFn>& hopRegistry() {
                                                {"wrap_with_set_grad_enabled", hop_detail::runWithGradEnabled},
                                                {"while_loop", hop_detail::runWhileLoop},
                                                {"wrap_with_autocast", hop_detail::runWithAutocast},
-                                               {"with_effects", hop_detail::runWithEffects}};
+                                               {"with_effects", hop_detail::runWithEffects},
+                                               {"map_impl", hop_detail::runMap},
+                                               {"scan", hop_detail::runScan}};
   return *registry;
 }
 

@@ -58,6 +58,7 @@ TEST(RootCause, OneMessageThroughManyOpsHasOneTemplate) {
   EXPECT_EQ(normalizedMessage("in the loop's body, %sin: boom 2"), "boom N");
   EXPECT_EQ(normalizedMessage("in the autocast region, %max_1: boom 2"), "boom N");
   EXPECT_EQ(normalizedMessage("in the loop's condition, %lt: boom 2"), "boom N");
+  EXPECT_EQ(normalizedMessage("in the map's body, %sin: in the scan's combine function, %x: boom 2"), "boom N");
   // The C++ names caffe2::TypeMeta gives dtypes, where a dtype is named; other words stay.
   EXPECT_EQ(normalizedMessage("Expected out tensor to have dtype long int, but got c10::complex<float> instead"),
             normalizedMessage("Expected out tensor to have dtype float, but got bool instead"));

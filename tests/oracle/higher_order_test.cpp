@@ -1,17 +1,21 @@
 // The eager oracle's higher-order ops (oracle/higher_order_ops.cpp) against direct ATen
-// calls: cond, while_loop, autocast and grad regions, run whole and as single calls.
+// calls: cond, while_loop, map, scan, autocast and grad regions, run whole and as single
+// calls.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/exp.h>
 #include <ATen/ops/linear.h>
+#include <ATen/ops/linspace.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/neg.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/sin.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
 
@@ -110,6 +114,88 @@ signature {
   ASSERT_TRUE(none.ok()) << none.error->str();
   EXPECT_TENSOR_EQ(none.outputs[1].toTensor(), x);
   EXPECT_FALSE(none.outputs[1].toTensor().is_alias_of(x));
+}
+
+// map_impl as torch.export (2.13) writes `torch._higher_order_ops.map(lambda x, y: x.sin() +
+// y, xs, y)`: the body runs on each row of xs with y, and the rows come back stacked, a
+// view as torch's are; a leading size of 0 is refused as torch's map refuses it.
+TEST(Oracle, MapRunsItsBodyOnEachElementAndStacksThem) {
+  auto p = parse(R"EPT(graph {
+  %xs: f32[4, 3] = placeholder
+  %y: f32[3] = placeholder
+  %body = get_attr("body_graph_0")
+  %map_impl: (f32[4, 3],) = higher_order.map_impl(graph(%body), [%xs], [%y])
+  %getitem: f32[4, 3] = operator.getitem(%map_impl, 0)
+  return (%getitem)
+  attr "body_graph_0" = graph {
+    %x: f32[3] = placeholder
+    %y: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%x)
+    %mul: f32[3] = aten::mul.Tensor(%sin, %y)
+    return (%mul)
+  }
+}
+signature {
+  input user_input %xs
+  input user_input %y
+  output user_output %getitem
+}
+)EPT");
+  const at::Tensor xs = at::linspace(-2, 2, 12).reshape({4, 3});
+  const at::Tensor y = at::tensor({0.5f, -1.0f, 3.0f});
+  auto r = runProgram(p, {tensorInput(xs), tensorInput(y)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), at::sin(xs).mul(y));
+  EXPECT_TRUE(r.outputs[0].toTensor().is_view());  // as torch's map_impl returns it
+  auto empty = runProgram(p, {tensorInput(at::zeros({0, 3})), tensorInput(y)});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error->message.find("Leading dimensions of mapped xs cannot be 0"), std::string::npos);
+}
+
+// scan as torch.export (2.13) writes `scan(lambda c, x: (c + x * w, c * 2), init, xs)` with
+// w a closure (an additional input): the carry runs through the rows of xs, each step's
+// second output stacked, and the last carry comes first.
+TEST(Oracle, ScanCarriesThroughTheElementsAndStacksTheOutputs) {
+  auto p = parse(R"EPT(graph {
+  %init: f32[3] = placeholder
+  %xs: f32[4, 3] = placeholder
+  %w: f32[3] = placeholder
+  %combine = get_attr("scan_combine_graph_0")
+  %scan: (f32[3], f32[4, 3]) = higher_order.scan(graph(%combine), [%init], [%xs], [%w])
+  %carry: f32[3] = operator.getitem(%scan, 0)
+  %ys: f32[4, 3] = operator.getitem(%scan, 1)
+  return (%carry, %ys)
+  attr "scan_combine_graph_0" = graph {
+    %c: f32[3] = placeholder
+    %x: f32[3] = placeholder
+    %w: f32[3] = placeholder
+    %mul: f32[3] = aten::mul.Tensor(%x, %w)
+    %add: f32[3] = aten::add.Tensor(%c, %mul)
+    %twice: f32[3] = aten::mul.Scalar(%c, 2)
+    return (%add, %twice)
+  }
+}
+signature {
+  input user_input %init
+  input user_input %xs
+  input user_input %w
+  output user_output %carry
+  output user_output %ys
+}
+)EPT");
+  const at::Tensor init = at::tensor({1.0f, 0.0f, -1.0f});
+  const at::Tensor xs = at::linspace(-2, 2, 12).reshape({4, 3});
+  const at::Tensor w = at::tensor({0.5f, -1.0f, 3.0f});
+  auto r = runProgram(p, {tensorInput(init), tensorInput(xs), tensorInput(w)});
+  ASSERT_TRUE(r.ok()) << r.error->str();
+  at::Tensor c = init;
+  std::vector<at::Tensor> ys;
+  for (int64_t i = 0; i < 4; ++i) {
+    ys.push_back(c.mul(2));
+    c = c.add(xs[i].mul(w));
+  }
+  EXPECT_TENSOR_EQ(r.outputs[0].toTensor(), c);
+  EXPECT_TENSOR_EQ(r.outputs[1].toTensor(), at::stack(ys));
 }
 
 // wrap_with_autocast as torch.export (2.13) writes `with torch.autocast("cpu",

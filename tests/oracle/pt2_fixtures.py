@@ -294,6 +294,20 @@ class WhileLoop(torch.nn.Module):  # while_loop: a carried counter and tensor, a
         return while_loop(lambda i, x: i < n, lambda i, x: (i + 1, x * 2 + n), (i, x))
 
 
+class Map(torch.nn.Module):  # map over the rows of an input, a parameter passed to each
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(3), requires_grad=False)
+
+    def forward(self, xs):
+        return torch._higher_order_ops.map(lambda x, w: (x.sin() * w, x.sum()), xs, self.w)
+
+
+class Scan(torch.nn.Module):  # scan: a running carry over the rows, a closure, stacked outputs
+    def forward(self, init, xs, w):
+        return torch._higher_order_ops.scan(lambda c, x: (c + x * w, (c * 2, c.sum())), init, xs)
+
+
 class Autocast(torch.nn.Module):  # a linear under CPU autocast to bfloat16, a float32 tail
     def __init__(self):
         super().__init__()
@@ -365,6 +379,8 @@ def fixtures():
         Fixture("dtypes", Dtypes(), (torch.randn(3).half(), torch.randn(3).bfloat16(), torch.tensor([1, -4, 7]))),
         Fixture("param_in_place_no_grad", ParamInPlaceNoGrad(), (torch.randn(2, 3),)),
         Fixture("while_loop", WhileLoop(), (torch.tensor(0), torch.randn(3), torch.tensor(3))),
+        Fixture("map", Map(), (torch.randn(4, 3),)),
+        Fixture("scan", Scan(), (torch.randn(3), torch.randn(4, 3), torch.randn(3))),
         Fixture("autocast", Autocast(), (torch.randn(2, 4),)),
         Fixture("autocast_state", AutocastState(), (torch.randn(2, 4),)),
         Fixture("effects", Effects(), (torch.randn(3),)),
