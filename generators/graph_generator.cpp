@@ -369,9 +369,9 @@ class Generator {
   // The nodes `source` made (0 where its calls were all refused).
   int makeFrom(NodeSource source) {
     using Make = int (Generator::*)();
-    static constexpr Make kMake[] = {&Generator::fromAtenCall,   &Generator::fromViewChain,
-                                     &Generator::fromGradRegion, &Generator::fromCond,
-                                     &Generator::fromWhileLoop,  &Generator::fromAutocastRegion};
+    static constexpr Make kMake[] = {
+        &Generator::fromAtenCall,  &Generator::fromViewChain,      &Generator::fromGradRegion, &Generator::fromCond,
+        &Generator::fromWhileLoop, &Generator::fromAutocastRegion, &Generator::fromMap,        &Generator::fromScan};
     static_assert(std::size(kMake) == kNodeSourceCount, "a row of node_sources.def has no maker");
     return (this->*kMake[static_cast<size_t>(source)])();
   }
@@ -463,8 +463,10 @@ class Generator {
 
   // A subgraph's calls: a grad region's run with grad mode off, an autocast region's under
   // CPU autocast to `autocast_dtype_`, and both are drawn from every category; a cond
-  // branch's keep the mode and are functional calls only.
-  enum class Subgraph { GradRegion, AutocastRegion, CondBranch };
+  // branch's keep the mode and are functional calls only, now and then a nested cond; a
+  // map's body's and a scan's function's are functional calls alone (torch's scan traces
+  // its function and refuses a carry whose size a nested cond leaves unknown to tracing).
+  enum class Subgraph { GradRegion, AutocastRegion, CondBranch, MappedFunction };
 
   // A grad region as torch.export writes a module's `with torch.no_grad():` block:
   // higher_order.wrap_with_set_grad_enabled(False, graph(%submod_N), *operands), its calls
@@ -636,6 +638,13 @@ class Generator {
     hop->target = Target::higherOrder("while_loop");
     hop->args = {arg::Graph{cond_attr}, arg::Graph{body_attr}, arg::TensorList{{zero, operands[0].node}},
                  arg::TensorList{std::move(additional)}};
+    return runAppended(hop) ? 2 : 1;  // where it fails, the counter's call stays and the program is given up
+  }
+
+  // Runs the higher-order call `hop`, just appended to the program, on the live values, as
+  // the interpreter runs it, and pools what it made; false, the program given up, where it
+  // fails.
+  bool runAppended(Node* hop) {
     auto run = runSingleCall(
         *hop,
         [this](const Node* in) -> c10::IValue {
@@ -644,11 +653,100 @@ class Generator {
         },
         &p_.graph());
     if (run.error || run.outputs.empty() || !valOf(run.outputs[0], &hop->meta.val)) {
-      compromised_ = true;  // the counter's call stays: the program is given up
-      return 1;
+      compromised_ = true;
+      return false;
     }
     pool(hop, run.outputs[0]);
-    return 2;
+    return true;
+  }
+
+  // Operands a map or scan may take: one to three live values apart in memory, none
+  // requiring grad (neither has autograd in an exported program), the one at `mapped`
+  // contiguous with a leading size of 1 or more (torch's map and scan refuse 0, and export
+  // lays an element out contiguous, as it lays it in the body's placeholder); empty where
+  // the draw has none such.
+  std::vector<Live> mapOperands(size_t mapped) {
+    std::vector<Live> operands = pickOperands(true);
+    if (operands.size() <= mapped) return {};
+    const at::Tensor& xs = operands[mapped].value;
+    if (xs.dim() == 0 || xs.size(0) == 0 || !xs.is_contiguous()) return {};
+    for (const Live& o : operands) {
+      if (o.value.requires_grad()) return {};
+    }
+    return operands;
+  }
+
+  // The operands with the one at `mapped` replaced by its first element along dimension 0,
+  // which a map's body or a scan's combine function is drawn over.
+  static std::vector<Live> overFirstElement(std::vector<Live> operands, size_t mapped) {
+    operands[mapped].value = operands[mapped].value.select(0, 0);
+    return operands;
+  }
+
+  // map as torch.export writes `torch._higher_order_ops.map(fn, xs, *args)`:
+  // higher_order.map_impl(graph(%body_graph_N), [%xs], [args]), the body over an element of
+  // xs and the other operands, one to three functional calls (map traces its body, which
+  // may neither write nor alias what it takes; no nested cond),
+  // returning the latest; what it returns for each element comes back stacked along a new
+  // dimension 0 through a getitem.
+  int fromMap() {
+    const std::vector<Live> operands = mapOperands(0);
+    if (operands.empty()) return 0;
+    std::vector<Live> in_body;
+    auto body = subgraphOver(overFirstElement(operands, 0), &in_body);
+    const size_t placeholders = in_body.size();
+    const int made = drawInto(*body, in_body, random_.range(1, 3), Subgraph::MappedFunction);
+    if (compromised_ || in_body.size() == placeholders) return made;  // no value made: the body is dropped
+    body->append(OpKind::Output, "output")->args = {arg::Tensor{in_body.back().node}};
+    std::vector<Node*> pos_args;
+    for (size_t k = 1; k < operands.size(); ++k) pos_args.push_back(operands[k].node);
+    Node* body_attr = attach(std::move(body), "body_graph_" + std::to_string(maps_++));
+    Node* hop = p_.graph().append(OpKind::CallFunction, "map_impl");
+    hop->target = Target::higherOrder("map_impl");
+    hop->args = {arg::Graph{body_attr}, arg::TensorList{{operands[0].node}}, arg::TensorList{std::move(pos_args)}};
+    return runAppended(hop) ? made + 1 : made;
+  }
+
+  // scan as torch.export writes `torch._higher_order_ops.scan(fn, init, xs)`:
+  // higher_order.scan(graph(%scan_combine_graph_N), [%init], [%xs], [additional]), the
+  // combine function over the carry, an element of xs and the other operands (read as
+  // closures), one to three functional calls as a map's body's,
+  // returning the latest value laid out as the carry (the next carry) and the latest other
+  // one, if any (an output, stacked along a new dimension 0). The last carry and the
+  // stacked outputs come back through getitems.
+  int fromScan() {
+    const std::vector<Live> operands = mapOperands(1);
+    if (operands.empty()) return 0;
+    std::vector<Live> in_fn;
+    auto fn = subgraphOver(overFirstElement(operands, 1), &in_fn);
+    const size_t placeholders = in_fn.size();
+    const int made = drawInto(*fn, in_fn, random_.range(1, 3), Subgraph::MappedFunction);
+    if (compromised_) return made;
+    const at::Tensor& carry = operands[0].value;
+    const Live* next = nullptr;
+    const Live* output = nullptr;
+    for (size_t k = in_fn.size(); k-- > placeholders;) {
+      const at::Tensor& v = in_fn[k].value;
+      const bool twin =
+          v.scalar_type() == carry.scalar_type() && v.sizes() == carry.sizes() && v.strides() == carry.strides();
+      if (twin && !next) {
+        next = &in_fn[k];
+      } else if (!output) {
+        output = &in_fn[k];
+      }
+    }
+    if (!next) return made;  // no next carry: the function is dropped, nothing outside changed
+    Node* out = fn->append(OpKind::Output, "output");
+    out->args = {arg::Tensor{next->node}};
+    if (output) out->args.push_back(arg::Tensor{output->node});
+    std::vector<Node*> additional;
+    for (size_t k = 2; k < operands.size(); ++k) additional.push_back(operands[k].node);
+    Node* fn_attr = attach(std::move(fn), "scan_combine_graph_" + std::to_string(scans_++));
+    Node* hop = p_.graph().append(OpKind::CallFunction, "scan");
+    hop->target = Target::higherOrder("scan");
+    hop->args = {arg::Graph{fn_attr}, arg::TensorList{{operands[0].node}}, arg::TensorList{{operands[1].node}},
+                 arg::TensorList{std::move(additional)}};
+    return runAppended(hop) ? made + 1 : made;
   }
 
   // `calls` ATen calls drawn into `g`, whose values are `values`, as a `kind` subgraph's
@@ -661,12 +759,18 @@ class Generator {
     const bool grad = kind == Subgraph::GradRegion ? false : outer_grad;
     at::AutoGradMode mode(grad);
     grad_enabled_ = grad;
-    const bool outer_traced = std::exchange(traced_, kind == Subgraph::CondBranch);
+    const bool outer_traced = std::exchange(traced_, kind == Subgraph::CondBranch || kind == Subgraph::MappedFunction);
     std::optional<autocast_state::AutocastRegion> autocast;
     if (kind == Subgraph::AutocastRegion) autocast.emplace(c10::DeviceType::CPU, autocast_dtype_, true, false);
     int made = 0;
     for (int64_t i = 0; i < calls && !compromised_; ++i) {
-      made += kind == Subgraph::CondBranch ? fromBranchCall() : fromAtenCall();
+      if (kind == Subgraph::CondBranch) {
+        made += fromBranchCall();
+      } else if (kind == Subgraph::MappedFunction) {
+        made += fromFunctionalCall();
+      } else {
+        made += fromAtenCall();
+      }
     }
     grad_enabled_ = outer_grad;
     traced_ = outer_traced;
@@ -838,6 +942,8 @@ class Generator {
   at::ScalarType autocast_dtype_ = at::kBFloat16;  // the autocast region being drawn into
   int conds_ = 0;                                  // conds made, for their branches' names
   int loops_ = 0;                                  // while_loops made, for their subgraphs' names
+  int maps_ = 0;                                   // maps made, for their bodies' names
+  int scans_ = 0;                                  // scans made, for their combine functions' names
   int cond_depth_ = 0;                             // conds being drawn into, around the call being drawn
   bool traced_ = false;                            // drawing into a cond branch or a loop body, which torch traces
   bool grad_enabled_ = true;

@@ -11,7 +11,7 @@ namespace epsmith {
 
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p) {
   bool region = false, bare = false, autocast = false, cond = false, nested = false, loop = false, effect = false,
-       read = false;
+       read = false, map = false, scan = false;
   forEachGraph(p.graph(), [&](const Graph& g) {
     const bool sub = &g != &p.graph();
     for (const Node& n : g.nodes()) {
@@ -21,6 +21,8 @@ std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram&
       cond = cond || (hop && n.target.name() == "cond");
       nested = nested || (hop && sub && n.target.name() == "cond");
       loop = loop || (hop && n.target.name() == "while_loop");
+      map = map || (hop && n.target.name() == "map_impl");
+      scan = scan || (hop && n.target.name() == "scan");
       bare = bare || gradModeSet(n) == false;
       effect = effect || (n.atenOp() && hasEffects(*n.atenOp()));
       read = read || n.meta.val.get<Val::SymInt>() != nullptr;
@@ -33,7 +35,7 @@ std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram&
     symbolic = symbolic || (t && std::any_of(t->sizes.begin(), t->sizes.end(),
                                              [](const SymIntValue& s) { return !s.isConcrete(); }));
   }
-  return {region, bare, autocast, cond, nested, loop, symbolic, read, tree, effect};
+  return {region, bare, autocast, cond, nested, loop, map, scan, symbolic, read, tree, effect};
 }
 
 }  // namespace epsmith

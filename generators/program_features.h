@@ -15,7 +15,7 @@ namespace epsmith {
 //   "no-grad-calls": a bare _set_grad_enabled call (the form older exports wrote);
 //   "autocast-region": a wrap_with_autocast call, as export writes `with torch.autocast()`;
 //   "cond": a cond call; "nested-cond": a cond inside a subgraph;
-//   "while-loop": a while_loop call;
+//   "while-loop": a while_loop call; "map": a map_impl call; "scan": a scan call;
 //   "symbolic-size": an input with a symbolic size;
 //   "size-read": a node whose value is a SymInt, a size read as a value (sym_size and
 //   arithmetic on it: Note [Sizes read as values]);
@@ -27,9 +27,9 @@ namespace epsmith {
 // so those a minimized program keeps are ones its finding needs; it keeps a module tree
 // whole and rebuilds metadata at the example's sizes, so "module-tree" counts what the
 // programs were, and "symbolic-size" only findings whose minimization kept the symbol.
-inline constexpr std::array<std::string_view, 10> kProgramFeatures = {
-    "grad-region", "no-grad-calls", "autocast-region", "cond",        "nested-cond",
-    "while-loop",  "symbolic-size", "size-read",       "module-tree", "effect"};
+inline constexpr std::array<std::string_view, 12> kProgramFeatures = {
+    "grad-region", "no-grad-calls", "autocast-region", "cond",      "nested-cond", "while-loop",
+    "map",         "scan",          "symbolic-size",   "size-read", "module-tree", "effect"};
 
 // Whether `p` has each of kProgramFeatures, in that order.
 std::array<bool, kProgramFeatures.size()> programFeatures(const ExportedProgram& p);

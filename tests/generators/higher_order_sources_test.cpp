@@ -1,4 +1,5 @@
-// The generator's higher-order sources (grad and autocast regions, conds, while loops): programs made as
+// The generator's higher-order sources (grad and autocast regions, conds, while loops,
+// maps, scans): programs made as
 // torch.export writes them verify, read back from text and JSON as they were, and where the
 // native functionalizer takes them it computes what eager does.
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/json_format.h"
@@ -355,6 +357,62 @@ TEST(HigherOrderSources, WhileLoopsCarryACounterAndAValueThroughAFunctionalBody)
   EXPECT_EQ(iterations, (std::set<int64_t>{0, 1, 2, 3}));
 }
 
+// map and scan as torch.export writes them: a map's body and a scan's combine function are
+// functional calls over an element of a contiguous operand of leading size 1 or more; a
+// map's results stack what the body returns, a scan's first result has the carry's
+// metadata. The programs verify, run, read back, and functionalize to what eager computes.
+TEST(HigherOrderSources, MapsAndScansRunTheirFunctionsOverTheElementsOfAnOperand) {
+  for (const auto& [source, hop] : {std::pair{NodeSource::Map, "map_impl"}, std::pair{NodeSource::Scan, "scan"}}) {
+    GeneratorConfig config = test::withSources({{NodeSource::AtenCall, 1}, {source, 1}});
+    config.refused_percent = 0;
+    int with_hop = 0, functionalized = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      SeededSource random(seed);
+      auto generated_program = generateProgram(catalog(), config, random);
+      ASSERT_TRUE(generated_program.ok());
+      const ExportedProgram& p = generated_program.value();
+      SCOPED_TRACE(std::string(hop) + " seed " + std::to_string(seed) + "\n" + printProgramText(p));
+      RunResult eager = runProgram(p, RunOptions(RunMode::Eager));
+      ASSERT_TRUE(eager.ok()) << eager.error->str();
+      for (const Node& n : p.graph().nodes()) {
+        if (n.target.kind() != Target::Kind::HigherOrder) continue;
+        ASSERT_EQ(n.target.name(), hop);
+        ++with_hop;
+        const Graph& fn = *p.graph().attribute(n.args.at(0).get<arg::Graph>()->node->attr)->subgraph;
+        for (const Node& s : fn.nodes()) {
+          if (s.atenOp()) {
+            EXPECT_EQ(opRole(*s.atenOp()).role, OpRole::Functional) << s.name();
+          }
+        }
+        // The placeholders hold the operands as they were when the call was made (a
+        // metadata mutation since may have changed a node's own meta).
+        const auto placeholders = fn.placeholders();
+        const auto* results = n.meta.val.list();
+        ASSERT_TRUE(results && !results->empty());
+        const Node* out = const_cast<Graph&>(fn).outputNode();
+        if (source == NodeSource::Scan) {
+          const TensorMeta* carry = placeholders.at(0)->meta.val.tensor();
+          EXPECT_EQ((*results)[0].tensor()->sizes, carry->sizes);
+          EXPECT_EQ((*results)[0].tensor()->dtype, carry->dtype);
+        }
+        // every stacked result: the function's value for one element, a row per element
+        const size_t first_stacked = source == NodeSource::Map ? 0 : 1;
+        for (size_t k = first_stacked; k < results->size(); ++k) {
+          const TensorMeta* stacked = (*results)[k].tensor();
+          const TensorMeta* row = out->args.at(k).get<arg::Tensor>()->node->meta.val.tensor();
+          ASSERT_TRUE(stacked && row);
+          EXPECT_EQ(stacked->sizes.size(), row->sizes.size() + 1);
+          EXPECT_GE(stacked->sizes[0].concrete(), 1);
+          EXPECT_EQ(stacked->sizes[0], (*results)[first_stacked].tensor()->sizes[0]);
+        }
+      }
+      functionalized += roundTripsAndFunctionalizesLikeEager(p, eager) ? 1 : 0;
+    }
+    EXPECT_GT(with_hop, 15) << hop;
+    EXPECT_GE(functionalized, 20) << hop << ": of 40 programs";
+  }
+}
+
 // The 100 seeds from 50 before each of `seeds`.
 std::vector<uint64_t> seedsAround(std::initializer_list<uint64_t> seeds) {
   std::vector<uint64_t> out;
@@ -364,13 +422,13 @@ std::vector<uint64_t> seedsAround(std::initializer_list<uint64_t> seeds) {
   return out;
 }
 
-// The calls of `g`'s cond branches and loop bodies, at every depth: what torch.cond and
-// while_loop trace.
+// The calls of `g`'s cond branches, loop bodies, map bodies and scan functions, at every
+// depth: what torch.cond, while_loop, map and scan trace.
 void forEachTracedCall(const Graph& g, const std::function<void(const Node&)>& fn, bool traced = false) {
   for (const Node& n : g.nodes()) {
     if (traced && n.atenOp()) fn(n);
-    const bool traces =
-        n.target.kind() == Target::Kind::HigherOrder && (n.target.name() == "cond" || n.target.name() == "while_loop");
+    const std::string& hop = n.target.kind() == Target::Kind::HigherOrder ? n.target.name() : "";
+    const bool traces = hop == "cond" || hop == "while_loop" || hop == "map_impl" || hop == "scan";
     for (const Argument& a : n.args) {
       const auto* sub = a.get<arg::Graph>();
       const Attribute* attr = sub && sub->node ? g.attribute(sub->node->attr) : nullptr;
@@ -394,7 +452,9 @@ TEST(HigherOrderSources, DrawnTogetherEveryProgramVerifies) {
                                                    {NodeSource::GradRegion, 1},
                                                    {NodeSource::Cond, 1},
                                                    {NodeSource::WhileLoop, 1},
-                                                   {NodeSource::AutocastRegion, 1}});
+                                                   {NodeSource::AutocastRegion, 1},
+                                                   {NodeSource::Map, 1},
+                                                   {NodeSource::Scan, 1}});
   int with_subgraphs = 0, traced_calls = 0;
   for (uint64_t seed : seedsAround({99, 14054, 29672})) {
     SeededSource random(seed);
