@@ -5,6 +5,7 @@
 #include "repro/forward_writer.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "formats/scalar_format.h"
@@ -148,6 +149,8 @@ class GraphWriter {
         if (t.name() == "cond") return condCall(n, regions);
         if (t.name() == "with_effects") return withEffects(n, regions);
         if (t.name() == "while_loop") return whileLoop(n, regions);
+        if (t.name() == "map_impl") return mapCall(n, regions);
+        if (t.name() == "scan") return scanCall(n, regions);
         break;
       default: break;
     }
@@ -274,6 +277,77 @@ class GraphWriter {
     }
     emit(regions, names_.local(n) + " = torch._higher_order_ops.while_loop(" + fns[0] + ", " + fns[1] + ", (" +
                       joined(carried_names) + (carried_names.size() == 1 ? ",))" : "))"));
+  }
+
+  // The function `def NAME(params):` over subgraph `g` of `n`, its placeholders past
+  // `params_from` bound to `closures` (read from the enclosing scope, as export came to
+  // lift them); what it returns: `returned` of the subgraph's values, laid out by `form`.
+  std::string function(const Node& n, const Argument& graph, size_t params_from, const std::vector<Node*>& closures,
+                       GradRegions& regions, const std::function<std::string(std::vector<std::string>)>& form) {
+    const Graph& g = subgraphOf(n, graph, "its function");
+    const auto placeholders = g.placeholders();
+    if (placeholders.size() != params_from + closures.size()) {
+      throw Unwritable("%" + n.name(), "the subgraph of " + n.target.name() + " takes " +
+                                           std::to_string(placeholders.size()) + " inputs but is given " +
+                                           std::to_string(params_from + closures.size()));
+    }
+    std::vector<std::string> params;
+    for (size_t k = 0; k < placeholders.size(); ++k) {
+      if (k < params_from) {
+        params.push_back(names_.local(*placeholders[k]));
+      } else {
+        names_.bind(*placeholders[k], names_.of(*closures[k - params_from]));
+      }
+    }
+    const std::string fn = names_.local(*graph.get<arg::Graph>()->node);
+    emit(regions, "def " + fn + "(" + joined(params) + "):");
+    const std::vector<std::string> returned = write(g, regions.indent() + 1);
+    lines_.push_back(std::string(4 * (regions.indent() + 1), ' ') + "return " + form(returned));
+    return fn;
+  }
+
+  // The one tensor of a list argument of `n`; throws where the list holds another count.
+  const Node* single(const Node& n, const Argument& a, const std::string& what) {
+    const auto* list = a.get<arg::TensorList>();
+    if (!list || list->nodes.size() != 1)
+      throw Unwritable("%" + n.name(), n.target.name() + " over other than one " + what + " has no Python form yet");
+    return list->nodes[0];
+  }
+
+  // map_impl(body_graph, [xs], pos_args), as a user writes it:
+  // torch._higher_order_ops.map(fn, xs, *pos_args), fn defined just before the call over an
+  // element of xs and the pos_args, returning a tuple, so the call's result is the tuple of
+  // the stacked outputs that getitem nodes index.
+  void mapCall(const Node& n, GradRegions& regions) {
+    const auto* pos = n.args.size() == 3 ? n.args[2].get<arg::TensorList>() : nullptr;
+    if (!pos) throw Unwritable("%" + n.name(), "map_impl without a body, xs and pos_args");
+    const Node* xs = single(n, n.args[1], "xs");
+    const std::string fn = function(n, n.args[0], 1 + pos->nodes.size(), {}, regions, [](std::vector<std::string> r) {
+      return "(" + joined(r) + (r.size() == 1 ? ",)" : ")");
+    });
+    std::vector<std::string> args{fn, names_.of(*xs)};
+    for (const Node* p : pos->nodes) args.push_back(names_.of(*p));
+    emit(regions, names_.local(n) + " = torch._higher_order_ops.map(" + joined(args) + ")");
+  }
+
+  // scan(combine_graph, [init], [xs], additional_inputs), as a user writes it:
+  // torch._higher_order_ops.scan(fn, init, xs), fn defined just before the call over the
+  // carry and an element of xs, reading the additional inputs as closures and returning
+  // (next carry, (outputs,)); the call's (carry, (stacked outputs,)) flattened is the
+  // tuple getitem nodes index.
+  void scanCall(const Node& n, GradRegions& regions) {
+    const auto* additional = n.args.size() == 4 ? n.args[3].get<arg::TensorList>() : nullptr;
+    if (!additional)
+      throw Unwritable("%" + n.name(), "scan without a combine function, init, xs and additional inputs");
+    const Node* init = single(n, n.args[1], "init");
+    const Node* xs = single(n, n.args[2], "xs");
+    const std::string fn = function(n, n.args[0], 2, additional->nodes, regions, [&](std::vector<std::string> r) {
+      if (r.empty()) throw Unwritable("%" + n.name(), "scan's combine function returns no carry");
+      const std::vector<std::string> ys(r.begin() + 1, r.end());
+      return "(" + r[0] + ", (" + joined(ys) + (ys.size() == 1 ? ",))" : "))");
+    });
+    emit(regions, names_.local(n) + " = tuple(torch.utils._pytree.tree_leaves(torch._higher_order_ops.scan(" + fn +
+                      ", " + names_.of(*init) + ", " + names_.of(*xs) + ")))");
   }
 
   // with_effects(token, op, *args), which run_decompositions makes of a module's call of an

@@ -168,6 +168,48 @@ TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
   EXPECT_EQ(compareEagerRuns(programs), 6);
 }
 
+// The generated programs of `source` (with aten-call) whose result of higher-order op `hop`
+// the program reads, up to `wanted` of seeds 1-80.
+std::vector<Generated> readingHigherOrder(NodeSource source, const std::string& hop, size_t wanted) {
+  const OpCatalog catalog = OpCatalog::build().value();
+  const GeneratorConfig config = test::withSources({{NodeSource::AtenCall, 1}, {source, 1}});
+  std::vector<Generated> programs;
+  for (uint64_t seed = 1; seed <= 80 && programs.size() < wanted; ++seed) {
+    SeededSource random(seed);
+    auto p = generateInDialect(catalog, config, random);
+    EXPECT_TRUE(p.ok()) << p.error().str();
+    if (!p.ok()) continue;
+    bool read = false;
+    for (const Node& n : p.value().graph().nodes()) {
+      if (n.target.kind() != Target::Kind::Builtin || n.target.builtinOp() != BuiltinOp::GetItem) continue;
+      const Node* from = n.args[0].get<arg::Tensor>() ? n.args[0].get<arg::Tensor>()->node : nullptr;
+      read = read || (from && from->target.name() == hop && !p.value().graph().users(&n).empty());
+    }
+    if (read) programs.push_back({hop + " seed " + std::to_string(seed), std::move(p.value())});
+  }
+  return programs;
+}
+
+// A generated map becomes torch._higher_order_ops.map over a function of an element, and a
+// scan torch._higher_order_ops.scan over a combine function; the scripts' eager runs
+// (torch's own map_dense and generic_scan) compute what epsmith's do.
+TEST(ReproScripts, MapsAndScansRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const std::vector<Generated> maps = readingHigherOrder(NodeSource::Map, "map_impl", 5);
+  const std::vector<Generated> scans = readingHigherOrder(NodeSource::Scan, "scan", 5);
+  ASSERT_EQ(maps.size(), 5u);
+  ASSERT_EQ(scans.size(), 5u);
+  auto script = writeReproScript(maps[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find(" = torch._higher_order_ops.map(body_graph_0, "), std::string::npos) << script.value();
+  script = writeReproScript(scans[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find("torch._higher_order_ops.scan(scan_combine_graph_0, "), std::string::npos) << script.value();
+  EXPECT_EQ(compareEagerRuns(maps), 5);
+  EXPECT_EQ(compareEagerRuns(scans), 5);
+}
+
 // State a generated program keeps in submodules (Note [Module trees of generated programs])
 // is registered on submodules of the script's module, and its eager run computes what
 // epsmith's does, writes into that state included.
