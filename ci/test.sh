@@ -35,7 +35,7 @@ for preset in "${presets[@]}"; do
   ctest --preset "$preset" -j2 -V >"$log" 2>&1 || status=$?
   grep -E '^ *[0-9]+/[0-9]+ Test +#|tests passed|The following tests|^[[:space:]]+[0-9]+ - ' "$log" || true
   if [ "$status" -ne 0 ]; then
-    ctest --preset "$preset" --rerun-failed --output-on-failure || true
+    bash ci/failed-tests.sh "$log" || true
     exit "$status"
   fi
   bash ci/skipped-tests.sh "$log" >"$log.skipped"
