@@ -760,6 +760,7 @@ class Generator {
     at::AutoGradMode mode(grad);
     grad_enabled_ = grad;
     const bool outer_traced = std::exchange(traced_, kind == Subgraph::CondBranch || kind == Subgraph::MappedFunction);
+    const bool outer_region = std::exchange(in_grad_region_, in_grad_region_ || kind == Subgraph::GradRegion);
     std::optional<autocast_state::AutocastRegion> autocast;
     if (kind == Subgraph::AutocastRegion) autocast.emplace(c10::DeviceType::CPU, autocast_dtype_, true, false);
     int made = 0;
@@ -774,6 +775,7 @@ class Generator {
     }
     grad_enabled_ = outer_grad;
     traced_ = outer_traced;
+    in_grad_region_ = outer_region;
     std::swap(pool_, values);
     into_ = outer_graph;
     return made;
@@ -868,7 +870,11 @@ class Generator {
     if (op->is_mutable) {
       for (auto& [view, held] : given_) held = view.clone();
     }
-    if (op->is_mutable && !grad_enabled_ && writesAParameter(*op, *n)) parameter_written_without_grad_ = true;
+    // Only a bare region's write turns refused when its `_set_grad_enabled` calls go: a
+    // wrap_with_set_grad_enabled region keeps grad off (Note [Parameters written under grad]).
+    if (op->is_mutable && !grad_enabled_ && !in_grad_region_ && writesAParameter(*op, *n)) {
+      parameter_written_without_grad_ = true;
+    }
     pool(n, outcome.outputs[0]);
     if (stats_) ++stats_->kept;
     return true;
@@ -946,6 +952,7 @@ class Generator {
   int scans_ = 0;                                  // scans made, for their combine functions' names
   int cond_depth_ = 0;                             // conds being drawn into, around the call being drawn
   bool traced_ = false;                            // drawing into a cond branch or a loop body, which torch traces
+  bool in_grad_region_ = false;                    // drawing into a wrap_with_set_grad_enabled subgraph
   bool grad_enabled_ = true;
   const OpCatalog& catalog_;
   ArgumentDraws draws_{config_, random_, pool_, read_only_, may_call_refused_};
