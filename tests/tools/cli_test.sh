@@ -147,7 +147,7 @@ printf 'source view-chain 1\nsource aten-call 0\nsource grad-region 0\nsource co
 check generate_view_chains 0 "wrote 4 TRAINING programs" -- "$epsmith" generate --config "$work/chains.cfg" --count 4 --out "$work/gen_chains"
 printf 'source view-chains 1\n' >"$work/bad_source.cfg"
 check generate_bad_source 2 "bad_source.cfg:1: 'source': unknown node source 'view-chains' (aten-call, view-chain, grad-region, cond, while-loop, autocast-region, map, scan)" -- "$epsmith" generate --config "$work/bad_source.cfg" --out "$work/gen_bad"
-printf 'source aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\nsource autocast-region 0\n' >"$work/no_source.cfg"
+printf 'source aten-call 0\nsource grad-region 0\nsource cond 0\nsource while-loop 0\nsource autocast-region 0\nsource map 0\nsource scan 0\n' >"$work/no_source.cfg"
 check generate_no_source 2 "'source' leaves no node source" -- "$epsmith" generate --config "$work/no_source.cfg" --out "$work/gen_bad"
 # Effects as export makes them: a bare token is no longer a directive.
 printf 'effects 100\nnodes 4\n' >"$work/effects.cfg"
