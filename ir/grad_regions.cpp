@@ -273,4 +273,68 @@ std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations) {
   return std::nullopt;
 }
 
+Graph* mappedFunction(const Graph& g, const Node& n) {
+  if (Graph* body = subgraphArgument(g, n, "map_impl", 0, 3, /*at_least=*/false)) return body;
+  return subgraphArgument(g, n, "scan", 0, 4, /*at_least=*/false);
+}
+
+namespace {
+
+// A call of `op` on `args` before `before`, named after `name`, with metadata `meta` (stale
+// where the inlined program computes other sizes: the minimizer's run rebuilds it).
+Node* callBefore(Graph& g, Node* before, const OpInfo* op, const std::string& name, std::vector<Argument> args,
+                 const NodeMeta& meta) {
+  Node* n = g.insertBefore(before, OpKind::CallFunction, name);
+  n->target = Target::aten(op);
+  n->args = std::move(args);
+  n->meta = meta;
+  return n;
+}
+
+}  // namespace
+
+std::optional<Diagnostic> inlineFirstElement(Graph& g, Node* hop, const StackOps& ops) {
+  Region r{hop, mappedFunction(g, *hop), {}};
+  const bool scan = r.body && hop->target.name() == "scan";
+  std::vector<const arg::TensorList*> lists;
+  for (size_t i = 1; i < hop->args.size(); ++i) lists.push_back(hop->args[i].get<arg::TensorList>());
+  const size_t xs_at = scan ? 1 : 0;  // init, xs, additional; or xs, args
+  for (const auto* list : lists) {
+    if (!list) r.body = nullptr;
+  }
+  if (!r.body || !ops.select || !ops.unsqueeze)
+    return Diagnostic{"%" + hop->name(), "a map or scan without a function and lists of operands"};
+  std::vector<const Node*> placeholders;
+  for (const Node& n : r.body->nodes()) {
+    if (n.isPlaceholder()) placeholders.push_back(&n);
+  }
+  for (size_t i = 0; i < lists.size(); ++i) {
+    for (Node* operand : lists[i]->nodes) {
+      const size_t at = r.operands.size();
+      if (i != xs_at || !operand || at >= placeholders.size()) {
+        r.operands.push_back(operand);
+        continue;
+      }
+      r.operands.push_back(callBefore(g, hop, ops.select, operand->name() + "_first",
+                                      {arg::Tensor{operand}, arg::Int{0}, arg::Int{0}}, placeholders[at]->meta));
+    }
+  }
+  std::string why;
+  auto returned = layOut(g, r, why);
+  if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the function out inline: " + why};
+  const size_t carries = scan ? lists[0]->nodes.size() : 0;
+  if (returned->size() < carries)
+    return Diagnostic{"%" + hop->name(), "the scan's function returns fewer values than it carries"};
+  for (size_t k = carries; k < returned->size(); ++k) {
+    Node* y = (*returned)[k];
+    (*returned)[k] = callBefore(g, hop, ops.unsqueeze, y->name() + "_stacked", {arg::Tensor{y}, arg::Int{0}}, y->meta);
+  }
+  if (!replaceGetitems(g, hop, *returned))
+    return Diagnostic{"%" + hop->name(), "a map's or scan's result is read other than by a getitem"};
+  Node* get = hop->args[0].get<arg::Graph>()->node;
+  g.erase(hop);
+  dropAttribute(g, get);
+  return std::nullopt;
+}
+
 }  // namespace epsmith

@@ -5,7 +5,8 @@
 // (Note [Grad regions inlined before functionalization]); the minimizer tries each. An
 // autocast region (wrap_with_autocast) laid out alike, as bare _enter_autocast and
 // _exit_autocast calls for the functionalizer, or bare of autocast for the minimizer. And a
-// cond's branch and a while loop's body laid out the same way, which the minimizer tries.
+// cond's branch, a while loop's body and a map's or scan's function (on a first element)
+// laid out the same way, which the minimizer tries.
 #pragma once
 
 #include <optional>
@@ -69,5 +70,24 @@ Graph* loopBody(const Graph& g, const Node& n);
 // values, a simplification the minimizer keeps only where the finding survives it. An
 // error naming the node where it cannot (as inlineGradRegion), and `g` partly changed.
 std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations);
+
+// The body of a map_impl call, or the combine function of a scan call; null for any other
+// node.
+Graph* mappedFunction(const Graph& g, const Node& n);
+
+// The ops an inlined map or scan calls: `select` (select.int) takes an operand's first
+// element, `unsqueeze` stacks one result; the ir cannot look ops up, so its callers pass them.
+struct StackOps {
+  const OpInfo* select = nullptr;
+  const OpInfo* unsqueeze = nullptr;
+};
+
+// Lays map_impl or scan `hop` out as its function run once, on each xs's first element
+// (`select(x, 0, 0)`): a map's getitems then read `unsqueeze(y, 0)` of each value the body
+// returns, a scan's its combine function's carries and `unsqueeze(y, 0)` of the rest. The
+// program then maps or scans the first element only: a simplification the minimizer keeps
+// only where the finding survives it (its metadata rebuilt by a run). An error naming the
+// node where it cannot (as inlineGradRegion), and `g` partly changed.
+std::optional<Diagnostic> inlineFirstElement(Graph& g, Node* hop, const StackOps& ops);
 
 }  // namespace epsmith

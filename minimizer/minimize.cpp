@@ -12,6 +12,7 @@
 #include "ir/subgraphs.h"
 #include "minimizer/passes.h"
 #include "ops/call_args.h"
+#include "ops/op_registry.h"
 #include "ops/op_roles.h"
 #include "verifier/verifier.h"
 
@@ -266,6 +267,8 @@ std::vector<Variant> removeNodes(const ExportedProgram& p) {
 // inline-loop: a while loop replaced by its body's calls run once, or by nothing (its
 // results the values it was given), so a finding inside a body is keyed by the body's ops
 // rather than the loop's counter and test.
+// inline-map, inline-scan: a map or a scan replaced by its function run once, on each xs's
+// first element, so a finding inside the function is keyed by its calls.
 std::vector<Variant> inlineRegions(const ExportedProgram& p) {
   std::vector<Variant> out;
   for (const Node& n : p.graph().nodes()) {
@@ -306,6 +309,16 @@ std::vector<Variant> inlineRegions(const ExportedProgram& p) {
              return hop && !inlineLoop(q.graph(), hop, iterations).has_value();
            }});
     }
+  }
+  for (const Node& n : p.graph().nodes()) {
+    if (!mappedFunction(p.graph(), n)) continue;
+    const std::string name = n.name();
+    out.push_back({"inline-" + std::string(n.target.name() == "scan" ? "scan" : "map") + ": %" + name,
+                   [name](ExportedProgram& q) {
+                     const StackOps ops{findOp("aten::select", "int"), findOp("aten::unsqueeze", "")};
+                     Node* hop = q.graph().find(name);
+                     return hop && !inlineFirstElement(q.graph(), hop, ops).has_value();
+                   }});
   }
   return out;
 }

@@ -215,9 +215,34 @@ std::vector<Variant> cutToInputs(const ExportedProgram& p) {
 
 namespace {
 
+// What a placeholder for one element of `v` holds: its sizes less the leading one, laid out
+// contiguous, as export lays out the xs elements of a map's or a scan's function.
+Val elementVal(const Val& v) {
+  const TensorMeta* t = v.tensor();
+  if (!t || t->sizes.empty()) return v;
+  TensorMeta e = *t;
+  e.sizes = SymIntList(t->sizes.begin() + 1, t->sizes.end());
+  e.strides = TensorMeta::contiguousStrides(e.sizes);
+  e.storage_offset = 0;
+  return e;
+}
+
+// The operands of `call` that a map's or scan's function takes one element of, by index
+// among the operands after its graph argument: map_impl's xs, scan's after its init.
+std::pair<size_t, size_t> elementOperands(const Node& call) {
+  const std::string_view hop = call.target.kind() == Target::Kind::HigherOrder ? call.target.name() : "";
+  const auto count = [&](size_t i) {
+    const auto* list = i < call.args.size() ? call.args[i].get<arg::TensorList>() : nullptr;
+    return list ? list->nodes.size() : 0;
+  };
+  if (hop == "map_impl") return {0, count(1)};
+  if (hop == "scan") return {count(1), count(1) + count(2)};
+  return {0, 0};
+}
+
 // A subgraph's placeholders stand for the operands its call passes, those after its last
 // graph argument (wrap_with_set_grad_enabled's *operands, cond's operand list, which both
-// branches take), whose vals are set by then: they take those vals.
+// branches take), whose vals are set by then: they take those vals, or one element's.
 void setOperandVals(Graph& g, const Node& call) {
   std::vector<Graph*> subs;
   size_t after = 0;
@@ -234,10 +259,13 @@ void setOperandVals(Graph& g, const Node& call) {
     if (const auto* list = call.args[i].get<arg::TensorList>())
       operands.insert(operands.end(), list->nodes.begin(), list->nodes.end());
   }
+  const auto [first_element, past_elements] = elementOperands(call);
   for (Graph* sub : subs) {
     std::vector<Node*> placeholders = sub->placeholders();
     for (size_t i = 0; i < placeholders.size() && i < operands.size(); ++i) {
-      if (operands[i]) placeholders[i]->meta.val = operands[i]->meta.val;
+      if (!operands[i]) continue;
+      const bool element = i >= first_element && i < past_elements;
+      placeholders[i]->meta.val = element ? elementVal(operands[i]->meta.val) : operands[i]->meta.val;
     }
   }
 }

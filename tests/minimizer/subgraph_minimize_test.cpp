@@ -296,6 +296,94 @@ example_inputs {
   EXPECT_TRUE(verify(m.program).empty()) << text;
 }
 
+// A map or a scan whose finding lives in its function becomes the function run once on each
+// xs's first element (inline-map, inline-scan): the higher-order op and its subgraph go, the
+// stacked results read the one element's results unsqueezed, and the program verifies and
+// runs. A finding that needs all four rows keeps the map.
+TEST(Minimizer, AMapOrAScanTheFindingDoesNotNeedBecomesItsFunctionOnce) {
+  auto p = parseProgramText(R"EPT(program {
+  verifiers ["TRAINING"]
+}
+graph {
+  %xs: f32[4, 3] = placeholder
+  %init: f32[3] = placeholder
+  %body = get_attr("body_graph_0")
+  %map_impl: (f32[4, 3],) = higher_order.map_impl(graph(%body), [%xs], [%init])
+  %getitem: f32[4, 3] = operator.getitem(%map_impl, 0)
+  %combine = get_attr("scan_combine_graph_0")
+  %scan: (f32[3], f32[4, 3]) = higher_order.scan(graph(%combine), [%init], [%getitem], tensors[])
+  %carry: f32[3] = operator.getitem(%scan, 0)
+  %ys: f32[4, 3] = operator.getitem(%scan, 1)
+  %neg: f32[4, 3] = aten::neg(%ys)
+  return (%carry, %neg)
+  attr "body_graph_0" = graph {
+    %x: f32[3] = placeholder
+    %y: f32[3] = placeholder
+    %sin: f32[3] = aten::sin(%x)
+    %mul: f32[3] = aten::mul.Tensor(%sin, %y)
+    return (%mul)
+  }
+  attr "scan_combine_graph_0" = graph {
+    %c: f32[3] = placeholder
+    %x: f32[3] = placeholder
+    %add: f32[3] = aten::add.Tensor(%c, %x)
+    %cos: f32[3] = aten::cos(%c)
+    return (%add, %cos)
+  }
+}
+signature {
+  input user_input %xs
+  input user_input %init
+  output user_output %carry
+  output user_output %neg
+}
+storages {
+  $0: f32[12] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0]
+  $1: f32[3] = [0.5, -1.0, 3.0]
+}
+example_inputs {
+  $0 f32[4, 3]
+  $1 f32[3]
+}
+)EPT");
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  ASSERT_TRUE(verify(p.value()).empty()) << verify(p.value()).front().str();
+  const auto callsSinAndCos = [](const ExportedProgram& q) {
+    return callsAnywhere(q.graph(), "aten::sin") && callsAnywhere(q.graph(), "aten::cos");
+  };
+  MinimizeResult m = minimize(p.value(), callsSinAndCos);
+  std::string text = printProgramText(m.program);
+  EXPECT_TRUE(m.program.graph().attributes().empty()) << text;
+  EXPECT_EQ(m.program.graph().find("map_impl"), nullptr) << text;
+  EXPECT_EQ(m.program.graph().find("scan"), nullptr) << text;
+  EXPECT_NE(m.program.graph().find("sin"), nullptr) << text;
+  EXPECT_NE(m.program.graph().find("cos"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  bool map_logged = false, scan_logged = false;
+  for (const auto& line : m.log) {
+    map_logged = map_logged || line.find("inline-map: %map_impl") != std::string::npos;
+    scan_logged = scan_logged || line.find("inline-scan: %scan") != std::string::npos;
+  }
+  EXPECT_TRUE(map_logged && scan_logged);
+  // The stacked value of a map over all four rows: the map stays.
+  const auto stacksFourRows = [](const ExportedProgram& q) {
+    const Node* map = q.graph().find("map_impl");
+    const Node* stacked = map ? q.graph().find("getitem") : nullptr;
+    const TensorMeta* t = stacked ? stacked->meta.val.tensor() : nullptr;
+    return t && !t->sizes.empty() && t->sizes[0] == SymIntValue{4};
+  };
+  m = minimize(p.value(), stacksFourRows);
+  text = printProgramText(m.program);
+  ASSERT_NE(m.program.graph().find("map_impl"), nullptr) << text;
+  EXPECT_TRUE(verify(m.program).empty()) << text;
+  // Its body's placeholder for xs holds one row of what the program passes, shrunk or not.
+  const TensorMeta* xs = m.program.graph().find("xs")->meta.val.tensor();
+  const TensorMeta* row = m.program.graph().attributes().at("body_graph_0").subgraph->find("x")->meta.val.tensor();
+  ASSERT_TRUE(xs && row) << text;
+  ASSERT_EQ(xs->sizes.size(), 2u) << text;
+  EXPECT_EQ(row->sizes, SymIntList{xs->sizes[1]}) << text;
+}
+
 // An autocast region whose casts the finding does not need gives way to its calls, run at
 // their operands' dtypes (inline-autocast); one whose casts it needs (a finding about an mm
 // that comes out bfloat16) stays a region.
