@@ -16,6 +16,7 @@
 #include "ir/subgraphs.h"
 #include "ops/op_aliases.h"
 #include "oracle/compare.h"
+#include "oracle/subgraph_places.h"
 #include "ops/op_registry.h"
 #include "ops/op_roles.h"
 
@@ -173,11 +174,11 @@ std::string typeMetaNamesOut(std::string_view message) {
 std::string_view outsideSubgraphs(std::string_view message) {
   for (bool nested = true; nested;) {
     nested = false;
-    for (std::string_view where : {"in the region, %", "in the autocast region, %", "in the true branch, %",
-                                   "in the false branch, %", "in the loop's body, %", "in the loop's condition, %",
-                                   "in the map's body, %", "in the scan's combine function, %"}) {
+    for (std::string_view place : kSubgraphPlaces) {
       const size_t colon = message.find(": ");
-      if (message.rfind(where, 0) != 0 || colon == std::string_view::npos) continue;
+      if (message.rfind("in ", 0) != 0 || message.substr(3, place.size()) != place ||
+          message.substr(3 + place.size(), 3) != ", %" || colon == std::string_view::npos)
+        continue;
       message.remove_prefix(colon + 2);
       nested = true;
     }

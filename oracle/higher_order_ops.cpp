@@ -1,6 +1,7 @@
 // See higher_order_ops.h.
 #include "oracle/higher_order_ops.h"
 #include "oracle/autocast_state.h"
+#include "oracle/subgraph_places.h"
 
 #include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -32,10 +33,9 @@ std::vector<c10::IValue> elementsOf(const c10::IValue& v) {
 namespace {
 
 std::vector<c10::IValue> runSubgraph(const HigherOrderCall& call, size_t which, const std::vector<c10::IValue>& in,
-                                     const char* what) {
+                                     SubgraphPlace place) {
   auto outcome = call.subgraphs[which]->run(in, call.observe ? *call.observe : ValueObserver{});
-  if (outcome.error)
-    throw std::runtime_error(std::string("in ") + what + ", %" + outcome.error->node + ": " + outcome.error->message);
+  if (outcome.error) throw std::runtime_error(inSubgraph(place, outcome.error->node) + ": " + outcome.error->message);
   return std::move(outcome.outputs);
 }
 
@@ -62,7 +62,7 @@ c10::IValue runCond(HigherOrderCall& call) {
   const c10::IValue& pred = call.args[0];
   const bool take_true = pred.isTensor() ? pred.toTensor().item<bool>() : pred.toBool();
   return c10::ivalue::Tuple::create(runSubgraph(call, take_true ? 0 : 1, elementsOf(call.args[3]),
-                                                take_true ? "the true branch" : "the false branch"));
+                                                take_true ? SubgraphPlace::TrueBranch : SubgraphPlace::FalseBranch));
 }
 
 c10::IValue runWithGradEnabled(HigherOrderCall& call) {
@@ -71,7 +71,7 @@ c10::IValue runWithGradEnabled(HigherOrderCall& call) {
   }
   const std::vector<c10::IValue> operands(call.args.begin() + 2, call.args.end());
   const at::AutoGradMode mode(call.args[0].toBool());
-  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the region"));
+  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, SubgraphPlace::Region));
 }
 
 c10::IValue runWithEffects(HigherOrderCall& call) {
@@ -109,7 +109,7 @@ c10::IValue runWhileLoop(HigherOrderCall& call) {
     in.insert(in.end(), additional.begin(), additional.end());
     return in;
   };
-  if (!loopGoesOn(runSubgraph(call, 0, with(carried), "the loop's condition"))) {
+  if (!loopGoesOn(runSubgraph(call, 0, with(carried), SubgraphPlace::LoopCondition))) {
     // No iteration: torch returns clones of the carried values, never the inputs themselves.
     for (auto& v : carried) {
       if (v.isTensor()) v = v.toTensor().clone();
@@ -120,13 +120,13 @@ c10::IValue runWhileLoop(HigherOrderCall& call) {
     if (i == kMaxLoopIterations) {
       throw std::runtime_error("while_loop did not end within " + std::to_string(kMaxLoopIterations) + " iterations");
     }
-    std::vector<c10::IValue> next = runSubgraph(call, 1, with(carried), "the loop's body");
+    std::vector<c10::IValue> next = runSubgraph(call, 1, with(carried), SubgraphPlace::LoopBody);
     if (next.size() != carried.size()) {
       throw std::runtime_error("body_fn should return the same number of elements as carried_inputs, got " +
                                std::to_string(next.size()) + " vs " + std::to_string(carried.size()));
     }
     carried = std::move(next);
-    if (!loopGoesOn(runSubgraph(call, 0, with(carried), "the loop's condition"))) break;
+    if (!loopGoesOn(runSubgraph(call, 0, with(carried), SubgraphPlace::LoopCondition))) break;
   }
   return c10::ivalue::Tuple::create(std::move(carried));
 }
@@ -186,7 +186,7 @@ c10::IValue runMap(HigherOrderCall& call) {
   if (n <= 0) throw std::runtime_error("Leading dimensions of mapped xs cannot be 0.");
   std::vector<std::vector<c10::IValue>> rows;
   for (int64_t i = 0; i < n; ++i)
-    rows.push_back(runSubgraph(call, 0, concat(slicesAt(xs, i), pos_args), "the map's body"));
+    rows.push_back(runSubgraph(call, 0, concat(slicesAt(xs, i), pos_args), SubgraphPlace::MapBody));
   std::vector<c10::IValue> out = stacked(rows, "map");
   for (auto& v : out) {
     const at::Tensor t = v.toTensor();
@@ -211,7 +211,7 @@ c10::IValue runScan(HigherOrderCall& call) {
   std::vector<std::vector<c10::IValue>> rows;
   for (int64_t i = 0; i < n; ++i) {
     std::vector<c10::IValue> out =
-        runSubgraph(call, 0, concat(concat(carry, slicesAt(xs, i)), additional), "the scan's combine function");
+        runSubgraph(call, 0, concat(concat(carry, slicesAt(xs, i)), additional), SubgraphPlace::ScanCombine);
     if (out.size() < carry.size())
       throw std::runtime_error("combine_fn must return the carry (" + std::to_string(carry.size()) +
                                " values) and the outputs, got " + std::to_string(out.size()) + " values");
@@ -235,7 +235,7 @@ c10::IValue runWithAutocast(HigherOrderCall& call) {
   const bool cache = a[3].isNone() ? at::autocast::is_autocast_cache_enabled() : a[3].toBool();
   const std::vector<c10::IValue> operands(a.begin() + 5, a.end());
   const autocast_state::AutocastRegion region(device, dtype, a[2].toBool(), cache);
-  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, "the autocast region"));
+  return c10::ivalue::Tuple::create(runSubgraph(call, 0, operands, SubgraphPlace::AutocastRegion));
 }
 
 }  // namespace epsmith::hop_detail
