@@ -3,6 +3,7 @@
 #include "oracle/autocast_state.h"
 #include "oracle/subgraph_places.h"
 
+#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/Tensor.h>
@@ -190,6 +191,9 @@ c10::IValue runMap(HigherOrderCall& call) {
   std::vector<c10::IValue> out = stacked(rows, "map");
   for (auto& v : out) {
     const at::Tensor t = v.toTensor();
+    // Under functionalization torch's map (its Functionalize rule) returns what it wraps
+    // afresh, views of nothing, as LibTorch's run of the stack gives them here.
+    if (at::functionalization::impl::isFunctionalTensor(t)) continue;
     at::Tensor flat = at::empty({t.numel()}, t.options());
     flat.copy_(t.reshape({-1}));
     v = flat.view(t.sizes());

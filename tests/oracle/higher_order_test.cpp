@@ -15,6 +15,7 @@
 #include <ATen/ops/neg.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/sin.h>
+#include <ATen/ops/sinh.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
@@ -150,6 +151,43 @@ signature {
   auto empty = runProgram(p, {tensorInput(at::zeros({0, 3})), tensorInput(y)});
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error->message.find("Leading dimensions of mapped xs cannot be 0"), std::string::npos);
+}
+
+// Under LibTorch's functionalization (D2) a map's results are fresh tensors, as torch's
+// Functionalize rule for map_impl wraps them, not views of one flat buffer as its eager
+// map returns: an out= call that lays such a result out anew (sinh.out from a permuted
+// input) then runs as in eager, where LibTorch's replay of a view of the buffer raised
+// ("view size is not compatible"; nine root causes of a 30-minute default campaign).
+TEST(Oracle, AMapsResultsUnderFunctionalizationAreViewsOfNothing) {
+  auto p = parse(R"EPT(graph {
+  %x0: f32[1, 1, 1] = placeholder
+  %x1: f32[1, 1, 2, 3] = placeholder
+  %permute: f32[3, 1, 1, 2]<stride=[1, 6, 6, 3]> = aten::permute(%x1, [3, 1, 0, 2])
+  %body_graph_0 = get_attr("body_graph_0")
+  %map_impl: (f32[1, 1, 2, 3],) = higher_order.map_impl(graph(%body_graph_0), [%x1], [%x0])
+  %getitem: f32[1, 1, 2, 3] = operator.getitem(%map_impl, 0)
+  %sinh: f32[3, 1, 1, 2]<stride=[1, 6, 6, 3]> = aten::sinh.out(%permute, out=%getitem)
+  return (%sinh)
+  attr "body_graph_0" = graph {
+    %x1: f32[1, 1, 2, 3] = placeholder
+    %x0: f32[1, 1, 1] = placeholder
+    return (%x1)
+  }
+}
+signature {
+  input user_input %x0
+  input user_input %x1
+  output user_output %sinh
+}
+)EPT");
+  const at::Tensor x0 = at::ones({1, 1, 1});
+  const at::Tensor x1 = at::linspace(-1, 1, 6).reshape({1, 1, 2, 3});
+  auto eager = runProgram(p, {tensorInput(x0), tensorInput(x1)}, {RunMode::Eager});
+  auto functional = runProgram(p, {tensorInput(x0), tensorInput(x1)}, {RunMode::LibTorchFunctionalize});
+  ASSERT_TRUE(eager.ok()) << eager.error->str();
+  ASSERT_TRUE(functional.ok()) << functional.error->str();
+  EXPECT_TENSOR_EQ(functional.outputs[0].toTensor(), eager.outputs[0].toTensor());
+  EXPECT_TENSOR_EQ(eager.outputs[0].toTensor(), at::sinh(x1.permute({3, 1, 0, 2})));
 }
 
 // scan as torch.export (2.13) writes `scan(lambda c, x: (c + x * w, c * 2), init, xs)` with
