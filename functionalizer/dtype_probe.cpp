@@ -2,6 +2,7 @@
 #include "functionalizer/dtype_probe.h"
 
 #include <ATen/TensorOperators.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/native/TypeProperties.h>
@@ -174,7 +175,12 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& given, bool with_size
   static std::mutex mu;                                   // for no_meta_kernel
   static std::unordered_set<std::string> no_meta_kernel;  // Note [Ops without meta kernels]
   bool probeable = call.target.kind() == Target::Kind::Aten;
-  const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable);
+  // Note [Probes under the program's autocast] (functionalize.cpp): CPU autocast casts CPU
+  // tensors only, so a call under it is probed on the CPU, and its answers kept apart.
+  const bool autocast = at::autocast::is_autocast_enabled(c10::DeviceType::CPU);
+  const std::string under =
+      autocast ? std::string("|autocast ") + c10::toString(at::autocast::get_autocast_dtype(c10::DeviceType::CPU)) : "";
+  const std::string key = (with_sizes ? "S" : "D") + cacheKey(call, with_sizes, &probeable) + under;
   if (!probeable) return std::nullopt;
   if (auto known = cache.find(key)) return *known;
   // Note [Ops without meta kernels]
@@ -188,7 +194,7 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& given, bool with_size
   // probes of that form go to CPU first, trying meta only where CPU fails too: the same
   // answers, wherever a kernel's meta and CPU forms agree on dtypes and sizes.
   const std::string form = with_sizes ? cacheKey(call, false, &probeable) : key.substr(1);
-  const bool skip_meta = [&] {
+  const bool skip_meta = autocast || [&] {
     std::lock_guard<std::mutex> lock(mu);
     return no_meta_kernel.count(form) > 0;
   }();
@@ -201,7 +207,7 @@ std::optional<std::vector<ProbedReturn>> probe(const Node& given, bool with_size
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 0, nullptr, &declined);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), 1, nullptr, &declined);
   if (!returns) returns = runAlone(call, c10::Device(c10::kCPU), kIdentityFill, nullptr, &declined);
-  if (!returns && skip_meta) returns = runAlone(call, c10::Device(c10::kMeta), 0, nullptr, &declined);
+  if (!returns && skip_meta && !autocast) returns = runAlone(call, c10::Device(c10::kMeta), 0, nullptr, &declined);
   if (refused_for_meta) {
     std::lock_guard<std::mutex> lock(mu);
     if (no_meta_kernel.size() >= kMaxCachedProbes) no_meta_kernel.clear();

@@ -31,12 +31,19 @@
 #include "functionalizer/pass.h"
 #include "ir/grad_mode.h"
 #include "ops/op_roles.h"
+#include "oracle/aten_bridge.h"
+#include "oracle/autocast_state.h"
 #include "verifier/verifier.h"
 
 namespace epsmith {
 namespace functionalizer {
 
 ExportedProgram Pass::run() {
+  // The regions followAutocast enters are left whatever the pass ends with.
+  struct LeaveAutocast {
+    size_t depth = autocast_state::openAutocastRegions();
+    ~LeaveAutocast() { autocast_state::leaveAutocastRegionsDownTo(depth); }
+  } leave_autocast;
   collectInputs();
   const Node* output = nullptr;
   first_stamp_ = reserveVisitStamps(source_.graph().size());
@@ -341,6 +348,7 @@ void Pass::call(const Node& n) {
     case Target::Kind::TorchFunction: {
       bind(n, copyRemapped(n));
       if (auto enabled = gradModeSet(n)) grad_enabled_ = *enabled;
+      followAutocast(n);
       return;
     }
     case Target::Kind::HigherOrder:
@@ -349,6 +357,38 @@ void Pass::call(const Node& n) {
       return;
     default: fail(&n, "cannot functionalize a call to " + n.target.textName());
   }
+}
+
+// Note [Probes under the program's autocast]
+// The pass enters the autocast regions the graph's bare _enter_autocast calls open (a
+// wrap_with_autocast region laid out inline), and leaves them at their _exit_autocast, as
+// a run of the program does: the probes that say what a call's functional form returns
+// then see the dtypes autocast gives it. A composite op's write stays under autocast
+// (Note [Writes inside an autocast region]), and its functional form there computes in
+// another dtype than the tensor it writes (linalg_cond of bfloat16 in float32), which the
+// written value is cast back from, as eager's out= call copies its result into out.
+void Pass::followAutocast(const Node& n) {
+  const TorchFunction fn = n.target.torchFunctionId();
+  if (fn == TorchFunction::ExitAutocast && !autocast_entered_.empty()) {
+    autocast_state::leaveAutocastRegionsDownTo(autocast_entered_.back());
+    autocast_entered_.pop_back();
+  }
+  if (fn != TorchFunction::EnterAutocast) return;
+  const auto* device = n.args.size() == 4 ? n.args[0].get<arg::String>() : nullptr;
+  const auto* enabled = n.args.size() == 4 ? n.args[2].get<arg::Bool>() : nullptr;
+  if (!device || !enabled) fail(&n, "an _enter_autocast whose device or enabled flag is not a literal");
+  const auto* dtype = n.args[1].get<arg::Dtype>();
+  const auto* cache = n.args[3].get<arg::Bool>();
+  const std::vector<c10::IValue> args{device->value,
+                                      dtype ? c10::IValue(static_cast<int64_t>(toAten(dtype->value))) : c10::IValue(),
+                                      enabled->value, cache ? c10::IValue(cache->value) : c10::IValue()};
+  const size_t before = autocast_state::openAutocastRegions();
+  try {
+    autocast_state::enterAutocast(args);
+  } catch (const std::exception& e) {  // a device or dtype LibTorch refuses
+    fail(&n, std::string("cannot enter its autocast region: ") + e.what());
+  }
+  autocast_entered_.push_back(before);
 }
 
 void Pass::checkSubgraphsFunctional(const Node& n) {

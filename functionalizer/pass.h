@@ -133,6 +133,8 @@ class Pass {
 
   // --- Calls --------------------------------------------------------------------------
   void call(const Node& n);
+  // Note [Probes under the program's autocast] (functionalize.cpp)
+  void followAutocast(const Node& n);
   void checkSubgraphsFunctional(const Node& n);
   // A call whose schema hides a write (Note [Writes schemas do not declare]): batch_norm in
   // training functionalized with its running statistics as mutations, any other refused.
@@ -215,7 +217,8 @@ class Pass {
   std::unique_ptr<Graph> graph_;
   Emitter emit_;
   bool grad_enabled_;
-  bool written_ = false;  // some storage was written (so some value's strides may not be eager's)
+  std::vector<size_t> autocast_entered_;  // the open regions before each _enter_autocast met, innermost last
+  bool written_ = false;                  // some storage was written (so some value's strides may not be eager's)
   std::vector<InputInfo> inputs_;
   size_t placeholders_ = 0;
   // Per source node, indexed by the visit stamp the pass gave it (Node::visit_stamp).

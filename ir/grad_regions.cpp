@@ -194,7 +194,10 @@ Node* exitAutocastBefore(Graph& g, Node* before, Node* enter) {
 // off, where the functional call that replaces it runs as the write did. AOTAutograd gets
 // the same effect from its dispatch order: autocast handles a call before functionalization
 // turns it functional (torch 2.13's run_decompositions of such a module keeps addmm in
-// float32).
+// float32). A write by a composite op (CompositeImplicitAutograd: linalg_cond.out) is not
+// passed through: its kernel runs above autocast and calls the functional op itself, which
+// autocast casts, so it stays under autocast (eager's linalg_cond.out of bfloat16 there
+// computes in float32, where with autocast off it would raise in svd).
 std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop, bool keep_autocast) {
   Region r{hop, autocastRegionBody(g, *hop), {}};
   if (!r.body) return Diagnostic{"%" + hop->name(), "an autocast region without a subgraph"};
@@ -207,7 +210,7 @@ std::optional<Diagnostic> inlineAutocastRegion(Graph& g, Node* hop, bool keep_au
   auto returned = layOut(g, r, why);
   if (!returned) return Diagnostic{"%" + hop->name(), "cannot lay the autocast region out inline: " + why};
   for (Node* n = enter ? enter->next() : nullptr; n && n != hop; n = n->next()) {
-    if (!n->atenOp() || !n->atenOp()->is_mutable) continue;
+    if (!n->atenOp() || !n->atenOp()->is_mutable || n->atenOp()->composite_implicit) continue;
     Node* off = enterAutocastBefore(g, n, {hop->args[0], arg::None{}, arg::Bool{false}, arg::None{}});
     exitAutocastBefore(g, n->next(), off);
     n = n->next();  // past the exit

@@ -134,6 +134,33 @@ signature {
   EXPECT_NE(targets(kept).find("higher_order.wrap_with_autocast"), std::string::npos) << targets(kept);
 }
 
+// A write by a composite op inside an autocast region stays under autocast: eager's
+// linalg_cond.out runs linalg_cond, which autocast casts to float32, and writes the result
+// into the bfloat16 out; laid out with autocast off, as a kernel's write is, the functional
+// linalg_cond of bfloat16 raises in svd (a 30-minute default campaign's D1 finding).
+TEST(Functionalize, ACompositeWriteInsideAnAutocastRegionStaysCast) {
+  const ExportedProgram f = functionalAgreesWithEager(program(R"(graph {
+  %x: bf16[2, 2] = placeholder
+  %o: bf16[] = placeholder
+  %submod_1 = get_attr("submod_1")
+  %wrap: (bf16[],) = higher_order.wrap_with_autocast("cpu", torch.bfloat16, True, False, graph(%submod_1), %x, %o)
+  %cond: bf16[] = operator.getitem(%wrap, 0)
+  return (%cond)
+  attr "submod_1" = graph {
+    %a: bf16[2, 2] = placeholder
+    %out: bf16[] = placeholder
+    %linalg_cond: bf16[] = aten::linalg_cond.out(%a, out=%out)
+    return (%linalg_cond)
+  }
+}
+signature {
+  input user_input %x
+  input user_input %o
+  output user_output %cond
+})"));
+  EXPECT_EQ(targets(f).find("higher_order"), std::string::npos) << targets(f);
+}
+
 TEST(Functionalize, HigherOrderOpsReadTheCurrentValues) {
   const std::string body = R"(graph {
   %pred: b8[] = placeholder
