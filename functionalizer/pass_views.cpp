@@ -291,16 +291,19 @@ void Pass::getitem(const Node& n) {
       std::tie(step.start, step.end) = *bounds;
     }
     // tensor_split with indices out of order makes elements that do not follow one
-    // another: the element's offset into the base says where it starts.
+    // another: the element's offset into the base says where it starts. Read at the
+    // example where a later dim is symbolic (a stride of s0): the split dim's size is
+    // concrete here, so the start is the same at every size.
     const TensorMeta& base = *m.list_base->meta;
     const TensorMeta* e = n.meta.val.tensor();  // the element as its getitem records it
     const auto d = static_cast<size_t>(step.dim);
-    if (d < base.strides.size() && base.strides[d].isConcrete() && base.strides[d].concrete() > 0 &&
-        e->storage_offset.isConcrete() && base.storage_offset.isConcrete() && d < e->sizes.size() &&
+    if (d < base.strides.size() && base.strides[d].hasIntHint() && base.strides[d].atHint() > 0 &&
+        e->storage_offset.hasIntHint() && base.storage_offset.hasIntHint() && d < e->sizes.size() &&
         e->sizes[d].isConcrete() && e->sizes[d].concrete() > 0) {
-      const int64_t delta = e->storage_offset.concrete() - base.storage_offset.concrete();
-      if (delta >= 0 && delta % base.strides[d].concrete() == 0) {
-        step.start = delta / base.strides[d].concrete();
+      const int64_t stride = base.strides[d].atHint();
+      const int64_t delta = e->storage_offset.atHint() - base.storage_offset.atHint();
+      if (delta >= 0 && delta % stride == 0) {
+        step.start = delta / stride;
         step.end = step.start + e->sizes[d].concrete();
       }
     }
