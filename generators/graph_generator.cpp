@@ -683,6 +683,25 @@ class Generator {
     return operands;
   }
 
+  // A map's body or a scan's combine function, one to three functional calls drawn over
+  // mapOperands(mapped) with the one at `mapped` as its first element.
+  struct MappedDraw {
+    std::vector<Live> operands;  // empty: none to draw over, and nothing drawn
+    std::unique_ptr<Graph> fn;
+    std::vector<Live> values;  // the function's: its placeholders', then what its calls made
+    size_t placeholders = 0;
+    int made = 0;
+  };
+  MappedDraw drawMapped(size_t mapped) {
+    MappedDraw d;
+    d.operands = mapOperands(mapped);
+    if (d.operands.empty()) return d;
+    d.fn = subgraphOver(overFirstElement(d.operands, mapped), &d.values);
+    d.placeholders = d.values.size();
+    d.made = drawInto(*d.fn, d.values, random_.range(1, 3), Subgraph::MappedFunction);
+    return d;
+  }
+
   // map as torch.export writes `torch._higher_order_ops.map(fn, xs, *args)`:
   // higher_order.map_impl(graph(%body_graph_N), [%xs], [args]), the body over an element of
   // xs and the other operands, one to three functional calls (map traces its body, which
@@ -690,20 +709,17 @@ class Generator {
   // returning the latest; what it returns for each element comes back stacked along a new
   // dimension 0 through a getitem.
   int fromMap() {
-    const std::vector<Live> operands = mapOperands(0);
-    if (operands.empty()) return 0;
-    std::vector<Live> in_body;
-    auto body = subgraphOver(overFirstElement(operands, 0), &in_body);
-    const size_t placeholders = in_body.size();
-    const int made = drawInto(*body, in_body, random_.range(1, 3), Subgraph::MappedFunction);
-    if (compromised_ || in_body.size() == placeholders) return made;  // no value made: the body is dropped
-    body->append(OpKind::Output, "output")->args = {arg::Tensor{in_body.back().node}};
+    MappedDraw body = drawMapped(0);
+    if (body.operands.empty()) return 0;
+    const int made = body.made;
+    if (compromised_ || body.values.size() == body.placeholders) return made;  // no value made: the body is dropped
+    body.fn->append(OpKind::Output, "output")->args = {arg::Tensor{body.values.back().node}};
     std::vector<Node*> pos_args;
-    for (size_t k = 1; k < operands.size(); ++k) pos_args.push_back(operands[k].node);
-    Node* body_attr = attach(std::move(body), "body_graph_" + std::to_string(maps_++));
+    for (size_t k = 1; k < body.operands.size(); ++k) pos_args.push_back(body.operands[k].node);
+    Node* body_attr = attach(std::move(body.fn), "body_graph_" + std::to_string(maps_++));
     Node* hop = p_.graph().append(OpKind::CallFunction, "map_impl");
     hop->target = Target::higherOrder("map_impl");
-    hop->args = {arg::Graph{body_attr}, arg::TensorList{{operands[0].node}}, arg::TensorList{std::move(pos_args)}};
+    hop->args = {arg::Graph{body_attr}, arg::TensorList{{body.operands[0].node}}, arg::TensorList{std::move(pos_args)}};
     return runAppended(hop) ? made + 1 : made;
   }
 
@@ -715,36 +731,33 @@ class Generator {
   // one, if any (an output, stacked along a new dimension 0). The last carry and the
   // stacked outputs come back through getitems.
   int fromScan() {
-    const std::vector<Live> operands = mapOperands(1);
-    if (operands.empty()) return 0;
-    std::vector<Live> in_fn;
-    auto fn = subgraphOver(overFirstElement(operands, 1), &in_fn);
-    const size_t placeholders = in_fn.size();
-    const int made = drawInto(*fn, in_fn, random_.range(1, 3), Subgraph::MappedFunction);
+    MappedDraw fn = drawMapped(1);
+    if (fn.operands.empty()) return 0;
+    const int made = fn.made;
     if (compromised_) return made;
-    const at::Tensor& carry = operands[0].value;
+    const at::Tensor& carry = fn.operands[0].value;
     const Live* next = nullptr;
     const Live* output = nullptr;
-    for (size_t k = in_fn.size(); k-- > placeholders;) {
-      const at::Tensor& v = in_fn[k].value;
+    for (size_t k = fn.values.size(); k-- > fn.placeholders;) {
+      const at::Tensor& v = fn.values[k].value;
       const bool twin =
           v.scalar_type() == carry.scalar_type() && v.sizes() == carry.sizes() && v.strides() == carry.strides();
       if (twin && !next) {
-        next = &in_fn[k];
+        next = &fn.values[k];
       } else if (!output) {
-        output = &in_fn[k];
+        output = &fn.values[k];
       }
     }
     if (!next) return made;  // no next carry: the function is dropped, nothing outside changed
-    Node* out = fn->append(OpKind::Output, "output");
+    Node* out = fn.fn->append(OpKind::Output, "output");
     out->args = {arg::Tensor{next->node}};
     if (output) out->args.push_back(arg::Tensor{output->node});
     std::vector<Node*> additional;
-    for (size_t k = 2; k < operands.size(); ++k) additional.push_back(operands[k].node);
-    Node* fn_attr = attach(std::move(fn), "scan_combine_graph_" + std::to_string(scans_++));
+    for (size_t k = 2; k < fn.operands.size(); ++k) additional.push_back(fn.operands[k].node);
+    Node* fn_attr = attach(std::move(fn.fn), "scan_combine_graph_" + std::to_string(scans_++));
     Node* hop = p_.graph().append(OpKind::CallFunction, "scan");
     hop->target = Target::higherOrder("scan");
-    hop->args = {arg::Graph{fn_attr}, arg::TensorList{{operands[0].node}}, arg::TensorList{{operands[1].node}},
+    hop->args = {arg::Graph{fn_attr}, arg::TensorList{{fn.operands[0].node}}, arg::TensorList{{fn.operands[1].node}},
                  arg::TensorList{std::move(additional)}};
     return runAppended(hop) ? made + 1 : made;
   }

@@ -140,34 +140,6 @@ TEST(ReproScripts, AutocastRegionsRunAsEpsmithRunsThem) {
   EXPECT_EQ(compareEagerRuns(programs), 8);
 }
 
-// A generated while_loop becomes torch._higher_order_ops.while_loop over two functions, and
-// the script's eager run (torch's own loop) computes what epsmith's does.
-TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
-  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
-  compat::WarningHandlerGuard quiet(silentWarningHandler());
-  const OpCatalog catalog = OpCatalog::build().value();
-  GeneratorConfig loops = test::withSources({{NodeSource::AtenCall, 1}, {NodeSource::WhileLoop, 1}});
-  std::vector<Generated> programs;
-  for (uint64_t seed = 1; seed <= 40 && programs.size() < 6; ++seed) {
-    SeededSource random(seed);
-    auto p = generateInDialect(catalog, loops, random);
-    ASSERT_TRUE(p.ok()) << p.error().str();
-    bool read = false;  // a loop whose results the program returns
-    for (const Node& n : p.value().graph().nodes()) {
-      if (n.target.kind() != Target::Kind::Builtin || n.target.builtinOp() != BuiltinOp::GetItem) continue;
-      const Node* from = n.args[0].get<arg::Tensor>() ? n.args[0].get<arg::Tensor>()->node : nullptr;
-      read = read || (from && from->target.name() == "while_loop" && !p.value().graph().users(&n).empty());
-    }
-    if (read) programs.push_back({"while_loop seed " + std::to_string(seed), std::move(p.value())});
-  }
-  ASSERT_EQ(programs.size(), 6u);
-  auto script = writeReproScript(programs[0].program, {ReproPath::Decompose, "a test"});
-  ASSERT_TRUE(script.ok()) << script.error().str();
-  EXPECT_NE(script->find(" = torch._higher_order_ops.while_loop("), std::string::npos) << script.value();
-  EXPECT_NE(script->find("        def while_loop_body_graph_0("), std::string::npos) << script.value();
-  EXPECT_EQ(compareEagerRuns(programs), 6);
-}
-
 // The generated programs of `source` (with aten-call) whose result of higher-order op `hop`
 // the program reads, up to `wanted` of seeds 1-80.
 std::vector<Generated> readingHigherOrder(NodeSource source, const std::string& hop, size_t wanted) {
@@ -188,6 +160,20 @@ std::vector<Generated> readingHigherOrder(NodeSource source, const std::string& 
     if (read) programs.push_back({hop + " seed " + std::to_string(seed), std::move(p.value())});
   }
   return programs;
+}
+
+// A generated while_loop becomes torch._higher_order_ops.while_loop over two functions, and
+// the script's eager run (torch's own loop) computes what epsmith's does.
+TEST(ReproScripts, WhileLoopsRunAsEpsmithRunsThem) {
+  if (auto why = torchPeerUnavailable()) GTEST_SKIP() << "no Python torch to run scripts with: " << *why;
+  compat::WarningHandlerGuard quiet(silentWarningHandler());
+  const std::vector<Generated> programs = readingHigherOrder(NodeSource::WhileLoop, "while_loop", 6);
+  ASSERT_EQ(programs.size(), 6u);
+  auto script = writeReproScript(programs[0].program, {ReproPath::Decompose, "a test"});
+  ASSERT_TRUE(script.ok()) << script.error().str();
+  EXPECT_NE(script->find(" = torch._higher_order_ops.while_loop("), std::string::npos) << script.value();
+  EXPECT_NE(script->find("        def while_loop_body_graph_0("), std::string::npos) << script.value();
+  EXPECT_EQ(compareEagerRuns(programs), 6);
 }
 
 // A generated map becomes torch._higher_order_ops.map over a function of an element, and a
