@@ -660,6 +660,16 @@ class Generator {
     return true;
   }
 
+  // Whether `t`'s strides are row-major for its sizes, those of dims of size 1 included.
+  static bool rowMajor(const at::Tensor& t) {
+    int64_t expected = 1;
+    for (int64_t d = t.dim(); d-- > 0;) {
+      if (t.stride(d) != expected) return false;
+      expected *= std::max<int64_t>(t.size(d), 1);
+    }
+    return true;
+  }
+
   // Operands a map or scan may take: one to three live values apart in memory, none
   // requiring grad (neither has autograd in an exported program), the one at `mapped`
   // contiguous with a leading size of 1 or more (torch's map and scan refuse 0, and export
@@ -736,6 +746,10 @@ class Generator {
     const int made = fn.made;
     if (compromised_) return made;
     const at::Tensor& carry = fn.operands[0].value;
+    // torch's scan traces its function and compares the carry it returns with init, the
+    // strides of dims of size 1 too, as fake tensors lay a result out (row-major): an init
+    // laid out otherwise is refused ("Expected init and carry to have same metadata").
+    if (!rowMajor(carry)) return made;  // the function is dropped, nothing outside changed
     const Live* next = nullptr;
     const Live* output = nullptr;
     for (size_t k = fn.values.size(); k-- > fn.placeholders;) {
