@@ -10,6 +10,7 @@
 
 #include "generators/probe_dialect.h"
 #include "ir/grad_mode.h"
+#include "ir/subgraphs.h"
 #include "ops/op_registry.h"
 #include "verifier/verifier.h"
 
@@ -307,10 +308,13 @@ bool invalidLoweredModule(ExportedProgram& p, RandomSource&) {
 // The output returns one value twice (its spec listed twice, so the signature agrees).
 bool dialectGraph(ExportedProgram& p, RandomSource& random) {
   if (p.dialectName() != "ATEN" || p.signature.output_specs.empty()) return false;
-  // Under the probe dialect a generated alias_copy would be the first thing reported.
-  for (const Node& n : p.graph().nodes()) {
-    if (n.op() == OpKind::CallFunction && probeRefuses(n.target)) return false;
-  }
+  // Under the probe dialect a generated alias_copy would be the first thing reported, in
+  // a subgraph (a map's body) as in the graph.
+  bool refused = false;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) refused = refused || (n.op() == OpKind::CallFunction && probeRefuses(n.target));
+  });
+  if (refused) return false;
   Node* out = p.graph().outputNode();
   const size_t i = random.below(out->args.size());
   const auto* t = out->args[i].get<arg::Tensor>();
