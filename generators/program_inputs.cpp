@@ -173,6 +173,10 @@ class InputMaker {
         }
       }
     }
+    // A leaf over the same memory, as every run's inputs are: a view keeps its base for
+    // autograd, and after requires_grad_ of the input the views taken of it before (of
+    // that base, which requires no grad) would take in-place calls that eager refuses.
+    value = value.detach();
     Node* n = p_.graph().append(OpKind::Placeholder, name);
     n->meta.val = tensorMetaOf(value);
     p_.signature.input_specs.push_back({InputKind::UserInput, SpecArg::tensor(n->name()), std::nullopt, std::nullopt});
