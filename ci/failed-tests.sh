@@ -5,7 +5,8 @@
 # is not GoogleTest's gets its last lines.
 set -euo pipefail
 log="$1"
-ids=$(sed -nE 's/^[[:space:]]+([0-9]+) - [^ ]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted|Child aborted|Exception|[A-Za-z ]+)\)$/\1/p' "$log")
+# The numbers ctest lists under "The following tests FAILED:" (not those that did not run).
+ids=$(sed -n '/^The following tests FAILED:/,$p' "$log" | sed -nE 's/^[[:space:]]+([0-9]+) - [^ ]+ \(.*\)$/\1/p')
 for id in $ids; do
   output=$(sed -nE "s/^$id: //p" "$log")
   echo "== the output of test #$id where it failed"
