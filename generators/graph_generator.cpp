@@ -593,6 +593,9 @@ class Generator {
     const int made = drawInto(*body, in_body, random_.range(1, 3), Subgraph::CondBranch);
     if (compromised_) return made;
     const at::Tensor& x = operands[0].value;
+    // torch's while_loop traces its body and compares what it returns with the carried
+    // values as a scan does (fromScan): a carried value laid out otherwise is refused.
+    if (!rowMajor(x)) return 0;  // the body is dropped: its calls changed nothing outside
     const Live* twin = nullptr;
     for (size_t k = in_body.size(); k-- > placeholders && !twin;) {
       const at::Tensor& v = in_body[k].value;
