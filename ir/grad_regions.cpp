@@ -281,6 +281,17 @@ Graph* mappedFunction(const Graph& g, const Node& n) {
   return subgraphArgument(g, n, "scan", 0, 4, /*at_least=*/false);
 }
 
+std::pair<size_t, size_t> elementOperands(const Node& n) {
+  const std::string_view hop = n.target.kind() == Target::Kind::HigherOrder ? n.target.name() : "";
+  const auto count = [&](size_t i) {
+    const auto* list = i < n.args.size() ? n.args[i].get<arg::TensorList>() : nullptr;
+    return list ? list->nodes.size() : 0;
+  };
+  if (hop == "map_impl") return {0, count(1)};
+  if (hop == "scan") return {count(1), count(1) + count(2)};
+  return {0, 0};
+}
+
 namespace {
 
 // A call of `op` on `args` before `before`, named after `name`, with metadata `meta` (stale

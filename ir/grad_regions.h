@@ -75,6 +75,11 @@ std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations);
 // node.
 Graph* mappedFunction(const Graph& g, const Node& n);
 
+// The operands of map_impl or scan call `n` that its function takes one element of, as
+// indices [first, past) among the operands after its graph argument: map_impl's xs, scan's
+// after its init. {0, 0} for any other node.
+std::pair<size_t, size_t> elementOperands(const Node& n);
+
 // The ops an inlined map or scan calls: `select` (select.int) takes an operand's first
 // element, `unsqueeze` stacks one result; the ir cannot look ops up, so its callers pass them.
 struct StackOps {

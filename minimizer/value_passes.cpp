@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/grad_regions.h"
 #include "minimizer/passes.h"
 #include "ops/call_args.h"
 #include "ops/op_registry.h"
@@ -225,19 +226,6 @@ Val elementVal(const Val& v) {
   e.strides = TensorMeta::contiguousStrides(e.sizes);
   e.storage_offset = 0;
   return e;
-}
-
-// The operands of `call` that a map's or scan's function takes one element of, by index
-// among the operands after its graph argument: map_impl's xs, scan's after its init.
-std::pair<size_t, size_t> elementOperands(const Node& call) {
-  const std::string_view hop = call.target.kind() == Target::Kind::HigherOrder ? call.target.name() : "";
-  const auto count = [&](size_t i) {
-    const auto* list = i < call.args.size() ? call.args[i].get<arg::TensorList>() : nullptr;
-    return list ? list->nodes.size() : 0;
-  };
-  if (hop == "map_impl") return {0, count(1)};
-  if (hop == "scan") return {count(1), count(1) + count(2)};
-  return {0, 0};
 }
 
 // A subgraph's placeholders stand for the operands its call passes, those after its last
