@@ -35,7 +35,7 @@ namespace {
 
 std::vector<c10::IValue> runSubgraph(const HigherOrderCall& call, size_t which, const std::vector<c10::IValue>& in,
                                      SubgraphPlace place) {
-  auto outcome = call.subgraphs[which]->run(in, call.observe ? *call.observe : ValueObserver{});
+  auto outcome = call.subgraphs[which]->run(in, call.observe ? *call.observe : ValueObserver{}, call.observe_untaken);
   if (outcome.error) throw std::runtime_error(inSubgraph(place, outcome.error->node) + ": " + outcome.error->message);
   return std::move(outcome.outputs);
 }
@@ -56,14 +56,31 @@ constexpr int64_t kMaxLoopIterations = 1'000'000;
 
 }  // namespace
 
+// Note [Subgraphs observed where they do not run]
+// The generator makes a program symbolic by running it at other sizes and reading each
+// value's geometry (Note [Symbolic sizes of generated programs]), and a run shows it only
+// the subgraphs it runs: a cond's branch not taken, a loop body whose condition is false at
+// once, are never seen, and their values need the symbol too. With
+// RunOptions::observe_untaken such a subgraph runs once more on the same operands for the
+// observer alone, its results discarded. Branches and bodies are functional (torch.cond and
+// while_loop refuse ones that write or alias what they take), so the extra run changes
+// nothing the program computes; one that raises (an index past a size of this run) ends the
+// run, and the generator leaves such a program static: export would not trace it the same
+// at every size.
 c10::IValue runCond(HigherOrderCall& call) {
   if (call.args.size() != 4 || call.subgraphs.size() != 2) {
     throw std::invalid_argument("cond takes (pred, true_graph, false_graph, operands)");
   }
   const c10::IValue& pred = call.args[0];
   const bool take_true = pred.isTensor() ? pred.toTensor().item<bool>() : pred.toBool();
-  return c10::ivalue::Tuple::create(runSubgraph(call, take_true ? 0 : 1, elementsOf(call.args[3]),
-                                                take_true ? SubgraphPlace::TrueBranch : SubgraphPlace::FalseBranch));
+  const std::vector<c10::IValue> operands = elementsOf(call.args[3]);
+  auto taken = runSubgraph(call, take_true ? 0 : 1, operands,
+                           take_true ? SubgraphPlace::TrueBranch : SubgraphPlace::FalseBranch);
+  // Note [Subgraphs observed where they do not run]: a branch may not write its operands.
+  if (call.observe && call.observe_untaken) {
+    runSubgraph(call, take_true ? 1 : 0, operands, take_true ? SubgraphPlace::FalseBranch : SubgraphPlace::TrueBranch);
+  }
+  return c10::ivalue::Tuple::create(std::move(taken));
 }
 
 c10::IValue runWithGradEnabled(HigherOrderCall& call) {
@@ -111,6 +128,8 @@ c10::IValue runWhileLoop(HigherOrderCall& call) {
     return in;
   };
   if (!loopGoesOn(runSubgraph(call, 0, with(carried), SubgraphPlace::LoopCondition))) {
+    // Note [Subgraphs observed where they do not run]: a body may not write what it carries.
+    if (call.observe && call.observe_untaken) runSubgraph(call, 1, with(carried), SubgraphPlace::LoopBody);
     // No iteration: torch returns clones of the carried values, never the inputs themselves.
     for (auto& v : carried) {
       if (v.isTensor()) v = v.toTensor().clone();

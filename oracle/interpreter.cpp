@@ -516,6 +516,7 @@ struct Frame {
   std::vector<c10::IValue> stack;
   std::vector<c10::IValue>* outputs;
   const ValueObserver* observe = nullptr;
+  bool observe_untaken = false;
 };
 
 std::vector<c10::IValue> gatherAll(const Interpreter::Plan::Step& step, const Frame& f, c10::Device device) {
@@ -571,7 +572,7 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
       break;
     case StepKind::HigherOrder: {
       std::vector<c10::IValue> args = gatherAll(step, f, device);
-      HigherOrderCall call{*step.node, args, {}, f.observe};
+      HigherOrderCall call{*step.node, args, {}, f.observe, f.observe_untaken};
       for (const auto& sub : step.subgraphs) call.subgraphs.push_back(sub.get());
       f.env[slot] = step.hop(call);
       break;
@@ -582,7 +583,8 @@ void runStep(const Interpreter::Plan::Step& step, Frame& f, c10::Device device) 
 
 }  // namespace
 
-Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe) const {
+Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe,
+                                      bool observe_untaken) const {
   Outcome out;
   if (inputs.size() != plan_->num_placeholders) {
     out.error = RunError{"", "",
@@ -592,7 +594,9 @@ Interpreter::Outcome Interpreter::run(const std::vector<c10::IValue>& inputs, co
   }
   const bool grad_enabled_at_start = at::GradMode::is_enabled();
   const size_t autocast_regions_at_start = autocast_state::openAutocastRegions();
-  Frame frame{inputs, 0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs, observe ? &observe : nullptr};
+  Frame frame{
+      inputs,         0, std::vector<c10::IValue>(plan_->num_slots), {}, &out.outputs, observe ? &observe : nullptr,
+      observe_untaken};
   for (const auto& step : plan_->steps) {
     try {
       runStep(step, frame, plan_->device);

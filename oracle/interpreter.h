@@ -28,6 +28,8 @@ struct HigherOrderCall {
   std::vector<const Interpreter*> subgraphs;
   // The run's observer, which a subgraph's calls are shown to as well (null: none).
   const ValueObserver* observe = nullptr;
+  // Whether the observer is shown the subgraphs the call does not run (RunOptions).
+  bool observe_untaken = false;
 };
 using HigherOrderFn = std::function<c10::IValue(HigherOrderCall& call)>;
 // Registers (or replaces) the semantics of higher_order.<name>; `cond` is built in.
@@ -50,8 +52,10 @@ class Interpreter {
   // One value per placeholder, in order. An op that throws ends the run with `error` set.
   // Grad mode is the caller's (set it with at::AutoGradMode / c10::InferenceMode);
   // torch._C._set_grad_enabled nodes change it for the rest of the run and it is restored.
-  // `observe`, when set, sees each call_function node's value as soon as it is computed.
-  Outcome run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe = {}) const;
+  // `observe`, when set, sees each call_function node's value as soon as it is computed;
+  // with `observe_untaken`, those of the subgraphs not run too (RunOptions).
+  Outcome run(const std::vector<c10::IValue>& inputs, const ValueObserver& observe = {},
+              bool observe_untaken = false) const;
 
   // Note [One plan for the runs of a program]
   // A plan holds the IValues of its literal arguments, and a literal number passed for a

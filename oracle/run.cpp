@@ -174,7 +174,7 @@ Interpreter::Outcome runFunctionalized(const Interpreter& interpreter, std::vect
   {
     c10::impl::IncludeDispatchKeyGuard functionalize(c10::DispatchKey::Functionalize);
     at::functionalization::impl::FunctionalizationReapplyViewsGuard reapply_views(true);
-    outcome = interpreter.run(inputs, options.observe);
+    outcome = interpreter.run(inputs, options.observe, options.observe_untaken);
   }
   for (auto& v : outcome.outputs) v = unwrapFunctional(v);
   // The final value of each input is what its wrapper holds after syncing.
@@ -223,7 +223,7 @@ RunResult runLifted(const ExportedProgram& p, std::vector<LiftedInput>& flat, co
   ScopedSeconds clock(options.run_seconds);
   Interpreter::Outcome outcome = options.mode == RunMode::LibTorchFunctionalize
                                      ? runFunctionalized(interpreter, inputs, flat, options)
-                                     : interpreter.run(inputs, options.observe);
+                                     : interpreter.run(inputs, options.observe, options.observe_untaken);
   if (outcome.error) {
     result.error = outcome.error;
     return result;

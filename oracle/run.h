@@ -32,6 +32,10 @@ struct RunOptions {
   GradMode grad;
   // Sees each call's value as it is computed (the minimizer rebuilds meta.val from it).
   ValueObserver observe;
+  // Also shows `observe` the subgraphs a run would not run: a cond's branch not taken, a
+  // while loop's body where it ran no iteration, each run once more on the same operands,
+  // its values discarded (Note [Subgraphs observed where they do not run]).
+  bool observe_untaken = false;
   // The byte past each input storage's end (Note [Over-reads see a fill]); -1: none.
   int overread_fill = -1;
   // The program's graph already planned (Note [One plan for the runs of a program]), or

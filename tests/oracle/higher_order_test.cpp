@@ -117,6 +117,97 @@ signature {
   EXPECT_FALSE(none.outputs[1].toTensor().is_alias_of(x));
 }
 
+// Note [Subgraphs observed where they do not run]: with observe_untaken the observer sees
+// the branch a cond does not take, run on the same operands, and the body of a loop that
+// runs no iteration, once; what the program returns is what it is without.
+TEST(Oracle, AnObservedRunShowsTheSubgraphsItDoesNotRun) {
+  auto cond = parse(R"EPT(graph {
+  %pred: b8[] = placeholder
+  %x: f32[3] = placeholder
+  %t = get_attr("true_graph_0")
+  %f = get_attr("false_graph_0")
+  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
+  %getitem: f32[3] = operator.getitem(%cond, 0)
+  return (%getitem)
+  attr "false_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %neg: f32[3] = aten::neg(%a)
+    return (%neg)
+  }
+  attr "true_graph_0" = graph {
+    %a: f32[3] = placeholder
+    %exp: f32[3] = aten::exp(%a)
+    return (%exp)
+  }
+}
+signature {
+  input user_input %pred
+  input user_input %x
+  output user_output %getitem
+}
+)EPT");
+  auto loop = parse(R"EPT(graph {
+  %i: i64[] = placeholder
+  %x: f32[3] = placeholder
+  %n: i64[] = placeholder
+  %c = get_attr("while_loop_cond_graph_0")
+  %b = get_attr("while_loop_body_graph_0")
+  %loop: (i64[], f32[3]) = higher_order.while_loop(graph(%c), graph(%b), [%i, %x], [%n])
+  %x_out: f32[3] = operator.getitem(%loop, 1)
+  return (%x_out)
+  attr "while_loop_body_graph_0" = graph {
+    %i: i64[] = placeholder
+    %x: f32[3] = placeholder
+    %n: i64[] = placeholder
+    %add: i64[] = aten::add.Scalar(%i, 1)
+    %mul: f32[3] = aten::mul.Scalar(%x, 2)
+    return (%add, %mul)
+  }
+  attr "while_loop_cond_graph_0" = graph {
+    %i: i64[] = placeholder
+    %x: f32[3] = placeholder
+    %n: i64[] = placeholder
+    %lt: b8[] = aten::lt.Tensor(%i, %n)
+    return %lt
+  }
+}
+signature {
+  input user_input %i
+  input user_input %x
+  input user_input %n
+  output user_output %x_out
+}
+)EPT");
+  const at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
+  std::map<std::string, at::Tensor> seen;
+  RunOptions observed(RunMode::Eager);
+  observed.observe = [&](const Node& n, const c10::IValue& v) {
+    if (v.isTensor()) seen[n.name()] = v.toTensor().clone();
+  };
+  for (bool untaken : {false, true}) {
+    seen.clear();
+    observed.observe_untaken = untaken;
+    auto yes = runProgram(cond, {tensorInput(at::ones({}, at::kBool)), tensorInput(x)}, observed);
+    ASSERT_TRUE(yes.ok()) << yes.error->str();
+    EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
+    EXPECT_TENSOR_EQ(seen.at("exp"), at::exp(x));
+    ASSERT_EQ(seen.count("neg"), untaken ? 1U : 0U);
+    if (untaken) {
+      EXPECT_TENSOR_EQ(seen.at("neg"), at::neg(x));  // on the operands the taken branch got
+    }
+
+    seen.clear();
+    const auto five = tensorInput(at::tensor(int64_t{5}).reshape({}));
+    auto none = runProgram(loop, {five, tensorInput(x), tensorInput(at::tensor(int64_t{3}).reshape({}))}, observed);
+    ASSERT_TRUE(none.ok()) << none.error->str();
+    EXPECT_TENSOR_EQ(none.outputs[0].toTensor(), x);  // no iteration, whatever was observed
+    ASSERT_EQ(seen.count("mul"), untaken ? 1U : 0U);
+    if (untaken) {
+      EXPECT_TENSOR_EQ(seen.at("mul"), x.mul(2));
+    }
+  }
+}
+
 // map_impl as torch.export (2.13) writes `torch._higher_order_ops.map(lambda x, y: x.sin() +
 // y, xs, y)`: the body runs on each row of xs with y, and the rows come back stacked, a
 // view as torch's are; a leading size of 0 is refused as torch's map refuses it.
