@@ -49,10 +49,16 @@ namespace {
 // that writes a tensor whose size follows the symbol into other sizes (an out= resize),
 // where growing or shrinking in place depends on the size (a guard such as s0*s0 >= 6,
 // which no range expresses; a campaign's D1 case met one at a size the example did not
-// decide). A grad or autocast region's subgraph runs once on its operands, so its
-// values are read as the graph's are, its placeholders given their operands' values; a
-// program with a cond or a while loop stays static (a branch not taken and a body run no
-// times are never observed, and their placeholders would need the symbols too).
+// decide). A grad or autocast region's subgraph runs once on its operands, a map's body
+// or a scan's function once per element of its xs, and a cond's branch not taken or a
+// loop body that runs no iteration once more for the run's observer
+// (Note [Subgraphs observed where they do not run]), so their values are read as the
+// graph's are (a map's or a loop's last run's, the same geometry as every other's), their
+// placeholders given their operands' values or one element's (a map over no element at
+// the example size observes nothing and stays static). What torch.cond and while_loop
+// check at the example must then hold at every size: both branches return the same
+// values, a loop body or a scan's function returns its carried values again; a program
+// where they part stays static, as export refuses the module.
 
 // Note [Sizes read as values]
 // A module that passes a size of its input on as a value (`x.view(x.shape[0], -1)`,
@@ -231,6 +237,7 @@ std::optional<NodeVals> valsAt(ExportedProgram& p, const std::vector<InputValue>
   NodeVals vals;
   bool holdable = true;
   RunOptions options(RunMode::Eager);
+  options.observe_untaken = true;  // Note [Subgraphs observed where they do not run]
   options.observe = [&](const Node& n, const c10::IValue& v) {
     Val val;
     if (v.isNone()) return;
@@ -452,47 +459,126 @@ std::optional<ExportedProgram> withSizesRead(const ExportedProgram& p, const std
   return q;
 }
 
-// The subgraph a grad or autocast region runs, and the index of its first operand; null for
-// any other node.
-std::pair<Graph*, size_t> regionBody(const Graph& g, const Node& n) {
-  if (Graph* body = gradRegionBody(g, n)) return {body, 2};
-  return {autocastRegionBody(g, n), 5};
+// The subgraphs higher-order call `n` runs on its operands, each of which a run observes
+// (Note [Subgraphs observed where they do not run]): a grad or autocast region's, a cond's
+// two branches, a while loop's condition and body, a map's body or a scan's function;
+// empty for any other node (with_effects, a higher-order op no generator makes).
+std::vector<Graph*> observedSubgraphs(const Graph& g, const Node& n) {
+  if (Graph* body = gradRegionBody(g, n)) return {body};
+  if (Graph* body = autocastRegionBody(g, n)) return {body};
+  if (Graph* fn = mappedFunction(g, n)) return {fn};
+  if (Graph* on_true = condBranch(g, n, true); on_true && condBranch(g, n, false))
+    return {on_true, condBranch(g, n, false)};
+  if (Graph* body = loopBody(g, n); body && loopCondition(g, n)) return {loopCondition(g, n), body};
+  return {};
 }
 
-// Whether every higher-order call of `p` is a grad or autocast region: a region runs its
-// subgraph once on its operands, so a run observes every value in it (a cond's other
-// branch and a loop body run no times are never observed).
-bool onlyRegions(const ExportedProgram& p) {
+// Whether every higher-order call of `p` runs subgraphs a run observes.
+bool onlyObservedSubgraphs(const ExportedProgram& p) {
   bool only = true;
   forEachGraph(p.graph(), [&](const Graph& g) {
     for (const Node& n : g.nodes()) {
-      only = only && (n.target.kind() != Target::Kind::HigherOrder || regionBody(g, n).first);
+      only = only && (n.target.kind() != Target::Kind::HigherOrder || !observedSubgraphs(g, n).empty());
     }
   });
   return only;
 }
 
-// Gives each region's subgraph placeholders their operands' fitted values; false where a
+// One element of `v` along dimension 0, as a map's body or a scan's function is given it
+// (select(xs, 0, 0)).
+Val elementOf(const Val& v) {
+  const TensorMeta* t = v.tensor();
+  if (!t || t->sizes.empty()) return Val();
+  TensorMeta e = *t;
+  e.sizes.erase(e.sizes.begin());
+  e.strides.erase(e.strides.begin());
+  return e;
+}
+
+// The operands a higher-order call passes its subgraphs: those after its last graph
+// argument, lists flattened.
+std::vector<const Node*> subgraphOperands(const Node& n) {
+  size_t after = 0;
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    if (n.args[i].get<arg::Graph>()) after = i + 1;
+  }
+  std::vector<const Node*> out;
+  for (size_t i = after; i < n.args.size(); ++i) {
+    if (const auto* t = n.args[i].get<arg::Tensor>()) out.push_back(t->node);
+    if (const auto* list = n.args[i].get<arg::TensorList>())
+      out.insert(out.end(), list->nodes.begin(), list->nodes.end());
+  }
+  return out;
+}
+
+// The values `g` returns, as fitted (or as they were, where they do not follow the symbol).
+std::vector<Val> returnedVals(Graph& g, const NodeVals& fitted) {
+  std::vector<Val> out;
+  const Node* output = g.outputNode();
+  for (const Argument& a : output ? output->args : std::vector<Argument>{}) {
+    const auto* t = a.get<arg::Tensor>();
+    const auto it = t ? fitted.find(t->node) : fitted.end();
+    out.push_back(it != fitted.end() ? it->second : t ? t->node->meta.val : Val());
+  }
+  return out;
+}
+
+// Whether what `n`'s subgraphs return agrees as torch.cond and while_loop (and scan, for
+// its carries) ask at every size, not only at the example: both branches the same values,
+// a loop body (or a scan's function) its carried values again. At a size where they
+// would not, export refuses the module, so the program stays static.
+bool subgraphsAgree(const Graph& g, const Node& n, const NodeVals& fitted) {
+  const std::vector<Graph*> subs = observedSubgraphs(g, n);
+  if (condBranch(g, n, true)) return returnedVals(*subs[0], fitted) == returnedVals(*subs[1], fitted);
+  Graph* carrier = loopBody(g, n) ? subs[1] : n.target.name() == "scan" ? subs[0] : nullptr;
+  if (!carrier) return true;
+  const auto* loop_carried = loopBody(g, n) ? n.args[2].get<arg::TensorList>() : nullptr;
+  if (loopBody(g, n) && !loop_carried) return false;
+  const size_t carried = loop_carried ? loop_carried->nodes.size() : elementOperands(n).first;
+  const std::vector<Val> next = returnedVals(*carrier, fitted);
+  const std::vector<const Node*> placeholders = static_cast<const Graph&>(*carrier).placeholders();
+  for (size_t i = 0; i < carried && i < next.size() && i < placeholders.size(); ++i) {
+    const auto it = fitted.find(placeholders[i]);
+    if (next[i] != (it != fitted.end() ? it->second : placeholders[i]->meta.val)) return false;
+  }
+  return true;
+}
+
+// Gives the placeholders of each observed subgraph its operands' fitted values, those of a
+// map's body or a scan's function one element's where it takes one; false where a
 // placeholder does not hold what its operand's node made (a metadata mutation between the
-// two), whose value at other sizes no run observed.
-bool fitRegionPlaceholders(const ExportedProgram& p, NodeVals& fitted) {
+// two), whose value at other sizes no run observed, where a call of such a subgraph made
+// no value at the example size (a map over no element), so no run observed it, or where
+// the subgraphs stop agreeing at other sizes (subgraphsAgree).
+bool fitSubgraphs(const ExportedProgram& p, const NodeVals& example, NodeVals& fitted) {
   bool held = true;
   forEachGraph(p.graph(), [&](const Graph& g) {
     for (const Node& n : g.nodes()) {
-      const auto [body, first] = regionBody(g, n);
-      if (!body) continue;
-      const std::vector<const Node*> placeholders = static_cast<const Graph&>(*body).placeholders();
-      for (size_t i = 0; i < placeholders.size(); ++i) {
-        const auto* operand = first + i < n.args.size() ? n.args[first + i].get<arg::Tensor>() : nullptr;
-        if (!operand || placeholders[i]->meta.val != operand->node->meta.val) {
-          held = false;
-          continue;
+      const auto [first_element, past_elements] = elementOperands(n);
+      const std::vector<const Node*> operands = subgraphOperands(n);
+      for (Graph* sub : observedSubgraphs(g, n)) {
+        for (const Node& call : sub->nodes())
+          held = held && (call.op() != OpKind::CallFunction || example.count(&call));
+        const std::vector<const Node*> placeholders = static_cast<const Graph&>(*sub).placeholders();
+        for (size_t i = 0; i < placeholders.size(); ++i) {
+          const bool element = i >= first_element && i < past_elements;
+          const Node* operand = i < operands.size() ? operands[i] : nullptr;
+          const auto given = [&](const Val& v) { return element ? elementOf(v) : v; };
+          if (!operand || placeholders[i]->meta.val != given(operand->meta.val)) {
+            held = false;
+            continue;
+          }
+          if (auto it = fitted.find(operand); it != fitted.end()) fitted[placeholders[i]] = given(it->second);
         }
-        if (auto it = fitted.find(operand->node); it != fitted.end()) fitted[placeholders[i]] = it->second;
       }
     }
   });
-  return held;
+  if (!held) return false;
+  bool agree = true;
+  forEachGraph(p.graph(), [&](const Graph& g) {
+    for (const Node& n : g.nodes()) agree = agree && subgraphsAgree(g, n, fitted);
+  });
+  return agree;
 }
 
 // Makes `dims` (all of one size) the symbol where the program follows it; false, and `p`
@@ -519,7 +605,7 @@ bool fitSymbolic(ExportedProgram& p, const std::vector<InputDim>& dims, bool bou
       }
     }
   }
-  if (!fitRegionPlaceholders(p, *fitted) || resizesASymbolicTensor(p, *fitted)) return false;
+  if (!fitSubgraphs(p, runs[0].second, *fitted) || resizesASymbolicTensor(p, *fitted)) return false;
   ExportedProgram before = p.clone();
   for (auto& [node, val] : *fitted) const_cast<Node*>(node)->meta.val = std::move(val);
   p.range_constraints[kGeneratedSymbol] = RangeConstraint{lo, bounded ? std::optional<int64_t>(k + 2) : std::nullopt};
@@ -576,7 +662,7 @@ void addSymbolicSize(ExportedProgram& p, uint32_t percent, RandomSource& random)
   if (all.empty()) return;
   const InputDim drawn = all[random.below(all.size())];
   const bool bounded = random.chance(50);
-  if (!onlyRegions(p)) return;
+  if (!onlyObservedSubgraphs(p)) return;
   compat::WarningHandlerGuard quiet(silentWarningHandler());
   std::vector<InputDim> same;
   std::copy_if(all.begin(), all.end(), std::back_inserter(same),

@@ -249,6 +249,10 @@ Graph* loopBody(const Graph& g, const Node& n) {
   return subgraphArgument(g, n, "while_loop", 1, 4, /*at_least=*/false);
 }
 
+Graph* loopCondition(const Graph& g, const Node& n) {
+  return subgraphArgument(g, n, "while_loop", 0, 4, /*at_least=*/false);
+}
+
 std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations) {
   const auto* carried = hop->args.size() == 4 ? hop->args[2].get<arg::TensorList>() : nullptr;
   const auto* additional = hop->args.size() == 4 ? hop->args[3].get<arg::TensorList>() : nullptr;

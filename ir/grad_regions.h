@@ -63,6 +63,9 @@ std::optional<Diagnostic> inlineCondBranch(Graph& g, Node* hop, bool which);
 // The body of a while_loop call; null for any other node.
 Graph* loopBody(const Graph& g, const Node& n);
 
+// The condition graph of a while_loop call; null for any other node.
+Graph* loopCondition(const Graph& g, const Node& n);
+
 // Lays while_loop `hop` out as `iterations` (0 or 1) runs of its body: none, its getitems
 // then read the carried values it was given; one, its body's calls on the carried and
 // additional values, the getitems reading what the body returns. A body returns values of

@@ -8,6 +8,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,6 +18,8 @@
 #include "formats/text_format.h"
 #include "functionalizer/functionalize.h"
 #include "generators/graph_generator.h"
+#include "ir/grad_regions.h"
+#include "ir/subgraphs.h"
 #include "oracle/aten_bridge.h"
 #include "oracle/compare.h"
 #include "oracle/libtorch_compat.h"
@@ -86,6 +89,7 @@ RunResult runAtSize(const ExportedProgram& p, int64_t size, RunMode mode = RunMo
   const auto error = resizeInputs(q, kGeneratedSymbol, size);
   EXPECT_FALSE(error) << *error;
   RunOptions options(mode);
+  options.observe_untaken = true;  // a cond's other branch, a loop body run no times
   int checked = 0;
   options.observe = [&](const Node& n, const c10::IValue& v) {
     if (const auto* read = n.meta.val.get<Val::SymInt>()) {  // Note [Sizes read as values]
@@ -206,6 +210,60 @@ TEST(SymbolicSizes, ReadBackAndFunctionalizeLikeEagerAtOtherSizes) {
   }
   EXPECT_GE(made, 12);
   EXPECT_GE(functionalized, made / 2) << "of " << made << " symbolic programs";
+}
+
+// Higher-order ops run their subgraphs on their operands, and a run observes every
+// subgraph's values (a cond's branch not taken and a loop body that runs no iteration
+// once more: Note [Subgraphs observed where they do not run]): with conds, while loops,
+// maps and scans drawn often, programs that have them are made symbolic too, the values
+// inside their subgraphs following the symbol where the operands do. At the range's edges
+// and the example each call's metadata (every subgraph's, the branches not taken
+// included) is what its expressions say, and where the functionalizer takes the program
+// its functional form computes what eager does at another size.
+TEST(SymbolicSizes, HigherOrderOpsFollowTheSymbolInsideTheirSubgraphs) {
+  GeneratorConfig config = symbolic();
+  for (NodeSource source : {NodeSource::Cond, NodeSource::WhileLoop, NodeSource::Map, NodeSource::Scan})
+    config.source_weights[static_cast<size_t>(source)] = 6;
+  std::map<std::string, int> made;  // higher-order op → symbolic programs that call it
+  int inside = 0, functionalized = 0, programs = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    SeededSource random(seed);
+    auto generated = generateProgram(catalog(), config, random);
+    ASSERT_TRUE(generated.ok()) << generated.error().str();
+    const ExportedProgram& p = generated.value();
+    auto range = p.range_constraints.find(kGeneratedSymbol);
+    if (range == p.range_constraints.end()) continue;
+    std::set<std::string> hops;
+    forEachGraph(p.graph(), [&](const Graph& g) {
+      for (const Node& n : g.nodes()) {
+        if (n.target.kind() == Target::Kind::HigherOrder) hops.insert(std::string(n.target.name()));
+      }
+    });
+    if (hops.empty()) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + printProgramText(p));
+    ++programs;
+    for (const auto& hop : hops) ++made[hop];
+    EXPECT_TRUE(verify(p, *findDialect("TRAINING")).empty());
+    const int64_t example = exampleSize(p);
+    const int64_t lo = *range->second.min_val;
+    for (int64_t size : std::set<int64_t>{lo, example, range->second.max_val.value_or(example + 2)}) runAtSize(p, size);
+    for (const auto& [name, attr] : p.graph().attributes()) {
+      if (!attr.subgraph) continue;
+      forEachGraph(*attr.subgraph, [&](const Graph& g) {
+        for (const Node& n : g.nodes()) inside += n.meta.val.tensor() && hasSymbolicSize(*n.meta.val.tensor());
+      });
+    }
+    auto f = functionalize(p);
+    if (!f.ok()) continue;
+    ++functionalized;
+    const RunResult eager = runAtSize(p, example + 1);
+    const RunResult functional = runAtSize(f.value(), example + 1, RunMode::Exported);
+    Verdict v = compareResults(eager, functional);
+    EXPECT_TRUE(v.match()) << verdictKindName(v.kind) << " at " << v.where << "\n" << v.report;
+  }
+  for (const char* hop : {"cond", "while_loop", "map_impl"}) EXPECT_GE(made[hop], 2) << hop << ", of 60 programs";
+  EXPECT_GT(inside, 0) << "no value inside a subgraph follows s0";
+  EXPECT_GE(functionalized, programs / 2) << "of " << programs << " symbolic programs with a higher-order op";
 }
 
 // `x` of 4 rows (the only dimension of 2 or more), written by `write` before its result
