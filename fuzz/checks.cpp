@@ -167,16 +167,17 @@ bool drawnOneIn(uint64_t case_seed, int every, uint64_t salt) {
 
 // Note [Torch checks sampled]
 // D5, D7 and D8 ask PyTorch itself, in the torch peer (oracle/torch_peer.h), and a question
-// costs what Python costs: ~0.2 s for a 16-op program (run_decompositions({}) ~170 ms,
-// torch.export.load ~15 ms for the program and as much for each corruption D7 asks about,
-// two ep.module() runs ~15 ms; 2.13, the development machine, with the peer's
-// Note [Peer shortcuts that change no answer]), against ~0.9 ms for the rest of a case,
-// and a finding of theirs is minimized by such questions. So a campaign case asks on one
-// case in `--torch-every` (2000 by default, drawn from its seed apart from the other
-// draws), and D7 asks about the first of the corruptions D6 tries, not all four: a
-// 10-minute default campaign then spends 11% of its time asking and 8% minimizing, and
-// runs ~1 000 cases/s, while an 8-hour night still asks torch about some 15 000 programs
-// per core. `epsmith check`, minimization and replay ask whenever the checks are named,
+// costs what Python costs: ~0.2 s for a flat 16-op program (run_decompositions({})
+// ~170 ms, torch.export.load ~15 ms for the program and as much for each corruption D7
+// asks about, two ep.module() runs ~15 ms; 2.13, with the peer's
+// Note [Peer shortcuts that change no answer]) and ~1 s on average for the default
+// programs, with regions, conds, maps and module call graphs, against ~1.5 ms for the
+// rest of a case; and a finding of theirs is minimized by such questions. So a campaign
+// case asks on one case in `--torch-every` (2000 by default, drawn from its seed apart
+// from the other draws), and D7 asks about the first of the corruptions D6 tries, not all
+// four: a default campaign then spends about a fifth of its time asking
+// (docs/fuzzing.md, "Throughput"), while an 8-hour night still asks torch about some
+// 7 000 programs per core. `epsmith check`, minimization and replay ask whenever the checks are named,
 // `epsmith check` about every corruption.
 
 // Note [D9 sampled]
