@@ -31,8 +31,8 @@ namespace {
 using test::parse;
 using test::tensorInput;
 
-TEST(Oracle, CondRunsTheBranchThePredicateSelects) {
-  auto p = parse(R"EPT(graph {
+// cond as torch.export (2.13) writes `torch.cond(pred, torch.exp, torch.neg, (x,))`.
+const char* const kCond = R"EPT(graph {
   %pred: b8[] = placeholder
   %x: f32[3] = placeholder
   %t = get_attr("true_graph_0")
@@ -56,21 +56,12 @@ signature {
   input user_input %x
   output user_output %getitem
 }
-)EPT");
-  at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
-  auto yes = runProgram(p, {tensorInput(at::ones({}, at::kBool)), tensorInput(x)});
-  auto no = runProgram(p, {tensorInput(at::zeros({}, at::kBool)), tensorInput(x)});
-  ASSERT_TRUE(yes.ok() && no.ok());
-  EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
-  EXPECT_TENSOR_EQ(no.outputs[0].toTensor(), at::neg(x));
-}
+)EPT";
 
 // while_loop as torch.export (2.13) writes `while_loop(lambda i, x: i < n, lambda i, x: (i + 1,
 // x * 2), (i, x))` with n an additional input: the condition graph returns its bool tensor
-// as it is (`return %lt`). No iteration returns copies of the carried values, as torch's
-// while_loop_dense does, never the inputs themselves.
-TEST(Oracle, WhileLoopRunsItsBodyWhileItsConditionHolds) {
-  auto p = parse(R"EPT(graph {
+// as it is (`return %lt`).
+const char* const kWhileLoop = R"EPT(graph {
   %i: i64[] = placeholder
   %x: f32[3] = placeholder
   %n: i64[] = placeholder
@@ -103,7 +94,22 @@ signature {
   output user_output %i_out
   output user_output %x_out
 }
-)EPT");
+)EPT";
+
+TEST(Oracle, CondRunsTheBranchThePredicateSelects) {
+  auto p = parse(kCond);
+  at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
+  auto yes = runProgram(p, {tensorInput(at::ones({}, at::kBool)), tensorInput(x)});
+  auto no = runProgram(p, {tensorInput(at::zeros({}, at::kBool)), tensorInput(x)});
+  ASSERT_TRUE(yes.ok() && no.ok());
+  EXPECT_TENSOR_EQ(yes.outputs[0].toTensor(), at::exp(x));
+  EXPECT_TENSOR_EQ(no.outputs[0].toTensor(), at::neg(x));
+}
+
+// kWhileLoop runs its body while its condition holds. No iteration returns copies of the
+// carried values, as torch's while_loop_dense does, never the inputs themselves.
+TEST(Oracle, WhileLoopRunsItsBodyWhileItsConditionHolds) {
+  auto p = parse(kWhileLoop);
   const at::Tensor x = at::tensor({0.5f, -1.0f, 3.0f});
   auto three = runProgram(p, {tensorInput(at::tensor(int64_t{0}).reshape({})), tensorInput(x),
                               tensorInput(at::tensor(int64_t{3}).reshape({}))});
@@ -121,63 +127,8 @@ signature {
 // the branch a cond does not take, run on the same operands, and the body of a loop that
 // runs no iteration, once; what the program returns is what it is without.
 TEST(Oracle, AnObservedRunShowsTheSubgraphsItDoesNotRun) {
-  auto cond = parse(R"EPT(graph {
-  %pred: b8[] = placeholder
-  %x: f32[3] = placeholder
-  %t = get_attr("true_graph_0")
-  %f = get_attr("false_graph_0")
-  %cond: (f32[3],) = higher_order.cond(%pred, graph(%t), graph(%f), [%x])
-  %getitem: f32[3] = operator.getitem(%cond, 0)
-  return (%getitem)
-  attr "false_graph_0" = graph {
-    %a: f32[3] = placeholder
-    %neg: f32[3] = aten::neg(%a)
-    return (%neg)
-  }
-  attr "true_graph_0" = graph {
-    %a: f32[3] = placeholder
-    %exp: f32[3] = aten::exp(%a)
-    return (%exp)
-  }
-}
-signature {
-  input user_input %pred
-  input user_input %x
-  output user_output %getitem
-}
-)EPT");
-  auto loop = parse(R"EPT(graph {
-  %i: i64[] = placeholder
-  %x: f32[3] = placeholder
-  %n: i64[] = placeholder
-  %c = get_attr("while_loop_cond_graph_0")
-  %b = get_attr("while_loop_body_graph_0")
-  %loop: (i64[], f32[3]) = higher_order.while_loop(graph(%c), graph(%b), [%i, %x], [%n])
-  %x_out: f32[3] = operator.getitem(%loop, 1)
-  return (%x_out)
-  attr "while_loop_body_graph_0" = graph {
-    %i: i64[] = placeholder
-    %x: f32[3] = placeholder
-    %n: i64[] = placeholder
-    %add: i64[] = aten::add.Scalar(%i, 1)
-    %mul: f32[3] = aten::mul.Scalar(%x, 2)
-    return (%add, %mul)
-  }
-  attr "while_loop_cond_graph_0" = graph {
-    %i: i64[] = placeholder
-    %x: f32[3] = placeholder
-    %n: i64[] = placeholder
-    %lt: b8[] = aten::lt.Tensor(%i, %n)
-    return %lt
-  }
-}
-signature {
-  input user_input %i
-  input user_input %x
-  input user_input %n
-  output user_output %x_out
-}
-)EPT");
+  auto cond = parse(kCond);
+  auto loop = parse(kWhileLoop);
   const at::Tensor x = at::tensor({0.0f, 1.0f, -2.0f});
   std::map<std::string, at::Tensor> seen;
   RunOptions observed(RunMode::Eager);
@@ -200,7 +151,7 @@ signature {
     const auto five = tensorInput(at::tensor(int64_t{5}).reshape({}));
     auto none = runProgram(loop, {five, tensorInput(x), tensorInput(at::tensor(int64_t{3}).reshape({}))}, observed);
     ASSERT_TRUE(none.ok()) << none.error->str();
-    EXPECT_TENSOR_EQ(none.outputs[0].toTensor(), x);  // no iteration, whatever was observed
+    EXPECT_TENSOR_EQ(none.outputs[1].toTensor(), x);  // no iteration, whatever was observed
     ASSERT_EQ(seen.count("mul"), untaken ? 1U : 0U);
     if (untaken) {
       EXPECT_TENSOR_EQ(seen.at("mul"), x.mul(2));
