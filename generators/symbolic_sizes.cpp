@@ -495,22 +495,6 @@ Val elementOf(const Val& v) {
   return e;
 }
 
-// The operands a higher-order call passes its subgraphs: those after its last graph
-// argument, lists flattened.
-std::vector<const Node*> subgraphOperands(const Node& n) {
-  size_t after = 0;
-  for (size_t i = 0; i < n.args.size(); ++i) {
-    if (n.args[i].get<arg::Graph>()) after = i + 1;
-  }
-  std::vector<const Node*> out;
-  for (size_t i = after; i < n.args.size(); ++i) {
-    if (const auto* t = n.args[i].get<arg::Tensor>()) out.push_back(t->node);
-    if (const auto* list = n.args[i].get<arg::TensorList>())
-      out.insert(out.end(), list->nodes.begin(), list->nodes.end());
-  }
-  return out;
-}
-
 // The values `g` returns, as fitted (or as they were, where they do not follow the symbol).
 std::vector<Val> returnedVals(Graph& g, const NodeVals& fitted) {
   std::vector<Val> out;

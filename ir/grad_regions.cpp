@@ -285,6 +285,20 @@ Graph* mappedFunction(const Graph& g, const Node& n) {
   return subgraphArgument(g, n, "scan", 0, 4, /*at_least=*/false);
 }
 
+std::vector<const Node*> subgraphOperands(const Node& n) {
+  size_t after = 0;
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    if (n.args[i].get<arg::Graph>()) after = i + 1;
+  }
+  std::vector<const Node*> out;
+  for (size_t i = after; after > 0 && i < n.args.size(); ++i) {
+    if (const auto* t = n.args[i].get<arg::Tensor>()) out.push_back(t->node);
+    if (const auto* list = n.args[i].get<arg::TensorList>())
+      out.insert(out.end(), list->nodes.begin(), list->nodes.end());
+  }
+  return out;
+}
+
 std::pair<size_t, size_t> elementOperands(const Node& n) {
   const std::string_view hop = n.target.kind() == Target::Kind::HigherOrder ? n.target.name() : "";
   const auto count = [&](size_t i) {

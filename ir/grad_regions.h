@@ -78,6 +78,12 @@ std::optional<Diagnostic> inlineLoop(Graph& g, Node* hop, int iterations);
 // node.
 Graph* mappedFunction(const Graph& g, const Node& n);
 
+// The operands higher-order call `n` passes its subgraphs: its arguments after its last
+// graph argument, tensor lists flattened (a region's *operands, a cond's operand list, a
+// while loop's carried and additional values, a map's xs and args, a scan's init, xs and
+// additional inputs).
+std::vector<const Node*> subgraphOperands(const Node& n);
+
 // The operands of map_impl or scan call `n` that its function takes one element of, as
 // indices [first, past) among the operands after its graph argument: map_impl's xs, scan's
 // after its init. {0, 0} for any other node.

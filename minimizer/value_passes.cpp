@@ -233,20 +233,12 @@ Val elementVal(const Val& v) {
 // branches take), whose vals are set by then: they take those vals, or one element's.
 void setOperandVals(Graph& g, const Node& call) {
   std::vector<Graph*> subs;
-  size_t after = 0;
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    const auto* graph = call.args[i].get<arg::Graph>();
+  for (const Argument& a : call.args) {
+    const auto* graph = a.get<arg::Graph>();
     auto it = graph && graph->node ? g.attributes().find(graph->node->attr) : g.attributes().end();
-    if (it == g.attributes().end() || !it->second.subgraph) continue;
-    subs.push_back(it->second.subgraph.get());
-    after = i + 1;
+    if (it != g.attributes().end() && it->second.subgraph) subs.push_back(it->second.subgraph.get());
   }
-  std::vector<const Node*> operands;
-  for (size_t i = after; !subs.empty() && i < call.args.size(); ++i) {
-    if (const auto* t = call.args[i].get<arg::Tensor>()) operands.push_back(t->node);
-    if (const auto* list = call.args[i].get<arg::TensorList>())
-      operands.insert(operands.end(), list->nodes.begin(), list->nodes.end());
-  }
+  const std::vector<const Node*> operands = subgraphOperands(call);
   const auto [first_element, past_elements] = elementOperands(call);
   for (Graph* sub : subs) {
     std::vector<Node*> placeholders = sub->placeholders();
