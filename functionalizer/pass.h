@@ -171,6 +171,7 @@ class Pass {
   Node* copyWithSelf(const Node& n, std::vector<Argument> args, std::vector<std::pair<std::string, Argument>> kwargs,
                      Node* self_value);
   int64_t listDim(const Node& n, const OpInfo& op, int64_t rank);
+  ViewStep splitElementStep(const Node& n, const Node& src, const Mapped& m, size_t k);
   void getitem(const Node& n);
   Node* functionalCall(const Node& n, const OpInfo& fn, const std::vector<int>& dropped,
                        ArgumentReads reads = ArgumentReads());

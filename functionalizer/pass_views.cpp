@@ -2,6 +2,7 @@
 // it views, or reads a copy where eager's view would address a value the graph computed.
 #include "functionalizer/pass.h"
 
+#include <limits>
 #include <tuple>
 
 namespace epsmith::functionalizer {
@@ -243,6 +244,63 @@ int64_t Pass::listDim(const Node& n, const OpInfo& op, int64_t rank) {
   return *d < 0 ? *d + rank : *d;
 }
 
+// Where a split's element k lies along the split dim of the list's base, as a slice.
+// slice.Tensor wraps and clamps its start and end as tensor_split does its indices, and
+// an end past the base is its size: so literal indices, and an end past everything for
+// the last element, say where the element lies at every size of a symbolic base.
+ViewStep Pass::splitElementStep(const Node& n, const Node& src, const Mapped& m, size_t k) {
+  ViewStep step;
+  step.kind = ViewStep::Kind::Slice;
+  step.dim = m.list_dim;
+  const TensorMeta& base = *m.list_base->meta;
+  const auto d = static_cast<size_t>(step.dim);
+  if (auto bounds = functionalizer::tensorSplitBounds(src, k, base, step.dim)) {
+    std::tie(step.start, step.end) = *bounds;
+    return step;
+  }
+  const auto* list = src.meta.val.list();
+  if (!list || k >= list->size()) fail(&n, "the split's meta.val does not list its elements");
+  for (size_t i = 0; i <= k; ++i) {
+    const TensorMeta* e = (*list)[i].tensor();
+    if (!e || d >= e->sizes.size()) fail(&n, "the split's elements have missing sizes");
+    const SymIntValue& size = e->sizes[d];
+    if (i < k && !size.isConcrete()) fail(&n, "an element before it has a symbolic size along the split dim");
+    if (i < k) {
+      step.start += size.concrete();
+    } else if (size.isConcrete()) {
+      step.end = step.start + size.concrete();
+    } else if (k + 1 == list->size()) {
+      step.end = std::numeric_limits<int64_t>::max();  // to the base's end, at every size
+    } else {
+      fail(&n, "its size along the split dim is symbolic and it is not the last element");
+    }
+  }
+  // tensor_split with indices out of order makes elements that do not follow one
+  // another: the element's offset into the base says where it starts. Read at the
+  // example where a later dim is symbolic (a stride of s0): the split dim's size is
+  // concrete here, so the start is the same at every size.
+  const TensorMeta* e = n.meta.val.tensor();  // the element as its getitem records it
+  if (d < base.strides.size() && base.strides[d].hasIntHint() && base.strides[d].atHint() > 0 &&
+      e->storage_offset.hasIntHint() && base.storage_offset.hasIntHint() && d < e->sizes.size() &&
+      e->sizes[d].isConcrete() && e->sizes[d].concrete() > 0) {
+    const int64_t stride = base.strides[d].atHint();
+    const int64_t delta = e->storage_offset.atHint() - base.storage_offset.atHint();
+    if (delta >= 0 && delta % stride == 0) {
+      step.start = delta / stride;
+      step.end = step.start + e->sizes[d].concrete();
+    }
+  }
+  // Where neither the indices (a tensor of them) nor the offset (a stride of 0, an
+  // element empty along the dim) says where an element starts, every start that keeps
+  // it inside the base addresses the same memory: the sizes before it may not add up
+  // to one (tensor_split at [-2, -1, 0] of 5 makes pieces of 3, 1, 0 and 5).
+  if (d < base.sizes.size() && base.sizes[d].isConcrete() && step.end > base.sizes[d].concrete()) {
+    step.start -= step.end - base.sizes[d].concrete();
+    step.end = base.sizes[d].concrete();
+  }
+  return step;
+}
+
 void Pass::getitem(const Node& n) {
   const Node* src = nullptr;
   if (!n.args.empty()) {
@@ -272,49 +330,7 @@ void Pass::getitem(const Node& n) {
     step.kind = ViewStep::Kind::Select;
     step.start = index->value;
   } else {
-    step.kind = ViewStep::Kind::Slice;
-    const auto* list = src->meta.val.list();
-    if (!list || k >= list->size()) fail(&n, "the split's meta.val does not list its elements");
-    int64_t start = 0;
-    for (size_t i = 0; i <= k; ++i) {
-      const TensorMeta* e = (*list)[i].tensor();
-      if (!e || static_cast<size_t>(step.dim) >= e->sizes.size() || !e->sizes[step.dim].isConcrete()) {
-        fail(&n, "the split's elements have symbolic or missing sizes");
-      }
-      if (i < k)
-        start += e->sizes[step.dim].concrete();
-      else
-        step.end = start + e->sizes[step.dim].concrete();
-    }
-    step.start = start;
-    if (auto bounds = functionalizer::tensorSplitBounds(*src, k, *m.list_base->meta, step.dim)) {
-      std::tie(step.start, step.end) = *bounds;
-    }
-    // tensor_split with indices out of order makes elements that do not follow one
-    // another: the element's offset into the base says where it starts. Read at the
-    // example where a later dim is symbolic (a stride of s0): the split dim's size is
-    // concrete here, so the start is the same at every size.
-    const TensorMeta& base = *m.list_base->meta;
-    const TensorMeta* e = n.meta.val.tensor();  // the element as its getitem records it
-    const auto d = static_cast<size_t>(step.dim);
-    if (d < base.strides.size() && base.strides[d].hasIntHint() && base.strides[d].atHint() > 0 &&
-        e->storage_offset.hasIntHint() && base.storage_offset.hasIntHint() && d < e->sizes.size() &&
-        e->sizes[d].isConcrete() && e->sizes[d].concrete() > 0) {
-      const int64_t stride = base.strides[d].atHint();
-      const int64_t delta = e->storage_offset.atHint() - base.storage_offset.atHint();
-      if (delta >= 0 && delta % stride == 0) {
-        step.start = delta / stride;
-        step.end = step.start + e->sizes[d].concrete();
-      }
-    }
-    // Where neither the indices (a tensor of them) nor the offset (a stride of 0, an
-    // element empty along the dim) says where an element starts, every start that keeps
-    // it inside the base addresses the same memory: the sizes before it may not add up
-    // to one (tensor_split at [-2, -1, 0] of 5 makes pieces of 3, 1, 0 and 5).
-    if (d < base.sizes.size() && base.sizes[d].isConcrete() && step.end > base.sizes[d].concrete()) {
-      step.start -= step.end - base.sizes[d].concrete();
-      step.end = base.sizes[d].concrete();
-    }
+    step = splitElementStep(n, *src, m, k);
   }
   const bool current = m.list_gen == m.list_base->storage->gen;
   Node* value = current ? copyRemapped(n) : nullptr;  // stale: replayed when read

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -222,9 +223,12 @@ std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, 
                                  o->overload == "array"));
   if (!by_indices) return std::nullopt;
   auto indices = intListArgument(split, *o, 1);
-  if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size() ||
-      !base.sizes[static_cast<size_t>(dim)].isConcrete()) {
-    return std::nullopt;
+  if (!indices || k > indices->size() || static_cast<size_t>(dim) >= base.sizes.size()) return std::nullopt;
+  if (!base.sizes[static_cast<size_t>(dim)].isConcrete()) {
+    // slice wraps and clamps them at run time, at whatever size the base has
+    const int64_t start = k == 0 ? 0 : (*indices)[k - 1];
+    const int64_t end = k == indices->size() ? std::numeric_limits<int64_t>::max() : (*indices)[k];
+    return std::make_pair(start, end);
   }
   const int64_t size = base.sizes[static_cast<size_t>(dim)].concrete();
   auto clamp = [size](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + size : i, 0, size); };

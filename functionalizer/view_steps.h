@@ -85,7 +85,9 @@ bool addressesOnlyItsRoot(const Node& n, const OpInfo& o, const TensorMeta& root
 // is base[indices[k-1]:indices[k]] along `dim`,
 // with slice's wrapping and clamping: with indices out of order an element need not start
 // where the one before it ended ([1, 0] makes [0:1], [1:1] and [0:]), and an element of a
-// dim of stride 0 has no offset to tell. nullopt for the other splits.
+// dim of stride 0 has no offset to tell. Clamped where the dim's size is concrete, as
+// given where it is symbolic (an end past the base for the last element). nullopt for the
+// other splits.
 std::optional<std::pair<int64_t, int64_t>> tensorSplitBounds(const Node& split, size_t k, const TensorMeta& base,
                                                              int64_t dim);
 

@@ -197,41 +197,6 @@ example_inputs {
   EXPECT_NE(targets(f).find("aten::reshape"), std::string::npos) << targets(f);
 }
 
-// An element of a tensor_split by a tensor of indices (which no argument spells) starts
-// where its offset says, read at the example where a later dim is symbolic (a stride of
-// s0): a 30-minute default campaign's D1 case wrote zero_ into the rows after it.
-TEST(FunctionalizeViews, AnElementOfASplitOfASymbolicBaseStartsWhereItsOffsetSays) {
-  auto f = functionalAgreesWithEager(test::parse(R"(program {
-  verifiers ["TRAINING"]
-}
-graph {
-  %x: f16[7, sym("s0", hint=2)]<stride=[sym("s0", hint=2), 1]> = placeholder
-  %idx: i64[7] = placeholder
-  %tensor_split: (f16[5, 2], f16[0, 2]<offset=10>, f16[5, 2]<offset=2>, f16[0, 2]<offset=12>, f16[2, 2]<offset=6>, f16[1, 2]<offset=10>, f16[0, 2]<offset=12>, f16[5, 2]<offset=4>) = aten::tensor_split.tensor_indices_or_sections(%x, %idx)
-  %getitem_4: f16[2, 2]<offset=6> = operator.getitem(%tensor_split, 4)
-  %zero_: f16[2, 2]<offset=6> = aten::zero_(%getitem_4)
-  return (%zero_)
-}
-signature {
-  input user_input %x
-  input user_input %idx
-  output user_output %zero_
-}
-range_constraints {
-  "s0" = [2, 4]
-}
-storages {
-  $0: f16[14] = [-1.0, -2.0, 3.0, 0.0, 0.0, -1.5, -3.0, -3.0, -0.5, 2.0, -1.5, -3.0, 2.0, -1.5]
-  $1: i64[7] = [-2, -6, -1, -4, -2, 6, -5]
-}
-example_inputs {
-  $0 f16[7, 2]
-  $1 i64[7]
-}
-)"));
-  EXPECT_NE(targets(f).find("aten::slice_scatter"), std::string::npos) << targets(f);
-}
-
 TEST(FunctionalizeViews, ViewsOfViewsAfterTheBaseWasMutated) {
   functionalAgreesWithEager(program(R"(graph {
   %x: f32[4, 6] = placeholder
@@ -250,71 +215,6 @@ signature {
   output user_output %out
   output user_output %mul
 })"));
-}
-
-TEST(FunctionalizeViews, SplitAndUnbindElementsMutated) {
-  auto f = functionalAgreesWithEager(onX(R"(  %split: (f32[4, 4], f32[4, 2]) = aten::split.Tensor(%x, 4, 1)
-  %a: f32[4, 4]<stride=[6, 1]> = operator.getitem(%split, 0)
-  %b: f32[4, 2]<stride=[6, 1], offset=4> = operator.getitem(%split, 1)
-  %mul_: f32[4, 2]<stride=[6, 1], offset=4> = aten::mul_.Scalar(%b, -2)
-  %unbind: (f32[6], f32[6], f32[6], f32[6]) = aten::unbind.int(%x)
-  %r2: f32[6]<offset=12> = operator.getitem(%unbind, 2)
-  %add_: f32[6]<offset=12> = aten::add_.Scalar(%r2, 9)
-  %out: f32[4, 4] = aten::mul.Scalar(%a, 1)
-  return (%out)
-)"));
-  EXPECT_EQ(outputKinds(f), "user_input_mutation x, user_output");
-}
-
-// tensor_split whose sections come in a tensor splits as the other forms do: its elements
-// are views of the base, and a write to the base reaches them (a campaign found one returned
-// as it was before the write).
-TEST(FunctionalizeViews, ElementsOfASplitByATensorSeeWritesToTheBase) {
-  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
-  %sections: i64[] = aten::scalar_tensor(2, dtype=torch.int64)
-  %tensor_split: (f32[2, 6], f32[2, 6]<offset=12>) = aten::tensor_split.tensor_indices_or_sections(%clone, %sections, 0)
-  %piece: f32[2, 6]<offset=12> = operator.getitem(%tensor_split, 1)
-  %clamp_min_: f32[4, 6] = aten::clamp_min_(%clone, 0)
-  %out: f32[2, 6] = aten::mul.Scalar(%piece, 1)
-  return (%out)
-)"));
-}
-
-// tensor_split.indices' elements are the windows its indices name, in whatever order; an
-// element of a split by a tensor of indices is where its offset says or, where that cannot
-// tell (a stride of 0), anywhere inside the base.
-TEST(FunctionalizeViews, ElementsOfASplitByUnorderedIndicesAreTheWindowsTheyName) {
-  for (const char* finding :
-       {"d1_tensor_split_unordered_indices_stride0.ept", "d1_tensor_split_by_a_tensor_stride0.ept"}) {
-    auto p = loadProgram(std::string(EPSMITH_SOURCE_DIR) + "/tests/data/findings/" + finding);
-    ASSERT_TRUE(p.ok()) << p.error().str();
-    functionalAgreesWithEager(p.value());
-  }
-  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
-  %tensor_split: (f32[1, 6], f32[0, 6]<offset=6>, f32[3, 6], f32[0, 6]<offset=18>, f32[4, 6]) = aten::tensor_split.indices(%clone, [1, 0, 3, 0], 0)
-  %a: f32[3, 6] = operator.getitem(%tensor_split, 2)
-  %b: f32[4, 6] = operator.getitem(%tensor_split, 4)
-  %mul_: f32[3, 6] = aten::mul_.Scalar(%a, -3)
-  %add_: f32[4, 6] = aten::add_.Scalar(%b, 1)
-  %out: f32[4, 6] = aten::mul.Scalar(%clone, 2)
-  return (%out)
-)"));
-}
-
-// vsplit, hsplit and dsplit given an index list split as tensor_split.indices does: an
-// element starts at the index before it, not where the one before it ended (a campaign found
-// vsplit's [0, 1, 0] on a dim of stride 0 written back through the window [1:9] of 8 rows).
-TEST(FunctionalizeViews, ElementsOfAnArraySplitAreTheWindowsTheyName) {
-  functionalAgreesWithEager(onX(R"(  %clone: f32[4, 6] = aten::clone(%x)
-  %vsplit: (f32[0, 6], f32[1, 6], f32[0, 6]<offset=6>, f32[4, 6]) = aten::vsplit.array(%clone, [0, 1, 0])
-  %rows: f32[4, 6] = operator.getitem(%vsplit, 3)
-  %mul_: f32[4, 6] = aten::mul_.Scalar(%rows, -3)
-  %hsplit: (f32[4, 2]<stride=[6, 1]>, f32[4, 0]<stride=[6, 1], offset=2>, f32[4, 5]<stride=[6, 1], offset=1>) = aten::hsplit.array(%clone, [2, 1])
-  %cols: f32[4, 5]<stride=[6, 1], offset=1> = operator.getitem(%hsplit, 2)
-  %add_: f32[4, 5]<stride=[6, 1], offset=1> = aten::add_.Scalar(%cols, 1)
-  %out: f32[4, 6] = aten::mul.Scalar(%clone, 2)
-  return (%out)
-)"));
 }
 
 TEST(FunctionalizeViews, OutputsThatAliasInputsAndIntermediates) {
