@@ -306,6 +306,11 @@ void Campaign::onMinimized(const std::string& key, MinimizedFinding reply) {
 void Campaign::onMinimizeDeath(const std::string& key, const WorkerDeath& d) {
   auto it = pending_.find(key);
   if (it == pending_.end()) return;
+  if (d.kind == WorkerDeath::Kind::Timeout && o_.seconds > 0 && elapsedSeconds() >= o_.seconds) {
+    // Note [Minimizations at a campaign's end]
+    outcomes_[key].not_minimized = "not minimized: the campaign's time ran out during its minimization";
+    return;
+  }
   ++deaths_;
   if (!it->second.failing.crash && !it->second.fork_steps) {
     it->second.fork_steps = true;  // once more, each step in a child of its own
@@ -315,6 +320,8 @@ void Campaign::onMinimizeDeath(const std::string& key, const WorkerDeath& d) {
   outcomes_[key].not_minimized =
       "not minimized: the minimizing worker died (" + d.kindName() + (d.op.empty() ? "" : " in " + d.op) + ")";
 }
+
+double Campaign::elapsedSeconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 // Settles the pending keys whose outcome is in, oldest first seed first, up to the first
 // still being minimized; `stopping` (the campaign is over) settles the rest as they are.
@@ -399,7 +406,7 @@ void Campaign::statusLine(bool final) {
 void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
   auto casesLeft = [&] { return !out_of_time && !(o_.cases > 0 && issued >= o_.cases); };
   for (int w = 0; w < pool.size(); ++w) {
-    const bool minimization_waits = !to_minimize_.empty() && !g_stop_requested;
+    const bool minimization_waits = !to_minimize_.empty() && !out_of_time;
     if (minimization_waits && pool.queued(w) == 0) {
       const std::string key = to_minimize_.front();
       to_minimize_.pop_front();
@@ -408,7 +415,8 @@ void Campaign::dispatch(WorkerPool& pool, int64_t& issued, bool out_of_time) {
       // Note [A finding must come back in a fresh process]
       pool.renew(w);
       // Every step may run up to a case's time limit; allow the minimization a few minutes.
-      pool.send(w, writeRequest(req), std::max(300.0, 4 * o_.setup.limits.seconds_per_request));
+      const double usual = std::max(300.0, 4 * o_.setup.limits.seconds_per_request);
+      pool.send(w, writeRequest(req), minimizationSeconds(o_.seconds, elapsedSeconds(), usual));
       continue;
     }
     while (!minimization_waits && pool.queued(w) < 2 && casesLeft()) {
@@ -466,8 +474,7 @@ CampaignResult Campaign::run() {
   int64_t issued = 0;
   next_case_ = o_.seed;
   for (;;) {
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    const bool out_of_time = g_stop_requested || (o_.seconds > 0 && elapsed >= o_.seconds);
+    const bool out_of_time = g_stop_requested || (o_.seconds > 0 && elapsedSeconds() >= o_.seconds);
     const bool stop_new = out_of_time || (o_.cases > 0 && issued >= o_.cases);
     dispatch(pool, issued, out_of_time);
     bool any_busy = false;
@@ -561,6 +568,19 @@ void Campaign::logStats() const {
 }
 
 }  // namespace campaign_detail
+
+// Note [Minimizations at a campaign's end]
+// --time stops the cases, and the campaign then waits for what its workers have under way.
+// A minimization may run minutes, so one begun near the end could hold the campaign well
+// past its time. Past the time no queued minimization begins, and one under way may run
+// until the time plus a grace (a tenth of --time, 30 s at least) before its worker is
+// stopped; either finding is kept unminimized, under its own bucket, as an interrupted
+// campaign's are. A campaign of --cases waits for every minimization.
+double minimizationSeconds(double campaign_seconds, double elapsed, double usual) {
+  if (campaign_seconds <= 0) return usual;
+  const double grace = std::max(30.0, 0.1 * campaign_seconds);
+  return std::clamp(campaign_seconds + grace - elapsed, 1.0, usual);
+}
 
 Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostream& log) {
   auto runner = CaseRunner::create(options.setup);

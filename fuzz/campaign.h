@@ -52,4 +52,9 @@ struct CampaignResult {
 // start) is in the result's errors.
 Expected<CampaignResult> runCampaign(const CampaignOptions& options, std::ostream& log);
 
+// Note [Minimizations at a campaign's end]: the seconds a minimization begun `elapsed`
+// seconds into a campaign of `campaign_seconds` (0: no time limit) may run, where it may
+// run `usual` seconds otherwise.
+double minimizationSeconds(double campaign_seconds, double elapsed, double usual);
+
 }  // namespace epsmith

@@ -107,6 +107,7 @@ class Campaign {
   void takeCasesInOrder(bool stopping);
   void onMinimized(const std::string& key, MinimizedFinding reply);
   void onMinimizeDeath(const std::string& key, const WorkerDeath& d);
+  double elapsedSeconds() const;  // since the campaign began
   void settleInOrder(bool stopping);
   void settleMinimized(const std::string& key, MinimizeOutcome outcome);
   void tallyKnownFeatures(const ExportedProgram& program, const std::string& key, int64_t count);
